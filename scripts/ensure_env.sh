@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Shared set-up for run.sh and test.sh: a project virtualenv with pinned packages.
+# Usage: scripts/ensure_env.sh requirements.txt [more requirement files]
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$here"
+PY="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  echo "[setup] creating .venv with $($PY --version)"
+  "$PY" -m venv .venv
+fi
+stamp=".venv/.requirements-stamp"
+want="$(cat "$@" | sha256sum | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "[setup] installing Python packages from $*"
+  .venv/bin/python -m pip install --quiet --upgrade pip >/dev/null
+  for f in "$@"; do .venv/bin/python -m pip install --quiet -r "$f"; done
+  echo "$want" > "$stamp"
+fi
