@@ -1,0 +1,68 @@
+"""Scenarios from a user's workload table (CSV or Parquet).
+
+The canonical workload table has one row per workload: an id column, an
+optional group column (the application, for grouped CV), numeric feature
+columns measured on the host, and one or more target columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from modeling.errors import DataError
+
+
+def _missing(df: pd.DataFrame, cols) -> list[str]:
+    return [c for c in cols if c not in df.columns]
+
+
+def table_scenario(df: pd.DataFrame, target: str, group: str | None = None, id_col: str | None = None,
+                   features: list[str] | None = None, host_col: str | None = None,
+                   conversions: dict | None = None) -> dict:
+    """Build the inputs of ``run_ensemble`` from a table.
+
+    Features default to every numeric column other than target, id and group.
+    Rows with a missing target are refused (the message counts them); rows with
+    missing features are dropped and counted.
+    """
+    named = [c for c in [target, group, id_col, host_col] if c] + list(features or [])
+    miss = _missing(df, named)
+    if miss:
+        raise DataError(f"Column(s) not in the table: {', '.join(miss)}. "
+                        f"Available: {', '.join(map(str, df.columns[:30]))}.")
+    if not pd.api.types.is_numeric_dtype(df[target]):
+        raise DataError(f"Target column {target!r} is not numeric.")
+    if features:
+        feats = list(features)
+        nonnum = [c for c in feats if not pd.api.types.is_numeric_dtype(df[c])]
+        if nonnum:
+            raise DataError(f"Feature column(s) are not numeric: {', '.join(nonnum)}.")
+    else:
+        skip = {target, group, id_col}
+        feats = [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c])]
+    if host_col and host_col not in feats:
+        feats.append(host_col)
+    if not feats:
+        raise DataError("No numeric feature columns found.")
+    y = df[target].to_numpy(dtype=float)
+    bad_y = ~np.isfinite(y)
+    if bad_y.any():
+        note = f" ({conversions[target]})" if conversions and target in conversions else ""
+        raise DataError(f"Target {target!r} has {int(bad_y.sum())} missing, non-numeric or infinite values"
+                        f"{note}; fix or remove those rows.")
+    X = df[feats].to_numpy(dtype=float)
+    ok = np.all(np.isfinite(X), axis=1)
+    if not ok.any():
+        raise DataError("Every row has a missing or infinite feature value.")
+    ids = (df[id_col].astype(str) if id_col else pd.Series(np.arange(len(df)).astype(str))).to_numpy()
+    if id_col and pd.Series(ids).duplicated().any():
+        raise DataError(f"Workload ids in {id_col!r} are not unique.")
+    groups = df[group].astype(str).to_numpy() if group else None
+    return {
+        "X": X[ok], "y": y[ok], "feature_names": feats, "workload_ids": list(ids[ok]),
+        "groups": None if groups is None else groups[ok],
+        "host_index": feats.index(host_col) if host_col else None,
+        "missing_rows": int((~ok).sum()),
+        "scenario": {"dataset": "table", "target": target, "group": group, "host_col": host_col},
+    }

@@ -1,0 +1,89 @@
+"""The shipped GPU dataset (``data/``): devices, counters and scenarios.
+
+A *scenario* is the HALWPE setting on real data: features are the nvprof
+counters measured on a host GPU, the target is the duration (or elapsed SM
+cycles) of the same workload on a target GPU.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from modeling.errors import ConfigError
+
+DATA_DIR = Path(os.environ.get("PERFCAST_DATA_DIR", Path(__file__).resolve().parent.parent / "data"))
+METRICS = {"duration": "duration", "cycles": "elapsed_cycles_sm"}
+ID_COLUMNS = ["workload", "application", "kernel", "input_size_1", "input_size_2"]
+
+
+@lru_cache(maxsize=1)
+def workloads() -> pd.DataFrame:
+    """Wide workload table: one row per (kernel, input size), ``counter@GPU`` columns."""
+    return pd.read_parquet(DATA_DIR / "gpu_workloads.parquet")
+
+
+@lru_cache(maxsize=1)
+def counters() -> pd.DataFrame:
+    """Counter metadata: counter, category, unit, aggregation, role."""
+    return pd.read_csv(DATA_DIR / "gpu_counters.csv")
+
+
+@lru_cache(maxsize=1)
+def devices() -> pd.DataFrame:
+    """Device table (public specification figures)."""
+    return pd.read_csv(DATA_DIR / "gpu_devices.csv")
+
+
+def gpu_names() -> list[str]:
+    return devices()["device"].tolist()
+
+
+def raw_launches() -> pd.DataFrame:
+    """Raw launches of hotspot's calculate_temp on GTX-680 (before MAD filtering)."""
+    return pd.read_parquet(DATA_DIR / "hotspot_gtx680_launches.parquet")
+
+
+def _check_gpu(name: str, role: str) -> None:
+    if name not in gpu_names():
+        raise ConfigError(f"Unknown {role} GPU {name!r}; choose one of {', '.join(gpu_names())}.")
+
+
+def scenario(host: str, target: str, metric: str = "duration") -> dict:
+    """Build (X, y) for predicting ``metric`` on ``target`` from ``host`` counters.
+
+    Returns a dict with X (n, p), y (n,), feature_names, categories, workload_ids,
+    groups (application), kernels, host_index (the host's own measure of the
+    metric, a column of X), host_metric and a scenario description. Workloads
+    not measured on both GPUs are left out and counted in ``missing_rows``.
+    """
+    _check_gpu(host, "host")
+    _check_gpu(target, "target")
+    if metric not in METRICS:
+        raise ConfigError(f"Unknown metric {metric!r}; use one of {', '.join(METRICS)}.")
+    w = workloads()
+    meta = counters()
+    feats = meta["counter"].tolist()
+    cols = [f"{c}@{host}" for c in feats]
+    tcol = f"{METRICS[metric]}@{target}"
+    sub = w[ID_COLUMNS + cols + [tcol]]
+    ok = sub[cols + [tcol]].notna().all(axis=1)
+    sub = sub[ok]
+    return {
+        "X": sub[cols].to_numpy(dtype=float),
+        "y": sub[tcol].to_numpy(dtype=float),
+        "feature_names": feats,
+        "categories": meta["category"].tolist(),
+        "units": meta["unit"].tolist(),
+        "workload_ids": sub["workload"].tolist(),
+        "groups": sub["application"].to_numpy(),
+        "kernels": sub["kernel"].to_numpy(),
+        "host_index": feats.index(METRICS[metric]),
+        "host_metric": sub[f"{METRICS[metric]}@{host}"].to_numpy(dtype=float),
+        "missing_rows": int((~ok).sum()),
+        "scenario": {"dataset": "rodinia", "host": host, "target": target, "metric": metric},
+    }
