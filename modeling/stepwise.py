@@ -73,12 +73,12 @@ def _crit(rss, n, k, tss, kind):
 
 
 # ----------------------------------------------------------------------- OLS
-def ols_forward(std: Standardized, criterion: str, max_features: int | None = None) -> Selection:
+def ols_forward(std: Standardized, criterion: str, max_steps: int | None = None) -> Selection:
     """Forward stepwise OLS; returns the selected columns (in order added)."""
     X, y = std.X, std.y
     n, p = X.shape
     tss = float(y @ y)
-    limit = min(n - 2, p) if max_features is None else min(max_features, n - 2, p)
+    limit = min(n - 2, p) if max_steps is None else min(max_steps, n - 2, p)
     Z = X.copy()
     norm0 = np.einsum("ij,ij->j", X, X)
     active = norm0 > 0
@@ -87,7 +87,7 @@ def ols_forward(std: Standardized, criterion: str, max_features: int | None = No
     sel: list[int] = []
     crit = _crit(rss, n, 0, tss, criterion)
     steps = [StepRecord(0, "start", None, 0, rss, crit)]
-    while len(sel) < limit:
+    while len(sel) < limit:  # max_steps (benchmarks) caps the number of steps
         zz = np.einsum("ij,ij->j", Z, Z)
         ok = active & (zz > _ZERO * norm0)
         if not ok.any():
@@ -123,7 +123,7 @@ def _inverse_gram(X: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return Rinv @ Rinv.T
 
 
-def ols_backward(std: Standardized, criterion: str) -> Selection:
+def ols_backward(std: Standardized, criterion: str, max_steps: int | None = None) -> Selection:
     """Backward stepwise OLS from the numerically independent full model."""
     X, y = std.X, std.y
     n = X.shape[0]
@@ -139,7 +139,7 @@ def ols_backward(std: Standardized, criterion: str) -> Selection:
     steps = [StepRecord(0, "start", None, int(S.size), rss, crit)]
     S = list(S)
     since_refresh = 0
-    while S:
+    while S and (max_steps is None or len(steps) <= max_steps):
         d = np.diag(G)
         delta = b**2 / np.maximum(d, np.finfo(float).tiny)
         j = int(np.argmin(delta))
@@ -199,7 +199,7 @@ def _solve_in_order(lower, upper, solve):
     return best_i, best_val, best_sol, solved
 
 
-def nnls_forward(std: Standardized, criterion: str) -> Selection:
+def nnls_forward(std: Standardized, criterion: str, max_steps: int | None = None) -> Selection:
     """Forward stepwise NNLS (exact best candidate per step, see module notes)."""
     X, y = std.X, std.y
     n, p = X.shape
@@ -211,7 +211,7 @@ def nnls_forward(std: Standardized, criterion: str) -> Selection:
     crit = _crit(rss, n, 0, tss, criterion)
     steps = [StepRecord(0, "start", None, 0, rss, crit)]
     solved = 0
-    while A.size < min(n - 2, p):
+    while A.size < min(n - 2, p) and (max_steps is None or len(steps) <= max_steps):
         resid = y - X[:, A] @ beta
         grad = X.T @ resid
         mask = (grad > 1e-12 * np.sqrt(tss * np.maximum(norm2, 1e-300))) & (norm2 > 0)
@@ -241,7 +241,7 @@ def nnls_forward(std: Standardized, criterion: str) -> Selection:
     return Selection(A[order], beta[order], steps, solved)
 
 
-def nnls_backward(std: Standardized, criterion: str) -> Selection:
+def nnls_backward(std: Standardized, criterion: str, max_steps: int | None = None) -> Selection:
     """Backward stepwise NNLS from the full NNLS fit (exact best removal per step)."""
     X, y = std.X, std.y
     n, p = X.shape
@@ -252,7 +252,7 @@ def nnls_backward(std: Standardized, criterion: str) -> Selection:
     crit = _crit(rss, n, A.size, tss, criterion)
     steps = [StepRecord(0, "start", None, int(A.size), rss, crit)]
     solved = 1
-    while A.size:
+    while A.size and (max_steps is None or len(steps) <= max_steps):
         # OLS on A minus one column bounds NNLS on the same set from below.
         S = A[independent_subset(X[:, A], rtol=1e-10)] if A.size > 1 else A
         if S.size == A.size:

@@ -1,0 +1,185 @@
+"""Ensemble benchmarks, printed as JSON (measured ratios, never timed assertions).
+
+* full_ensemble_seconds: all 15 models, 10-fold CV, forest of 128 trees, on
+  the HALWPE-shaped 364 x 577 problem, cold (a fresh interpreter, imports
+  included), with the models spread over the machine's cores.
+* stepwise_speedup: the 8 stepwise variants against a straightforward
+  implementation that refits statsmodels OLS / scipy NNLS for every candidate
+  at every step, in the same run, on the same folds and the same number of
+  steps (the straightforward forward-AIC run would take hours to saturate, so
+  both sides stop after ``--steps`` steps; their choices are checked equal).
+* shipped_ensemble_seconds: the same for the shipped GTX-680 -> Tesla-P100 data.
+
+Usage: python benchmarks/ensemble.py [--json] [--folds-compared 2] [--steps 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks import halwpe_shaped  # noqa: E402
+from modeling.linear import independent_subset, information_criterion, standardize  # noqa: E402
+from modeling.stepwise import SELECTORS  # noqa: E402
+
+COLD = """
+import time, json, sys
+t0 = time.perf_counter()
+sys.path.insert(0, {root!r})
+from benchmarks import halwpe_shaped
+from modeling.ensemble import run_ensemble
+X, y, g = halwpe_shaped.make()
+t1 = time.perf_counter()
+r = run_ensemble(X, y, models="rastsim", folds=10, seed=0, n_jobs={jobs})
+t2 = time.perf_counter()
+print(json.dumps({{"total": t2 - t0, "ensemble": t2 - t1,
+                  "models": {{m.model: round(m.fit_seconds, 3) for m in r.models}},
+                  "best": r.best().model, "best_e_out": r.best().e_out}}))
+"""
+
+COLD_SHIPPED = """
+import time, json, sys
+t0 = time.perf_counter()
+sys.path.insert(0, {root!r})
+from modeling import shipped
+from modeling.ensemble import run_ensemble
+s = shipped.scenario("GTX-680", "Tesla-P100", "duration")
+r = run_ensemble(s["X"], s["y"], models="rastsim", folds=10, seed=0, host_index=s["host_index"],
+                 drop_constant=True, n_jobs={jobs})
+print(json.dumps({{"total": time.perf_counter() - t0}}))
+"""
+
+
+def _crit(rss, n, k, tss, kind):
+    return information_criterion(rss, n, k + 1, tss, kind)
+
+
+def naive_select(Xs, y, fit_kind, direction, criterion, max_steps):
+    """Refit every candidate at every step (statsmodels OLS or scipy NNLS)."""
+    import statsmodels.api as sm
+    from scipy.optimize import nnls
+
+    n, p = Xs.shape
+    tss = float(y @ y)
+
+    def score(cols):
+        if fit_kind == "ols":
+            if not cols:
+                return _crit(tss, n, 0, tss, criterion), list(cols)
+            res = sm.OLS(y, sm.add_constant(Xs[:, cols], has_constant="add")).fit()
+            return (res.aic if criterion == "aic" else res.bic), list(cols)
+        if not cols:
+            return _crit(tss, n, 0, tss, criterion), []
+        x, rn = nnls(Xs[:, cols], y, maxiter=50 * len(cols) + 100)
+        active = [c for c, v in zip(cols, x) if v > 0]
+        return (rn**2, _crit(rn**2, n, len(active), tss, criterion)), active
+
+    if direction == "forward":
+        S = []
+        cur = score(S)[0]
+        cur_c = cur if fit_kind == "ols" else cur[1]
+        for _ in range(max_steps):
+            cands = [score(S + [j]) for j in range(p) if j not in S]
+            if fit_kind == "ols":
+                best = min(cands, key=lambda t: t[0])
+                new_c = best[0]
+            else:
+                best = min(cands, key=lambda t: t[0][0])
+                new_c = best[0][1]
+            if not new_c < cur_c:
+                break
+            S, cur_c = best[1], new_c
+        return sorted(S)
+    if fit_kind == "ols":
+        S = list(independent_subset(Xs))
+        cur_c = score(S)[0]
+    else:
+        x, rn = nnls(Xs, y, maxiter=50 * p + 100)
+        S = list(np.flatnonzero(x > 0))
+        cur_c = _crit(rn**2, n, len(S), tss, criterion)
+    for _ in range(max_steps):
+        if not S:
+            break
+        cands = [score([c for c in S if c != j]) for j in S]
+        if fit_kind == "ols":
+            best = min(cands, key=lambda t: t[0])
+            new_c = best[0]
+        else:
+            best = min(cands, key=lambda t: t[0][0])
+            new_c = best[0][1]
+        if not new_c < cur_c:
+            break
+        S, cur_c = best[1], new_c
+    return sorted(S)
+
+
+def stepwise_speedup(X, y, folds_compared, steps, seed=0):
+    from modeling.ensemble import make_splits
+
+    splits = make_splits(len(y), "kfold", 10, None, seed)[:folds_compared]
+    per_variant = {}
+    fast_total = naive_total = 0.0
+    for fk, d, c in [(a, b, e) for a in ("ols", "nnls") for b in ("forward", "backward") for e in ("aic", "bic")]:
+        tf = tn = 0.0
+        agree = True
+        for train, _ in splits:
+            std = standardize(X[train], y[train])
+            t0 = time.perf_counter()
+            sel = SELECTORS[(fk, d)](std, c, max_steps=steps)
+            tf += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            ref = naive_select(std.X, std.y, fk, d, c, steps)
+            tn += time.perf_counter() - t0
+            agree &= sorted(sel.selected.tolist()) == [int(v) for v in ref]
+        name = f"{fk.upper()}/{d.title()}/{c.upper()}"
+        per_variant[name] = {"fast_s": round(tf, 4), "naive_s": round(tn, 3),
+                             "ratio": round(tn / tf, 1), "same_selection": bool(agree)}
+        fast_total += tf
+        naive_total += tn
+    return naive_total / fast_total, per_variant, fast_total, naive_total
+
+
+def cold_run(code):
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--folds-compared", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    a = ap.parse_args(argv)
+    X, y, _ = halwpe_shaped.make()
+    cold = cold_run(COLD.format(root=str(ROOT), jobs=a.jobs))
+    cold_serial = cold_run(COLD.format(root=str(ROOT), jobs=1))
+    shipped = cold_run(COLD_SHIPPED.format(root=str(ROOT), jobs=a.jobs))
+    ratio, per, tf, tn = stepwise_speedup(X, y, a.folds_compared, a.steps)
+    out = {
+        "problem": {"workloads": int(X.shape[0]), "features": int(X.shape[1]), "folds": 10,
+                    "models": 15, "forest_trees": 128, "jobs": a.jobs, "cpu_count": os.cpu_count()},
+        "full_ensemble_seconds": round(cold["total"], 2),
+        "full_ensemble_seconds_one_process": round(cold_serial["total"], 2),
+        "model_seconds_one_process": cold_serial["models"],
+        "shipped_ensemble_seconds": round(shipped["total"], 2),
+        "stepwise_speedup": round(ratio, 1),
+        "stepwise_compared": {"folds": a.folds_compared, "max_steps": a.steps,
+                              "fast_seconds": round(tf, 3), "naive_seconds": round(tn, 2)},
+        "stepwise_per_variant": per,
+    }
+    print(json.dumps(out, indent=2 if a.json else None))
+
+
+if __name__ == "__main__":
+    main()

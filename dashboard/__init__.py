@@ -1,0 +1,1 @@
+"""perfcast dashboard: Dash pages over the ``modeling`` library (never the reverse)."""

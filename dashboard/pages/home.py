@@ -1,0 +1,38 @@
+"""Home: what perfcast answers, and the data it ships with (with attribution)."""
+
+import dash
+from dash import dash_table, html
+
+from modeling import shipped
+
+dash.register_page(__name__, path="/", name="Home", title="perfcast")
+
+
+def layout(**_query):
+    dev = shipped.devices()
+    w = shipped.workloads()
+    apps = w.groupby("application")["workload"].count().to_dict()
+    return html.Div([
+        html.H1("How fast will the next GPU generation be on our workloads?"),
+        html.P("perfcast predicts a target GPU's run time from counters measured on the GPU you "
+               "have today, with the regression ensemble of HALWPE and RastSim: OLS, NNLS, "
+               "stepwise AIC/BIC, Lasso, Elastic Net and Random Forest, evaluated by 10-fold and "
+               "grouped cross-validation. Run scenarios from the command line today: "),
+        html.Pre("python -m modeling ensemble --host GTX-680 --target Tesla-P100 --models rastsim",
+                 className="cmd"),
+        html.H2("Shipped data"),
+        html.P(f"{len(w)} workloads (Rodinia kernel x input size): "
+               + ", ".join(f"{a} {n}" for a, n in sorted(apps.items()))
+               + f"; {len(shipped.counters())} nvprof counters measured on each of {len(dev)} GPUs."),
+        dash_table.DataTable(
+            id="home-devices-table",
+            data=dev.to_dict("records"),
+            columns=[{"name": c.replace("_", " "), "id": c} for c in dev.columns],
+            style_cell={"fontFamily": "inherit", "fontSize": 13, "padding": "4px 8px"},
+            style_header={"fontWeight": 600},
+            export_format="csv",
+        ),
+        html.P(["GPU profiles: gpuperfpredict by Marcos Amaris et al. (University of São Paulo), "
+                "CC BY 4.0; aggregated by perfcast (see data/README.md). Device figures: public "
+                "vendor specifications."], className="attribution"),
+    ])
