@@ -252,24 +252,40 @@ def _wrap(est, transform, host_index):
     return TargetTransformRegressor(est, transform, host_index)
 
 
-def _evaluate_one(name, factory, X, y, splits, transform, host_index, seed):
+def _fit_task(name, factory, X, y, train, test, transform, host_index, seed):
+    """One unit of work: fit ``name`` on ``train`` and predict ``test``.
+
+    ``test is None`` means the fit on all workloads (E_in, selected features).
+    """
     t0 = time.perf_counter()
+    tr = "none" if name == BASELINE else transform
+    est = _wrap(factory(seed), tr, host_index).fit(X[train], y[train])
+    if test is not None:
+        return est.predict(X[test]), None, time.perf_counter() - t0
+    inner = getattr(est, "estimator_", est)
+    info = {"pred": est.predict(X), "n_selected": int(inner.n_selected_),
+            "selected": [int(i) for i in inner.selected_], "steps": getattr(inner, "steps_", None)}
+    return None, info, time.perf_counter() - t0
+
+
+def _assemble(name, X, y, splits, parts) -> ModelResult:
     oof = np.empty_like(y)
-    for train, test in splits:
-        est = _wrap(factory(seed), transform, host_index).fit(X[train], y[train])
-        oof[test] = est.predict(X[test])
-    full = _wrap(factory(seed), transform, host_index).fit(X, y)
-    e_in = float(np.mean(ape(y, full.predict(X))))
-    seconds = time.perf_counter() - t0
+    seconds = 0.0
+    info = None
+    for (fold, (pred, full, sec)) in parts:
+        seconds += sec
+        if fold is None:
+            info = full
+        else:
+            oof[splits[fold][1]] = pred
     a = ape(y, oof)
-    inner = getattr(full, "estimator_", full)
     fold_errs = [float(np.mean(a[test])) for _, test in splits]
     return ModelResult(
-        model=name, e_out=float(a.mean()), e_out_fold_mean=float(np.mean(fold_errs)), e_in=e_in,
-        inlier_ratio=inlier_ratios(a, THRESHOLDS), n_selected=int(inner.n_selected_),
-        n_available=int(X.shape[1]), fit_seconds=seconds, oof_prediction=oof.tolist(),
-        ape=a.tolist(), fold_e_out=fold_errs, selected=[int(i) for i in inner.selected_],
-        steps=getattr(inner, "steps_", None))
+        model=name, e_out=float(a.mean()), e_out_fold_mean=float(np.mean(fold_errs)),
+        e_in=float(np.mean(ape(y, info["pred"]))), inlier_ratio=inlier_ratios(a, THRESHOLDS),
+        n_selected=info["n_selected"], n_available=int(X.shape[1]), fit_seconds=seconds,
+        oof_prediction=oof.tolist(), ape=a.tolist(), fold_e_out=fold_errs, selected=info["selected"],
+        steps=info["steps"])
 
 
 def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, transform="none",
@@ -298,9 +314,9 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
     seed : int
         Seeds the folds and every random model, so a shared link reproduces.
     n_jobs : int
-        Models evaluated in parallel processes (1 = in this process).
+        Worker processes; each (model, fold) fit is one task (1 = in this process).
     progress : callable(done, total, label), optional
-        Called after each model finishes.
+        Called after each fit, with the number of fits done and in all.
     """
     t0 = time.perf_counter()
     names = resolve_models(models)
@@ -314,23 +330,36 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
     jobs = [(n, MODEL_FACTORIES[n]) for n in names]
     if host_index is not None:
         jobs.append((BASELINE, lambda s, h=host_index: HostRatioBaseline(h)))
-    results = []
+    # one task per (model, fold) plus the all-workload fit; the forest first so
+    # that its many tasks spread over the workers instead of finishing last
+    tasks = [(n, f, k) for n, f in sorted(jobs, key=lambda j: j[0] != "RandomForest")
+             for k in [*range(len(splits)), None]]
+    all_rows = np.arange(len(y))
+
+    def args(n, f, k):
+        train, test = (all_rows, None) if k is None else splits[k]
+        return (n, f, X, y, train, test, transform, host_index, seed)
+
+    parts: dict[str, list] = {n: [] for n, _ in jobs}
+    per_model = len(splits) + 1
     if n_jobs == 1:
-        for i, (n, f) in enumerate(jobs):
-            tr = "none" if n == BASELINE else transform
-            results.append(_evaluate_one(n, f, X, y, splits, tr, host_index, seed))
-            if progress:
-                progress(i + 1, len(jobs), n)
+        outputs = ((n, k, _fit_task(*args(n, f, k))) for n, f, k in tasks)
     else:
         from joblib import Parallel, delayed
 
-        out = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_evaluate_one)(n, f, X, y, splits, "none" if n == BASELINE else transform,
-                                   host_index, seed) for n, f in jobs)
-        for i, r in enumerate(out):
-            results.append(r)
-            if progress:
-                progress(i + 1, len(jobs), r.model)
+        def tagged(n, f, k):
+            return n, k, _fit_task(*args(n, f, k))
+
+        outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+            delayed(tagged)(n, f, k) for n, f, k in tasks)
+    results_by_name = {}
+    for n, k, out in outputs:
+        parts[n].append((k, out))
+        if len(parts[n]) == per_model:
+            results_by_name[n] = _assemble(n, X, y, splits, parts[n])
+        if progress:
+            progress(sum(len(v) for v in parts.values()), len(tasks), n if k is None else f"{n}, fold {k + 1}")
+    results = [results_by_name[n] for n, _ in jobs]
     baseline = next((r for r in results if r.model == BASELINE), None)
     models_res = [r for r in results if r.model != BASELINE]
     scen = dict(scenario or {})

@@ -123,8 +123,8 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
     Features are standardized inside the fit.
     """
 
-    def __init__(self, kind="lasso", positive=False, inner_folds=5, n_alphas=40,
-                 l1_ratios=(0.2, 0.5, 0.8, 0.95), random_state=0):
+    def __init__(self, kind="lasso", positive=False, inner_folds=5, n_alphas=30,
+                 l1_ratios=(0.25, 0.5, 0.75), random_state=0):
         self.kind = kind
         self.positive = positive
         self.inner_folds = inner_folds

@@ -241,8 +241,19 @@ def nnls_forward(std: Standardized, criterion: str, max_steps: int | None = None
     return Selection(A[order], beta[order], steps, solved)
 
 
+def _drop(G: np.ndarray, j: int) -> np.ndarray:
+    """Inverse Gram matrix without position j (rank-one downdate, O(k^2))."""
+    keep = np.arange(G.shape[0]) != j
+    gj = G[keep, j]
+    return G[np.ix_(keep, keep)] - np.outer(gj, gj) / G[j, j]
+
+
 def nnls_backward(std: Standardized, criterion: str, max_steps: int | None = None) -> Selection:
-    """Backward stepwise NNLS from the full NNLS fit (exact best removal per step)."""
+    """Backward stepwise NNLS from the full NNLS fit (exact best removal per step).
+
+    The OLS lower bounds need ``(X_A' X_A)^-1`` for the active set A; it is
+    downdated as columns leave and recomputed every 25 steps.
+    """
     X, y = std.X, std.y
     n, p = X.shape
     tss = float(y @ y)
@@ -252,17 +263,22 @@ def nnls_backward(std: Standardized, criterion: str, max_steps: int | None = Non
     crit = _crit(rss, n, A.size, tss, criterion)
     steps = [StepRecord(0, "start", None, int(A.size), rss, crit)]
     solved = 1
+    G = None
+    since_refresh = 0
+    norm2 = np.einsum("ij,ij->j", X, X)
     while A.size and (max_steps is None or len(steps) <= max_steps):
-        # OLS on A minus one column bounds NNLS on the same set from below.
-        S = A[independent_subset(X[:, A], rtol=1e-10)] if A.size > 1 else A
-        if S.size == A.size:
-            G = _inverse_gram(X, A)
+        if G is None or since_refresh >= 25:
+            G = _inverse_gram(X, A) if independent_subset(X[:, A], rtol=1e-10).size == A.size else None
+            since_refresh = 0
+        d = None if G is None else np.diag(G)
+        if d is not None and np.all(np.isfinite(d)) and np.all(d > 0):
             b = G @ (X[:, A].T @ y)
             r0 = y - X[:, A] @ b
-            lower = float(r0 @ r0) + b**2 / np.diag(G)
-        else:  # dependent active columns: fall back to the trivially valid bound
+            lower = float(r0 @ r0) + b**2 / d  # OLS RSS of A minus one column
+        else:  # dependent active columns: the trivially valid bound
             lower = np.zeros(A.size)
-        upper = np.full(A.size, np.inf)
+        # feasible point: the current solution with coefficient j set to 0 (KKT: x_j . r = 0)
+        upper = rss + beta**2 * norm2[A]
 
         def solve(i):
             cols = np.delete(A, i)
@@ -277,6 +293,11 @@ def nnls_backward(std: Standardized, criterion: str, max_steps: int | None = Non
         if not new_crit < crit:
             break
         removed = int(A[i])
+        if G is not None:
+            G = _drop(G, i)
+            for pos in sorted(np.flatnonzero(~keep), reverse=True):
+                G = _drop(G, int(pos))
+            since_refresh += 1 + int((~keep).sum())
         A, beta, rss, crit = new_A, xx[keep], new_rss, new_crit
         steps.append(StepRecord(len(steps), "-", removed, int(A.size), rss, crit))
     return Selection(A, beta, steps, solved)
