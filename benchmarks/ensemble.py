@@ -79,7 +79,7 @@ def naive_select(Xs, y, fit_kind, direction, criterion, max_steps):
             res = sm.OLS(y, sm.add_constant(Xs[:, cols], has_constant="add")).fit()
             return (res.aic if criterion == "aic" else res.bic), list(cols)
         if not cols:
-            return _crit(tss, n, 0, tss, criterion), []
+            return (tss, _crit(tss, n, 0, tss, criterion)), []
         x, rn = nnls(Xs[:, cols], y, maxiter=50 * len(cols) + 100)
         active = [c for c, v in zip(cols, x) if v > 0]
         return (rn**2, _crit(rn**2, n, len(active), tss, criterion)), active

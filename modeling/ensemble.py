@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -191,6 +191,11 @@ class EnsembleResult:
         if full:
             d.update(feature_names=self.feature_names, workload_ids=self.workload_ids,
                      groups=self.groups, observed=self.observed)
+            for m in d["models"]:  # feature indices -> names for display
+                m["selected"] = [self.feature_names[i] for i in m["selected"]]
+                for step in m["steps"] or []:
+                    if step["feature"] is not None:
+                        step["feature"] = self.feature_names[step["feature"]]
         return d
 
 

@@ -35,7 +35,6 @@ import json
 import os
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from modeling.counters import TARGETS, clean_name, describe
@@ -152,7 +151,8 @@ def build(source: Path, out: Path, k: float = DEFAULT_K) -> dict:
         g = pd.concat(per_gpu[gpu], ignore_index=True).set_index(keys)
         g.columns = [f"{c}@{gpu}" for c in g.columns]
         parts.append(g)
-    wide = pd.concat(parts, axis=1, join="outer").copy().reset_index().sort_values(keys, kind="stable").reset_index(drop=True)
+    wide = pd.concat(parts, axis=1, join="outer").copy().reset_index()
+    wide = wide.sort_values(keys, kind="stable").reset_index(drop=True)
     for c in SIZE_COLS:
         wide[c] = wide[c].astype("int64")
     ids = pd.DataFrame({

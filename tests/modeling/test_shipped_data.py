@@ -1,11 +1,9 @@
 """The shipped data in data/: shape, provenance rules, MAD filtering, determinism."""
 
 import hashlib
-import os
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from modeling import shipped
