@@ -57,7 +57,7 @@ class StepRecord:
     def to_dict(self, names=None) -> dict:
         name = None if self.feature is None else (names[self.feature] if names is not None else int(self.feature))
         return {"step": self.step, "action": self.action, "feature": name,
-                "n_features": self.n_features, "rss": self.rss, "criterion": self.criterion}
+                "n_features": int(self.n_features), "rss": float(self.rss), "criterion": float(self.criterion)}
 
 
 @dataclass
