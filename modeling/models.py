@@ -253,7 +253,14 @@ class TargetTransformRegressor(RegressorMixin, BaseEstimator):
     transform: ``"none"`` (the papers), ``"log"`` (fit log y, predict exp), or
     ``"ratio"`` (fit y / host metric, predict ratio x host metric; needs
     ``host_index``). Errors are always computed on the back-transformed values.
+
+    A log-target prediction is kept within a factor of 1e6 of the training
+    targets' range before ``exp``: a linear model extrapolating to an unseen
+    application can otherwise overflow to infinity. The error then stays huge
+    (and visible) but finite.
     """
+
+    LOG_MARGIN = float(np.log(1e6))
 
     def __init__(self, estimator=None, transform="none", host_index=None):
         self.estimator = estimator
@@ -278,7 +285,9 @@ class TargetTransformRegressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         X, y = _check_xy(X, y)
-        self.estimator_ = clone(self.estimator).fit(X, self._forward(X, y))
+        z = self._forward(X, y)
+        self.z_range_ = (float(z.min()), float(z.max()))
+        self.estimator_ = clone(self.estimator).fit(X, z)
         self.n_features_in_ = X.shape[1]
         return self
 
@@ -287,7 +296,8 @@ class TargetTransformRegressor(RegressorMixin, BaseEstimator):
         X = _check_xy(X)
         z = self.estimator_.predict(X)
         if self.transform == "log":
-            return np.exp(np.clip(z, -700, 700))
+            lo, hi = self.z_range_
+            return np.exp(np.clip(z, lo - self.LOG_MARGIN, hi + self.LOG_MARGIN))
         if self.transform == "ratio":
             return z * X[:, self.host_index]
         return z

@@ -129,3 +129,13 @@ def test_parallel_equals_serial():
     a = run_ensemble(X, y, models=["OLS", "NNLS", "RandomForest"], folds=5, n_jobs=1)
     b = run_ensemble(X, y, models=["OLS", "NNLS", "RandomForest"], folds=5, n_jobs=2)
     assert [m.e_out for m in a.models] == [m.e_out for m in b.models]
+
+
+def test_log_transform_extrapolation_stays_finite():
+    from modeling.models import OLSRegressor, TargetTransformRegressor
+    X = np.linspace(1, 10, 30)[:, None]
+    y = np.exp(X[:, 0])
+    m = TargetTransformRegressor(OLSRegressor(), "log").fit(X, y)
+    far = m.predict(np.array([[1e6]]))
+    assert np.isfinite(far).all() and far[0] <= y.max() * 1e6 * (1 + 1e-9)
+    assert np.allclose(m.predict(X), y, rtol=1e-6)
