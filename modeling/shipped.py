@@ -35,7 +35,7 @@ def counters() -> pd.DataFrame:
 @lru_cache(maxsize=1)
 def devices() -> pd.DataFrame:
     """Device table (public specification figures)."""
-    return pd.read_csv(DATA_DIR / "gpu_devices.csv")
+    return pd.read_csv(DATA_DIR / "gpu_devices.csv", dtype={"compute_capability": str})
 
 
 def gpu_names() -> list[str]:

@@ -36,6 +36,7 @@ def test_devices_table():
     assert d["device"].tolist() == GPUS
     assert set(d.architecture) == {"Kepler", "Maxwell", "Pascal"}
     assert (d.sms > 0).all() and (d.memory_bandwidth_gbs > 0).all()
+    assert d.compute_capability.tolist()[:2] == ["3.0", "3.5"]
 
 
 def test_data_folder_is_compact():
