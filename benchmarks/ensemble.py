@@ -85,21 +85,23 @@ def naive_select(Xs, y, fit_kind, direction, criterion, max_steps):
         active = [c for c, v in zip(cols, x) if v > 0]
         return (rn**2, _crit(rn**2, n, len(active), tss, criterion)), active
 
+    def pick(cands):
+        """Best candidate: lowest criterion (OLS) or lowest RSS (NNLS); its criterion and set."""
+        if fit_kind == "ols":
+            best = min(cands, key=lambda t: t[0])
+            return best[0], best[1]
+        best = min(cands, key=lambda t: t[0][0])
+        return best[0][1], best[1]
+
     if direction == "forward":
         S = []
         cur = score(S)[0]
         cur_c = cur if fit_kind == "ols" else cur[1]
         for _ in range(max_steps):
-            cands = [score(S + [j]) for j in range(p) if j not in S]
-            if fit_kind == "ols":
-                best = min(cands, key=lambda t: t[0])
-                new_c = best[0]
-            else:
-                best = min(cands, key=lambda t: t[0][0])
-                new_c = best[0][1]
+            new_c, new_S = pick([score(S + [j]) for j in range(p) if j not in S])
             if not new_c < cur_c:
                 break
-            S, cur_c = best[1], new_c
+            S, cur_c = new_S, new_c
         return sorted(S)
     if fit_kind == "ols":
         S = list(independent_subset(Xs))
@@ -111,16 +113,10 @@ def naive_select(Xs, y, fit_kind, direction, criterion, max_steps):
     for _ in range(max_steps):
         if not S:
             break
-        cands = [score([c for c in S if c != j]) for j in S]
-        if fit_kind == "ols":
-            best = min(cands, key=lambda t: t[0])
-            new_c = best[0]
-        else:
-            best = min(cands, key=lambda t: t[0][0])
-            new_c = best[0][1]
+        new_c, new_S = pick([score([c for c in S if c != j]) for j in S])
         if not new_c < cur_c:
             break
-        S, cur_c = best[1], new_c
+        S, cur_c = new_S, new_c
     return sorted(S)
 
 
