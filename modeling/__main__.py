@@ -57,6 +57,15 @@ def load_scenario(args) -> dict:
     return shipped.scenario(args.host, args.target, args.metric)
 
 
+def _prepared(args):
+    """The scenario and its validated arrays (constant columns dropped, as in ``ensemble``)."""
+    from modeling.ensemble import prepare
+
+    scen = load_scenario(args)
+    return scen, prepare(scen["X"], scen["y"], scen["feature_names"], scen["workload_ids"], scen["groups"],
+                         True, scen["host_index"])
+
+
 def _run(args, scen):
     from modeling.ensemble import run_ensemble
 
@@ -103,12 +112,10 @@ def cmd_ensemble(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from modeling.ensemble import make_splits, prepare
+    from modeling.ensemble import make_splits
     from modeling.forest_sweep import tree_sweep
 
-    scen = load_scenario(args)
-    d = prepare(scen["X"], scen["y"], scen["feature_names"], scen["workload_ids"], scen["groups"], True,
-                scen["host_index"])
+    scen, d = _prepared(args)
     splits = make_splits(len(d["y"]), args.cv, args.folds, d["groups"], args.seed)
     res = tree_sweep(d["X"], d["y"], splits, seed=args.seed).to_dict()
     if args.json:
@@ -121,12 +128,9 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_rank(args) -> int:
-    from modeling.ensemble import prepare
     from modeling.ranking import rank_features
 
-    scen = load_scenario(args)
-    d = prepare(scen["X"], scen["y"], scen["feature_names"], scen["workload_ids"], scen["groups"], True,
-                scen["host_index"])
+    scen, d = _prepared(args)
     cats = None
     if "categories" in scen:
         cmap = dict(zip(scen["feature_names"], scen["categories"]))

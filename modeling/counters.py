@@ -56,9 +56,6 @@ _RULES = [
     (r"instructions$|^inst_|_inst_32bit$", "instruction", "instructions", "sum"),
 ]
 
-_FLOP_EFF = re.compile(r"^flop_efficiency")
-
-
 def describe(name: str) -> tuple[str, str, str]:
     """Return ``(category, unit, aggregation)`` for a cleaned counter name.
 
@@ -67,8 +64,6 @@ def describe(name: str) -> tuple[str, str, str]:
     KeyError
         If the counter is not known; the build refuses to guess.
     """
-    if _FLOP_EFF.match(name):
-        return "instruction", "%", "wmean"
     for pattern, category, unit, agg in _RULES:
         if re.search(pattern, name):
             return category, unit, agg

@@ -9,6 +9,8 @@ for unselected features), ``intercept_`` and ``selected_`` (indices);
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils.validation import check_is_fitted
@@ -148,7 +150,6 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
             est = ElasticNetCV(l1_ratio=list(self.l1_ratios), **common)
         else:
             raise ValueError(f"unknown regularized model {self.kind!r}")
-        import warnings
         from sklearn.exceptions import ConvergenceWarning
 
         with warnings.catch_warnings():

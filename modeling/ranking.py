@@ -21,6 +21,7 @@ import numpy as np
 from modeling.ensemble import MODEL_FACTORIES, resolve_models
 from modeling.errors import ConfigError
 from modeling.linear import ols_stats
+from modeling.metrics import mean_ape
 
 
 @dataclass
@@ -90,12 +91,12 @@ def _permutation(X, y, seed, repeats, folds):
     for train, test in KFold(folds, shuffle=True, random_state=seed).split(X):
         est = MODEL_FACTORIES["RandomForest"](seed).fit(X[train], y[train])
         Xt, yt = X[test], y[test]
-        base = np.mean(np.abs(yt - est.predict(Xt)) / np.abs(yt))
+        base = mean_ape(yt, est.predict(Xt))
         # one batched predict per repeat: all permuted copies stacked
         for _ in range(repeats):
             stack = np.repeat(Xt[None], X.shape[1], axis=0)
             for j in range(X.shape[1]):
                 stack[j, :, j] = rng.permutation(Xt[:, j])
             pred = est.predict(stack.reshape(-1, X.shape[1])).reshape(X.shape[1], -1)
-            inc += 100.0 * (np.mean(np.abs(yt - pred) / np.abs(yt), axis=1) - base)
+            inc += np.array([mean_ape(yt, row) for row in pred]) - base
     return inc / (folds * repeats)

@@ -168,7 +168,7 @@ def ols_backward(std: Standardized, criterion: str, max_steps: int | None = None
 
 
 # ---------------------------------------------------------------------- NNLS
-def _ols_rss_with(X, y, base: np.ndarray, cand: np.ndarray) -> np.ndarray:
+def _ols_rss_with(X, y, base: np.ndarray, cand: np.ndarray, norm2: np.ndarray) -> np.ndarray:
     """OLS RSS of ``base + {j}`` for every candidate j (lower bounds for NNLS)."""
     if base.size:
         Q = linalg.qr(X[:, base], mode="economic")[0]
@@ -180,7 +180,7 @@ def _ols_rss_with(X, y, base: np.ndarray, cand: np.ndarray) -> np.ndarray:
     rss0 = float(r @ r)
     zz = np.einsum("ij,ij->j", Z, Z)
     zr = Z.T @ r
-    gain = np.where(zz > _ZERO * np.einsum("ij,ij->j", X[:, cand], X[:, cand]), zr**2 / np.where(zz > 0, zz, 1.0), 0.0)
+    gain = np.where(zz > _ZERO * norm2[cand], zr**2 / np.where(zz > 0, zz, 1.0), 0.0)
     return np.maximum(rss0 - gain, 0.0)
 
 
@@ -219,7 +219,7 @@ def nnls_forward(std: Standardized, criterion: str, max_steps: int | None = None
         cand = np.flatnonzero(mask)
         if cand.size == 0:
             break
-        lower = _ols_rss_with(X, y, A, cand)
+        lower = _ols_rss_with(X, y, A, cand, norm2)
         upper = rss - grad[cand] ** 2 / norm2[cand]
 
         def solve(i):
