@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import secrets
-from pathlib import Path
 
 import dash
 from dash import Dash, dcc, html
 
-ROOT = Path(__file__).resolve().parent
-VAR_DIR = Path(os.environ.get("PERFCAST_VAR_DIR", ROOT / "var"))
+from dashboard.jobs import background_manager
+from dashboard.settings import MAX_UPLOAD_BYTES, ROOT, VAR_DIR
 
 
 def _secret_key() -> str:
@@ -33,16 +32,19 @@ def _secret_key() -> str:
 
 
 app = Dash(__name__, use_pages=True, pages_folder=str(ROOT / "dashboard" / "pages"),
-           title="perfcast", suppress_callback_exceptions=True)
+           title="perfcast", suppress_callback_exceptions=True,
+           background_callback_manager=background_manager())
 server = app.server
 server.secret_key = _secret_key()
+# uploads arrive base64-encoded in a callback body: refuse bodies far above the limit early
+server.config["MAX_CONTENT_LENGTH"] = int(MAX_UPLOAD_BYTES * 1.4) + 1024 * 1024
 
 app.layout = html.Div([
     html.Header([
-        html.Div([html.Span("perf", className="brand-a"), html.Span("cast", className="brand-b")],
-                 className="brand"),
-        html.Nav([dcc.Link(p["name"], href=p["relative_path"], className="nav-link")
-                  for p in dash.page_registry.values()], className="nav"),
+        dcc.Link([html.Span("perf", className="brand-a"), html.Span("cast", className="brand-b")],
+                 href="/", className="brand"),
+        html.Nav([dcc.Link(p["name"], href=p["relative_path"], className="nav-link", id=f"nav-{p['name'].lower()}")
+                  for p in sorted(dash.page_registry.values(), key=lambda p: p.get("order", 99))], className="nav"),
     ], className="topbar"),
     html.Main(dash.page_container, className="content"),
 ])

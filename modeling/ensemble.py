@@ -321,7 +321,8 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
     n_jobs : int
         Worker processes; each (model, fold) fit is one task (1 = in this process).
     progress : callable(done, total, label), optional
-        Called after each fit, with the number of fits done and in all.
+        Called after each fit, with the number of fits done and in all, and a
+        label "model k of N (name), fold f of K".
     """
     t0 = time.perf_counter()
     names = resolve_models(models)
@@ -346,6 +347,7 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
         return (n, f, X, y, train, test, transform, host_index, seed)
 
     parts: dict[str, list] = {n: [] for n, _ in jobs}
+    order = {n: i + 1 for i, (n, _) in enumerate(jobs)}
     per_model = len(splits) + 1
     if n_jobs == 1:
         outputs = ((n, k, _fit_task(*args(n, f, k))) for n, f, k in tasks)
@@ -363,7 +365,9 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
         if len(parts[n]) == per_model:
             results_by_name[n] = _assemble(n, X, y, splits, parts[n])
         if progress:
-            progress(sum(len(v) for v in parts.values()), len(tasks), n if k is None else f"{n}, fold {k + 1}")
+            where = "fit on all workloads" if k is None else f"fold {k + 1} of {len(splits)}"
+            progress(sum(len(v) for v in parts.values()), len(tasks),
+                     f"model {order[n]} of {len(jobs)} ({n}), {where}")
     results = [results_by_name[n] for n, _ in jobs]
     baseline = next((r for r in results if r.model == BASELINE), None)
     models_res = [r for r in results if r.model != BASELINE]

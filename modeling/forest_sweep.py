@@ -30,7 +30,7 @@ class SweepResult:
         return asdict(self)
 
 
-def tree_sweep(X, y, splits, tree_counts=TREE_COUNTS, seed=0, n_jobs=None) -> SweepResult:
+def tree_sweep(X, y, splits, tree_counts=TREE_COUNTS, seed=0, n_jobs=None, progress=None) -> SweepResult:
     """E_out and inlier ratios of forests of each size, out of fold.
 
     Parameters
@@ -38,6 +38,7 @@ def tree_sweep(X, y, splits, tree_counts=TREE_COUNTS, seed=0, n_jobs=None) -> Sw
     X : array (n, p); y : array (n,)
     splits : list of (train_idx, test_idx)
     tree_counts : increasing tree counts (default 2, 4, ..., 1024)
+    progress : callable(done, total, label), optional, called after each fold
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -50,6 +51,8 @@ def tree_sweep(X, y, splits, tree_counts=TREE_COUNTS, seed=0, n_jobs=None) -> Sw
         csum = np.cumsum(per_tree, axis=0)
         for c in counts:
             preds[c][test] = csum[c - 1] / c
+        if progress:
+            progress(fold + 1, len(splits), f"fold {fold + 1} of {len(splits)}: {nmax} trees")
     e_out, irs = [], []
     for c in counts:
         a = ape(y, preds[c])

@@ -102,3 +102,41 @@ def mad_window(values, k: float = DEFAULT_K) -> MadWindow:
         mean_all=float(x.mean()),
         mean_inliers=float(x[inlier].mean()),
     )
+
+
+def aggregate_repeats(frame, id_col: str, measure: str, k: float = DEFAULT_K, keep_first: list | None = None):
+    """Collapse repeated runs to one row per workload (HALWPE VI.A).
+
+    For each workload the runs are tested with :func:`mad_window` on ``measure``
+    (e.g. the target's cycles per frame); runs outside the window are dropped
+    as a whole, and every numeric column is averaged over the kept runs.
+    Non-numeric columns (and ``keep_first``) take the workload's first value.
+
+    Returns
+    -------
+    table : DataFrame, one row per workload, in first-seen order, with
+        ``repeats_total`` and ``repeats_outliers`` columns added.
+    """
+    import pandas as pd
+
+    if id_col not in frame.columns or measure not in frame.columns:
+        raise DataError(f"Repeat filtering needs columns {id_col!r} and {measure!r}.")
+    numeric = [c for c in frame.columns if c != id_col and pd.api.types.is_numeric_dtype(frame[c])
+               and c not in (keep_first or [])]
+    other = [c for c in frame.columns if c != id_col and c not in numeric]
+    rows = []
+    for wid, grp in frame.groupby(id_col, sort=False):
+        vals = grp[measure].to_numpy(dtype=float)
+        ok = np.isfinite(vals)
+        if not ok.any():
+            raise DataError(f"Workload {wid!r} has no finite {measure!r} value in any repeat.")
+        win = mad_window(vals[ok], k)
+        keep = np.zeros(len(grp), dtype=bool)
+        keep[np.flatnonzero(ok)[win.inlier]] = True
+        row = {id_col: wid}
+        row.update({c: grp[c].iloc[0] for c in other})
+        row.update(grp.loc[keep, numeric].mean(axis=0).to_dict())
+        row["repeats_total"] = int(len(grp))
+        row["repeats_outliers"] = int(len(grp) - keep.sum())
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[id_col, *other, *numeric, "repeats_total", "repeats_outliers"])

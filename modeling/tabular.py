@@ -22,6 +22,7 @@ from modeling.errors import DataError
 
 MAX_BYTES = 200 * 1024 * 1024
 MAX_COLUMNS = 5000
+MAX_ROWS = 1_000_000
 _MAGIC = {b"PK\x03\x04": "an Excel/zip file", b"\xd0\xcf\x11\xe0": "an old Excel/OLE file",
           b"\x80\x04": "a Python pickle", b"\x80\x05": "a Python pickle", b"%PDF": "a PDF"}
 _NA = {"", "na", "n/a", "nan", "null", "none", "-", "?"}
@@ -51,6 +52,12 @@ def read_csv_bytes(raw: bytes) -> Table:
     for magic, what in _MAGIC.items():
         if raw.startswith(magic):
             raise DataError(f"This looks like {what}, not a CSV file. Export it as CSV or Parquet.")
+    n_lines = raw.count(b"\n")
+    if n_lines > MAX_ROWS + 1:
+        raise DataError(f"The file has about {n_lines:,} rows; at most {MAX_ROWS:,} are accepted.")
+    first_line = raw[: raw.find(b"\n")] if n_lines else raw
+    if max(first_line.count(d) for d in (b",", b";", b"\t", b"|")) >= MAX_COLUMNS:
+        raise DataError(f"The header has more than {MAX_COLUMNS:,} columns; at most {MAX_COLUMNS:,} are accepted.")
     if b"\x00" in raw[:65536]:
         raise DataError("The file contains NUL bytes: it is binary, not a CSV file.")
     try:
@@ -147,6 +154,10 @@ def read_parquet_bytes(raw: bytes) -> Table:
                 or pa.types.is_large_string(f.type) or pa.types.is_boolean(f.type)
                 or pa.types.is_dictionary(f.type)):
             raise DataError(f"Column {f.name!r} has type {f.type}; only numbers and text are accepted.")
+    if pf.metadata.num_rows > MAX_ROWS:
+        raise DataError(f"The file has {pf.metadata.num_rows:,} rows; at most {MAX_ROWS:,} are accepted.")
+    if len(schema) > MAX_COLUMNS:
+        raise DataError(f"The file has {len(schema):,} columns; at most {MAX_COLUMNS:,} are accepted.")
     meta = schema.metadata or {}
     frame = pq.read_table(io.BytesIO(raw)).to_pandas(ignore_metadata=True) if meta else pf.read().to_pandas()
     if frame.columns.duplicated().any():

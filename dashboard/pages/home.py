@@ -1,11 +1,25 @@
-"""Home: what perfcast answers, and the data it ships with (with attribution)."""
+"""Home: what each page answers, and the data perfcast ships with (with attribution)."""
 
 import dash
-from dash import dash_table, html
+from dash import dash_table, dcc, html
 
 from modeling import shipped
 
-dash.register_page(__name__, path="/", name="Home", title="perfcast")
+dash.register_page(__name__, path="/", name="Home", title="perfcast", order=0)
+
+PAGES = [
+    ("/scenario", "Scenario", "How accurately can the target GPU's run time be predicted from host counters, and by "
+                              "which model? Leaderboard, per-workload predictions, inlier ratios, tree sweep."),
+    ("/features", "Features", "Which counters carry the prediction? p-values, coefficients and forest importances, "
+                              "coloured by counter category."),
+    ("/generations", "Generations", "How much faster is each newer GPU per workload, and how well is each one "
+                                    "predicted from the same host?"),
+    ("/repeats", "Repeats", "Which repeated measurements are outliers, and how much does dropping them move "
+                            "the averaged value?"),
+    ("/apply", "Apply", "Does a trained model hold on a new validation set (held-out applications, a smaller "
+                        "host of the same generation) without retraining?"),
+    ("/data", "Data", "Bring your own workload table: upload, map columns, save, and use it on every page."),
+]
 
 
 def layout(**_query):
@@ -14,14 +28,14 @@ def layout(**_query):
     apps = w.groupby("application")["workload"].count().to_dict()
     return html.Div([
         html.H1("How fast will the next GPU generation be on our workloads?"),
-        html.P("perfcast predicts a target GPU's run time from counters measured on the GPU you "
-               "have today, with the regression ensemble of HALWPE and RastSim: OLS, NNLS, "
-               "stepwise AIC/BIC, Lasso, Elastic Net and Random Forest, evaluated by 10-fold and "
-               "grouped cross-validation. Run scenarios from the command line today: "),
-        html.Pre("python -m modeling ensemble --host GTX-680 --target Tesla-P100 --models rastsim",
-                 className="cmd"),
+        html.P("perfcast predicts a target GPU's run time from counters measured on the GPU you have today, with "
+               "the regression ensemble of HALWPE and RastSim: OLS, NNLS, stepwise AIC/BIC, Lasso, Elastic Net and "
+               "Random Forest, judged out of fold by random and grouped cross-validation. Every view's inputs "
+               "live in its link: share it and a colleague sees the same numbers.", className="lead"),
+        html.Div([dcc.Link([html.Strong(name), html.Span(text)], href=href, className="page-link-card",
+                           id=f"home-link-{name.lower()}") for href, name, text in PAGES], className="page-links"),
         html.H2("Shipped data"),
-        html.P(f"{len(w)} workloads (Rodinia kernel x input size): "
+        html.P(f"{len(w)} workloads (Rodinia kernel × input size): "
                + ", ".join(f"{a} {n}" for a, n in sorted(apps.items()))
                + f"; {len(shipped.counters())} nvprof counters measured on each of {len(dev)} GPUs."),
         dash_table.DataTable(
@@ -34,5 +48,8 @@ def layout(**_query):
         ),
         html.P(["GPU profiles: gpuperfpredict by Marcos Amaris et al. (University of São Paulo), "
                 "CC BY 4.0; aggregated by perfcast (see data/README.md). Device figures: public "
-                "vendor specifications."], className="attribution"),
+                "vendor specifications. Methods: HALWPE (cross-generation GPU prediction) and RastSim "
+                "(GPU estimation from a software rasterizer)."], className="attribution"),
+        html.P("Command line: python -m modeling ensemble --host GTX-680 --target Tesla-P100 --models rastsim",
+               className="cmd"),
     ])

@@ -1,0 +1,153 @@
+"""Reusable pieces of a page that runs a background job.
+
+For a page prefix ``P`` the panel holds: Run and Cancel buttons, a progress
+bar with its label, a status line, a share link with a copy button, and the
+stores that carry a job through its life::
+
+    P-request   {"params", "key"}: set by Run, or by the layout from a shared link
+    P-pending   the request, when its result is not cached yet (starts the job)
+    P-result    {"key"} from the cache, without a job
+    P-job-result {"key"} or {"key", "error"} from the job
+    P-ready     {"key"} of a result to draw; the page's own callbacks listen here
+
+Only small JSON goes through the stores; results stay in the server's cache.
+"""
+
+from __future__ import annotations
+
+import json
+
+from dash import Input, Output, State, callback, clientside_callback, dcc, html, no_update
+
+from dashboard import jobs
+from dashboard.settings import POLL_MS
+from dashboard.url_state import InvalidParameter
+
+
+def alert(text, kind="error"):
+    return html.Div(text, className=f"alert alert-{kind}", role="alert")
+
+
+def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html.Div:
+    return html.Div([
+        html.Div([
+            html.Button(run_label, id=f"{prefix}-run", className="btn btn-primary", n_clicks=0),
+            html.Button("Cancel", id=f"{prefix}-cancel", className="btn", n_clicks=0, disabled=True),
+            html.Div([
+                html.Progress(id=f"{prefix}-progress", value="0", max="1", className="progress"),
+                html.Span(id=f"{prefix}-progress-label", className="progress-label"),
+            ], id=f"{prefix}-progress-box", className="progress-box", style={"display": "none"}),
+        ], className="run-row"),
+        html.Div(id=f"{prefix}-status"),
+        html.Div(id=f"{prefix}-job-status"),
+        dcc.Store(id=f"{prefix}-request", data=request),
+        dcc.Store(id=f"{prefix}-pending"),
+        dcc.Store(id=f"{prefix}-result"),
+        dcc.Store(id=f"{prefix}-job-result"),
+        dcc.Store(id=f"{prefix}-ready"),
+        dcc.Interval(id=f"{prefix}-watchdog", interval=1500, disabled=True),
+    ], className="job-panel")
+
+
+def share_box(prefix: str) -> html.Div:
+    return html.Div([
+        html.Span("Link to this view", className="share-label"),
+        dcc.Input(id=f"{prefix}-share", readOnly=True, className="share-input", value=""),
+        dcc.Clipboard(target_id=f"{prefix}-share", title="copy link", className="share-copy"),
+    ], className="share-box")
+
+
+def register_url_sync(prefix: str, names: list[str], ids: list[str]) -> None:
+    """Mirror form values into the address bar (no reload) and the share box."""
+    clientside_callback(
+        f"""function(...vals) {{
+            const names = {json.dumps(names)};
+            const q = new URLSearchParams();
+            names.forEach((n, i) => {{
+                let v = vals[i];
+                if (v === null || v === undefined || v === '') return;
+                if (Array.isArray(v)) {{ if (!v.length) return; v = v.join(','); }}
+                q.set(n, v);
+            }});
+            const url = window.location.pathname + '?' + q.toString();
+            window.history.replaceState(window.history.state, '', url);
+            return window.location.origin + url;
+        }}""",
+        Output(f"{prefix}-share", "value"),
+        [Input(i, "value") for i in ids],
+    )
+
+
+def register_job(prefix: str, form_ids: list[str], make_request, compute) -> None:
+    """Wire the job life cycle of a page.
+
+    make_request(values: dict id -> value) -> {"params", "key"}; may raise
+        ``InvalidParameter`` or ``LookupError`` (shown in the status line).
+    compute(params, report) -> JSON-ready result dict (runs in the job process).
+    """
+    @callback(Output(f"{prefix}-request", "data"), Output(f"{prefix}-status", "children"),
+              Input(f"{prefix}-run", "n_clicks"), [State(i, "value") for i in form_ids],
+              prevent_initial_call=True)
+    def _run_clicked(_n, *values):
+        try:
+            request = make_request(dict(zip(form_ids, values)))
+            # a fresh click is a fresh job request even with the same inputs (after a
+            # failure or cancel); the result cache still answers at once when it can
+            request["attempt"] = _n
+            return request, None
+        except (InvalidParameter, LookupError, ValueError) as exc:
+            return no_update, alert(str(exc).strip("'\""))
+
+    @callback(Output(f"{prefix}-result", "data"), Output(f"{prefix}-pending", "data"),
+              Input(f"{prefix}-request", "data"))
+    def _lookup(request):
+        if not request:
+            return no_update, no_update
+        if jobs.get_result(request["key"]) is not None:
+            return {"key": request["key"]}, no_update
+        return no_update, request
+
+    @callback(Output(f"{prefix}-job-result", "data"), Input(f"{prefix}-pending", "data"),
+              background=True, manager=jobs.background_manager(), interval=POLL_MS,
+              progress=[Output(f"{prefix}-progress", "value"), Output(f"{prefix}-progress-label", "children")],
+              progress_default=["0", ""],
+              running=[(Output(f"{prefix}-run", "disabled"), True, False),
+                       (Output(f"{prefix}-cancel", "disabled"), False, True),
+                       (Output(f"{prefix}-watchdog", "disabled"), False, True),
+                       (Output(f"{prefix}-progress-box", "style"), {"display": "flex"}, {"display": "none"})],
+              cancel=[Input(f"{prefix}-cancel", "n_clicks")],
+              prevent_initial_call=True)
+    def _job(set_progress, pending):
+        if not pending:
+            return no_update
+        set_progress(("0", "starting"))
+        return jobs.run_job(pending["key"], lambda report: compute(pending["params"], report),
+                            progress=lambda frac, label: set_progress((f"{frac:.3f}", label)))
+
+    @callback(Output(f"{prefix}-ready", "data"), Output(f"{prefix}-job-status", "children"),
+              Input(f"{prefix}-result", "data"), Input(f"{prefix}-job-result", "data"),
+              prevent_initial_call=True)
+    def _ready(cached, from_job):
+        from dash import ctx
+
+        got = cached if ctx.triggered_id == f"{prefix}-result" else from_job
+        if not got:
+            return no_update, no_update
+        if got.get("error"):
+            return None, alert(got["error"])
+        if jobs.get_result(got["key"]) is None:
+            return None, alert("The result is no longer in the cache: run again.")
+        return {"key": got["key"]}, None
+
+    @callback(Output(f"{prefix}-job-status", "children", allow_duplicate=True),
+              Input(f"{prefix}-watchdog", "n_intervals"), State(f"{prefix}-pending", "data"),
+              prevent_initial_call=True)
+    def _watchdog(_n, pending):
+        if pending and jobs.job_failed(pending["key"]):
+            return alert("The job failed: its process stopped before finishing. Run again.")
+        return no_update
+
+    @callback(Output(f"{prefix}-job-status", "children", allow_duplicate=True),
+              Input(f"{prefix}-cancel", "n_clicks"), prevent_initial_call=True)
+    def _cancelled(n):
+        return alert("Cancelled. Change the inputs or run again.", kind="info") if n else no_update

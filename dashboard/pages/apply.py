@@ -1,0 +1,156 @@
+"""Apply a trained model to a second validation set without retraining (HALWPE V.D-E)."""
+
+import dash
+from dash import Input, Output, callback, dcc, html, no_update
+
+from dashboard import datasets, jobs, tasks
+from dashboard.components import card, grid, num_col, register_csv, stat
+from dashboard.figures import applied, empty
+from dashboard.forms import TRANSFORM_LABELS, DatasetParam, dropdown, field
+from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
+from dashboard.url_state import InvalidParameter, Param, parse
+from modeling.ensemble import ALL_MODELS
+
+dash.register_page(__name__, path="/apply", name="Apply", title="perfcast · apply a model", order=5)
+
+P = "apply"
+
+
+def _ds(key):
+    return lambda v: datasets.get(v[key])
+
+
+def _pick(key, attr, preferred):
+    def f(v):
+        opts = getattr(datasets.get(v[key]), attr)
+        return preferred if preferred in opts else opts[0]
+    return f
+
+
+PARAMS = [
+    DatasetParam("dataset", "dataset", datasets.SHIPPED_ID),
+    Param("train_host", "choice", _pick("dataset", "hosts", "Tesla-K40"), lambda v: _ds("dataset")(v).hosts),
+    Param("train_target", "choice", _pick("dataset", "targets", "GTX-980"), lambda v: _ds("dataset")(v).targets),
+    Param("metric", "choice", lambda v: _ds("dataset")(v).metrics[0], lambda v: _ds("dataset")(v).metrics),
+    Param("model", "choice", "RandomForest", ALL_MODELS),
+    Param("transform", "choice", "none", list(TRANSFORM_LABELS)),
+    Param("holdout", "multi", [], lambda v: _ds("dataset")(v).applications()),
+    DatasetParam("val_dataset", "dataset", datasets.SHIPPED_ID),
+    Param("val_host", "choice", _pick("val_dataset", "hosts", "Tesla-K20"), lambda v: _ds("val_dataset")(v).hosts),
+    Param("val_target", "choice", _pick("val_dataset", "targets", "GTX-980"),
+          lambda v: _ds("val_dataset")(v).targets),
+    Param("seed", "int", 0, None, 0, 2**31 - 1),
+]
+NAMES = [p.name for p in PARAMS]
+FORM_IDS = [f"{P}-{n}" for n in NAMES]
+
+
+def _request(values: dict) -> dict:
+    params = parse(values, PARAMS)
+    if datasets.get(params["val_dataset"]).metrics != datasets.get(params["dataset"]).metrics:
+        raise InvalidParameter("val_dataset", "the validation set must measure the same metric as the training set")
+    fp = datasets.get(params["dataset"]).fingerprint + datasets.get(params["val_dataset"]).fingerprint
+    return {"params": params, "key": jobs.result_key("apply", params, fp)}
+
+
+def layout(**query):
+    error = None
+    try:
+        v = parse(query, PARAMS)
+    except (InvalidParameter, LookupError) as exc:
+        error, v = str(exc).strip("'\""), parse({}, PARAMS)
+    request = None
+    if query and not error:
+        try:
+            request = _request(v)
+        except InvalidParameter as exc:
+            error = str(exc)
+    ds, vds = datasets.get(v["dataset"]), datasets.get(v["val_dataset"])
+    return html.Div([
+        html.H1("Apply a trained model to a new validation set"),
+        html.P("Train one model on a scenario, then predict a second set without retraining: new workloads "
+               "(hold applications out of training), or the same workloads measured on a different host, as in "
+               "HALWPE's driver and slice-scaling studies. The default trains Tesla-K40 → GTX-980 and applies the "
+               "model to counters of the Tesla-K20 (same Kepler generation, fewer SMs).", className="lead"),
+        alert(error) if error else None,
+        card(html.H2("Training scenario"), html.Div([
+            field("Dataset", dropdown(f"{P}-dataset", datasets.options(), v["dataset"])),
+            field("Host", dropdown(f"{P}-train_host", ds.hosts, v["train_host"])),
+            field("Target", dropdown(f"{P}-train_target", ds.targets, v["train_target"])),
+            field("Metric", dropdown(f"{P}-metric", ds.metrics, v["metric"])),
+            field("Model", dropdown(f"{P}-model", ALL_MODELS, v["model"])),
+            field("Target transform", dropdown(f"{P}-transform", list(TRANSFORM_LABELS), v["transform"])),
+            field("Hold out applications", dropdown(f"{P}-holdout", ds.applications(), v["holdout"], multi=True,
+                                                    placeholder="none: train on all workloads"),
+                  "held-out applications are left out of training and form the validation set"),
+            field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"],
+                                    className="num-input")),
+        ], className="form-grid"),
+            html.H2("Validation set"), html.Div([
+                field("Dataset", dropdown(f"{P}-val_dataset", datasets.options(), v["val_dataset"])),
+                field("Host", dropdown(f"{P}-val_host", vds.hosts, v["val_host"])),
+                field("Target", dropdown(f"{P}-val_target", vds.targets, v["val_target"])),
+            ], className="form-grid"),
+            job_panel(P, request, "Train and apply"), share_box(P)),
+        html.Div(id=f"{P}-summary"),
+        card(dcc.Graph(id=f"{P}-graph", figure=empty("Train and apply to see validation errors"))),
+        card(html.H2("Inlier ratios on the validation set"),
+             grid(f"{P}-ir-grid", [num_col("threshold", "APE threshold T %", 0), num_col("ratio", "inlier ratio %", 1)],
+                  height=300, file_name="validation_inliers.csv")),
+    ])
+
+
+register_url_sync(P, NAMES, FORM_IDS)
+register_job(P, FORM_IDS, lambda vals: _request({n: vals[f"{P}-{n}"] for n in NAMES}), tasks.apply_result)
+register_csv(f"{P}-ir-grid")
+
+
+def _dataset_outputs(prefix_ids):
+    return [Output(i, prop) for i in prefix_ids for prop in ("options", "value")]
+
+
+@callback(*_dataset_outputs([f"{P}-train_host", f"{P}-train_target", f"{P}-metric", f"{P}-holdout"]),
+          Input(f"{P}-dataset", "value"), prevent_initial_call=True)
+def _train_ds(ds_id):
+    try:
+        v = parse({"dataset": ds_id}, PARAMS[:4])
+    except (InvalidParameter, LookupError):
+        return [no_update] * 8
+    ds = datasets.get(ds_id)
+    return ds.hosts, v["train_host"], ds.targets, v["train_target"], ds.metrics, v["metric"], ds.applications(), []
+
+
+@callback(*_dataset_outputs([f"{P}-val_host", f"{P}-val_target"]), Input(f"{P}-val_dataset", "value"),
+          prevent_initial_call=True)
+def _val_ds(ds_id):
+    try:
+        vds = datasets.get(ds_id)
+    except (LookupError, TypeError):
+        return [no_update] * 4
+    v = {"val_dataset": ds_id}
+    return vds.hosts, _pick("val_dataset", "hosts", "Tesla-K20")(v), vds.targets, \
+        _pick("val_dataset", "targets", "GTX-980")(v)
+
+
+@callback(Output(f"{P}-summary", "children"), Output(f"{P}-graph", "figure"), Output(f"{P}-ir-grid", "rowData"),
+          Input(f"{P}-ready", "data"))
+def _render(ready):
+    res = jobs.get_result(ready["key"]) if ready else None
+    if not res:
+        return None, empty("Train and apply to see validation errors"), []
+    notes = []
+    if res["ignored_columns"]:
+        notes.append(f"Ignored validation columns not used in training: {', '.join(res['ignored_columns'][:10])}.")
+    if res["excluded_rows"]:
+        notes.append(f"{res['excluded_rows']} validation workloads excluded (missing values or target ≤ 0).")
+    base = res["baseline_e_validation"]
+    summary = card(html.Div([
+        stat("validation mean APE", f"{res['e_validation']:.2f} %", f"{P}-e-val"),
+        stat("IR@10", f"{res['inlier_ratio']['10']:.1f} %", f"{P}-ir10"),
+        stat("training E_in", f"{res['e_in']:.2f} %"),
+        stat("baseline on validation", "–" if base is None else f"{base:.2f} %"),
+        stat("train / validation workloads", f"{res['n_train']} / {res['n_validation']}", f"{P}-sizes"),
+        stat("features used", str(res["n_selected"]))], className="stats"),
+        html.P(" ".join(notes), className="hint") if notes else None)
+    rows = [{"threshold": float(t), "ratio": r} for t, r in res["inlier_ratio"].items()]
+    return summary, applied(res), rows

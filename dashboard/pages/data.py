@@ -1,0 +1,144 @@
+"""Data: upload a workload table (CSV or Parquet), map its columns, save it as a dataset."""
+
+import dash
+from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
+
+from dashboard import store, uploads
+from dashboard.components import card, grid, num_col, register_csv
+from dashboard.forms import dropdown, field
+from dashboard.job_ui import alert
+from dashboard.settings import MAX_UPLOAD_BYTES
+from modeling.errors import DataError
+
+dash.register_page(__name__, path="/data", name="Data", title="perfcast · data", order=6)
+
+P = "data"
+
+
+def _dataset_list():
+    items = []
+    for m in store.list_datasets():
+        mp = m["mapping"]
+        items.append(html.Li([
+            html.Strong(m["name"]), html.Span(f"  {m['id']} · {m['rows']} workloads · targets: "
+                                              f"{', '.join(mp['targets'])} · {len(mp['features'])} features"),
+            dcc.Link("open scenario", href=f"/scenario?dataset={m['id']}", className="inline-link"),
+            html.Button("delete", id={"type": f"{P}-delete", "id": m["id"]}, className="btn btn-small", n_clicks=0),
+        ], className="dataset-item"))
+    return html.Ul(items, className="dataset-list") if items else html.P("No uploaded datasets yet.", className="hint")
+
+
+def layout(**_query):
+    return html.Div([
+        html.H1("Data: bring your own workload table"),
+        html.P("One row per workload (or per run, with a repeat column): an id, optionally an application or "
+               "group, numeric features measured on the host, and one or more target columns. CSV (any of , ; "
+               "tab |) or Parquet, up to " f"{MAX_UPLOAD_BYTES // 2**20} MB. Nothing is saved until you press Save; "
+               "files are stored under a generated id.", className="lead"),
+        card(dcc.Upload(id=f"{P}-upload", children=html.Div(["Drop a CSV or Parquet file here, or ",
+                                                            html.A("choose one")]),
+                        className="upload-zone", max_size=MAX_UPLOAD_BYTES, multiple=False),
+             html.Div(id=f"{P}-upload-status")),
+        html.Div(id=f"{P}-preview-box", style={"display": "none"}, children=[
+            card(html.H2("Preview"), html.Div(id=f"{P}-preview-info", className="hint"),
+                 grid(f"{P}-preview", [], height=260, file_name="preview.csv"),
+                 html.H2("Columns"),
+                 grid(f"{P}-columns", [{"field": "column", "minWidth": 200}, {"field": "kind"},
+                                       num_col("missing", "missing", 0), {"field": "issues", "minWidth": 300}],
+                      height=240, file_name="columns.csv")),
+            card(html.H2("Map the columns"), html.Div([
+                field("Dataset name", dcc.Input(id=f"{P}-name", className="text-input", maxLength=200)),
+                field("Workload id", dropdown(f"{P}-id-col", [], None)),
+                field("Application / group (optional)", dcc.Dropdown(id=f"{P}-group-col", options=[])),
+                field("Targets", dcc.Dropdown(id=f"{P}-targets", options=[], multi=True)),
+                field("Host's own metric (optional)", dcc.Dropdown(id=f"{P}-host-col", options=[]),
+                      "the host's measure of the target metric: enables the baseline and speedups"),
+                field("Repeat index (optional)", dcc.Dropdown(id=f"{P}-repeat-col", options=[]),
+                      "rows of one workload are repeated runs: filtered at ±7 MAD, then averaged"),
+                field("Features (empty = all other numeric columns)", dcc.Dropdown(id=f"{P}-features", options=[],
+                                                                                    multi=True)),
+            ], className="form-grid"),
+                html.Div(html.Button("Save dataset", id=f"{P}-save", className="btn btn-primary", n_clicks=0),
+                         className="run-row"),
+                html.Div(id=f"{P}-save-status")),
+        ]),
+        card(html.H2("Saved datasets"), html.Div(_dataset_list(), id=f"{P}-datasets")),
+        dcc.Store(id=f"{P}-token"),
+    ])
+
+
+register_csv(f"{P}-preview")
+register_csv(f"{P}-columns")
+
+
+@callback(Output(f"{P}-upload-status", "children"), Output(f"{P}-token", "data"),
+          Output(f"{P}-preview-box", "style"), Output(f"{P}-preview-info", "children"),
+          Output(f"{P}-preview", "rowData"), Output(f"{P}-preview", "columnDefs"), Output(f"{P}-columns", "rowData"),
+          Output(f"{P}-id-col", "options"), Output(f"{P}-id-col", "value"),
+          Output(f"{P}-group-col", "options"), Output(f"{P}-group-col", "value"),
+          Output(f"{P}-targets", "options"), Output(f"{P}-host-col", "options"),
+          Output(f"{P}-repeat-col", "options"), Output(f"{P}-repeat-col", "value"),
+          Output(f"{P}-features", "options"), Output(f"{P}-name", "value"),
+          Input(f"{P}-upload", "contents"), State(f"{P}-upload", "filename"), prevent_initial_call=True)
+def _uploaded(contents, filename):
+    try:
+        raw = uploads.decode_upload(contents)
+        table = uploads.parse_upload(raw, filename)
+    except DataError as exc:
+        return (alert(f"{exc} Nothing was imported."), None, {"display": "none"}, *[no_update] * 14)
+    df = table.frame
+    cols = [str(c) for c in df.columns]
+    numeric = [c for c in cols if df[c].dtype.kind in "fi"]
+    info = {"filename": store.clean_name(filename, "upload"), "delimiter": table.delimiter,
+            "conversions": table.conversions}
+    token = store.stage_upload(df, info)
+    guess = uploads.guess_mapping(table)
+    delim = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}.get(table.delimiter, "Parquet (no delimiter)")
+    desc = f"{len(df):,} rows × {len(cols)} columns; delimiter: {delim}."
+    preview = df.head(10).astype(object).where(df.head(10).notna(), None).to_dict("records")
+    coldefs = [{"field": c, "headerName": c} for c in cols]
+    return (alert(f"Read {info['filename']}: {desc} Map the columns below, then save.", "success"), token,
+            {"display": "block"}, desc, preview, coldefs, uploads.describe_columns(table),
+            cols, guess["id_col"], cols, guess["group_col"], numeric, numeric, cols, guess["repeat_col"], numeric,
+            info["filename"].rsplit(".", 1)[0])
+
+
+@callback(Output(f"{P}-save-status", "children"), Output(f"{P}-datasets", "children"),
+          Input(f"{P}-save", "n_clicks"), State(f"{P}-token", "data"), State(f"{P}-name", "value"),
+          State(f"{P}-id-col", "value"), State(f"{P}-group-col", "value"), State(f"{P}-targets", "value"),
+          State(f"{P}-host-col", "value"), State(f"{P}-repeat-col", "value"), State(f"{P}-features", "value"),
+          prevent_initial_call=True)
+def _save(_n, token, name, id_col, group, targets, host, repeat, features):
+    try:
+        frame, info = store.staged_upload(token)
+        table, raw, mapping, notes = uploads.build_dataset(frame, {
+            "id_col": id_col, "group_col": group, "targets": targets or [], "host_col": host,
+            "repeat_col": repeat, "features": features or []})
+    except (DataError, LookupError) as exc:
+        return alert(f"Not saved: {str(exc).strip(chr(39))}"), no_update
+    notes["conversions"] = info.get("conversions", {})
+    meta = store.save_dataset(table, name or info.get("filename"), mapping, notes, raw)
+    extra = []
+    if notes.get("constant"):
+        extra.append(f"constant columns (left out of models): {', '.join(notes['constant'][:8])}")
+    if notes.get("dropped_empty"):
+        extra.append(f"empty columns dropped: {', '.join(notes['dropped_empty'][:8])}")
+    if notes.get("repeats"):
+        extra.append(f"{notes['repeats']['runs']} runs → {meta['rows']} workloads, "
+                     f"{notes['repeats']['outliers']} outlier runs dropped")
+    msg = [f"Saved {meta['rows']} workloads as ", html.Strong(meta["name"]), f" ({meta['id']}). ",
+           dcc.Link("Run a scenario on it", href=f"/scenario?dataset={meta['id']}", id=f"{P}-saved-link"),
+           html.Div("; ".join(extra), className="hint") if extra else None]
+    return alert(msg, "success"), _dataset_list()
+
+
+@callback(Output(f"{P}-datasets", "children", allow_duplicate=True),
+          Input({"type": f"{P}-delete", "id": ALL}, "n_clicks"), prevent_initial_call=True)
+def _delete(clicks):
+    if not ctx.triggered_id or not any(clicks or []):
+        return no_update
+    try:
+        store.delete_dataset(ctx.triggered_id["id"])
+    except LookupError:
+        pass
+    return _dataset_list()

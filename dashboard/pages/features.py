@@ -1,0 +1,90 @@
+"""Feature ranking: which host counters drive the prediction (HALWPE Tables XIII-XV, RastSim Table 4)."""
+
+import dash
+from dash import Input, Output, callback, dcc, html
+
+from dashboard import datasets, jobs
+from dashboard.components import card, category_row_style, grid, num_col, register_csv, stat
+from dashboard.figures import CATEGORY_COLORS, empty, ranking_bars
+from dashboard.forms import dropdown, field, model_param, register_dataset_dependents, scenario_params
+from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
+from dashboard.tasks import ranking_result
+from dashboard.url_state import InvalidParameter, parse
+from modeling.ensemble import ALL_MODELS
+
+dash.register_page(__name__, path="/features", name="Features", title="perfcast · feature ranking", order=2)
+
+P = "features"
+NAMES = ["dataset", "host", "target", "metric", "model", "seed"]
+PARAMS = [p for p in scenario_params() if p.name in NAMES] + [model_param("model", "OLS/Forward/BIC")]
+PARAMS = sorted(PARAMS, key=lambda p: NAMES.index(p.name))
+FORM_IDS = [f"{P}-{n}" for n in NAMES]
+
+
+def _request(values: dict) -> dict:
+    params = parse(values, PARAMS)
+    key = jobs.result_key("ranking", params, datasets.get(params["dataset"]).fingerprint)
+    return {"params": params, "key": key}
+
+
+def layout(**query):
+    error = None
+    try:
+        v = parse(query, PARAMS)
+    except (InvalidParameter, LookupError) as exc:
+        error, v = str(exc).strip("'\""), parse({}, PARAMS)
+    ds = datasets.get(v["dataset"])
+    request = _request(v) if query and not error else None
+    legend = html.Div([html.Span(cat, className="legend-chip", style={"backgroundColor": col})
+                       for cat, col in CATEGORY_COLORS.items() if cat != "feature"], className="legend-chips")
+    return html.Div([
+        html.H1("Feature ranking: which host counters carry the prediction"),
+        html.P("Stepwise OLS models rank their selected counters by the p-value of a t-test (HALWPE Tables "
+               "XIII–XV); NNLS, Lasso and Elastic Net by the size of the standardized coefficient; the Random "
+               "Forest by its share of the RSS decrease (RastSim Table 4) and by held-out permutation importance.",
+               className="lead"),
+        alert(error) if error else None,
+        card(html.Div([
+            field("Dataset", dropdown(f"{P}-dataset", datasets.options(), v["dataset"])),
+            field("Host", dropdown(f"{P}-host", ds.hosts, v["host"])),
+            field("Target", dropdown(f"{P}-target", ds.targets, v["target"])),
+            field("Metric", dropdown(f"{P}-metric", ds.metrics, v["metric"])),
+            field("Model", dropdown(f"{P}-model", ALL_MODELS, v["model"])),
+            field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"],
+                                    className="num-input")),
+        ], className="form-grid"), job_panel(P, request, "Rank features"), share_box(P)),
+        html.Div(id=f"{P}-summary"),
+        card(html.H2("Ranked features"), legend,
+             grid(f"{P}-grid", [
+                 num_col("rank", "rank", 0, 80), {"field": "feature", "minWidth": 220},
+                 {"field": "category", "minWidth": 120}, num_col("score", "score", 4),
+                 {"field": "pvalue", "headerName": "p-value", "type": "numericColumn",
+                  "valueFormatter": {"function": "params.value == null ? '–' : d3.format('.3~e')(params.value)"}},
+                 {"field": "coef", "headerName": "coefficient", "type": "numericColumn",
+                  "valueFormatter": {"function": "params.value == null ? '–' : d3.format('.4~g')(params.value)"}},
+                 num_col("std_coef", "std. coef", 4), num_col("permutation", "permutation (pp)", 3),
+                 {"field": "significant", "headerName": "p < 0.05"}],
+                 height=480, file_name="feature_ranking.csv", row_style=category_row_style())),
+        card(dcc.Graph(id=f"{P}-bars", figure=empty("Rank features to see the top counters"))),
+    ])
+
+
+register_dataset_dependents(P)
+register_url_sync(P, NAMES, FORM_IDS)
+register_job(P, FORM_IDS, lambda vals: _request({n: vals[f"{P}-{n}"] for n in NAMES}), ranking_result)
+register_csv(f"{P}-grid")
+
+
+@callback(Output(f"{P}-summary", "children"), Output(f"{P}-grid", "rowData"), Output(f"{P}-bars", "figure"),
+          Input(f"{P}-ready", "data"))
+def _render(ready):
+    res = jobs.get_result(ready["key"]) if ready else None
+    if not res:
+        return None, [], empty("Rank features to see the top counters")
+    top = res["features"][0]["feature"] if res["features"] else "–"
+    summary = card(html.Div([stat("model", res["model"], f"{P}-model-name"),
+                             stat("ranked features", str(len(res["features"])), f"{P}-n-ranked"),
+                             stat("top feature", top, f"{P}-top-feature"),
+                             stat("workloads", str(res["n_workloads"]))], className="stats"),
+                   html.P(f"Score: {res['kind']}.", className="hint"))
+    return summary, res["features"], ranking_bars(res)

@@ -1,0 +1,111 @@
+"""Generations side by side: one host, several targets (HALWPE Fig. 4, Tables 4-11)."""
+
+import dash
+from dash import Input, Output, callback, dcc, html
+
+from dashboard import datasets, jobs, tasks
+from dashboard.components import card, grid, num_col, register_csv
+from dashboard.figures import empty, side_by_side, speedups
+from dashboard.forms import field, dropdown, register_dataset_dependents, scenario_controls, scenario_params
+from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
+from dashboard.url_state import InvalidParameter, Param, parse
+
+dash.register_page(__name__, path="/generations", name="Generations", title="perfcast · generations", order=3)
+
+P = "generations"
+DEFAULT_TARGETS = ["Tesla-K40", "GTX-980", "Tesla-P100"]
+
+
+def _default_targets(v):
+    ts = datasets.get(v["dataset"]).targets
+    picked = [t for t in DEFAULT_TARGETS if t in ts and t != v["host"]]
+    return picked or [t for t in ts if t != v["host"]][:3] or ts[:1]
+
+
+BASE = [p for p in scenario_params(target=False)]
+JOB = BASE[:2] + [Param("targets", "multi", _default_targets, lambda v: datasets.get(v["dataset"]).targets)] + BASE[2:]
+JOB_NAMES = [p.name for p in JOB]
+VIEW = [Param("left", "choice", lambda v: v["targets"][0], lambda v: v["targets"]),
+        Param("right", "choice", lambda v: v["targets"][-1], lambda v: v["targets"])]
+PARAMS = JOB + VIEW
+FORM_IDS = [f"{P}-{n}" for n in JOB_NAMES]
+
+
+def _request(values: dict) -> dict:
+    params = parse(values, JOB)
+    if not params["targets"]:
+        raise InvalidParameter("targets", "choose at least one target")
+    if len(params["targets"]) > 8:
+        raise InvalidParameter("targets", "at most 8 targets at once")
+    key = jobs.result_key("generations", params, datasets.get(params["dataset"]).fingerprint)
+    return {"params": params, "key": key}
+
+
+def layout(**query):
+    error = None
+    try:
+        v = parse(query, PARAMS)
+    except (InvalidParameter, LookupError) as exc:
+        error, v = str(exc).strip("'\""), parse({}, PARAMS)
+    request = _request({k: v[k] for k in JOB_NAMES}) if query and not error else None
+    return html.Div([
+        html.H1("Generations side by side: one host, several targets"),
+        html.P("How much faster is each newer GPU on every workload, and how well does the ensemble predict "
+               "each one from the same host counters? Each target runs as its own scenario (cached and shared "
+               "with the Scenario page).", className="lead"),
+        alert(error) if error else None,
+        card(html.Div(scenario_controls(P, v, target=False, multi_targets=v["targets"]), className="form-grid"),
+             job_panel(P, request, "Compare generations"), share_box(P)),
+        card(dcc.Graph(id=f"{P}-speedup-graph", figure=empty("Compare generations to see per-workload speedups"))),
+        card(html.H2("Best model per target"),
+             grid(f"{P}-summary-grid", [
+                 {"field": "target"}, {"field": "best_model", "headerName": "best model", "minWidth": 160},
+                 num_col("e_out", "E_out %"), num_col("ir10", "IR@10 %", 1), num_col("ir20", "IR@20 %", 1),
+                 {"field": "best_nnls", "headerName": "best NNLS", "minWidth": 160},
+                 num_col("nnls_e_out", "NNLS E_out %"), num_col("baseline_e_out", "baseline E_out %"),
+                 num_col("n_workloads", "workloads", 0)], height=260, file_name="generations.csv")),
+        card(html.H2("Two scenarios side by side"),
+             html.Div([field("Left", dropdown(f"{P}-left", v["targets"], v["left"])),
+                       field("Right", dropdown(f"{P}-right", v["targets"], v["right"]))], className="form-grid"),
+             dcc.Graph(id=f"{P}-pair-graph", figure=empty("Compare generations first"))),
+    ])
+
+
+register_dataset_dependents(P, target=False, multi_targets=True)
+register_url_sync(P, JOB_NAMES + ["left", "right"], FORM_IDS + [f"{P}-left", f"{P}-right"])
+register_job(P, FORM_IDS, lambda vals: _request({n: vals[f"{P}-{n}"] for n in JOB_NAMES}), tasks.generations_result)
+register_csv(f"{P}-summary-grid")
+
+
+@callback(Output(f"{P}-left", "options"), Output(f"{P}-right", "options"), Input(f"{P}-targets", "value"))
+def _pair_options(targets):
+    return targets or [], targets or []
+
+
+@callback(Output(f"{P}-speedup-graph", "figure"), Output(f"{P}-summary-grid", "rowData"), Input(f"{P}-ready", "data"))
+def _render(ready):
+    res = jobs.get_result(ready["key"]) if ready else None
+    if not res:
+        return empty("Compare generations to see per-workload speedups"), []
+    fig = speedups(res) if res["speedup"] else empty("This dataset has no host metric column: no speedups")
+    return fig, res["summary"]
+
+
+@callback(Output(f"{P}-pair-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-left", "value"),
+          Input(f"{P}-right", "value"))
+def _pair(ready, left, right):
+    res = jobs.get_result(ready["key"]) if ready else None
+    if not res:
+        return empty("Compare generations first")
+    keys = res["scenario_keys"]
+    if left not in keys or right not in keys:
+        return empty("Choose two of the compared targets")
+    a, b = jobs.get_result(keys[left]), jobs.get_result(keys[right])
+    if a is None or b is None:
+        return empty("A scenario result expired from the cache: compare again")
+
+    def title(r, t):
+        best = next(m for m in r["models"] if m["model"] == r["best"]["overall"])
+        return f"{res['host']} → {t}: {best['model']} E_out {best['e_out']:.2f} %"
+
+    return side_by_side(a, b, title(a, left), title(b, right))

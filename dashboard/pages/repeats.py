@@ -1,0 +1,129 @@
+"""Repeated runs: the ±k·MAD outlier filter of HALWPE VI.A (Fig. 8), adjustable."""
+
+import dash
+import numpy as np
+from dash import Input, Output, callback, dcc, html
+
+from dashboard import datasets, store
+from dashboard.components import card, grid, num_col, register_csv, stat
+from dashboard.figures import empty, repeats
+from dashboard.forms import dropdown, field
+from dashboard.job_ui import alert, register_url_sync, share_box
+from dashboard.url_state import InvalidParameter, Param, parse
+from modeling import shipped
+from modeling.repeats import DEFAULT_K, mad_window
+
+dash.register_page(__name__, path="/repeats", name="Repeats", title="perfcast · repeated runs", order=4)
+
+P = "repeats"
+SHIPPED_MEASURES = ["duration", "elapsed_cycles_sm"]
+
+
+def raw_runs(ds_id: str):
+    """(frame, id column, measure columns) of a dataset's raw repeated runs."""
+    if ds_id == datasets.SHIPPED_ID:
+        raw = shipped.raw_launches().copy()
+        raw.insert(0, "workload", [f"calculate_temp:{int(a)}x{int(b)}"
+                                   for a, b in zip(raw["input_size_1"], raw["input_size_2"])])
+        return raw, "workload", SHIPPED_MEASURES
+    ds = datasets.get(ds_id)
+    if not ds.has_repeats:
+        raise LookupError(f"dataset {ds_id} has no repeated runs (no repeat column was mapped at upload)")
+    m = ds.mapping
+    return store.dataset_table(ds_id, raw=True), m["id_col"], list(m["targets"])
+
+
+def _repeat_datasets():
+    return [o for o in datasets.options() if o["value"] == datasets.SHIPPED_ID
+            or datasets.get(o["value"]).has_repeats]
+
+
+def _workloads(v):
+    frame, id_col, _ = raw_runs(v["dataset"])
+    return list(dict.fromkeys(frame[id_col].astype(str)))
+
+
+PARAMS = [
+    Param("dataset", "choice", datasets.SHIPPED_ID, lambda v: [o["value"] for o in _repeat_datasets()]),
+    Param("workload", "choice", lambda v: _workloads(v)[-1], _workloads),
+    Param("measure", "choice", lambda v: raw_runs(v["dataset"])[2][0], lambda v: raw_runs(v["dataset"])[2]),
+    Param("k", "float", DEFAULT_K, None, 0.5, 50),
+]
+
+
+def layout(**query):
+    error = None
+    try:
+        v = parse(query, PARAMS)
+    except (InvalidParameter, LookupError) as exc:
+        error, v = str(exc).strip("'\""), parse({}, PARAMS)
+    frame, id_col, measures = raw_runs(v["dataset"])
+    return html.Div([
+        html.H1("Repeated runs: which measurements to keep"),
+        html.P("Every workload is measured many times. Runs farther than k scaled median absolute deviations "
+               "(MAD = 1.4826 · median |x − median|) from the median are dropped before averaging; HALWPE uses "
+               "k = 7. Move k and see which runs go and how the aggregated value moves.", className="lead"),
+        alert(error) if error else None,
+        card(html.Div([
+            field("Dataset", dropdown(f"{P}-dataset", _repeat_datasets(), v["dataset"])),
+            field("Workload", dropdown(f"{P}-workload", _workloads(v), v["workload"])),
+            field("Measure", dropdown(f"{P}-measure", measures, v["measure"])),
+            field("Window k (MADs)", dcc.Slider(id=f"{P}-k", min=1, max=20, step=0.5, value=v["k"],
+                                                marks={i: str(i) for i in (1, 3, 5, 7, 10, 15, 20)},
+                                                tooltip={"placement": "bottom"})),
+        ], className="form-grid"), share_box(P)),
+        html.Div(id=f"{P}-summary"),
+        card(dcc.Graph(id=f"{P}-graph", figure=empty("Choose a workload"))),
+        card(html.H2("All workloads of this dataset at this k"),
+             grid(f"{P}-grid", [{"field": "workload", "minWidth": 220}, num_col("runs", "runs", 0),
+                                num_col("outliers", "outliers", 0), num_col("median", "median", 6),
+                                num_col("mean_all", "mean (all)", 6), num_col("mean_kept", "mean (kept)", 6),
+                                num_col("shift_pct", "shift %", 3)], height=320, file_name="repeats.csv")),
+    ])
+
+
+NAMES = ["dataset", "workload", "measure", "k"]
+register_url_sync(P, NAMES, [f"{P}-{n}" for n in NAMES])
+register_csv(f"{P}-grid")
+
+
+@callback(Output(f"{P}-workload", "options"), Output(f"{P}-workload", "value"),
+          Output(f"{P}-measure", "options"), Output(f"{P}-measure", "value"),
+          Input(f"{P}-dataset", "value"), prevent_initial_call=True)
+def _dataset_changed(ds_id):
+    v = parse({"dataset": ds_id}, PARAMS)
+    _, _, measures = raw_runs(ds_id)
+    return _workloads(v), v["workload"], measures, v["measure"]
+
+
+@callback(Output(f"{P}-graph", "figure"), Output(f"{P}-summary", "children"), Output(f"{P}-grid", "rowData"),
+          Input(f"{P}-dataset", "value"), Input(f"{P}-workload", "value"), Input(f"{P}-measure", "value"),
+          Input(f"{P}-k", "value"))
+def _render(ds_id, workload, measure, k):
+    try:
+        v = parse({"dataset": ds_id, "workload": workload, "measure": measure, "k": k}, PARAMS)
+    except (InvalidParameter, LookupError) as exc:
+        return empty("Invalid input"), alert(str(exc).strip("'\"")), []
+    frame, id_col, _ = raw_runs(v["dataset"])
+    rows = []
+    for wid, grp in frame.groupby(id_col, sort=False):
+        vals = grp[v["measure"]].to_numpy(float)
+        vals = vals[np.isfinite(vals)]
+        if not len(vals):
+            continue
+        w = mad_window(vals, v["k"])
+        rows.append({"workload": str(wid), "runs": len(vals), "outliers": w.n_outliers, "median": w.median,
+                     "mean_all": w.mean_all, "mean_kept": w.mean_inliers,
+                     "shift_pct": 100 * (w.mean_inliers - w.mean_all) / w.mean_all if w.mean_all else 0.0})
+    vals = frame.loc[frame[id_col].astype(str) == v["workload"], v["measure"]].to_numpy(float)
+    vals = vals[np.isfinite(vals)]
+    win = mad_window(vals, v["k"]).to_dict()
+    unit = "s" if v["measure"] == "duration" else ("cycles" if "cycles" in v["measure"] else "")
+    shift = 100 * (win["mean_inliers"] - win["mean_all"]) / win["mean_all"] if win["mean_all"] else 0.0
+    summary = card(html.Div([
+        stat("runs", str(len(vals)), f"{P}-runs"), stat("outliers dropped", str(win["n_outliers"]), f"{P}-outliers"),
+        stat("median", f"{win['median']:.4g}"), stat("scaled MAD", f"{win['mad']:.3g}"),
+        stat("mean of all runs", f"{win['mean_all']:.5g}"), stat("mean of kept runs", f"{win['mean_inliers']:.5g}",
+                                                                 f"{P}-mean-kept"),
+        stat("effect of filtering", f"{shift:+.3f} %", f"{P}-shift")], className="stats"))
+    return repeats(vals, win, f"{v['measure']} of {v['workload']}", unit), summary, rows

@@ -1,0 +1,200 @@
+"""Scenario: leaderboard, per-workload CPF/APE, inlier curves, tree sweep, step tables.
+
+HALWPE Tables IV-XII and Figs. 6, 7, 9-11; RastSim Table 2 and Figs. 11-15.
+"""
+
+import dash
+from dash import Input, Output, State, callback, dcc, html, no_update
+
+from dashboard import datasets, jobs, store, tasks
+from dashboard.components import card, grid, num_col, register_csv, stat
+from dashboard.figures import empty, inlier_curves, per_workload, tree_sweep
+from dashboard.forms import field, model_param, scenario_controls, scenario_params, register_dataset_dependents
+from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
+from dashboard.url_state import InvalidParameter, Param, parse, to_query
+from modeling.ensemble import ALL_MODELS
+
+dash.register_page(__name__, path="/scenario", name="Scenario", title="perfcast · scenario", order=1)
+
+P = "scenario"
+JOB_NAMES = ["dataset", "host", "target", "metric", "preset", "cv", "folds", "transform", "seed"]
+VIEW = [model_param("model", "RandomForest"), Param("steps", "choice", "OLS/Forward/BIC",
+                                                    [m for m in ALL_MODELS if "/" in m and m.count("/") == 2])]
+PARAMS = scenario_params() + VIEW
+FORM_IDS = [f"{P}-{n}" for n in JOB_NAMES]
+UNITS = {"duration": "s", "cycles": "cycles", "value": "target units"}
+
+
+def _job_request(values: dict) -> dict:
+    params = parse({k: v for k, v in values.items() if k in JOB_NAMES}, scenario_params())
+    return {"params": params, "key": tasks.scenario_key(params)}
+
+
+def _from_form(values: dict) -> dict:
+    return _job_request({n: values[f"{P}-{n}"] for n in JOB_NAMES})
+
+
+def _sweep_request(values: dict) -> dict:
+    req = _from_form(values)
+    p = req["params"]
+    key = jobs.result_key("sweep", {k: p[k] for k in ("dataset", "host", "target", "metric", "cv", "folds", "seed")},
+                          datasets.get(p["dataset"]).fingerprint)
+    return {"params": p, "key": key}
+
+
+def layout(**query):
+    error = None
+    try:
+        v = parse(query, PARAMS)
+    except (InvalidParameter, LookupError) as exc:
+        error = str(exc).strip("'\"")
+        v = parse({}, PARAMS)
+    request = _job_request(v) if query and not error else None
+    saved = store.list_scenarios("scenario")[:8]
+    return html.Div([
+        html.H1("Scenario: predict a target GPU from host counters"),
+        html.P("Train the HALWPE / RastSim ensemble on counters measured on the host, predict the target's run "
+               "time, and judge every model out of fold. Results are cached: a shared link opens instantly.",
+               className="lead"),
+        alert(error) if error else None,
+        card(html.Div(scenario_controls(P, v), className="form-grid"),
+             job_panel(P, request, "Run scenario"), share_box(P)),
+        html.Div(id=f"{P}-summary"),
+        card(html.H2("Leaderboard"),
+             html.P("E_out: mean APE of out-of-fold predictions (RastSim eq. 3). IR@T: share of workloads "
+                    "with APE ≤ T %. ★ best model, ◆ best non-negative (NNLS family) model.", className="hint"),
+             grid(f"{P}-leaderboard", [
+                 {"field": "mark", "headerName": "", "width": 50, "maxWidth": 60, "sortable": False},
+                 {"field": "model", "headerName": "model", "minWidth": 170},
+                 num_col("e_out", "E_out %"), num_col("e_out_fold_mean", "fold mean %"), num_col("e_in", "E_in %"),
+                 num_col("ir10", "IR@10 %", 1), num_col("ir20", "IR@20 %", 1),
+                 {"field": "features", "headerName": "features"}, num_col("fit_seconds", "fit s", 2)],
+                 height=520, file_name="leaderboard.csv")),
+        card(html.H2("Per-workload prediction"),
+             field("Model", dcc.Dropdown(id=f"{P}-model", options=ALL_MODELS, value=v["model"], clearable=False)),
+             dcc.Graph(id=f"{P}-workload-graph", figure=empty("Run the scenario to see predictions"))),
+        card(html.H2("Inlier ratios"),
+             field("Models", dcc.Dropdown(id=f"{P}-ir-models", options=ALL_MODELS, multi=True,
+                                          value=["RandomForest", "OLS/Forward/BIC", "NNLS/Backward/BIC"])),
+             dcc.Graph(id=f"{P}-ir-graph", figure=empty("Run the scenario to see inlier ratios"))),
+        card(html.H2("Stepwise selection steps"),
+             field("Stepwise model", dcc.Dropdown(id=f"{P}-steps", options=VIEW[1].options, value=v["steps"],
+                                                  clearable=False)),
+             grid(f"{P}-steps-grid", [{"field": "step", "width": 70}, {"field": "action"}, {"field": "feature",
+                                                                                              "minWidth": 220},
+                                      num_col("criterion", "AIC/BIC", 2), num_col("rss", "RSS", 6),
+                                      {"field": "n_features", "headerName": "features"}],
+                  height=300, file_name="steps.csv")),
+        card(html.H2("Random Forest tree sweep (RastSim 4.4)"),
+             html.P("E_out and inlier ratios of forests of 2, 4, …, 1024 trees on the same folds.", className="hint"),
+             job_panel(f"{P}-sweep", None, "Run tree sweep"),
+             dcc.Graph(id=f"{P}-sweep-graph", figure=empty("Run the tree sweep to see E_out per tree count"))),
+        card(html.H2("Saved scenarios"),
+             html.Div([dcc.Input(id=f"{P}-save-name", placeholder="name (optional)", className="text-input"),
+                       html.Button("Save this scenario", id=f"{P}-save", className="btn", n_clicks=0)],
+                      className="run-row"),
+             html.Div(id=f"{P}-save-status"),
+             html.Ul([html.Li(dcc.Link(f"{s['name']} — best {s['summary'].get('best')} "
+                                       f"E_out {s['summary'].get('e_out', 0):.2f} %",
+                                       href=f"/scenario?{s['summary'].get('query', '')}")) for s in saved],
+                     id=f"{P}-saved-list")),
+    ])
+
+
+register_dataset_dependents(P)
+register_url_sync(P, JOB_NAMES + ["model", "steps"], FORM_IDS + [f"{P}-model", f"{P}-steps"])
+register_job(P, FORM_IDS, _from_form, tasks.scenario_result)
+register_job(f"{P}-sweep", FORM_IDS, _sweep_request, tasks.sweep_result)
+register_csv(f"{P}-leaderboard")
+register_csv(f"{P}-steps-grid")
+
+
+def _result(ready):
+    return jobs.get_result(ready["key"]) if ready else None
+
+
+def leaderboard_rows(res: dict) -> list[dict]:
+    rows = []
+    for m in res["models"] + ([res["baseline"]] if res["baseline"].get("e_out") is not None else []):
+        mark = "★" if m["model"] == res["best"]["overall"] else ("◆" if m["model"] == res["best"]["nnls"] else "")
+        rows.append({"mark": mark, "model": m["model"], "e_out": m["e_out"], "e_out_fold_mean": m["e_out_fold_mean"],
+                     "e_in": m["e_in"], "ir10": m["inlier_ratio"]["10"], "ir20": m["inlier_ratio"]["20"],
+                     "features": f"{m['n_selected']}/{m['n_available']}", "fit_seconds": m["fit_seconds"]})
+    return sorted(rows, key=lambda r: r["e_out"])
+
+
+@callback(Output(f"{P}-summary", "children"), Output(f"{P}-leaderboard", "rowData"),
+          Output(f"{P}-model", "options"), Output(f"{P}-ir-models", "options"),
+          Input(f"{P}-ready", "data"))
+def _render(ready):
+    res = _result(ready)
+    if not res:
+        return None, [], no_update, no_update
+    s = res["scenario"]
+    best = res["best"]["overall"]
+    e_best = next(m["e_out"] for m in res["models"] if m["model"] == best)
+    names = [m["model"] for m in res["models"]] + ([res["baseline"]["model"]] if res["baseline"].get("model") else [])
+    summary = card(
+        html.Div([
+            stat("workloads", str(res["n_workloads"]), f"{P}-n-workloads"),
+            stat("features", str(res["n_features"])),
+            stat("best model", best, f"{P}-best-model"),
+            stat("best E_out", f"{e_best:.2f} %", f"{P}-best-eout"),
+            stat("baseline E_out",
+                 "–" if res["baseline"].get("e_out") is None else f"{res['baseline']['e_out']:.2f} %"),
+        ], className="stats"),
+        html.P(f"{res['dataset_name']}: {s.get('host')} → {s.get('target')}, {s.get('metric')}; "
+               f"{s['cv']} CV with {s['folds']} folds, transform {s['transform']}, seed {s['seed']}. "
+               f"Excluded (target ≤ 0 or ~0): {res['excluded_rows']}; not measured on both devices: "
+               f"{res.get('missing_rows', 0)}; constant features dropped: {len(res['dropped_constant'])}. "
+               f"Computed in {res['seconds']:.1f} s.", className="hint"))
+    return summary, leaderboard_rows(res), names, names
+
+
+@callback(Output(f"{P}-workload-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-model", "value"))
+def _workload_graph(ready, model):
+    res = _result(ready)
+    if not res:
+        return empty("Run the scenario to see predictions")
+    return per_workload(res, model, UNITS.get(res["params"]["metric"], ""))
+
+
+@callback(Output(f"{P}-ir-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-ir-models", "value"))
+def _ir_graph(ready, models):
+    res = _result(ready)
+    if not res:
+        return empty("Run the scenario to see inlier ratios")
+    return inlier_curves(res, models or [])
+
+
+@callback(Output(f"{P}-steps-grid", "rowData"), Input(f"{P}-ready", "data"), Input(f"{P}-steps", "value"))
+def _steps(ready, model):
+    res = _result(ready)
+    if not res:
+        return []
+    m = next((x for x in res["models"] if x["model"] == model), None)
+    if m is None or not m.get("steps"):
+        return []
+    return [{"step": s["step"], "action": s["action"], "feature": s["feature"] or "(start)",
+             "criterion": s["criterion"], "rss": s["rss"], "n_features": s["n_features"]} for s in m["steps"]]
+
+
+@callback(Output(f"{P}-sweep-graph", "figure"), Input(f"{P}-sweep-ready", "data"))
+def _sweep_graph(ready):
+    res = _result(ready)
+    return tree_sweep(res) if res else empty("Run the tree sweep to see E_out per tree count")
+
+
+@callback(Output(f"{P}-save-status", "children"), Input(f"{P}-save", "n_clicks"),
+          State(f"{P}-ready", "data"), State(f"{P}-save-name", "value"), prevent_initial_call=True)
+def _save(_n, ready, name):
+    res = _result(ready)
+    if not res:
+        return alert("Run the scenario first; then save it.", "info")
+    best = res["best"]["overall"]
+    m = next(x for x in res["models"] if x["model"] == best)
+    query = to_query(res["params"])[1:]
+    rec = store.save_scenario("scenario", res["params"], {"best": best, "e_out": m["e_out"],
+                                                          "ir10": m["inlier_ratio"]["10"],
+                                                          "n_workloads": res["n_workloads"], "query": query}, name)
+    return alert(["Saved as ", html.Strong(rec["name"]), f" ({rec['id']})."], "success")

@@ -1,0 +1,33 @@
+"""Where the dashboard keeps its state, and the limits it enforces.
+
+Everything mutable lives under one directory (``PERFCAST_VAR_DIR``, default
+``var/`` in the project) shared by all gunicorn workers and job processes:
+saved datasets and scenarios, the result cache and the job manager's cache.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("PERFCAST_VAR_DIR", ROOT / "var"))
+
+#: Largest upload accepted, checked on the server on the decoded size.
+MAX_UPLOAD_BYTES = int(os.environ.get("PERFCAST_MAX_UPLOAD_MB", 50)) * 1024 * 1024
+#: Largest table accepted (rows x columns are checked before any model runs).
+MAX_ROWS = 1_000_000
+MAX_COLUMNS = 5_000
+#: Jobs that may train at the same time on this machine (others queue).
+MAX_CONCURRENT_JOBS = int(os.environ.get("PERFCAST_MAX_JOBS", 2))
+#: Result cache bounds.
+RESULT_CACHE_BYTES = 1024**3
+RESULT_TTL_SECONDS = 30 * 24 * 3600
+#: Browser polling interval of background jobs (ms).
+POLL_MS = 300
+
+
+def var_path(*parts: str) -> Path:
+    p = VAR_DIR.joinpath(*parts)
+    p.mkdir(parents=True, exist_ok=True)
+    return p

@@ -1,0 +1,218 @@
+"""Saved datasets and scenarios on disk (JSON + Parquet, atomic writes).
+
+Layout under ``VAR_DIR``::
+
+    datasets/ds-<16 hex>/meta.json      mapping, display name, checksums
+    datasets/ds-<16 hex>/table.parquet  one row per workload (after repeat filtering)
+    datasets/ds-<16 hex>/raw.parquet    the rows as uploaded, when they hold repeats
+    scenarios/sc-<16 hex>.json          inputs + results summary of a saved run
+
+Ids are generated here, never taken from a user; a user's name for a dataset is
+kept as display text only. A dataset is written into a temporary directory and
+renamed into place (atomic on one filesystem), so a crash mid-save leaves the
+previous state; single files are written to a temp file, fsynced and renamed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import time
+import unicodedata
+from pathlib import Path
+
+import pandas as pd
+
+from dashboard.settings import var_path
+
+DATASET_ID = re.compile(r"^ds-[0-9a-f]{16}$")
+SCENARIO_ID = re.compile(r"^sc-[0-9a-f]{16}$")
+NAME_MAX = 120
+
+
+class NotFound(LookupError):
+    """A dataset or scenario id that does not exist (deleted, or never did)."""
+
+
+def clean_name(name: str | None, fallback: str = "untitled") -> str:
+    """Display text from a user-supplied name: no control characters, bounded length."""
+    text = "".join(ch for ch in str(name or "") if unicodedata.category(ch)[0] != "C").strip()
+    if len(text) > NAME_MAX:
+        text = text[: NAME_MAX - 1] + "…"
+    return text or fallback
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never half."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------- datasets
+
+def _datasets_dir() -> Path:
+    return var_path("datasets")
+
+
+def save_dataset(table: pd.DataFrame, name: str, mapping: dict, notes: dict | None = None,
+                 raw: pd.DataFrame | None = None) -> dict:
+    """Store a mapped workload table under a new id; returns its metadata."""
+    ds_id = "ds-" + secrets.token_hex(8)
+    root = _datasets_dir()
+    tmp = root / f".{ds_id}.{os.getpid()}.tmp"
+    tmp.mkdir()
+    try:
+        table.to_parquet(tmp / "table.parquet", index=False)
+        files = {"table.parquet": sha256_file(tmp / "table.parquet")}
+        if raw is not None:
+            raw.to_parquet(tmp / "raw.parquet", index=False)
+            files["raw.parquet"] = sha256_file(tmp / "raw.parquet")
+        meta = {"id": ds_id, "name": clean_name(name), "created": time.time(), "rows": int(len(table)),
+                "columns": [str(c) for c in table.columns], "mapping": mapping, "notes": notes or {},
+                "files": files}
+        for f in tmp.iterdir():
+            with open(f, "rb") as fh:
+                os.fsync(fh.fileno())
+        atomic_write_bytes(tmp / "meta.json", json.dumps(meta, indent=1).encode())
+        os.rename(tmp, root / ds_id)
+        _fsync_dir(root)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return meta
+
+
+def _dataset_dir(ds_id: str) -> Path:
+    if not isinstance(ds_id, str) or not DATASET_ID.match(ds_id):
+        raise NotFound(f"dataset {str(ds_id)[:40]!r} not found")
+    path = _datasets_dir() / ds_id
+    if not (path / "meta.json").exists():
+        raise NotFound(f"dataset {ds_id} not found (it may have been deleted)")
+    return path
+
+
+def dataset_meta(ds_id: str) -> dict:
+    return json.loads((_dataset_dir(ds_id) / "meta.json").read_text())
+
+
+def dataset_table(ds_id: str, raw: bool = False) -> pd.DataFrame:
+    path = _dataset_dir(ds_id) / ("raw.parquet" if raw else "table.parquet")
+    if not path.exists():
+        raise NotFound(f"dataset {ds_id} has no {'raw repeats' if raw else 'table'}")
+    return pd.read_parquet(path)
+
+
+def list_datasets() -> list[dict]:
+    out = []
+    for p in _datasets_dir().iterdir():
+        if DATASET_ID.match(p.name) and (p / "meta.json").exists():
+            try:
+                out.append(json.loads((p / "meta.json").read_text()))
+            except (OSError, ValueError):
+                continue
+    return sorted(out, key=lambda m: -m["created"])
+
+
+def delete_dataset(ds_id: str) -> None:
+    path = _dataset_dir(ds_id)
+    trash = path.with_name(f".{path.name}.deleted.{secrets.token_hex(4)}")
+    os.rename(path, trash)  # atomic disappearance, then clean up
+    shutil.rmtree(trash, ignore_errors=True)
+
+
+def verify_dataset(ds_id: str) -> bool:
+    """True when every stored file still has the checksum recorded at save time."""
+    meta = dataset_meta(ds_id)
+    root = _dataset_dir(ds_id)
+    return all(sha256_file(root / f) == h for f, h in meta["files"].items())
+
+
+# ---------------------------------------------------------------- scenarios
+
+def _scenarios_dir() -> Path:
+    return var_path("scenarios")
+
+
+def save_scenario(page: str, params: dict, summary: dict, name: str | None = None) -> dict:
+    sc_id = "sc-" + secrets.token_hex(8)
+    rec = {"id": sc_id, "page": page, "name": clean_name(name, fallback=f"{page} {time.strftime('%Y-%m-%d %H:%M')}"),
+           "created": time.time(), "params": params, "summary": summary}
+    atomic_write_bytes(_scenarios_dir() / f"{sc_id}.json", json.dumps(rec, indent=1).encode())
+    return rec
+
+
+def load_scenario(sc_id: str) -> dict:
+    if not isinstance(sc_id, str) or not SCENARIO_ID.match(sc_id):
+        raise NotFound(f"scenario {str(sc_id)[:40]!r} not found")
+    path = _scenarios_dir() / f"{sc_id}.json"
+    if not path.exists():
+        raise NotFound(f"scenario {sc_id} not found (it may have been deleted)")
+    return json.loads(path.read_text())
+
+
+def list_scenarios(page: str | None = None) -> list[dict]:
+    out = []
+    for p in _scenarios_dir().glob("sc-*.json"):
+        try:
+            rec = json.loads(p.read_text())
+        except (OSError, ValueError):
+            continue
+        if page is None or rec.get("page") == page:
+            out.append(rec)
+    return sorted(out, key=lambda r: -r["created"])
+
+
+def delete_scenario(sc_id: str) -> None:
+    load_scenario(sc_id)
+    (_scenarios_dir() / f"{sc_id}.json").unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------- staged uploads
+
+STAGE_ID = re.compile(r"^st-[0-9a-f]{16}$")
+
+
+def stage_upload(frame: pd.DataFrame, info: dict) -> str:
+    """Keep a parsed upload between the preview and the save step; returns its token."""
+    token = "st-" + secrets.token_hex(8)
+    root = var_path("staging")
+    tmp = root / f".{token}.parquet.tmp"
+    frame.to_parquet(tmp, index=False)
+    os.replace(tmp, root / f"{token}.parquet")
+    atomic_write_bytes(root / f"{token}.json", json.dumps(info).encode())
+    return token
+
+
+def staged_upload(token: str) -> tuple[pd.DataFrame, dict]:
+    if not isinstance(token, str) or not STAGE_ID.match(token):
+        raise NotFound("upload not found: upload the file again")
+    root = var_path("staging")
+    try:
+        return pd.read_parquet(root / f"{token}.parquet"), json.loads((root / f"{token}.json").read_text())
+    except FileNotFoundError:
+        raise NotFound("upload not found (expired): upload the file again") from None

@@ -1,0 +1,141 @@
+"""Upload handling: decode, parse, describe, and turn a column mapping into a dataset.
+
+Pure functions over bytes and DataFrames; the data page calls them.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+import numpy as np
+import pandas as pd
+
+from dashboard.settings import MAX_UPLOAD_BYTES
+from modeling.errors import DataError
+from modeling.repeats import DEFAULT_K, aggregate_repeats
+from modeling.tabular import Table, read_csv_bytes, read_parquet_bytes
+
+MIN_ROWS = 3
+MIN_FEATURES = 2
+
+
+def decode_upload(contents: str) -> bytes:
+    """Bytes of a ``dcc.Upload`` data URL, size-checked before decoding."""
+    if not isinstance(contents, str) or "," not in contents:
+        raise DataError("The upload did not arrive as a file; try again.")
+    b64 = contents.split(",", 1)[1]
+    if len(b64) * 3 // 4 > MAX_UPLOAD_BYTES:
+        raise DataError(f"The file is larger than the {MAX_UPLOAD_BYTES // 2**20} MB limit.")
+    try:
+        return base64.b64decode(b64, validate=True)
+    except (binascii.Error, ValueError):
+        raise DataError("The upload is corrupted (invalid base64); try again.") from None
+
+
+def parse_upload(raw: bytes, filename: str | None = None) -> Table:
+    if raw.startswith(b"PAR1"):
+        return read_parquet_bytes(raw)
+    name = (filename or "").lower()
+    if name.endswith((".pkl", ".pickle", ".joblib", ".npy", ".npz")):
+        raise DataError("Pickled or joblib files are never loaded; upload a CSV or Parquet table.")
+    return read_csv_bytes(raw)
+
+
+def describe_columns(table: Table) -> list[dict]:
+    """Per-column facts for the preview: kind, missing values, constant, conversions."""
+    out = []
+    for c in table.frame.columns:
+        s = table.frame[c]
+        numeric = pd.api.types.is_numeric_dtype(s)
+        vals = s.to_numpy(dtype=float) if numeric else None
+        n_missing = int((~np.isfinite(vals)).sum()) if numeric else int(s.isna().sum())
+        issues = []
+        if table.conversions.get(c):
+            issues.append(table.conversions[c])
+        if n_missing == len(s):
+            issues.append("all values empty")
+        elif numeric and np.nanmax(vals[np.isfinite(vals)]) == np.nanmin(vals[np.isfinite(vals)]):
+            issues.append("constant")
+        out.append({"column": str(c), "kind": "number" if numeric else "text", "missing": n_missing,
+                    "issues": "; ".join(issues)})
+    return out
+
+
+def guess_mapping(table: Table) -> dict:
+    df = table.frame
+    cols = [str(c) for c in df.columns]
+    text = [c for c in cols if not pd.api.types.is_numeric_dtype(df[c])]
+    lower = {c.lower(): c for c in cols}
+    id_col = lower.get("workload") or lower.get("id") or (text[0] if text else None)
+    group = lower.get("application") or lower.get("app") or lower.get("group")
+    repeat = lower.get("repeat") or lower.get("run")
+    return {"id_col": id_col, "group_col": group if group != id_col else None, "repeat_col": repeat}
+
+
+def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
+    """Validate a mapping and produce (table, raw or None, notes).
+
+    mapping: id_col, group_col (optional), targets (list), features (list, empty =
+    all other numeric), host_col (optional), repeat_col (optional).
+    """
+    cols = [str(c) for c in frame.columns]
+    id_col, group, host, rep = (mapping.get(k) or None for k in ("id_col", "group_col", "host_col", "repeat_col"))
+    targets = list(mapping.get("targets") or [])
+    named = [c for c in (id_col, group, host, rep, *targets, *(mapping.get("features") or [])) if c]
+    missing = [c for c in named if c not in cols]
+    if missing:
+        raise DataError(f"Column(s) not in the file: {', '.join(missing)}.")
+    if not id_col:
+        raise DataError("Choose the workload id column.")
+    if not targets:
+        raise DataError("Choose at least one target column (the metric measured on the target device).")
+    for t in targets:
+        if not pd.api.types.is_numeric_dtype(frame[t]):
+            raise DataError(f"Target column {t!r} is not numeric.")
+        bad = ~np.isfinite(frame[t].to_numpy(dtype=float))
+        if bad.any():
+            raise DataError(f"Target column {t!r} has {int(bad.sum())} missing, non-numeric or infinite values "
+                            f"(first at data row {int(np.flatnonzero(bad)[0]) + 1}); fix or remove those rows.")
+    if id_col in targets or (group and group in targets):
+        raise DataError("The id and group columns cannot also be targets.")
+    reserved = {id_col, group, rep, *targets}
+    feats = list(mapping.get("features") or [c for c in cols if c not in reserved
+                                                 and pd.api.types.is_numeric_dtype(frame[c])])
+    nonnum = [c for c in feats if not pd.api.types.is_numeric_dtype(frame[c])]
+    if nonnum:
+        raise DataError(f"Feature column(s) are not numeric: {', '.join(nonnum[:10])}.")
+    empty_cols = [c for c in feats if not np.isfinite(frame[c].to_numpy(dtype=float)).any()]
+    feats = [c for c in feats if c not in empty_cols]
+    if host and host not in feats:
+        feats.append(host)
+    notes = {}
+    if empty_cols:
+        notes["dropped_empty"] = empty_cols
+    raw = None
+    table = frame[[c for c in cols if c in {id_col, group, *targets, *feats}]].copy()
+    table[id_col] = table[id_col].astype(str)
+    if rep:
+        raw = frame.copy()
+        raw[id_col] = raw[id_col].astype(str)
+        table = aggregate_repeats(table, id_col, targets[0], k, keep_first=[group] if group else None)
+        notes["repeats"] = {"k": k, "measure": targets[0], "runs": int(len(frame)),
+                            "outliers": int(table["repeats_outliers"].sum())}
+        table = table.drop(columns=["repeats_total", "repeats_outliers"])
+    elif table[id_col].duplicated().any():
+        dup = table.loc[table[id_col].duplicated(), id_col].iloc[0]
+        raise DataError(f"Workload id {dup!r} appears more than once; map a repeat column or make ids unique.")
+    if len(table) < MIN_ROWS:
+        raise DataError(f"Only {len(table)} workload(s); at least {MIN_ROWS} are needed (and as many as the CV "
+                        "folds, 10 by default).")
+    X = table[feats].to_numpy(dtype=float)
+    usable = [c for j, c in enumerate(feats) if np.ptp(X[np.isfinite(X[:, j]), j]) > 0]
+    if len(usable) < MIN_FEATURES:
+        raise DataError(f"{len(usable)} usable feature column(s) (non-empty, not constant); at least "
+                        f"{MIN_FEATURES} are needed.")
+    const = [c for c in feats if c not in usable]
+    if const:
+        notes["constant"] = const
+    out_map = {"id_col": id_col, "group_col": group, "targets": targets, "features": feats, "host_col": host,
+               "repeat_col": rep}
+    return table.reset_index(drop=True), raw, out_map, notes

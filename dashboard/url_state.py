@@ -1,0 +1,89 @@
+"""Query string <-> typed, validated page parameters.
+
+Each page declares its parameters as a list of ``Param`` objects; ``parse``
+turns a query dict (from ``layout(**query)`` or from callback values, which a
+client can forge just as easily) into typed values, and raises
+``InvalidParameter`` naming the first bad one. ``to_query`` writes them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+
+class InvalidParameter(ValueError):
+    def __init__(self, name: str, why: str):
+        super().__init__(f"invalid parameter {name}: {why}")
+        self.name = name
+
+
+@dataclass
+class Param:
+    name: str
+    kind: str  # "choice" | "multi" | "int" | "float"
+    default: object = None
+    options: object = None  # list, or callable(values_so_far) -> list, for choice/multi
+    lo: float | None = None
+    hi: float | None = None
+
+    def allowed(self, values: dict) -> list:
+        opts = self.options(values) if callable(self.options) else self.options
+        return list(opts or [])
+
+    def parse(self, raw, values: dict):
+        if raw is None or raw == "" or raw == []:
+            default = self.default(values) if callable(self.default) else self.default
+            if default is None and self.kind != "multi":
+                raise InvalidParameter(self.name, "missing")
+            return default
+        if self.kind == "choice":
+            if not isinstance(raw, (str, int)) or isinstance(raw, bool):
+                raise InvalidParameter(self.name, f"expected one value, got {type(raw).__name__}")
+            allowed = self.allowed(values)
+            if str(raw) not in [str(a) for a in allowed]:
+                return self._bad(raw, allowed)
+            return next(a for a in allowed if str(a) == str(raw))
+        if self.kind == "multi":
+            items = raw.split(",") if isinstance(raw, str) else raw
+            if not isinstance(items, (list, tuple)):
+                raise InvalidParameter(self.name, "expected a list")
+            allowed = self.allowed(values)
+            out = []
+            for it in items:
+                if not isinstance(it, str) or it not in allowed:
+                    return self._bad(it, allowed)
+                if it not in out:
+                    out.append(it)
+            return out
+        try:
+            val = int(raw) if self.kind == "int" else float(raw)
+            if self.kind == "int" and isinstance(raw, float) and raw != int(raw):
+                raise ValueError
+        except (TypeError, ValueError, OverflowError):
+            what = "an integer" if self.kind == "int" else "a number"
+            raise InvalidParameter(self.name, f"{str(raw)[:40]!r} is not {what}") from None
+        if val != val or (self.lo is not None and val < self.lo) or (self.hi is not None and val > self.hi):
+            raise InvalidParameter(self.name, f"{val} is outside {self.lo:g} … {self.hi:g}")
+        return val
+
+    def _bad(self, raw, allowed):
+        shown = ", ".join(map(str, allowed[:12])) + (" …" if len(allowed) > 12 else "")
+        raise InvalidParameter(self.name, f"{str(raw)[:60]!r} is not one of: {shown}")
+
+
+def parse(query: dict, params: list[Param]) -> dict:
+    """Validate ``query`` against ``params`` in order (later options may depend on earlier values)."""
+    known = {p.name for p in params}
+    unknown = [k for k in query if k not in known]
+    if unknown:
+        raise InvalidParameter(unknown[0], "unknown parameter")
+    values: dict = {}
+    for p in params:
+        values[p.name] = p.parse(query.get(p.name), values)
+    return values
+
+
+def to_query(values: dict) -> str:
+    flat = {k: (",".join(v) if isinstance(v, (list, tuple)) else v) for k, v in values.items() if v is not None}
+    return "?" + urlencode(flat)
