@@ -99,13 +99,13 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
             return no_update, alert(str(exc).strip("'\""))
 
     @callback(Output(f"{prefix}-result", "data"), Output(f"{prefix}-pending", "data"),
-              Input(f"{prefix}-request", "data"))
+              Output(f"{prefix}-watchdog", "disabled"), Input(f"{prefix}-request", "data"))
     def _lookup(request):
         if not request:
-            return no_update, no_update
+            return no_update, no_update, no_update
         if jobs.get_result(request["key"]) is not None:
-            return {"key": request["key"]}, no_update
-        return no_update, request
+            return {"key": request["key"]}, no_update, no_update
+        return no_update, request, False
 
     @callback(Output(f"{prefix}-job-result", "data"), Input(f"{prefix}-pending", "data"),
               background=True, manager=jobs.background_manager(), interval=POLL_MS,
@@ -113,7 +113,6 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
               progress_default=["0", ""],
               running=[(Output(f"{prefix}-run", "disabled"), True, False),
                        (Output(f"{prefix}-cancel", "disabled"), False, True),
-                       (Output(f"{prefix}-watchdog", "disabled"), False, True),
                        (Output(f"{prefix}-progress-box", "style"), {"display": "flex"}, {"display": "none"})],
               cancel=[Input(f"{prefix}-cancel", "n_clicks")],
               prevent_initial_call=True)
@@ -125,6 +124,7 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
                             progress=lambda frac, label: set_progress((f"{frac:.3f}", label)))
 
     @callback(Output(f"{prefix}-ready", "data"), Output(f"{prefix}-job-status", "children"),
+              Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
               Input(f"{prefix}-result", "data"), Input(f"{prefix}-job-result", "data"),
               prevent_initial_call=True)
     def _ready(cached, from_job):
@@ -132,22 +132,28 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
 
         got = cached if ctx.triggered_id == f"{prefix}-result" else from_job
         if not got:
-            return no_update, no_update
+            return no_update, no_update, no_update
         if got.get("error"):
-            return None, alert(got["error"])
+            return None, alert(got["error"]), True
         if jobs.get_result(got["key"]) is None:
-            return None, alert("The result is no longer in the cache: run again.")
-        return {"key": got["key"]}, None
+            return None, alert("The result is no longer in the cache: run again."), True
+        return {"key": got["key"]}, None, True
 
     @callback(Output(f"{prefix}-job-status", "children", allow_duplicate=True),
+              Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
               Input(f"{prefix}-watchdog", "n_intervals"), State(f"{prefix}-pending", "data"),
               prevent_initial_call=True)
     def _watchdog(_n, pending):
+        # a job that dies answers nothing to the browser: its status record and
+        # the liveness of its pid are the only way to tell
         if pending and jobs.job_failed(pending["key"]):
-            return alert("The job failed: its process stopped before finishing. Run again.")
-        return no_update
+            return alert("The job failed: its process stopped before finishing. Run again."), True
+        return no_update, no_update
 
     @callback(Output(f"{prefix}-job-status", "children", allow_duplicate=True),
+              Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
               Input(f"{prefix}-cancel", "n_clicks"), prevent_initial_call=True)
     def _cancelled(n):
-        return alert("Cancelled. Change the inputs or run again.", kind="info") if n else no_update
+        if not n:
+            return no_update, no_update
+        return alert("Cancelled. Change the inputs or run again.", kind="info"), True

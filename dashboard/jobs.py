@@ -35,12 +35,25 @@ def background_manager():
     return DiskcacheManager(cache, cache_by=[lambda: modeling.__version__], expire=RESULT_TTL_SECONDS)
 
 
-@lru_cache(maxsize=1)
+_RESULTS: dict = {}
+
+
 def results():
+    """The result cache, opened once per process (a job is a forked child: it must
+    not reuse its parent's SQLite connection)."""
     import diskcache
 
-    return diskcache.Cache(str(var_path("results")), size_limit=RESULT_CACHE_BYTES,
-                           eviction_policy="least-recently-used", timeout=30)
+    pid = os.getpid()
+    if pid not in _RESULTS:
+        # the parent's entry stays referenced: closing an inherited SQLite
+        # connection in a child can unlink the WAL files the parent still uses
+        # rollback journal, not WAL: jobs are forked children of a threaded server,
+        # and a WAL index shared across fork() was seen to hide a child's writes
+        # from its parent until the child exited
+        _RESULTS[pid] = diskcache.Cache(str(var_path("results")), size_limit=RESULT_CACHE_BYTES,
+                                        eviction_policy="least-recently-used", timeout=30,
+                                        sqlite_journal_mode="delete")
+    return _RESULTS[pid]
 
 
 def result_key(kind: str, params: dict, fingerprint: str) -> str:

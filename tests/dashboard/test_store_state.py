@@ -1,0 +1,164 @@
+"""Store, URL state and upload handling as plain functions (no browser)."""
+
+import base64
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dashboard import datasets, jobs, store, uploads
+from dashboard.forms import scenario_params
+from dashboard.url_state import InvalidParameter, Param, parse, to_query
+from modeling.apply import align_columns
+from modeling.errors import DataError
+
+
+@pytest.fixture()
+def var(tmp_path, monkeypatch):
+    monkeypatch.setattr("dashboard.settings.VAR_DIR", tmp_path)
+    monkeypatch.setattr("dashboard.jobs._RESULTS", {})
+    return tmp_path
+
+
+def _table(n=12):
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"workload": [f"w{i}" for i in range(n)], "x1": rng.random(n), "x2": rng.random(n),
+                         "t": rng.random(n) + 1})
+
+
+MAP = {"id_col": "workload", "group_col": None, "targets": ["t"], "features": ["x1", "x2"], "host_col": None,
+       "repeat_col": None}
+
+
+def test_dataset_roundtrip_checksums_and_restart(var):
+    meta = store.save_dataset(_table(), "bench", MAP)
+    assert store.DATASET_ID.match(meta["id"])
+    # a "restart": nothing in memory, everything read back from disk
+    again = json.loads((var / "datasets" / meta["id"] / "meta.json").read_text())
+    assert again == store.dataset_meta(meta["id"])
+    assert store.verify_dataset(meta["id"])
+    pd.testing.assert_frame_equal(store.dataset_table(meta["id"]), _table())
+    store.delete_dataset(meta["id"])
+    with pytest.raises(store.NotFound, match="not found"):
+        store.dataset_meta(meta["id"])
+
+
+def test_crash_mid_save_leaves_nothing_half_written(var, monkeypatch):
+    good = store.save_dataset(_table(), "good", MAP)
+
+    def boom(*a, **k):
+        raise OSError("No space left on device")
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", boom)
+    with pytest.raises(OSError):
+        store.save_dataset(_table(), "bad", MAP)
+    assert [m["id"] for m in store.list_datasets()] == [good["id"]]
+    assert not [p for p in (var / "datasets").iterdir() if p.name.startswith(".")]
+    assert store.verify_dataset(good["id"])
+
+
+@pytest.mark.parametrize("name", ["../../x", "a\x00b", "CON", "x" * 5000, "🚀 run", "<img onerror=alert(1)>"])
+def test_user_names_are_text_only(var, name):
+    meta = store.save_dataset(_table(), name, MAP)
+    assert meta["id"].startswith("ds-") and "/" not in meta["id"]
+    assert "\x00" not in meta["name"] and len(meta["name"]) <= store.NAME_MAX
+    assert (var / "datasets" / meta["id"]).is_dir()
+    assert sorted(p.name for p in (var / "datasets").iterdir()) == [meta["id"]]
+
+
+def test_scenarios_survive_restart(var):
+    rec = store.save_scenario("scenario", {"host": "GTX-680"}, {"best": "OLS", "e_out": 3.2}, "mine")
+    assert store.load_scenario(rec["id"]) == rec
+    assert store.list_scenarios("scenario")[0]["id"] == rec["id"]
+    with pytest.raises(store.NotFound):
+        store.load_scenario("sc-../../etc")
+
+
+def test_url_state_validates_and_roundtrips():
+    v = parse({}, scenario_params())
+    assert v["host"] == "GTX-680" and v["target"] == "GTX-980" and v["folds"] == 10
+    q = to_query(v)
+    assert parse(dict(kv.split("=") for kv in q[1:].split("&")), scenario_params()) == v
+    for bad, name in [({"host": "NOPE"}, "host"), ({"folds": "1e9"}, "folds"), ({"seed": "x"}, "seed"),
+                      ({"cv": ["kfold"]}, "cv"), ({"zzz": "1"}, "zzz"), ({"transform": {"a": 1}}, "transform")]:
+        with pytest.raises(InvalidParameter, match=f"invalid parameter {name}"):
+            parse(bad, scenario_params())
+    with pytest.raises(LookupError, match="not found"):
+        parse({"dataset": "ds-0123456789abcdef"}, scenario_params())
+    multi = Param("m", "multi", [], ["a", "b"])
+    assert multi.parse("a,b,a", {}) == ["a", "b"]
+    with pytest.raises(InvalidParameter):
+        multi.parse(["a", 3], {})
+
+
+def test_upload_size_and_kind_checks(monkeypatch):
+    monkeypatch.setattr("dashboard.uploads.MAX_UPLOAD_BYTES", 1000)
+    big = "data:text/csv;base64," + base64.b64encode(b"a,b\n" + b"1,2\n" * 400).decode()
+    with pytest.raises(DataError, match="larger than"):
+        uploads.decode_upload(big)
+    with pytest.raises(DataError, match="corrupted"):
+        uploads.decode_upload("data:text/csv;base64,@@@")
+    with pytest.raises(DataError, match="never loaded"):
+        uploads.parse_upload(b"anything", "model.joblib")
+
+
+def test_huge_tables_are_refused_before_parsing():
+    with pytest.raises(DataError, match="rows"):
+        uploads.parse_upload(b"a\n" + b"1\n" * 10_000_001)
+    with pytest.raises(DataError, match="columns"):
+        uploads.parse_upload(",".join(f"c{i}" for i in range(10_000)).encode() + b"\n" + b"1," * 9999 + b"1\n")
+
+
+def test_mapping_rules():
+    df = _table()
+    table, raw, mapping, notes = uploads.build_dataset(df, {"id_col": "workload", "targets": ["t"]})
+    assert mapping["features"] == ["x1", "x2"] and raw is None
+    with pytest.raises(DataError, match="at least 3"):
+        uploads.build_dataset(df.head(2), {"id_col": "workload", "targets": ["t"]})
+    with pytest.raises(DataError, match="usable feature"):
+        uploads.build_dataset(df.assign(x2=1.0), {"id_col": "workload", "targets": ["t"]})
+    with pytest.raises(DataError, match="more than once"):
+        uploads.build_dataset(pd.concat([df, df]), {"id_col": "workload", "targets": ["t"]})
+    empty = df.assign(x3=np.nan)
+    _, _, m, notes = uploads.build_dataset(empty, {"id_col": "workload", "targets": ["t"]})
+    assert notes["dropped_empty"] == ["x3"] and "x3" not in m["features"]
+
+
+def test_repeats_are_filtered_then_averaged():
+    rows = []
+    for i, w in enumerate(("a", "b", "c")):
+        for r in range(9):
+            rows.append({"workload": w, "run": r, "f1": r + i, "f2": 2.0 * r + i * i, "t": 100.0 + (r % 3) * 0.1})
+    rows.append({"workload": "a", "run": 9, "f1": 4, "f2": 8, "t": 1e6})  # a wild run
+    df = pd.DataFrame(rows)
+    table, raw, mapping, notes = uploads.build_dataset(df, {"id_col": "workload", "targets": ["t"],
+                                                            "repeat_col": "run", "features": ["f1", "f2"]})
+    assert len(table) == 3 and len(raw) == 28 and notes["repeats"]["outliers"] == 1
+    assert table.loc[table.workload == "a", "t"].item() == pytest.approx(100.1)
+
+
+def test_prediction_columns_must_match_by_name():
+    X = np.arange(6.0).reshape(2, 3)
+    Xa, extra = align_columns(["b", "a"], ["a", "b", "c"], X)
+    assert Xa.tolist() == [[1.0, 0.0], [4.0, 3.0]] and extra == ["c"]
+    with pytest.raises(DataError, match="lacks feature column.*z"):
+        align_columns(["a", "z"], ["a", "b", "c"], X)
+
+
+def test_job_errors_and_failures_are_reported(var):
+    out = jobs.run_job("scenario-test-err", lambda report: (_ for _ in ()).throw(DataError("bad input here")))
+    assert out == {"key": "scenario-test-err", "error": "bad input here"}
+    assert jobs.status("scenario-test-err")["state"] == "error"
+    jobs.set_status("scenario-dead", "running")
+    jobs.results().set("status:scenario-dead", {"state": "running", "pid": 2**22 + 12345, "t": 0})
+    assert jobs.job_failed("scenario-dead")
+    ok = jobs.run_job("scenario-ok", lambda report: {"v": 1})
+    assert ok == {"key": "scenario-ok"} and jobs.get_result("scenario-ok") == {"v": 1}
+    assert not jobs.job_failed("scenario-ok")
+    assert jobs.status("scenario-ok")["pid"] == os.getpid()
+
+
+def test_shipped_dataset_view():
+    ds = datasets.get("rodinia")
+    assert "GTX-680" in ds.hosts and ds.metrics == ["duration", "cycles"] and len(ds.fingerprint) == 16

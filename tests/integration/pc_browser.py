@@ -1,0 +1,79 @@
+"""Shared helpers of the browser tests (dash_duo, headless Chromium)."""
+
+import os
+import time
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.support.ui import WebDriverWait
+
+SHOTS = Path(os.environ.get("PERFCAST_SCREENSHOT_DIR", Path(__file__).resolve().parents[2] / "screenshots"))
+
+
+def start(dash_duo, app, path="/"):
+    dash_duo.driver.set_window_size(1280, 800)
+    dash_duo.start_server(app)
+    if path != "/":
+        dash_duo.driver.get(dash_duo.server_url + path)
+    return dash_duo
+
+
+def wait_text(dash_duo, selector, timeout=60):
+    """Wait until ``selector`` has non-empty text; returns it."""
+    def has_text(_):
+        els = dash_duo.driver.find_elements("css selector", selector)
+        return els[0].text.strip() if els and els[0].text.strip() else False
+    return WebDriverWait(dash_duo.driver, timeout, poll_frequency=0.1).until(has_text)
+
+
+def share_link(dash_duo, prefix, timeout=20):
+    def link(_):
+        v = dash_duo.driver.find_element("id", f"{prefix}-share").get_attribute("value")
+        return v if v and "?" in v else False
+    return WebDriverWait(dash_duo.driver, timeout).until(link)
+
+
+def fresh_browser():
+    """A second, separate headless Chromium: the colleague who opens a shared link."""
+    o = Options()
+    for a in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800"):
+        o.add_argument(a)
+    return webdriver.Chrome(options=o)
+
+
+def text_in(driver, selector, timeout=30):
+    def has(_):
+        els = driver.find_elements("css selector", selector)
+        return els[0].text.strip() if els and els[0].text.strip() else False
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(has)
+
+
+def screenshot(driver, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    time.sleep(0.5)
+    h = driver.execute_script("return document.body.scrollHeight")
+    driver.set_window_size(1280, max(800, min(h, 5000)))
+    time.sleep(0.5)
+    driver.save_screenshot(str(SHOTS / f"{name}.png"))
+    driver.set_window_size(1280, 800)
+
+
+def choose(dash_duo, selector, text):
+    """Pick ``text`` in a dcc.Dropdown the way a user does: open, type, click."""
+    dash_duo.wait_for_element(selector, timeout=15).click()
+    search = dash_duo.wait_for_element(".dash-dropdown-search")
+    search.send_keys(text)
+
+    def option(_):
+        for o in dash_duo.driver.find_elements("css selector", ".dash-dropdown-option"):
+            if o.text == text:
+                return o
+        return False
+    WebDriverWait(dash_duo.driver, 10).until(option).click()
+    dash_duo.wait_for_contains_text(selector, text, timeout=10)
+
+
+def present(driver, selector, timeout=30):
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
+        lambda d: d.find_elements("css selector", selector) or False)

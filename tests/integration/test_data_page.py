@@ -1,0 +1,78 @@
+"""Upload, map and save a dataset in the browser, then run a scenario on it; bad files are refused."""
+
+import numpy as np
+import pandas as pd
+
+from dashboard import store
+from modeling.ensemble import run_ensemble
+from modeling.scenario import table_scenario
+from pc_browser import choose, screenshot, start, wait_text
+
+
+def _good_csv(tmp_path):
+    rng = np.random.default_rng(3)
+    n = 40
+    a, b, c = rng.uniform(1, 10, n), rng.uniform(1, 5, n), rng.uniform(0, 1, n)
+    df = pd.DataFrame({"workload": [f"w{i}" for i in range(n)], "application": [f"app{i % 5}" for i in range(n)],
+                       "instructions": a, "loads": b, "noise": c, "host_time": 2 * a + b,
+                       "target_time": 3 * a + 0.5 * b + 0.01 * rng.standard_normal(n)})
+    path = tmp_path / "my workloads.csv"
+    df.to_csv(path, sep=";", index=False)
+    return path, df
+
+
+def test_upload_map_save_and_run(dash_duo, perfcast_app, tmp_path):
+    path, df = _good_csv(tmp_path)
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_element("#data-upload input[type=file]").send_keys(str(path))
+    dash_duo.wait_for_contains_text("#data-upload-status", "delimiter: semicolon", timeout=20)
+    dash_duo.wait_for_contains_text("#data-preview", "w0", timeout=10)
+    choose(dash_duo, "#data-targets", "target_time")
+    choose(dash_duo, "#data-host-col", "host_time")
+    screenshot(dash_duo.driver, "data")
+    dash_duo.find_element("#data-save").click()
+    dash_duo.wait_for_contains_text("#data-save-status", "Saved 40 workloads", timeout=20)
+    meta = store.list_datasets()[0]
+    assert meta["mapping"]["targets"] == ["target_time"] and meta["mapping"]["group_col"] == "application"
+    assert store.verify_dataset(meta["id"])
+    dash_duo.wait_for_contains_text("#data-datasets", meta["id"])
+
+    dash_duo.driver.get(dash_duo.server_url + f"/scenario?dataset={meta['id']}&target=target_time&folds=5")
+    eout = wait_text(dash_duo, "#scenario-best-eout", timeout=120)
+    s = table_scenario(store.dataset_table(meta["id"]), "target_time", "application", "workload",
+                       meta["mapping"]["features"], "host_time")
+    res = run_ensemble(s["X"], s["y"], models="halwpe", folds=5, host_index=s["host_index"], seed=0,
+                       groups=s["groups"], drop_constant=True)
+    assert eout == f"{res.best().e_out:.2f} %"
+
+
+def test_bad_uploads_are_refused_with_a_message(dash_duo, perfcast_app, tmp_path):
+    before = len(store.list_datasets())
+    start(dash_duo, perfcast_app, "/data")
+    cases = [
+        ("latin1.csv", "a,b\n1,caf\xe9\n".encode("cp1252"), "not UTF-8"),
+        ("dups.csv", b"a,a,b\n1,2,3\n", "Duplicate column names: a"),
+        ("ragged.csv", b"a,b\n1,2\n3,4,5\n", "Row 3 has 3 fields"),
+        ("empty.csv", b"a,b,c\n", "no data rows"),
+        ("model.pkl", b"\x80\x04\x95junk", "Pickled or joblib files are never loaded"),
+        ("sheet.csv", b"PK\x03\x04rest-of-a-zip", "Excel"),
+    ]
+    for name, content, message in cases:
+        p = tmp_path / name
+        p.write_bytes(content)
+        dash_duo.find_element("#data-upload input[type=file]").send_keys(str(p))
+        dash_duo.wait_for_contains_text("#data-upload-status", message, timeout=15)
+        assert "Nothing was imported" in dash_duo.find_element("#data-upload-status").text
+    assert len(store.list_datasets()) == before
+
+
+def test_save_refuses_a_target_with_missing_values(dash_duo, perfcast_app, tmp_path):
+    p = tmp_path / "nan_target.csv"
+    p.write_text("workload,x1,x2,t\nw1,1,2,3\nw2,2,3,N/A\nw3,3,1,5\nw4,4,4,6\n")
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_element("#data-upload input[type=file]").send_keys(str(p))
+    dash_duo.wait_for_contains_text("#data-columns", "1 empty/N/A values", timeout=15)
+    choose(dash_duo, "#data-targets", "t")
+    dash_duo.find_element("#data-save").click()
+    dash_duo.wait_for_contains_text("#data-save-status", "Target column 't' has 1 missing", timeout=15)
+    assert "Not saved" in dash_duo.find_element("#data-save-status").text
