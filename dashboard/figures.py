@@ -134,7 +134,10 @@ def side_by_side(left: dict, right: dict, left_title: str, right_title: str, uni
                         hovertemplate="%{customdata}<br>predicted %{y:.4g}<extra></extra>", row=1, col=col)
     fig.update_yaxes(type="log", title_text=f"target ({unit}, log)", row=1, col=1)
     fig.update_xaxes(title_text="workloads, ordered by observed")
-    return _layout(fig, height=420)
+    _layout(fig, height=440)
+    fig.update_layout(legend=dict(orientation="h", y=-0.2, yanchor="top", x=0.5, xanchor="center"),
+                      margin=dict(t=40, b=90))
+    return fig
 
 
 def repeats(values, window: dict, label: str, unit: str = "s"):
