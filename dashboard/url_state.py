@@ -87,3 +87,11 @@ def parse(query: dict, params: list[Param]) -> dict:
 def to_query(values: dict) -> str:
     flat = {k: (",".join(v) if isinstance(v, (list, tuple)) else v) for k, v in values.items() if v is not None}
     return "?" + urlencode(flat)
+
+
+def parse_or_default(query: dict, params: list[Param]) -> tuple[dict, str | None]:
+    """Values of a page's link, or its defaults plus the message saying what was wrong."""
+    try:
+        return parse(query, params), None
+    except (InvalidParameter, LookupError) as exc:
+        return parse({}, params), str(exc).strip("'\"")

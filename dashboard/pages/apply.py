@@ -8,7 +8,7 @@ from dashboard.components import card, grid, num_col, register_csv, stat
 from dashboard.figures import applied, empty
 from dashboard.forms import TRANSFORM_LABELS, DatasetParam, dropdown, field
 from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
-from dashboard.url_state import InvalidParameter, Param, parse
+from dashboard.url_state import InvalidParameter, Param, parse, parse_or_default
 from modeling.ensemble import ALL_MODELS
 
 dash.register_page(__name__, path="/apply", name="Apply", title="perfcast · apply a model", order=5)
@@ -54,11 +54,7 @@ def _request(values: dict) -> dict:
 
 
 def layout(**query):
-    error = None
-    try:
-        v = parse(query, PARAMS)
-    except (InvalidParameter, LookupError) as exc:
-        error, v = str(exc).strip("'\""), parse({}, PARAMS)
+    v, error = parse_or_default(query, PARAMS)
     request = None
     if query and not error:
         try:

@@ -9,7 +9,7 @@ from dashboard.figures import CATEGORY_COLORS, empty, ranking_bars
 from dashboard.forms import dropdown, field, model_param, register_dataset_dependents, scenario_params
 from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
 from dashboard.tasks import ranking_result
-from dashboard.url_state import InvalidParameter, parse
+from dashboard.url_state import parse, parse_or_default
 from modeling.ensemble import ALL_MODELS
 
 dash.register_page(__name__, path="/features", name="Features", title="perfcast · feature ranking", order=2)
@@ -28,11 +28,7 @@ def _request(values: dict) -> dict:
 
 
 def layout(**query):
-    error = None
-    try:
-        v = parse(query, PARAMS)
-    except (InvalidParameter, LookupError) as exc:
-        error, v = str(exc).strip("'\""), parse({}, PARAMS)
+    v, error = parse_or_default(query, PARAMS)
     ds = datasets.get(v["dataset"])
     request = _request(v) if query and not error else None
     legend = html.Div([html.Span(cat, className="legend-chip", style={"backgroundColor": col})

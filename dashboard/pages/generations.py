@@ -8,7 +8,7 @@ from dashboard.components import card, grid, num_col, register_csv
 from dashboard.figures import empty, side_by_side, speedups
 from dashboard.forms import field, dropdown, register_dataset_dependents, scenario_controls, scenario_params
 from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
-from dashboard.url_state import InvalidParameter, Param, parse
+from dashboard.url_state import InvalidParameter, Param, parse, parse_or_default
 
 dash.register_page(__name__, path="/generations", name="Generations", title="perfcast · generations", order=3)
 
@@ -42,11 +42,7 @@ def _request(values: dict) -> dict:
 
 
 def layout(**query):
-    error = None
-    try:
-        v = parse(query, PARAMS)
-    except (InvalidParameter, LookupError) as exc:
-        error, v = str(exc).strip("'\""), parse({}, PARAMS)
+    v, error = parse_or_default(query, PARAMS)
     request = _request({k: v[k] for k in JOB_NAMES}) if query and not error else None
     return html.Div([
         html.H1("Generations side by side: one host, several targets"),

@@ -9,7 +9,7 @@ from dashboard.components import card, grid, num_col, register_csv, stat
 from dashboard.figures import empty, repeats
 from dashboard.forms import dropdown, field
 from dashboard.job_ui import alert, register_url_sync, share_box
-from dashboard.url_state import InvalidParameter, Param, parse
+from dashboard.url_state import InvalidParameter, Param, parse, parse_or_default
 from modeling import shipped
 from modeling.repeats import DEFAULT_K, mad_window
 
@@ -52,11 +52,7 @@ PARAMS = [
 
 
 def layout(**query):
-    error = None
-    try:
-        v = parse(query, PARAMS)
-    except (InvalidParameter, LookupError) as exc:
-        error, v = str(exc).strip("'\""), parse({}, PARAMS)
+    v, error = parse_or_default(query, PARAMS)
     frame, id_col, measures = raw_runs(v["dataset"])
     return html.Div([
         html.H1("Repeated runs: which measurements to keep"),

@@ -11,7 +11,7 @@ from dashboard.components import card, grid, num_col, register_csv, stat
 from dashboard.figures import empty, inlier_curves, per_workload, tree_sweep
 from dashboard.forms import field, model_param, scenario_controls, scenario_params, register_dataset_dependents
 from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
-from dashboard.url_state import InvalidParameter, Param, parse, to_query
+from dashboard.url_state import Param, parse, parse_or_default, to_query
 from modeling.ensemble import ALL_MODELS
 
 dash.register_page(__name__, path="/scenario", name="Scenario", title="perfcast · scenario", order=1)
@@ -43,12 +43,7 @@ def _sweep_request(values: dict) -> dict:
 
 
 def layout(**query):
-    error = None
-    try:
-        v = parse(query, PARAMS)
-    except (InvalidParameter, LookupError) as exc:
-        error = str(exc).strip("'\"")
-        v = parse({}, PARAMS)
+    v, error = parse_or_default(query, PARAMS)
     request = _job_request(v) if query and not error else None
     saved = store.list_scenarios("scenario")[:8]
     return html.Div([
