@@ -56,17 +56,18 @@ class DatasetView:
             w = shipped.workloads().set_index("workload")
             return w[f"{shipped.METRICS[metric]}@{host}"]
         hc = self.mapping.get("host_col")
-        if not hc:
-            return None
-        df = store.dataset_table(self.id)
-        return df.set_index(self.mapping["id_col"])[hc] if self.mapping.get("id_col") else df[hc]
+        return self._column(hc) if hc else None
 
     def target_values(self, target: str, metric: str) -> pd.Series:
         if self.kind == "shipped":
             w = shipped.workloads().set_index("workload")
             return w[f"{shipped.METRICS[metric]}@{target}"]
+        return self._column(target)
+
+    def _column(self, col: str) -> pd.Series:
+        """One column of an uploaded table, indexed by workload id."""
         df = store.dataset_table(self.id)
-        return df.set_index(self.mapping["id_col"])[target] if self.mapping.get("id_col") else df[target]
+        return df.set_index(self.mapping["id_col"])[col] if self.mapping.get("id_col") else df[col]
 
     def applications(self) -> list:
         if self.kind == "shipped":

@@ -30,22 +30,12 @@ def empty(message: str):
     return _layout(fig, height=300)
 
 
-def per_workload(result: dict, model: str, unit: str = "s", title: str | None = None):
-    """Observed and out-of-fold predicted target per workload, APE bars on a second axis
-    (HALWPE Figs. 6-7, RastSim Figs. 14-15); workloads ordered by observed value."""
-    obs = np.asarray(result["observed"], float)
-    m = next((x for x in result["models"] if x["model"] == model), None)
-    if m is None and result["baseline"].get("model") == model:
-        m = result["baseline"]
-    if m is None:
-        return empty(f"{model} is not in this result")
-    pred = np.asarray(m["oof_prediction"], float)
-    ape = np.asarray(m["ape"], float)
+def _observed_predicted(obs, pred, ape, ids, groups, pred_name, unit, ape_title, x_title, title):
+    """Observed and predicted per workload with APE bars on a second axis, ordered by observed value."""
+    obs, pred, ape = (np.asarray(v, float) for v in (obs, pred, ape))
     order = np.argsort(obs, kind="stable")
-    ids = np.asarray(result["workload_ids"])[order]
-    groups = np.asarray(result["groups"] if result.get("groups") else [""] * len(obs))[order]
     x = np.arange(1, len(obs) + 1)
-    custom = np.stack([ids, groups], axis=1)
+    custom = np.stack([np.asarray(ids)[order], np.asarray(groups)[order]], axis=1)
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_bar(x=x, y=ape[order], name="APE %", marker_color="rgba(217,72,15,0.35)", customdata=custom,
                 hovertemplate="%{customdata[0]}<br>%{customdata[1]}<br>APE %{y:.2f} %<extra></extra>",
@@ -53,16 +43,31 @@ def per_workload(result: dict, model: str, unit: str = "s", title: str | None = 
     fig.add_scatter(x=x, y=obs[order], name="observed", mode="lines+markers", marker=dict(size=4),
                     line=dict(color="#1d2733", width=1.5), customdata=custom,
                     hovertemplate="%{customdata[0]}<br>%{customdata[1]}<br>observed %{y:.4g}<extra></extra>")
-    fig.add_scatter(x=x, y=pred[order], name=f"predicted ({model})", mode="markers",
-                    marker=dict(size=5, color="#0b6e99"), customdata=custom,
+    fig.add_scatter(x=x, y=pred[order], name=pred_name, mode="markers", marker=dict(size=5, color="#0b6e99"),
+                    customdata=custom,
                     hovertemplate="%{customdata[0]}<br>%{customdata[1]}<br>predicted %{y:.4g}<extra></extra>")
     fig.update_yaxes(type="log", title_text=f"target ({unit}, log scale)", secondary_y=False)
     cap = float(min(max(np.percentile(ape, 99) * 1.2, 10.0), 1000.0))
-    fig.update_yaxes(title_text="APE % (out of fold)", range=[0, cap], secondary_y=True, showgrid=False,
+    fig.update_yaxes(title_text=ape_title, range=[0, cap], secondary_y=True, showgrid=False,
                      tickmode="auto", nticks=6, tickformat=".0f")
-    fig.update_xaxes(title_text="workloads, ordered by observed value")
+    fig.update_xaxes(title_text=x_title)
     fig.update_layout(bargap=0.1)
-    return _layout(fig, title or f"{model}: E_out {m['e_out']:.2f} %", height=440)
+    return _layout(fig, title, height=440)
+
+
+def per_workload(result: dict, model: str, unit: str = "s", title: str | None = None):
+    """Observed and out-of-fold predicted target per workload, APE bars on a second axis
+    (HALWPE Figs. 6-7, RastSim Figs. 14-15); workloads ordered by observed value."""
+    m = next((x for x in result["models"] if x["model"] == model), None)
+    if m is None and result["baseline"].get("model") == model:
+        m = result["baseline"]
+    if m is None:
+        return empty(f"{model} is not in this result")
+    n = len(result["observed"])
+    return _observed_predicted(result["observed"], m["oof_prediction"], m["ape"], result["workload_ids"],
+                               result["groups"] if result.get("groups") else [""] * n, f"predicted ({model})",
+                               unit, "APE % (out of fold)", "workloads, ordered by observed value",
+                               title or f"{model}: E_out {m['e_out']:.2f} %")
 
 
 def inlier_curves(result: dict, models: list[str]):
@@ -165,28 +170,9 @@ def repeats(values, window: dict, label: str, unit: str = "s"):
 
 def applied(res: dict, unit: str = "s"):
     """Observed vs predicted on the validation set of a model applied without retraining."""
-    obs = np.asarray(res["observed"], float)
-    pred = np.asarray(res["predicted"], float)
-    a = np.asarray(res["ape"], float)
-    order = np.argsort(obs, kind="stable")
-    x = np.arange(1, len(obs) + 1)
-    custom = np.stack([np.asarray(res["workload_ids"])[order], np.asarray(res["groups"])[order]], axis=1)
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_bar(x=x, y=a[order], name="APE %", marker_color="rgba(217,72,15,0.35)", secondary_y=True,
-                customdata=custom,
-                hovertemplate="%{customdata[0]}<br>%{customdata[1]}<br>APE %{y:.2f} %<extra></extra>")
-    fig.add_scatter(x=x, y=obs[order], mode="lines+markers", marker=dict(size=4), name="observed",
-                    line=dict(color="#1d2733", width=1.5), customdata=custom,
-                    hovertemplate="%{customdata[0]}<br>observed %{y:.4g}<extra></extra>")
-    fig.add_scatter(x=x, y=pred[order], mode="markers", name="predicted", marker=dict(size=5, color="#0b6e99"),
-                    customdata=custom, hovertemplate="%{customdata[0]}<br>predicted %{y:.4g}<extra></extra>")
-    fig.update_yaxes(type="log", title_text=f"target ({unit}, log)", secondary_y=False)
-    cap = float(min(max(np.percentile(a, 99) * 1.2, 10.0), 1000.0))
-    fig.update_yaxes(title_text="APE %", range=[0, cap], secondary_y=True, showgrid=False, tickmode="auto", nticks=6,
-                     tickformat=".0f")
-    fig.update_xaxes(title_text="validation workloads, ordered by observed value")
-    return _layout(fig, f"{res['model']} applied without retraining: {res['e_validation']:.2f} % mean APE",
-                   height=440)
+    return _observed_predicted(res["observed"], res["predicted"], res["ape"], res["workload_ids"], res["groups"],
+                               "predicted", unit, "APE %", "validation workloads, ordered by observed value",
+                               f"{res['model']} applied without retraining: {res['e_validation']:.2f} % mean APE")
 
 
 def ranking_bars(rank: dict, top: int = 15):

@@ -103,7 +103,7 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
     def _lookup(request):
         if not request:
             return no_update, no_update, no_update
-        if jobs.get_result(request["key"]) is not None:
+        if jobs.has_result(request["key"]):
             return {"key": request["key"]}, no_update, no_update
         return no_update, request, False
 
@@ -135,7 +135,7 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
             return no_update, no_update, no_update
         if got.get("error"):
             return None, alert(got["error"]), True
-        if jobs.get_result(got["key"]) is None:
+        if not jobs.has_result(got["key"]):
             return None, alert("The result is no longer in the cache: run again."), True
         return {"key": got["key"]}, None, True
 

@@ -66,6 +66,11 @@ def get_result(key: str):
     return results().get(key)
 
 
+def has_result(key: str) -> bool:
+    """Presence check that does not read the (possibly large) result."""
+    return key in results()
+
+
 def put_result(key: str, value: dict) -> None:
     results().set(key, value, expire=RESULT_TTL_SECONDS)
 
@@ -93,7 +98,7 @@ def job_failed(key: str) -> bool:
     st = status(key)
     if st is None or st["state"] in ("done", "error"):
         return False
-    return not pid_alive(st["pid"]) and get_result(key) is None
+    return not pid_alive(st["pid"]) and not has_result(key)
 
 
 class _Slot:
@@ -129,7 +134,7 @@ def run_job(key: str, compute, progress=None) -> dict:
     ``compute(report)`` returns a JSON-ready dict; ``report(fraction, label)``
     forwards progress. Returns ``{"key": key}`` or ``{"key": key, "error": msg}``.
     """
-    if get_result(key) is not None:
+    if has_result(key):
         return {"key": key}
     set_status(key, "queued")
 

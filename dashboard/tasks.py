@@ -63,15 +63,21 @@ def cached_scenario(params: dict, report=_noop) -> tuple[str, dict]:
     return key, res
 
 
+def _prepared(params: dict) -> tuple[dict, dict]:
+    """The scenario of ``params`` and its validated arrays (constant columns dropped, as in the ensemble)."""
+    from modeling.ensemble import prepare
+
+    scen = datasets.get(params["dataset"]).scenario(params["host"], params["target"], params["metric"])
+    return scen, prepare(scen["X"], scen["y"], scen["feature_names"], scen["workload_ids"], scen["groups"], True,
+                         scen["host_index"])
+
+
 def sweep_result(params: dict, report=_noop) -> dict:
     """Random Forest tree-count sweep (RastSim 4.4) on the scenario's folds."""
-    from modeling.ensemble import make_splits, prepare
+    from modeling.ensemble import make_splits
     from modeling.forest_sweep import tree_sweep
 
-    ds = datasets.get(params["dataset"])
-    scen = ds.scenario(params["host"], params["target"], params["metric"])
-    d = prepare(scen["X"], scen["y"], scen["feature_names"], scen["workload_ids"], scen["groups"], True,
-                scen["host_index"])
+    _, d = _prepared(params)
     splits = make_splits(len(d["y"]), params["cv"], params["folds"], d["groups"], params["seed"])
     res = tree_sweep(d["X"], d["y"], splits, seed=params["seed"], n_jobs=JOB_WORKERS,
                      progress=lambda done, total, label: report(done / total, label))
@@ -80,13 +86,9 @@ def sweep_result(params: dict, report=_noop) -> dict:
 
 def ranking_result(params: dict, report=_noop) -> dict:
     """Feature ranking of one model fitted on all workloads of the scenario."""
-    from modeling.ensemble import prepare
     from modeling.ranking import rank_features
 
-    ds = datasets.get(params["dataset"])
-    scen = ds.scenario(params["host"], params["target"], params["metric"])
-    d = prepare(scen["X"], scen["y"], scen["feature_names"], scen["workload_ids"], scen["groups"], True,
-                scen["host_index"])
+    scen, d = _prepared(params)
     report(0.1, f"fitting {params['model']} on {len(d['y'])} workloads")
     res = rank_features(d["X"], d["y"], d["names"], params["model"], categories=_categories(scen, d["names"]),
                         seed=params["seed"])

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from modeling.ensemble import BASELINE, MODEL_FACTORIES, prepare, resolve_models
+from modeling.ensemble import MODEL_FACTORIES, prepare, resolve_models
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
 from modeling.metrics import THRESHOLDS, ape, inlier_ratios, percent_safe
 from modeling.models import HostRatioBaseline, TargetTransformRegressor
@@ -104,4 +104,4 @@ def apply_model(train: dict, validation: dict, model: str, transform: str = "non
         workload_ids=[str(i) for i in ids], observed=yv.tolist(), predicted=pred.tolist(), ape=a.tolist())
 
 
-__all__ = ["ApplyResult", "apply_model", "align_columns", "BASELINE"]
+__all__ = ["ApplyResult", "apply_model", "align_columns"]

@@ -74,6 +74,12 @@ DEVICE_COLUMNS = ["device", "architecture", "chip", "compute_capability", "sms",
                   "boost_clock_mhz", "memory_bandwidth_gbs", "l2_kib"]
 
 
+def workload_ids(kernel, size1, size2) -> pd.Series:
+    """Workload id ``kernel:size1xsize2`` (sizes as integers), e.g. ``calculate_temp:64x256``."""
+    return (pd.Series(kernel).astype(str) + ":" + pd.Series(size1).astype("int64").astype(str) + "x"
+            + pd.Series(size2).astype("int64").astype(str))
+
+
 def _read_launches(path: Path) -> pd.DataFrame:
     df = pd.read_csv(path)
     df.columns = [clean_name(c) for c in df.columns]
@@ -156,7 +162,7 @@ def build(source: Path, out: Path, k: float = DEFAULT_K) -> dict:
     for c in SIZE_COLS:
         wide[c] = wide[c].astype("int64")
     ids = pd.DataFrame({
-        "workload": wide["kernel"] + ":" + wide["input_size_1"].astype(str) + "x" + wide["input_size_2"].astype(str),
+        "workload": workload_ids(wide["kernel"], wide["input_size_1"], wide["input_size_2"]),
         "application": wide["kernel"].map({KERNEL_LABEL.get(k, k): a for k, a in KERNEL_APPLICATION.items()}),
     })
     wide = pd.concat([ids, wide], axis=1)

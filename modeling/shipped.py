@@ -43,8 +43,13 @@ def gpu_names() -> list[str]:
 
 
 def raw_launches() -> pd.DataFrame:
-    """Raw launches of hotspot's calculate_temp on GTX-680 (before MAD filtering)."""
-    return pd.read_parquet(DATA_DIR / "hotspot_gtx680_launches.parquet")
+    """Raw launches of hotspot's calculate_temp on GTX-680 (before MAD filtering),
+    with the ``workload`` id of the workload table in front."""
+    from modeling.rodinia_build import workload_ids
+
+    raw = pd.read_parquet(DATA_DIR / "hotspot_gtx680_launches.parquet")
+    raw.insert(0, "workload", workload_ids(["calculate_temp"] * len(raw), raw["input_size_1"], raw["input_size_2"]))
+    return raw
 
 
 def _check_gpu(name: str, role: str) -> None:

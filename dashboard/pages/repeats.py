@@ -22,10 +22,7 @@ SHIPPED_MEASURES = ["duration", "elapsed_cycles_sm"]
 def raw_runs(ds_id: str):
     """(frame, id column, measure columns) of a dataset's raw repeated runs."""
     if ds_id == datasets.SHIPPED_ID:
-        raw = shipped.raw_launches().copy()
-        raw.insert(0, "workload", [f"calculate_temp:{int(a)}x{int(b)}"
-                                   for a, b in zip(raw["input_size_1"], raw["input_size_2"])])
-        return raw, "workload", SHIPPED_MEASURES
+        return shipped.raw_launches(), "workload", SHIPPED_MEASURES
     ds = datasets.get(ds_id)
     if not ds.has_repeats:
         raise LookupError(f"dataset {ds_id} has no repeated runs (no repeat column was mapped at upload)")

@@ -20,11 +20,8 @@ def start(dash_duo, app, path="/"):
 
 
 def wait_text(dash_duo, selector, timeout=60):
-    """Wait until ``selector`` has non-empty text; returns it."""
-    def has_text(_):
-        els = dash_duo.driver.find_elements("css selector", selector)
-        return els[0].text.strip() if els and els[0].text.strip() else False
-    return WebDriverWait(dash_duo.driver, timeout, poll_frequency=0.1).until(has_text)
+    """Wait until ``selector`` has non-empty text in the dash_duo browser; returns it."""
+    return text_in(dash_duo.driver, selector, timeout)
 
 
 def share_link(dash_duo, prefix, timeout=20):
