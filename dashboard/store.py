@@ -216,3 +216,40 @@ def staged_upload(token: str) -> tuple[pd.DataFrame, dict]:
         return pd.read_parquet(root / f"{token}.parquet"), json.loads((root / f"{token}.json").read_text())
     except FileNotFoundError:
         raise NotFound("upload not found (expired): upload the file again") from None
+
+
+# ---------------------------------------------------------------- offload timing tables (LogCA)
+
+TIMING_ID = re.compile(r"^tt-[0-9a-f]{16}$")
+
+
+def _timings_dir() -> Path:
+    return var_path("timings")
+
+
+def save_timing(frame: pd.DataFrame, name: str) -> dict:
+    """Store a validated offload timing table (Parquet) and its metadata (JSON) under a new id."""
+    tt_id = "tt-" + secrets.token_hex(8)
+    root = _timings_dir()
+    path = root / f"{tt_id}.parquet"
+    tmp = root / f".{tt_id}.{os.getpid()}.tmp"
+    frame.to_parquet(tmp, index=False)
+    meta = {"id": tt_id, "name": clean_name(name), "created": time.time(), "rows": int(len(frame)),
+            "kernels": sorted(map(str, frame["kernel"].unique())), "sha256": sha256_file(tmp)}
+    os.replace(tmp, path)
+    atomic_write_bytes(root / f"{tt_id}.json", json.dumps(meta, indent=1).encode())
+    return meta
+
+
+def timing_meta(tt_id: str) -> dict:
+    if not isinstance(tt_id, str) or not TIMING_ID.match(tt_id):
+        raise NotFound(f"timing table {str(tt_id)[:40]!r} not found")
+    path = _timings_dir() / f"{tt_id}.json"
+    if not path.exists():
+        raise NotFound(f"timing table {tt_id} not found (it may have been deleted)")
+    return json.loads(path.read_text())
+
+
+def timing_table(tt_id: str) -> pd.DataFrame:
+    timing_meta(tt_id)
+    return pd.read_parquet(_timings_dir() / f"{tt_id}.parquet")

@@ -7,6 +7,8 @@ sweep      Random Forest tree-count sweep (RastSim 4.4)
 rank       feature ranking of one model (p-values, coefficients, importances)
 devices    list the shipped GPUs
 build-data rebuild data/ from the gpuperfpredict source folder
+collect    measure an offload timing table (``collect openssl``)
+logca      LogCA presets, model evaluation and calibration (see modeling.logca_cli)
 """
 
 from __future__ import annotations
@@ -176,6 +178,10 @@ def main(argv=None) -> int:
     b.add_argument("--out", default=None)
     b.set_defaults(func=lambda a: __import__("modeling.rodinia_build", fromlist=["main"]).main(
         [a.source] + (["--out", a.out] if a.out else [])))
+    from modeling import logca_cli
+
+    logca_cli.add_collect_parser(sub)
+    logca_cli.add_logca_parser(sub)
     args = p.parse_args(argv)
     try:
         return args.func(args)
