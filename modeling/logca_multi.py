@@ -76,12 +76,64 @@ def balanced_shares(accels: Sequence[LogCAParams], g: float) -> np.ndarray:
     return shares * (g / shares.sum())
 
 
+def _inverse_stage(p: LogCAParams, t: np.ndarray) -> np.ndarray:
+    """Largest ``x`` with latency + compute of ``x`` bytes <= ``t`` (vectorized; 0 where ``t`` is too small)."""
+    t = np.asarray(t, dtype=float)
+    k = p.C / p.A
+    if not p.dependent or p.L == 0:
+        room = t - (0.0 if p.dependent else p.L)
+        return np.where(room > 0, (np.maximum(room, 0) / k) ** (1.0 / p.beta), 0.0)
+    out = np.zeros_like(t)
+    ok = t > 0
+    tt = t[ok]
+    u = np.minimum(np.log(tt / p.L), np.log(tt / k) / p.beta)  # both terms positive: a bound from above
+    for _ in range(60):  # Newton on log(L e^u + k e^(beta u)) = log t; the slope lies in [min(1,b), max(1,b)]
+        a, b = p.L * np.exp(u), k * np.exp(p.beta * u)
+        step = (np.log(a + b) - np.log(tt)) * (a + b) / (a + p.beta * b)
+        u = u - step
+        if np.all(np.abs(step) < 1e-13):
+            break
+    out[ok] = np.exp(u)
+    return out
+
+
+def balanced_curve(p: LogCAParams, g, n: int) -> np.ndarray:
+    """Makespan of ``n`` identical accelerators with the finish-together split, for many ``g`` at once.
+
+    Parametrized by the common finish time ``T``: the data done by then is
+    ``G(T) = sum_i x(T - i*o)``, increasing in ``T``; ``T(g)`` is read off a
+    dense log grid of ``T`` by log-log interpolation, then polished by Newton
+    steps on the exact ``G(T)`` (agrees with :func:`balanced_shares` to 1e-6).
+    """
+    g = np.atleast_1d(np.asarray(g, dtype=float))
+    t_lo = p.o * (1 + 1e-12) + float(_stage_time(p, g.min())) * 1e-9
+    t_hi = p.o + float(_stage_time(p, g.max())) * (1 + 1e-9)
+    kinks = [(i + 1) * p.o for i in range(1, n)] if p.o > 0 else []  # another accelerator joins
+    T = np.unique(np.concatenate([np.geomspace(t_lo, t_hi * 1.001, 6000), kinks]))
+    G = sum(_inverse_stage(p, T - (i + 1) * p.o) for i in range(n))
+    keep = G > 0
+    T, G = T[keep], G[keep]
+    t = np.exp(np.interp(np.log(g), np.log(G), np.log(T)))
+
+    def done(t):
+        return sum(_inverse_stage(p, t - (i + 1) * p.o) for i in range(n))
+
+    for _ in range(6):  # polish with Newton steps on the exact G(T)
+        gt = done(t)
+        slope = (done(t * (1 + 1e-7)) - gt) / (t * 1e-7)
+        t = np.where(slope > 0, t - (gt - g) / np.where(slope > 0, slope, 1.0), t)
+    return t
+
+
 def parallel_speedup(p: LogCAParams | Sequence[LogCAParams], g, n: int = 1,
                      split: str = "equal") -> np.ndarray:
     """Eq. 4.18 for ``n`` copies of ``p`` (or the given accelerators, which share ``C`` and beta)."""
     accels = list(p) if isinstance(p, (list, tuple)) else [p] * _check_n(n)
     if split not in ("equal", "balanced"):
         raise ConfigError("split must be 'equal' or 'balanced'.")
+    if split == "balanced" and not isinstance(p, (list, tuple)):
+        out = host_time(p, g) / balanced_curve(p, g, len(accels))
+        return out if np.ndim(g) else float(out[0])
     ref = accels[0]
     if any(a.C != ref.C or a.beta != ref.beta for a in accels):
         raise ConfigError("parallel accelerators run one kernel: C and beta must be the same for all.")

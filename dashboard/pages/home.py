@@ -19,6 +19,11 @@ PAGES = [
     ("/apply", "Apply", "Does a trained model hold on a new validation set (held-out applications, a smaller "
                         "host of the same generation) without retraining?"),
     ("/data", "Data", "Bring your own workload table: upload, map columns, save, and use it on every page."),
+    ("/logca", "LogCA", "Is offloading a kernel to an accelerator worth it, from how many bytes on, and how "
+                        "close does it get to its peak? Presets, fits of measured timings, energy, several "
+                        "accelerators."),
+    ("/accelerometer", "Accelerometer", "What bounds an accelerator's speedup, which parameter to improve at "
+                                        "which granularity, and by how much to reach a target speedup?"),
 ]
 
 
@@ -49,7 +54,9 @@ def layout(**_query):
         html.P(["GPU profiles: gpuperfpredict by Marcos Amaris et al. (University of São Paulo), "
                 "CC BY 4.0; aggregated by perfcast (see data/README.md). Device figures: public "
                 "vendor specifications. Methods: HALWPE (cross-generation GPU prediction) and RastSim "
-                "(GPU estimation from a software rasterizer)."], className="attribution"),
+                "(GPU estimation from a software rasterizer). Accelerator presets: LogCA and Accelerometer "
+                "(Table 4.3 of the thesis); measured timings: OpenSSL speed on this project's build machine."],
+               className="attribution"),
         html.P("Command line: python -m modeling ensemble --host GTX-680 --target Tesla-P100 --models rastsim",
                className="cmd"),
     ])

@@ -124,6 +124,12 @@ def test_balanced_split_is_the_minimum_makespan_of_an_independent_optimizer():
         x = np.abs(x) / np.abs(x).sum() * g
         return parallel_times(accels, x).max()
 
+    # the vectorized curve for identical accelerators agrees with the exact split
+    same = LogCAParams(L=1.0, o=300.0, C=10.0, A=6.0, beta=1.2, latency="dependent")
+    gs = np.geomspace(20, 1e7, 25)
+    exact = [host_time(same, x) / parallel_times([same] * 5, balanced_shares([same] * 5, x)).max() for x in gs]
+    assert np.allclose(parallel_speedup(same, gs, 5, "balanced"), exact, rtol=1e-6)
+
     ref = minimize(makespan, np.full(3, g / 3), method="Nelder-Mead",
                    options={"xatol": 1e-10, "fatol": 1e-10, "maxiter": 20000})
     assert times.max() <= ref.fun * (1 + 1e-6)

@@ -1,0 +1,125 @@
+"""Accelerometer: bounds, optimization regions, totem plots and the advisor for one accelerator."""
+
+import time
+
+import dash
+from dash import Input, Output, callback, dcc, html
+
+from dashboard import accel_sources
+from dashboard.components import card, grid, num_col, register_csv, stat
+from dashboard.figures import empty
+from dashboard.forms import dropdown, field
+from dashboard.job_ui import alert, register_url_sync, share_box
+from dashboard.logca_views import accelerometer_view, granularity_params
+from dashboard.url_state import InvalidParameter, Param, parse, parse_or_default
+from modeling.errors import ModelingError
+from modeling.logca_advisor import fmt_bytes
+
+dash.register_page(__name__, path="/accelerometer", name="Accelerometer", title="perfcast · Accelerometer",
+                   order=8)
+
+P = "accel"
+PARAMS = [
+    accel_sources.TimingParam("timing", "choice"),
+    Param("acc", "choice", "ultrasparc-t2:aes", accel_sources.names),
+    *accel_sources.custom_params(),
+    *granularity_params(),
+    Param("factor", "float", 10.0, None, 1.01, 1e6),
+    Param("threshold", "float", 20.0, None, 0.1, 1000),
+    Param("target", "float", 12.0, None, 1e-6, 1e9),
+    Param("g0", "float", 4096.0, None, 1e-3, 2.0**50),
+]
+NAMES = [p.name for p in PARAMS]
+
+
+def _num(name, value, label=None, hint=None):
+    return field(label or name, dcc.Input(id=f"{P}-{name}", type="number", value=value, step="any", debounce=True,
+                                          className="num-input"), hint)
+
+
+def layout(**query):
+    v, error = parse_or_default(query, PARAMS)
+    return html.Div([
+        html.H1("Accelerometer: what limits this accelerator, and what to improve"),
+        html.P("Bounds and bottlenecks of a LogCA accelerator (thesis ch. 6): which ceiling the speedup runs "
+               "into, which parameters pay off at which granularity (a parameter is in a region when improving "
+               "it by the factor gains at least the threshold), totem plots for smaller and extreme changes, and "
+               "the programmer's and architect's decision for a target speedup.", className="lead"),
+        alert(error) if error else None,
+        card(html.Div([
+            field("Accelerator", dropdown(f"{P}-acc", accel_sources.options(v["timing"]), v["acc"])),
+            _num("factor", v["factor"], "improvement factor"),
+            _num("threshold", v["threshold"], "gain threshold %"),
+            _num("gmin", v["gmin"], "from (bytes)"), _num("gmax", v["gmax"], "to (bytes)"),
+            _num("target", v["target"], "target speedup"),
+            _num("g0", v["g0"], "operating granularity (bytes)"),
+        ], className="form-grid"),
+            html.Details([html.Summary("Custom accelerator (choose 'custom' above)"), html.Div([
+                _num("L", v["L"], hint="cycles, or cycles/byte when dependent"), _num("o", v["o"], hint="cycles"),
+                _num("C", v["C"]), _num("A", v["A"]), _num("beta", v["beta"]),
+                field("latency", dropdown(f"{P}-latency", ["independent", "dependent"], v["latency"])),
+            ], className="form-grid")], open=v["acc"] == "custom"),
+            dcc.Input(id=f"{P}-timing", type="hidden", value=v["timing"] or ""),
+            share_box(P)),
+        html.Div(id=f"{P}-error"),
+        html.Div(id=f"{P}-advice"),
+        card(dcc.Graph(id=f"{P}-bounds-graph", figure=empty("…"))),
+        card(dcc.Graph(id=f"{P}-regions-graph", figure=empty("…")),
+             html.Div([
+                 grid(f"{P}-regions-grid", [{"field": "params", "headerName": "region"},
+                                            num_col("from", "from (B)", 1), num_col("to", "to (B)", 1),
+                                            {"field": "from_text", "headerName": "from"},
+                                            {"field": "to_text", "headerName": "to"}],
+                      height=220, file_name="accelerometer-regions.csv"),
+                 grid(f"{P}-cutoffs-grid", [{"field": "parameter"}, num_col("from", "from (B)", 1),
+                                            num_col("to", "to (B)", 1), {"field": "from_text", "headerName": "from"},
+                                            {"field": "to_text", "headerName": "to"}],
+                      height=220, file_name="accelerometer-cutoffs.csv"),
+             ], className="two-grids"),
+             html.Div(id=f"{P}-time", className="hint")),
+        card(dcc.Graph(id=f"{P}-totem-graph", figure=empty("…"))),
+    ])
+
+
+register_url_sync(P, NAMES, [f"{P}-{n}" for n in NAMES])
+register_csv(f"{P}-regions-grid")
+register_csv(f"{P}-cutoffs-grid")
+
+
+def _advice_card(a):
+    f = a["min_factors"]
+    rows = [html.Tr([html.Td(k), html.Td(f"{x['factor']:.3g}×" if x["reachable"] else "unreachable"),
+                     html.Td(f"{x['bound']:.3g}")]) for k, x in f.items()]
+    return card(
+        html.H2(f"Advisor: target {a['target']:g}× at {fmt_bytes(a['granularity'])}"),
+        html.Div([stat("speedup now", f"{a['speedup']:.3g}", f"{P}-speedup-now"),
+                  stat("optimization region", a["region"] or "none", f"{P}-region-now"),
+                  stat("smallest granularity for the target", fmt_bytes(a["min_granularity"]), f"{P}-gmin-target")],
+                 className="stats"),
+        html.Div([
+            html.Div([html.H3("Programmer"), html.P(a["programmer"]["decision"], id=f"{P}-programmer"),
+                      html.Ul([html.Li(n) for n in a["programmer"]["notes"]])], className="advice-col"),
+            html.Div([html.H3("Architect"), html.P(a["architect"]["decision"], id=f"{P}-architect"),
+                      html.Ul([html.Li(n) for n in a["architect"]["notes"][:1]])], className="advice-col"),
+        ], className="advice"),
+        html.Table([html.Thead(html.Tr([html.Th("parameter"), html.Th("smallest improvement reaching the target"),
+                                        html.Th("speedup at its extreme")])), html.Tbody(rows)],
+                   className="simple-table", id=f"{P}-factors"))
+
+
+@callback(Output(f"{P}-bounds-graph", "figure"), Output(f"{P}-regions-graph", "figure"),
+          Output(f"{P}-totem-graph", "figure"), Output(f"{P}-regions-grid", "rowData"),
+          Output(f"{P}-cutoffs-grid", "rowData"), Output(f"{P}-advice", "children"),
+          Output(f"{P}-error", "children"), Output(f"{P}-time", "children"),
+          [Input(f"{P}-{n}", "value") for n in NAMES])
+def _render(*vals):
+    start = time.perf_counter()
+    try:
+        v = parse(dict(zip(NAMES, vals)), PARAMS)
+        out = accelerometer_view(v)
+    except (InvalidParameter, LookupError, ModelingError) as exc:
+        e = empty("Invalid input")
+        return e, e, e, [], [], None, alert(str(exc).strip("'\"")), ""
+    ms = (time.perf_counter() - start) * 1000
+    return (out["bounds"], out["regions"], out["totem"], out["region_rows"], out["cutoffs"],
+            _advice_card(out["advice"]), None, f"computed on the server in {ms:.0f} ms")

@@ -1,0 +1,166 @@
+"""LogCA: speedup of accelerators against offloaded granularity, energy, several accelerators, fits."""
+
+import time
+
+import dash
+from dash import Input, Output, callback, dcc, html, no_update
+
+from dashboard import accel_sources, store
+from dashboard.components import card, grid, num_col, register_csv
+from dashboard.figures import empty
+from dashboard.forms import dropdown, field
+from dashboard.job_ui import alert, register_url_sync, share_box
+from dashboard.logca_views import MULTI_MODES, OptionalFloat, granularity_params, logca_view
+from dashboard.uploads import decode_upload, parse_upload
+from dashboard.url_state import InvalidParameter, Param, parse, parse_or_default
+from modeling.errors import ModelingError
+from modeling.logca_fit import validate_timing
+
+dash.register_page(__name__, path="/logca", name="LogCA", title="perfcast · LogCA", order=7)
+
+P = "logca"
+DEFAULT_ACC = ["openssl-x86:aes-128-ctr", "ultrasparc-t2:aes", "sandy-bridge:aes"]
+TABS = ["energy", "multi", "fit", "implications"]
+
+PARAMS = [
+    accel_sources.TimingParam("timing", "choice"),
+    Param("acc", "multi", DEFAULT_ACC, accel_sources.names),
+    Param("focus", "choice", lambda v: (v["acc"] or DEFAULT_ACC)[0], lambda v: v["acc"] or DEFAULT_ACC),
+    *accel_sources.custom_params(),
+    *granularity_params(),
+    Param("tab", "choice", "energy", TABS),
+    Param("mode", "choice", "parallel-equal", list(MULTI_MODES)),
+    Param("n", "multi", ["1", "2", "4", "8"], [str(i) for i in range(1, 9)]),
+    *[OptionalFloat(f"e{k}", "float", None, None, 0 if k in "Lo" else 1e-30, 1e30) for k in "LoCA"],
+]
+NAMES = [p.name for p in PARAMS]
+
+
+def _num(name, value, step="any", hint=None):
+    return field(name, dcc.Input(id=f"{P}-{name}", type="number", value=value, step=step, debounce=True,
+                                 className="num-input"), hint)
+
+
+def layout(**query):
+    v, error = parse_or_default(query, PARAMS)
+    opts = accel_sources.options(v["timing"])
+    return html.Div([
+        html.H1("LogCA: when does offloading pay, and how much?"),
+        html.P("Speedup of an accelerator over its host as a function of the bytes offloaded per call "
+               "(LogCA, eq. 4.4 / 4.10): latency L, overhead o, computational index C, acceleration A and the "
+               "kernel's complexity g^β. Compare thesis presets, accelerators fitted from timings measured on "
+               "this machine or uploaded, and your own parameters.", className="lead"),
+        alert(error) if error else None,
+        card(html.Div([
+            field("Accelerators", dropdown(f"{P}-acc", opts, v["acc"], multi=True)),
+            field("Focus (tabs below)", dropdown(f"{P}-focus", [o for o in opts if o["value"] in v["acc"]],
+                                                 v["focus"])),
+            _num("gmin", v["gmin"], hint="smallest granularity, bytes"),
+            _num("gmax", v["gmax"], hint="largest granularity, bytes"),
+        ], className="form-grid"),
+            html.Details([html.Summary("Custom accelerator (select 'custom' above)"), html.Div([
+                _num("L", v["L"], hint="cycles, or cycles/byte when dependent"), _num("o", v["o"], hint="cycles"),
+                _num("C", v["C"], hint="cycles per byte^β"), _num("A", v["A"]), _num("beta", v["beta"]),
+                field("latency", dropdown(f"{P}-latency", ["independent", "dependent"], v["latency"])),
+            ], className="form-grid")], open=v["acc"].count("custom") > 0),
+            html.Div([
+                dcc.Upload(html.Button("Upload a timing table (CSV/Parquet)", className="btn"), id=f"{P}-upload",
+                           max_size=-1),
+                html.Span("columns kernel, granularity_bytes, repeat, host_s, accel_s (optional host_j, "
+                          "accel_j, clock_hz)", className="hint"),
+                dcc.Input(id=f"{P}-timing", type="hidden", value=v["timing"] or ""),
+            ], className="run-row"),
+            html.Div(id=f"{P}-upload-status"),
+            share_box(P)),
+        html.Div(id=f"{P}-error"),
+        card(dcc.Graph(id=f"{P}-speedup-graph", figure=empty("…"), config={"toImageButtonOptions": {
+            "filename": "logca-speedup"}}),
+             html.Div(id=f"{P}-time", className="hint")),
+        card(html.H2("Metrics (exact roots beside the thesis' closed forms; empty: does not exist)"),
+             grid(f"{P}-grid", [{"field": "accelerator", "minWidth": 200}, {"field": "latency"},
+                                num_col("L", "L", 4), num_col("o", "o", 1), num_col("C", "C", 3),
+                                num_col("A", "A", 3), num_col("beta", "β", 3), num_col("g1", "g1 (B)", 1),
+                                num_col("g1_thesis", "g1 closed form", 1), num_col("g_half", "g_A/2 (B)", 1),
+                                num_col("g_half_thesis", "g_A/2 closed form", 1), num_col("bound", "bound", 3),
+                                {"field": "bound_kind", "headerName": "bound kind"}],
+                  height=200, file_name="logca-metrics.csv")),
+        dcc.Tabs(id=f"{P}-tab", value=v["tab"], children=[
+            dcc.Tab(label="Energy (LogCA^e)", value="energy", children=card(
+                html.Div([_num(f"e{k}", v[f"e{k}"], hint=f"{k}^e (empty: default)") for k in "LoCA"],
+                         className="form-grid"),
+                html.Div(id=f"{P}-energy-note", className="hint"),
+                dcc.Graph(id=f"{P}-energy-graph", figure=empty("…")))),
+            dcc.Tab(label="Multiple accelerators", value="multi", children=card(html.Div([
+                field("Arrangement", dropdown(f"{P}-mode", [{"label": t, "value": k} for k, t in MULTI_MODES.items()],
+                                              v["mode"])),
+                field("n", dcc.Checklist(id=f"{P}-n", options=[str(i) for i in range(1, 9)], value=v["n"],
+                                         inline=True)),
+            ], className="form-grid"), dcc.Graph(id=f"{P}-multi-graph", figure=empty("…")))),
+            dcc.Tab(label="Fitted parameters", value="fit", children=card(
+                html.Div(id=f"{P}-fit-note", className="hint"),
+                grid(f"{P}-fit-grid", [{"field": "estimate", "minWidth": 240}, num_col("L", "L", 4),
+                                       num_col("o", "o", 2), num_col("C", "C", 4), num_col("A", "A", 3),
+                                       num_col("beta", "β", 4), num_col("aic", "AIC", 1),
+                                       num_col("mape", "mean APE % (speedup)", 2)],
+                     height=230, file_name="logca-fit.csv"))),
+            dcc.Tab(label="Implications", value="implications",
+                    children=card(html.Ul(id=f"{P}-implications"))),
+        ]),
+    ])
+
+
+register_url_sync(P, NAMES, [f"{P}-{n}" for n in NAMES])
+register_csv(f"{P}-grid")
+register_csv(f"{P}-fit-grid")
+
+
+@callback(Output(f"{P}-focus", "options"), Output(f"{P}-focus", "value"), Input(f"{P}-acc", "value"),
+          Input(f"{P}-timing", "value"), dash.State(f"{P}-focus", "value"), prevent_initial_call=True)
+def _focus_choices(acc, timing, focus):
+    opts = [o for o in accel_sources.options(timing or None) if o["value"] in (acc or [])]
+    values = [o["value"] for o in opts]
+    return opts, (focus if focus in values else (values[0] if values else None))
+
+
+@callback(Output(f"{P}-timing", "value"), Output(f"{P}-acc", "options"), Output(f"{P}-acc", "value"),
+          Output(f"{P}-upload-status", "children"), Input(f"{P}-upload", "contents"),
+          dash.State(f"{P}-upload", "filename"), dash.State(f"{P}-acc", "value"), prevent_initial_call=True)
+def _uploaded(contents, filename, acc):
+    try:
+        table = parse_upload(decode_upload(contents), filename)
+        frame = validate_timing(table.frame)
+        meta = store.save_timing(frame, filename or "timing table")
+        kernels = meta["kernels"]
+        from dashboard.accel_sources import upload_fit
+        for k in kernels:
+            upload_fit(meta["id"], k)  # fit now, so a bad table is reported here
+    except ModelingError as exc:
+        return no_update, no_update, no_update, alert(f"{filename}: {exc}")
+    new = [f"upload:{k}" for k in kernels]
+    keep = [a for a in (acc or []) if not a.startswith("upload:")]
+    return (meta["id"], accel_sources.options(meta["id"]), keep + new,
+            alert(f"{filename}: {meta['rows']} rows, kernels {', '.join(kernels)}; fitted and added.", "success"))
+
+
+@callback(Output(f"{P}-speedup-graph", "figure"), Output(f"{P}-grid", "rowData"),
+          Output(f"{P}-energy-graph", "figure"), Output(f"{P}-energy-note", "children"),
+          Output(f"{P}-multi-graph", "figure"), Output(f"{P}-fit-grid", "rowData"),
+          Output(f"{P}-fit-note", "children"), Output(f"{P}-implications", "children"),
+          Output(f"{P}-error", "children"), Output(f"{P}-time", "children"),
+          [Input(f"{P}-{n}", "value") for n in NAMES])
+def _render(*vals):
+    start = time.perf_counter()
+    try:
+        v = parse(dict(zip(NAMES, vals)), PARAMS)
+        if not v["acc"]:
+            raise InvalidParameter("acc", "choose at least one accelerator")
+        out = logca_view(v)
+    except (InvalidParameter, LookupError, ModelingError) as exc:
+        msg = str(exc).strip("'\"")
+        e = empty("Invalid input")
+        return e, [], e, "", e, [], "", [], alert(msg), ""
+    items = [html.Li([html.B(f"{i['id']}. "), i["text"]], className="" if i["applies"] else "muted")
+             for i in out["implications"]]
+    ms = (time.perf_counter() - start) * 1000
+    return (out["speedup"], out["rows"], out["energy"], out["energy_note"], out["multi"], out["fit_rows"],
+            out["fit_note"], items, None, f"computed on the server in {ms:.0f} ms")
