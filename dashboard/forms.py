@@ -74,6 +74,23 @@ def field(label, control, hint=None):
                      html.Div(hint, className="field-hint") if hint else None], className="field")
 
 
+def number_field(prefix, name, value, label=None, hint=None):
+    """A numeric input (id ``<prefix>-<name>``) that reports on Enter or blur, not on every keystroke."""
+    return field(label or name, dcc.Input(id=f"{prefix}-{name}", type="number", value=value, step="any",
+                                          debounce=True, className="num-input"), hint)
+
+
+def custom_accelerator_box(prefix, v, is_open):
+    """The typed LogCA parameters L, o, C, A, beta and latency mode (used when 'custom' is chosen)."""
+    return html.Details([html.Summary("Custom accelerator (choose 'custom' above)"), html.Div([
+        number_field(prefix, "L", v["L"], hint="cycles, or cycles/byte when dependent"),
+        number_field(prefix, "o", v["o"], hint="cycles"),
+        number_field(prefix, "C", v["C"], hint="cycles per byte^β"), number_field(prefix, "A", v["A"]),
+        number_field(prefix, "beta", v["beta"]),
+        field("latency", dropdown(f"{prefix}-latency", ["independent", "dependent"], v["latency"])),
+    ], className="form-grid")], open=is_open)
+
+
 def dropdown(id_, options, value, multi=False, **kw):
     opts = [o if isinstance(o, dict) else {"label": str(o), "value": o} for o in options]
     return dcc.Dropdown(id=id_, options=opts, value=value, clearable=False, multi=multi, **kw)

@@ -8,7 +8,7 @@ from dash import Input, Output, callback, dcc, html
 from dashboard import accel_sources
 from dashboard.components import card, grid, num_col, register_csv, stat
 from dashboard.figures import empty
-from dashboard.forms import dropdown, field
+from dashboard.forms import custom_accelerator_box, dropdown, field, number_field
 from dashboard.job_ui import alert, register_url_sync, share_box
 from dashboard.logca_views import accelerometer_view, granularity_params
 from dashboard.url_state import InvalidParameter, Param, parse, parse_or_default
@@ -33,8 +33,7 @@ NAMES = [p.name for p in PARAMS]
 
 
 def _num(name, value, label=None, hint=None):
-    return field(label or name, dcc.Input(id=f"{P}-{name}", type="number", value=value, step="any", debounce=True,
-                                          className="num-input"), hint)
+    return number_field(P, name, value, label, hint)
 
 
 def layout(**query):
@@ -54,11 +53,7 @@ def layout(**query):
             _num("target", v["target"], "target speedup"),
             _num("g0", v["g0"], "operating granularity (bytes)"),
         ], className="form-grid"),
-            html.Details([html.Summary("Custom accelerator (choose 'custom' above)"), html.Div([
-                _num("L", v["L"], hint="cycles, or cycles/byte when dependent"), _num("o", v["o"], hint="cycles"),
-                _num("C", v["C"]), _num("A", v["A"]), _num("beta", v["beta"]),
-                field("latency", dropdown(f"{P}-latency", ["independent", "dependent"], v["latency"])),
-            ], className="form-grid")], open=v["acc"] == "custom"),
+            custom_accelerator_box(P, v, v["acc"] == "custom"),
             dcc.Input(id=f"{P}-timing", type="hidden", value=v["timing"] or ""),
             share_box(P)),
         html.Div(id=f"{P}-error"),

@@ -8,7 +8,7 @@ from dash import Input, Output, callback, dcc, html, no_update
 from dashboard import accel_sources, store
 from dashboard.components import card, grid, num_col, register_csv
 from dashboard.figures import empty
-from dashboard.forms import dropdown, field
+from dashboard.forms import custom_accelerator_box, dropdown, field, number_field
 from dashboard.job_ui import alert, register_url_sync, share_box
 from dashboard.logca_views import MULTI_MODES, OptionalFloat, granularity_params, logca_view
 from dashboard.uploads import decode_upload, parse_upload
@@ -36,9 +36,8 @@ PARAMS = [
 NAMES = [p.name for p in PARAMS]
 
 
-def _num(name, value, step="any", hint=None):
-    return field(name, dcc.Input(id=f"{P}-{name}", type="number", value=value, step=step, debounce=True,
-                                 className="num-input"), hint)
+def _num(name, value, hint=None):
+    return number_field(P, name, value, hint=hint)
 
 
 def layout(**query):
@@ -58,11 +57,7 @@ def layout(**query):
             _num("gmin", v["gmin"], hint="smallest granularity, bytes"),
             _num("gmax", v["gmax"], hint="largest granularity, bytes"),
         ], className="form-grid"),
-            html.Details([html.Summary("Custom accelerator (select 'custom' above)"), html.Div([
-                _num("L", v["L"], hint="cycles, or cycles/byte when dependent"), _num("o", v["o"], hint="cycles"),
-                _num("C", v["C"], hint="cycles per byte^β"), _num("A", v["A"]), _num("beta", v["beta"]),
-                field("latency", dropdown(f"{P}-latency", ["independent", "dependent"], v["latency"])),
-            ], className="form-grid")], open=v["acc"].count("custom") > 0),
+            custom_accelerator_box(P, v, "custom" in v["acc"]),
             html.Div([
                 dcc.Upload(html.Button("Upload a timing table (CSV/Parquet)", className="btn"), id=f"{P}-upload",
                            max_size=-1),
