@@ -17,32 +17,19 @@ import time
 
 os.environ.setdefault("PERFCAST_VAR_DIR", tempfile.mkdtemp(prefix="perfcast-bench-"))
 
-from dashboard import accel_sources  # noqa: E402
-from dashboard.logca_views import (MULTI_MODES, OptionalFloat, accelerometer_view,  # noqa: E402
-                                   granularity_params, logca_view)
-from dashboard.url_state import Param, parse  # noqa: E402
+from dashboard.logca_views import ACCEL_PARAMS, LOGCA_PARAMS, accelerometer_view, logca_view  # noqa: E402
+from dashboard.url_state import parse  # noqa: E402
 
 BUDGET_MS = 100.0
 
 
 def _logca_values():
-    params = [accel_sources.TimingParam("timing", "choice"),
-              Param("acc", "multi", ["openssl-x86:aes-128-ctr", "ultrasparc-t2:aes", "sandy-bridge:aes"],
-                    accel_sources.names),
-              Param("focus", "choice", "openssl-x86:aes-128-ctr", lambda v: v["acc"]),
-              *accel_sources.custom_params(), *granularity_params(), Param("tab", "choice", "energy", ["energy"]),
-              Param("mode", "choice", "parallel-balanced", list(MULTI_MODES)),
-              Param("n", "multi", ["1", "2", "4", "8"], [str(i) for i in range(1, 9)]),
-              *[OptionalFloat(f"e{k}", "float", None, None, 0, 1e30) for k in "LoCA"]]
-    return parse({}, params)
+    # three accelerators, the balanced parallel split (the heaviest tab computation) for n = 1, 2, 4, 8
+    return parse({"mode": "parallel-balanced"}, LOGCA_PARAMS)
 
 
 def _accel_values():
-    params = [accel_sources.TimingParam("timing", "choice"),
-              Param("acc", "choice", "ultrasparc-t2:aes", accel_sources.names),
-              *accel_sources.custom_params(), *granularity_params(), Param("factor", "float", 10.0),
-              Param("threshold", "float", 20.0), Param("target", "float", 12.0), Param("g0", "float", 4096.0)]
-    return parse({}, params)
+    return parse({}, ACCEL_PARAMS)
 
 
 def _time(fn, v, repeats=15):

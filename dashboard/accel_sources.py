@@ -11,13 +11,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import pandas as pd
 
 from dashboard import store
 from dashboard.url_state import InvalidParameter, Param
 from modeling.errors import ModelingError
 from modeling.logca import LogCAParams
-from modeling.logca_presets import MEASURED, MEASURED_FILE, OBSERVED, measured_fit, preset, preset_names
+from modeling.logca_presets import MEASURED, OBSERVED, measured_fit, observed_for, preset, preset_names
 
 CUSTOM = "custom"
 DEFAULT_CUSTOM = {"L": 1500.0, "o": 29000.0, "C": 90.0, "A": 19.0, "beta": 1.01, "latency": "independent"}
@@ -80,17 +79,6 @@ def custom_params() -> list[Param]:
             Param("latency", "choice", "independent", ["independent", "dependent"])]
 
 
-def _observed_means(frame: pd.DataFrame, kernel: str):
-    df = frame[frame["kernel"].astype(str) == kernel]
-    g = df.groupby("granularity_bytes")[["host_s", "accel_s"]].mean()
-    return g.index.to_numpy(float), (g["host_s"] / g["accel_s"]).to_numpy(float)
-
-
-@lru_cache(maxsize=1)
-def _shipped_timing() -> pd.DataFrame:
-    return pd.read_csv(MEASURED_FILE)
-
-
 def resolve(name: str, v: dict) -> Accel:
     """The accelerator called ``name``, with ``v`` holding the typed parameters and timing id."""
     if name == CUSTOM:
@@ -102,14 +90,12 @@ def resolve(name: str, v: dict) -> Accel:
     if name.startswith("upload:"):
         kernel = name.split(":", 1)[1]
         res = upload_fit(v["timing"], kernel)
-        frame = store.timing_table(v["timing"])
-        return Accel(name, f"uploaded {kernel}", res.params, _observed_means(frame, kernel), res.to_dict())
-    p = preset(name)
+        return Accel(name, f"uploaded {kernel}", res.params, (res.measured.g, res.measured.speedup), res.to_dict())
     if name in MEASURED:
         res = measured_fit(MEASURED[name])
-        return Accel(name, name, p, _observed_means(_shipped_timing(), MEASURED[name]), res.to_dict())
+        return Accel(name, name, res.params, (res.measured.g, res.measured.speedup), res.to_dict())
     observed = None
-    for t in OBSERVED.values():
-        if t["preset"] == name:
-            observed = (np.array(t["granularity"], float), np.array(t["speedup"][1], float))
-    return Accel(name, name, p, observed)
+    for key in observed_for(name):
+        t = OBSERVED[key]
+        observed = (np.array(t["granularity"], float), np.array(t["speedup"][1], float))
+    return Accel(name, name, preset(name), observed)

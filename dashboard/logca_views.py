@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
@@ -13,7 +12,7 @@ from dashboard.url_state import InvalidParameter, Param
 from modeling import logca
 from modeling.accelerometer import optimization_regions, totem
 from modeling.logca_advisor import advise, fmt_bytes, implications
-from modeling.logca_presets import OBSERVED
+from modeling.logca_presets import OBSERVED, observed_for
 
 GRID_POINTS_PER_OCTAVE = 12
 MULTI_MODES = {"parallel-equal": "parallel, equal split (4.19)",
@@ -34,14 +33,37 @@ def granularity_params() -> list[Param]:
     return [Param("gmin", "float", 16.0, None, 1, 2.0**40), Param("gmax", "float", 32.0 * 2**20, None, 2, 2.0**44)]
 
 
+DEFAULT_ACC = ["openssl-x86:aes-128-ctr", "ultrasparc-t2:aes", "sandy-bridge:aes"]
+LOGCA_TABS = ["energy", "multi", "fit", "implications"]
+
+# the links of /logca and /accelerometer (the pages and the redraw benchmark use these)
+LOGCA_PARAMS = [
+    accel_sources.TimingParam("timing", "choice"),
+    Param("acc", "multi", DEFAULT_ACC, accel_sources.names),
+    Param("focus", "choice", lambda v: (v["acc"] or DEFAULT_ACC)[0], lambda v: v["acc"] or DEFAULT_ACC),
+    *accel_sources.custom_params(),
+    *granularity_params(),
+    Param("tab", "choice", "energy", LOGCA_TABS),
+    Param("mode", "choice", "parallel-equal", list(MULTI_MODES)),
+    Param("n", "multi", ["1", "2", "4", "8"], [str(i) for i in range(1, 9)]),
+    *[OptionalFloat(f"e{k}", "float", None, None, 0 if k in "Lo" else 1e-30, 1e30) for k in "LoCA"],
+]
+ACCEL_PARAMS = [
+    accel_sources.TimingParam("timing", "choice"),
+    Param("acc", "choice", "ultrasparc-t2:aes", accel_sources.names),
+    *accel_sources.custom_params(),
+    *granularity_params(),
+    Param("factor", "float", 10.0, None, 1.01, 1e6),
+    Param("threshold", "float", 20.0, None, 0.1, 1000),
+    Param("target", "float", 12.0, None, 1e-6, 1e9),
+    Param("g0", "float", 4096.0, None, 1e-3, 2.0**50),
+]
+
+
 def grid_of(v) -> np.ndarray:
     if not v["gmin"] < v["gmax"]:
         raise InvalidParameter("gmax", f"{v['gmax']:g} must be larger than gmin = {v['gmin']:g}")
     return logca.log_grid(v["gmin"], v["gmax"], GRID_POINTS_PER_OCTAVE)
-
-
-def _clean(x):
-    return None if x is None or (isinstance(x, float) and not math.isfinite(x)) else x
 
 
 def metrics_rows(accels) -> list[dict]:
@@ -50,9 +72,9 @@ def metrics_rows(accels) -> list[dict]:
         s = logca.summary(a.params)
         p = a.params
         rows.append({"accelerator": a.label, "latency": p.latency, "L": p.L, "o": p.o, "C": p.C, "A": p.A,
-                     "beta": p.beta, "g1": _clean(s["g1"]), "g1_thesis": _clean(s["g1_thesis"]),
-                     "g_half": _clean(s["g_half"]), "g_half_thesis": _clean(s["g_half_thesis"]),
-                     "bound": _clean(s["bound"]), "bound_kind": s["bound_kind"]})
+                     "beta": p.beta, "g1": s["g1"], "g1_thesis": s["g1_thesis"],
+                     "g_half": s["g_half"], "g_half_thesis": s["g_half_thesis"],
+                     "bound": s["bound"], "bound_kind": s["bound_kind"]})
     return rows
 
 
@@ -78,10 +100,9 @@ def logca_view(v: dict) -> dict:
                           f"A^e={pe.A:.4g}; g1^e = {fmt_bytes(logca.g1(pe))}, "
                           f"g^e_A/2 = {fmt_bytes(logca.g_half(pe))}.")
     observed = None
-    for t in OBSERVED.values():
-        mode_ok = (t["mode"] == "pipelined") == (v["mode"] == "pipelined")
-        if t["preset"] == focus.name and mode_ok:
-            observed = t
+    for key in observed_for(focus.name):
+        if (OBSERVED[key]["mode"] == "pipelined") == (v["mode"] == "pipelined"):
+            observed = OBSERVED[key]
     out["multi"] = multi_figure(focus.params, g, v["mode"], [int(n) for n in v["n"]], observed, focus.label)
     out["fit_rows"], out["fit_note"] = fit_rows(focus)
     out["implications"] = implications(focus.params)

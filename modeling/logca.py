@@ -247,11 +247,14 @@ def computational_intensity(p: LogCAParams) -> float:
     return math.inf if p.L == 0 else p.C / p.L
 
 
+def finite_or_none(v) -> float | None:
+    """A JSON-safe number: None for 'does not exist' and for infinities / NaN."""
+    return None if v is None or not math.isfinite(v) else float(v)
+
+
 def summary(p: LogCAParams) -> dict:
     """Metrics of one accelerator as plain JSON (None for 'does not exist' / infinite)."""
-    def clean(v):
-        return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else float(v)
-
+    clean = finite_or_none
     up, down = crossings(p, 1.0)
     return {
         "params": p.to_dict(),

@@ -41,7 +41,7 @@ import pandas as pd
 from scipy.optimize import least_squares
 
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
-from modeling.logca import LogCAParams, speedup
+from modeling.logca import LogCAParams, finite_or_none, speedup
 
 REQUIRED = ("kernel", "granularity_bytes", "repeat", "host_s", "accel_s")
 TIME_WEIGHT = 0.3  # weight of the log-time residuals beside the log-speedup residuals
@@ -127,9 +127,13 @@ def measured(frame: pd.DataFrame, kernel: str | None = None, clock_hz: float | N
                     agg[("host_s", "count")].to_numpy(), clock_hz, source, e0, e1)
 
 
+def _mape(p: LogCAParams, g: np.ndarray, observed: np.ndarray) -> float:
+    return float(np.mean(np.abs(speedup(p, g) - observed) / observed) * 100)
+
+
 def mape_speedup(p: LogCAParams, m: Measured) -> float:
     """Mean absolute percentage error of the model's speedup against the measured means."""
-    return float(np.mean(np.abs(speedup(p, m.g) - m.speedup) / m.speedup) * 100)
+    return _mape(p, m.g, m.speedup)
 
 
 def fit_thesis(m: Measured, latency: str = "independent", A: float | None = None,
@@ -163,10 +167,8 @@ class ModeFit:
     free: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        def clean(v):
-            return None if v is None or not math.isfinite(v) else float(v)
         return {**self.params.to_dict(), "rss_log": self.rss, "aic": self.aic, "mape_speedup": self.mape,
-                "rel_se": {k: clean(v) for k, v in self.rel_se.items()}, "free": self.free}
+                "rel_se": {k: finite_or_none(v) for k, v in self.rel_se.items()}, "free": self.free}
 
 
 def _fit_mode(g, t0, t1, latency, start: LogCAParams, A_fixed, L_fixed) -> ModeFit:
@@ -186,24 +188,17 @@ def _fit_mode(g, t0, t1, latency, start: LogCAParams, A_fixed, L_fixed) -> ModeF
             "L": start.L / scale["L"]}
 
     def unpack(x):
-        v = dict(fixed)
-        v.update(zip(free, x))
+        """C, beta, A, the constant part of T1 (o, or o+L when independent), L per byte (0 when independent)."""
+        v = {**fixed, **dict(zip(free, x))}
         C, b, A = math.exp(v["logC"]), v["beta"], math.exp(v["logA"])
         if indep:
-            o = v["ol"] * scale["ol"]
-            lat = np.full_like(g, 0.0)
-            const = o
-        else:
-            o = v["o"] * scale["o"] if "o" in free else v["o"]
-            Lp = v["L"] * scale["L"] if "L" in free else v["L"]
-            lat = Lp * g
-            const = o
-        return C, b, A, const, lat, v
+            return C, b, A, v["ol"] * scale["ol"], 0.0
+        return C, b, A, v["o"] * scale["o"], (v["L"] * scale["L"] if "L" in free else v["L"])
 
     def resid(x):
-        C, b, A, const, lat, _ = unpack(x)
+        C, b, A, const, per_byte = unpack(x)
         m0 = C * g**b
-        m1 = const + lat + m0 / A
+        m1 = const + per_byte * g + m0 / A
         r0, r1 = np.log(m0 / t0), np.log(m1 / t1)
         return np.concatenate([r0 - r1, TIME_WEIGHT * r0, TIME_WEIGHT * r1])
 
@@ -222,12 +217,8 @@ def _fit_mode(g, t0, t1, latency, start: LogCAParams, A_fixed, L_fixed) -> ModeF
                             x_scale="jac", ftol=1e-15, xtol=1e-15, gtol=1e-15, max_nfev=5000)
         if best is None or res.cost < best.cost:
             best = res
-    C, b, A, const, lat, v = unpack(best.x)
-    if indep:
-        o, Lp = max(const - L_indep, 0.0), L_indep
-    else:
-        o = v["o"] * scale["o"] if "o" in free else v["o"]
-        Lp = v["L"] * scale["L"] if "L" in free else v["L"]
+    C, b, A, const, per_byte = unpack(best.x)
+    o, Lp = (max(const - L_indep, 0.0), L_indep) if indep else (const, per_byte)
     params = LogCAParams(L=float(Lp), o=float(o), C=float(C), A=float(A), beta=float(b), latency=latency)
     r = best.fun
     m = r.size
@@ -244,9 +235,8 @@ def _fit_mode(g, t0, t1, latency, start: LogCAParams, A_fixed, L_fixed) -> ModeF
             rel_se[key] = float(s_) if n.startswith("log") else (float(s_ / abs(x)) if x != 0 else math.inf)
     except np.linalg.LinAlgError:
         pass
-    meas = Measured("", g, t0, t1, g * 0, g * 0, g * 0, 1.0, "")
     free_names = [{"logC": "C", "logA": "A", "ol": "o+L", "o": "o", "L": "L", "beta": "beta"}[n] for n in free]
-    return ModeFit(params, rss, aic, mape_speedup(params, meas), rel_se, free_names)
+    return ModeFit(params, rss, aic, _mape(params, g, t0 / t1), rel_se, free_names)
 
 
 @dataclass

@@ -10,8 +10,8 @@ from dashboard.components import card, grid, num_col, register_csv, stat
 from dashboard.figures import empty
 from dashboard.forms import custom_accelerator_box, dropdown, field, number_field
 from dashboard.job_ui import alert, register_url_sync, share_box
-from dashboard.logca_views import accelerometer_view, granularity_params
-from dashboard.url_state import InvalidParameter, Param, parse, parse_or_default
+from dashboard.logca_views import ACCEL_PARAMS, accelerometer_view
+from dashboard.url_state import InvalidParameter, parse, parse_or_default
 from modeling.errors import ModelingError
 from modeling.logca_advisor import fmt_bytes
 
@@ -19,16 +19,7 @@ dash.register_page(__name__, path="/accelerometer", name="Accelerometer", title=
                    order=8)
 
 P = "accel"
-PARAMS = [
-    accel_sources.TimingParam("timing", "choice"),
-    Param("acc", "choice", "ultrasparc-t2:aes", accel_sources.names),
-    *accel_sources.custom_params(),
-    *granularity_params(),
-    Param("factor", "float", 10.0, None, 1.01, 1e6),
-    Param("threshold", "float", 20.0, None, 0.1, 1000),
-    Param("target", "float", 12.0, None, 1e-6, 1e9),
-    Param("g0", "float", 4096.0, None, 1e-3, 2.0**50),
-]
+PARAMS = ACCEL_PARAMS
 NAMES = [p.name for p in PARAMS]
 
 

@@ -10,29 +10,16 @@ from dashboard.components import card, grid, num_col, register_csv
 from dashboard.figures import empty
 from dashboard.forms import custom_accelerator_box, dropdown, field, number_field
 from dashboard.job_ui import alert, register_url_sync, share_box
-from dashboard.logca_views import MULTI_MODES, OptionalFloat, granularity_params, logca_view
+from dashboard.logca_views import LOGCA_PARAMS, MULTI_MODES, logca_view
 from dashboard.uploads import decode_upload, parse_upload
-from dashboard.url_state import InvalidParameter, Param, parse, parse_or_default
+from dashboard.url_state import InvalidParameter, parse, parse_or_default
 from modeling.errors import ModelingError
 from modeling.logca_fit import validate_timing
 
 dash.register_page(__name__, path="/logca", name="LogCA", title="perfcast · LogCA", order=7)
 
 P = "logca"
-DEFAULT_ACC = ["openssl-x86:aes-128-ctr", "ultrasparc-t2:aes", "sandy-bridge:aes"]
-TABS = ["energy", "multi", "fit", "implications"]
-
-PARAMS = [
-    accel_sources.TimingParam("timing", "choice"),
-    Param("acc", "multi", DEFAULT_ACC, accel_sources.names),
-    Param("focus", "choice", lambda v: (v["acc"] or DEFAULT_ACC)[0], lambda v: v["acc"] or DEFAULT_ACC),
-    *accel_sources.custom_params(),
-    *granularity_params(),
-    Param("tab", "choice", "energy", TABS),
-    Param("mode", "choice", "parallel-equal", list(MULTI_MODES)),
-    Param("n", "multi", ["1", "2", "4", "8"], [str(i) for i in range(1, 9)]),
-    *[OptionalFloat(f"e{k}", "float", None, None, 0 if k in "Lo" else 1e-30, 1e30) for k in "LoCA"],
-]
+PARAMS = LOGCA_PARAMS
 NAMES = [p.name for p in PARAMS]
 
 
@@ -126,9 +113,8 @@ def _uploaded(contents, filename, acc):
         frame = validate_timing(table.frame)
         meta = store.save_timing(frame, filename or "timing table")
         kernels = meta["kernels"]
-        from dashboard.accel_sources import upload_fit
         for k in kernels:
-            upload_fit(meta["id"], k)  # fit now, so a bad table is reported here
+            accel_sources.upload_fit(meta["id"], k)  # fit now, so a bad table is reported here
     except ModelingError as exc:
         return no_update, no_update, no_update, alert(f"{filename}: {exc}")
     new = [f"upload:{k}" for k in kernels]
