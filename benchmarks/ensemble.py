@@ -9,6 +9,10 @@
   steps (the straightforward forward-AIC run would take hours to saturate, so
   both sides stop after ``--steps`` steps; their choices are checked equal).
 * shipped_ensemble_seconds: the same for the shipped GTX-680 -> Tesla-P100 data.
+* forest_vs_sklearn: the project's compiled forest against scikit-learn's
+  RandomForestRegressor with the same settings (128 trees, mtry = p/3, R's
+  nodesize), on the same 10 folds of the 364 x 577 problem and of the shipped
+  GTX-680 -> GTX-980 and -> Tesla-P100 data: time ratio and both E_out.
 
 Usage: python benchmarks/ensemble.py [--json] [--folds-compared 2] [--steps 20]
 """
@@ -159,6 +163,40 @@ def stepwise_speedup(X, y, folds_compared, steps, seed=0):
     return naive_total / fast_total, per_variant, fast_total, naive_total
 
 
+def forest_vs_sklearn(seed=0):
+    """Compiled forest vs scikit-learn's on the same folds: seconds and E_out of each."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    from modeling import shipped
+    from modeling.ensemble import make_splits
+    from modeling.metrics import ape
+    from modeling.models import ForestRegressor
+
+    X, y, _ = halwpe_shaped.make()
+    problems = {"halwpe_shaped": (X, y)}
+    for target in ("GTX-980", "Tesla-P100"):
+        s = shipped.scenario("GTX-680", target, "duration")
+        problems[f"GTX-680->{target}"] = (s["X"], s["y"])
+    ForestRegressor(2).fit(X[:20], y[:20])  # load the compiled kernels outside the timing
+    out = {}
+    for name, (X, y) in problems.items():
+        splits = make_splits(len(y), "kfold", 10, None, seed)
+        row = {}
+        for label, make in (
+                ("project", lambda k: ForestRegressor(128, random_state=seed + k)),
+                ("sklearn", lambda k: RandomForestRegressor(
+                    128, max_features=1 / 3, min_samples_split=6, random_state=seed + k, n_jobs=1))):
+            pred = np.empty_like(y)
+            t = time.perf_counter()
+            for k, (train, test) in enumerate(splits):
+                pred[test] = make(k).fit(X[train], y[train]).predict(X[test])
+            row[f"{label}_seconds"] = round(time.perf_counter() - t, 2)
+            row[f"{label}_e_out"] = round(float(ape(y, pred).mean()), 2)
+        row["speedup"] = round(row["sklearn_seconds"] / row["project_seconds"], 2)
+        out[name] = row
+    return out
+
+
 def cold_run(code):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -172,6 +210,7 @@ def main(argv=None):
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--stepwise-only", action="store_true")
+    ap.add_argument("--ensemble-only", action="store_true", help="only the cold full-ensemble runs")
     a = ap.parse_args(argv)
     if a.stepwise_only:
         X, y, _ = halwpe_shaped.make()
@@ -181,7 +220,13 @@ def main(argv=None):
     X, y, _ = halwpe_shaped.make()
     cold = cold_run(COLD.format(root=str(ROOT), jobs=a.jobs))
     cold_serial = cold_run(COLD.format(root=str(ROOT), jobs=1))
+    if a.ensemble_only:
+        print(json.dumps({"full_ensemble_seconds": round(cold["total"], 2),
+                          "full_ensemble_seconds_one_process": round(cold_serial["total"], 2),
+                          "model_seconds_one_process": cold_serial["models"]}, indent=2))
+        return
     shipped = cold_run(COLD_SHIPPED.format(root=str(ROOT), jobs=a.jobs))
+    forest = forest_vs_sklearn()
     ratio, per, tf, tn = stepwise_speedup(X, y, a.folds_compared, a.steps)
     out = {
         "problem": {"workloads": int(X.shape[0]), "features": int(X.shape[1]), "folds": 10,
@@ -190,6 +235,7 @@ def main(argv=None):
         "full_ensemble_seconds_one_process": round(cold_serial["total"], 2),
         "model_seconds_one_process": cold_serial["models"],
         "shipped_ensemble_seconds": round(shipped["total"], 2),
+        "forest_vs_sklearn": forest,
         "stepwise_speedup": round(ratio, 1),
         "stepwise_compared": {"folds": a.folds_compared, "max_steps": a.steps,
                               "fast_seconds": round(tf, 3), "naive_seconds": round(tn, 2)},

@@ -38,6 +38,7 @@ def tree_sweep(X, y, splits, tree_counts=TREE_COUNTS, seed=0, n_jobs=None, progr
     X : array (n, p); y : array (n,)
     splits : list of (train_idx, test_idx)
     tree_counts : increasing tree counts (default 2, 4, ..., 1024)
+    n_jobs : worker processes for the folds (1 or None: in this process)
     progress : callable(done, total, label), optional, called after each fold
     """
     X = np.asarray(X, dtype=float)
@@ -45,14 +46,25 @@ def tree_sweep(X, y, splits, tree_counts=TREE_COUNTS, seed=0, n_jobs=None, progr
     counts = sorted(int(c) for c in tree_counts)
     nmax = counts[-1]
     preds = {c: np.empty_like(y) for c in counts}
-    for fold, (train, test) in enumerate(splits):
-        forest = ForestRegressor(nmax, random_state=seed + fold, n_jobs=n_jobs).fit(X[train], y[train]).forest_
-        per_tree = np.stack([t.predict(X[test]) for t in forest.estimators_])
-        csum = np.cumsum(per_tree, axis=0)
+
+    def one_fold(fold):
+        train, test = splits[fold]
+        model = ForestRegressor(nmax, random_state=seed + fold).fit(X[train], y[train])
+        return fold, np.cumsum(model.tree_predictions(X[test]), axis=0)
+
+    if n_jobs and n_jobs > 1:
+        from joblib import Parallel, delayed
+
+        outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+            delayed(one_fold)(f) for f in range(len(splits)))
+    else:
+        outputs = (one_fold(f) for f in range(len(splits)))
+    for done, (fold, csum) in enumerate(outputs, 1):
+        test = splits[fold][1]
         for c in counts:
             preds[c][test] = csum[c - 1] / c
         if progress:
-            progress(fold + 1, len(splits), f"fold {fold + 1} of {len(splits)}: {nmax} trees")
+            progress(done, len(splits), f"fold {fold + 1} of {len(splits)}: {nmax} trees")
     e_out, irs = [], []
     for c in counts:
         a = ape(y, preds[c])

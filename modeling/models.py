@@ -143,7 +143,7 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
         folds = min(self.inner_folds, X.shape[0])
         cv = KFold(folds, shuffle=True, random_state=self.random_state)
         common = dict(alphas=self.n_alphas, cv=cv, positive=self.positive, max_iter=5000,
-                      tol=1e-3, fit_intercept=False, random_state=self.random_state, selection="random")
+                      tol=1e-3, fit_intercept=False, selection="cyclic")
         if self.kind == "lasso":
             est = LassoCV(**common)
         elif self.kind == "elasticnet":
@@ -169,56 +169,53 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
 class ForestRegressor(RegressorMixin, BaseEstimator):
     """Random forest with R ``randomForest`` defaults (RastSim 4.2, 4.4).
 
-    Bagging (bootstrap samples of n rows) and feature bagging with
-    ``mtry = floor(p / 3)`` candidates per split; R's ``nodesize = 5`` (a node
-    of 5 or fewer workloads is not split) is ``min_samples_split = 6``.
-    ``n_estimators`` defaults to the 128 trees RastSim selected.
+    Bagging (bootstrap samples of n rows drawn with replacement) and feature
+    bagging with ``mtry = floor(p * max_features)`` (R: ``floor(p / 3)``)
+    candidates per split; R's ``nodesize = 5``: a node of 5 or fewer bootstrap
+    rows (duplicates counted) is not split. ``n_estimators`` defaults to the
+    128 trees RastSim selected. The trees are grown by the compiled grower of
+    ``modeling.forest_trees``; a single tree with every feature and no
+    bootstrap is the CART tree scikit-learn grows (checked in the tests).
     """
 
-    def __init__(self, n_estimators=128, max_features=1 / 3, nodesize=5, random_state=0, n_jobs=None):
+    def __init__(self, n_estimators=128, max_features=1 / 3, nodesize=5, bootstrap=True, random_state=0):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.nodesize = nodesize
+        self.bootstrap = bootstrap
         self.random_state = random_state
-        self.n_jobs = n_jobs
 
     def fit(self, X, y):
-        from sklearn.ensemble import RandomForestRegressor
+        from modeling.forest_trees import TreeArrays
 
         X, y = _check_xy(X, y)
-        self.forest_ = RandomForestRegressor(
-            n_estimators=self.n_estimators, max_features=self.max_features,
-            min_samples_split=self.nodesize + 1, min_samples_leaf=1, bootstrap=True,
-            random_state=self.random_state, n_jobs=self.n_jobs).fit(X, y)
-        used = np.zeros(X.shape[1], dtype=bool)
-        for tree in self.forest_.estimators_:
-            f = tree.tree_.feature
-            used[f[f >= 0]] = True
-        self.selected_ = np.flatnonzero(used)
-        self.n_selected_ = int(used.sum())
-        self.n_features_in_ = X.shape[1]
+        p = X.shape[1]
+        self.mtry_ = max(1, min(p, int(np.floor(p * self.max_features))))
+        self.trees_ = TreeArrays(X, y, int(self.n_estimators), self.mtry_, self.nodesize,
+                                 self.bootstrap, self.random_state)
+        self.selected_ = self.trees_.used_features()
+        self.n_selected_ = int(self.selected_.size)
+        self.n_features_in_ = p
         return self
 
+    def tree_predictions(self, X) -> np.ndarray:
+        """Prediction of each tree, shape (n_estimators, n_rows)."""
+        check_is_fitted(self, "trees_")
+        X = _check_xy(X)
+        if X.shape[1] != self.n_features_in_:
+            raise DataError(f"The model was trained on {self.n_features_in_} features, got {X.shape[1]}.")
+        return self.trees_.predict_per_tree(X)
+
     def predict(self, X):
-        check_is_fitted(self, "forest_")
-        return self.forest_.predict(_check_xy(X))
+        return self.tree_predictions(X).mean(axis=0)
 
     def rss_importance(self) -> np.ndarray:
         """Total decrease of RSS from splits on each feature, summed over trees.
 
         RastSim 5.5 (R's ``IncNodePurity``), in squared target units, shape (p,).
         """
-        check_is_fitted(self, "forest_")
-        total = np.zeros(self.n_features_in_)
-        for tree in self.forest_.estimators_:
-            t = tree.tree_
-            left, right = t.children_left, t.children_right
-            w, imp = t.weighted_n_node_samples, t.impurity
-            internal = left >= 0
-            dec = w[internal] * imp[internal] - w[left[internal]] * imp[left[internal]] \
-                - w[right[internal]] * imp[right[internal]]
-            np.add.at(total, t.feature[internal], dec)
-        return total
+        check_is_fitted(self, "trees_")
+        return self.trees_.rss_decrease()
 
 
 class HostRatioBaseline(RegressorMixin, BaseEstimator):

@@ -16,20 +16,69 @@ def data(seed=0, n=120):
     return X, y
 
 
-def test_forest_matches_r_defaults():
+def test_forest_uses_r_defaults():
     X, y = data()
-    f = ForestRegressor(16, random_state=0).fit(X, y).forest_
-    assert f.max_features == pytest.approx(1 / 3) and f.min_samples_split == 6 and f.bootstrap
+    f = ForestRegressor(16, random_state=0).fit(X, y)
+    assert f.mtry_ == 2 and f.nodesize == 5 and f.bootstrap  # floor(6 / 3)
+    assert f.trees_.node_count.shape == (16,)
 
 
-def test_rss_importance_equals_impurity_importance_shares():
+def test_single_full_tree_is_sklearns_cart_tree():
+    """No bootstrap and every feature at every split: the CART tree sklearn grows.
+
+    Same node count, same partition of the training rows (so the same fitted
+    values) and the same total RSS decrease. Where two features cut a node into
+    the same two sets, the trees may keep different ones, so new points can
+    land differently; the training rows cannot.
+    """
+    from sklearn.tree import DecisionTreeRegressor
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 4000, size=(300, 7)).astype(float) / 64
+    y = X[:, 0] * 3 + np.sin(X[:, 1]) * 20 + rng.normal(scale=0.5, size=300)
+    ours = ForestRegressor(1, max_features=1.0, bootstrap=False).fit(X, y)
+    ref = DecisionTreeRegressor(min_samples_split=6, random_state=0).fit(X, y)
+    t = ref.tree_
+    internal = t.children_left >= 0
+    rss = t.impurity * t.weighted_n_node_samples
+    gains = rss[internal] - rss[t.children_left[internal]] - rss[t.children_right[internal]]
+    assert ours.trees_.node_count[0] == t.node_count
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-12)
+    assert ours.rss_importance().sum() == pytest.approx(gains.sum(), rel=1e-9)
+
+
+def test_nodesize_counts_bootstrap_duplicates():
+    X, y = data(n=200)
+    f = ForestRegressor(8, random_state=1).fit(X, y)
+    t = f.trees_
+    for k in range(8):
+        n = t.node_count[k]
+        leaves = t.feature[k, :n] < 0
+        assert leaves.sum() == (n + 1) // 2  # a binary tree
+    # a forest is reproducible from its seed and differs across seeds
+    g = ForestRegressor(8, random_state=1).fit(X, y)
+    h = ForestRegressor(8, random_state=2).fit(X, y)
+    np.testing.assert_array_equal(f.predict(X), g.predict(X))
+    assert not np.allclose(f.predict(X), h.predict(X))
+
+
+def test_rss_importance_sums_the_split_gains():
     X, y = data()
     m = ForestRegressor(32, random_state=0).fit(X, y)
     rss = m.rss_importance()
-    assert np.argmax(rss) == 2
-    # per-tree normalized shares averaged (sklearn) vs pooled shares: same leader, both sum to 1
-    assert np.isclose((rss / rss.sum()).sum(), 1.0)
-    assert np.argmax(m.forest_.feature_importances_) == 2
+    assert np.argmax(rss) == 2 and (rss >= 0).all()
+    # one tree without bootstrap: the gains add up to root RSS minus the leaves' RSS
+    one = ForestRegressor(1, max_features=1.0, bootstrap=False).fit(X, y)
+    leaf_of = np.array([_leaf(one.trees_, x) for x in X])
+    leaves_rss = sum(((y[leaf_of == v] - y[leaf_of == v].mean()) ** 2).sum() for v in np.unique(leaf_of))
+    assert one.rss_importance().sum() == pytest.approx(((y - y.mean()) ** 2).sum() - leaves_rss, rel=1e-9)
+
+
+def _leaf(trees, x):
+    node = 0
+    while trees.feature[0, node] >= 0:
+        node = trees.left[0, node] if x[trees.feature[0, node]] <= trees.threshold[0, node] else trees.right[0, node]
+    return node
 
 
 def test_tree_sweep_shapes_and_prefix_consistency():

@@ -1,0 +1,254 @@
+"""Regression trees of R's ``randomForest``, compiled (RastSim 4.2, 4.4).
+
+The forest of the ensemble follows R's regression forest: each tree is grown on
+a bootstrap sample of n rows (drawn with replacement; a row drawn k times
+weighs k), at each node ``mtry`` distinct features are drawn and the split that
+most reduces the residual sum of squares among them is taken (threshold at the
+midpoint of the two neighbouring values, ``x <= t`` goes left), a node of
+``nodesize`` or fewer bootstrap rows is not split, and leaves predict the mean
+of their rows. If none of the ``mtry`` features separates the node, it becomes
+a leaf, as in R.
+
+The split search runs on per-feature ranks (ties share a rank), stored feature
+by feature, so a node's values of one feature are a short gather from one
+contiguous row. Trees are kept as flat arrays (feature, threshold, children,
+value, RSS decrease), one row per tree, so prediction and the RSS importance
+(RastSim 5.5, R's ``IncNodePurity``) are array loops.
+
+Compiled with numba (``cache=True``: the machine code is kept next to this
+file after the first call of each kernel).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+LEAF = -1
+
+
+@njit(cache=True)
+def _seed(seed):
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def _grow_tree(ranks, xt, wy, w, srt, n_rows, mtry, nodesize, perm, tmp, buf,
+               feature, threshold, left, right, value, decrease, stack):
+    """Grow one tree; srt[j, :n_rows] holds the rows in order of feature j.
+
+    Every node owns the same range [start, end) of each feature's list; a split
+    stably partitions all lists, so no node ever sorts.
+    """
+    p = ranks.shape[0]
+    n_nodes = 1
+    stack[0, 0] = 0
+    stack[0, 1] = 0
+    stack[0, 2] = n_rows
+    top = 1
+    while top > 0:
+        top -= 1
+        node = stack[top, 0]
+        start = stack[top, 1]
+        end = stack[top, 2]
+        sw = 0.0
+        swy = 0.0
+        for i in range(start, end):
+            r = srt[0, i]
+            sw += w[r]
+            swy += wy[r]
+        value[node] = swy / sw
+        feature[node] = LEAF
+        left[node] = LEAF
+        right[node] = LEAF
+        decrease[node] = 0.0
+        if sw <= nodesize or end - start < 2:
+            continue
+        parent_crit = swy * swy / sw
+        best_crit = parent_crit
+        threshold_crit = best_crit * (1.0 + 1e-12) + 1e-300
+        best_f = -1
+        best_pos = 0
+        best_thr = 0.0
+        for k in range(mtry):
+            jj = k + np.random.randint(p - k)
+            f = perm[jj]
+            perm[jj] = perm[k]
+            perm[k] = f
+            rk = ranks[f]
+            lst = srt[f]
+            if rk[lst[start]] == rk[lst[end - 1]]:
+                continue
+            lw = 0.0
+            lwy = 0.0
+            r = lst[start]
+            rank_r = rk[r]
+            for i in range(start, end - 1):
+                nxt = lst[i + 1]
+                rank_n = rk[nxt]
+                lw += w[r]
+                lwy += wy[r]
+                if rank_r != rank_n:
+                    rw = sw - lw
+                    rwy = swy - lwy
+                    # lwy^2/lw + rwy^2/rw > threshold, without dividing
+                    num = lwy * lwy * rw + rwy * rwy * lw
+                    den = lw * rw
+                    if num > threshold_crit * den:
+                        crit = num / den
+                        best_crit = crit
+                        best_f = f
+                        best_pos = i + 1
+                        best_thr = 0.5 * (xt[f, r] + xt[f, nxt])
+                        threshold_crit = best_crit * (1.0 + 1e-12) + 1e-300
+                r = nxt
+                rank_r = rank_n
+        if best_f < 0:
+            continue
+        feature[node] = best_f
+        threshold[node] = best_thr
+        decrease[node] = best_crit - parent_crit
+        left[node] = n_nodes
+        right[node] = n_nodes + 1
+        n_nodes += 2
+        lw = 0.0
+        lst = srt[best_f]
+        for i in range(start, best_pos):
+            lw += w[lst[i]]
+        if (lw <= nodesize or best_pos - start < 2) and (sw - lw <= nodesize or end - best_pos < 2):
+            # both children are leaves: record them without partitioning the lists
+            for child, a, b in ((left[node], start, best_pos), (right[node], best_pos, end)):
+                cw = 0.0
+                cwy = 0.0
+                for i in range(a, b):
+                    cw += w[lst[i]]
+                    cwy += wy[lst[i]]
+                value[child] = cwy / cw
+                feature[child] = LEAF
+                left[child] = LEAF
+                right[child] = LEAF
+                decrease[child] = 0.0
+            continue
+        for i in range(start, best_pos):
+            tmp[lst[i]] = 1
+        for i in range(best_pos, end):
+            tmp[lst[i]] = 0
+        for j in range(p):
+            if j == best_f:
+                continue
+            lj = srt[j]
+            a = start
+            nb = 0
+            for i in range(start, end):
+                # branch-free: the side of a row is unpredictable
+                r = lj[i]
+                goes_left = tmp[r]
+                lj[a] = r
+                buf[nb] = r
+                a += goes_left
+                nb += 1 - goes_left
+            for i in range(nb):
+                lj[best_pos + i] = buf[i]
+        stack[top, 0] = left[node]
+        stack[top, 1] = start
+        stack[top, 2] = best_pos
+        top += 1
+        stack[top, 0] = right[node]
+        stack[top, 1] = best_pos
+        stack[top, 2] = end
+        top += 1
+    return n_nodes
+
+
+@njit(cache=True)
+def _grow_forest(ranks, order, srt, buf, xt, y, n_trees, mtry, nodesize, bootstrap, seed,
+                 feature, threshold, left, right, value, decrease, node_count):
+    _seed(seed)
+    p, n = ranks.shape
+    perm = np.arange(p)
+    w = np.zeros(n)
+    wy = np.zeros(n)
+    tmp = np.zeros(n, dtype=np.int64)
+    stack = np.empty((2 * n + 2, 3), dtype=np.int64)
+    for t in range(n_trees):
+        w[:] = 0.0
+        if bootstrap:
+            for _ in range(n):
+                w[np.random.randint(n)] += 1.0
+        else:
+            w[:] = 1.0
+        n_rows = 0
+        for j in range(p):
+            c = 0
+            for i in range(n):
+                r = order[j, i]
+                if w[r] > 0:
+                    srt[j, c] = r
+                    c += 1
+            n_rows = c
+        for r in range(n):
+            wy[r] = w[r] * y[r]
+        node_count[t] = _grow_tree(ranks, xt, wy, w, srt, n_rows, mtry, nodesize, perm, tmp, buf,
+                                   feature[t], threshold[t], left[t], right[t], value[t],
+                                   decrease[t], stack)
+
+
+@njit(cache=True)
+def _predict_trees(X, feature, threshold, left, right, value, out):
+    n_trees = feature.shape[0]
+    for t in range(n_trees):
+        for s in range(X.shape[0]):
+            node = 0
+            while feature[t, node] != LEAF:
+                if X[s, feature[t, node]] <= threshold[t, node]:
+                    node = left[t, node]
+                else:
+                    node = right[t, node]
+            out[t, s] = value[t, node]
+
+
+def dense_ranks(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature dense ranks of the rows (ties equal) and the sorting order, both (p, n)."""
+    order = np.argsort(X, axis=0, kind="stable").T.astype(np.uint32)
+    ranks = np.empty((X.shape[1], X.shape[0]), dtype=np.uint32)
+    for j in range(X.shape[1]):
+        ranks[j] = np.unique(X[:, j], return_inverse=True)[1]
+    return ranks, np.ascontiguousarray(order)
+
+
+class TreeArrays:
+    """A grown forest: flat per-tree node arrays (trees x max nodes)."""
+
+    def __init__(self, X, y, n_trees, mtry, nodesize, bootstrap, seed):
+        n, p = X.shape
+        cap = 2 * n + 1
+        self.feature = np.full((n_trees, cap), LEAF, dtype=np.int64)
+        self.threshold = np.zeros((n_trees, cap))
+        self.left = np.full((n_trees, cap), LEAF, dtype=np.int64)
+        self.right = np.full((n_trees, cap), LEAF, dtype=np.int64)
+        self.value = np.zeros((n_trees, cap))
+        self.decrease = np.zeros((n_trees, cap))
+        self.node_count = np.zeros(n_trees, dtype=np.int64)
+        ranks, order = dense_ranks(X)
+        index = np.uint16 if n < 2**16 else np.uint32  # row lists: small and unsigned (no wraparound checks)
+        _grow_forest(ranks, order, np.empty((p, n), dtype=index), np.empty(n, dtype=index),
+                     np.ascontiguousarray(X.T), np.ascontiguousarray(y, dtype=float),
+                     int(n_trees), int(mtry), float(nodesize), bool(bootstrap), int(seed) % (2**32),
+                     self.feature, self.threshold, self.left, self.right, self.value, self.decrease,
+                     self.node_count)
+        self.n_features = p
+
+    def predict_per_tree(self, X) -> np.ndarray:
+        """Predictions of every tree, shape (n_trees, n_rows)."""
+        X = np.ascontiguousarray(X, dtype=float)
+        out = np.empty((self.feature.shape[0], X.shape[0]))
+        _predict_trees(X, self.feature, self.threshold, self.left, self.right, self.value, out)
+        return out
+
+    def rss_decrease(self) -> np.ndarray:
+        """RSS decrease of the splits on each feature, summed over trees, shape (p,)."""
+        split = self.feature >= 0
+        return np.bincount(self.feature[split], weights=self.decrease[split], minlength=self.n_features)
+
+    def used_features(self) -> np.ndarray:
+        return np.unique(self.feature[self.feature >= 0])
