@@ -58,6 +58,18 @@ class DatasetView:
         hc = self.mapping.get("host_col")
         return self._column(hc) if hc else None
 
+    def simulator_times(self, target: str) -> tuple[pd.Series, pd.Series] | None:
+        """(host run seconds, simulator seconds for ``target``) per workload, or None.
+
+        Only uploads carry them (optional columns mapped at upload); they give
+        the model-vs-simulator speedup of HALWPE Fig. 12.
+        """
+        col = (self.mapping.get("sim_time_cols") or {}).get(target)
+        host = self.mapping.get("host_time_col")
+        if self.kind != "upload" or not col or not host:
+            return None
+        return self._column(host), self._column(col)
+
     def target_values(self, target: str, metric: str) -> pd.Series:
         if self.kind == "shipped":
             w = shipped.workloads().set_index("workload")

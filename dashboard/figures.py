@@ -120,6 +120,33 @@ def speedups(gen: dict):
     return _layout(fig, f"Speedup of each target over {gen['host']}", height=420)
 
 
+def simulator_speedups(gen: dict):
+    """Model speedup over the simulator per workload and target (HALWPE Fig. 12).
+
+    Workloads on a common x axis, ordered by the speedup of the last target
+    (the paper orders by its newest GPU); the legend gives each target's mean.
+    """
+    fig = go.Figure()
+    sims = gen["sim_speedup"]
+    last = list(sims)[-1]
+    common = [w for w in sims[last] if all(w in sp for sp in sims.values())]
+    order = sorted(common, key=lambda w: sims[last][w])
+    apps = gen.get("applications") or {}
+    for i, (target, sp) in enumerate(sims.items()):
+        mean = float(np.mean([sp[w] for w in order])) if order else float("nan")
+        fig.add_scatter(x=list(range(1, len(order) + 1)), y=[sp[w] for w in order], mode="lines+markers",
+                        name=f"{target}: mean {mean:,.0f}×", marker=dict(size=4),
+                        line=dict(color=PALETTE[i % len(PALETTE)], width=1.5),
+                        customdata=[[w, apps.get(w, "")] for w in order],
+                        hovertemplate=target + "<br>%{customdata[0]}<br>%{customdata[1]}<br>"
+                                               "%{y:,.3g}× faster than simulating<extra></extra>")
+    if any(v < 2 for sp in sims.values() for v in sp.values()):  # some simulations beat the host run
+        fig.add_hline(y=1, line=dict(color="#868e96", dash="dot"))
+    fig.update_yaxes(type="log", title_text="simulator time / model time (host run)")
+    fig.update_xaxes(title_text=f"workloads run on every simulator ({len(order)}), ordered by the {last} speedup")
+    return _layout(fig, "Model speedup over cycle-accurate simulation", height=420)
+
+
 def side_by_side(left: dict, right: dict, left_title: str, right_title: str, unit: str = "s"):
     """Two scenarios' best models, observed vs out-of-fold predicted, on shared axes."""
     fig = make_subplots(rows=1, cols=2, shared_yaxes=True, shared_xaxes=True, horizontal_spacing=0.04,

@@ -18,6 +18,7 @@ from modeling.tabular import Table, read_csv_bytes, read_parquet_bytes
 
 MIN_ROWS = 3
 MIN_FEATURES = 2
+HOST_TIME_NAMES = ("host_time", "host_seconds", "host_time_s")
 
 
 def decode_upload(contents: str) -> bytes:
@@ -70,19 +71,52 @@ def guess_mapping(table: Table) -> dict:
     id_col = lower.get("workload") or lower.get("id") or (text[0] if text else None)
     group = lower.get("application") or lower.get("app") or lower.get("group")
     repeat = lower.get("repeat") or lower.get("run")
-    return {"id_col": id_col, "group_col": group if group != id_col else None, "repeat_col": repeat}
+    host_time = next((lower[k] for k in HOST_TIME_NAMES if k in lower), None)
+    sims = [c for c in cols if c.lower().startswith(("sim_time", "sim_seconds", "simulator"))]
+    return {"id_col": id_col, "group_col": group if group != id_col else None, "repeat_col": repeat,
+            "host_time_col": host_time, "sim_cols": sims if host_time else []}
+
+
+def pair_simulator_columns(sim_cols: list, targets: list) -> dict:
+    """Pair each simulator-time column with the target its name ends with (longest name wins)."""
+    pairs: dict = {}
+    for col in sim_cols:
+        hits = sorted((t for t in targets if col.endswith(t) and t != col), key=len, reverse=True)
+        if not hits:
+            raise DataError(f"Simulator-time column {col!r} names none of the targets ({', '.join(targets)}); "
+                            "end its name with its target's, e.g. sim_time@<target>.")
+        if hits[0] in pairs:
+            raise DataError(f"Two simulator-time columns for target {hits[0]!r}: {pairs[hits[0]]!r} and {col!r}.")
+        pairs[hits[0]] = col
+    return pairs
+
+
+def _check_times(frame: pd.DataFrame, cols: list) -> None:
+    for c in cols:
+        if not pd.api.types.is_numeric_dtype(frame[c]):
+            raise DataError(f"Time column {c!r} is not numeric (seconds expected).")
+        v = frame[c].to_numpy(dtype=float)
+        if (v[np.isfinite(v)] <= 0).any():
+            raise DataError(f"Time column {c!r} has zero or negative values; times must be positive seconds "
+                            "(leave a cell empty when a workload was not run).")
 
 
 def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
     """Validate a mapping and produce (table, raw or None, notes).
 
     mapping: id_col, group_col (optional), targets (list), features (list, empty =
-    all other numeric), host_col (optional), repeat_col (optional).
+    all other numeric), host_col (optional), repeat_col (optional), and for the
+    model-vs-simulator chart (HALWPE Fig. 12) host_time_col (optional: seconds to
+    run a workload on the host) and sim_cols (optional: simulator seconds, one
+    column per target, named after it).
     """
     cols = [str(c) for c in frame.columns]
-    id_col, group, host, rep = (mapping.get(k) or None for k in ("id_col", "group_col", "host_col", "repeat_col"))
+    id_col, group, host, rep, host_time = (mapping.get(k) or None for k in (
+        "id_col", "group_col", "host_col", "repeat_col", "host_time_col"))
     targets = list(mapping.get("targets") or [])
-    named = [c for c in (id_col, group, host, rep, *targets, *(mapping.get("features") or [])) if c]
+    sim_cols = list(mapping.get("sim_cols") or [])
+    named = [c for c in (id_col, group, host, rep, host_time, *sim_cols, *targets,
+                         *(mapping.get("features") or [])) if c]
     missing = [c for c in named if c not in cols]
     if missing:
         raise DataError(f"Column(s) not in the file: {', '.join(missing)}.")
@@ -99,7 +133,13 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
                             f"(first at data row {int(np.flatnonzero(bad)[0]) + 1}); fix or remove those rows.")
     if id_col in targets or (group and group in targets):
         raise DataError("The id and group columns cannot also be targets.")
-    reserved = {id_col, group, rep, *targets}
+    sims = pair_simulator_columns(sim_cols, targets)
+    if sims and not host_time:
+        raise DataError("Simulator times need the host's run time column too (the model's time is the host run).")
+    if host_time and host_time in targets + sim_cols:
+        raise DataError(f"Column {host_time!r} cannot be both the host run time and a target or simulator time.")
+    _check_times(frame, [c for c in (host_time, *sim_cols) if c])
+    reserved = {id_col, group, rep, host_time, *sim_cols, *targets}
     feats = list(mapping.get("features") or [c for c in cols if c not in reserved
                                                  and pd.api.types.is_numeric_dtype(frame[c])])
     nonnum = [c for c in feats if not pd.api.types.is_numeric_dtype(frame[c])]
@@ -113,12 +153,13 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
     if empty_cols:
         notes["dropped_empty"] = empty_cols
     raw = None
-    table = frame[[c for c in cols if c in {id_col, group, *targets, *feats}]].copy()
+    table = frame[[c for c in cols if c in {id_col, group, host_time, *sim_cols, *targets, *feats}]].copy()
     table[id_col] = table[id_col].astype(str)
     if rep:
         raw = frame.copy()
         raw[id_col] = raw[id_col].astype(str)
         table = aggregate_repeats(table, id_col, targets[0], k, keep_first=[group] if group else None)
+        # run times are per run too: averaged over the kept runs like every other column
         notes["repeats"] = {"k": k, "measure": targets[0], "runs": int(len(frame)),
                             "outliers": int(table["repeats_outliers"].sum())}
         table = table.drop(columns=["repeats_total", "repeats_outliers"])
@@ -137,5 +178,5 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
     if const:
         notes["constant"] = const
     out_map = {"id_col": id_col, "group_col": group, "targets": targets, "features": feats, "host_col": host,
-               "repeat_col": rep}
+               "repeat_col": rep, "host_time_col": host_time, "sim_time_cols": sims}
     return table.reset_index(drop=True), raw, out_map, notes

@@ -184,6 +184,19 @@ def _ols_rss_with(X, y, base: np.ndarray, cand: np.ndarray, norm2: np.ndarray) -
     return np.maximum(rss0 - gain, 0.0)
 
 
+def _positive_ols(X, y, cols):
+    """(RSS, (cols, beta)) of OLS on ``cols`` when every coefficient is positive, else None.
+
+    An NNLS problem whose unconstrained least-squares solution is strictly
+    positive has that solution as its optimum (no constraint is active).
+    """
+    beta, _, rank, _ = linalg.lstsq(X[:, cols], y, lapack_driver="gelsy", check_finite=False)
+    if rank < len(cols) or beta.min() <= 0:  # dependent columns: leave it to the NNLS solver
+        return None
+    r = y - X[:, cols] @ beta
+    return float(r @ r), (cols, beta)
+
+
 def _solve_in_order(lower, upper, solve):
     """Exact argmin of ``solve(i)`` given lower/upper bounds (branch and bound)."""
     order = np.argsort(lower, kind="stable")
@@ -224,6 +237,9 @@ def nnls_forward(std: Standardized, criterion: str, max_steps: int | None = None
 
         def solve(i):
             cols = np.append(A, cand[i])
+            ols = _positive_ols(X, y, cols)
+            if ols is not None:  # interior optimum: the NNLS solution, no active-set iterations
+                return ols
             x, r = nnls(X[:, cols], y)
             return r, (cols, x)
 
@@ -271,7 +287,8 @@ def nnls_backward(std: Standardized, criterion: str, max_steps: int | None = Non
             G = _inverse_gram(X, A) if independent_subset(X[:, A], rtol=1e-10).size == A.size else None
             since_refresh = 0
         d = None if G is None else np.diag(G)
-        if d is not None and np.all(np.isfinite(d)) and np.all(d > 0):
+        have_ols = d is not None and bool(np.all(np.isfinite(d)) and np.all(d > 0))
+        if have_ols:
             b = G @ (X[:, A].T @ y)
             r0 = y - X[:, A] @ b
             lower = float(r0 @ r0) + b**2 / d  # OLS RSS of A minus one column
@@ -282,6 +299,12 @@ def nnls_backward(std: Standardized, criterion: str, max_steps: int | None = Non
 
         def solve(i):
             cols = np.delete(A, i)
+            if have_ols:
+                # OLS without column i from the inverse Gram (rank-one downdate); when every
+                # coefficient stays positive it is the NNLS solution and its RSS is lower[i]
+                bi = np.delete(b - G[:, i] * (b[i] / d[i]), i)
+                if bi.size and bi.min() > 0:
+                    return float(lower[i]), (cols, bi)
             xx, r = nnls(X[:, cols], y)
             return r, (cols, xx)
 

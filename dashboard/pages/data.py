@@ -55,6 +55,12 @@ def layout(**_query):
                       "the host's measure of the target metric: enables the baseline and speedups"),
                 field("Repeat index (optional)", dcc.Dropdown(id=f"{P}-repeat-col", options=[]),
                       "rows of one workload are repeated runs: filtered at ±7 MAD, then averaged"),
+                field("Host run time, s (optional)", dcc.Dropdown(id=f"{P}-host-time", options=[]),
+                      "seconds to run a workload on the host: with simulator times, gives the speedup over "
+                      "simulation on the Generations page"),
+                field("Simulator time per target, s (optional)", dcc.Dropdown(id=f"{P}-sim-cols", options=[],
+                                                                             multi=True),
+                      "one column per target, its name ending with the target's, e.g. sim_time@GPU-B"),
                 field("Features (empty = all other numeric columns)", dcc.Dropdown(id=f"{P}-features", options=[],
                                                                                     multi=True)),
             ], className="form-grid"),
@@ -79,13 +85,15 @@ register_csv(f"{P}-columns")
           Output(f"{P}-targets", "options"), Output(f"{P}-host-col", "options"),
           Output(f"{P}-repeat-col", "options"), Output(f"{P}-repeat-col", "value"),
           Output(f"{P}-features", "options"), Output(f"{P}-name", "value"),
+          Output(f"{P}-host-time", "options"), Output(f"{P}-host-time", "value"),
+          Output(f"{P}-sim-cols", "options"), Output(f"{P}-sim-cols", "value"),
           Input(f"{P}-upload", "contents"), State(f"{P}-upload", "filename"), prevent_initial_call=True)
 def _uploaded(contents, filename):
     try:
         raw = uploads.decode_upload(contents)
         table = uploads.parse_upload(raw, filename)
     except DataError as exc:
-        return (alert(f"{exc} Nothing was imported."), None, {"display": "none"}, *[no_update] * 14)
+        return (alert(f"{exc} Nothing was imported."), None, {"display": "none"}, *[no_update] * 18)
     df = table.frame
     cols = [str(c) for c in df.columns]
     numeric = [c for c in cols if df[c].dtype.kind in "fi"]
@@ -100,20 +108,21 @@ def _uploaded(contents, filename):
     return (alert(f"Read {info['filename']}: {desc} Map the columns below, then save.", "success"), token,
             {"display": "block"}, desc, preview, coldefs, uploads.describe_columns(table),
             cols, guess["id_col"], cols, guess["group_col"], numeric, numeric, cols, guess["repeat_col"], numeric,
-            info["filename"].rsplit(".", 1)[0])
+            info["filename"].rsplit(".", 1)[0], numeric, guess["host_time_col"], numeric, guess["sim_cols"])
 
 
 @callback(Output(f"{P}-save-status", "children"), Output(f"{P}-datasets", "children"),
           Input(f"{P}-save", "n_clicks"), State(f"{P}-token", "data"), State(f"{P}-name", "value"),
           State(f"{P}-id-col", "value"), State(f"{P}-group-col", "value"), State(f"{P}-targets", "value"),
           State(f"{P}-host-col", "value"), State(f"{P}-repeat-col", "value"), State(f"{P}-features", "value"),
-          prevent_initial_call=True)
-def _save(_n, token, name, id_col, group, targets, host, repeat, features):
+          State(f"{P}-host-time", "value"), State(f"{P}-sim-cols", "value"), prevent_initial_call=True)
+def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_time, sim_cols):
     try:
         frame, info = store.staged_upload(token)
         table, raw, mapping, notes = uploads.build_dataset(frame, {
             "id_col": id_col, "group_col": group, "targets": targets or [], "host_col": host,
-            "repeat_col": repeat, "features": features or []})
+            "repeat_col": repeat, "features": features or [], "host_time_col": host_time,
+            "sim_cols": sim_cols or []})
     except (DataError, LookupError) as exc:
         return alert(f"Not saved: {str(exc).strip(chr(39))}"), no_update
     notes["conversions"] = info.get("conversions", {})
@@ -123,6 +132,8 @@ def _save(_n, token, name, id_col, group, targets, host, repeat, features):
         extra.append(f"constant columns (left out of models): {', '.join(notes['constant'][:8])}")
     if notes.get("dropped_empty"):
         extra.append(f"empty columns dropped: {', '.join(notes['dropped_empty'][:8])}")
+    if mapping.get("sim_time_cols"):
+        extra.append("simulator times for " + ", ".join(f"{t} ({c})" for t, c in mapping["sim_time_cols"].items()))
     if notes.get("repeats"):
         extra.append(f"{notes['repeats']['runs']} runs → {meta['rows']} workloads, "
                      f"{notes['repeats']['outliers']} outlier runs dropped")

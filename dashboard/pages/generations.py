@@ -5,7 +5,7 @@ from dash import Input, Output, callback, dcc, html
 
 from dashboard import datasets, jobs, tasks
 from dashboard.components import card, grid, num_col, register_csv
-from dashboard.figures import empty, side_by_side, speedups
+from dashboard.figures import empty, side_by_side, simulator_speedups, speedups
 from dashboard.forms import field, dropdown, register_dataset_dependents, scenario_controls, scenario_params
 from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
 from dashboard.url_state import InvalidParameter, Param, parse, parse_or_default
@@ -59,7 +59,15 @@ def layout(**query):
                  num_col("e_out", "E_out %"), num_col("ir10", "IR@10 %", 1), num_col("ir20", "IR@20 %", 1),
                  {"field": "best_nnls", "headerName": "best NNLS", "minWidth": 160},
                  num_col("nnls_e_out", "NNLS E_out %"), num_col("baseline_e_out", "baseline E_out %"),
-                 num_col("n_workloads", "workloads", 0)], height=260, file_name="generations.csv")),
+                 num_col("n_workloads", "workloads", 0),
+                 num_col("sim_speedup_mean", "× vs simulator (mean)", 0)], height=260,
+                 file_name="generations.csv")),
+        html.Div(card(html.H2("Model vs simulator"),
+                      html.P("Seconds a cycle-accurate simulator took per workload against the host run the model "
+                             "needs (HALWPE Fig. 12). From the dataset's optional host run-time and simulator-time "
+                             "columns.", className="hint"),
+                      dcc.Graph(id=f"{P}-sim-graph", figure=empty("Compare generations first"))),
+                 id=f"{P}-sim-box", style={"display": "none"}),
         card(html.H2("Two scenarios side by side"),
              html.Div([field("Left", dropdown(f"{P}-left", v["targets"], v["left"])),
                        field("Right", dropdown(f"{P}-right", v["targets"], v["right"]))], className="form-grid"),
@@ -78,13 +86,17 @@ def _pair_options(targets):
     return targets or [], targets or []
 
 
-@callback(Output(f"{P}-speedup-graph", "figure"), Output(f"{P}-summary-grid", "rowData"), Input(f"{P}-ready", "data"))
+@callback(Output(f"{P}-speedup-graph", "figure"), Output(f"{P}-summary-grid", "rowData"),
+          Output(f"{P}-sim-graph", "figure"), Output(f"{P}-sim-box", "style"), Input(f"{P}-ready", "data"))
 def _render(ready):
     res = jobs.get_result(ready["key"]) if ready else None
+    hidden = {"display": "none"}
     if not res:
-        return empty("Compare generations to see per-workload speedups"), []
+        return empty("Compare generations to see per-workload speedups"), [], dash.no_update, hidden
     fig = speedups(res) if res["speedup"] else empty("This dataset has no host metric column: no speedups")
-    return fig, res["summary"]
+    if not res.get("sim_speedup"):
+        return fig, res["summary"], dash.no_update, hidden
+    return fig, res["summary"], simulator_speedups(res), {"display": "block"}
 
 
 @callback(Output(f"{P}-pair-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-left", "value"),

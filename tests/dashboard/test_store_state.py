@@ -125,6 +125,37 @@ def test_mapping_rules():
     assert notes["dropped_empty"] == ["x3"] and "x3" not in m["features"]
 
 
+def test_simulator_time_columns_pair_with_targets_and_stay_out_of_features(var):
+    df = _table().assign(t2=lambda d: d.t * 2, host_time=0.5, **{"sim_time@t": 900.0, "sim_time@t2": 1800.0})
+    table, _, m, _ = uploads.build_dataset(df, {"id_col": "workload", "targets": ["t", "t2"],
+                                                "host_time_col": "host_time",
+                                                "sim_cols": ["sim_time@t2", "sim_time@t"]})
+    assert m["sim_time_cols"] == {"t2": "sim_time@t2", "t": "sim_time@t"}  # longest target name wins
+    assert m["features"] == ["x1", "x2"] and {"host_time", "sim_time@t"} <= set(table.columns)
+    guess = uploads.guess_mapping(uploads.parse_upload(df.to_csv(index=False).encode()))
+    assert guess["host_time_col"] == "host_time" and guess["sim_cols"] == ["sim_time@t", "sim_time@t2"]
+    meta = store.save_dataset(table, "sims", m, {}, None)
+    ds = datasets.get(meta["id"])
+    host, sim = ds.simulator_times("t2")
+    from dashboard.tasks import simulator_speedups
+
+    assert set(simulator_speedups(host, sim).values()) == {3600.0}
+    assert ds.simulator_times("nope") is None
+    with pytest.raises(DataError, match="names none of the targets"):
+        uploads.build_dataset(df.rename(columns={"sim_time@t": "simulated"}),
+                              {"id_col": "workload", "targets": ["t2"], "host_time_col": "host_time",
+                               "sim_cols": ["simulated"]})
+    with pytest.raises(DataError, match="Two simulator-time columns"):
+        uploads.build_dataset(df.assign(sim_other_t2=1.0), {
+            "id_col": "workload", "targets": ["t2"], "host_time_col": "host_time",
+            "sim_cols": ["sim_time@t2", "sim_other_t2"]})
+    with pytest.raises(DataError, match="host's run time"):
+        uploads.build_dataset(df, {"id_col": "workload", "targets": ["t"], "sim_cols": ["sim_time@t"]})
+    with pytest.raises(DataError, match="zero or negative"):
+        uploads.build_dataset(df.assign(host_time=0.0), {"id_col": "workload", "targets": ["t"],
+                                                         "host_time_col": "host_time", "sim_cols": ["sim_time@t"]})
+
+
 def test_repeats_are_filtered_then_averaged():
     rows = []
     for i, w in enumerate(("a", "b", "c")):
