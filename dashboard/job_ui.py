@@ -29,6 +29,12 @@ def alert(text, kind="error"):
 
 
 def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html.Div:
+    """Run/cancel buttons, progress and the job's stores.
+
+    A link whose result is already cached starts out ready: the views render
+    on the first round trip instead of after the lookup chain.
+    """
+    ready = {"key": request["key"]} if request and jobs.has_result(request["key"]) else None
     return html.Div([
         html.Div([
             html.Button(run_label, id=f"{prefix}-run", className="btn btn-primary", n_clicks=0),
@@ -40,11 +46,11 @@ def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html
         ], className="run-row"),
         html.Div(id=f"{prefix}-status"),
         html.Div(id=f"{prefix}-job-status"),
-        dcc.Store(id=f"{prefix}-request", data=request),
+        dcc.Store(id=f"{prefix}-request", data=None if ready else request),
         dcc.Store(id=f"{prefix}-pending"),
         dcc.Store(id=f"{prefix}-result"),
         dcc.Store(id=f"{prefix}-job-result"),
-        dcc.Store(id=f"{prefix}-ready"),
+        dcc.Store(id=f"{prefix}-ready", data=ready),
         dcc.Interval(id=f"{prefix}-watchdog", interval=1500, disabled=True),
     ], className="job-panel")
 

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import time
+from collections import OrderedDict
 from functools import lru_cache
 
 import modeling
@@ -62,8 +63,23 @@ def result_key(kind: str, params: dict, fingerprint: str) -> str:
     return f"{kind}-{hashlib.sha256(blob.encode()).hexdigest()[:32]}"
 
 
+_MEMO: OrderedDict = OrderedDict()  # recently read results of this process (read-only)
+MEMO_ENTRIES = 16
+
+
 def get_result(key: str):
-    return results().get(key)
+    """A result by key. A key names its inputs, data and modeling version, so a
+    result never changes: the last few read are kept in memory, and a page
+    render that reads one result from several callbacks unpickles it once."""
+    if key in _MEMO:
+        _MEMO.move_to_end(key)
+        return _MEMO[key]
+    value = results().get(key)
+    if value is not None:
+        _MEMO[key] = value
+        while len(_MEMO) > MEMO_ENTRIES:
+            _MEMO.popitem(last=False)
+    return value
 
 
 def has_result(key: str) -> bool:

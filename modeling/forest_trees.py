@@ -252,3 +252,10 @@ class TreeArrays:
 
     def used_features(self) -> np.ndarray:
         return np.unique(self.feature[self.feature >= 0])
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) every kernel once, e.g. at install time."""
+    rng = np.random.default_rng(0)
+    X = rng.random((12, 3))
+    TreeArrays(X, X[:, 0], 2, 1, 5, True, 0).predict_per_tree(X)

@@ -17,3 +17,5 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   for f in "$@"; do .venv/bin/python -m pip install --quiet -r "$f"; done
   echo "$want" > "$stamp"
 fi
+# compile the forest kernels now (kept next to the source), not in the first job
+PYTHONPATH="$here" .venv/bin/python -c "from modeling.forest_trees import warm_up; warm_up()"

@@ -19,6 +19,7 @@ from modeling.errors import DataError
 def var(tmp_path, monkeypatch):
     monkeypatch.setattr("dashboard.settings.VAR_DIR", tmp_path)
     monkeypatch.setattr("dashboard.jobs._RESULTS", {})
+    monkeypatch.setattr("dashboard.jobs._MEMO", type(jobs._MEMO)())
     return tmp_path
 
 
