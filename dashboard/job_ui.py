@@ -9,6 +9,13 @@ stores that carry a job through its life::
     P-result    {"key"} from the cache, without a job
     P-job-result {"key"} or {"key", "error"} from the job
     P-ready     {"key"} of a result to draw; the page's own callbacks listen here
+    P-failed    {"key", "attempt"} of a job whose process died (set by the watchdog)
+
+A request carries ``cancels``, the Cancel button's click count when it was
+made: a job is cancelled exactly when the button has been clicked since. The
+status line for "cancelled" or "failed" is decided in the browser from that
+count and the watchdog's finding, so the order in which the cancel, the kill
+and a watchdog tick reach the server cannot turn a cancel into a failure.
 
 Only small JSON goes through the stores; results stay in the server's cache.
 """
@@ -22,6 +29,10 @@ from dash import Input, Output, State, callback, clientside_callback, dcc, html,
 from dashboard import jobs
 from dashboard.settings import POLL_MS
 from dashboard.url_state import InvalidParameter
+
+
+CANCELLED = "Cancelled. Change the inputs or run again."
+FAILED = "The job failed: its process stopped before finishing. Run again."
 
 
 def alert(text, kind="error"):
@@ -51,6 +62,7 @@ def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html
         dcc.Store(id=f"{prefix}-result"),
         dcc.Store(id=f"{prefix}-job-result"),
         dcc.Store(id=f"{prefix}-ready", data=ready),
+        dcc.Store(id=f"{prefix}-failed"),
         dcc.Interval(id=f"{prefix}-watchdog", interval=1500, disabled=True),
     ], className="job-panel")
 
@@ -92,26 +104,29 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
     compute(params, report) -> JSON-ready result dict (runs in the job process).
     """
     @callback(Output(f"{prefix}-request", "data"), Output(f"{prefix}-status", "children"),
-              Input(f"{prefix}-run", "n_clicks"), [State(i, "value") for i in form_ids],
-              prevent_initial_call=True)
-    def _run_clicked(_n, *values):
+              Input(f"{prefix}-run", "n_clicks"), State(f"{prefix}-cancel", "n_clicks"),
+              [State(i, "value") for i in form_ids], prevent_initial_call=True)
+    def _run_clicked(_n, cancels, *values):
         try:
             request = make_request(dict(zip(form_ids, values)))
             # a fresh click is a fresh job request even with the same inputs (after a
             # failure or cancel); the result cache still answers at once when it can
             request["attempt"] = _n
+            request["cancels"] = cancels or 0
             return request, None
         except (InvalidParameter, LookupError, ValueError) as exc:
             return no_update, alert(str(exc).strip("'\""))
 
     @callback(Output(f"{prefix}-result", "data"), Output(f"{prefix}-pending", "data"),
-              Output(f"{prefix}-watchdog", "disabled"), Input(f"{prefix}-request", "data"))
+              Output(f"{prefix}-watchdog", "disabled"),
+              Output(f"{prefix}-job-status", "children", allow_duplicate=True),
+              Input(f"{prefix}-request", "data"), prevent_initial_call="initial_duplicate")
     def _lookup(request):
         if not request:
-            return no_update, no_update, no_update
+            return no_update, no_update, no_update, no_update
         if jobs.has_result(request["key"]):
-            return {"key": request["key"]}, no_update, no_update
-        return no_update, request, False
+            return {"key": request["key"]}, no_update, no_update, no_update
+        return no_update, request, False, None
 
     @callback(Output(f"{prefix}-job-result", "data"), Input(f"{prefix}-pending", "data"),
               background=True, manager=jobs.background_manager(), interval=POLL_MS,
@@ -145,21 +160,34 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
             return None, alert("The result is no longer in the cache: run again."), True
         return {"key": got["key"]}, None, True
 
-    @callback(Output(f"{prefix}-job-status", "children", allow_duplicate=True),
+    @callback(Output(f"{prefix}-failed", "data"),
               Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
               Input(f"{prefix}-watchdog", "n_intervals"), State(f"{prefix}-pending", "data"),
               prevent_initial_call=True)
     def _watchdog(_n, pending):
         # a job that dies answers nothing to the browser: its status record and
-        # the liveness of its pid are the only way to tell
-        if pending and jobs.job_failed(pending["key"]):
-            return alert("The job failed: its process stopped before finishing. Run again."), True
+        # the liveness of its pid are the only way to tell. Each tick also tells
+        # the job that a page still waits for it.
+        if not pending:
+            return no_update, no_update
+        jobs.beat(pending["key"])
+        if jobs.job_failed(pending["key"]):
+            return {"key": pending["key"], "attempt": pending.get("attempt")}, True
         return no_update, no_update
 
-    @callback(Output(f"{prefix}-job-status", "children", allow_duplicate=True),
-              Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
-              Input(f"{prefix}-cancel", "n_clicks"), prevent_initial_call=True)
-    def _cancelled(n):
-        if not n:
-            return no_update, no_update
-        return alert("Cancelled. Change the inputs or run again.", kind="info"), True
+    clientside_callback(
+        f"""function(nCancel, failed, pending) {{
+            const nu = window.dash_clientside.no_update;
+            if (!pending) return [nu, nu];
+            const note = (text, kind) => ({{namespace: 'dash_html_components', type: 'Div',
+                props: {{children: text, className: 'alert alert-' + kind, role: 'alert'}}}});
+            if ((nCancel || 0) > (pending.cancels || 0))
+                return [note({json.dumps(CANCELLED)}, 'info'), true];
+            if (failed && failed.key === pending.key && (failed.attempt ?? null) === (pending.attempt ?? null))
+                return [note({json.dumps(FAILED)}, 'error'), true];
+            return [nu, nu];
+        }}""",
+        Output(f"{prefix}-job-status", "children", allow_duplicate=True),
+        Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
+        Input(f"{prefix}-cancel", "n_clicks"), Input(f"{prefix}-failed", "data"),
+        State(f"{prefix}-pending", "data"), prevent_initial_call=True)

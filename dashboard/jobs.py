@@ -9,6 +9,9 @@
 * Every job records its status (queued / running / done / error, with its
   pid), so a page can tell a job that died from one still running.
 * At most ``MAX_CONCURRENT_JOBS`` jobs train at once; others wait for a slot.
+  Two jobs for the same key (two users, same inputs) compute it once.
+* A page that waits for a job sends a heartbeat; a job no page has watched for
+  ``JOB_ABANDON_SECONDS`` (the user navigated away) stops itself.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from collections import OrderedDict
 from functools import lru_cache
 
 import modeling
-from dashboard.settings import MAX_CONCURRENT_JOBS, RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
+from dashboard import settings
+from dashboard.settings import RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
 from dashboard.url_state import InvalidParameter
 from modeling.errors import ModelingError
 
@@ -112,9 +116,57 @@ def pid_alive(pid: int) -> bool:
 def job_failed(key: str) -> bool:
     """True when the job for ``key`` was started but its process is gone with no result."""
     st = status(key)
-    if st is None or st["state"] in ("done", "error"):
+    if st is None or st["state"] in ("done", "error", "abandoned"):
         return False
     return not pid_alive(st["pid"]) and not has_result(key)
+
+
+class JobAbandoned(Exception):
+    """No browser has watched the job for ``JOB_ABANDON_SECONDS``: it stops itself."""
+
+
+def beat(key: str) -> None:
+    """A page still waits for ``key`` (sent by its watchdog on every tick)."""
+    results().set(f"beat:{key}", time.time(), expire=3600)
+
+
+def last_beat(key: str) -> float | None:
+    return results().get(f"beat:{key}")
+
+
+class _Reporter:
+    """Progress for the job of ``key``; also where an unwatched job notices it is
+    abandoned (the user navigated away or closed the tab) and stops."""
+
+    def __init__(self, key: str, progress=None):
+        self.key, self.progress = key, progress
+        self.started = time.time()
+        self.checked = 0.0
+
+    def __call__(self, frac, label):
+        now = time.time()
+        if now - self.checked >= 1.0:
+            self.checked = now
+            seen = max(self.started, last_beat(self.key) or 0.0)
+            if now - seen > settings.JOB_ABANDON_SECONDS:
+                raise JobAbandoned(f"no page has waited for this result for {now - seen:.0f} s")
+        if self.progress:
+            self.progress(frac, label)
+
+
+def _try_lock(path) -> object | None:
+    fh = open(path, "a")  # noqa: SIM115 - held by the caller until released
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fh
+    except OSError:
+        fh.close()
+        return None
+
+
+def _release(fh) -> None:
+    fcntl.flock(fh, fcntl.LOCK_UN)
+    fh.close()
 
 
 class _Slot:
@@ -127,21 +179,40 @@ class _Slot:
     def __enter__(self):
         root = var_path("jobs", "slots")
         while True:
-            for i in range(MAX_CONCURRENT_JOBS):
-                fh = open(root / f"slot{i}", "a")  # noqa: SIM115 - held until __exit__
-                try:
-                    fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    self.fh = fh
+            for i in range(settings.MAX_CONCURRENT_JOBS):
+                self.fh = _try_lock(root / f"slot{i}")
+                if self.fh:
                     return self
-                except OSError:
-                    fh.close()
             if self.on_wait:
                 self.on_wait()
             time.sleep(0.25)
 
     def __exit__(self, *exc):
-        fcntl.flock(self.fh, fcntl.LOCK_UN)
-        self.fh.close()
+        _release(self.fh)
+
+
+class _KeyLock:
+    """Held by the one process computing ``key``; another job for the same key
+    (a second user with the same inputs) waits for that result instead of
+    computing it again, and takes over if the first process dies."""
+
+    def __init__(self, key: str, on_wait):
+        self.key = key
+        self.path = var_path("jobs", "keys") / f"{key}.lock"
+        self.on_wait = on_wait
+        self.fh = None
+
+    def __enter__(self):
+        while True:
+            self.fh = _try_lock(self.path)
+            if self.fh or has_result(self.key):
+                return self
+            self.on_wait()
+            time.sleep(0.25)
+
+    def __exit__(self, *exc):
+        if self.fh:
+            _release(self.fh)
 
 
 def run_job(key: str, compute, progress=None) -> dict:
@@ -149,22 +220,28 @@ def run_job(key: str, compute, progress=None) -> dict:
 
     ``compute(report)`` returns a JSON-ready dict; ``report(fraction, label)``
     forwards progress. Returns ``{"key": key}`` or ``{"key": key, "error": msg}``.
+    One process computes a key at a time: a job whose key another process is
+    computing waits for that result. A job that no page has watched for
+    ``JOB_ABANDON_SECONDS`` stops (status ``abandoned``).
     """
     if has_result(key):
         return {"key": key}
-    set_status(key, "queued")
-
-    def report(frac, label):
-        if progress:
-            progress(frac, label)
-
+    report = _Reporter(key, progress)
     try:
-        with _Slot(on_wait=lambda: report(0.0, "queued: other jobs are training, waiting for a free slot")):
-            set_status(key, "running")
-            value = compute(report)
-        put_result(key, value)
-        set_status(key, "done")
+        with _KeyLock(key, on_wait=lambda: report(0.0, "the same inputs are being computed for another "
+                                                       "user: waiting for that result")):
+            if has_result(key):
+                return {"key": key}
+            set_status(key, "queued")
+            with _Slot(on_wait=lambda: report(0.0, "queued: other jobs are training, waiting for a free slot")):
+                set_status(key, "running")
+                value = compute(report)
+            put_result(key, value)
+            set_status(key, "done")
         return {"key": key}
+    except JobAbandoned as exc:
+        set_status(key, "abandoned", message=str(exc))
+        return {"key": key, "error": f"Stopped: {exc}. Run again."}
     except (ModelingError, InvalidParameter, LookupError) as exc:
         set_status(key, "error", message=str(exc))
         return {"key": key, "error": str(exc)}

@@ -85,15 +85,36 @@ def test_progress_and_cancel_stop_the_job(dash_duo, perfcast_app):
     assert not dash_duo.find_element("#scenario-run").get_attribute("disabled")
 
 
+def test_navigating_away_stops_the_job(dash_duo, perfcast_app, monkeypatch):
+    monkeypatch.setattr("dashboard.settings.JOB_ABANDON_SECONDS", 3.0)  # the job process inherits it
+    start(dash_duo, perfcast_app, "/scenario?dataset=rodinia&host=GTX-680&target=Tesla-K20&preset=rastsim"
+                                  "&transform=log&seed=13")
+    params = parse({"host": "GTX-680", "target": "Tesla-K20", "preset": "rastsim", "transform": "log", "seed": "13"},
+                   scenario_params())
+    key = tasks.scenario_key(params)
+    dash_duo.wait_for_contains_text("#scenario-progress-label", "model", timeout=30)
+    pid = jobs.status(key)["pid"]
+    dash_duo.driver.get(dash_duo.server_url + "/")  # the user leaves the page mid-job
+    deadline = time.time() + 30
+    while jobs.pid_alive(pid) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not jobs.pid_alive(pid)
+    assert jobs.status(key)["state"] == "abandoned" and not jobs.has_result(key)
+
+
 def test_killed_job_says_failed(dash_duo, perfcast_app):
     start(dash_duo, perfcast_app, "/scenario?dataset=rodinia&host=GTX-680&target=GTX-970&preset=rastsim&seed=12")
     params = parse({"host": "GTX-680", "target": "GTX-970", "preset": "rastsim", "seed": "12"},
                         scenario_params())
     key = tasks.scenario_key(params)
+    def running_pid():
+        st = jobs.status(key) or {}
+        return st["pid"] if st.get("state") == "running" and jobs.pid_alive(st["pid"]) else None
+
     deadline = time.time() + 60  # a busy machine can start the job late
-    while (jobs.status(key) or {}).get("state") != "running" and time.time() < deadline:
+    while running_pid() is None and time.time() < deadline:
         time.sleep(0.1)
-    os.kill(jobs.status(key)["pid"], signal.SIGKILL)
+    os.kill(running_pid(), signal.SIGKILL)
     dash_duo.wait_for_contains_text("#scenario-job-status", "job failed", timeout=20)
     assert "Run again" in dash_duo.find_element("#scenario-job-status").text
 
