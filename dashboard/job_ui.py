@@ -140,6 +140,7 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
     def _job(set_progress, pending):
         if not pending:
             return no_update
+        jobs.lower_priority()  # this runs in the job's own process
         set_progress(("0", "starting"))
         return jobs.run_job(pending["key"], lambda report: compute(pending["params"], report),
                             progress=lambda frac, label: set_progress((f"{frac:.3f}", label)))
@@ -152,6 +153,7 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
         from dash import ctx
 
         got = cached if ctx.triggered_id == f"{prefix}-result" else from_job
+        jobs.reap_finished()
         if not got:
             return no_update, no_update, no_update
         if got.get("error"):
@@ -171,6 +173,7 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
         if not pending:
             return no_update, no_update
         jobs.beat(pending["key"])
+        jobs.reap_finished()
         if jobs.job_failed(pending["key"]):
             return {"key": pending["key"], "attempt": pending.get("attempt")}, True
         return no_update, no_update

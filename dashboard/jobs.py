@@ -20,6 +20,7 @@ import fcntl
 import hashlib
 import json
 import os
+import threading
 import time
 from collections import OrderedDict
 from functools import lru_cache
@@ -36,29 +37,58 @@ def background_manager():
     import diskcache
     from dash import DiskcacheManager
 
-    cache = diskcache.Cache(str(var_path("jobs")), size_limit=256 * 1024**2)
+    cache = _open_cache(diskcache, "jobs", size_limit=256 * 1024**2)
     return DiskcacheManager(cache, cache_by=[lambda: modeling.__version__], expire=RESULT_TTL_SECONDS)
 
 
 _RESULTS: dict = {}
+_RESULTS_LOCK = threading.Lock()
 
 
 def results():
     """The result cache, opened once per process (a job is a forked child: it must
     not reuse its parent's SQLite connection)."""
-    import diskcache
-
     pid = os.getpid()
     if pid not in _RESULTS:
-        # the parent's entry stays referenced: closing an inherited SQLite
-        # connection in a child can unlink the WAL files the parent still uses
-        # rollback journal, not WAL: jobs are forked children of a threaded server,
-        # and a WAL index shared across fork() was seen to hide a child's writes
-        # from its parent until the child exited
-        _RESULTS[pid] = diskcache.Cache(str(var_path("results")), size_limit=RESULT_CACHE_BYTES,
-                                        eviction_policy="least-recently-used", timeout=30,
-                                        sqlite_journal_mode="delete")
+        with _RESULTS_LOCK:  # one open per process, whatever the number of threads
+            if pid not in _RESULTS:
+                _RESULTS[pid] = _open_results()
     return _RESULTS[pid]
+
+
+def _open_results():
+    import diskcache
+
+    # the parent's entry stays referenced: closing an inherited SQLite
+    # connection in a child can unlink the WAL files the parent still uses.
+    # Rollback journal, not WAL: jobs are forked children of a threaded server,
+    # and a WAL index shared across fork() was seen to hide a child's writes
+    # from its parent until the child exited.
+    return _open_cache(diskcache, "results", size_limit=RESULT_CACHE_BYTES, eviction_policy="least-recently-used",
+                       timeout=30, sqlite_journal_mode="delete")
+
+
+def _open_cache(diskcache, name: str, **settings_):
+    """Open a diskcache; its schema set-up answers "database is locked" while another
+    process (the other worker, starting at the same moment) does the same: retry."""
+    import sqlite3
+
+    for attempt in range(40):
+        try:
+            return diskcache.Cache(str(var_path(name)), **settings_)
+        except sqlite3.OperationalError:
+            if attempt == 39:
+                raise
+            time.sleep(0.05 * (1 + attempt % 5))
+
+
+def _fresh_locks_after_fork() -> None:
+    # a job is forked from a threaded worker: a lock another thread held at the fork would never be released
+    global _RESULTS_LOCK, _MEMO_LOCK
+    _RESULTS_LOCK, _MEMO_LOCK = threading.Lock(), threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_locks_after_fork)
 
 
 def result_key(kind: str, params: dict, fingerprint: str) -> str:
@@ -68,6 +98,7 @@ def result_key(kind: str, params: dict, fingerprint: str) -> str:
 
 
 _MEMO: OrderedDict = OrderedDict()  # recently read results of this process (read-only)
+_MEMO_LOCK = threading.Lock()  # a worker may serve requests from several threads
 MEMO_ENTRIES = 16
 
 
@@ -75,14 +106,16 @@ def get_result(key: str):
     """A result by key. A key names its inputs, data and modeling version, so a
     result never changes: the last few read are kept in memory, and a page
     render that reads one result from several callbacks unpickles it once."""
-    if key in _MEMO:
-        _MEMO.move_to_end(key)
-        return _MEMO[key]
+    with _MEMO_LOCK:
+        if key in _MEMO:
+            _MEMO.move_to_end(key)
+            return _MEMO[key]
     value = results().get(key)
     if value is not None:
-        _MEMO[key] = value
-        while len(_MEMO) > MEMO_ENTRIES:
-            _MEMO.popitem(last=False)
+        with _MEMO_LOCK:
+            _MEMO[key] = value
+            while len(_MEMO) > MEMO_ENTRIES:
+                _MEMO.popitem(last=False)
     return value
 
 
@@ -111,6 +144,22 @@ def pid_alive(pid: int) -> bool:
         return psutil.Process(int(pid)).status() != psutil.STATUS_ZOMBIE
     except (psutil.NoSuchProcess, ValueError, TypeError):
         return False
+
+
+def lower_priority() -> None:
+    """Run this job process (and the workers it starts) below the web threads, so that
+    pages and cached views stay quick while the machine's cores train."""
+    try:
+        os.nice(settings.JOB_NICENESS)
+    except OSError:
+        pass
+
+
+def reap_finished() -> None:
+    """Join this worker's job processes that have exited (until joined they stay zombies)."""
+    import multiprocess
+
+    multiprocess.active_children()
 
 
 def job_failed(key: str) -> bool:

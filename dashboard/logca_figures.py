@@ -8,28 +8,16 @@ validation costs about 0.1 s per figure; the layout template is resolved once.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 
-from dashboard.figures import PALETTE
+from dashboard.figures import FONT, PALETTE
+from dashboard.figures import template as _template
+from dashboard.figures import values as _list
 from modeling import logca
 from modeling.logca_advisor import fmt_bytes
 
 REGION_COLORS = ["#cfe3f3", "#fde2cf", "#d5ecd9", "#e7d9f0", "#fff1c2", "#f9d6de", "#dfe7c9", "#d6dbf5"]
-FONT = {"family": "Inter, Segoe UI, system-ui, sans-serif", "size": 12}
-
-
-@lru_cache(maxsize=1)
-def _template() -> dict:
-    import plotly.io as pio
-
-    return pio.templates["plotly_white"].to_plotly_json()
-
-
-def _list(a):
-    a = np.asarray(a, dtype=float)
-    return [None if not math.isfinite(x) else float(x) for x in a]
 
 
 LOG4 = math.log10(4)

@@ -20,6 +20,8 @@ MAX_ROWS = 1_000_000
 MAX_COLUMNS = 5_000
 #: Jobs that may train at the same time on this machine (others queue).
 MAX_CONCURRENT_JOBS = int(os.environ.get("PERFCAST_MAX_JOBS", 2))
+#: Scheduling priority of job processes relative to the web workers (os.nice increment).
+JOB_NICENESS = int(os.environ.get("PERFCAST_JOB_NICENESS", 10))
 #: A job that no page has watched for this long stops (the user navigated away or
 #: closed the tab). Hidden tabs still tick at least once a minute, so this stays well above that.
 JOB_ABANDON_SECONDS = float(os.environ.get("PERFCAST_JOB_ABANDON_SECONDS", 150))

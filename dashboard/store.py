@@ -159,10 +159,27 @@ def _scenarios_dir() -> Path:
 
 
 def save_scenario(page: str, params: dict, summary: dict, name: str | None = None) -> dict:
-    sc_id = "sc-" + secrets.token_hex(8)
+    """Save a run's inputs and summary; returns the record, ``existing=True`` when it was saved before.
+
+    The id is derived from the page, the inputs and the name the user typed, so
+    saving the same scenario twice (a double click, or two users through two
+    workers at the same moment) gives one record: the file is created with an
+    atomic link that fails when it exists, and the loser reads the winner's.
+    """
+    blob = json.dumps({"page": page, "params": params, "name": clean_name(name, "")}, sort_keys=True, default=str)
+    sc_id = "sc-" + hashlib.sha256(blob.encode()).hexdigest()[:16]
+    path = _scenarios_dir() / f"{sc_id}.json"
     rec = {"id": sc_id, "page": page, "name": clean_name(name, fallback=f"{page} {time.strftime('%Y-%m-%d %H:%M')}"),
            "created": time.time(), "params": params, "summary": summary}
-    atomic_write_bytes(_scenarios_dir() / f"{sc_id}.json", json.dumps(rec, indent=1).encode())
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        atomic_write_bytes(tmp, json.dumps(rec, indent=1).encode())
+        os.link(tmp, path)
+    except FileExistsError:
+        return {**load_scenario(sc_id), "existing": True}
+    finally:
+        tmp.unlink(missing_ok=True)
+    _fsync_dir(path.parent)
     return rec
 
 

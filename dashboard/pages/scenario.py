@@ -192,4 +192,5 @@ def _save(_n, ready, name):
     rec = store.save_scenario("scenario", res["params"], {"best": best, "e_out": m["e_out"],
                                                           "ir10": m["inlier_ratio"]["10"],
                                                           "n_workloads": res["n_workloads"], "query": query}, name)
-    return alert(["Saved as ", html.Strong(rec["name"]), f" ({rec['id']})."], "success")
+    said = "Already saved as " if rec.get("existing") else "Saved as "
+    return alert([said, html.Strong(rec["name"]), f" ({rec['id']})."], "success")

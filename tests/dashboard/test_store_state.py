@@ -74,6 +74,29 @@ def test_scenarios_survive_restart(var):
     assert store.list_scenarios("scenario")[0]["id"] == rec["id"]
     with pytest.raises(store.NotFound):
         store.load_scenario("sc-../../etc")
+    again = store.save_scenario("scenario", {"host": "GTX-680"}, {"best": "OLS", "e_out": 3.2}, "mine")
+    assert again["existing"] and again["id"] == rec["id"] and again["created"] == rec["created"]
+    other = store.save_scenario("scenario", {"host": "GTX-680"}, {"best": "OLS", "e_out": 3.2}, "theirs")
+    assert other["id"] != rec["id"] and len(store.list_scenarios("scenario")) == 2
+
+
+def _save_same(q):
+    q.put(store.save_scenario("scenario", {"host": "GTX-980", "seed": 1}, {"best": "RF"}, "race"))
+
+
+def test_the_same_scenario_saved_at_once_gives_one_record(var):
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    procs = [ctx.Process(target=_save_same, args=(q,)) for _ in range(8)]
+    for p in procs:
+        p.start()
+    recs = [q.get(timeout=30) for _ in procs]
+    for p in procs:
+        p.join(10)
+    assert len({r["id"] for r in recs}) == 1 and sum(not r.get("existing") for r in recs) == 1
+    assert [p.name for p in (var / "scenarios").iterdir()] == [f"{recs[0]['id']}.json"]  # no temp files left
 
 
 def test_url_state_validates_and_roundtrips():

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+from selenium.webdriver.common.keys import Keys
 
 from dashboard import store
 from modeling.ensemble import run_ensemble
@@ -76,3 +77,38 @@ def test_save_refuses_a_target_with_missing_values(dash_duo, perfcast_app, tmp_p
     dash_duo.find_element("#data-save").click()
     dash_duo.wait_for_contains_text("#data-save-status", "Target column 't' has 1 missing", timeout=15)
     assert "Not saved" in dash_duo.find_element("#data-save-status").text
+
+
+def test_parquet_upload_with_hostile_names_is_shown_as_text(dash_duo, perfcast_app, tmp_path):
+    rng = np.random.default_rng(5)
+    n = 30
+    hostile_col = '<img src=x onerror="window.__pwned=1">'
+    df = pd.DataFrame({"workload": [f"k{i}" for i in range(n)], "application": [f"a{i % 3}" for i in range(n)],
+                       hostile_col: rng.uniform(1, 9, n), "loads": rng.uniform(1, 3, n)})
+    df["target_time"] = 2 * df[hostile_col] + df["loads"]
+    path = tmp_path / "profile.parquet"
+    df.to_parquet(path, index=False)
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_element("#data-upload input[type=file]").send_keys(str(path))
+    dash_duo.wait_for_contains_text("#data-upload-status", "Read profile.parquet", timeout=20)
+    dash_duo.wait_for_contains_text("#data-preview", "k0", timeout=10)
+    choose(dash_duo, "#data-targets", "target_time")
+    name = dash_duo.find_element("#data-name")
+    name.send_keys(Keys.CONTROL, "a")
+    name.send_keys(Keys.DELETE)
+    name.send_keys('<img src=x onerror="window.__pwned=1"> [x](javascript:window.__pwned=2)')
+    dash_duo.find_element("#data-save").click()
+    dash_duo.wait_for_contains_text("#data-save-status", "Saved 30 workloads", timeout=20)
+    meta = next(m for m in store.list_datasets() if m["rows"] == 30 and "profile" not in m["name"])
+    assert hostile_col in meta["mapping"]["features"]
+    listing = dash_duo.find_element("#data-datasets")
+    dash_duo.wait_for_contains_text("#data-datasets", "[x](javascript:", timeout=10)
+    assert '<img src=x onerror="window.__pwned=1">' in listing.text  # the name as literal text
+    assert not listing.find_elements("css selector", "img, a[href^='javascript']")
+    # the same name and column on the pages that show them
+    dash_duo.driver.get(dash_duo.server_url + f"/features?dataset={meta['id']}&host=table&target=target_time"
+                                              "&model=OLS")
+    dash_duo.wait_for_contains_text("#features-grid", "onerror", timeout=120)
+    assert not dash_duo.driver.find_elements("css selector", "#features-grid img, #features-dataset img")
+    assert "onerror" in dash_duo.find_element("#features-dataset").text
+    assert dash_duo.driver.execute_script("return window.__pwned === undefined")

@@ -1,0 +1,310 @@
+"""Load and fault run against ``gunicorn -w 2`` on loopback (QUALITY.md, "Load").
+
+What it does, all against a server it starts itself on 127.0.0.1 and stops at the end:
+
+* ``--users`` scripted users open the cached default scenario over and over for
+  ``--seconds`` (each open: the page, layout, callback graph, router, then the
+  summary, per-workload chart, inlier curves and step table, in sequence, as
+  one view), while ``--trainings`` scenario trainings run as background jobs.
+* One more training; its gunicorn worker is SIGKILLed mid-job: the result must
+  still arrive, or the page's watchdog must report the failure.
+* ``--saves`` users save the same scenario at the same moment through both workers.
+
+Prints JSON: requests and 5xx counts, p50/p95 of a cached view against the 1 s
+budget (the ratio), per-request p95, training times, the worker-kill outcome,
+zombie processes left, and the save outcome. Loops are bounded by count and time.
+
+    .venv/bin/python benchmarks/load.py --users 15 --seconds 40 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+VIEW_BUDGET_S = 1.0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pct(xs, q):
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(q / 100 * (len(xs) - 1))))]
+
+
+class Recorder:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.requests: dict[str, list] = {}
+        self.statuses: list[int] = []
+
+    def __call__(self, kind, seconds, status):
+        with self.lock:
+            self.requests.setdefault(kind, []).append(seconds)
+            self.statuses.append(status)
+
+
+def _gunicorn(port: int, env: dict, threads: int) -> subprocess.Popen:
+    exe = Path(sys.executable).parent / "gunicorn"
+    # the project's own server settings (gunicorn.conf.py), on a free port
+    return subprocess.Popen([str(exe), "app:server", "-c", "gunicorn.conf.py", "--threads", str(threads),
+                             "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def _wait_up(base: str, limit: float = 60.0) -> None:
+    import requests
+
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        try:
+            if requests.get(base + "/", timeout=2).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError("gunicorn did not answer on loopback")
+
+
+def _zombies_under(root_pid: int) -> list:
+    """Zombie processes below the server (pid, parent pid), after a grace period for reaping."""
+    import psutil
+
+    try:
+        procs = psutil.Process(root_pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    return [(p.pid, p.ppid()) for p in procs if _status(p) == psutil.STATUS_ZOMBIE]
+
+
+def _tree(root_pid: int) -> list:
+    import psutil
+
+    try:
+        return [(p.pid, p.ppid(), _status(p)) for p in psutil.Process(root_pid).children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def _status(p):
+    import psutil
+
+    try:
+        return p.status()
+    except psutil.NoSuchProcess:
+        return None
+
+
+def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_views=600, threads=4) -> dict:
+    """Start the server, run the load, stop the server; returns the measured figures."""
+    var = tempfile.mkdtemp(prefix="perfcast-load-")
+    os.environ["PERFCAST_VAR_DIR"] = var  # this process reads the same cache as the server
+    from benchmarks.dash_client import DashClient, DashError
+    from dashboard import jobs, tasks
+    from dashboard.forms import scenario_params
+    from dashboard.url_state import parse, to_query
+
+    view_params = parse({}, scenario_params())
+    cached_key, _ = tasks.cached_scenario(view_params)  # the view the users open is cached
+    query = to_query(view_params)
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = _gunicorn(port, {**os.environ, "PERFCAST_VAR_DIR": var}, threads)
+    rec = Recorder()
+    out: dict = {"users": users, "seconds": seconds,
+                 "server": f"gunicorn -c gunicorn.conf.py: 2 workers x {threads} threads (loopback)"}
+    try:
+        _wait_up(base)
+        ready = {("scenario-ready", "data"): {"key": cached_key}}
+
+        def open_view(client):
+            layout = client.open(f"/scenario{query}")
+            if cached_key not in json.dumps(layout):
+                raise AssertionError("the cached link did not open ready")
+            client.call("scenario-summary.children", ready)
+            client.call("scenario-workload-graph.figure", {**ready, ("scenario-model", "value"): "RandomForest"})
+            client.call("scenario-ir-graph.figure",
+                        {**ready, ("scenario-ir-models", "value"): ["RandomForest", "OLS/Forward/BIC"]})
+            client.call("scenario-steps-grid.rowData", {**ready, ("scenario-steps", "value"): "OLS/Forward/BIC"})
+
+        views, errors = [], []
+        stop_at = time.time() + seconds
+        budget = {"left": max_views}
+        lock = threading.Lock()
+
+        def user():
+            client = DashClient(base, on_request=rec)
+            while time.time() < stop_at:
+                with lock:
+                    if budget["left"] <= 0:
+                        return
+                    budget["left"] -= 1
+                t = time.perf_counter()
+                try:
+                    open_view(client)
+                    views.append(time.perf_counter() - t)
+                except (DashError, AssertionError, OSError) as exc:
+                    errors.append(str(exc))
+
+        def training(seed, outcome, kill=False):
+            params = parse({"target": "Tesla-P100", "preset": "rastsim", "seed": str(seed)}, scenario_params())
+            key = tasks.scenario_key(params)
+            request = {"params": params, "key": key}
+            client = DashClient(base, on_request=rec)
+            client.open(f"/scenario{to_query(params)}")
+            t = time.perf_counter()
+            ticks = {"n": 0, "failed": False}
+
+            def watchdog():  # what the page's watchdog does while it waits: heartbeat + failure check
+                ticks["n"] += 1
+                got = client.call("scenario-failed.data", {("scenario-watchdog", "n_intervals"): ticks["n"],
+                                                           ("scenario-pending", "data"): request})
+                ticks["failed"] = ticks["failed"] or bool(got.get("scenario-failed"))
+
+            if kill:
+                threading.Thread(target=_kill_job_worker, args=(key, jobs, outcome), daemon=True).start()
+            try:
+                got = client.run_background("scenario-job-result.data", {("scenario-pending", "data"): request},
+                                            tick=watchdog)
+                outcome["delivered"] = got.get("scenario-job-result", {}).get("data") == {"key": key} \
+                    and jobs.has_result(key)
+            except (DashError, TimeoutError, OSError) as exc:
+                outcome["error"] = str(exc)
+            outcome["failure_shown"] = ticks["failed"]
+            outcome["polls_reset"] = client.reset_polls
+            outcome["seconds"] = round(time.perf_counter() - t, 2)
+
+        train_out = [{} for _ in range(trainings)]
+        threads = [threading.Thread(target=training, args=(101 + i, train_out[i])) for i in range(trainings)]
+        threads += [threading.Thread(target=user) for _ in range(users)]
+        t_load = time.perf_counter()
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        load_seconds = time.perf_counter() - t_load
+        statuses = list(rec.statuses)
+        out.update({
+            "views": len(views), "load_seconds": round(load_seconds, 1),
+            "views_per_second": round(len(views) / load_seconds, 2), "view_errors": len(errors),
+            "view_error_examples": errors[:3],
+            "requests": len(statuses), "http_5xx": sum(s >= 500 for s in statuses),
+            "http_failed_connections": sum(s == 0 for s in statuses),
+            "cached_view_p50_s": round(_pct(views, 50), 3) if views else None,
+            "cached_view_p95_s": round(_pct(views, 95), 3) if views else None,
+            "cached_view_p95_over_budget": round(_pct(views, 95) / VIEW_BUDGET_S, 2) if views else None,
+            "request_p95_s": {k: round(_pct(v, 95), 3) for k, v in rec.requests.items()},
+            "request_median_s": {k: round(statistics.median(v), 3) for k, v in rec.requests.items()},
+            "trainings": train_out,
+        })
+        if kill_worker:
+            kill = {}
+            training(200, kill, kill=True)
+            time.sleep(2.0)
+            kill["zombies_left"] = _zombies_under(server.pid)
+            kill["server_processes"] = _tree(server.pid)
+            out["worker_killed_mid_job"] = kill
+        if saves:
+            out["concurrent_save"] = _concurrent_save(base, query, cached_key, saves, rec, Path(var))
+        out["http_5xx"] = sum(s >= 500 for s in rec.statuses)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+        err = server.stderr.read() if server.stderr else ""
+        out["server_tracebacks"] = err.count("Traceback")
+    return out
+
+
+def _kill_job_worker(key, jobs, outcome):
+    """SIGKILL the gunicorn worker whose forked child runs the job of ``key``."""
+    import psutil
+
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        st = jobs.status(key) or {}
+        if st.get("state") == "running" and jobs.pid_alive(st["pid"]):
+            time.sleep(1.0)  # well into the training
+            try:
+                worker = psutil.Process(st["pid"]).parent()
+                outcome["killed_worker_pid"] = worker.pid
+                worker.kill()
+                outcome["job_survived_worker"] = jobs.pid_alive(st["pid"])
+            except psutil.NoSuchProcess:
+                outcome["kill_missed"] = True
+            return
+        time.sleep(0.1)
+    outcome["kill_missed"] = True
+
+
+def _concurrent_save(base, query, key, n, rec, var: Path) -> dict:
+    from benchmarks.dash_client import DashClient, DashError
+
+    clients = [DashClient(base, on_request=rec) for _ in range(n)]
+    for c in clients:
+        c.open(f"/scenario{query}")
+    gate = threading.Barrier(n)
+    said, failures = [], []
+
+    def save(c):
+        gate.wait()
+        try:
+            got = c.call("scenario-save-status.children", {
+                ("scenario-save", "n_clicks"): 1, ("scenario-ready", "data"): {"key": key},
+                ("scenario-save-name", "value"): "load test"})
+            said.append(json.dumps(got))
+        except DashError as exc:
+            failures.append(str(exc))
+
+    threads = [threading.Thread(target=save, args=(c,)) for c in clients]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    ids = {m for s in said for m in re.findall(r"sc-[0-9a-f]{16}", s)}
+    return {"savers": n, "answers": len(said), "failures": failures, "ids": sorted(ids),
+            "saved_as_new": sum("Saved as" in s for s in said),
+            "already_saved": sum("Already saved" in s for s in said),
+            "files": len(list((var / "scenarios").glob("sc-*.json"))),
+            "database_locked": sum("locked" in s.lower() for s in said)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--users", type=int, default=15)
+    ap.add_argument("--seconds", type=float, default=40.0)
+    ap.add_argument("--trainings", type=int, default=2)
+    ap.add_argument("--saves", type=int, default=8)
+    ap.add_argument("--no-kill", action="store_true")
+    ap.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker (1: sync workers)")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    res = run(a.users, a.seconds, a.trainings, a.saves, not a.no_kill, threads=a.threads)
+    print(json.dumps(res, indent=2) if a.json else res)
+
+
+if __name__ == "__main__":
+    main()

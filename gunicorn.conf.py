@@ -1,0 +1,23 @@
+"""gunicorn settings of the perfcast server (``./run.sh``, the Procfile and benchmarks/load.py).
+
+Two worker processes, each serving requests from several threads: a cached
+view is several small requests, and threads keep one slow request (an upload,
+a job poll) from holding up the others. Long work runs in job processes, not
+in these threads.
+"""
+
+import os
+
+bind = f"127.0.0.1:{os.environ.get('PORT', '8050')}"
+workers = int(os.environ.get("PERFCAST_WORKERS", 2))
+threads = int(os.environ.get("PERFCAST_THREADS", 4))
+timeout = 300
+control_socket_disable = True
+
+
+def post_worker_init(worker):
+    """Let Dash finish its one-time set-up (done on the first request, and not
+    thread-safe) with one request before the worker's threads serve any."""
+    app = worker.wsgi
+    with app.test_client() as client:
+        client.get("/")
