@@ -59,6 +59,17 @@ def _hline(y: float, color: str, dash: str = "solid", text: str | None = None, w
     return shape, note
 
 
+def _log_axis(title: str, *series) -> dict:
+    """A log axis; over more than two decades one labelled tick per decade (10^k),
+    so the labels of the minor ticks do not crowd each other."""
+    v = np.concatenate([np.asarray(x, float).ravel() for x in series]) if series else np.array([])
+    v = v[np.isfinite(v) & (v > 0)]
+    ax = {"type": "log", **_title(title)}
+    if v.size and v.max() / v.min() > 100:
+        ax.update(dtick=1, exponentformat="power")
+    return ax
+
+
 def empty(message: str) -> dict:
     return _figure([], height=300, xaxis={"visible": False}, yaxis={"visible": False},
                    annotations=[{"text": message, "showarrow": False, "xref": "paper", "yref": "paper",
@@ -84,7 +95,7 @@ def _observed_predicted(obs, pred, ape, ids, groups, pred_name, unit, ape_title,
          "hovertemplate": "%{customdata[0]}<br>%{customdata[1]}<br>predicted %{y:.4g}<extra></extra>"},
     ]
     return _figure(data, title, 440, bargap=0.1, xaxis=_title(x_title),
-                   yaxis={"type": "log", **_title(f"target ({unit}, log scale)")},
+                   yaxis=_log_axis(f"target ({unit}, log scale)", obs, pred),
                    yaxis2={**_title(ape_title), "overlaying": "y", "side": "right", "range": [0, cap],
                            "showgrid": False, "tickmode": "auto", "nticks": 6, "tickformat": ".0f"})
 
@@ -208,7 +219,7 @@ def side_by_side(left: dict, right: dict, left_title: str, right_title: str, uni
                    legend={"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0.5, "xanchor": "center"},
                    xaxis={"domain": [0, 0.48], **x_title},
                    xaxis2={"domain": [0.52, 1], "matches": "x", "anchor": "y2", **x_title},
-                   yaxis={"type": "log", **_title(f"target ({unit}, log)")},
+                   yaxis=_log_axis(f"target ({unit}, log)", left["observed"], right["observed"]),
                    yaxis2={"type": "log", "matches": "y", "anchor": "x2", "showticklabels": False})
 
 

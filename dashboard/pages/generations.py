@@ -55,7 +55,8 @@ def layout(**query):
         card(dcc.Graph(id=f"{P}-speedup-graph", figure=empty("Compare generations to see per-workload speedups"))),
         card(html.H2("Best model per target"),
              grid(f"{P}-summary-grid", [
-                 {"field": "target"}, {"field": "best_model", "headerName": "best model", "minWidth": 160},
+                 {"field": "target", "minWidth": 120},
+                 {"field": "best_model", "headerName": "best model", "minWidth": 150},
                  num_col("e_out", "E_out %"), num_col("ir10", "IR@10 %", 1), num_col("ir20", "IR@20 %", 1),
                  {"field": "best_nnls", "headerName": "best NNLS", "minWidth": 160},
                  num_col("nnls_e_out", "NNLS E_out %"), num_col("baseline_e_out", "baseline E_out %"),

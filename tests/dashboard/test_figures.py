@@ -35,6 +35,10 @@ def test_per_workload_orders_by_observed_with_ape_on_the_second_axis():
     assert [c[0] for c in bar["customdata"]] == ["w1", "w2", "w0", "w3"]
     assert fig["layout"]["yaxis"]["type"] == "log" and fig["layout"]["yaxis2"]["overlaying"] == "y"
     assert "not in this result" in figures.per_workload(_result(), "Lasso")["layout"]["annotations"][0]["text"]
+    assert "dtick" not in fig["layout"]["yaxis"]  # 1 to 5: plotly's own ticks
+    wide = _result()
+    wide["observed"] = [1e-6, 1e-3, 0.5, 2.0]
+    assert _valid(figures.per_workload(wide, "OLS"))["layout"]["yaxis"]["dtick"] == 1  # one label per decade
 
 
 def test_inlier_curves_sweep_and_ranking():
