@@ -6,17 +6,8 @@ import signal
 import threading
 import time
 
-import pytest
 
 from dashboard import jobs
-
-
-@pytest.fixture()
-def var(tmp_path, monkeypatch):
-    monkeypatch.setattr("dashboard.settings.VAR_DIR", tmp_path)
-    monkeypatch.setattr("dashboard.jobs._RESULTS", {})
-    monkeypatch.setattr("dashboard.jobs._MEMO", type(jobs._MEMO)())
-    return tmp_path
 
 
 def _slow_compute(log_path, seconds):

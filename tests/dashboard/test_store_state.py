@@ -15,14 +15,6 @@ from modeling.apply import align_columns
 from modeling.errors import DataError
 
 
-@pytest.fixture()
-def var(tmp_path, monkeypatch):
-    monkeypatch.setattr("dashboard.settings.VAR_DIR", tmp_path)
-    monkeypatch.setattr("dashboard.jobs._RESULTS", {})
-    monkeypatch.setattr("dashboard.jobs._MEMO", type(jobs._MEMO)())
-    return tmp_path
-
-
 def _table(n=12):
     rng = np.random.default_rng(0)
     return pd.DataFrame({"workload": [f"w{i}" for i in range(n)], "x1": rng.random(n), "x2": rng.random(n),
