@@ -34,10 +34,9 @@ from modeling.errors import ModelingError
 
 @lru_cache(maxsize=1)
 def background_manager():
-    import diskcache
     from dash import DiskcacheManager
 
-    cache = _open_cache(diskcache, "jobs", size_limit=256 * 1024**2)
+    cache = _open_cache("jobs", size_limit=256 * 1024**2)
     return DiskcacheManager(cache, cache_by=[lambda: modeling.__version__], expire=RESULT_TTL_SECONDS)
 
 
@@ -57,25 +56,25 @@ def results():
 
 
 def _open_results():
-    import diskcache
-
     # the parent's entry stays referenced: closing an inherited SQLite
     # connection in a child can unlink the WAL files the parent still uses.
     # Rollback journal, not WAL: jobs are forked children of a threaded server,
     # and a WAL index shared across fork() was seen to hide a child's writes
     # from its parent until the child exited.
-    return _open_cache(diskcache, "results", size_limit=RESULT_CACHE_BYTES, eviction_policy="least-recently-used",
+    return _open_cache("results", size_limit=RESULT_CACHE_BYTES, eviction_policy="least-recently-used",
                        timeout=30, sqlite_journal_mode="delete")
 
 
-def _open_cache(diskcache, name: str, **settings_):
-    """Open a diskcache; its schema set-up answers "database is locked" while another
-    process (the other worker, starting at the same moment) does the same: retry."""
+def _open_cache(name: str, **options):
+    """Open the diskcache under ``var/<name>``; its schema set-up answers "database is locked"
+    while another process (the other worker, starting at the same moment) does the same: retry."""
     import sqlite3
+
+    import diskcache
 
     for attempt in range(40):
         try:
-            return diskcache.Cache(str(var_path(name)), **settings_)
+            return diskcache.Cache(str(var_path(name)), **options)
         except sqlite3.OperationalError:
             if attempt == 39:
                 raise
