@@ -4,7 +4,9 @@ Starts the server with the project's gunicorn settings on loopback, caches the
 default scenario, then opens its link in Chromium: first in a new browser
 profile (the JavaScript bundles are fetched cold), then again in the same
 browser (bundles in the browser's cache, as for a colleague who has used the
-tool before). Reports seconds and the ratio to the 1 s budget.
+tool before). Times are taken inside the page (from navigation start to the
+moment the best E_out, and the first trace of the per-workload chart, appear).
+Reports medians in seconds and the chart's ratio to the 1 s budget.
 
     .venv/bin/python benchmarks/shared_link.py [--opens 5]
 """
@@ -18,7 +20,6 @@ import signal
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,22 +38,29 @@ def _browser():
     return webdriver.Chrome(options=o)
 
 
+MARKS = """
+window.__marks = {};
+new MutationObserver(() => {
+  const m = window.__marks, e = document.querySelector('#scenario-best-eout');
+  if (!m.numbers && e && e.textContent.trim()) m.numbers = performance.now();
+  if (!m.chart && document.querySelector('#scenario-workload-graph .scatterlayer .trace')) m.chart = performance.now();
+}).observe(document, {childList: true, subtree: true, characterData: true});
+"""
+
+
+def _watch(driver) -> None:
+    """Record, inside the page, when the numbers and the chart first appear (ms from navigation start)."""
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": MARKS})
+
+
 def _open(driver, url) -> tuple[float, float]:
+    """Seconds from navigation start to the numbers and to the chart, as the page saw them."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    def shown(sel):
-        def check(d):
-            els = d.find_elements("css selector", sel)
-            return bool(els and els[0].text.strip())
-        return check
-
-    t0 = time.perf_counter()
     driver.get(url)
-    WebDriverWait(driver, 60, poll_frequency=0.02).until(shown("#scenario-best-eout"))
-    t_numbers = time.perf_counter() - t0
-    WebDriverWait(driver, 60, poll_frequency=0.02).until(
-        lambda d: d.find_elements("css selector", "#scenario-workload-graph .scatterlayer .trace"))
-    return t_numbers, time.perf_counter() - t0
+    marks = WebDriverWait(driver, 60, poll_frequency=0.05).until(
+        lambda d: d.execute_script("const m = window.__marks; return m && m.numbers && m.chart ? m : null"))
+    return marks["numbers"] / 1000, marks["chart"] / 1000
 
 
 def run(opens: int = 5) -> dict:
@@ -73,6 +81,7 @@ def run(opens: int = 5) -> dict:
         cold, warm = [], []
         for _ in range(max(1, opens // 2)):
             d = _browser()
+            _watch(d)
             try:
                 cold.append(_open(d, url))
                 for _ in range(opens):
@@ -88,7 +97,7 @@ def run(opens: int = 5) -> dict:
         num = statistics.median(x[0] for x in xs)
         chart = statistics.median(x[1] for x in xs)
         return {"opens": len(xs), "numbers_s": round(num, 3), "chart_s": round(chart, 3),
-                "chart_over_budget": round(chart / BUDGET_S, 2)}
+                "numbers_over_budget": round(num / BUDGET_S, 2), "chart_over_budget": round(chart / BUDGET_S, 2)}
     return {"new_browser_profile": summary(cold), "browser_used_before": summary(warm)}
 
 

@@ -23,6 +23,7 @@ VIEW = [model_param("model", "RandomForest"), Param("steps", "choice", "OLS/Forw
 PARAMS = scenario_params() + VIEW
 FORM_IDS = [f"{P}-{n}" for n in JOB_NAMES]
 UNITS = {"duration": "s", "cycles": "cycles", "value": "target units"}
+IR_MODELS = ["RandomForest", "OLS/Forward/BIC", "NNLS/Backward/BIC"]
 
 
 def _job_request(values: dict) -> dict:
@@ -46,6 +47,9 @@ def layout(**query):
     v, error = parse_or_default(query, PARAMS)
     request = _job_request(v) if query and not error else None
     saved = store.list_scenarios("scenario")[:8]
+    # a shared link whose result is cached is drawn in this response (no second round trip)
+    res = jobs.get_result(request["key"]) if request and jobs.has_result(request["key"]) else None
+    summary, rows, names, _ = summary_view(res) if res else (None, [], ALL_MODELS, ALL_MODELS)
     return html.Div([
         html.H1("Scenario: predict a target GPU from host counters"),
         html.P("Train the HALWPE / RastSim ensemble on counters measured on the host, predict the target's run "
@@ -54,7 +58,7 @@ def layout(**query):
         alert(error) if error else None,
         card(html.Div(scenario_controls(P, v), className="form-grid"),
              job_panel(P, request, "Run scenario"), share_box(P)),
-        html.Div(id=f"{P}-summary"),
+        html.Div(summary, id=f"{P}-summary"),
         card(html.H2("Leaderboard"),
              html.P("E_out: mean APE of out-of-fold predictions (RastSim eq. 3). IR@T: share of workloads "
                     "with APE ≤ T %. ★ best model, ◆ best non-negative (NNLS family) model.", className="hint"),
@@ -64,14 +68,13 @@ def layout(**query):
                  num_col("e_out", "E_out %"), num_col("e_out_fold_mean", "fold mean %"), num_col("e_in", "E_in %"),
                  num_col("ir10", "IR@10 %", 1), num_col("ir20", "IR@20 %", 1),
                  {"field": "features", "headerName": "features"}, num_col("fit_seconds", "fit s", 2)],
-                 height=520, file_name="leaderboard.csv")),
+                 rows=rows, height=520, file_name="leaderboard.csv")),
         card(html.H2("Per-workload prediction"),
-             field("Model", dcc.Dropdown(id=f"{P}-model", options=ALL_MODELS, value=v["model"], clearable=False)),
-             dcc.Graph(id=f"{P}-workload-graph", figure=empty("Run the scenario to see predictions"))),
+             field("Model", dcc.Dropdown(id=f"{P}-model", options=names, value=v["model"], clearable=False)),
+             dcc.Graph(id=f"{P}-workload-graph", figure=workload_view(res, v["model"]))),
         card(html.H2("Inlier ratios"),
-             field("Models", dcc.Dropdown(id=f"{P}-ir-models", options=ALL_MODELS, multi=True,
-                                          value=["RandomForest", "OLS/Forward/BIC", "NNLS/Backward/BIC"])),
-             dcc.Graph(id=f"{P}-ir-graph", figure=empty("Run the scenario to see inlier ratios"))),
+             field("Models", dcc.Dropdown(id=f"{P}-ir-models", options=names, multi=True, value=IR_MODELS)),
+             dcc.Graph(id=f"{P}-ir-graph", figure=inlier_view(res, IR_MODELS))),
         card(html.H2("Stepwise selection steps"),
              field("Stepwise model", dcc.Dropdown(id=f"{P}-steps", options=VIEW[1].options, value=v["steps"],
                                                   clearable=False)),
@@ -79,7 +82,7 @@ def layout(**query):
                                                                                               "minWidth": 220},
                                       num_col("criterion", "AIC/BIC", 2), num_col("rss", "RSS", 6),
                                       {"field": "n_features", "headerName": "features"}],
-                  height=300, file_name="steps.csv")),
+                  rows=steps_view(res, v["steps"]), height=300, file_name="steps.csv")),
         card(html.H2("Random Forest tree sweep (RastSim 4.4)"),
              html.P("E_out and inlier ratios of forests of 2, 4, …, 1024 trees on the same folds.", className="hint"),
              job_panel(f"{P}-sweep", None, "Run tree sweep"),
@@ -118,13 +121,8 @@ def leaderboard_rows(res: dict) -> list[dict]:
     return sorted(rows, key=lambda r: r["e_out"])
 
 
-@callback(Output(f"{P}-summary", "children"), Output(f"{P}-leaderboard", "rowData"),
-          Output(f"{P}-model", "options"), Output(f"{P}-ir-models", "options"),
-          Input(f"{P}-ready", "data"))
-def _render(ready):
-    res = _result(ready)
-    if not res:
-        return None, [], no_update, no_update
+def summary_view(res: dict):
+    """Summary card, leaderboard rows and the model names of a scenario result."""
     s = res["scenario"]
     best = res["best"]["overall"]
     e_best = next(m["e_out"] for m in res["models"] if m["model"] == best)
@@ -146,32 +144,52 @@ def _render(ready):
     return summary, leaderboard_rows(res), names, names
 
 
-@callback(Output(f"{P}-workload-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-model", "value"))
-def _workload_graph(ready, model):
-    res = _result(ready)
+def workload_view(res: dict | None, model: str):
     if not res:
         return empty("Run the scenario to see predictions")
     return per_workload(res, model, UNITS.get(res["params"]["metric"], ""))
 
 
-@callback(Output(f"{P}-ir-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-ir-models", "value"))
-def _ir_graph(ready, models):
-    res = _result(ready)
+def inlier_view(res: dict | None, models: list | None):
     if not res:
         return empty("Run the scenario to see inlier ratios")
     return inlier_curves(res, models or [])
 
 
-@callback(Output(f"{P}-steps-grid", "rowData"), Input(f"{P}-ready", "data"), Input(f"{P}-steps", "value"))
-def _steps(ready, model):
-    res = _result(ready)
-    if not res:
-        return []
-    m = next((x for x in res["models"] if x["model"] == model), None)
+def steps_view(res: dict | None, model: str) -> list:
+    m = next((x for x in res["models"] if x["model"] == model), None) if res else None
     if m is None or not m.get("steps"):
         return []
     return [{"step": s["step"], "action": s["action"], "feature": s["feature"] or "(start)",
              "criterion": s["criterion"], "rss": s["rss"], "n_features": s["n_features"]} for s in m["steps"]]
+
+
+# A cached result is drawn by the layout itself; these callbacks redraw when a job
+# finishes (the ready store changes) or a view's own input changes.
+@callback(Output(f"{P}-summary", "children"), Output(f"{P}-leaderboard", "rowData"),
+          Output(f"{P}-model", "options"), Output(f"{P}-ir-models", "options"),
+          Input(f"{P}-ready", "data"), prevent_initial_call=True)
+def _render(ready):
+    res = _result(ready)
+    return summary_view(res) if res else (None, [], no_update, no_update)
+
+
+@callback(Output(f"{P}-workload-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-model", "value"),
+          prevent_initial_call=True)
+def _workload_graph(ready, model):
+    return workload_view(_result(ready), model)
+
+
+@callback(Output(f"{P}-ir-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-ir-models", "value"),
+          prevent_initial_call=True)
+def _ir_graph(ready, models):
+    return inlier_view(_result(ready), models)
+
+
+@callback(Output(f"{P}-steps-grid", "rowData"), Input(f"{P}-ready", "data"), Input(f"{P}-steps", "value"),
+          prevent_initial_call=True)
+def _steps(ready, model):
+    return steps_view(_result(ready), model)
 
 
 @callback(Output(f"{P}-sweep-graph", "figure"), Input(f"{P}-sweep-ready", "data"))
