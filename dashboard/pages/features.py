@@ -31,6 +31,8 @@ def layout(**query):
     v, error = parse_or_default(query, PARAMS)
     ds = datasets.get(v["dataset"])
     request = _request(v) if query and not error else None
+    # a shared link whose result is cached is drawn in this response (no second round trip)
+    summary, rows, bars = render_view(jobs.get_result(request["key"]) if request else None)
     legend = html.Div([html.Span(cat, className="legend-chip", style={"backgroundColor": col})
                        for cat, col in CATEGORY_COLORS.items() if cat != "feature"], className="legend-chips")
     return html.Div([
@@ -49,7 +51,7 @@ def layout(**query):
             field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"],
                                     className="num-input")),
         ], className="form-grid"), job_panel(P, request, "Rank features"), share_box(P)),
-        html.Div(id=f"{P}-summary"),
+        html.Div(summary, id=f"{P}-summary"),
         card(html.H2("Ranked features"), legend,
              grid(f"{P}-grid", [
                  num_col("rank", "rank", 0, 80), {"field": "feature", "minWidth": 220},
@@ -60,8 +62,8 @@ def layout(**query):
                   "valueFormatter": {"function": "params.value == null ? '–' : d3.format('.4~g')(params.value)"}},
                  num_col("std_coef", "std. coef", 4), num_col("permutation", "permutation (pp)", 3),
                  {"field": "significant", "headerName": "p < 0.05"}],
-                 height=480, file_name="feature_ranking.csv", row_style=category_row_style())),
-        card(dcc.Graph(id=f"{P}-bars", figure=empty("Rank features to see the top counters"))),
+                 rows=rows, height=480, file_name="feature_ranking.csv", row_style=category_row_style())),
+        card(dcc.Graph(id=f"{P}-bars", figure=bars)),
     ])
 
 
@@ -71,10 +73,8 @@ register_job(P, FORM_IDS, lambda vals: _request({n: vals[f"{P}-{n}"] for n in NA
 register_csv(f"{P}-grid")
 
 
-@callback(Output(f"{P}-summary", "children"), Output(f"{P}-grid", "rowData"), Output(f"{P}-bars", "figure"),
-          Input(f"{P}-ready", "data"))
-def _render(ready):
-    res = jobs.get_result(ready["key"]) if ready else None
+def render_view(res: dict | None):
+    """Summary card, ranked rows and top-15 bars of a ranking result."""
     if not res:
         return None, [], empty("Rank features to see the top counters")
     top = res["features"][0]["feature"] if res["features"] else "–"
@@ -84,3 +84,10 @@ def _render(ready):
                              stat("workloads", str(res["n_workloads"]))], className="stats"),
                    html.P(f"Score: {res['kind']}.", className="hint"))
     return summary, res["features"], ranking_bars(res)
+
+
+# a cached result is drawn by the layout itself; this redraws when a job finishes
+@callback(Output(f"{P}-summary", "children"), Output(f"{P}-grid", "rowData"), Output(f"{P}-bars", "figure"),
+          Input(f"{P}-ready", "data"), prevent_initial_call=True)
+def _render(ready):
+    return render_view(jobs.get_result(ready["key"]) if ready else None)

@@ -44,6 +44,9 @@ def _request(values: dict) -> dict:
 def layout(**query):
     v, error = parse_or_default(query, PARAMS)
     request = _request({k: v[k] for k in JOB_NAMES}) if query and not error else None
+    # a shared link whose result is cached is drawn in this response (no second round trip)
+    res = jobs.get_result(request["key"]) if request else None
+    speed_fig, rows, sim_fig, sim_style = render_view(res)
     return html.Div([
         html.H1("Generations side by side: one host, several targets"),
         html.P("How much faster is each newer GPU on every workload, and how well does the ensemble predict "
@@ -52,7 +55,7 @@ def layout(**query):
         alert(error) if error else None,
         card(html.Div(scenario_controls(P, v, target=False, multi_targets=v["targets"]), className="form-grid"),
              job_panel(P, request, "Compare generations"), share_box(P)),
-        card(dcc.Graph(id=f"{P}-speedup-graph", figure=empty("Compare generations to see per-workload speedups"))),
+        card(dcc.Graph(id=f"{P}-speedup-graph", figure=speed_fig)),
         card(html.H2("Best model per target"),
              grid(f"{P}-summary-grid", [
                  {"field": "target", "minWidth": 120},
@@ -61,18 +64,18 @@ def layout(**query):
                  {"field": "best_nnls", "headerName": "best NNLS", "minWidth": 160},
                  num_col("nnls_e_out", "NNLS E_out %"), num_col("baseline_e_out", "baseline E_out %"),
                  num_col("n_workloads", "workloads", 0),
-                 num_col("sim_speedup_mean", "× vs simulator (mean)", 0)], height=260,
+                 num_col("sim_speedup_mean", "× vs simulator (mean)", 0)], rows=rows, height=260,
                  file_name="generations.csv")),
         html.Div(card(html.H2("Model vs simulator"),
                       html.P("Seconds a cycle-accurate simulator took per workload against the host run the model "
                              "needs (HALWPE Fig. 12). From the dataset's optional host run-time and simulator-time "
                              "columns.", className="hint"),
-                      dcc.Graph(id=f"{P}-sim-graph", figure=empty("Compare generations first"))),
-                 id=f"{P}-sim-box", style={"display": "none"}),
+                      dcc.Graph(id=f"{P}-sim-graph", figure=sim_fig)),
+                 id=f"{P}-sim-box", style=sim_style),
         card(html.H2("Two scenarios side by side"),
              html.Div([field("Left", dropdown(f"{P}-left", v["targets"], v["left"])),
                        field("Right", dropdown(f"{P}-right", v["targets"], v["right"]))], className="form-grid"),
-             dcc.Graph(id=f"{P}-pair-graph", figure=empty("Compare generations first"))),
+             dcc.Graph(id=f"{P}-pair-graph", figure=pair_view(res, v["left"], v["right"]))),
     ])
 
 
@@ -87,23 +90,19 @@ def _pair_options(targets):
     return targets or [], targets or []
 
 
-@callback(Output(f"{P}-speedup-graph", "figure"), Output(f"{P}-summary-grid", "rowData"),
-          Output(f"{P}-sim-graph", "figure"), Output(f"{P}-sim-box", "style"), Input(f"{P}-ready", "data"))
-def _render(ready):
-    res = jobs.get_result(ready["key"]) if ready else None
+def render_view(res: dict | None):
+    """Speedup chart, summary rows, simulator chart and its box style of a generations result."""
     hidden = {"display": "none"}
     if not res:
-        return empty("Compare generations to see per-workload speedups"), [], dash.no_update, hidden
+        return empty("Compare generations to see per-workload speedups"), [], empty("Compare generations first"), hidden
     fig = speedups(res) if res["speedup"] else empty("This dataset has no host metric column: no speedups")
     if not res.get("sim_speedup"):
-        return fig, res["summary"], dash.no_update, hidden
+        return fig, res["summary"], empty("No simulator times in this dataset"), hidden
     return fig, res["summary"], simulator_speedups(res), {"display": "block"}
 
 
-@callback(Output(f"{P}-pair-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-left", "value"),
-          Input(f"{P}-right", "value"))
-def _pair(ready, left, right):
-    res = jobs.get_result(ready["key"]) if ready else None
+def pair_view(res: dict | None, left: str, right: str):
+    """Two targets' scenarios side by side on shared axes."""
     if not res:
         return empty("Compare generations first")
     keys = res["scenario_keys"]
@@ -118,3 +117,17 @@ def _pair(ready, left, right):
         return f"{res['host']} → {t}: {best['model']} E_out {best['e_out']:.2f} %"
 
     return side_by_side(a, b, title(a, left), title(b, right))
+
+
+# A cached result is drawn by the layout itself; these redraw on a new result or a changed pair.
+@callback(Output(f"{P}-speedup-graph", "figure"), Output(f"{P}-summary-grid", "rowData"),
+          Output(f"{P}-sim-graph", "figure"), Output(f"{P}-sim-box", "style"), Input(f"{P}-ready", "data"),
+          prevent_initial_call=True)
+def _render(ready):
+    return render_view(jobs.get_result(ready["key"]) if ready else None)
+
+
+@callback(Output(f"{P}-pair-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-left", "value"),
+          Input(f"{P}-right", "value"), prevent_initial_call=True)
+def _pair(ready, left, right):
+    return pair_view(jobs.get_result(ready["key"]) if ready else None, left, right)

@@ -48,7 +48,7 @@ def layout(**query):
     request = _job_request(v) if query and not error else None
     saved = store.list_scenarios("scenario")[:8]
     # a shared link whose result is cached is drawn in this response (no second round trip)
-    res = jobs.get_result(request["key"]) if request and jobs.has_result(request["key"]) else None
+    res = jobs.get_result(request["key"]) if request else None
     summary, rows, names, _ = summary_view(res) if res else (None, [], ALL_MODELS, ALL_MODELS)
     return html.Div([
         html.H1("Scenario: predict a target GPU from host counters"),

@@ -9,7 +9,7 @@ from modeling.apply import apply_model
 from modeling.ensemble import prepare
 from modeling.ranking import rank_features
 from modeling.repeats import mad_window
-from pc_browser import choose, fresh_browser, screenshot, share_link, start, text_in, wait_text
+from pc_browser import choose, fresh_browser, present, screenshot, share_link, start, text_in, wait_text
 
 
 def test_features_ranking_matches_api_and_link(dash_duo, perfcast_app):
@@ -49,6 +49,19 @@ def test_generations_side_by_side(dash_duo, perfcast_app):
         "return g.data.find(t => t.name === 'Tesla-P100').y;")
     assert np.allclose(sorted(trace), np.sort(sp.to_numpy()), rtol=1e-9)
     screenshot(dash_duo.driver, "generations")
+    # the shared link opens drawn from the cache: same table, both charts
+    link = share_link(dash_duo, "generations")
+    other = fresh_browser()
+    try:
+        other.get(link)
+        present(other, "#generations-pair-graph .scatterlayer .trace", timeout=30)
+        assert "RandomForest" in text_in(other, "#generations-summary-grid .ag-row")
+        again = other.execute_script(
+            "const g = document.querySelector('#generations-speedup-graph .js-plotly-plot');"
+            "return g.data.find(t => t.name === 'Tesla-P100').y;")
+        assert again == trace
+    finally:
+        other.quit()
 
 
 def test_repeats_window_follows_k(dash_duo, perfcast_app):
