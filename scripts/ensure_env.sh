@@ -9,7 +9,8 @@ if [ ! -x .venv/bin/python ]; then
   echo "[setup] creating .venv with $($PY --version)"
   "$PY" -m venv .venv
 fi
-stamp=".venv/.requirements-stamp"
+# one stamp per set of requirement files: run.sh and test.sh do not undo each other's
+stamp=".venv/.requirements-stamp-$(echo "$*" | sha256sum | cut -c1-12)"
 want="$(cat "$@" | sha256sum | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "[setup] installing Python packages from $*"
