@@ -88,17 +88,14 @@ def _wait_up(base: str, limit: float = 60.0) -> None:
 
 
 def _zombies_under(root_pid: int) -> list:
-    """Zombie processes below the server (pid, parent pid), after a grace period for reaping."""
+    """Zombie processes below the server (pid, parent pid)."""
     import psutil
 
-    try:
-        procs = psutil.Process(root_pid).children(recursive=True)
-    except psutil.NoSuchProcess:
-        return []
-    return [(p.pid, p.ppid()) for p in procs if _status(p) == psutil.STATUS_ZOMBIE]
+    return [(pid, ppid) for pid, ppid, st in _tree(root_pid) if st == psutil.STATUS_ZOMBIE]
 
 
 def _tree(root_pid: int) -> list:
+    """Processes below the server as (pid, parent pid, status)."""
     import psutil
 
     try:

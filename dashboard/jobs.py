@@ -118,6 +118,11 @@ def get_result(key: str):
     return value
 
 
+def result_for(ref: dict | None):
+    """The result named by a page store's ``{"key": …}`` (a request or a ready store), or None."""
+    return get_result(ref["key"]) if ref else None
+
+
 def has_result(key: str) -> bool:
     """Presence check that does not read the (possibly large) result."""
     return key in results()

@@ -131,7 +131,7 @@ def _val_ds(ds_id):
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-graph", "figure"), Output(f"{P}-ir-grid", "rowData"),
           Input(f"{P}-ready", "data"))
 def _render(ready):
-    res = jobs.get_result(ready["key"]) if ready else None
+    res = jobs.result_for(ready)
     if not res:
         return None, empty("Train and apply to see validation errors"), []
     notes = []

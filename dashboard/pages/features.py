@@ -32,7 +32,7 @@ def layout(**query):
     ds = datasets.get(v["dataset"])
     request = _request(v) if query and not error else None
     # a shared link whose result is cached is drawn in this response (no second round trip)
-    summary, rows, bars = render_view(jobs.get_result(request["key"]) if request else None)
+    summary, rows, bars = render_view(jobs.result_for(request))
     legend = html.Div([html.Span(cat, className="legend-chip", style={"backgroundColor": col})
                        for cat, col in CATEGORY_COLORS.items() if cat != "feature"], className="legend-chips")
     return html.Div([
@@ -90,4 +90,4 @@ def render_view(res: dict | None):
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-grid", "rowData"), Output(f"{P}-bars", "figure"),
           Input(f"{P}-ready", "data"), prevent_initial_call=True)
 def _render(ready):
-    return render_view(jobs.get_result(ready["key"]) if ready else None)
+    return render_view(jobs.result_for(ready))

@@ -45,7 +45,7 @@ def layout(**query):
     v, error = parse_or_default(query, PARAMS)
     request = _request({k: v[k] for k in JOB_NAMES}) if query and not error else None
     # a shared link whose result is cached is drawn in this response (no second round trip)
-    res = jobs.get_result(request["key"]) if request else None
+    res = jobs.result_for(request)
     speed_fig, rows, sim_fig, sim_style = render_view(res)
     return html.Div([
         html.H1("Generations side by side: one host, several targets"),
@@ -124,10 +124,10 @@ def pair_view(res: dict | None, left: str, right: str):
           Output(f"{P}-sim-graph", "figure"), Output(f"{P}-sim-box", "style"), Input(f"{P}-ready", "data"),
           prevent_initial_call=True)
 def _render(ready):
-    return render_view(jobs.get_result(ready["key"]) if ready else None)
+    return render_view(jobs.result_for(ready))
 
 
 @callback(Output(f"{P}-pair-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-left", "value"),
           Input(f"{P}-right", "value"), prevent_initial_call=True)
 def _pair(ready, left, right):
-    return pair_view(jobs.get_result(ready["key"]) if ready else None, left, right)
+    return pair_view(jobs.result_for(ready), left, right)

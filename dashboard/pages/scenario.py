@@ -48,7 +48,7 @@ def layout(**query):
     request = _job_request(v) if query and not error else None
     saved = store.list_scenarios("scenario")[:8]
     # a shared link whose result is cached is drawn in this response (no second round trip)
-    res = jobs.get_result(request["key"]) if request else None
+    res = jobs.result_for(request)
     summary, rows, names, _ = summary_view(res) if res else (None, [], ALL_MODELS, ALL_MODELS)
     return html.Div([
         html.H1("Scenario: predict a target GPU from host counters"),
@@ -105,10 +105,6 @@ register_job(P, FORM_IDS, _from_form, tasks.scenario_result)
 register_job(f"{P}-sweep", FORM_IDS, _sweep_request, tasks.sweep_result)
 register_csv(f"{P}-leaderboard")
 register_csv(f"{P}-steps-grid")
-
-
-def _result(ready):
-    return jobs.get_result(ready["key"]) if ready else None
 
 
 def leaderboard_rows(res: dict) -> list[dict]:
@@ -170,38 +166,38 @@ def steps_view(res: dict | None, model: str) -> list:
           Output(f"{P}-model", "options"), Output(f"{P}-ir-models", "options"),
           Input(f"{P}-ready", "data"), prevent_initial_call=True)
 def _render(ready):
-    res = _result(ready)
+    res = jobs.result_for(ready)
     return summary_view(res) if res else (None, [], no_update, no_update)
 
 
 @callback(Output(f"{P}-workload-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-model", "value"),
           prevent_initial_call=True)
 def _workload_graph(ready, model):
-    return workload_view(_result(ready), model)
+    return workload_view(jobs.result_for(ready), model)
 
 
 @callback(Output(f"{P}-ir-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-ir-models", "value"),
           prevent_initial_call=True)
 def _ir_graph(ready, models):
-    return inlier_view(_result(ready), models)
+    return inlier_view(jobs.result_for(ready), models)
 
 
 @callback(Output(f"{P}-steps-grid", "rowData"), Input(f"{P}-ready", "data"), Input(f"{P}-steps", "value"),
           prevent_initial_call=True)
 def _steps(ready, model):
-    return steps_view(_result(ready), model)
+    return steps_view(jobs.result_for(ready), model)
 
 
 @callback(Output(f"{P}-sweep-graph", "figure"), Input(f"{P}-sweep-ready", "data"))
 def _sweep_graph(ready):
-    res = _result(ready)
+    res = jobs.result_for(ready)
     return tree_sweep(res) if res else empty("Run the tree sweep to see E_out per tree count")
 
 
 @callback(Output(f"{P}-save-status", "children"), Input(f"{P}-save", "n_clicks"),
           State(f"{P}-ready", "data"), State(f"{P}-save-name", "value"), prevent_initial_call=True)
 def _save(_n, ready, name):
-    res = _result(ready)
+    res = jobs.result_for(ready)
     if not res:
         return alert("Run the scenario first; then save it.", "info")
     best = res["best"]["overall"]
