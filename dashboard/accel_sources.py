@@ -44,6 +44,17 @@ def upload_fit(tt_id: str, kernel: str):
     return fit_table(store.timing_table(tt_id), kernel)
 
 
+def save_timing_upload(frame, name) -> dict:
+    """Validate and fit every kernel of an uploaded timing table, then save it; a table
+    that fails is reported and never kept."""
+    from modeling.logca_fit import fit_table, validate_timing
+
+    frame = validate_timing(frame)
+    for kernel in sorted(map(str, frame["kernel"].unique())):
+        fit_table(frame, kernel)
+    return store.save_timing(frame, name)
+
+
 def upload_kernels(tt_id: str | None) -> list[str]:
     return store.timing_meta(tt_id)["kernels"] if tt_id else []
 

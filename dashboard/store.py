@@ -16,6 +16,7 @@ previous state; single files are written to a temp file, fsynced and renamed.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -39,8 +40,9 @@ class NotFound(LookupError):
 
 
 def clean_name(name: str | None, fallback: str = "untitled") -> str:
-    """Display text from a user-supplied name: no control characters, bounded length."""
-    text = "".join(ch for ch in str(name or "") if unicodedata.category(ch)[0] != "C").strip()
+    """Display text from a user-supplied name: no control characters, bounded length. Anything
+    but text (a forged list or number) counts as no name."""
+    text = "".join(ch for ch in (name if isinstance(name, str) else "") if unicodedata.category(ch)[0] != "C").strip()
     if len(text) > NAME_MAX:
         text = text[: NAME_MAX - 1] + "…"
     return text or fallback
@@ -212,15 +214,37 @@ def delete_scenario(sc_id: str) -> None:
 # ---------------------------------------------------------------- staged uploads
 
 STAGE_ID = re.compile(r"^st-[0-9a-f]{16}$")
+#: A parsed upload waits this long for its Save (the preview's page may stay open for a while).
+STAGE_TTL_SECONDS = 6 * 3600
+
+
+def _parquet_bytes(frame: pd.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
+def expire_staged(now: float | None = None) -> int:
+    """Delete staged uploads older than ``STAGE_TTL_SECONDS``; returns how many went."""
+    now = time.time() if now is None else now
+    gone = 0
+    for p in var_path("staging").iterdir():
+        try:
+            if now - p.stat().st_mtime > STAGE_TTL_SECONDS:
+                p.unlink()
+                gone += p.suffix == ".json"
+        except FileNotFoundError:
+            continue
+    return gone
 
 
 def stage_upload(frame: pd.DataFrame, info: dict) -> str:
-    """Keep a parsed upload between the preview and the save step; returns its token."""
+    """Keep a parsed upload between the preview and the save step; returns its token.
+    Older staged uploads that expired are removed here."""
+    expire_staged()
     token = "st-" + secrets.token_hex(8)
     root = var_path("staging")
-    tmp = root / f".{token}.parquet.tmp"
-    frame.to_parquet(tmp, index=False)
-    os.replace(tmp, root / f"{token}.parquet")
+    atomic_write_bytes(root / f"{token}.parquet", _parquet_bytes(frame))
     atomic_write_bytes(root / f"{token}.json", json.dumps(info).encode())
     return token
 
@@ -230,9 +254,12 @@ def staged_upload(token: str) -> tuple[pd.DataFrame, dict]:
         raise NotFound("upload not found: upload the file again")
     root = var_path("staging")
     try:
+        if time.time() - (root / f"{token}.json").stat().st_mtime > STAGE_TTL_SECONDS:
+            raise FileNotFoundError
         return pd.read_parquet(root / f"{token}.parquet"), json.loads((root / f"{token}.json").read_text())
     except FileNotFoundError:
-        raise NotFound("upload not found (expired): upload the file again") from None
+        raise NotFound(f"upload not found (uploads expire after {STAGE_TTL_SECONDS // 3600} h, or it was "
+                       "never staged): upload the file again") from None
 
 
 # ---------------------------------------------------------------- offload timing tables (LogCA)
@@ -245,15 +272,18 @@ def _timings_dir() -> Path:
 
 
 def save_timing(frame: pd.DataFrame, name: str) -> dict:
-    """Store a validated offload timing table (Parquet) and its metadata (JSON) under a new id."""
+    """Store an offload timing table (Parquet) and its metadata (JSON) under a new id.
+
+    The caller has validated and fitted it: nothing that was shown as an error is
+    kept. Both files are written to a temp file, fsynced and renamed; the
+    metadata goes last, so a table without it is never listed or opened.
+    """
     tt_id = "tt-" + secrets.token_hex(8)
     root = _timings_dir()
-    path = root / f"{tt_id}.parquet"
-    tmp = root / f".{tt_id}.{os.getpid()}.tmp"
-    frame.to_parquet(tmp, index=False)
+    data = _parquet_bytes(frame)
     meta = {"id": tt_id, "name": clean_name(name), "created": time.time(), "rows": int(len(frame)),
-            "kernels": sorted(map(str, frame["kernel"].unique())), "sha256": sha256_file(tmp)}
-    os.replace(tmp, path)
+            "kernels": sorted(map(str, frame["kernel"].unique())), "sha256": hashlib.sha256(data).hexdigest()}
+    atomic_write_bytes(root / f"{tt_id}.parquet", data)
     atomic_write_bytes(root / f"{tt_id}.json", json.dumps(meta, indent=1).encode())
     return meta
 

@@ -37,7 +37,7 @@ def decode_upload(contents: str) -> bytes:
 def parse_upload(raw: bytes, filename: str | None = None) -> Table:
     if raw.startswith(b"PAR1"):
         return read_parquet_bytes(raw)
-    name = (filename or "").lower()
+    name = filename.lower() if isinstance(filename, str) else ""
     if name.endswith((".pkl", ".pickle", ".joblib", ".npy", ".npz")):
         raise DataError("Pickled or joblib files are never loaded; upload a CSV or Parquet table.")
     return read_csv_bytes(raw)
@@ -101,6 +101,28 @@ def _check_times(frame: pd.DataFrame, cols: list) -> None:
                             "(leave a cell empty when a workload was not run).")
 
 
+SINGLE_ROLES = ("id_col", "group_col", "host_col", "repeat_col", "host_time_col")
+LIST_ROLES = ("targets", "features", "sim_cols")
+
+
+def checked_mapping(mapping: dict) -> dict:
+    """A column mapping as the form sends it, with every value's type checked: one column name
+    (or nothing) per single role, a list of names per list role. The values come from the
+    browser, so anything else is refused with the role it was sent for."""
+    out = {}
+    for role in SINGLE_ROLES:
+        v = mapping.get(role)
+        if v not in (None, "") and not isinstance(v, str):
+            raise DataError(f"Invalid choice for {role}: expected one column name.")
+        out[role] = v or None
+    for role in LIST_ROLES:
+        v = mapping.get(role) or []
+        if not isinstance(v, list) or not all(isinstance(c, str) for c in v):
+            raise DataError(f"Invalid choice for {role}: expected a list of column names.")
+        out[role] = v
+    return out
+
+
 def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
     """Validate a mapping and produce (table, raw or None, notes).
 
@@ -110,6 +132,7 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
     run a workload on the host) and sim_cols (optional: simulator seconds, one
     column per target, named after it).
     """
+    mapping = checked_mapping(mapping)
     cols = [str(c) for c in frame.columns]
     id_col, group, host, rep, host_time = (mapping.get(k) or None for k in (
         "id_col", "group_col", "host_col", "repeat_col", "host_time_col"))

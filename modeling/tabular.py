@@ -23,6 +23,13 @@ from modeling.errors import DataError
 MAX_BYTES = 200 * 1024 * 1024
 MAX_COLUMNS = 5000
 MAX_ROWS = 1_000_000
+#: Largest table accepted, in cells (rows x columns), checked on the file's declared
+#: shape before anything is materialized: 5 million cells are 40 MB as numbers, and a
+#: few hundred MB while a CSV's text is split (a compressed Parquet file can declare far
+#: more than its size suggests).
+MAX_CELLS = 5_000_000
+#: Largest uncompressed Parquet payload accepted (bytes, from the file's row-group metadata).
+MAX_PARQUET_BYTES = 512 * 1024 * 1024
 _MAGIC = {b"PK\x03\x04": "an Excel/zip file", b"\xd0\xcf\x11\xe0": "an old Excel/OLE file",
           b"\x80\x04": "a Python pickle", b"\x80\x05": "a Python pickle", b"%PDF": "a PDF"}
 _NA = {"", "na", "n/a", "nan", "null", "none", "-", "?"}
@@ -45,6 +52,37 @@ def _sniff_delimiter(sample: str) -> str:
         return best if counts[best] else ","
 
 
+def _utf16_to_utf8(raw: bytes) -> bytes:
+    """UTF-16 text with a byte-order mark (a spreadsheet's "Unicode text") as UTF-8 bytes."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return raw.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError:
+            raise DataError("The file starts like UTF-16 text but does not decode as UTF-16; "
+                            "save it as UTF-8.") from None
+    head = raw[:4096]
+    if len(head) >= 8 and (head[1::2].count(0) > 0.4 * len(head[1::2]) or head[0::2].count(0) > 0.4 * len(head[0::2])):
+        raise DataError("The file looks like UTF-16 text without a byte-order mark; save it as UTF-8 "
+                        "(e.g. 'CSV UTF-8' in a spreadsheet).")
+    return raw
+
+
+def _one_line_ending(raw: bytes) -> bytes:
+    """Windows (CR LF) and old Mac (CR) line endings as LF."""
+    return raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in raw else raw
+
+
+def check_cells(rows: int, columns: int) -> None:
+    """Refuse a table whose declared shape exceeds the row, column or cell budget."""
+    if rows > MAX_ROWS:
+        raise DataError(f"The file has about {rows:,} rows; at most {MAX_ROWS:,} are accepted.")
+    if columns > MAX_COLUMNS:
+        raise DataError(f"The file has {columns:,} columns; at most {MAX_COLUMNS:,} are accepted.")
+    if rows * columns > MAX_CELLS:
+        raise DataError(f"The file declares {rows:,} rows x {columns:,} columns = {rows * columns:,} cells; at "
+                        f"most {MAX_CELLS:,} cells are accepted. Upload fewer rows or columns.")
+
+
 def read_csv_bytes(raw: bytes) -> Table:
     """Parse CSV bytes into a table of strings, then convert numeric columns."""
     if len(raw) > MAX_BYTES:
@@ -52,12 +90,7 @@ def read_csv_bytes(raw: bytes) -> Table:
     for magic, what in _MAGIC.items():
         if raw.startswith(magic):
             raise DataError(f"This looks like {what}, not a CSV file. Export it as CSV or Parquet.")
-    n_lines = raw.count(b"\n")
-    if n_lines > MAX_ROWS + 1:
-        raise DataError(f"The file has about {n_lines:,} rows; at most {MAX_ROWS:,} are accepted.")
-    first_line = raw[: raw.find(b"\n")] if n_lines else raw
-    if max(first_line.count(d) for d in (b",", b";", b"\t", b"|")) >= MAX_COLUMNS:
-        raise DataError(f"The header has more than {MAX_COLUMNS:,} columns; at most {MAX_COLUMNS:,} are accepted.")
+    raw = _one_line_ending(_utf16_to_utf8(raw))
     if b"\x00" in raw[:65536]:
         raise DataError("The file contains NUL bytes: it is binary, not a CSV file.")
     try:
@@ -68,12 +101,19 @@ def read_csv_bytes(raw: bytes) -> Table:
                         "Save it as UTF-8 (e.g. 'CSV UTF-8' in a spreadsheet).") from None
     if not text.strip():
         raise DataError("The file is empty.")
+    # the declared shape (lines x header fields) against the budgets, before the text is split
+    n_lines = text.count("\n") + (not text.endswith("\n"))
     delim = _sniff_delimiter(text[:20000])
-    rows = list(csv.reader(io.StringIO(text), delimiter=delim))
+    first = text.lstrip("\n").split("\n", 1)[0]
+    check_cells(max(n_lines - 1, 0), first.count(delim) + 1)
+    try:
+        rows = list(csv.reader(io.StringIO(text), delimiter=delim))
+    except csv.Error as exc:
+        raise DataError(f"The file is not a readable CSV table ({exc}).") from None
     rows = [r for r in rows if any(c.strip() for c in r)]
+    if not rows:
+        raise DataError("The file has no header and no data: every line is empty or only delimiters.")
     header = [h.strip() for h in rows[0]]
-    if len(header) > MAX_COLUMNS:
-        raise DataError(f"{len(header)} columns; at most {MAX_COLUMNS} are accepted.")
     dups = sorted({h for h in header if header.count(h) > 1})
     if dups:
         raise DataError(f"Duplicate column names: {', '.join(dups)}. Rename them so each is unique.")
@@ -154,10 +194,11 @@ def read_parquet_bytes(raw: bytes) -> Table:
                 or pa.types.is_large_string(f.type) or pa.types.is_boolean(f.type)
                 or pa.types.is_dictionary(f.type)):
             raise DataError(f"Column {f.name!r} has type {f.type}; only numbers and text are accepted.")
-    if pf.metadata.num_rows > MAX_ROWS:
-        raise DataError(f"The file has {pf.metadata.num_rows:,} rows; at most {MAX_ROWS:,} are accepted.")
-    if len(schema) > MAX_COLUMNS:
-        raise DataError(f"The file has {len(schema):,} columns; at most {MAX_COLUMNS:,} are accepted.")
+    check_cells(pf.metadata.num_rows, len(schema))
+    payload = sum(pf.metadata.row_group(i).total_byte_size for i in range(pf.metadata.num_row_groups))
+    if payload > MAX_PARQUET_BYTES:
+        raise DataError(f"The file unpacks to {payload / 2**20:,.0f} MB; at most {MAX_PARQUET_BYTES // 2**20} MB "
+                        "are accepted.")
     meta = schema.metadata or {}
     frame = pq.read_table(io.BytesIO(raw)).to_pandas(ignore_metadata=True) if meta else pf.read().to_pandas()
     if frame.columns.duplicated().any():

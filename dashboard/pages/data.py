@@ -120,13 +120,13 @@ def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_
     try:
         frame, info = store.staged_upload(token)
         table, raw, mapping, notes = uploads.build_dataset(frame, {
-            "id_col": id_col, "group_col": group, "targets": targets or [], "host_col": host,
-            "repeat_col": repeat, "features": features or [], "host_time_col": host_time,
-            "sim_cols": sim_cols or []})
+            "id_col": id_col, "group_col": group, "targets": targets, "host_col": host,
+            "repeat_col": repeat, "features": features, "host_time_col": host_time, "sim_cols": sim_cols})
     except (DataError, LookupError) as exc:
         return alert(f"Not saved: {str(exc).strip(chr(39))}"), no_update
     notes["conversions"] = info.get("conversions", {})
-    meta = store.save_dataset(table, name or info.get("filename"), mapping, notes, raw)
+    meta = store.save_dataset(table, name if isinstance(name, str) and name.strip() else info.get("filename"),
+                              mapping, notes, raw)
     extra = []
     if notes.get("constant"):
         extra.append(f"constant columns (left out of models): {', '.join(notes['constant'][:8])}")
@@ -146,10 +146,11 @@ def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_
 @callback(Output(f"{P}-datasets", "children", allow_duplicate=True),
           Input({"type": f"{P}-delete", "id": ALL}, "n_clicks"), prevent_initial_call=True)
 def _delete(clicks):
-    if not ctx.triggered_id or not any(clicks or []):
+    trigger = ctx.triggered_id
+    if not isinstance(trigger, dict) or not any(isinstance(c, int) and c > 0 for c in clicks or []):
         return no_update
     try:
-        store.delete_dataset(ctx.triggered_id["id"])
+        store.delete_dataset(trigger.get("id"))
     except LookupError:
         pass
     return _dataset_list()

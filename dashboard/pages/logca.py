@@ -14,7 +14,6 @@ from dashboard.logca_views import LOGCA_PARAMS, MULTI_MODES, logca_view
 from dashboard.uploads import decode_upload, parse_upload
 from dashboard.url_state import InvalidParameter, parse, parse_or_default
 from modeling.errors import ModelingError
-from modeling.logca_fit import validate_timing
 
 dash.register_page(__name__, path="/logca", name="LogCA", title="perfcast · LogCA", order=7)
 
@@ -99,7 +98,12 @@ register_csv(f"{P}-fit-grid")
 @callback(Output(f"{P}-focus", "options"), Output(f"{P}-focus", "value"), Input(f"{P}-acc", "value"),
           Input(f"{P}-timing", "value"), dash.State(f"{P}-focus", "value"), prevent_initial_call=True)
 def _focus_choices(acc, timing, focus):
-    opts = [o for o in accel_sources.options(timing or None) if o["value"] in (acc or [])]
+    try:
+        timing = accel_sources.TimingParam("timing", "choice").parse(timing, {})
+    except (InvalidParameter, LookupError):
+        return no_update, no_update
+    acc = [a for a in acc if isinstance(a, str)] if isinstance(acc, list) else []
+    opts = [o for o in accel_sources.options(timing) if o["value"] in acc]
     values = [o["value"] for o in opts]
     return opts, (focus if focus in values else (values[0] if values else None))
 
@@ -108,19 +112,16 @@ def _focus_choices(acc, timing, focus):
           Output(f"{P}-upload-status", "children"), Input(f"{P}-upload", "contents"),
           dash.State(f"{P}-upload", "filename"), dash.State(f"{P}-acc", "value"), prevent_initial_call=True)
 def _uploaded(contents, filename, acc):
+    name = store.clean_name(filename, "timing table")
     try:
-        table = parse_upload(decode_upload(contents), filename)
-        frame = validate_timing(table.frame)
-        meta = store.save_timing(frame, filename or "timing table")
-        kernels = meta["kernels"]
-        for k in kernels:
-            accel_sources.upload_fit(meta["id"], k)  # fit now, so a bad table is reported here
+        meta = accel_sources.save_timing_upload(parse_upload(decode_upload(contents), name).frame, name)
     except ModelingError as exc:
-        return no_update, no_update, no_update, alert(f"{filename}: {exc}")
+        return no_update, no_update, no_update, alert(f"{name}: {exc} Nothing was saved.")
+    kernels = meta["kernels"]
     new = [f"upload:{k}" for k in kernels]
-    keep = [a for a in (acc or []) if not a.startswith("upload:")]
+    keep = [a for a in (acc if isinstance(acc, list) else []) if isinstance(a, str) and not a.startswith("upload:")]
     return (meta["id"], accel_sources.options(meta["id"]), keep + new,
-            alert(f"{filename}: {meta['rows']} rows, kernels {', '.join(kernels)}; fitted and added.", "success"))
+            alert(f"{name}: {meta['rows']} rows, kernels {', '.join(kernels)}; fitted and added.", "success"))
 
 
 @callback(Output(f"{P}-speedup-graph", "figure"), Output(f"{P}-grid", "rowData"),
