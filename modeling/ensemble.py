@@ -27,6 +27,7 @@ import numpy as np
 
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
 from modeling.metrics import THRESHOLDS, ape, inlier_ratios, percent_safe
+from modeling.parallel import map_unordered
 from modeling.models import (
     ForestRegressor,
     HostRatioBaseline,
@@ -349,16 +350,11 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
     parts: dict[str, list] = {n: [] for n, _ in jobs}
     order = {n: i + 1 for i, (n, _) in enumerate(jobs)}
     per_model = len(splits) + 1
-    if n_jobs == 1:
-        outputs = ((n, k, _fit_task(*args(n, f, k))) for n, f, k in tasks)
-    else:
-        from joblib import Parallel, delayed
+    def tagged(task):
+        n, f, k = task
+        return n, k, _fit_task(*args(n, f, k))
 
-        def tagged(n, f, k):
-            return n, k, _fit_task(*args(n, f, k))
-
-        outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(tagged)(n, f, k) for n, f, k in tasks)
+    outputs = map_unordered(tagged, tasks, n_jobs)
     results_by_name = {}
     for n, k, out in outputs:
         parts[n].append((k, out))

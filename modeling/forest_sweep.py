@@ -15,6 +15,7 @@ import numpy as np
 
 from modeling.metrics import THRESHOLDS, ape, inlier_ratios
 from modeling.models import ForestRegressor
+from modeling.parallel import map_unordered
 
 TREE_COUNTS = tuple(2**i for i in range(1, 11))
 
@@ -52,13 +53,7 @@ def tree_sweep(X, y, splits, tree_counts=TREE_COUNTS, seed=0, n_jobs=None, progr
         model = ForestRegressor(nmax, random_state=seed + fold).fit(X[train], y[train])
         return fold, np.cumsum(model.tree_predictions(X[test]), axis=0)
 
-    if n_jobs and n_jobs > 1:
-        from joblib import Parallel, delayed
-
-        outputs = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-            delayed(one_fold)(f) for f in range(len(splits)))
-    else:
-        outputs = (one_fold(f) for f in range(len(splits)))
+    outputs = map_unordered(one_fold, range(len(splits)), n_jobs)
     for done, (fold, csum) in enumerate(outputs, 1):
         test = splits[fold][1]
         for c in counts:

@@ -1,0 +1,55 @@
+"""Independent tasks on the cores of this machine, in forked worker processes.
+
+Why not joblib's default (loky) backend: its workers are started fresh, are
+kept alive for minutes after the work ends, and name their semaphores and
+memory-mapped arrays in ``/dev/shm``; when the process that owns them is
+killed (a cancelled or dead dashboard job) they ran on and left those files
+behind. Here the workers are forked from the caller, so the function and its
+(possibly large) arguments reach them without pickling, the semaphores of a
+fork pool are unlinked as soon as they are made (nothing in ``/dev/shm``),
+and an idle worker exits by itself once its parent is gone (the task pipe
+reaches end of file). The pool is terminated, not drained, when the consumer
+stops early (an exception, e.g. a job that was abandoned).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator
+
+_TASKS: dict[int, tuple[Callable, list]] = {}  # set before the fork; read by the forked workers
+
+
+def _run(token_index: tuple[int, int]):
+    token, i = token_index
+    fn, items = _TASKS[token]
+    return fn(items[i])
+
+
+def map_unordered(fn: Callable, items: Iterable, n_jobs: int | None = 1) -> Iterator:
+    """Yield ``fn(item)`` for every item, in the order the results finish.
+
+    Parameters
+    ----------
+    fn : callable of one argument; may be a closure (it is inherited, not pickled)
+    items : the arguments; they are inherited by the workers, not pickled
+    n_jobs : worker processes; 1 or None runs in this process, in order
+
+    Results travel back by pickle, so they must be picklable (arrays, tuples).
+    """
+    items = list(items)
+    if not n_jobs or n_jobs <= 1 or len(items) <= 1:
+        yield from map(fn, items)
+        return
+    token = id(items)
+    _TASKS[token] = (fn, items)  # kept while the pool lives: a worker it replaces is forked again
+    pool = None
+    try:
+        pool = multiprocessing.get_context("fork").Pool(min(n_jobs, len(items)))
+        yield from pool.imap_unordered(_run, [(token, i) for i in range(len(items))], chunksize=1)
+        pool.close()
+        pool.join()
+    finally:
+        if pool is not None:
+            pool.terminate()  # no-op after a clean close; kills the workers when the consumer stopped early
+        del _TASKS[token]
