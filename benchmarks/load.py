@@ -118,12 +118,12 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
     var = tempfile.mkdtemp(prefix="perfcast-load-")
     os.environ["PERFCAST_VAR_DIR"] = var  # this process reads the same cache as the server
     from benchmarks.dash_client import DashClient, DashError
-    from dashboard import jobs, tasks
-    from dashboard.forms import scenario_params
-    from dashboard.url_state import parse, to_query
+    from dashboard import jobs
+    from dashboard.job_kinds import SCENARIO, cached
+    from dashboard.url_state import to_query
 
-    view_params = parse({}, scenario_params())
-    cached_key, _ = tasks.cached_scenario(view_params)  # the view the users open is cached
+    view_params = SCENARIO.request({})["params"]
+    cached_key, _ = cached(SCENARIO, view_params)  # the view the users open is cached
     query = to_query(view_params)
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
@@ -165,9 +165,8 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
                     errors.append(str(exc))
 
         def training(seed, outcome, kill=False):
-            params = parse({"target": "Tesla-P100", "preset": "rastsim", "seed": str(seed)}, scenario_params())
-            key = tasks.scenario_key(params)
-            request = {"params": params, "key": key}
+            request = SCENARIO.request({"target": "Tesla-P100", "preset": "rastsim", "seed": str(seed)})
+            params, key = request["params"], request["key"]
             client = DashClient(base, on_request=rec)
             client.open(f"/scenario{to_query(params)}")
             t = time.perf_counter()

@@ -67,12 +67,11 @@ def run(opens: int = 5) -> dict:
     var = tempfile.mkdtemp(prefix="perfcast-link-")
     os.environ["PERFCAST_VAR_DIR"] = var
     from benchmarks.load import _free_port, _gunicorn, _wait_up
-    from dashboard import tasks
-    from dashboard.forms import scenario_params
-    from dashboard.url_state import parse, to_query
+    from dashboard.job_kinds import SCENARIO, cached
+    from dashboard.url_state import to_query
 
-    params = parse({}, scenario_params())
-    tasks.cached_scenario(params)
+    params = SCENARIO.request({})["params"]
+    cached(SCENARIO, params)
     port = _free_port()
     server = _gunicorn(port, {**os.environ, "PERFCAST_VAR_DIR": var}, 4)
     url = f"http://127.0.0.1:{port}/scenario{to_query(params)}"

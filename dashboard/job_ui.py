@@ -96,37 +96,55 @@ def register_url_sync(prefix: str, names: list[str], ids: list[str]) -> None:
     )
 
 
-def register_job(prefix: str, form_ids: list[str], make_request, compute) -> None:
+def count(n) -> int:
+    """A click count from the browser: a non-negative integer, anything else counts as 0."""
+    return n if isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2**53 else 0
+
+
+def message(exc: Exception) -> str:
+    return str(exc).strip("'\"")
+
+
+def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
     """Wire the job life cycle of a page.
 
-    make_request(values: dict id -> value) -> {"params", "key"}; may raise
-        ``InvalidParameter`` or ``LookupError`` (shown in the status line).
-    compute(params, report) -> JSON-ready result dict (runs in the job process).
+    kind: the job kind (its parameters make the key; its ``compute`` runs in the job process).
+    form_ids: the page's controls holding the kind's parameters, in ``kind.names`` order.
+
+    Every request the browser sends back (request and pending stores) is parsed
+    again by ``kind.from_store``: its key is derived here and a request whose key
+    does not match its inputs is refused, so no one can put a result under
+    another input's key.
     """
+    assert len(form_ids) == len(kind.names), (prefix, kind.names)
+
     @callback(Output(f"{prefix}-request", "data"), Output(f"{prefix}-status", "children"),
               Input(f"{prefix}-run", "n_clicks"), State(f"{prefix}-cancel", "n_clicks"),
               [State(i, "value") for i in form_ids], prevent_initial_call=True)
-    def _run_clicked(_n, cancels, *values):
+    def _run_clicked(n, cancels, *values):
         try:
-            request = make_request(dict(zip(form_ids, values)))
-            # a fresh click is a fresh job request even with the same inputs (after a
-            # failure or cancel); the result cache still answers at once when it can
-            request["attempt"] = _n
-            request["cancels"] = cancels or 0
-            return request, None
-        except (InvalidParameter, LookupError, ValueError) as exc:
-            return no_update, alert(str(exc).strip("'\""))
+            request = kind.request(dict(zip(kind.names, values)))
+        except (InvalidParameter, LookupError) as exc:
+            return no_update, alert(message(exc))
+        # a fresh click is a fresh job request even with the same inputs (after a
+        # failure or cancel); the result cache still answers at once when it can
+        return {**request, "attempt": count(n), "cancels": count(cancels)}, None
 
     @callback(Output(f"{prefix}-result", "data"), Output(f"{prefix}-pending", "data"),
               Output(f"{prefix}-watchdog", "disabled"),
               Output(f"{prefix}-job-status", "children", allow_duplicate=True),
               Input(f"{prefix}-request", "data"), prevent_initial_call="initial_duplicate")
-    def _lookup(request):
-        if not request:
+    def _lookup(stored):
+        if not stored:
             return no_update, no_update, no_update, no_update
+        try:
+            request = kind.from_store(stored)
+        except (InvalidParameter, LookupError) as exc:
+            return no_update, no_update, no_update, alert(message(exc))
         if jobs.has_result(request["key"]):
             return {"key": request["key"]}, no_update, no_update, no_update
-        return no_update, request, False, None
+        pending = {**request, "attempt": count(stored.get("attempt")), "cancels": count(stored.get("cancels"))}
+        return no_update, pending, False, None
 
     @callback(Output(f"{prefix}-job-result", "data"), Input(f"{prefix}-pending", "data"),
               background=True, manager=jobs.background_manager(), interval=POLL_MS,
@@ -140,10 +158,20 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
     def _job(set_progress, pending):
         if not pending:
             return no_update
-        jobs.lower_priority()  # this runs in the job's own process
+        try:  # the inputs and the key are taken from the browser's store only after checking them again
+            request = kind.from_store(pending)
+        except (InvalidParameter, LookupError) as exc:
+            return {"error": f"Refused: {message(exc)}"}
+        # this runs in the job's own process: a group of its own (stopping the job ends its
+        # workers too), below the web threads' priority
+        jobs.own_process_group()
+        jobs.lower_priority()
         set_progress(("0", "starting"))
-        return jobs.run_job(pending["key"], lambda report: compute(pending["params"], report),
-                            progress=lambda frac, label: set_progress((f"{frac:.3f}", label)))
+        try:
+            return jobs.run_job(request["key"], lambda report: kind.compute(request["params"], report),
+                                progress=lambda frac, label: set_progress((f"{frac:.3f}", label)))
+        finally:
+            jobs.leave_process_group()
 
     @callback(Output(f"{prefix}-ready", "data"), Output(f"{prefix}-job-status", "children"),
               Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
@@ -154,13 +182,14 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
 
         got = cached if ctx.triggered_id == f"{prefix}-result" else from_job
         jobs.reap_finished()
-        if not got:
+        if not got or not isinstance(got, dict):
             return no_update, no_update, no_update
         if got.get("error"):
-            return None, alert(got["error"]), True
-        if not jobs.has_result(got["key"]):
+            return None, alert(str(got["error"])[:500]), True
+        key = jobs.key_of(got)
+        if key is None or not jobs.has_result(key):
             return None, alert("The result is no longer in the cache: run again."), True
-        return {"key": got["key"]}, None, True
+        return {"key": key}, None, True
 
     @callback(Output(f"{prefix}-failed", "data"),
               Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
@@ -170,12 +199,13 @@ def register_job(prefix: str, form_ids: list[str], make_request, compute) -> Non
         # a job that dies answers nothing to the browser: its status record and
         # the liveness of its pid are the only way to tell. Each tick also tells
         # the job that a page still waits for it.
-        if not pending:
+        key = jobs.key_of(pending)
+        if key is None:
             return no_update, no_update
-        jobs.beat(pending["key"])
+        jobs.beat(key)
         jobs.reap_finished()
-        if jobs.job_failed(pending["key"]):
-            return {"key": pending["key"], "attempt": pending.get("attempt")}, True
+        if jobs.job_failed(key):
+            return {"key": key, "attempt": count(pending.get("attempt"))}, True
         return no_update, no_update
 
     clientside_callback(

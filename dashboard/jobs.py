@@ -20,15 +20,18 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 
 import modeling
 from dashboard import settings
 from dashboard.settings import RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
-from dashboard.url_state import InvalidParameter
+from dashboard.url_state import InvalidParameter, parse
 from modeling.errors import ModelingError
 
 
@@ -36,8 +39,17 @@ from modeling.errors import ModelingError
 def background_manager():
     from dash import DiskcacheManager
 
+    class GroupManager(DiskcacheManager):
+        """Dash's manager, except that stopping a job (Cancel, a newer request) ends
+        its whole process group: the job and every worker process it started."""
+
+        def terminate_job(self, job):
+            if job is not None:
+                kill_group(int(job))
+            super().terminate_job(job)
+
     cache = _open_cache("jobs", size_limit=256 * 1024**2)
-    return DiskcacheManager(cache, cache_by=[lambda: modeling.__version__], expire=RESULT_TTL_SECONDS)
+    return GroupManager(cache, cache_by=[lambda: modeling.__version__], expire=RESULT_TTL_SECONDS)
 
 
 _RESULTS: dict = {}
@@ -90,10 +102,76 @@ def _fresh_locks_after_fork() -> None:
 os.register_at_fork(after_in_child=_fresh_locks_after_fork)
 
 
+KEY = re.compile(r"^[a-z]{1,24}-[0-9a-f]{32}$")
+
+
+class InvalidKey(ValueError):
+    """A result key that the server did not make (wrong type or shape)."""
+
+
+def check_key(key) -> str:
+    """``key`` when it has the shape :func:`result_key` makes (kind, dash, 32 hex digits), else
+    ``InvalidKey``. Every use of a key in a path or a cache entry goes through here."""
+    if not isinstance(key, str) or not KEY.match(key):
+        raise InvalidKey(f"not a result key: {str(key)[:40]!r}")
+    return key
+
+
+def key_of(ref) -> str | None:
+    """The key of a page store's ``{"key": …}`` (a request, result or ready store) when it is
+    well formed, else None: store values come from the browser and may be forged."""
+    key = ref.get("key") if isinstance(ref, dict) else None
+    return key if isinstance(key, str) and KEY.match(key) else None
+
+
 def result_key(kind: str, params: dict, fingerprint: str) -> str:
     blob = json.dumps({"kind": kind, "params": params, "data": fingerprint, "version": modeling.__version__},
                       sort_keys=True, default=str)
-    return f"{kind}-{hashlib.sha256(blob.encode()).hexdigest()[:32]}"
+    return check_key(f"{kind}-{hashlib.sha256(blob.encode()).hexdigest()[:32]}")
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """One kind of background job: which validated parameters make its result's key,
+    and what computes the result from them.
+
+    A request is always made here, on the server, from raw values (a form, a
+    link or a page store the browser sent back): :meth:`request` parses them
+    with the kind's own parameters and derives the key; :meth:`from_store`
+    does the same for a store and refuses one whose key is not the key of its
+    inputs. So no browser can put a result under another input's key.
+    """
+
+    name: str
+    params: tuple  # url_state.Param, in order (later options may depend on earlier values)
+    compute: Callable  # (params, report) -> JSON-ready result
+    fingerprint: Callable  # params -> fingerprint of the data the params name
+    check: Callable | None = None  # params -> None, raises InvalidParameter for combinations parse cannot see
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in self.params]
+
+    def key(self, params: dict) -> str:
+        return result_key(self.name, params, self.fingerprint(params))
+
+    def request(self, raw: dict) -> dict:
+        """``{"kind", "params", "key"}`` from raw values; raises InvalidParameter / LookupError."""
+        params = parse(raw, list(self.params))
+        if self.check:
+            self.check(params)
+        return {"kind": self.name, "params": params, "key": self.key(params)}
+
+    def from_store(self, stored) -> dict:
+        """The request a page store names, parsed again; its key is recomputed and compared."""
+        if not isinstance(stored, dict) or not isinstance(stored.get("params"), dict):
+            raise InvalidParameter("request", "not a job request")
+        if stored.get("kind", self.name) != self.name:
+            raise InvalidParameter("request", f"a {str(stored.get('kind'))[:24]!r} request sent to a {self.name} job")
+        req = self.request(stored["params"])
+        if stored.get("key") is not None and stored.get("key") != req["key"]:
+            raise InvalidParameter("key", "does not match the request's inputs (refused)")
+        return req
 
 
 _MEMO: OrderedDict = OrderedDict()  # recently read results of this process (read-only)
@@ -102,9 +180,10 @@ MEMO_ENTRIES = 16
 
 
 def get_result(key: str):
-    """A result by key. A key names its inputs, data and modeling version, so a
+    """A result by key (``InvalidKey`` for a malformed one). A key names its inputs, data and modeling version, so a
     result never changes: the last few read are kept in memory, and a page
     render that reads one result from several callbacks unpickles it once."""
+    check_key(key)
     with _MEMO_LOCK:
         if key in _MEMO:
             _MEMO.move_to_end(key)
@@ -118,27 +197,30 @@ def get_result(key: str):
     return value
 
 
-def result_for(ref: dict | None):
-    """The result named by a page store's ``{"key": …}`` (a request or a ready store), or None."""
-    return get_result(ref["key"]) if ref else None
+def result_for(ref) -> dict | None:
+    """The result named by a page store's ``{"key": …}`` (a request or a ready store), or None
+    (also for a store that is not well formed). Reading is safe: a key only ever holds the
+    result of the inputs it was derived from."""
+    key = key_of(ref)
+    return get_result(key) if key else None
 
 
 def has_result(key: str) -> bool:
     """Presence check that does not read the (possibly large) result."""
-    return key in results()
+    return check_key(key) in results()
 
 
 def put_result(key: str, value: dict) -> None:
-    results().set(key, value, expire=RESULT_TTL_SECONDS)
+    results().set(check_key(key), value, expire=RESULT_TTL_SECONDS)
 
 
 def set_status(key: str, state: str, **extra) -> None:
-    results().set(f"status:{key}", {"state": state, "pid": os.getpid(), "t": time.time(), **extra},
+    results().set(f"status:{check_key(key)}", {"state": state, "pid": os.getpid(), "t": time.time(), **extra},
                   expire=RESULT_TTL_SECONDS)
 
 
 def status(key: str) -> dict | None:
-    return results().get(f"status:{key}")
+    return results().get(f"status:{check_key(key)}")
 
 
 def pid_alive(pid: int) -> bool:
@@ -160,10 +242,63 @@ def lower_priority() -> None:
 
 
 def reap_finished() -> None:
-    """Join this worker's job processes that have exited (until joined they stay zombies)."""
+    """Join this worker's job processes that have exited (until joined they stay zombies), and
+    end the process groups of jobs that died (their worker processes would run on)."""
     import multiprocess
 
     multiprocess.active_children()
+    reap_orphan_groups()
+
+
+# ---------------------------------------------------------------- process groups
+# A job runs in a session of its own (its pid is its process group id), and so do
+# the worker processes it forks. Stopping a job ends the group; a job that died
+# leaves a record under var/jobs/groups whose group the next reap ends.
+
+def _group_record(pid: int):
+    return var_path("jobs", "groups") / str(int(pid))
+
+
+def own_process_group() -> None:
+    """Make this job process the leader of a new session and process group (called first
+    thing in the job process), and record it so that a reap can end it if the job dies."""
+    try:
+        os.setsid()
+    except OSError:  # already a group leader (e.g. run twice in one process)
+        pass
+    _group_record(os.getpid()).touch()
+
+
+def leave_process_group() -> None:
+    """The job ends normally: its group needs no reaping."""
+    _group_record(os.getpid()).unlink(missing_ok=True)
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group led by job ``pid`` (the job and its workers), if it is one."""
+    import signal
+
+    try:
+        if os.getpgid(pid) != pid:  # not a job's own group: never signal someone else's
+            return
+    except (ProcessLookupError, PermissionError):
+        pass  # the leader is gone; its group id cannot be reused while members remain
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def reap_orphan_groups() -> None:
+    """End the groups of recorded jobs whose leader is dead (killed, or crashed)."""
+    for rec in var_path("jobs", "groups").iterdir():
+        if not rec.name.isdigit():
+            continue
+        pid = int(rec.name)
+        if pid_alive(pid):
+            continue
+        kill_group(pid)
+        rec.unlink(missing_ok=True)
 
 
 def job_failed(key: str) -> bool:
@@ -180,11 +315,11 @@ class JobAbandoned(Exception):
 
 def beat(key: str) -> None:
     """A page still waits for ``key`` (sent by its watchdog on every tick)."""
-    results().set(f"beat:{key}", time.time(), expire=3600)
+    results().set(f"beat:{check_key(key)}", time.time(), expire=3600)
 
 
 def last_beat(key: str) -> float | None:
-    return results().get(f"beat:{key}")
+    return results().get(f"beat:{check_key(key)}")
 
 
 class _Reporter:
@@ -250,8 +385,8 @@ class _KeyLock:
     computing it again, and takes over if the first process dies."""
 
     def __init__(self, key: str, on_wait):
-        self.key = key
-        self.path = var_path("jobs", "keys") / f"{key}.lock"
+        self.key = check_key(key)
+        self.path = var_path("jobs", "keys") / f"{self.key}.lock"
         self.on_wait = on_wait
         self.fh = None
 
@@ -277,6 +412,7 @@ def run_job(key: str, compute, progress=None) -> dict:
     computing waits for that result. A job that no page has watched for
     ``JOB_ABANDON_SECONDS`` stops (status ``abandoned``).
     """
+    reap_orphan_groups()  # workers of jobs that died while no page watched them
     if has_result(key):
         return {"key": key}
     report = _Reporter(key, progress)

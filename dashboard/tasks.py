@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from dashboard import datasets, jobs
+from dashboard import datasets
 
 #: Worker processes per job for the ensemble's (model, fold) fits.
 JOB_WORKERS = int(os.environ.get("PERFCAST_JOB_WORKERS", 2))
@@ -21,11 +21,6 @@ SCENARIO_KEYS = ("dataset", "host", "target", "metric", "preset", "cv", "folds",
 
 def _noop(frac, label):
     pass
-
-
-def scenario_key(params: dict) -> str:
-    p = {k: params[k] for k in SCENARIO_KEYS}
-    return jobs.result_key("scenario", p, datasets.get(p["dataset"]).fingerprint)
 
 
 def _categories(scen: dict, names: list) -> list:
@@ -51,16 +46,6 @@ def scenario_result(params: dict, report=_noop) -> dict:
     out["dataset_name"] = ds.name
     out["params"] = {k: params[k] for k in SCENARIO_KEYS}
     return out
-
-
-def cached_scenario(params: dict, report=_noop) -> tuple[str, dict]:
-    """The scenario result from the cache, computing and storing it when absent."""
-    key = scenario_key(params)
-    res = jobs.get_result(key)
-    if res is None:
-        res = scenario_result(params, report)
-        jobs.put_result(key, res)
-    return key, res
 
 
 def _prepared(params: dict) -> tuple[dict, dict]:
@@ -98,15 +83,18 @@ def ranking_result(params: dict, report=_noop) -> dict:
     return out
 
 
-def generations_result(params: dict, report=_noop) -> dict:
-    """One host, several targets: a scenario per target, speedups vs the host."""
+def generations_result(params: dict, report=_noop, *, scenario) -> dict:
+    """One host, several targets: a scenario per target, speedups vs the host.
+
+    ``scenario(params, report) -> (key, result)`` gives one target's scenario
+    result, from the cache when it is there (``job_kinds.cached``)."""
     ds = datasets.get(params["dataset"])
     targets = params["targets"]
     summary, keys, speedup, sim_speedup = [], {}, {}, {}
     host = ds.host_metric(params["host"], params["metric"])
     for i, target in enumerate(targets):
         sub = {**params, "target": target}
-        key, res = cached_scenario(
+        key, res = scenario(
             {k: sub[k] for k in SCENARIO_KEYS},
             lambda frac, label, i=i, t=target: report((i + frac) / len(targets), f"target {i + 1} of "
                                                       f"{len(targets)} ({t}): {label}"))

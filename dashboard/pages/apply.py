@@ -3,12 +3,13 @@
 import dash
 from dash import Input, Output, callback, dcc, html, no_update
 
-from dashboard import datasets, jobs, tasks
+from dashboard import datasets, jobs
+from dashboard.job_kinds import APPLY, prefer
 from dashboard.components import card, grid, num_col, register_csv, stat
 from dashboard.figures import applied, empty
-from dashboard.forms import TRANSFORM_LABELS, DatasetParam, dropdown, field
+from dashboard.forms import TRANSFORM_LABELS, dropdown, field
 from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
-from dashboard.url_state import InvalidParameter, Param, parse, parse_or_default
+from dashboard.url_state import InvalidParameter, parse, parse_or_default
 from modeling.ensemble import ALL_MODELS
 
 dash.register_page(__name__, path="/apply", name="Apply", title="perfcast · apply a model", order=5)
@@ -16,41 +17,9 @@ dash.register_page(__name__, path="/apply", name="Apply", title="perfcast · app
 P = "apply"
 
 
-def _ds(key):
-    return lambda v: datasets.get(v[key])
-
-
-def _pick(key, attr, preferred):
-    def f(v):
-        opts = getattr(datasets.get(v[key]), attr)
-        return preferred if preferred in opts else opts[0]
-    return f
-
-
-PARAMS = [
-    DatasetParam("dataset", "dataset", datasets.SHIPPED_ID),
-    Param("train_host", "choice", _pick("dataset", "hosts", "Tesla-K40"), lambda v: _ds("dataset")(v).hosts),
-    Param("train_target", "choice", _pick("dataset", "targets", "GTX-980"), lambda v: _ds("dataset")(v).targets),
-    Param("metric", "choice", lambda v: _ds("dataset")(v).metrics[0], lambda v: _ds("dataset")(v).metrics),
-    Param("model", "choice", "RandomForest", ALL_MODELS),
-    Param("transform", "choice", "none", list(TRANSFORM_LABELS)),
-    Param("holdout", "multi", [], lambda v: _ds("dataset")(v).applications()),
-    DatasetParam("val_dataset", "dataset", datasets.SHIPPED_ID),
-    Param("val_host", "choice", _pick("val_dataset", "hosts", "Tesla-K20"), lambda v: _ds("val_dataset")(v).hosts),
-    Param("val_target", "choice", _pick("val_dataset", "targets", "GTX-980"),
-          lambda v: _ds("val_dataset")(v).targets),
-    Param("seed", "int", 0, None, 0, 2**31 - 1),
-]
-NAMES = [p.name for p in PARAMS]
+PARAMS = list(APPLY.params)
+NAMES = APPLY.names
 FORM_IDS = [f"{P}-{n}" for n in NAMES]
-
-
-def _request(values: dict) -> dict:
-    params = parse(values, PARAMS)
-    if datasets.get(params["val_dataset"]).metrics != datasets.get(params["dataset"]).metrics:
-        raise InvalidParameter("val_dataset", "the validation set must measure the same metric as the training set")
-    fp = datasets.get(params["dataset"]).fingerprint + datasets.get(params["val_dataset"]).fingerprint
-    return {"params": params, "key": jobs.result_key("apply", params, fp)}
 
 
 def layout(**query):
@@ -58,7 +27,7 @@ def layout(**query):
     request = None
     if query and not error:
         try:
-            request = _request(v)
+            request = APPLY.request(v)
         except InvalidParameter as exc:
             error = str(exc)
     ds, vds = datasets.get(v["dataset"]), datasets.get(v["val_dataset"])
@@ -97,7 +66,7 @@ def layout(**query):
 
 
 register_url_sync(P, NAMES, FORM_IDS)
-register_job(P, FORM_IDS, lambda vals: _request({n: vals[f"{P}-{n}"] for n in NAMES}), tasks.apply_result)
+register_job(P, APPLY, FORM_IDS)
 register_csv(f"{P}-ir-grid")
 
 
@@ -112,7 +81,7 @@ def _train_ds(ds_id):
         v = parse({"dataset": ds_id}, PARAMS[:4])
     except (InvalidParameter, LookupError):
         return [no_update] * 8
-    ds = datasets.get(ds_id)
+    ds = datasets.get(v["dataset"])
     return ds.hosts, v["train_host"], ds.targets, v["train_target"], ds.metrics, v["metric"], ds.applications(), []
 
 
@@ -124,8 +93,8 @@ def _val_ds(ds_id):
     except (LookupError, TypeError):
         return [no_update] * 4
     v = {"val_dataset": ds_id}
-    return vds.hosts, _pick("val_dataset", "hosts", "Tesla-K20")(v), vds.targets, \
-        _pick("val_dataset", "targets", "GTX-980")(v)
+    return vds.hosts, prefer("val_dataset", "hosts", "Tesla-K20")(v), vds.targets, \
+        prefer("val_dataset", "targets", "GTX-980")(v)
 
 
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-graph", "figure"), Output(f"{P}-ir-grid", "rowData"),

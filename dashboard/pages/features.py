@@ -4,33 +4,26 @@ import dash
 from dash import Input, Output, callback, dcc, html
 
 from dashboard import datasets, jobs
+from dashboard.job_kinds import RANKING
 from dashboard.components import card, category_row_style, grid, num_col, register_csv, stat
 from dashboard.figures import CATEGORY_COLORS, empty, ranking_bars
-from dashboard.forms import dropdown, field, model_param, register_dataset_dependents, scenario_params
+from dashboard.forms import dropdown, field, register_dataset_dependents
 from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
-from dashboard.tasks import ranking_result
-from dashboard.url_state import parse, parse_or_default
+from dashboard.url_state import parse_or_default
 from modeling.ensemble import ALL_MODELS
 
 dash.register_page(__name__, path="/features", name="Features", title="perfcast · feature ranking", order=2)
 
 P = "features"
-NAMES = ["dataset", "host", "target", "metric", "model", "seed"]
-PARAMS = [p for p in scenario_params() if p.name in NAMES] + [model_param("model", "OLS/Forward/BIC")]
-PARAMS = sorted(PARAMS, key=lambda p: NAMES.index(p.name))
+NAMES = RANKING.names
+PARAMS = list(RANKING.params)
 FORM_IDS = [f"{P}-{n}" for n in NAMES]
-
-
-def _request(values: dict) -> dict:
-    params = parse(values, PARAMS)
-    key = jobs.result_key("ranking", params, datasets.get(params["dataset"]).fingerprint)
-    return {"params": params, "key": key}
 
 
 def layout(**query):
     v, error = parse_or_default(query, PARAMS)
     ds = datasets.get(v["dataset"])
-    request = _request(v) if query and not error else None
+    request = RANKING.request(v) if query and not error else None
     # a shared link whose result is cached is drawn in this response (no second round trip)
     summary, rows, bars = render_view(jobs.result_for(request))
     legend = html.Div([html.Span(cat, className="legend-chip", style={"backgroundColor": col})
@@ -69,7 +62,7 @@ def layout(**query):
 
 register_dataset_dependents(P)
 register_url_sync(P, NAMES, FORM_IDS)
-register_job(P, FORM_IDS, lambda vals: _request({n: vals[f"{P}-{n}"] for n in NAMES}), ranking_result)
+register_job(P, RANKING, FORM_IDS)
 register_csv(f"{P}-grid")
 
 

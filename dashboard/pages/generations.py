@@ -3,47 +3,33 @@
 import dash
 from dash import Input, Output, callback, dcc, html
 
-from dashboard import datasets, jobs, tasks
+from dashboard import jobs
+from dashboard.job_kinds import GENERATIONS
 from dashboard.components import card, grid, num_col, register_csv
 from dashboard.figures import empty, side_by_side, simulator_speedups, speedups
-from dashboard.forms import field, dropdown, register_dataset_dependents, scenario_controls, scenario_params
+from dashboard.forms import field, dropdown, register_dataset_dependents, scenario_controls
 from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
-from dashboard.url_state import InvalidParameter, Param, parse, parse_or_default
+from dashboard.url_state import InvalidParameter, Param, parse_or_default
 
 dash.register_page(__name__, path="/generations", name="Generations", title="perfcast · generations", order=3)
 
 P = "generations"
-DEFAULT_TARGETS = ["Tesla-K40", "GTX-980", "Tesla-P100"]
-
-
-def _default_targets(v):
-    ts = datasets.get(v["dataset"]).targets
-    picked = [t for t in DEFAULT_TARGETS if t in ts and t != v["host"]]
-    return picked or [t for t in ts if t != v["host"]][:3] or ts[:1]
-
-
-BASE = [p for p in scenario_params(target=False)]
-JOB = BASE[:2] + [Param("targets", "multi", _default_targets, lambda v: datasets.get(v["dataset"]).targets)] + BASE[2:]
-JOB_NAMES = [p.name for p in JOB]
+JOB = list(GENERATIONS.params)
+JOB_NAMES = GENERATIONS.names
 VIEW = [Param("left", "choice", lambda v: v["targets"][0], lambda v: v["targets"]),
         Param("right", "choice", lambda v: v["targets"][-1], lambda v: v["targets"])]
 PARAMS = JOB + VIEW
 FORM_IDS = [f"{P}-{n}" for n in JOB_NAMES]
 
 
-def _request(values: dict) -> dict:
-    params = parse(values, JOB)
-    if not params["targets"]:
-        raise InvalidParameter("targets", "choose at least one target")
-    if len(params["targets"]) > 8:
-        raise InvalidParameter("targets", "at most 8 targets at once")
-    key = jobs.result_key("generations", params, datasets.get(params["dataset"]).fingerprint)
-    return {"params": params, "key": key}
-
-
 def layout(**query):
     v, error = parse_or_default(query, PARAMS)
-    request = _request({k: v[k] for k in JOB_NAMES}) if query and not error else None
+    request = None
+    if query and not error:
+        try:
+            request = GENERATIONS.request({k: v[k] for k in JOB_NAMES})
+        except InvalidParameter as exc:
+            error = str(exc)
     # a shared link whose result is cached is drawn in this response (no second round trip)
     res = jobs.result_for(request)
     speed_fig, rows, sim_fig, sim_style = render_view(res)
@@ -81,7 +67,7 @@ def layout(**query):
 
 register_dataset_dependents(P, target=False, multi_targets=True)
 register_url_sync(P, JOB_NAMES + ["left", "right"], FORM_IDS + [f"{P}-left", f"{P}-right"])
-register_job(P, FORM_IDS, lambda vals: _request({n: vals[f"{P}-{n}"] for n in JOB_NAMES}), tasks.generations_result)
+register_job(P, GENERATIONS, FORM_IDS)
 register_csv(f"{P}-summary-grid")
 
 

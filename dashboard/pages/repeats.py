@@ -2,7 +2,7 @@
 
 import dash
 import numpy as np
-from dash import Input, Output, callback, dcc, html
+from dash import Input, Output, callback, dcc, html, no_update
 
 from dashboard import datasets, store
 from dashboard.components import card, grid, num_col, register_csv, stat
@@ -84,8 +84,11 @@ register_csv(f"{P}-grid")
           Output(f"{P}-measure", "options"), Output(f"{P}-measure", "value"),
           Input(f"{P}-dataset", "value"), prevent_initial_call=True)
 def _dataset_changed(ds_id):
-    v = parse({"dataset": ds_id}, PARAMS)
-    _, _, measures = raw_runs(ds_id)
+    try:
+        v = parse({"dataset": ds_id}, PARAMS)
+    except (InvalidParameter, LookupError):
+        return [no_update] * 4
+    _, _, measures = raw_runs(v["dataset"])
     return _workloads(v), v["workload"], measures, v["measure"]
 
 

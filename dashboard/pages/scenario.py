@@ -6,18 +6,19 @@ HALWPE Tables IV-XII and Figs. 6, 7, 9-11; RastSim Table 2 and Figs. 11-15.
 import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
 
-from dashboard import datasets, jobs, store, tasks
+from dashboard import jobs, store
+from dashboard.job_kinds import SCENARIO, SWEEP
 from dashboard.components import card, grid, num_col, register_csv, stat
 from dashboard.figures import empty, inlier_curves, per_workload, tree_sweep
 from dashboard.forms import field, model_param, scenario_controls, scenario_params, register_dataset_dependents
 from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
-from dashboard.url_state import Param, parse, parse_or_default, to_query
+from dashboard.url_state import Param, parse_or_default, to_query
 from modeling.ensemble import ALL_MODELS
 
 dash.register_page(__name__, path="/scenario", name="Scenario", title="perfcast · scenario", order=1)
 
 P = "scenario"
-JOB_NAMES = ["dataset", "host", "target", "metric", "preset", "cv", "folds", "transform", "seed"]
+JOB_NAMES = SCENARIO.names
 VIEW = [model_param("model", "RandomForest"), Param("steps", "choice", "OLS/Forward/BIC",
                                                     [m for m in ALL_MODELS if "/" in m and m.count("/") == 2])]
 PARAMS = scenario_params() + VIEW
@@ -26,26 +27,9 @@ UNITS = {"duration": "s", "cycles": "cycles", "value": "target units"}
 IR_MODELS = ["RandomForest", "OLS/Forward/BIC", "NNLS/Backward/BIC"]
 
 
-def _job_request(values: dict) -> dict:
-    params = parse({k: v for k, v in values.items() if k in JOB_NAMES}, scenario_params())
-    return {"params": params, "key": tasks.scenario_key(params)}
-
-
-def _from_form(values: dict) -> dict:
-    return _job_request({n: values[f"{P}-{n}"] for n in JOB_NAMES})
-
-
-def _sweep_request(values: dict) -> dict:
-    req = _from_form(values)
-    p = req["params"]
-    key = jobs.result_key("sweep", {k: p[k] for k in ("dataset", "host", "target", "metric", "cv", "folds", "seed")},
-                          datasets.get(p["dataset"]).fingerprint)
-    return {"params": p, "key": key}
-
-
 def layout(**query):
     v, error = parse_or_default(query, PARAMS)
-    request = _job_request(v) if query and not error else None
+    request = SCENARIO.request({n: v[n] for n in JOB_NAMES}) if query and not error else None
     saved = store.list_scenarios("scenario")[:8]
     # a shared link whose result is cached is drawn in this response (no second round trip)
     res = jobs.result_for(request)
@@ -101,8 +85,8 @@ def layout(**query):
 
 register_dataset_dependents(P)
 register_url_sync(P, JOB_NAMES + ["model", "steps"], FORM_IDS + [f"{P}-model", f"{P}-steps"])
-register_job(P, FORM_IDS, _from_form, tasks.scenario_result)
-register_job(f"{P}-sweep", FORM_IDS, _sweep_request, tasks.sweep_result)
+register_job(P, SCENARIO, FORM_IDS)
+register_job(f"{P}-sweep", SWEEP, [f"{P}-{n}" for n in SWEEP.names])
 register_csv(f"{P}-leaderboard")
 register_csv(f"{P}-steps-grid")
 

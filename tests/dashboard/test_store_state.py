@@ -14,6 +14,10 @@ from dashboard.url_state import InvalidParameter, Param, parse, to_query
 from modeling.apply import align_columns
 from modeling.errors import DataError
 
+KEY_DEAD = jobs.result_key("scenario", {"test": "scenario-dead"}, "fp")
+KEY_OK = jobs.result_key("scenario", {"test": "scenario-ok"}, "fp")
+KEY_TEST_ERR = jobs.result_key("scenario", {"test": "scenario-test-err"}, "fp")
+
 
 def _table(n=12):
     rng = np.random.default_rng(0)
@@ -194,16 +198,16 @@ def test_prediction_columns_must_match_by_name():
 
 
 def test_job_errors_and_failures_are_reported(var):
-    out = jobs.run_job("scenario-test-err", lambda report: (_ for _ in ()).throw(DataError("bad input here")))
-    assert out == {"key": "scenario-test-err", "error": "bad input here"}
-    assert jobs.status("scenario-test-err")["state"] == "error"
-    jobs.set_status("scenario-dead", "running")
-    jobs.results().set("status:scenario-dead", {"state": "running", "pid": 2**22 + 12345, "t": 0})
-    assert jobs.job_failed("scenario-dead")
-    ok = jobs.run_job("scenario-ok", lambda report: {"v": 1})
-    assert ok == {"key": "scenario-ok"} and jobs.get_result("scenario-ok") == {"v": 1}
-    assert not jobs.job_failed("scenario-ok")
-    assert jobs.status("scenario-ok")["pid"] == os.getpid()
+    out = jobs.run_job(KEY_TEST_ERR, lambda report: (_ for _ in ()).throw(DataError("bad input here")))
+    assert out == {"key": KEY_TEST_ERR, "error": "bad input here"}
+    assert jobs.status(KEY_TEST_ERR)["state"] == "error"
+    jobs.set_status(KEY_DEAD, "running")
+    jobs.results().set(f"status:{KEY_DEAD}", {"state": "running", "pid": 2**22 + 12345, "t": 0})
+    assert jobs.job_failed(KEY_DEAD)
+    ok = jobs.run_job(KEY_OK, lambda report: {"v": 1})
+    assert ok == {"key": KEY_OK} and jobs.get_result(KEY_OK) == {"v": 1}
+    assert not jobs.job_failed(KEY_OK)
+    assert jobs.status(KEY_OK)["pid"] == os.getpid()
 
 
 def test_shipped_dataset_view():

@@ -7,9 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from dashboard import jobs, store, tasks
-from dashboard.forms import scenario_params
-from dashboard.url_state import parse
+from dashboard import jobs, store
+from dashboard.job_kinds import SCENARIO
 from modeling import shipped
 from modeling.ensemble import run_ensemble
 
@@ -44,9 +43,8 @@ def test_run_compare_share_and_cached_open(dash_duo, perfcast_app):
 
     link = share_link(dash_duo, "scenario")
     assert "target=Tesla-K40" in link and "seed=0" in link
-    params = parse({k: v for k, v in (kv.split("=") for kv in link.split("?", 1)[1].split("&"))
-                         if k in tasks.SCENARIO_KEYS}, scenario_params())
-    key = tasks.scenario_key(params)
+    key = SCENARIO.request({k: v for k, v in (kv.split("=") for kv in link.split("?", 1)[1].split("&"))
+                            if k in SCENARIO.names})["key"]
     before = jobs.status(key)
     other = fresh_browser()
     try:
@@ -68,9 +66,8 @@ def test_progress_and_cancel_stop_the_job(dash_duo, perfcast_app):
                                   "&transform=log&seed=11")
     dash_duo.wait_for_contains_text("#scenario-progress-label", "model", timeout=30)
     assert dash_duo.find_element("#scenario-run").get_attribute("disabled")
-    params = parse({"dataset": "rodinia", "host": "GTX-680", "target": "Tesla-P100", "preset": "rastsim",
-                         "transform": "log", "seed": "11"}, scenario_params())
-    key = tasks.scenario_key(params)
+    key = SCENARIO.request({"dataset": "rodinia", "host": "GTX-680", "target": "Tesla-P100", "preset": "rastsim",
+                            "transform": "log", "seed": "11"})["key"]
     pid = jobs.status(key)["pid"]
     dash_duo.find_element("#scenario-cancel").click()
     dash_duo.wait_for_contains_text("#scenario-job-status", "Cancelled", timeout=10)
@@ -87,11 +84,11 @@ def test_progress_and_cancel_stop_the_job(dash_duo, perfcast_app):
 
 def test_navigating_away_stops_the_job(dash_duo, perfcast_app, monkeypatch):
     monkeypatch.setattr("dashboard.settings.JOB_ABANDON_SECONDS", 3.0)  # the job process inherits it
+    # 20 folds: the job runs well past the abandonment window even on a fast machine
     start(dash_duo, perfcast_app, "/scenario?dataset=rodinia&host=GTX-680&target=Tesla-K20&preset=rastsim"
-                                  "&transform=log&seed=13")
-    params = parse({"host": "GTX-680", "target": "Tesla-K20", "preset": "rastsim", "transform": "log", "seed": "13"},
-                   scenario_params())
-    key = tasks.scenario_key(params)
+                                  "&transform=log&folds=20&seed=13")
+    key = SCENARIO.request({"host": "GTX-680", "target": "Tesla-K20", "preset": "rastsim", "transform": "log",
+                            "folds": "20", "seed": "13"})["key"]
     dash_duo.wait_for_contains_text("#scenario-progress-label", "model", timeout=30)
     pid = jobs.status(key)["pid"]
     dash_duo.driver.get(dash_duo.server_url + "/")  # the user leaves the page mid-job
@@ -104,9 +101,7 @@ def test_navigating_away_stops_the_job(dash_duo, perfcast_app, monkeypatch):
 
 def test_killed_job_says_failed(dash_duo, perfcast_app):
     start(dash_duo, perfcast_app, "/scenario?dataset=rodinia&host=GTX-680&target=GTX-970&preset=rastsim&seed=12")
-    params = parse({"host": "GTX-680", "target": "GTX-970", "preset": "rastsim", "seed": "12"},
-                        scenario_params())
-    key = tasks.scenario_key(params)
+    key = SCENARIO.request({"host": "GTX-680", "target": "GTX-970", "preset": "rastsim", "seed": "12"})["key"]
     def running_pid():
         st = jobs.status(key) or {}
         return st["pid"] if st.get("state") == "running" and jobs.pid_alive(st["pid"]) else None
