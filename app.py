@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 
 import dash
 from dash import Dash, dcc, html
 
+from dashboard import security
+from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager
 from dashboard.settings import MAX_UPLOAD_BYTES, ROOT, VAR_DIR
 
@@ -31,10 +34,18 @@ def _secret_key() -> str:
     return path.read_text().strip()
 
 
+_log = logging.getLogger("perfcast")
+if not _log.handlers:  # the server's log (gunicorn's stderr): messages and tracebacks of perfcast itself
+    _handler = logging.StreamHandler()
+    _handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    _log.addHandler(_handler)
+    _log.setLevel(logging.INFO)
+
 app = Dash(__name__, use_pages=True, pages_folder=str(ROOT / "dashboard" / "pages"),
            title="perfcast", suppress_callback_exceptions=True,
-           background_callback_manager=background_manager())
+           background_callback_manager=background_manager(), on_error=on_callback_error)
 server = app.server
+security.install(app)
 server.secret_key = _secret_key()
 # uploads arrive base64-encoded in a callback body: refuse bodies far above the limit early
 server.config["MAX_CONTENT_LENGTH"] = int(MAX_UPLOAD_BYTES * 1.4) + 1024 * 1024

@@ -8,3 +8,46 @@ import pytest
 @pytest.fixture(scope="session")
 def perfcast_app():
     return importlib.import_module("app").app
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory):
+    """gunicorn with the project's settings (1 worker x 4 threads) on a free loopback port, its own
+    state directory and its log in a file: ``(base url, var dir, log path)``."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from benchmarks.load import _free_port, _wait_up
+
+    root = Path(__file__).resolve().parents[2]
+    var = tmp_path_factory.mktemp("server-var")
+    log = var.parent / f"{var.name}.log"
+    port = _free_port()
+    env = {**os.environ, "PERFCAST_VAR_DIR": str(var), "PERFCAST_WORKERS": "1"}
+    with open(log, "w") as fh:
+        server = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "app:server", "-c",
+                                   "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
+                                  cwd=root, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_up(base)
+        yield base, var, log
+    finally:
+        server.terminate()
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+@pytest.fixture()
+def server_state(live_server, monkeypatch):
+    """This test process reads (and may write) the live server's state directory and result cache."""
+    from dashboard import jobs
+
+    monkeypatch.setattr("dashboard.settings.VAR_DIR", live_server[1])
+    monkeypatch.setattr("dashboard.jobs._RESULTS", {})
+    monkeypatch.setattr("dashboard.jobs._MEMO", type(jobs._MEMO)())
+    return live_server

@@ -1,0 +1,30 @@
+"""The last line of defence for callbacks: an exception becomes a message, never an HTTP 500.
+
+Every callback validates what the browser sends (``url_state.parse``, the job
+kinds, the store checks); a callback that still raises is a defect. Its
+traceback goes to the server log, marked so that the callback fuzzer
+(``tests/integration/test_callback_fuzz.py``) fails on it, and the page keeps
+its state (no update) instead of breaking.
+"""
+
+from __future__ import annotations
+
+import logging
+
+log = logging.getLogger("perfcast.callbacks")
+
+#: The log line the fuzzer looks for.
+MARK = "perfcast: callback raised"
+
+
+def on_callback_error(exc: Exception):
+    from dash import ctx
+
+    where = ""
+    try:
+        where = ", ".join(f"{o['id']}.{o['property']}" for o in (ctx.outputs_list if isinstance(ctx.outputs_list, list)
+                                                                  else [ctx.outputs_list]) if isinstance(o, dict))
+    except Exception:  # noqa: BLE001 - describing the failure must not fail
+        pass
+    log.error("%s (%s): %s: %s", MARK, where or "?", type(exc).__name__, exc, exc_info=exc)
+    return None  # Dash turns None into "no update" for every output

@@ -1,0 +1,89 @@
+"""Security headers on every response, with a Content-Security-Policy that Dash runs under.
+
+Scripts: only the app's own files and the inline scripts Dash writes into the
+page (the renderer start-up and clientside callbacks), admitted by their
+hashes (``Dash.csp_hashes``); no other inline script and no ``eval``. Styles
+may be inline (plotly and the grids set styles at run time). Images may be
+``data:``/``blob:`` URLs (plotly's PNG export). Nothing may frame the app.
+"""
+
+from __future__ import annotations
+
+import threading
+
+HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+}
+
+
+def content_security_policy(script_hashes) -> str:
+    directives = {
+        "default-src": ["'self'"],
+        "script-src": ["'self'", *script_hashes],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "worker-src": ["'self'", "blob:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+    return "; ".join(f"{k} {' '.join(v)}" for k, v in directives.items())
+
+
+ROUTER = "_pages_location"
+MAX_ADDRESS = 8192
+
+
+def router_inputs_ok(body) -> bool:
+    """True unless a callback request gives Dash's page router (``_pages_location``) a forged
+    address: the pathname must be text starting with "/", the query and hash text or empty.
+    The router is Dash's own callback; it would raise on anything else."""
+    if not isinstance(body, dict) or not isinstance(body.get("inputs"), list):
+        return True  # not a router request, or Dash answers it itself
+    for item in body["inputs"]:
+        if not isinstance(item, dict) or item.get("id") != ROUTER:
+            continue
+        value = item.get("value")
+        if item.get("property") == "pathname":
+            if not isinstance(value, str) or not value.startswith("/") or len(value) > MAX_ADDRESS:
+                return False
+        elif value is not None and (not isinstance(value, str) or len(value) > MAX_ADDRESS):
+            return False
+    return True
+
+
+def install(app) -> None:
+    """Add the headers to every response of ``app`` (a Dash app), and refuse forged router input.
+
+    The policy is built on the first response, when every page module (and so
+    every clientside callback) has been imported.
+    """
+    from flask import request
+
+    lock = threading.Lock()
+    policy: list[str] = []
+
+    @app.server.before_request
+    def _router_guard():
+        if request.path.endswith("/_dash-update-component") and request.method == "POST":
+            if not router_inputs_ok(request.get_json(silent=True)):
+                return {"message": "invalid page address"}, 400
+        return None
+
+    @app.server.after_request
+    def _headers(response):
+        if not policy:
+            with lock:
+                if not policy:
+                    policy.append(content_security_policy(dict.fromkeys(app.csp_hashes())))
+        response.headers["Content-Security-Policy"] = policy[0]
+        for name, value in HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
