@@ -15,9 +15,18 @@ stops early (an exception, e.g. a job that was abandoned).
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections.abc import Callable, Iterable, Iterator
 
 _TASKS: dict[int, tuple[Callable, list]] = {}  # set before the fork; read by the forked workers
+
+
+def _one_thread_each(threads: int) -> None:
+    """Pool initializer: each worker's BLAS/OpenMP pools get ``threads`` threads, so that
+    n workers x their threads do not oversubscribe the cores (joblib's loky does the same)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=threads)
 
 
 def _run(token_index: tuple[int, int]):
@@ -45,7 +54,9 @@ def map_unordered(fn: Callable, items: Iterable, n_jobs: int | None = 1) -> Iter
     _TASKS[token] = (fn, items)  # kept while the pool lives: a worker it replaces is forked again
     pool = None
     try:
-        pool = multiprocessing.get_context("fork").Pool(min(n_jobs, len(items)))
+        workers = min(n_jobs, len(items))
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_one_thread_each, initargs=(threads,))
         yield from pool.imap_unordered(_run, [(token, i) for i in range(len(items))], chunksize=1)
         pool.close()
         pool.join()
