@@ -35,15 +35,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import halwpe_shaped  # noqa: E402
-from modeling.linear import independent_subset, information_criterion, standardize  # noqa: E402
-from modeling.stepwise import SELECTORS  # noqa: E402
+from modeling.crossgen.linear import independent_subset, information_criterion, standardize  # noqa: E402
+from modeling.crossgen.stepwise import SELECTORS  # noqa: E402
 
 COLD = """
 import time, json, sys
 t0 = time.perf_counter()
 sys.path.insert(0, {root!r})
 from benchmarks import halwpe_shaped
-from modeling.ensemble import run_ensemble
+from modeling.crossgen.ensemble import run_ensemble
 X, y, g = halwpe_shaped.make()
 t1 = time.perf_counter()
 r = run_ensemble(X, y, models="rastsim", folds=10, seed=0, n_jobs={jobs})
@@ -58,7 +58,7 @@ import time, json, sys
 t0 = time.perf_counter()
 sys.path.insert(0, {root!r})
 from modeling import shipped
-from modeling.ensemble import run_ensemble
+from modeling.crossgen.ensemble import run_ensemble
 s = shipped.scenario("GTX-680", "Tesla-P100", "duration")
 r = run_ensemble(s["X"], s["y"], models="rastsim", folds=10, seed=0, host_index=s["host_index"],
                  drop_constant=True, n_jobs={jobs})
@@ -135,7 +135,7 @@ def _rss(std, cols):
 
 
 def stepwise_speedup(X, y, folds_compared, steps, seed=0):
-    from modeling.ensemble import make_splits
+    from modeling.crossgen.ensemble import make_splits
 
     splits = make_splits(len(y), "kfold", 10, None, seed)[:folds_compared]
     per_variant = {}
@@ -169,9 +169,9 @@ def forest_vs_sklearn(seed=0):
     from sklearn.ensemble import RandomForestRegressor
 
     from modeling import shipped
-    from modeling.ensemble import make_splits
+    from modeling.crossgen.ensemble import make_splits
     from modeling.metrics import ape
-    from modeling.models import ForestRegressor
+    from modeling.crossgen.estimators import ForestRegressor
 
     X, y, _ = halwpe_shaped.make()
     problems = {"halwpe_shaped": (X, y)}

@@ -119,8 +119,8 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
     os.environ["PERFCAST_VAR_DIR"] = var  # this process reads the same cache as the server
     from benchmarks.dash_client import DashClient, DashError
     from dashboard import jobs
-    from dashboard.job_kinds import SCENARIO, cached
-    from dashboard.url_state import to_query
+    from dashboard.crossgen.kinds import SCENARIO, cached
+    from dashboard.ui.url_state import to_query
 
     view_params = SCENARIO.request({})["params"]
     cached_key, _ = cached(SCENARIO, view_params)  # the view the users open is cached

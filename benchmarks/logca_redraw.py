@@ -17,8 +17,8 @@ import time
 
 os.environ.setdefault("PERFCAST_VAR_DIR", tempfile.mkdtemp(prefix="perfcast-bench-"))
 
-from dashboard.logca_views import ACCEL_PARAMS, LOGCA_PARAMS, accelerometer_view, logca_view  # noqa: E402
-from dashboard.url_state import parse  # noqa: E402
+from dashboard.accelerators.views import ACCEL_PARAMS, LOGCA_PARAMS, accelerometer_view, logca_view  # noqa: E402
+from dashboard.ui.url_state import parse  # noqa: E402
 
 BUDGET_MS = 100.0
 

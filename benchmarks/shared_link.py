@@ -67,8 +67,8 @@ def run(opens: int = 5) -> dict:
     var = tempfile.mkdtemp(prefix="perfcast-link-")
     os.environ["PERFCAST_VAR_DIR"] = var
     from benchmarks.load import _free_port, _gunicorn, _wait_up
-    from dashboard.job_kinds import SCENARIO, cached
-    from dashboard.url_state import to_query
+    from dashboard.crossgen.kinds import SCENARIO, cached
+    from dashboard.ui.url_state import to_query
 
     params = SCENARIO.request({})["params"]
     cached(SCENARIO, params)

@@ -7,15 +7,14 @@ cycles) of the same workload on a target GPU.
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
-from pathlib import Path
 
 import pandas as pd
 
+from modeling import DATA_DIR
 from modeling.errors import ConfigError
 
-DATA_DIR = Path(os.environ.get("PERFCAST_DATA_DIR", Path(__file__).resolve().parent.parent / "data"))
+
 METRICS = {"duration": "duration", "cycles": "elapsed_cycles_sm"}
 ID_COLUMNS = ["workload", "application", "kernel", "input_size_1", "input_size_2"]
 
@@ -45,7 +44,7 @@ def gpu_names() -> list[str]:
 def raw_launches() -> pd.DataFrame:
     """Raw launches of hotspot's calculate_temp on GTX-680 (before MAD filtering),
     with the ``workload`` id of the workload table in front."""
-    from modeling.rodinia_build import workload_ids
+    from modeling.build.rodinia import workload_ids
 
     raw = pd.read_parquet(DATA_DIR / "hotspot_gtx680_launches.parquet")
     raw.insert(0, "workload", workload_ids(["calculate_temp"] * len(raw), raw["input_size_1"], raw["input_size_2"]))

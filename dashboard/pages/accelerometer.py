@@ -5,15 +5,17 @@ import time
 import dash
 from dash import Input, Output, callback, dcc, html
 
-from dashboard import accel_sources
-from dashboard.components import card, grid, num_col, register_csv, stat
-from dashboard.figures import empty
-from dashboard.forms import custom_accelerator_box, dropdown, field, number_field
-from dashboard.job_ui import alert, register_url_sync, share_box
-from dashboard.logca_views import ACCEL_PARAMS, accelerometer_view
-from dashboard.url_state import InvalidParameter, parse, parse_or_default
+from dashboard.accelerators import sources
+from dashboard.ui.components import card, grid, num_col, register_csv, stat
+from dashboard.ui.figures import empty
+from dashboard.accelerators.fields import custom_accelerator_box
+from dashboard.ui.fields import dropdown, field, number_field
+from dashboard.ui.components import alert
+from dashboard.ui.share import register_url_sync, share_box
+from dashboard.accelerators.views import ACCEL_PARAMS, accelerometer_view
+from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default
 from modeling.errors import ModelingError
-from modeling.logca_advisor import fmt_bytes
+from modeling.accelerators.advisor import fmt_bytes
 
 dash.register_page(__name__, path="/accelerometer", name="Accelerometer", title="perfcast · Accelerometer",
                    order=8)
@@ -37,7 +39,7 @@ def layout(**query):
                "the programmer's and architect's decision for a target speedup.", className="lead"),
         alert(error) if error else None,
         card(html.Div([
-            field("Accelerator", dropdown(f"{P}-acc", accel_sources.options(v["timing"]), v["acc"])),
+            field("Accelerator", dropdown(f"{P}-acc", sources.options(v["timing"]), v["acc"])),
             _num("factor", v["factor"], "improvement factor"),
             _num("threshold", v["threshold"], "gain threshold %"),
             _num("gmin", v["gmin"], "from (bytes)"), _num("gmax", v["gmax"], "to (bytes)"),

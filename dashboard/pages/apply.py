@@ -3,14 +3,19 @@
 import dash
 from dash import Input, Output, callback, dcc, html, no_update
 
-from dashboard import datasets, jobs
-from dashboard.job_kinds import APPLY, prefer
-from dashboard.components import card, grid, num_col, register_csv, stat
-from dashboard.figures import applied, empty
-from dashboard.forms import TRANSFORM_LABELS, dropdown, field
-from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
-from dashboard.url_state import InvalidParameter, parse, parse_or_default
-from modeling.ensemble import ALL_MODELS
+from dashboard.state import datasets
+from dashboard import jobs
+from dashboard.crossgen.kinds import APPLY, prefer
+from dashboard.ui.components import card, grid, num_col, register_csv, stat
+from dashboard.crossgen.figures import applied
+from dashboard.ui.figures import empty
+from dashboard.crossgen.params import TRANSFORM_LABELS
+from dashboard.ui.fields import dropdown, field
+from dashboard.ui.components import alert
+from dashboard.jobs.panel import job_panel, register_job
+from dashboard.ui.share import register_url_sync, share_box
+from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default
+from modeling.crossgen.ensemble import ALL_MODELS
 
 dash.register_page(__name__, path="/apply", name="Apply", title="perfcast · apply a model", order=5)
 

@@ -3,10 +3,11 @@
 import dash
 from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 
-from dashboard import store, uploads
-from dashboard.components import card, grid, num_col, register_csv
-from dashboard.forms import dropdown, field
-from dashboard.job_ui import alert
+from dashboard.state import datasets, files, staging
+from dashboard.state import uploads
+from dashboard.ui.components import card, grid, num_col, register_csv
+from dashboard.ui.fields import dropdown, field
+from dashboard.ui.components import alert
 from dashboard.settings import MAX_UPLOAD_BYTES
 from modeling.errors import DataError
 
@@ -17,7 +18,7 @@ P = "data"
 
 def _dataset_list():
     items = []
-    for m in store.list_datasets():
+    for m in datasets.list_datasets():
         mp = m["mapping"]
         items.append(html.Li([
             html.Strong(m["name"]), html.Span(f"  {m['id']} · {m['rows']} workloads · targets: "
@@ -97,9 +98,9 @@ def _uploaded(contents, filename):
     df = table.frame
     cols = [str(c) for c in df.columns]
     numeric = [c for c in cols if df[c].dtype.kind in "fi"]
-    info = {"filename": store.clean_name(filename, "upload"), "delimiter": table.delimiter,
+    info = {"filename": files.clean_name(filename, "upload"), "delimiter": table.delimiter,
             "conversions": table.conversions}
-    token = store.stage_upload(df, info)
+    token = staging.stage_upload(df, info)
     guess = uploads.guess_mapping(table)
     delim = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}.get(table.delimiter, "Parquet (no delimiter)")
     desc = f"{len(df):,} rows × {len(cols)} columns; delimiter: {delim}."
@@ -118,14 +119,14 @@ def _uploaded(contents, filename):
           State(f"{P}-host-time", "value"), State(f"{P}-sim-cols", "value"), prevent_initial_call=True)
 def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_time, sim_cols):
     try:
-        frame, info = store.staged_upload(token)
+        frame, info = staging.staged_upload(token)
         table, raw, mapping, notes = uploads.build_dataset(frame, {
             "id_col": id_col, "group_col": group, "targets": targets, "host_col": host,
             "repeat_col": repeat, "features": features, "host_time_col": host_time, "sim_cols": sim_cols})
     except (DataError, LookupError) as exc:
         return alert(f"Not saved: {str(exc).strip(chr(39))}"), no_update
     notes["conversions"] = info.get("conversions", {})
-    meta = store.save_dataset(table, name if isinstance(name, str) and name.strip() else info.get("filename"),
+    meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else info.get("filename"),
                               mapping, notes, raw)
     extra = []
     if notes.get("constant"):
@@ -150,7 +151,7 @@ def _delete(clicks):
     if not isinstance(trigger, dict) or not any(isinstance(c, int) and c > 0 for c in clicks or []):
         return no_update
     try:
-        store.delete_dataset(trigger.get("id"))
+        datasets.delete_dataset(trigger.get("id"))
     except LookupError:
         pass
     return _dataset_list()

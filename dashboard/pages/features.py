@@ -3,14 +3,20 @@
 import dash
 from dash import Input, Output, callback, dcc, html
 
-from dashboard import datasets, jobs
-from dashboard.job_kinds import RANKING
-from dashboard.components import card, category_row_style, grid, num_col, register_csv, stat
-from dashboard.figures import CATEGORY_COLORS, empty, ranking_bars
-from dashboard.forms import dropdown, field, register_dataset_dependents
-from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
-from dashboard.url_state import parse_or_default
-from modeling.ensemble import ALL_MODELS
+from dashboard.state import datasets
+from dashboard import jobs
+from dashboard.crossgen.kinds import RANKING
+from dashboard.ui.components import card, grid, num_col, register_csv, stat
+from dashboard.crossgen.figures import category_row_style
+from dashboard.crossgen.figures import CATEGORY_COLORS, ranking_bars
+from dashboard.ui.figures import empty
+from dashboard.ui.fields import dropdown, field
+from dashboard.crossgen.params import register_dataset_dependents
+from dashboard.ui.components import alert
+from dashboard.jobs.panel import job_panel, register_job
+from dashboard.ui.share import register_url_sync, share_box
+from dashboard.ui.url_state import parse_or_default
+from modeling.crossgen.ensemble import ALL_MODELS
 
 dash.register_page(__name__, path="/features", name="Features", title="perfcast · feature ranking", order=2)
 

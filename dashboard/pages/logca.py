@@ -5,14 +5,17 @@ import time
 import dash
 from dash import Input, Output, callback, dcc, html, no_update
 
-from dashboard import accel_sources, store
-from dashboard.components import card, grid, num_col, register_csv
-from dashboard.figures import empty
-from dashboard.forms import custom_accelerator_box, dropdown, field, number_field
-from dashboard.job_ui import alert, register_url_sync, share_box
-from dashboard.logca_views import LOGCA_PARAMS, MULTI_MODES, logca_view
-from dashboard.uploads import decode_upload, parse_upload
-from dashboard.url_state import InvalidParameter, parse, parse_or_default
+from dashboard.accelerators import sources
+from dashboard.state import files
+from dashboard.ui.components import card, grid, num_col, register_csv
+from dashboard.ui.figures import empty
+from dashboard.accelerators.fields import custom_accelerator_box
+from dashboard.ui.fields import dropdown, field, number_field
+from dashboard.ui.components import alert
+from dashboard.ui.share import register_url_sync, share_box
+from dashboard.accelerators.views import LOGCA_PARAMS, MULTI_MODES, logca_view
+from dashboard.state.uploads import decode_upload, parse_upload
+from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default
 from modeling.errors import ModelingError
 
 dash.register_page(__name__, path="/logca", name="LogCA", title="perfcast · LogCA", order=7)
@@ -28,7 +31,7 @@ def _num(name, value, hint=None):
 
 def layout(**query):
     v, error = parse_or_default(query, PARAMS)
-    opts = accel_sources.options(v["timing"])
+    opts = sources.options(v["timing"])
     return html.Div([
         html.H1("LogCA: when does offloading pay, and how much?"),
         html.P("Speedup of an accelerator over its host as a function of the bytes offloaded per call "
@@ -99,11 +102,11 @@ register_csv(f"{P}-fit-grid")
           Input(f"{P}-timing", "value"), dash.State(f"{P}-focus", "value"), prevent_initial_call=True)
 def _focus_choices(acc, timing, focus):
     try:
-        timing = accel_sources.TimingParam("timing", "choice").parse(timing, {})
+        timing = sources.TimingParam("timing", "choice").parse(timing, {})
     except (InvalidParameter, LookupError):
         return no_update, no_update
     acc = [a for a in acc if isinstance(a, str)] if isinstance(acc, list) else []
-    opts = [o for o in accel_sources.options(timing) if o["value"] in acc]
+    opts = [o for o in sources.options(timing) if o["value"] in acc]
     values = [o["value"] for o in opts]
     return opts, (focus if focus in values else (values[0] if values else None))
 
@@ -112,15 +115,15 @@ def _focus_choices(acc, timing, focus):
           Output(f"{P}-upload-status", "children"), Input(f"{P}-upload", "contents"),
           dash.State(f"{P}-upload", "filename"), dash.State(f"{P}-acc", "value"), prevent_initial_call=True)
 def _uploaded(contents, filename, acc):
-    name = store.clean_name(filename, "timing table")
+    name = files.clean_name(filename, "timing table")
     try:
-        meta = accel_sources.save_timing_upload(parse_upload(decode_upload(contents), name).frame, name)
+        meta = sources.save_timing_upload(parse_upload(decode_upload(contents), name).frame, name)
     except ModelingError as exc:
         return no_update, no_update, no_update, alert(f"{name}: {exc} Nothing was saved.")
     kernels = meta["kernels"]
     new = [f"upload:{k}" for k in kernels]
     keep = [a for a in (acc if isinstance(acc, list) else []) if isinstance(a, str) and not a.startswith("upload:")]
-    return (meta["id"], accel_sources.options(meta["id"]), keep + new,
+    return (meta["id"], sources.options(meta["id"]), keep + new,
             alert(f"{name}: {meta['rows']} rows, kernels {', '.join(kernels)}; fitted and added.", "success"))
 
 

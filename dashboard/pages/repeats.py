@@ -4,14 +4,16 @@ import dash
 import numpy as np
 from dash import Input, Output, callback, dcc, html, no_update
 
-from dashboard import datasets, store
-from dashboard.components import card, grid, num_col, register_csv, stat
-from dashboard.figures import empty, repeats
-from dashboard.forms import dropdown, field
-from dashboard.job_ui import alert, register_url_sync, share_box
-from dashboard.url_state import InvalidParameter, Param, parse, parse_or_default
+from dashboard.state import datasets
+from dashboard.ui.components import card, grid, num_col, register_csv, stat
+from dashboard.ui.figures import empty
+from dashboard.crossgen.figures import repeats
+from dashboard.ui.fields import dropdown, field
+from dashboard.ui.components import alert
+from dashboard.ui.share import register_url_sync, share_box
+from dashboard.ui.url_state import InvalidParameter, Param, parse, parse_or_default
 from modeling import shipped
-from modeling.repeats import DEFAULT_K, mad_window
+from modeling.tables.repeats import DEFAULT_K, mad_window
 
 dash.register_page(__name__, path="/repeats", name="Repeats", title="perfcast · repeated runs", order=4)
 
@@ -27,7 +29,7 @@ def raw_runs(ds_id: str):
     if not ds.has_repeats:
         raise LookupError(f"dataset {ds_id} has no repeated runs (no repeat column was mapped at upload)")
     m = ds.mapping
-    return store.dataset_table(ds_id, raw=True), m["id_col"], list(m["targets"])
+    return datasets.dataset_table(ds_id, raw=True), m["id_col"], list(m["targets"])
 
 
 def _repeat_datasets():

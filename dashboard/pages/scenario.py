@@ -6,14 +6,19 @@ HALWPE Tables IV-XII and Figs. 6, 7, 9-11; RastSim Table 2 and Figs. 11-15.
 import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
 
-from dashboard import jobs, store
-from dashboard.job_kinds import SCENARIO, SWEEP
-from dashboard.components import card, grid, num_col, register_csv, stat
-from dashboard.figures import empty, inlier_curves, per_workload, tree_sweep
-from dashboard.forms import field, model_param, scenario_controls, scenario_params, register_dataset_dependents
-from dashboard.job_ui import alert, job_panel, register_job, register_url_sync, share_box
-from dashboard.url_state import Param, parse_or_default, to_query
-from modeling.ensemble import ALL_MODELS
+from dashboard.state import scenarios
+from dashboard import jobs
+from dashboard.crossgen.kinds import SCENARIO, SWEEP
+from dashboard.ui.components import card, grid, num_col, register_csv, stat
+from dashboard.ui.figures import empty
+from dashboard.crossgen.figures import inlier_curves, per_workload, tree_sweep
+from dashboard.ui.fields import field
+from dashboard.crossgen.params import model_param, scenario_controls, scenario_params, register_dataset_dependents
+from dashboard.ui.components import alert
+from dashboard.jobs.panel import job_panel, register_job
+from dashboard.ui.share import register_url_sync, share_box
+from dashboard.ui.url_state import Param, parse_or_default, to_query
+from modeling.crossgen.ensemble import ALL_MODELS
 
 dash.register_page(__name__, path="/scenario", name="Scenario", title="perfcast · scenario", order=1)
 
@@ -30,7 +35,7 @@ IR_MODELS = ["RandomForest", "OLS/Forward/BIC", "NNLS/Backward/BIC"]
 def layout(**query):
     v, error = parse_or_default(query, PARAMS)
     request = SCENARIO.request({n: v[n] for n in JOB_NAMES}) if query and not error else None
-    saved = store.list_scenarios("scenario")[:8]
+    saved = scenarios.list_scenarios("scenario")[:8]
     # a shared link whose result is cached is drawn in this response (no second round trip)
     res = jobs.result_for(request)
     summary, rows, names, _ = summary_view(res) if res else (None, [], ALL_MODELS, ALL_MODELS)
@@ -187,7 +192,7 @@ def _save(_n, ready, name):
     best = res["best"]["overall"]
     m = next(x for x in res["models"] if x["model"] == best)
     query = to_query(res["params"])[1:]
-    rec = store.save_scenario("scenario", res["params"], {"best": best, "e_out": m["e_out"],
+    rec = scenarios.save_scenario("scenario", res["params"], {"best": best, "e_out": m["e_out"],
                                                           "ir10": m["inlier_ratio"]["10"],
                                                           "n_workloads": res["n_workloads"], "query": query}, name)
     said = "Already saved as " if rec.get("existing") else "Saved as "

@@ -1,14 +1,14 @@
 """Fixtures of the dashboard's plain-function tests."""
 
-import pytest
+from collections import OrderedDict
 
-from dashboard import jobs
+import pytest
 
 
 @pytest.fixture()
 def var(tmp_path, monkeypatch):
     """A fresh state directory: datasets, scenarios and the result cache start empty."""
     monkeypatch.setattr("dashboard.settings.VAR_DIR", tmp_path)
-    monkeypatch.setattr("dashboard.jobs._RESULTS", {})
-    monkeypatch.setattr("dashboard.jobs._MEMO", type(jobs._MEMO)())
+    monkeypatch.setattr("dashboard.jobs.local._RESULTS", {})
+    monkeypatch.setattr("dashboard.jobs.local._MEMO", OrderedDict())
     return tmp_path

@@ -1,8 +1,13 @@
-"""Fixtures of the browser tests."""
+"""Fixtures of the browser tests (their helpers, pc_browser, are importable from every subfolder)."""
 
 import importlib
+import sys
+from collections import OrderedDict
+from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 @pytest.fixture(scope="session")
@@ -45,9 +50,8 @@ def live_server(tmp_path_factory):
 @pytest.fixture()
 def server_state(live_server, monkeypatch):
     """This test process reads (and may write) the live server's state directory and result cache."""
-    from dashboard import jobs
 
     monkeypatch.setattr("dashboard.settings.VAR_DIR", live_server[1])
-    monkeypatch.setattr("dashboard.jobs._RESULTS", {})
-    monkeypatch.setattr("dashboard.jobs._MEMO", type(jobs._MEMO)())
+    monkeypatch.setattr("dashboard.jobs.local._RESULTS", {})
+    monkeypatch.setattr("dashboard.jobs.local._MEMO", OrderedDict())
     return live_server

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 from selenium.webdriver.common.keys import Keys
 
-from dashboard import store
-from modeling.ensemble import run_ensemble
-from modeling.scenario import table_scenario
+from dashboard.state import datasets
+from modeling.crossgen.ensemble import run_ensemble
+from modeling.tables.workload import table_scenario
 from pc_browser import choose, screenshot, start, wait_text
 
 
@@ -33,14 +33,14 @@ def test_upload_map_save_and_run(dash_duo, perfcast_app, tmp_path):
     screenshot(dash_duo.driver, "data")
     dash_duo.find_element("#data-save").click()
     dash_duo.wait_for_contains_text("#data-save-status", "Saved 40 workloads", timeout=20)
-    meta = store.list_datasets()[0]
+    meta = datasets.list_datasets()[0]
     assert meta["mapping"]["targets"] == ["target_time"] and meta["mapping"]["group_col"] == "application"
-    assert store.verify_dataset(meta["id"])
+    assert datasets.verify_dataset(meta["id"])
     dash_duo.wait_for_contains_text("#data-datasets", meta["id"])
 
     dash_duo.driver.get(dash_duo.server_url + f"/scenario?dataset={meta['id']}&target=target_time&folds=5")
     eout = wait_text(dash_duo, "#scenario-best-eout", timeout=120)
-    s = table_scenario(store.dataset_table(meta["id"]), "target_time", "application", "workload",
+    s = table_scenario(datasets.dataset_table(meta["id"]), "target_time", "application", "workload",
                        meta["mapping"]["features"], "host_time")
     res = run_ensemble(s["X"], s["y"], models="halwpe", folds=5, host_index=s["host_index"], seed=0,
                        groups=s["groups"], drop_constant=True)
@@ -48,7 +48,7 @@ def test_upload_map_save_and_run(dash_duo, perfcast_app, tmp_path):
 
 
 def test_bad_uploads_are_refused_with_a_message(dash_duo, perfcast_app, tmp_path):
-    before = len(store.list_datasets())
+    before = len(datasets.list_datasets())
     start(dash_duo, perfcast_app, "/data")
     cases = [
         ("latin1.csv", "a,b\n1,caf\xe9\n".encode("cp1252"), "not UTF-8"),
@@ -64,7 +64,7 @@ def test_bad_uploads_are_refused_with_a_message(dash_duo, perfcast_app, tmp_path
         dash_duo.find_element("#data-upload input[type=file]").send_keys(str(p))
         dash_duo.wait_for_contains_text("#data-upload-status", message, timeout=15)
         assert "Nothing was imported" in dash_duo.find_element("#data-upload-status").text
-    assert len(store.list_datasets()) == before
+    assert len(datasets.list_datasets()) == before
 
 
 def test_save_refuses_a_target_with_missing_values(dash_duo, perfcast_app, tmp_path):
@@ -99,7 +99,7 @@ def test_parquet_upload_with_hostile_names_is_shown_as_text(dash_duo, perfcast_a
     name.send_keys('<img src=x onerror="window.__pwned=1"> [x](javascript:window.__pwned=2)')
     dash_duo.find_element("#data-save").click()
     dash_duo.wait_for_contains_text("#data-save-status", "Saved 30 workloads", timeout=20)
-    meta = next(m for m in store.list_datasets() if m["rows"] == 30 and "profile" not in m["name"])
+    meta = next(m for m in datasets.list_datasets() if m["rows"] == 30 and "profile" not in m["name"])
     assert hostile_col in meta["mapping"]["features"]
     listing = dash_duo.find_element("#data-datasets")
     dash_duo.wait_for_contains_text("#data-datasets", "[x](javascript:", timeout=10)

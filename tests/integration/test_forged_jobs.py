@@ -10,7 +10,7 @@ from pathlib import Path
 
 from benchmarks.dash_client import DashClient
 from dashboard import jobs
-from dashboard.job_kinds import SCENARIO, SWEEP
+from dashboard.crossgen.kinds import SCENARIO, SWEEP
 
 OUTSIDE = Path("/tmp/perfcast-forged-key")
 
@@ -54,4 +54,4 @@ def test_a_key_that_climbs_out_of_var_is_refused(server_state):
         assert watchdog == {}  # no heartbeat, no status read for a malformed key
     assert not OUTSIDE.with_suffix(".lock").exists()
     locks = var / "jobs" / "keys"
-    assert not locks.exists() or all(jobs.KEY.match(p.stem) for p in locks.iterdir())
+    assert not locks.exists() or all(jobs.keys.KEY.match(p.stem) for p in locks.iterdir())

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from modeling import shipped
-from modeling.repeats import mad_window
-from modeling.rodinia_build import GPUS, build
+from modeling.tables.repeats import mad_window
+from modeling.build.rodinia import GPUS, build
 
 SOURCE = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "gpuperfpredict"
 DATA = Path(__file__).resolve().parents[2] / "data"

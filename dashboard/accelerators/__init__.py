@@ -1,0 +1,1 @@
+"""The LogCA and Accelerometer pages' own code: accelerator sources, views, figures, fields."""

@@ -1,0 +1,184 @@
+"""Figures of the LogCA and Accelerometer pages (pure: parameters and results -> plotly figure dicts).
+
+These pages redraw on every input change, so figures are built as plain
+plotly JSON (dicts) rather than ``go.Figure`` objects, whose property
+validation costs about 0.1 s per figure; the layout template is resolved once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dashboard.ui.figures import FONT, PALETTE
+from dashboard.ui.figures import template as _template
+from dashboard.ui.figures import values as _list
+from modeling.accelerators import logca
+from modeling.accelerators.advisor import fmt_bytes
+
+REGION_COLORS = ["#cfe3f3", "#fde2cf", "#d5ecd9", "#e7d9f0", "#fff1c2", "#f9d6de", "#dfe7c9", "#d6dbf5"]
+
+
+LOG4 = math.log10(4)
+
+
+def _log_x(lo=None, hi=None, dtick=LOG4):
+    ax = {"type": "log", "title": {"text": "granularity (bytes)"}, "dtick": dtick, "tickformat": ".2s"}
+    if lo and hi:
+        ax["range"] = [math.log10(lo), math.log10(hi)]
+    return ax
+
+
+def _figure(data, title, height, y_title="speedup", **layout):
+    lay = {"template": _template(), "height": height, "font": FONT,
+           "title": {"text": title, "x": 0.01, "font": {"size": 15}},
+           "margin": {"l": 60, "r": 30, "t": 50, "b": 40},
+           "legend": {"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0, "xanchor": "left"},
+           "xaxis": _log_x(), "yaxis": {"type": "log", "title": {"text": y_title}}}
+    lay.update(layout)
+    return {"data": data, "layout": lay}
+
+
+def _line(x, y, name, color, dash=None, width=2, **kw):
+    return {"type": "scatter", "mode": "lines", "x": _list(x), "y": _list(y), "name": name,
+            "line": {"color": color, "dash": dash or "solid", "width": width}, **kw}
+
+
+def _hline(y, color="#888", dash="dash"):
+    return {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": y, "y1": y,
+            "line": {"color": color, "width": 1, "dash": dash}}
+
+
+def speedup_figure(accels, g) -> dict:
+    """Speedup of each accelerator, observed points, g1 / g_{A/2} markers and the acceleration bound."""
+    data = []
+    for i, a in enumerate(accels):
+        color = PALETTE[i % len(PALETTE)]
+        data.append(_line(g, logca.speedup(a.params, g), a.label, color,
+                          hovertemplate="%{x:.3s} B: speedup %{y:.3g}<extra>" + a.label + "</extra>"))
+        if a.observed is not None:
+            og, os_ = a.observed
+            data.append({"type": "scatter", "mode": "markers", "x": _list(og), "y": _list(os_),
+                         "name": f"{a.label} observed", "marker": {"color": color, "symbol": "circle-open",
+                                                                   "size": 8}})
+        data.append(_line([g[0], g[-1]], [a.params.A] * 2, f"A = {a.params.A:.3g}", color, "dot", 1,
+                          showlegend=False, hoverinfo="skip"))
+        for gx, sym, what in ((logca.g1(a.params), "diamond", "g1"), (logca.g_half(a.params), "star", "g_A/2")):
+            if gx is not None and g[0] <= gx <= g[-1]:
+                data.append({"type": "scatter", "mode": "markers", "x": [gx],
+                             "y": [float(logca.speedup(a.params, gx))], "showlegend": False,
+                             "name": f"{what} {a.label}",
+                             "marker": {"color": color, "symbol": sym, "size": 13,
+                                        "line": {"color": "#1d2733", "width": 1}},
+                             "hovertemplate": f"{what} = {fmt_bytes(gx)}<extra>{a.label}</extra>"})
+    return _figure(data, "Speedup vs offloaded granularity (◆ g1, ★ g_A/2, dotted: A)", 480, shapes=[_hline(1)])
+
+
+def energy_figure(p, pe, g, label) -> dict:
+    """Speedup, efficiency (5.4) and speedup-efficiency product (5.8) of one accelerator."""
+    curves = (("speedup", logca.speedup(p, g)), ("energy efficiency", logca.efficiency(pe, g)),
+              ("speedup × efficiency (SEP)", logca.sep(p, pe, g)))
+    data = [_line(g, y, name, PALETTE[i], "dash" if i == 1 else None, 2.5 if i == 2 else 1.8)
+            for i, (name, y) in enumerate(curves)]
+    ge = logca.g1(pe)
+    if ge is not None and g[0] <= ge <= g[-1]:
+        data.append({"type": "scatter", "mode": "markers", "x": [ge], "y": [1.0], "name": f"g1^e = {fmt_bytes(ge)}",
+                     "marker": {"symbol": "diamond", "size": 12, "color": PALETTE[1]}})
+    return _figure(data, f"Energy: {label}", 440, "ratio to the host", shapes=[_hline(1)])
+
+
+def multi_figure(p, g, mode, ns, observed=None, label="") -> dict:
+    """Speedup with n accelerators in parallel (equal or balanced split) or n pipelined stages."""
+    from modeling.accelerators.multi import parallel_speedup, pipelined_speedup
+
+    data = []
+    for i, n in enumerate(ns):
+        if mode == "pipelined":
+            y = pipelined_speedup(p, g, n)
+        else:
+            y = parallel_speedup(p, g, n, "balanced" if mode == "parallel-balanced" else "equal")
+        color = PALETTE[i % len(PALETTE)]
+        data.append(_line(g, y, f"n = {n}", color))
+        if observed and n in observed["speedup"]:
+            data.append({"type": "scatter", "mode": "markers", "x": observed["granularity"],
+                         "y": observed["speedup"][n], "name": f"n = {n} observed",
+                         "marker": {"color": color, "symbol": "circle-open", "size": 8}})
+    what = {"pipelined": "pipelined sub-computations", "parallel-equal": "parallel, equal split",
+            "parallel-balanced": "parallel, split to finish together"}[mode]
+    return _figure(data, f"{label}: {what}" + (f" — {observed['title']}" if observed else ""), 440)
+
+
+def bounds_figure(p, g, label) -> dict:
+    """Accelerometer bounds: the speedup under its ceilings (acceleration, overhead, latency)."""
+    s = logca.speedup(p, g)
+    styles = {"acceleration": ("#2b8a3e", "A"), "overhead": ("#d9480f", "C·g^β / o"),
+              "latency": ("#862e9c", "C·g^β / (L·g)" if p.dependent else "C·g^β / L")}
+    data = []
+    for k, y in logca.bound_curves(p, g).items():
+        if not np.any(np.isfinite(y)):
+            continue
+        color, text = styles[k]
+        data.append(_line(g, y, f"{k} bound ({text})", color, "dash", 1.5))
+    data.append(_line(g, s, "speedup", "#0b6e99", width=3))
+    lo = max(float(np.nanmin(s)) / 3, 1e-6)
+    yaxis = {"type": "log", "title": {"text": "speedup"},
+             "range": [math.log10(lo), math.log10(float(np.nanmax(s)) * 20)]}
+    title = f"{label}: {logca.bound_kind(p)}-bound (limit {logca.large_g_limit(p):.3g})"
+    return _figure(data, title, 420, yaxis=yaxis)
+
+
+def regions_figure(res, lo, hi) -> dict:
+    """Optimization regions as labelled bands over granularity, with each parameter's cut-off arrows."""
+    labels = list(dict.fromkeys(r["params"] for r in res["regions"]))
+    shapes, notes, data = [], [], []
+    for r in res["regions"]:
+        color = REGION_COLORS[labels.index(r["params"]) % len(REGION_COLORS)]
+        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": r["from"], "x1": r["to"], "y0": 0,
+                       "y1": 1, "fillcolor": color, "line": {"width": 0.5, "color": "#fff"}, "layer": "below"})
+        notes.append({"x": math.log10(math.sqrt(r["from"] * r["to"])), "y": 4.6, "text": f"<b>{r['params']}</b>",
+                      "showarrow": False, "font": {"size": 15}})
+    for row, k in enumerate(("A", "C", "o", "L")):
+        cut = res["cutoffs"][k]
+        y = row + 0.5
+        if cut is None:
+            notes.append({"x": math.log10(math.sqrt(lo * hi)), "y": y, "showarrow": False,
+                          "text": f"{k}: no gain ≥ {res['threshold']:.0%}", "font": {"color": "#5b6b7c"}})
+            continue
+        data.append({"type": "scatter", "mode": "lines+markers", "x": [cut["from"], cut["to"]], "y": [y, y],
+                     "name": k, "showlegend": False, "line": {"color": "#1d2733", "width": 2},
+                     "marker": {"symbol": ["arrow-left", "arrow-right"], "size": 12, "color": "#1d2733"},
+                     "hovertemplate": f"{k}: {fmt_bytes(cut['from'])} … {fmt_bytes(cut['to'])}<extra></extra>"})
+        notes.append({"x": math.log10(cut["from"]), "y": y, "text": f"<b>{k}</b>", "showarrow": False,
+                      "xshift": -14, "font": {"size": 13}})
+    title = (f"Optimization regions: parameters whose {res['factor']:g}× improvement gains "
+             f"≥ {res['threshold']:.0%}")
+    return _figure(data, title, 330, xaxis=_log_x(lo, hi), yaxis={"visible": False, "range": [0, 5]},
+                   shapes=shapes, annotations=notes)
+
+
+def totem_figure(tot, g, label) -> dict:
+    """Totem plots: each parameter improved 2…10× and to its extreme (thesis Figs. 6.5-6.10), 2×2 panels."""
+    titles = {"L": "latency L ÷ f", "o": "overhead o ÷ f", "C": "computational index C × f",
+              "A": "acceleration A × f"}
+    shades = ["#c5d9e8", "#9dbfd8", "#74a5c8", "#4b8bb8", "#0b6e99"]
+    data, notes, layout = [], [], {}
+    domains = {0: ([0, 0.46], [0.56, 1]), 1: ([0.54, 1], [0.56, 1]), 2: ([0, 0.46], [0, 0.44]),
+               3: ([0.54, 1], [0, 0.44])}
+    for idx, k in enumerate("LoCA"):
+        n = "" if idx == 0 else str(idx + 1)
+        xd, yd = domains[idx]
+        layout[f"xaxis{n}"] = {**_log_x(dtick=math.log10(16)), "domain": xd, "anchor": f"y{n}",
+                               "title": {"text": "granularity (bytes)" if idx >= 2 else ""}}
+        layout[f"yaxis{n}"] = {"type": "log", "domain": yd, "anchor": f"x{n}"}
+        axes = {"xaxis": f"x{n}", "yaxis": f"y{n}"}
+        data.append(_line(g, tot["base"], "base", "#1d2733", legendgroup="base", showlegend=idx == 0, **axes))
+        for j, (f, y) in enumerate(tot[k].items()):
+            extreme = f in ("0", "inf")
+            name = ("→ 0 (L, o)" if f == "0" else "→ ∞ (C, A)") if extreme else f"{f}×"
+            show = (idx == 0) or (extreme and idx == 2)
+            data.append(_line(g, y, name, "#d9480f" if extreme else shades[j % len(shades)],
+                              "dash" if extreme else None, 1.5, legendgroup=name, showlegend=show, **axes))
+        notes.append({"text": f"<b>{titles[k]}</b>", "xref": "paper", "yref": "paper", "x": (xd[0] + xd[1]) / 2,
+                      "y": yd[1] + 0.01, "yanchor": "bottom", "showarrow": False})
+    return _figure(data, f"Totem plots: {label}", 640, annotations=notes, **layout)

@@ -1,0 +1,1 @@
+"""The cross-generation pages' own code: parameters, job kinds, work, figures."""

@@ -1,0 +1,113 @@
+"""The background jobs of the cross-generation pages, one :class:`~dashboard.jobs.JobKind` each.
+
+A kind binds the parameters that make a result's key to the work that
+computes it (:mod:`dashboard.crossgen.work`). Pages make every request through their
+kind, from a form, a link or a store sent back by the browser, so a key is
+always derived on the server from inputs it has validated itself.
+"""
+
+from __future__ import annotations
+
+from dashboard.state import datasets
+from dashboard.crossgen import work
+from dashboard import jobs
+from dashboard.crossgen.params import DatasetParam, TRANSFORM_LABELS, model_param, scenario_params
+from dashboard.ui.url_state import InvalidParameter, Param
+from modeling.crossgen.ensemble import ALL_MODELS
+
+
+def _fingerprint(*names):
+    """The fingerprint of the data behind the dataset parameters ``names``."""
+    return lambda params: "".join(datasets.get(params[n]).fingerprint for n in names)
+
+
+def _only(names, params):
+    by_name = {p.name: p for p in params}
+    return tuple(by_name[n] for n in names)
+
+
+def cached(kind: jobs.JobKind, params: dict, report=work._noop) -> tuple[str, dict]:
+    """``(key, result)`` of ``kind`` for ``params`` (already validated), computed and stored when absent."""
+    key = kind.key(params)
+    res = jobs.get_result(key)
+    if res is None:
+        res = kind.compute(params, report)
+        jobs.put_result(key, res)
+    return key, res
+
+
+SCENARIO = jobs.JobKind("scenario", tuple(scenario_params()), work.scenario_result, _fingerprint("dataset"))
+
+SWEEP = jobs.JobKind("sweep", _only(("dataset", "host", "target", "metric", "cv", "folds", "seed"), scenario_params()),
+                     work.sweep_result, _fingerprint("dataset"))
+
+RANKING = jobs.JobKind("ranking", _only(("dataset", "host", "target", "metric", "model", "seed"),
+                                        [*scenario_params(), model_param("model", "OLS/Forward/BIC")]),
+                       work.ranking_result, _fingerprint("dataset"))
+
+
+# ------------------------------------------------------------------ generations
+
+DEFAULT_TARGETS = ["Tesla-K40", "GTX-980", "Tesla-P100"]
+MAX_TARGETS = 8
+
+
+def _default_targets(v):
+    ts = datasets.get(v["dataset"]).targets
+    picked = [t for t in DEFAULT_TARGETS if t in ts and t != v["host"]]
+    return picked or [t for t in ts if t != v["host"]][:3] or ts[:1]
+
+
+def _check_targets(params):
+    if not params["targets"]:
+        raise InvalidParameter("targets", "choose at least one target")
+    if len(params["targets"]) > MAX_TARGETS:
+        raise InvalidParameter("targets", f"at most {MAX_TARGETS} targets at once")
+
+
+def _generations(params, report):
+    scenario_names = SCENARIO.names
+    return work.generations_result(
+        params, report,
+        scenario=lambda p, r: cached(SCENARIO, {k: p[k] for k in scenario_names}, r))
+
+
+_BASE = scenario_params(target=False)
+GENERATIONS = jobs.JobKind(
+    "generations",
+    (*_BASE[:2], Param("targets", "multi", _default_targets, lambda v: datasets.get(v["dataset"]).targets),
+     *_BASE[2:]),
+    _generations, _fingerprint("dataset"), _check_targets)
+
+
+# ------------------------------------------------------------------ apply
+
+def prefer(key, attr, preferred):
+    def f(v):
+        opts = getattr(datasets.get(v[key]), attr)
+        return preferred if preferred in opts else opts[0]
+    return f
+
+
+def _of(key, attr):
+    return lambda v: getattr(datasets.get(v[key]), attr)
+
+
+def _check_apply(params):
+    if datasets.get(params["val_dataset"]).metrics != datasets.get(params["dataset"]).metrics:
+        raise InvalidParameter("val_dataset", "the validation set must measure the same metric as the training set")
+
+
+APPLY = jobs.JobKind("apply", (
+    DatasetParam("dataset", "dataset", datasets.SHIPPED_ID),
+    Param("train_host", "choice", prefer("dataset", "hosts", "Tesla-K40"), _of("dataset", "hosts")),
+    Param("train_target", "choice", prefer("dataset", "targets", "GTX-980"), _of("dataset", "targets")),
+    Param("metric", "choice", lambda v: datasets.get(v["dataset"]).metrics[0], _of("dataset", "metrics")),
+    Param("model", "choice", "RandomForest", ALL_MODELS),
+    Param("transform", "choice", "none", list(TRANSFORM_LABELS)),
+    Param("holdout", "multi", [], lambda v: datasets.get(v["dataset"]).applications()),
+    DatasetParam("val_dataset", "dataset", datasets.SHIPPED_ID),
+    Param("val_host", "choice", prefer("val_dataset", "hosts", "Tesla-K20"), _of("val_dataset", "hosts")),
+    Param("val_target", "choice", prefer("val_dataset", "targets", "GTX-980"), _of("val_dataset", "targets")),
+    Param("seed", "int", 0, None, 0, 2**31 - 1),
+), work.apply_result, _fingerprint("dataset", "val_dataset"), _check_apply)

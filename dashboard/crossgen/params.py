@@ -1,0 +1,133 @@
+"""Scenario parameters shared by the cross-generation pages, and their controls."""
+
+from __future__ import annotations
+
+from dash import Input, Output, callback, dcc, no_update
+
+from dashboard.state import datasets
+from dashboard.ui.fields import dropdown, field
+from dashboard.ui.url_state import InvalidParameter, Param
+from modeling.crossgen.ensemble import ALL_MODELS, PRESETS
+
+
+DEFAULT_HOST = "GTX-680"
+
+
+DEFAULT_TARGET = "GTX-980"
+
+
+CV_LABELS = {"kfold": "random 10-fold (papers)", "group": "grouped K-fold by application",
+             "logo": "leave one application out"}
+
+
+TRANSFORM_LABELS = {"none": "none (papers)", "log": "log", "ratio": "ratio to host metric"}
+
+
+METRIC_LABELS = {"duration": "duration (s)", "cycles": "elapsed SM cycles", "value": "target column"}
+
+
+class DatasetParam(Param):
+    """A dataset id: the shipped one or a saved upload; a deleted one is 'not found'."""
+
+    def parse(self, raw, values):
+        raw = raw or datasets.SHIPPED_ID
+        if not isinstance(raw, str):
+            raise InvalidParameter(self.name, "expected a dataset id")
+        if raw != datasets.SHIPPED_ID and not datasets.DATASET_ID.match(raw):
+            raise InvalidParameter(self.name, f"{raw[:40]!r} is not a dataset id")
+        datasets.get(raw)  # raises files.NotFound for a deleted dataset
+        return raw
+
+
+def _ds(values):
+    return datasets.get(values["dataset"])
+
+
+def _default_host(values):
+    hosts = _ds(values).hosts
+    return DEFAULT_HOST if DEFAULT_HOST in hosts else hosts[0]
+
+
+def _default_target(values):
+    ts = [t for t in _ds(values).targets if t != values.get("host")]
+    return DEFAULT_TARGET if DEFAULT_TARGET in ts else (ts or _ds(values).targets)[0]
+
+
+def _targets(values):
+    return _ds(values).targets
+
+
+def scenario_params(target=True) -> list[Param]:
+    ps = [
+        DatasetParam("dataset", "dataset", datasets.SHIPPED_ID),
+        Param("host", "choice", _default_host, lambda v: _ds(v).hosts),
+    ]
+    if target:
+        ps.append(Param("target", "choice", _default_target, _targets))
+    ps += [
+        Param("metric", "choice", lambda v: _ds(v).metrics[0], lambda v: _ds(v).metrics),
+        Param("preset", "choice", "halwpe", list(PRESETS)),
+        Param("cv", "choice", "kfold", list(CV_LABELS)),
+        Param("folds", "int", 10, None, 2, 20),
+        Param("transform", "choice", "none", list(TRANSFORM_LABELS)),
+        Param("seed", "int", 0, None, 0, 2**31 - 1),
+    ]
+    return ps
+
+
+def model_param(name="model", default="RandomForest") -> Param:
+    return Param(name, "choice", default, ALL_MODELS)
+
+
+def scenario_controls(prefix: str, v: dict, target=True, multi_targets=None) -> list:
+    ds = datasets.get(v["dataset"])
+    ctrls = [
+        field("Dataset", dropdown(f"{prefix}-dataset", datasets.options(), v["dataset"])),
+        field("Host (features measured on)", dropdown(f"{prefix}-host", ds.hosts, v["host"])),
+    ]
+    if target:
+        ctrls.append(field("Target (predicted)", dropdown(f"{prefix}-target", _targets(v), v["target"])))
+    if multi_targets is not None:
+        ctrls.append(field("Targets", dropdown(f"{prefix}-targets", _targets(v), multi_targets, multi=True)))
+    ctrls += [
+        field("Metric", dropdown(f"{prefix}-metric", [{"label": METRIC_LABELS[m], "value": m} for m in ds.metrics],
+                                 v["metric"])),
+        field("Models", dropdown(f"{prefix}-preset", [{"label": f"{k} ({len(m)} models)", "value": k}
+                                                      for k, m in PRESETS.items()], v["preset"])),
+        field("Cross-validation", dropdown(f"{prefix}-cv", [{"label": lab, "value": k}
+                                                            for k, lab in CV_LABELS.items()], v["cv"])),
+        field("Folds", dcc.Input(id=f"{prefix}-folds", type="number", min=2, max=20, step=1, value=v["folds"],
+                                 className="num-input")),
+        field("Target transform", dropdown(f"{prefix}-transform", [{"label": lab, "value": k}
+                                                                   for k, lab in TRANSFORM_LABELS.items()],
+                                           v["transform"])),
+        field("Seed", dcc.Input(id=f"{prefix}-seed", type="number", min=0, step=1, value=v["seed"],
+                                className="num-input")),
+    ]
+    return ctrls
+
+
+def register_dataset_dependents(prefix: str, target=True, multi_targets=False) -> None:
+    """When the dataset changes, refresh host/target/metric choices."""
+    outs = [Output(f"{prefix}-host", "options"), Output(f"{prefix}-host", "value"),
+            Output(f"{prefix}-metric", "options"), Output(f"{prefix}-metric", "value")]
+    if target:
+        outs += [Output(f"{prefix}-target", "options"), Output(f"{prefix}-target", "value")]
+    if multi_targets:
+        outs += [Output(f"{prefix}-targets", "options"), Output(f"{prefix}-targets", "value")]
+
+    @callback(*outs, Input(f"{prefix}-dataset", "value"), prevent_initial_call=True)
+    def _refresh(ds_id):
+        try:
+            ds = datasets.get(ds_id)
+        except (LookupError, TypeError):
+            return [no_update] * len(outs)
+        host = DEFAULT_HOST if DEFAULT_HOST in ds.hosts else ds.hosts[0]
+        vals = {"dataset": ds_id, "host": host}
+        tg = _targets(vals)
+        res = [ds.hosts, host, [{"label": METRIC_LABELS[m], "value": m} for m in ds.metrics], ds.metrics[0]]
+        if target:
+            res += [tg, _default_target(vals)]
+        if multi_targets:
+            res += [tg, tg[:3]]
+        return res

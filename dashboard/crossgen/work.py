@@ -1,0 +1,158 @@
+"""The work behind each page's background job: validated params -> JSON result.
+
+Plain functions (no Dash), so they are tested without a browser and called by
+the job wrapper in :mod:`dashboard.jobs.runner`. ``report(fraction, label)`` receives
+progress.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from dashboard.state import datasets
+
+#: Worker processes per job for the ensemble's (model, fold) fits.
+JOB_WORKERS = int(os.environ.get("PERFCAST_JOB_WORKERS", 2))
+
+SCENARIO_KEYS = ("dataset", "host", "target", "metric", "preset", "cv", "folds", "transform", "seed")
+
+
+def _noop(frac, label):
+    pass
+
+
+def _categories(scen: dict, names: list) -> list:
+    cmap = dict(zip(scen["feature_names"], scen.get("categories") or [None] * len(scen["feature_names"])))
+    return [cmap.get(n) for n in names]
+
+
+def scenario_result(params: dict, report=_noop) -> dict:
+    """Leaderboard, out-of-fold predictions and step tables of one scenario."""
+    from modeling.crossgen.ensemble import run_ensemble
+
+    ds = datasets.get(params["dataset"])
+    scen = ds.scenario(params["host"], params["target"], params["metric"])
+    res = run_ensemble(
+        scen["X"], scen["y"], models=params["preset"], cv=params["cv"], folds=params["folds"],
+        groups=scen["groups"], transform=params["transform"], host_index=scen["host_index"],
+        seed=params["seed"], feature_names=scen["feature_names"], workload_ids=scen["workload_ids"],
+        scenario=scen["scenario"], drop_constant=True, n_jobs=JOB_WORKERS,
+        progress=lambda done, total, label: report(done / total, label))
+    out = res.to_dict(full=True)
+    out["missing_rows"] = scen.get("missing_rows", 0)
+    out["categories"] = _categories(scen, res.feature_names)
+    out["dataset_name"] = ds.name
+    out["params"] = {k: params[k] for k in SCENARIO_KEYS}
+    return out
+
+
+def _prepared(params: dict) -> tuple[dict, dict]:
+    """The scenario of ``params`` and its validated arrays (constant columns dropped, as in the ensemble)."""
+    from modeling.crossgen.ensemble import prepare
+
+    scen = datasets.get(params["dataset"]).scenario(params["host"], params["target"], params["metric"])
+    return scen, prepare(scen["X"], scen["y"], scen["feature_names"], scen["workload_ids"], scen["groups"], True,
+                         scen["host_index"])
+
+
+def sweep_result(params: dict, report=_noop) -> dict:
+    """Random Forest tree-count sweep (RastSim 4.4) on the scenario's folds."""
+    from modeling.crossgen.ensemble import make_splits
+    from modeling.crossgen.sweep import tree_sweep
+
+    _, d = _prepared(params)
+    splits = make_splits(len(d["y"]), params["cv"], params["folds"], d["groups"], params["seed"])
+    res = tree_sweep(d["X"], d["y"], splits, seed=params["seed"], n_jobs=JOB_WORKERS,
+                     progress=lambda done, total, label: report(done / total, label))
+    return res.to_dict()
+
+
+def ranking_result(params: dict, report=_noop) -> dict:
+    """Feature ranking of one model fitted on all workloads of the scenario."""
+    from modeling.crossgen.ranking import rank_features
+
+    scen, d = _prepared(params)
+    report(0.1, f"fitting {params['model']} on {len(d['y'])} workloads")
+    res = rank_features(d["X"], d["y"], d["names"], params["model"], categories=_categories(scen, d["names"]),
+                        seed=params["seed"])
+    out = res.to_dict()
+    out["n_workloads"] = len(d["y"])
+    out["n_features"] = len(d["names"])
+    return out
+
+
+def generations_result(params: dict, report=_noop, *, scenario) -> dict:
+    """One host, several targets: a scenario per target, speedups vs the host.
+
+    ``scenario(params, report) -> (key, result)`` gives one target's scenario
+    result, from the cache when it is there (``job_kinds.cached``)."""
+    ds = datasets.get(params["dataset"])
+    targets = params["targets"]
+    summary, keys, speedup, sim_speedup = [], {}, {}, {}
+    host = ds.host_metric(params["host"], params["metric"])
+    for i, target in enumerate(targets):
+        sub = {**params, "target": target}
+        key, res = scenario(
+            {k: sub[k] for k in SCENARIO_KEYS},
+            lambda frac, label, i=i, t=target: report((i + frac) / len(targets), f"target {i + 1} of "
+                                                      f"{len(targets)} ({t}): {label}"))
+        keys[target] = key
+        best = next(m for m in res["models"] if m["model"] == res["best"]["overall"])
+        best_nn = next((m for m in res["models"] if m["model"] == res["best"]["nnls"]), None)
+        base = res["baseline"]
+        summary.append({"target": target, "best_model": best["model"], "e_out": best["e_out"],
+                        "ir10": best["inlier_ratio"]["10"], "ir20": best["inlier_ratio"]["20"],
+                        "best_nnls": best_nn["model"] if best_nn else None,
+                        "nnls_e_out": best_nn["e_out"] if best_nn else None,
+                        "baseline_e_out": base.get("e_out"), "n_workloads": res["n_workloads"]})
+        if host is not None:
+            tv = ds.target_values(target, params["metric"])
+            ratio = (host / tv).replace([np.inf, -np.inf], np.nan).dropna()
+            ratio = ratio[ratio > 0]
+            speedup[target] = {str(k): float(v) for k, v in ratio.items()}
+        times = ds.simulator_times(target)
+        if times is not None:
+            sim_speedup[target] = simulator_speedups(*times)
+            summary[-1]["sim_speedup_mean"] = float(np.mean(list(sim_speedup[target].values()))) \
+                if sim_speedup[target] else None
+    apps = {}
+    if ds.kind == "shipped":
+        from modeling import shipped
+
+        apps = dict(zip(shipped.workloads()["workload"], shipped.workloads()["application"]))
+    return {"host": params["host"], "targets": targets, "summary": summary, "scenario_keys": keys,
+            "speedup": speedup, "sim_speedup": sim_speedup, "applications": apps}
+
+
+def simulator_speedups(host_seconds, sim_seconds) -> dict:
+    """Per workload, simulator seconds over the model's seconds (HALWPE Fig. 12).
+
+    The model's time is the host run that produces its features; applying the
+    fitted model adds well under a millisecond per workload and is left out,
+    as in the paper. Workloads missing either time are skipped.
+    """
+    ratio = (sim_seconds / host_seconds).replace([np.inf, -np.inf], np.nan).dropna()
+    return {str(k): float(v) for k, v in ratio[ratio > 0].items()}
+
+
+def apply_result(params: dict, report=_noop) -> dict:
+    """Train on one scenario, evaluate on a second validation set without retraining."""
+    from modeling.crossgen.apply import apply_model
+
+    ds = datasets.get(params["dataset"])
+    train = ds.scenario(params["train_host"], params["train_target"], params["metric"])
+    vds = datasets.get(params["val_dataset"])
+    val = vds.scenario(params["val_host"], params["val_target"], params["metric"])
+    hold = params.get("holdout") or []
+    trows = ~np.isin(np.asarray(train["groups"]).astype(str), hold) if hold and train["groups"] is not None else None
+    vrows = None
+    if hold and val["groups"] is not None:
+        vrows = np.isin(np.asarray(val["groups"]).astype(str), hold)
+    report(0.2, f"fitting {params['model']} on the training scenario")
+    res = apply_model(train, val, params["model"], params["transform"], params["seed"], trows, vrows)
+    out = res.to_dict()
+    gmap = dict(zip(val["workload_ids"], [str(g) for g in val["groups"]])) if val["groups"] is not None else {}
+    out["groups"] = [gmap.get(w, "") for w in out["workload_ids"]]
+    return out

@@ -1,0 +1,88 @@
+"""Result keys and job kinds: the one place a key is made and checked.
+
+A key is ``<kind>-<32 hex>``, a digest of the job kind, its validated parameters, the fingerprint of
+the data they name and the modeling version; :func:`check_key` is applied before a key names a
+file or a cache entry."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import modeling
+from dashboard.ui.url_state import InvalidParameter, parse
+
+
+KEY = re.compile(r"^[a-z]{1,24}-[0-9a-f]{32}$")
+
+
+class InvalidKey(ValueError):
+    """A result key that the server did not make (wrong type or shape)."""
+
+
+def check_key(key) -> str:
+    """``key`` when it has the shape :func:`result_key` makes (kind, dash, 32 hex digits), else
+    ``InvalidKey``. Every use of a key in a path or a cache entry goes through here."""
+    if not isinstance(key, str) or not KEY.match(key):
+        raise InvalidKey(f"not a result key: {str(key)[:40]!r}")
+    return key
+
+
+def key_of(ref) -> str | None:
+    """The key of a page store's ``{"key": …}`` (a request, result or ready store) when it is
+    well formed, else None: store values come from the browser and may be forged."""
+    key = ref.get("key") if isinstance(ref, dict) else None
+    return key if isinstance(key, str) and KEY.match(key) else None
+
+
+def result_key(kind: str, params: dict, fingerprint: str) -> str:
+    blob = json.dumps({"kind": kind, "params": params, "data": fingerprint, "version": modeling.__version__},
+                      sort_keys=True, default=str)
+    return check_key(f"{kind}-{hashlib.sha256(blob.encode()).hexdigest()[:32]}")
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """One kind of background job: which validated parameters make its result's key,
+    and what computes the result from them.
+
+    A request is always made here, on the server, from raw values (a form, a
+    link or a page store the browser sent back): :meth:`request` parses them
+    with the kind's own parameters and derives the key; :meth:`from_store`
+    does the same for a store and refuses one whose key is not the key of its
+    inputs. So no browser can put a result under another input's key.
+    """
+
+    name: str
+    params: tuple  # url_state.Param, in order (later options may depend on earlier values)
+    compute: Callable  # (params, report) -> JSON-ready result
+    fingerprint: Callable  # params -> fingerprint of the data the params name
+    check: Callable | None = None  # params -> None, raises InvalidParameter for combinations parse cannot see
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in self.params]
+
+    def key(self, params: dict) -> str:
+        return result_key(self.name, params, self.fingerprint(params))
+
+    def request(self, raw: dict) -> dict:
+        """``{"kind", "params", "key"}`` from raw values; raises InvalidParameter / LookupError."""
+        params = parse(raw, list(self.params))
+        if self.check:
+            self.check(params)
+        return {"kind": self.name, "params": params, "key": self.key(params)}
+
+    def from_store(self, stored) -> dict:
+        """The request a page store names, parsed again; its key is recomputed and compared."""
+        if not isinstance(stored, dict) or not isinstance(stored.get("params"), dict):
+            raise InvalidParameter("request", "not a job request")
+        if stored.get("kind", self.name) != self.name:
+            raise InvalidParameter("request", f"a {str(stored.get('kind'))[:24]!r} request sent to a {self.name} job")
+        req = self.request(stored["params"])
+        if stored.get("key") is not None and stored.get("key") != req["key"]:
+            raise InvalidParameter("key", "does not match the request's inputs (refused)")
+        return req

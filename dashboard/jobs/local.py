@@ -1,0 +1,304 @@
+"""The local job backend: one machine, state under ``var/`` (diskcache + fork + flock + pid).
+
+* One ``DiskcacheManager`` for the app (Dash's job manager), on an explicit
+  directory shared by all gunicorn workers; stopping a job ends its process group.
+* Results live in their own diskcache (size-bounded, with expiry) under a key
+  made by :mod:`dashboard.jobs.keys`. A page that finds its key there renders
+  at once, without starting a job; that is how a shared link opens instantly.
+* Every job records its status (queued / running / done / error, with its
+  pid), so a page can tell a job that died from one still running.
+* At most ``MAX_CONCURRENT_JOBS`` jobs train at once (a ``flock`` slot each);
+  one process computes a key (a ``flock`` per key).
+* A page that waits for a job sends a heartbeat; the runner stops a job no page
+  has watched for ``JOB_ABANDON_SECONDS``.
+* A job runs in a process group of its own; a dead job's group is ended by the
+  next reap.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+from collections import OrderedDict
+from functools import lru_cache
+
+import modeling
+from dashboard import settings
+from dashboard.jobs.keys import check_key, key_of
+from dashboard.settings import RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
+
+
+@lru_cache(maxsize=1)
+def background_manager():
+    from dash import DiskcacheManager
+
+    class GroupManager(DiskcacheManager):
+        """Dash's manager, except that stopping a job (Cancel, a newer request) ends
+        its whole process group: the job and every worker process it started."""
+
+        def terminate_job(self, job):
+            if job is not None:
+                kill_group(int(job))
+            super().terminate_job(job)
+
+    cache = _open_cache("jobs", size_limit=256 * 1024**2)
+    return GroupManager(cache, cache_by=[lambda: modeling.__version__], expire=RESULT_TTL_SECONDS)
+
+
+_RESULTS: dict = {}
+_RESULTS_LOCK = threading.Lock()
+
+
+def results():
+    """The result cache, opened once per process (a job is a forked child: it must
+    not reuse its parent's SQLite connection)."""
+    pid = os.getpid()
+    if pid not in _RESULTS:
+        with _RESULTS_LOCK:  # one open per process, whatever the number of threads
+            if pid not in _RESULTS:
+                _RESULTS[pid] = _open_results()
+    return _RESULTS[pid]
+
+
+def _open_results():
+    # the parent's entry stays referenced: closing an inherited SQLite
+    # connection in a child can unlink the WAL files the parent still uses.
+    # Rollback journal, not WAL: jobs are forked children of a threaded server,
+    # and a WAL index shared across fork() was seen to hide a child's writes
+    # from its parent until the child exited.
+    return _open_cache("results", size_limit=RESULT_CACHE_BYTES, eviction_policy="least-recently-used",
+                       timeout=30, sqlite_journal_mode="delete")
+
+
+def _open_cache(name: str, **options):
+    """Open the diskcache under ``var/<name>``; its schema set-up answers "database is locked"
+    while another process (the other worker, starting at the same moment) does the same: retry."""
+    import sqlite3
+
+    import diskcache
+
+    for attempt in range(40):
+        try:
+            return diskcache.Cache(str(var_path(name)), **options)
+        except sqlite3.OperationalError:
+            if attempt == 39:
+                raise
+            time.sleep(0.05 * (1 + attempt % 5))
+
+
+def _fresh_locks_after_fork() -> None:
+    # a job is forked from a threaded worker: a lock another thread held at the fork would never be released
+    global _RESULTS_LOCK, _MEMO_LOCK
+    _RESULTS_LOCK, _MEMO_LOCK = threading.Lock(), threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_locks_after_fork)
+
+
+_MEMO: OrderedDict = OrderedDict()  # recently read results of this process (read-only)
+_MEMO_LOCK = threading.Lock()  # a worker may serve requests from several threads
+MEMO_ENTRIES = 16
+
+
+def get_result(key: str):
+    """A result by key (``InvalidKey`` for a malformed one). A key names its inputs, data and modeling version, so a
+    result never changes: the last few read are kept in memory, and a page
+    render that reads one result from several callbacks unpickles it once."""
+    check_key(key)
+    with _MEMO_LOCK:
+        if key in _MEMO:
+            _MEMO.move_to_end(key)
+            return _MEMO[key]
+    value = results().get(key)
+    if value is not None:
+        with _MEMO_LOCK:
+            _MEMO[key] = value
+            while len(_MEMO) > MEMO_ENTRIES:
+                _MEMO.popitem(last=False)
+    return value
+
+
+def result_for(ref) -> dict | None:
+    """The result named by a page store's ``{"key": …}`` (a request or a ready store), or None
+    (also for a store that is not well formed). Reading is safe: a key only ever holds the
+    result of the inputs it was derived from."""
+    key = key_of(ref)
+    return get_result(key) if key else None
+
+
+def has_result(key: str) -> bool:
+    """Presence check that does not read the (possibly large) result."""
+    return check_key(key) in results()
+
+
+def put_result(key: str, value: dict) -> None:
+    results().set(check_key(key), value, expire=RESULT_TTL_SECONDS)
+
+
+def set_status(key: str, state: str, **extra) -> None:
+    results().set(f"status:{check_key(key)}", {"state": state, "pid": os.getpid(), "t": time.time(), **extra},
+                  expire=RESULT_TTL_SECONDS)
+
+
+def status(key: str) -> dict | None:
+    return results().get(f"status:{check_key(key)}")
+
+
+def pid_alive(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(int(pid)).status() != psutil.STATUS_ZOMBIE
+    except (psutil.NoSuchProcess, ValueError, TypeError):
+        return False
+
+
+def lower_priority() -> None:
+    """Run this job process (and the workers it starts) below the web threads, so that
+    pages and cached views stay quick while the machine's cores train."""
+    try:
+        os.nice(settings.JOB_NICENESS)
+    except OSError:
+        pass
+
+
+def reap_finished() -> None:
+    """Join this worker's job processes that have exited (until joined they stay zombies), and
+    end the process groups of jobs that died (their worker processes would run on)."""
+    import multiprocess
+
+    multiprocess.active_children()
+    reap_orphan_groups()
+
+
+# ---------------------------------------------------------------- process groups
+# A job runs in a session of its own (its pid is its process group id), and so do
+# the worker processes it forks. Stopping a job ends the group; a job that died
+# leaves a record under var/jobs/groups whose group the next reap ends.
+
+def _group_record(pid: int):
+    return var_path("jobs", "groups") / str(int(pid))
+
+
+def own_process_group() -> None:
+    """Make this job process the leader of a new session and process group (called first
+    thing in the job process), and record it so that a reap can end it if the job dies."""
+    try:
+        os.setsid()
+    except OSError:  # already a group leader (e.g. run twice in one process)
+        pass
+    _group_record(os.getpid()).touch()
+
+
+def leave_process_group() -> None:
+    """The job ends normally: its group needs no reaping."""
+    _group_record(os.getpid()).unlink(missing_ok=True)
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group led by job ``pid`` (the job and its workers), if it is one."""
+    import signal
+
+    try:
+        if os.getpgid(pid) != pid:  # not a job's own group: never signal someone else's
+            return
+    except (ProcessLookupError, PermissionError):
+        pass  # the leader is gone; its group id cannot be reused while members remain
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def reap_orphan_groups() -> None:
+    """End the groups of recorded jobs whose leader is dead (killed, or crashed)."""
+    for rec in var_path("jobs", "groups").iterdir():
+        if not rec.name.isdigit():
+            continue
+        pid = int(rec.name)
+        if pid_alive(pid):
+            continue
+        kill_group(pid)
+        rec.unlink(missing_ok=True)
+
+
+def job_failed(key: str) -> bool:
+    """True when the job for ``key`` was started but its process is gone with no result."""
+    st = status(key)
+    if st is None or st["state"] in ("done", "error", "abandoned"):
+        return False
+    return not pid_alive(st["pid"]) and not has_result(key)
+
+
+def beat(key: str) -> None:
+    """A page still waits for ``key`` (sent by its watchdog on every tick)."""
+    results().set(f"beat:{check_key(key)}", time.time(), expire=3600)
+
+
+def last_beat(key: str) -> float | None:
+    return results().get(f"beat:{check_key(key)}")
+
+
+def _try_lock(path) -> object | None:
+    fh = open(path, "a")  # noqa: SIM115 - held by the caller until released
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return fh
+    except OSError:
+        fh.close()
+        return None
+
+
+def _release(fh) -> None:
+    fcntl.flock(fh, fcntl.LOCK_UN)
+    fh.close()
+
+
+class Slot:
+    """One of ``MAX_CONCURRENT_JOBS`` lock files; held while a job trains."""
+
+    def __init__(self, on_wait=None):
+        self.on_wait = on_wait
+        self.fh = None
+
+    def __enter__(self):
+        root = var_path("jobs", "slots")
+        while True:
+            for i in range(settings.MAX_CONCURRENT_JOBS):
+                self.fh = _try_lock(root / f"slot{i}")
+                if self.fh:
+                    return self
+            if self.on_wait:
+                self.on_wait()
+            time.sleep(0.25)
+
+    def __exit__(self, *exc):
+        _release(self.fh)
+
+
+class KeyLock:
+    """Held by the one process computing ``key``; another job for the same key
+    (a second user with the same inputs) waits for that result instead of
+    computing it again, and takes over if the first process dies."""
+
+    def __init__(self, key: str, on_wait):
+        self.key = check_key(key)
+        self.path = var_path("jobs", "keys") / f"{self.key}.lock"
+        self.on_wait = on_wait
+        self.fh = None
+
+    def __enter__(self):
+        while True:
+            self.fh = _try_lock(self.path)
+            if self.fh or has_result(self.key):
+                return self
+            self.on_wait()
+            time.sleep(0.25)
+
+    def __exit__(self, *exc):
+        if self.fh:
+            _release(self.fh)
+
+

@@ -1,0 +1,197 @@
+"""The job panel of a page: Run, Cancel, progress and the stores that carry a job through its life.
+
+For a page prefix ``P`` the panel holds: Run and Cancel buttons, a progress
+bar with its label, a status line, a share link with a copy button, and the
+stores that carry a job through its life::
+
+    P-request   {"params", "key"}: set by Run, or by the layout from a shared link
+    P-pending   the request, when its result is not cached yet (starts the job)
+    P-result    {"key"} from the cache, without a job
+    P-job-result {"key"} or {"key", "error"} from the job
+    P-ready     {"key"} of a result to draw; the page's own callbacks listen here
+    P-failed    {"key", "attempt"} of a job whose process died (set by the watchdog)
+
+A request carries ``cancels``, the Cancel button's click count when it was
+made: a job is cancelled exactly when the button has been clicked since. The
+status line for "cancelled" or "failed" is decided in the browser from that
+count and the watchdog's finding, so the order in which the cancel, the kill
+and a watchdog tick reach the server cannot turn a cancel into a failure.
+
+Only small JSON goes through the stores; results stay in the server's cache.
+"""
+
+from __future__ import annotations
+
+import json
+
+from dash import Input, Output, State, callback, clientside_callback, dcc, html, no_update
+
+from dashboard import jobs
+from dashboard.jobs import local
+from dashboard.settings import POLL_MS
+from dashboard.ui.components import alert
+from dashboard.ui.url_state import InvalidParameter
+
+
+CANCELLED = "Cancelled. Change the inputs or run again."
+
+
+FAILED = "The job failed: its process stopped before finishing. Run again."
+
+
+def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html.Div:
+    """Run/cancel buttons, progress and the job's stores.
+
+    A link whose result is already cached starts out ready: the views render
+    on the first round trip instead of after the lookup chain.
+    """
+    ready = {"key": request["key"]} if request and jobs.has_result(request["key"]) else None
+    return html.Div([
+        html.Div([
+            html.Button(run_label, id=f"{prefix}-run", className="btn btn-primary", n_clicks=0),
+            html.Button("Cancel", id=f"{prefix}-cancel", className="btn", n_clicks=0, disabled=True),
+            html.Div([
+                html.Progress(id=f"{prefix}-progress", value="0", max="1", className="progress"),
+                html.Span(id=f"{prefix}-progress-label", className="progress-label"),
+            ], id=f"{prefix}-progress-box", className="progress-box", style={"display": "none"}),
+        ], className="run-row"),
+        html.Div(id=f"{prefix}-status"),
+        html.Div(id=f"{prefix}-job-status"),
+        dcc.Store(id=f"{prefix}-request", data=None if ready else request),
+        dcc.Store(id=f"{prefix}-pending"),
+        dcc.Store(id=f"{prefix}-result"),
+        dcc.Store(id=f"{prefix}-job-result"),
+        dcc.Store(id=f"{prefix}-ready", data=ready),
+        dcc.Store(id=f"{prefix}-failed"),
+        dcc.Interval(id=f"{prefix}-watchdog", interval=1500, disabled=True),
+    ], className="job-panel")
+
+
+def count(n) -> int:
+    """A click count from the browser: a non-negative integer, anything else counts as 0."""
+    return n if isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2**53 else 0
+
+
+def message(exc: Exception) -> str:
+    return str(exc).strip("'\"")
+
+
+def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
+    """Wire the job life cycle of a page.
+
+    kind: the job kind (its parameters make the key; its ``compute`` runs in the job process).
+    form_ids: the page's controls holding the kind's parameters, in ``kind.names`` order.
+
+    Every request the browser sends back (request and pending stores) is parsed
+    again by ``kind.from_store``: its key is derived here and a request whose key
+    does not match its inputs is refused, so no one can put a result under
+    another input's key.
+    """
+    assert len(form_ids) == len(kind.names), (prefix, kind.names)
+
+    @callback(Output(f"{prefix}-request", "data"), Output(f"{prefix}-status", "children"),
+              Input(f"{prefix}-run", "n_clicks"), State(f"{prefix}-cancel", "n_clicks"),
+              [State(i, "value") for i in form_ids], prevent_initial_call=True)
+    def _run_clicked(n, cancels, *values):
+        try:
+            request = kind.request(dict(zip(kind.names, values)))
+        except (InvalidParameter, LookupError) as exc:
+            return no_update, alert(message(exc))
+        # a fresh click is a fresh job request even with the same inputs (after a
+        # failure or cancel); the result cache still answers at once when it can
+        return {**request, "attempt": count(n), "cancels": count(cancels)}, None
+
+    @callback(Output(f"{prefix}-result", "data"), Output(f"{prefix}-pending", "data"),
+              Output(f"{prefix}-watchdog", "disabled"),
+              Output(f"{prefix}-job-status", "children", allow_duplicate=True),
+              Input(f"{prefix}-request", "data"), prevent_initial_call="initial_duplicate")
+    def _lookup(stored):
+        if not stored:
+            return no_update, no_update, no_update, no_update
+        try:
+            request = kind.from_store(stored)
+        except (InvalidParameter, LookupError) as exc:
+            return no_update, no_update, no_update, alert(message(exc))
+        if jobs.has_result(request["key"]):
+            return {"key": request["key"]}, no_update, no_update, no_update
+        pending = {**request, "attempt": count(stored.get("attempt")), "cancels": count(stored.get("cancels"))}
+        return no_update, pending, False, None
+
+    @callback(Output(f"{prefix}-job-result", "data"), Input(f"{prefix}-pending", "data"),
+              background=True, manager=jobs.background_manager(), interval=POLL_MS,
+              progress=[Output(f"{prefix}-progress", "value"), Output(f"{prefix}-progress-label", "children")],
+              progress_default=["0", ""],
+              running=[(Output(f"{prefix}-run", "disabled"), True, False),
+                       (Output(f"{prefix}-cancel", "disabled"), False, True),
+                       (Output(f"{prefix}-progress-box", "style"), {"display": "flex"}, {"display": "none"})],
+              cancel=[Input(f"{prefix}-cancel", "n_clicks")],
+              prevent_initial_call=True)
+    def _job(set_progress, pending):
+        if not pending:
+            return no_update
+        try:  # the inputs and the key are taken from the browser's store only after checking them again
+            request = kind.from_store(pending)
+        except (InvalidParameter, LookupError) as exc:
+            return {"error": f"Refused: {message(exc)}"}
+        # this runs in the job's own process: a group of its own (stopping the job ends its
+        # workers too), below the web threads' priority
+        local.own_process_group()
+        local.lower_priority()
+        set_progress(("0", "starting"))
+        try:
+            return jobs.run_job(request["key"], lambda report: kind.compute(request["params"], report),
+                                progress=lambda frac, label: set_progress((f"{frac:.3f}", label)))
+        finally:
+            local.leave_process_group()
+
+    @callback(Output(f"{prefix}-ready", "data"), Output(f"{prefix}-job-status", "children"),
+              Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
+              Input(f"{prefix}-result", "data"), Input(f"{prefix}-job-result", "data"),
+              prevent_initial_call=True)
+    def _ready(cached, from_job):
+        from dash import ctx
+
+        got = cached if ctx.triggered_id == f"{prefix}-result" else from_job
+        jobs.reap_finished()
+        if not got or not isinstance(got, dict):
+            return no_update, no_update, no_update
+        if got.get("error"):
+            return None, alert(str(got["error"])[:500]), True
+        key = jobs.key_of(got)
+        if key is None or not jobs.has_result(key):
+            return None, alert("The result is no longer in the cache: run again."), True
+        return {"key": key}, None, True
+
+    @callback(Output(f"{prefix}-failed", "data"),
+              Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
+              Input(f"{prefix}-watchdog", "n_intervals"), State(f"{prefix}-pending", "data"),
+              prevent_initial_call=True)
+    def _watchdog(_n, pending):
+        # a job that dies answers nothing to the browser: its status record and
+        # the liveness of its pid are the only way to tell. Each tick also tells
+        # the job that a page still waits for it.
+        key = jobs.key_of(pending)
+        if key is None:
+            return no_update, no_update
+        jobs.beat(key)
+        jobs.reap_finished()
+        if jobs.job_failed(key):
+            return {"key": key, "attempt": count(pending.get("attempt"))}, True
+        return no_update, no_update
+
+    clientside_callback(
+        f"""function(nCancel, failed, pending) {{
+            const nu = window.dash_clientside.no_update;
+            if (!pending) return [nu, nu];
+            const note = (text, kind) => ({{namespace: 'dash_html_components', type: 'Div',
+                props: {{children: text, className: 'alert alert-' + kind, role: 'alert'}}}});
+            if ((nCancel || 0) > (pending.cancels || 0))
+                return [note({json.dumps(CANCELLED)}, 'info'), true];
+            if (failed && failed.key === pending.key && (failed.attempt ?? null) === (pending.attempt ?? null))
+                return [note({json.dumps(FAILED)}, 'error'), true];
+            return [nu, nu];
+        }}""",
+        Output(f"{prefix}-job-status", "children", allow_duplicate=True),
+        Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
+        Input(f"{prefix}-cancel", "n_clicks"), Input(f"{prefix}-failed", "data"),
+        State(f"{prefix}-pending", "data"), prevent_initial_call=True)

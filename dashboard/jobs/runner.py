@@ -1,0 +1,74 @@
+"""Running one job: one computation per key, a slot among the concurrent jobs, abandonment.
+
+``run_job`` is what a job process does (the Dash job wrapper calls it); it never raises. A job whose
+key another process is computing waits for that result (and takes over if that process dies); a job
+no page has watched for ``JOB_ABANDON_SECONDS`` stops itself."""
+
+from __future__ import annotations
+
+import time
+
+from dashboard import settings
+from dashboard.jobs.local import KeyLock, Slot, has_result, last_beat, put_result, reap_orphan_groups, set_status
+from dashboard.ui.url_state import InvalidParameter
+from modeling.errors import ModelingError
+
+
+class JobAbandoned(Exception):
+    """No browser has watched the job for ``JOB_ABANDON_SECONDS``: it stops itself."""
+
+
+class _Reporter:
+    """Progress for the job of ``key``; also where an unwatched job notices it is
+    abandoned (the user navigated away or closed the tab) and stops."""
+
+    def __init__(self, key: str, progress=None):
+        self.key, self.progress = key, progress
+        self.started = time.time()
+        self.checked = 0.0
+
+    def __call__(self, frac, label):
+        now = time.time()
+        if now - self.checked >= 1.0:
+            self.checked = now
+            seen = max(self.started, last_beat(self.key) or 0.0)
+            if now - seen > settings.JOB_ABANDON_SECONDS:
+                raise JobAbandoned(f"no page has waited for this result for {now - seen:.0f} s")
+        if self.progress:
+            self.progress(frac, label)
+
+
+def run_job(key: str, compute, progress=None) -> dict:
+    """Compute (or fetch) the result for ``key``; never raises.
+
+    ``compute(report)`` returns a JSON-ready dict; ``report(fraction, label)``
+    forwards progress. Returns ``{"key": key}`` or ``{"key": key, "error": msg}``.
+    One process computes a key at a time: a job whose key another process is
+    computing waits for that result. A job that no page has watched for
+    ``JOB_ABANDON_SECONDS`` stops (status ``abandoned``).
+    """
+    reap_orphan_groups()  # workers of jobs that died while no page watched them
+    if has_result(key):
+        return {"key": key}
+    report = _Reporter(key, progress)
+    try:
+        with KeyLock(key, on_wait=lambda: report(0.0, "the same inputs are being computed for another "
+                                                       "user: waiting for that result")):
+            if has_result(key):
+                return {"key": key}
+            set_status(key, "queued")
+            with Slot(on_wait=lambda: report(0.0, "queued: other jobs are training, waiting for a free slot")):
+                set_status(key, "running")
+                value = compute(report)
+            put_result(key, value)
+            set_status(key, "done")
+        return {"key": key}
+    except JobAbandoned as exc:
+        set_status(key, "abandoned", message=str(exc))
+        return {"key": key, "error": f"Stopped: {exc}. Run again."}
+    except (ModelingError, InvalidParameter, LookupError) as exc:
+        set_status(key, "error", message=str(exc))
+        return {"key": key, "error": str(exc)}
+    except Exception as exc:  # noqa: BLE001 - shown to the user in place of the spinner
+        set_status(key, "error", message=f"{type(exc).__name__}: {exc}")
+        return {"key": key, "error": f"The job failed: {type(exc).__name__}: {exc}"}

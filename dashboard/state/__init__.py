@@ -1,0 +1,1 @@
+"""What the dashboard keeps on disk: datasets, staged uploads, saved scenarios, timing tables."""

@@ -1,0 +1,220 @@
+"""Datasets: the shipped GPU profiles and uploaded workload tables, on disk and as the pages see them.
+
+On disk under ``VAR_DIR``::
+
+    datasets/ds-<16 hex>/meta.json      mapping, display name, checksums
+    datasets/ds-<16 hex>/table.parquet  one row per workload (after repeat filtering)
+    datasets/ds-<16 hex>/raw.parquet    the rows as uploaded, when they hold repeats
+
+Ids are generated here, never taken from a user; a user's name for a dataset is
+kept as display text only. A dataset is written into a temporary directory and
+renamed into place (atomic on one filesystem), so a crash mid-save leaves the
+previous state.
+
+As the pages see them (:class:`DatasetView`): the shipped dataset (id
+``rodinia``) has a host and a target GPU and a metric; an uploaded workload
+table has one host (the machine its features were measured on) and the target
+columns chosen at upload. Both produce the scenario dict of
+:mod:`modeling.shipped` / :mod:`modeling.tables.workload`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import shutil
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+from dashboard.settings import var_path
+from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name, sha256_file
+from modeling import shipped
+from modeling.tables.workload import table_scenario
+
+DATASET_ID = re.compile(r"^ds-[0-9a-f]{16}$")
+SHIPPED_ID = "rodinia"
+TABLE_HOST = "table"
+
+
+def _datasets_dir() -> Path:
+    return var_path("datasets")
+
+
+def save_dataset(table: pd.DataFrame, name: str, mapping: dict, notes: dict | None = None,
+                 raw: pd.DataFrame | None = None) -> dict:
+    """Store a mapped workload table under a new id; returns its metadata."""
+    ds_id = "ds-" + secrets.token_hex(8)
+    root = _datasets_dir()
+    tmp = root / f".{ds_id}.{os.getpid()}.tmp"
+    tmp.mkdir()
+    try:
+        table.to_parquet(tmp / "table.parquet", index=False)
+        files = {"table.parquet": sha256_file(tmp / "table.parquet")}
+        if raw is not None:
+            raw.to_parquet(tmp / "raw.parquet", index=False)
+            files["raw.parquet"] = sha256_file(tmp / "raw.parquet")
+        meta = {"id": ds_id, "name": clean_name(name), "created": time.time(), "rows": int(len(table)),
+                "columns": [str(c) for c in table.columns], "mapping": mapping, "notes": notes or {},
+                "files": files}
+        for f in tmp.iterdir():
+            with open(f, "rb") as fh:
+                os.fsync(fh.fileno())
+        atomic_write_bytes(tmp / "meta.json", json.dumps(meta, indent=1).encode())
+        os.rename(tmp, root / ds_id)
+        _fsync_dir(root)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return meta
+
+
+def _dataset_dir(ds_id: str) -> Path:
+    if not isinstance(ds_id, str) or not DATASET_ID.match(ds_id):
+        raise NotFound(f"dataset {str(ds_id)[:40]!r} not found")
+    path = _datasets_dir() / ds_id
+    if not (path / "meta.json").exists():
+        raise NotFound(f"dataset {ds_id} not found (it may have been deleted)")
+    return path
+
+
+def dataset_meta(ds_id: str) -> dict:
+    return json.loads((_dataset_dir(ds_id) / "meta.json").read_text())
+
+
+def dataset_table(ds_id: str, raw: bool = False) -> pd.DataFrame:
+    path = _dataset_dir(ds_id) / ("raw.parquet" if raw else "table.parquet")
+    if not path.exists():
+        raise NotFound(f"dataset {ds_id} has no {'raw repeats' if raw else 'table'}")
+    return pd.read_parquet(path)
+
+
+def list_datasets() -> list[dict]:
+    out = []
+    for p in _datasets_dir().iterdir():
+        if DATASET_ID.match(p.name) and (p / "meta.json").exists():
+            try:
+                out.append(json.loads((p / "meta.json").read_text()))
+            except (OSError, ValueError):
+                continue
+    return sorted(out, key=lambda m: -m["created"])
+
+
+def delete_dataset(ds_id: str) -> None:
+    path = _dataset_dir(ds_id)
+    trash = path.with_name(f".{path.name}.deleted.{secrets.token_hex(4)}")
+    os.rename(path, trash)  # atomic disappearance, then clean up
+    shutil.rmtree(trash, ignore_errors=True)
+
+
+def verify_dataset(ds_id: str) -> bool:
+    """True when every stored file still has the checksum recorded at save time."""
+    meta = dataset_meta(ds_id)
+    root = _dataset_dir(ds_id)
+    return all(sha256_file(root / f) == h for f, h in meta["files"].items())
+
+
+# ---------------------------------------------------------------- scenarios
+
+
+# ---------------------------------------------------------------- staged uploads
+
+
+# ---------------------------------------------------------------- offload timing tables (LogCA)
+
+
+# ---------------------------------------------------------------- as the pages see them
+
+
+@lru_cache(maxsize=1)
+def _shipped_fingerprint() -> str:
+    return hashlib.sha256((shipped.DATA_DIR / "gpu_workloads.parquet").read_bytes()).hexdigest()[:16]
+
+
+@dataclass
+class DatasetView:
+    id: str
+    name: str
+    kind: str  # "shipped" | "upload"
+    hosts: list
+    targets: list
+    metrics: list
+    fingerprint: str
+    mapping: dict = field(default_factory=dict)
+    has_repeats: bool = False
+
+    def scenario(self, host: str, target: str, metric: str) -> dict:
+        if self.kind == "shipped":
+            return shipped.scenario(host, target, metric)
+        df = dataset_table(self.id)
+        m = self.mapping
+        scen = table_scenario(df, target, m.get("group_col"), m.get("id_col"), m.get("features"),
+                              m.get("host_col"))
+        scen["scenario"].update(dataset=self.id, host=TABLE_HOST, metric=metric)
+        scen["categories"] = [m.get("categories", {}).get(f, "feature") for f in scen["feature_names"]]
+        return scen
+
+    def host_metric(self, host: str, metric: str) -> pd.Series | None:
+        """The host's own measure of the metric per workload (for speedups), or None."""
+        if self.kind == "shipped":
+            w = shipped.workloads().set_index("workload")
+            return w[f"{shipped.METRICS[metric]}@{host}"]
+        hc = self.mapping.get("host_col")
+        return self._column(hc) if hc else None
+
+    def simulator_times(self, target: str) -> tuple[pd.Series, pd.Series] | None:
+        """(host run seconds, simulator seconds for ``target``) per workload, or None.
+
+        Only uploads carry them (optional columns mapped at upload); they give
+        the model-vs-simulator speedup of HALWPE Fig. 12.
+        """
+        col = (self.mapping.get("sim_time_cols") or {}).get(target)
+        host = self.mapping.get("host_time_col")
+        if self.kind != "upload" or not col or not host:
+            return None
+        return self._column(host), self._column(col)
+
+    def target_values(self, target: str, metric: str) -> pd.Series:
+        if self.kind == "shipped":
+            w = shipped.workloads().set_index("workload")
+            return w[f"{shipped.METRICS[metric]}@{target}"]
+        return self._column(target)
+
+    def _column(self, col: str) -> pd.Series:
+        """One column of an uploaded table, indexed by workload id."""
+        df = dataset_table(self.id)
+        return df.set_index(self.mapping["id_col"])[col] if self.mapping.get("id_col") else df[col]
+
+    def applications(self) -> list:
+        if self.kind == "shipped":
+            return sorted(shipped.workloads()["application"].unique().tolist())
+        g = self.mapping.get("group_col")
+        if not g:
+            return []
+        return sorted(dataset_table(self.id)[g].astype(str).unique().tolist())
+
+
+def get(ds_id: str) -> DatasetView:
+    """Resolve a dataset id; raises ``files.NotFound`` for unknown or deleted ids."""
+    if ds_id == SHIPPED_ID:
+        gpus = shipped.gpu_names()
+        return DatasetView(SHIPPED_ID, "Rodinia on 9 NVIDIA GPUs (shipped)", "shipped", gpus, gpus,
+                           list(shipped.METRICS), _shipped_fingerprint(), has_repeats=True)
+    meta = dataset_meta(ds_id)
+    m = meta["mapping"]
+    return DatasetView(meta["id"], meta["name"], "upload", [TABLE_HOST], list(m["targets"]), ["value"],
+                       meta["files"]["table.parquet"][:16], m, bool(m.get("repeat_col")))
+
+
+def options() -> list[dict]:
+    """Dropdown options: the shipped dataset, then uploads (newest first)."""
+    opts = [{"label": "Rodinia on 9 NVIDIA GPUs (shipped)", "value": SHIPPED_ID}]
+    for meta in list_datasets():
+        opts.append({"label": f"{meta['name']} ({meta['rows']} workloads)", "value": meta["id"]})
+    return opts

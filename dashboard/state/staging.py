@@ -1,0 +1,58 @@
+"""Uploads between the preview and the Save: parsed tables kept under ``staging/`` for a few hours."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+
+import pandas as pd
+
+from dashboard.settings import var_path
+from dashboard.state.files import NotFound, _parquet_bytes, atomic_write_bytes
+
+
+STAGE_ID = re.compile(r"^st-[0-9a-f]{16}$")
+
+
+#: A parsed upload waits this long for its Save (the preview's page may stay open for a while).
+STAGE_TTL_SECONDS = 6 * 3600
+
+
+def expire_staged(now: float | None = None) -> int:
+    """Delete staged uploads older than ``STAGE_TTL_SECONDS``; returns how many went."""
+    now = time.time() if now is None else now
+    gone = 0
+    for p in var_path("staging").iterdir():
+        try:
+            if now - p.stat().st_mtime > STAGE_TTL_SECONDS:
+                p.unlink()
+                gone += p.suffix == ".json"
+        except FileNotFoundError:
+            continue
+    return gone
+
+
+def stage_upload(frame: pd.DataFrame, info: dict) -> str:
+    """Keep a parsed upload between the preview and the save step; returns its token.
+    Older staged uploads that expired are removed here."""
+    expire_staged()
+    token = "st-" + secrets.token_hex(8)
+    root = var_path("staging")
+    atomic_write_bytes(root / f"{token}.parquet", _parquet_bytes(frame))
+    atomic_write_bytes(root / f"{token}.json", json.dumps(info).encode())
+    return token
+
+
+def staged_upload(token: str) -> tuple[pd.DataFrame, dict]:
+    if not isinstance(token, str) or not STAGE_ID.match(token):
+        raise NotFound("upload not found: upload the file again")
+    root = var_path("staging")
+    try:
+        if time.time() - (root / f"{token}.json").stat().st_mtime > STAGE_TTL_SECONDS:
+            raise FileNotFoundError
+        return pd.read_parquet(root / f"{token}.parquet"), json.loads((root / f"{token}.json").read_text())
+    except FileNotFoundError:
+        raise NotFound(f"upload not found (uploads expire after {STAGE_TTL_SECONDS // 3600} h, or it was "
+                       "never staged): upload the file again") from None

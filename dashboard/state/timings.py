@@ -1,0 +1,53 @@
+"""Uploaded offload timing tables (LogCA): ``timings/tt-<16 hex>.parquet`` and its metadata JSON."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from dashboard.settings import var_path
+from dashboard.state.files import NotFound, _parquet_bytes, atomic_write_bytes, clean_name
+
+
+TIMING_ID = re.compile(r"^tt-[0-9a-f]{16}$")
+
+
+def _timings_dir() -> Path:
+    return var_path("timings")
+
+
+def save_timing(frame: pd.DataFrame, name: str) -> dict:
+    """Store an offload timing table (Parquet) and its metadata (JSON) under a new id.
+
+    The caller has validated and fitted it: nothing that was shown as an error is
+    kept. Both files are written to a temp file, fsynced and renamed; the
+    metadata goes last, so a table without it is never listed or opened.
+    """
+    tt_id = "tt-" + secrets.token_hex(8)
+    root = _timings_dir()
+    data = _parquet_bytes(frame)
+    meta = {"id": tt_id, "name": clean_name(name), "created": time.time(), "rows": int(len(frame)),
+            "kernels": sorted(map(str, frame["kernel"].unique())), "sha256": hashlib.sha256(data).hexdigest()}
+    atomic_write_bytes(root / f"{tt_id}.parquet", data)
+    atomic_write_bytes(root / f"{tt_id}.json", json.dumps(meta, indent=1).encode())
+    return meta
+
+
+def timing_meta(tt_id: str) -> dict:
+    if not isinstance(tt_id, str) or not TIMING_ID.match(tt_id):
+        raise NotFound(f"timing table {str(tt_id)[:40]!r} not found")
+    path = _timings_dir() / f"{tt_id}.json"
+    if not path.exists():
+        raise NotFound(f"timing table {tt_id} not found (it may have been deleted)")
+    return json.loads(path.read_text())
+
+
+def timing_table(tt_id: str) -> pd.DataFrame:
+    timing_meta(tt_id)
+    return pd.read_parquet(_timings_dir() / f"{tt_id}.parquet")

@@ -1,0 +1,205 @@
+"""Upload handling: decode, parse, describe, and turn a column mapping into a dataset.
+
+Pure functions over bytes and DataFrames; the data page calls them.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+import numpy as np
+import pandas as pd
+
+from dashboard.settings import MAX_UPLOAD_BYTES
+from modeling.errors import DataError
+from modeling.tables.repeats import DEFAULT_K, aggregate_repeats
+from modeling.tables.reading import Table, read_csv_bytes, read_parquet_bytes
+
+MIN_ROWS = 3
+MIN_FEATURES = 2
+HOST_TIME_NAMES = ("host_time", "host_seconds", "host_time_s")
+
+
+def decode_upload(contents: str) -> bytes:
+    """Bytes of a ``dcc.Upload`` data URL, size-checked before decoding."""
+    if not isinstance(contents, str) or "," not in contents:
+        raise DataError("The upload did not arrive as a file; try again.")
+    b64 = contents.split(",", 1)[1]
+    if len(b64) * 3 // 4 > MAX_UPLOAD_BYTES:
+        raise DataError(f"The file is larger than the {MAX_UPLOAD_BYTES // 2**20} MB limit.")
+    try:
+        return base64.b64decode(b64, validate=True)
+    except (binascii.Error, ValueError):
+        raise DataError("The upload is corrupted (invalid base64); try again.") from None
+
+
+def parse_upload(raw: bytes, filename: str | None = None) -> Table:
+    if raw.startswith(b"PAR1"):
+        return read_parquet_bytes(raw)
+    name = filename.lower() if isinstance(filename, str) else ""
+    if name.endswith((".pkl", ".pickle", ".joblib", ".npy", ".npz")):
+        raise DataError("Pickled or joblib files are never loaded; upload a CSV or Parquet table.")
+    return read_csv_bytes(raw)
+
+
+def describe_columns(table: Table) -> list[dict]:
+    """Per-column facts for the preview: kind, missing values, constant, conversions."""
+    out = []
+    for c in table.frame.columns:
+        s = table.frame[c]
+        numeric = pd.api.types.is_numeric_dtype(s)
+        vals = s.to_numpy(dtype=float) if numeric else None
+        n_missing = int((~np.isfinite(vals)).sum()) if numeric else int(s.isna().sum())
+        issues = []
+        if table.conversions.get(c):
+            issues.append(table.conversions[c])
+        if n_missing == len(s):
+            issues.append("all values empty")
+        elif numeric and np.nanmax(vals[np.isfinite(vals)]) == np.nanmin(vals[np.isfinite(vals)]):
+            issues.append("constant")
+        out.append({"column": str(c), "kind": "number" if numeric else "text", "missing": n_missing,
+                    "issues": "; ".join(issues)})
+    return out
+
+
+def guess_mapping(table: Table) -> dict:
+    df = table.frame
+    cols = [str(c) for c in df.columns]
+    text = [c for c in cols if not pd.api.types.is_numeric_dtype(df[c])]
+    lower = {c.lower(): c for c in cols}
+    id_col = lower.get("workload") or lower.get("id") or (text[0] if text else None)
+    group = lower.get("application") or lower.get("app") or lower.get("group")
+    repeat = lower.get("repeat") or lower.get("run")
+    host_time = next((lower[k] for k in HOST_TIME_NAMES if k in lower), None)
+    sims = [c for c in cols if c.lower().startswith(("sim_time", "sim_seconds", "simulator"))]
+    return {"id_col": id_col, "group_col": group if group != id_col else None, "repeat_col": repeat,
+            "host_time_col": host_time, "sim_cols": sims if host_time else []}
+
+
+def pair_simulator_columns(sim_cols: list, targets: list) -> dict:
+    """Pair each simulator-time column with the target its name ends with (longest name wins)."""
+    pairs: dict = {}
+    for col in sim_cols:
+        hits = sorted((t for t in targets if col.endswith(t) and t != col), key=len, reverse=True)
+        if not hits:
+            raise DataError(f"Simulator-time column {col!r} names none of the targets ({', '.join(targets)}); "
+                            "end its name with its target's, e.g. sim_time@<target>.")
+        if hits[0] in pairs:
+            raise DataError(f"Two simulator-time columns for target {hits[0]!r}: {pairs[hits[0]]!r} and {col!r}.")
+        pairs[hits[0]] = col
+    return pairs
+
+
+def _check_times(frame: pd.DataFrame, cols: list) -> None:
+    for c in cols:
+        if not pd.api.types.is_numeric_dtype(frame[c]):
+            raise DataError(f"Time column {c!r} is not numeric (seconds expected).")
+        v = frame[c].to_numpy(dtype=float)
+        if (v[np.isfinite(v)] <= 0).any():
+            raise DataError(f"Time column {c!r} has zero or negative values; times must be positive seconds "
+                            "(leave a cell empty when a workload was not run).")
+
+
+SINGLE_ROLES = ("id_col", "group_col", "host_col", "repeat_col", "host_time_col")
+LIST_ROLES = ("targets", "features", "sim_cols")
+
+
+def checked_mapping(mapping: dict) -> dict:
+    """A column mapping as the form sends it, with every value's type checked: one column name
+    (or nothing) per single role, a list of names per list role. The values come from the
+    browser, so anything else is refused with the role it was sent for."""
+    out = {}
+    for role in SINGLE_ROLES:
+        v = mapping.get(role)
+        if v not in (None, "") and not isinstance(v, str):
+            raise DataError(f"Invalid choice for {role}: expected one column name.")
+        out[role] = v or None
+    for role in LIST_ROLES:
+        v = mapping.get(role) or []
+        if not isinstance(v, list) or not all(isinstance(c, str) for c in v):
+            raise DataError(f"Invalid choice for {role}: expected a list of column names.")
+        out[role] = v
+    return out
+
+
+def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
+    """Validate a mapping and produce (table, raw or None, notes).
+
+    mapping: id_col, group_col (optional), targets (list), features (list, empty =
+    all other numeric), host_col (optional), repeat_col (optional), and for the
+    model-vs-simulator chart (HALWPE Fig. 12) host_time_col (optional: seconds to
+    run a workload on the host) and sim_cols (optional: simulator seconds, one
+    column per target, named after it).
+    """
+    mapping = checked_mapping(mapping)
+    cols = [str(c) for c in frame.columns]
+    id_col, group, host, rep, host_time = (mapping.get(k) or None for k in (
+        "id_col", "group_col", "host_col", "repeat_col", "host_time_col"))
+    targets = list(mapping.get("targets") or [])
+    sim_cols = list(mapping.get("sim_cols") or [])
+    named = [c for c in (id_col, group, host, rep, host_time, *sim_cols, *targets,
+                         *(mapping.get("features") or [])) if c]
+    missing = [c for c in named if c not in cols]
+    if missing:
+        raise DataError(f"Column(s) not in the file: {', '.join(missing)}.")
+    if not id_col:
+        raise DataError("Choose the workload id column.")
+    if not targets:
+        raise DataError("Choose at least one target column (the metric measured on the target device).")
+    for t in targets:
+        if not pd.api.types.is_numeric_dtype(frame[t]):
+            raise DataError(f"Target column {t!r} is not numeric.")
+        bad = ~np.isfinite(frame[t].to_numpy(dtype=float))
+        if bad.any():
+            raise DataError(f"Target column {t!r} has {int(bad.sum())} missing, non-numeric or infinite values "
+                            f"(first at data row {int(np.flatnonzero(bad)[0]) + 1}); fix or remove those rows.")
+    if id_col in targets or (group and group in targets):
+        raise DataError("The id and group columns cannot also be targets.")
+    sims = pair_simulator_columns(sim_cols, targets)
+    if sims and not host_time:
+        raise DataError("Simulator times need the host's run time column too (the model's time is the host run).")
+    if host_time and host_time in targets + sim_cols:
+        raise DataError(f"Column {host_time!r} cannot be both the host run time and a target or simulator time.")
+    _check_times(frame, [c for c in (host_time, *sim_cols) if c])
+    reserved = {id_col, group, rep, host_time, *sim_cols, *targets}
+    feats = list(mapping.get("features") or [c for c in cols if c not in reserved
+                                                 and pd.api.types.is_numeric_dtype(frame[c])])
+    nonnum = [c for c in feats if not pd.api.types.is_numeric_dtype(frame[c])]
+    if nonnum:
+        raise DataError(f"Feature column(s) are not numeric: {', '.join(nonnum[:10])}.")
+    empty_cols = [c for c in feats if not np.isfinite(frame[c].to_numpy(dtype=float)).any()]
+    feats = [c for c in feats if c not in empty_cols]
+    if host and host not in feats:
+        feats.append(host)
+    notes = {}
+    if empty_cols:
+        notes["dropped_empty"] = empty_cols
+    raw = None
+    table = frame[[c for c in cols if c in {id_col, group, host_time, *sim_cols, *targets, *feats}]].copy()
+    table[id_col] = table[id_col].astype(str)
+    if rep:
+        raw = frame.copy()
+        raw[id_col] = raw[id_col].astype(str)
+        table = aggregate_repeats(table, id_col, targets[0], k, keep_first=[group] if group else None)
+        # run times are per run too: averaged over the kept runs like every other column
+        notes["repeats"] = {"k": k, "measure": targets[0], "runs": int(len(frame)),
+                            "outliers": int(table["repeats_outliers"].sum())}
+        table = table.drop(columns=["repeats_total", "repeats_outliers"])
+    elif table[id_col].duplicated().any():
+        dup = table.loc[table[id_col].duplicated(), id_col].iloc[0]
+        raise DataError(f"Workload id {dup!r} appears more than once; map a repeat column or make ids unique.")
+    if len(table) < MIN_ROWS:
+        raise DataError(f"Only {len(table)} workload(s); at least {MIN_ROWS} are needed (and as many as the CV "
+                        "folds, 10 by default).")
+    X = table[feats].to_numpy(dtype=float)
+    usable = [c for j, c in enumerate(feats) if np.ptp(X[np.isfinite(X[:, j]), j]) > 0]
+    if len(usable) < MIN_FEATURES:
+        raise DataError(f"{len(usable)} usable feature column(s) (non-empty, not constant); at least "
+                        f"{MIN_FEATURES} are needed.")
+    const = [c for c in feats if c not in usable]
+    if const:
+        notes["constant"] = const
+    out_map = {"id_col": id_col, "group_col": group, "targets": targets, "features": feats, "host_col": host,
+               "repeat_col": rep, "host_time_col": host_time, "sim_time_cols": sims}
+    return table.reset_index(drop=True), raw, out_map, notes

@@ -1,0 +1,1 @@
+"""Pieces every page uses: URL state, components, fields, share box, figure basics."""

@@ -1,0 +1,59 @@
+"""Reusable layout pieces: grids with CSV export, cards, stats, alerts."""
+
+from __future__ import annotations
+
+import dash_ag_grid as dag
+from dash import html
+
+
+def fmt(v, digits=2):
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def grid(id_, columns: list[dict], rows=None, height=360, file_name="table.csv", row_style=None):
+    """A sortable, filterable AG Grid with a CSV export button (id ``<id>-csv``)."""
+    defaults = {"sortable": True, "filter": True, "resizable": True, "minWidth": 80}
+    opts = {"animateRows": False, "rowHeight": 30, "headerHeight": 34}
+    grid = dag.AgGrid(id=id_, columnDefs=columns, rowData=rows or [], defaultColDef=defaults,
+                      dashGridOptions=opts, columnSize="responsiveSizeToFit", style={"height": f"{height}px"},
+                      csvExportParams={"fileName": file_name}, className="ag-theme-alpine",
+                      getRowStyle=row_style)
+    return html.Div([
+        html.Div(html.Button("Export CSV", id=f"{id_}-csv", className="btn btn-small", n_clicks=0),
+                 className="grid-tools"),
+        grid,
+    ], className="grid-box")
+
+
+def num_col(field, header, digits=2, width=None):
+    col = {"field": field, "headerName": header, "type": "numericColumn", "filter": "agNumberColumnFilter",
+           "valueFormatter": {"function": f"params.value == null ? '–' : d3.format('.{digits}f')(params.value)"}}
+    if width:
+        col["width"] = width
+    return col
+
+
+def card(*children, className=""):
+    return html.Div(list(children), className=f"card {className}".strip())
+
+
+def stat(label, value, id_=None):
+    kw = {"id": id_} if id_ else {}
+    return html.Div([html.Div(value, className="stat-value", **kw), html.Div(label, className="stat-label")],
+                    className="stat")
+
+
+def register_csv(id_):
+    from dash import Input, Output, callback
+
+    @callback(Output(id_, "exportDataAsCsv"), Input(f"{id_}-csv", "n_clicks"), prevent_initial_call=True)
+    def _export(n):
+        return bool(n)
+
+
+def alert(text, kind="error"):
+    return html.Div(text, className=f"alert alert-{kind}", role="alert")

@@ -1,0 +1,21 @@
+"""Form fields: a labelled control, a number input that reports on Enter or blur, a dropdown."""
+
+from __future__ import annotations
+
+from dash import dcc, html
+
+
+def field(label, control, hint=None):
+    return html.Div([html.Label(label, className="field-label"), control,
+                     html.Div(hint, className="field-hint") if hint else None], className="field")
+
+
+def number_field(prefix, name, value, label=None, hint=None):
+    """A numeric input (id ``<prefix>-<name>``) that reports on Enter or blur, not on every keystroke."""
+    return field(label or name, dcc.Input(id=f"{prefix}-{name}", type="number", value=value, step="any",
+                                          debounce=True, className="num-input"), hint)
+
+
+def dropdown(id_, options, value, multi=False, **kw):
+    opts = [o if isinstance(o, dict) else {"label": str(o), "value": o} for o in options]
+    return dcc.Dropdown(id=id_, options=opts, value=value, clearable=False, multi=multi, **kw)

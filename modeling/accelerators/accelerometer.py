@@ -1,0 +1,102 @@
+"""Accelerometer: bounds, sensitivity regions and totem plots of LogCA (thesis chapter 6).
+
+* Bounds (6.1-6.3): :func:`modeling.accelerators.logca.bound_kind` classifies a kernel as
+  compute-bound (bounded by A) or latency-bound (by ``C/L * g**(beta-1)``);
+  :func:`modeling.accelerators.logca.bound_curves` draws the ceilings.
+* Sensitivity (6.2.2): a parameter is in the optimization region at ``g``
+  when improving it by ``factor`` (L/f, o/f, C*f, A*f) raises the speedup by
+  at least ``threshold`` (defaults 10 and 20 %, as the thesis).  Region edges
+  are the exact granularities where a gain crosses the threshold (a root
+  search between grid points), not grid points; a region is a maximal range
+  with one non-empty set of parameters, labelled in the order L, o, C, A
+  (e.g. "oC", "oCA", "A").  Ranges where no parameter helps are not regions.
+* Totem plots (6.2.3): the speedup with each parameter improved by 2, 4, 6,
+  8, 10 and the extremes (L, o -> 0; C, A -> infinity).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+
+from modeling.errors import ConfigError
+from modeling.accelerators.logca import PARAMS, LogCAParams, log_grid, speedup
+
+TOTEM_FACTORS = (2, 4, 6, 8, 10)
+
+
+def improved(p: LogCAParams, param: str, factor: float) -> LogCAParams:
+    """``p`` with one parameter improved by ``factor`` (``inf``: L, o -> 0; C, A -> inf)."""
+    if param not in PARAMS:
+        raise ConfigError(f"parameter must be one of {PARAMS}, not {param!r}.")
+    if not factor >= 1:
+        raise ConfigError(f"an improvement factor must be >= 1, got {factor}.")
+    value = getattr(p, param)
+    if param in ("L", "o"):
+        return p.with_(**{param: 0.0 if math.isinf(factor) else value / factor})
+    return p.with_(**{param: math.inf if math.isinf(factor) else value * factor})
+
+
+def gain(p: LogCAParams, param: str, g, factor: float = 10.0) -> np.ndarray:
+    """Relative speedup gain ``S_improved(g) / S(g) - 1``."""
+    return speedup(improved(p, param, factor), g) / speedup(p, g) - 1.0
+
+
+def _label(params) -> str:
+    return "".join(k for k in PARAMS if k in params)
+
+
+def optimization_regions(p: LogCAParams, lo: float = 16, hi: float = 32 * 2**20, factor: float = 10.0,
+                         threshold: float = 0.2, per_octave: int = 16) -> dict:
+    """Regions and cut-offs over ``[lo, hi]`` bytes.
+
+    Returns ``{"regions": [{"params", "from", "to"}], "cutoffs": {param: {"from", "to"} | None}}``.
+    A cut-off gives the first and last granularity where the parameter's gain
+    reaches the threshold (the thesis' arrows, Fig. 6.4).
+    """
+    if not (0 < lo < hi):
+        raise ConfigError("the granularity range needs 0 < from < to.")
+    if not threshold > 0:
+        raise ConfigError("the gain threshold must be > 0.")
+    grid = log_grid(lo, hi, per_octave)
+    edges = {lo, hi}
+    beneficial = {}
+    for k in PARAMS:
+        d = gain(p, k, grid, factor) - threshold
+        beneficial[k] = d >= 0
+        for i in np.nonzero(np.diff(np.sign(d)) != 0)[0]:
+            f = lambda x, k=k: float(gain(p, k, math.exp(x), factor)[()]) - threshold  # noqa: E731
+            a, b = math.log(grid[i]), math.log(grid[i + 1])
+            edges.add(math.exp(brentq(f, a, b, xtol=1e-12)) if f(a) * f(b) < 0 else grid[i + 1])
+    cuts = sorted(edges)
+    regions = []
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        mid = math.sqrt(a * b)
+        label = _label([k for k in PARAMS if float(gain(p, k, mid, factor)[()]) >= threshold])
+        if regions and regions[-1]["params"] == label and regions[-1]["to"] == a:
+            regions[-1]["to"] = b
+        else:
+            regions.append({"params": label, "from": a, "to": b})
+    regions = [r for r in regions if r["params"]]
+    cutoffs = {}
+    for k in PARAMS:
+        spans = [r for r in regions if k in r["params"]]
+        cutoffs[k] = {"from": spans[0]["from"], "to": spans[-1]["to"]} if spans else None
+    return {"regions": regions, "cutoffs": cutoffs, "factor": factor, "threshold": threshold}
+
+
+def region_at(p: LogCAParams, g: float, factor: float = 10.0, threshold: float = 0.2) -> str:
+    """Label of the parameters that pay off at one granularity ("" when none does)."""
+    return _label([k for k in PARAMS if float(gain(p, k, g, factor)[()]) >= threshold])
+
+
+def totem(p: LogCAParams, g, factors=TOTEM_FACTORS) -> dict:
+    """Speedup curves for each parameter improved by each factor and at its extreme."""
+    out = {"base": speedup(p, g)}
+    for k in PARAMS:
+        curves = {str(f): speedup(improved(p, k, f), g) for f in factors}
+        curves["0" if k in ("L", "o") else "inf"] = speedup(improved(p, k, math.inf), g)
+        out[k] = curves
+    return out

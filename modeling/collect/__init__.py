@@ -1,0 +1,1 @@
+"""Measuring on this machine: offload timing tables (openssl)."""

@@ -1,0 +1,166 @@
+"""Command line of the cross-generation method: ``ensemble``, ``sweep``, ``rank``, ``devices``.
+
+``python -m modeling ensemble --host GTX-680 --target GTX-980 [--json]`` runs a
+scenario and prints its leaderboard; ``sweep`` the Random Forest tree-count
+sweep (RastSim 4.4); ``rank`` one model's feature ranking; ``devices`` the
+shipped GPUs.
+"""
+
+from __future__ import annotations
+
+import json
+
+from modeling.errors import ModelingError
+
+
+def _scenario_args(p):
+    src = p.add_argument_group("data")
+    src.add_argument("--host", help="host GPU of the shipped data (e.g. GTX-680)")
+    src.add_argument("--target", help="target GPU (shipped data) or target column (--csv)")
+    src.add_argument("--metric", default="duration", choices=["duration", "cycles"])
+    src.add_argument("--csv", help="a CSV or Parquet workload table instead of the shipped data")
+    src.add_argument("--group", help="group column (application) for grouped CV")
+    src.add_argument("--id", dest="id_col", help="workload id column")
+    src.add_argument("--features", help="comma-separated feature columns (default: all numeric)")
+    src.add_argument("--host-col", help="the host's own measure of the target metric")
+    ev = p.add_argument_group("evaluation")
+    ev.add_argument("--models", default="halwpe", help="halwpe | rastsim | comma-separated names")
+    ev.add_argument("--cv", default="kfold", choices=["kfold", "group", "logo"])
+    ev.add_argument("--folds", type=int, default=10)
+    ev.add_argument("--transform", default="none", choices=["none", "log", "ratio"])
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--jobs", type=int, default=1, help="models evaluated in parallel processes")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def load_scenario(args) -> dict:
+    """Resolve the data options of a command into a scenario dict."""
+    if args.csv:
+        from modeling.tables.workload import table_scenario
+        from modeling.tables.reading import read_table
+
+        if not args.target:
+            raise ModelingError("--csv needs --target COLUMN.")
+        table = read_table(args.csv)
+        feats = [f.strip() for f in args.features.split(",")] if args.features else None
+        return table_scenario(table.frame, args.target, args.group, args.id_col, feats, args.host_col,
+                              table.conversions)
+    from modeling import shipped
+
+    if not (args.host and args.target):
+        raise ModelingError("Give --host and --target GPUs (see 'python -m modeling devices'), or --csv FILE.")
+    return shipped.scenario(args.host, args.target, args.metric)
+
+
+def _prepared(args):
+    """The scenario and its validated arrays (constant columns dropped, as in ``ensemble``)."""
+    from modeling.crossgen.ensemble import prepare
+
+    scen = load_scenario(args)
+    return scen, prepare(scen["X"], scen["y"], scen["feature_names"], scen["workload_ids"], scen["groups"],
+                         True, scen["host_index"])
+
+
+def _run(args, scen):
+    from modeling.crossgen.ensemble import run_ensemble
+
+    return run_ensemble(
+        scen["X"], scen["y"], models=args.models, cv=args.cv, folds=args.folds, groups=scen["groups"],
+        transform=args.transform, host_index=scen["host_index"], seed=args.seed,
+        feature_names=scen["feature_names"], workload_ids=scen["workload_ids"],
+        scenario=scen["scenario"], drop_constant=True, n_jobs=args.jobs)
+
+
+def _fmt_table(rows, cols):
+    widths = [max(len(str(c)), *(len(str(r[i])) for r in rows)) for i, c in enumerate(cols)]
+    line = "  ".join(str(c).ljust(w) for c, w in zip(cols, widths))
+    out = [line, "-" * len(line)]
+    out += ["  ".join(str(v).ljust(w) for v, w in zip(r, widths)) for r in rows]
+    return "\n".join(out)
+
+
+def cmd_ensemble(args) -> int:
+    scen = load_scenario(args)
+    res = _run(args, scen)
+    d = res.to_dict()
+    d["missing_rows"] = scen.get("missing_rows", 0)
+    if args.json:
+        print(json.dumps(d, indent=2))
+        return 0
+    s = d["scenario"]
+    print(f"Scenario: {json.dumps(s)}")
+    print(f"{d['n_workloads']} workloads x {d['n_features']} features; excluded (target <= 0): "
+          f"{d['excluded_rows']}; missing rows: {d['missing_rows']}; dropped constant: {len(d['dropped_constant'])}")
+    rows = []
+    for m in sorted(d["models"], key=lambda m: m["e_out"]):
+        mark = " *" if m["model"] == d["best"]["overall"] else (" +" if m["model"] == d["best"]["nnls"] else "")
+        rows.append([m["model"] + mark, f"{m['e_out']:.2f}", f"{m['e_in']:.2f}", f"{m['inlier_ratio']['10']:.1f}",
+                     f"{m['inlier_ratio']['20']:.1f}", f"{m['n_selected']}/{m['n_available']}",
+                     f"{m['fit_seconds']:.2f}"])
+    b = d["baseline"]
+    if b.get("e_out") is not None:
+        rows.append([b["model"], f"{b['e_out']:.2f}", f"{b['e_in']:.2f}", f"{b['inlier_ratio']['10']:.1f}",
+                     f"{b['inlier_ratio']['20']:.1f}", "1", f"{b['fit_seconds']:.2f}"])
+    print(_fmt_table(rows, ["model", "E_out %", "E_in %", "IR@10 %", "IR@20 %", "features", "fit s"]))
+    print("* best overall, + best non-negative (NNLS family)")
+    return 0
+
+
+def cmd_sweep(args) -> int:
+    from modeling.crossgen.ensemble import make_splits
+    from modeling.crossgen.sweep import tree_sweep
+
+    scen, d = _prepared(args)
+    splits = make_splits(len(d["y"]), args.cv, args.folds, d["groups"], args.seed)
+    res = tree_sweep(d["X"], d["y"], splits, seed=args.seed).to_dict()
+    if args.json:
+        print(json.dumps(res, indent=2))
+        return 0
+    rows = [[n, f"{e:.2f}", f"{ir['10']:.1f}", f"{ir['20']:.1f}"]
+            for n, e, ir in zip(res["n_trees"], res["e_out"], res["inlier_ratio"])]
+    print(_fmt_table(rows, ["trees", "E_out %", "IR@10 %", "IR@20 %"]))
+    return 0
+
+
+def cmd_rank(args) -> int:
+    from modeling.crossgen.ranking import rank_features
+
+    scen, d = _prepared(args)
+    cats = None
+    if "categories" in scen:
+        cmap = dict(zip(scen["feature_names"], scen["categories"]))
+        cats = [cmap[n] for n in d["names"]]
+    res = rank_features(d["X"], d["y"], d["names"], args.model, categories=cats, seed=args.seed).to_dict()
+    if args.json:
+        print(json.dumps(res, indent=2))
+        return 0
+    print(f"{res['model']}: {res['kind']}")
+    rows = [[r["rank"], r["feature"], r.get("category") or "", f"{r['score']:.4g}",
+             "" if r.get("coef") is None else f"{r['coef']:.4g}"] for r in res["features"][: args.top]]
+    print(_fmt_table(rows, ["rank", "feature", "category", res["score_name"], "coef"]))
+    return 0
+
+
+def cmd_devices(args) -> int:
+    from modeling import shipped
+
+    df = shipped.devices()
+    print(df.to_json(orient="records", indent=2) if args.json else df.to_string(index=False))
+    return 0
+
+
+def add_parsers(sub) -> None:
+    e = sub.add_parser("ensemble", help="run a scenario and print the leaderboard")
+    _scenario_args(e)
+    e.set_defaults(func=cmd_ensemble)
+    s = sub.add_parser("sweep", help="Random Forest tree-count sweep (n = 2^1 .. 2^10)")
+    _scenario_args(s)
+    s.set_defaults(func=cmd_sweep)
+    r = sub.add_parser("rank", help="feature ranking of one model")
+    _scenario_args(r)
+    r.add_argument("--model", default="OLS/Forward/BIC")
+    r.add_argument("--top", type=int, default=20)
+    r.set_defaults(func=cmd_rank)
+    dv = sub.add_parser("devices", help="list the shipped GPUs")
+    dv.add_argument("--json", action="store_true")
+    dv.set_defaults(func=cmd_devices)

@@ -1,0 +1,376 @@
+"""The HALWPE / RastSim regression ensemble and its cross-validated evaluation.
+
+Models (names as shown on leaderboards), after HALWPE Fig. 5 and RastSim Fig. 10:
+
+ 1. OLS                         2. NNLS
+ 3-6.  OLS/{Forward,Backward}/{AIC,BIC}
+ 7-10. NNLS/{Forward,Backward}/{AIC,BIC}
+ 11. Lasso   12. Lasso/NNLS   13. ElasticNet   14. ElasticNet/NNLS
+ 15. RandomForest (128 trees)
+
+Presets: ``halwpe`` = models 1-12 and 15 (13 models), ``rastsim`` = all 15.
+
+Evaluation: out-of-fold predictions from K-fold CV give E_out (RastSim eq. 3),
+per-workload APE (eq. 4) and inlier ratios (eq. 5); a fit on all workloads gives
+E_in and the number of selected features. Besides the papers' random K-fold,
+grouped K-fold and leave-one-group-out keep all workloads of an application in
+the same fold (random folds over inputs of one application flatter the error).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+
+import numpy as np
+
+from modeling.errors import ConfigError, DataError, NotEnoughDataError
+from modeling.metrics import THRESHOLDS, ape, inlier_ratios, percent_safe
+from modeling.parallel import map_unordered
+from modeling.crossgen.estimators import (
+    ForestRegressor,
+    HostRatioBaseline,
+    NNLSRegressor,
+    OLSRegressor,
+    RegularizedRegressor,
+    StepwiseRegressor,
+    TargetTransformRegressor,
+)
+
+
+def _stepwise(fit_kind, direction, criterion):
+    return lambda seed: StepwiseRegressor(fit_kind, direction, criterion)
+
+
+MODEL_FACTORIES: dict[str, Callable[[int], object]] = {
+    "OLS": lambda seed: OLSRegressor(),
+    "NNLS": lambda seed: NNLSRegressor(),
+    **{f"{fk.upper()}/{d.title()}/{c.upper()}": _stepwise(fk, d, c)
+       for fk in ("ols", "nnls") for d in ("forward", "backward") for c in ("aic", "bic")},
+    "Lasso": lambda seed: RegularizedRegressor("lasso", False, random_state=seed),
+    "Lasso/NNLS": lambda seed: RegularizedRegressor("lasso", True, random_state=seed),
+    "ElasticNet": lambda seed: RegularizedRegressor("elasticnet", False, random_state=seed),
+    "ElasticNet/NNLS": lambda seed: RegularizedRegressor("elasticnet", True, random_state=seed),
+    "RandomForest": lambda seed: ForestRegressor(128, random_state=seed),
+}
+ALL_MODELS = list(MODEL_FACTORIES)
+PRESETS = {
+    "halwpe": [m for m in ALL_MODELS if not m.startswith("ElasticNet")],
+    "rastsim": ALL_MODELS,
+}
+CV_SCHEMES = ("kfold", "group", "logo")
+TRANSFORMS = ("none", "log", "ratio")
+BASELINE = "Baseline (host x median ratio)"
+
+
+def is_nonnegative(name: str) -> bool:
+    """True for the models with non-negative coefficients (HALWPE's NNLS family)."""
+    return "NNLS" in name
+
+
+def resolve_models(models) -> list[str]:
+    """Turn a preset name or a list of model names into a list of model names."""
+    if isinstance(models, str):
+        if models in PRESETS:
+            return list(PRESETS[models])
+        models = [m.strip() for m in models.split(",") if m.strip()]
+    unknown = [m for m in models if m not in MODEL_FACTORIES]
+    if unknown:
+        raise ConfigError(f"Unknown model(s) {', '.join(unknown)}; choose a preset "
+                          f"({', '.join(PRESETS)}) or names from: {', '.join(ALL_MODELS)}.")
+    if not models:
+        raise ConfigError("No models selected.")
+    return list(models)
+
+
+def make_splits(n: int, cv: str = "kfold", folds: int = 10, groups=None, seed: int = 0):
+    """Train/test index pairs for the outer evaluation.
+
+    kfold: shuffled K-fold (the papers); group: K-fold over groups (GroupKFold,
+    shuffled); logo: leave one group out.
+    """
+    from sklearn.model_selection import GroupKFold, KFold, LeaveOneGroupOut
+
+    if cv not in CV_SCHEMES:
+        raise ConfigError(f"Unknown CV scheme {cv!r}; use one of {', '.join(CV_SCHEMES)}.")
+    idx = np.arange(n)
+    if cv == "kfold":
+        if not isinstance(folds, (int, np.integer)) or folds < 2:
+            raise ConfigError(f"K-fold needs at least 2 folds, got {folds!r}.")
+        if n < folds:
+            raise NotEnoughDataError(f"{n} workloads are fewer than the {folds} CV folds; "
+                                     f"use fewer folds or more workloads.")
+        return list(KFold(folds, shuffle=True, random_state=seed).split(idx))
+    if groups is None:
+        raise ConfigError(f"CV scheme {cv!r} needs a group column (e.g. the application).")
+    groups = np.asarray(groups)
+    n_groups = len(np.unique(groups))
+    if n_groups < 2:
+        raise NotEnoughDataError(f"Grouped CV needs at least 2 groups; the data has {n_groups}. "
+                                 "Use random K-fold, or a column with more groups.")
+    if cv == "logo":
+        return list(LeaveOneGroupOut().split(idx, groups=groups))
+    if n_groups < folds:
+        raise NotEnoughDataError(f"Grouped {folds}-fold CV needs at least {folds} groups; the data has "
+                                 f"{n_groups}. Use --cv logo or --folds {n_groups}.")
+    return list(GroupKFold(folds, shuffle=True, random_state=seed).split(idx, groups=groups))
+
+
+@dataclass
+class ModelResult:
+    """Cross-validated result of one model (all errors in percent)."""
+
+    model: str
+    e_out: float
+    e_out_fold_mean: float
+    e_in: float
+    inlier_ratio: dict
+    n_selected: int
+    n_available: int
+    fit_seconds: float
+    oof_prediction: list = field(repr=False)
+    ape: list = field(repr=False)
+    fold_e_out: list = field(repr=False)
+    selected: list = field(repr=False, default_factory=list)
+    steps: list | None = field(repr=False, default=None)
+
+    def to_dict(self, full: bool = False) -> dict:
+        d = asdict(self)
+        if not full:
+            for k in ("oof_prediction", "ape", "fold_e_out", "selected", "steps"):
+                d.pop(k)
+        return d
+
+
+@dataclass
+class EnsembleResult:
+    """Leaderboard of a scenario, JSON-ready through ``to_dict``."""
+
+    scenario: dict
+    n_workloads: int
+    n_features: int
+    feature_names: list
+    workload_ids: list
+    groups: list | None
+    observed: list
+    baseline: ModelResult | None
+    models: list
+    excluded_rows: int = 0
+    dropped_constant: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    def best(self, nonneg_only: bool = False) -> ModelResult:
+        pool = [m for m in self.models if (is_nonnegative(m.model) or not nonneg_only)]
+        if not pool:
+            return None
+        return min(pool, key=lambda m: m.e_out)
+
+    def model(self, name: str) -> ModelResult:
+        for m in self.models:
+            if m.model == name:
+                return m
+        if self.baseline is not None and name == self.baseline.model:
+            return self.baseline
+        raise ConfigError(f"Model {name!r} is not in this result.")
+
+    def to_dict(self, full: bool = False) -> dict:
+        best = self.best()
+        best_nn = self.best(nonneg_only=True)
+        d = {
+            "scenario": self.scenario,
+            "n_workloads": self.n_workloads,
+            "n_features": self.n_features,
+            "excluded_rows": self.excluded_rows,
+            "dropped_constant": self.dropped_constant,
+            "baseline": ({"e_out": None, "reason": "no host metric column"} if self.baseline is None
+                         else self.baseline.to_dict(full)),
+            "best": {"overall": best.model if best else None, "nnls": best_nn.model if best_nn else None},
+            "models": [m.to_dict(full) for m in self.models],
+            "seconds": self.seconds,
+        }
+        if full:
+            d.update(feature_names=self.feature_names, workload_ids=self.workload_ids,
+                     groups=self.groups, observed=self.observed)
+            for m in d["models"]:  # feature indices -> names for display
+                m["selected"] = [self.feature_names[i] for i in m["selected"]]
+                for step in m["steps"] or []:
+                    if step["feature"] is not None:
+                        step["feature"] = self.feature_names[step["feature"]]
+        return d
+
+
+def prepare(X, y, feature_names=None, workload_ids=None, groups=None, drop_constant=False,
+            host_index=None):
+    """Validate a scenario's table; drop rows whose target cannot carry a % error.
+
+    Returns a dict with the cleaned arrays and what was excluded. Raises
+    ``DataError`` with the offending column names for NaN/inf features or (unless
+    ``drop_constant``) constant columns.
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float).ravel()
+    n, p = X.shape
+    names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(p)]
+    ids = list(workload_ids) if workload_ids is not None else [str(i) for i in range(n)]
+    if len(names) != p or len(ids) != n or y.shape[0] != n:
+        raise DataError("Features, target, names and ids disagree in size.")
+    if p == 0:
+        raise DataError("No feature columns: select at least one numeric feature.")
+    bad = [names[j] for j in np.flatnonzero(~np.all(np.isfinite(X), axis=0))]
+    if bad:
+        raise DataError(f"Feature columns with NaN or infinite values: {', '.join(bad[:10])}"
+                        f"{' …' if len(bad) > 10 else ''}. Clean them or leave them out.")
+    if not np.all(np.isfinite(y)):
+        raise DataError(f"The target has {int((~np.isfinite(y)).sum())} NaN or infinite values; "
+                        "those workloads cannot be used.")
+    keep = percent_safe(y)
+    excluded = int((~keep).sum())
+    X, y = X[keep], y[keep]
+    ids = [i for i, k in zip(ids, keep) if k]
+    if groups is not None:
+        groups = np.asarray(groups)[keep]
+    if len(y) < 3:
+        raise NotEnoughDataError(f"Only {len(y)} workloads have a positive target "
+                                 f"({excluded} excluded with target <= 0 or ~0); at least 3 are needed.")
+    const = np.flatnonzero(np.ptp(X, axis=0) <= 1e-12 * np.maximum(np.abs(X).max(axis=0), 1e-300))
+    dropped = [names[j] for j in const]
+    if dropped and host_index is not None and host_index in const:
+        raise DataError(f"The host metric column {names[host_index]!r} is constant.")
+    if dropped and not drop_constant:
+        raise DataError(f"Constant feature columns carry no information: {', '.join(dropped[:10])}"
+                        f"{' …' if len(dropped) > 10 else ''}. Leave them out (or drop_constant=True).")
+    if dropped:
+        keep_cols = np.setdiff1d(np.arange(p), const)
+        if host_index is not None:
+            host_index = int(np.searchsorted(keep_cols, host_index))
+        X = X[:, keep_cols]
+        names = [names[j] for j in keep_cols]
+        if X.shape[1] == 0:
+            raise DataError("Every feature column is constant; nothing to learn from.")
+    return dict(X=X, y=y, names=names, ids=ids, groups=groups, excluded=excluded,
+                dropped=dropped, host_index=host_index)
+
+
+def _wrap(est, transform, host_index):
+    if transform == "none":
+        return est
+    return TargetTransformRegressor(est, transform, host_index)
+
+
+def _fit_task(name, factory, X, y, train, test, transform, host_index, seed):
+    """One unit of work: fit ``name`` on ``train`` and predict ``test``.
+
+    ``test is None`` means the fit on all workloads (E_in, selected features).
+    """
+    t0 = time.perf_counter()
+    tr = "none" if name == BASELINE else transform
+    est = _wrap(factory(seed), tr, host_index).fit(X[train], y[train])
+    if test is not None:
+        return est.predict(X[test]), None, time.perf_counter() - t0
+    inner = getattr(est, "estimator_", est)
+    info = {"pred": est.predict(X), "n_selected": int(inner.n_selected_),
+            "selected": [int(i) for i in inner.selected_], "steps": getattr(inner, "steps_", None)}
+    return None, info, time.perf_counter() - t0
+
+
+def _assemble(name, X, y, splits, parts) -> ModelResult:
+    oof = np.empty_like(y)
+    seconds = 0.0
+    info = None
+    for (fold, (pred, full, sec)) in parts:
+        seconds += sec
+        if fold is None:
+            info = full
+        else:
+            oof[splits[fold][1]] = pred
+    a = ape(y, oof)
+    fold_errs = [float(np.mean(a[test])) for _, test in splits]
+    return ModelResult(
+        model=name, e_out=float(a.mean()), e_out_fold_mean=float(np.mean(fold_errs)),
+        e_in=float(np.mean(ape(y, info["pred"]))), inlier_ratio=inlier_ratios(a, THRESHOLDS),
+        n_selected=info["n_selected"], n_available=int(X.shape[1]), fit_seconds=seconds,
+        oof_prediction=oof.tolist(), ape=a.tolist(), fold_e_out=fold_errs, selected=info["selected"],
+        steps=info["steps"])
+
+
+def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, transform="none",
+                 host_index=None, seed=0, feature_names=None, workload_ids=None, scenario=None,
+                 drop_constant=False, n_jobs=1, progress=None) -> EnsembleResult:
+    """Evaluate the ensemble on one scenario.
+
+    Parameters
+    ----------
+    X : array, shape (n_workloads, n_features)
+        Host-side features.
+    y : array, shape (n_workloads,)
+        Target metric on the target device (e.g. cycles per frame, duration).
+    models : str or list of str
+        Preset name (``halwpe``, ``rastsim``) or model names.
+    cv : {"kfold", "group", "logo"}
+    folds : int
+        K for kfold/group.
+    groups : array, shape (n_workloads,), optional
+        Group (application) of each workload, for grouped CV.
+    transform : {"none", "log", "ratio"}
+        Target transform; errors are always in target units.
+    host_index : int, optional
+        Column of X holding the host's own measure of the target metric (needed
+        by the ratio transform and the baseline).
+    seed : int
+        Seeds the folds and every random model, so a shared link reproduces.
+    n_jobs : int
+        Worker processes; each (model, fold) fit is one task (1 = in this process).
+    progress : callable(done, total, label), optional
+        Called after each fit, with the number of fits done and in all, and a
+        label "model k of N (name), fold f of K".
+    """
+    t0 = time.perf_counter()
+    names = resolve_models(models)
+    if transform not in TRANSFORMS:
+        raise ConfigError(f"Unknown transform {transform!r}; use one of {', '.join(TRANSFORMS)}.")
+    if transform == "ratio" and host_index is None:
+        raise ConfigError("The ratio transform needs the host's own metric column (--host-col).")
+    d = prepare(X, y, feature_names, workload_ids, groups, drop_constant, host_index)
+    X, y, host_index = d["X"], d["y"], d["host_index"]
+    splits = make_splits(len(y), cv, folds, d["groups"], seed)
+    jobs = [(n, MODEL_FACTORIES[n]) for n in names]
+    if host_index is not None:
+        jobs.append((BASELINE, lambda s, h=host_index: HostRatioBaseline(h)))
+    # one task per (model, fold) plus the all-workload fit; the forest first so
+    # that its many tasks spread over the workers instead of finishing last
+    tasks = [(n, f, k) for n, f in sorted(jobs, key=lambda j: j[0] != "RandomForest")
+             for k in [*range(len(splits)), None]]
+    all_rows = np.arange(len(y))
+
+    def args(n, f, k):
+        train, test = (all_rows, None) if k is None else splits[k]
+        return (n, f, X, y, train, test, transform, host_index, seed)
+
+    parts: dict[str, list] = {n: [] for n, _ in jobs}
+    order = {n: i + 1 for i, (n, _) in enumerate(jobs)}
+    per_model = len(splits) + 1
+    def tagged(task):
+        n, f, k = task
+        return n, k, _fit_task(*args(n, f, k))
+
+    outputs = map_unordered(tagged, tasks, n_jobs)
+    results_by_name = {}
+    for n, k, out in outputs:
+        parts[n].append((k, out))
+        if len(parts[n]) == per_model:
+            results_by_name[n] = _assemble(n, X, y, splits, parts[n])
+        if progress:
+            where = "fit on all workloads" if k is None else f"fold {k + 1} of {len(splits)}"
+            progress(sum(len(v) for v in parts.values()), len(tasks),
+                     f"model {order[n]} of {len(jobs)} ({n}), {where}")
+    results = [results_by_name[n] for n, _ in jobs]
+    baseline = next((r for r in results if r.model == BASELINE), None)
+    models_res = [r for r in results if r.model != BASELINE]
+    scen = dict(scenario or {})
+    scen.update(models=names, cv=cv, folds=len(splits), transform=transform, seed=seed)
+    return EnsembleResult(
+        scenario=scen, n_workloads=len(y), n_features=X.shape[1], feature_names=d["names"],
+        workload_ids=d["ids"], groups=None if d["groups"] is None else [str(g) for g in d["groups"]],
+        observed=y.tolist(), baseline=baseline, models=models_res, excluded_rows=d["excluded"],
+        dropped_constant=d["dropped"], seconds=time.perf_counter() - t0)

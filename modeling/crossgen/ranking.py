@@ -1,0 +1,102 @@
+"""Feature ranking (HALWPE IV.D and Tables XIII-XV; RastSim 5.5 and Table 4).
+
+* Stepwise OLS models (and full OLS): the selected features ranked by the
+  p-value of their t-test (smaller is more significant; 0.05 is the paper's
+  threshold), with coefficients.
+* NNLS, Lasso and Elastic Net: features with non-zero coefficients ranked by
+  the size of the standardized coefficient (HALWPE gives no p-values for NNLS:
+  its constraint breaks the t-test's assumptions).
+* Random Forest: the total RSS decrease of each feature's splits, as a share
+  of all splits' decrease (RastSim's "RSS ranking"), and the permutation
+  importance on held-out folds (increase of out-of-fold mean APE when the
+  feature is shuffled), which does not favour features with many split points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from modeling.crossgen.ensemble import MODEL_FACTORIES, resolve_models
+from modeling.errors import ConfigError
+from modeling.crossgen.linear import ols_stats
+from modeling.metrics import mean_ape
+
+
+@dataclass
+class Ranking:
+    model: str
+    kind: str
+    score_name: str
+    features: list  # dicts: rank, feature, category, score, coef, pvalue, ...
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _cat(categories, j):
+    return None if categories is None else categories[j]
+
+
+def rank_features(X, y, names, model="OLS/Forward/BIC", categories=None, seed=0,
+                  permutation=True, perm_repeats=3, perm_folds=5) -> Ranking:
+    """Rank the features of ``model`` fitted on all rows of (X, y)."""
+    resolve_models([model])
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    est = MODEL_FACTORIES[model](seed).fit(X, y)
+    std_x = X.std(axis=0)
+    rows = []
+    if model == "RandomForest":
+        rss = est.rss_importance()
+        share = 100.0 * rss / rss.sum() if rss.sum() > 0 else rss
+        perm = _permutation(X, y, seed, perm_repeats, perm_folds) if permutation else None
+        order = np.argsort(-share, kind="stable")
+        for r, j in enumerate(order, 1):
+            rows.append({"rank": r, "feature": names[j], "category": _cat(categories, j),
+                         "score": float(share[j]), "rss_decrease": float(rss[j]),
+                         "permutation": None if perm is None else float(perm[j]), "coef": None})
+        return Ranking(model, "RSS importance (% of total)", "rss_share_pct", rows)
+    if model.startswith("OLS"):
+        sel = np.asarray(est.selected_, dtype=int)
+        st = ols_stats(X, y, sel)
+        order = np.lexsort((-np.abs(st.tvalues), np.nan_to_num(st.pvalues, nan=np.inf)))
+        for r, i in enumerate(order, 1):
+            j = int(sel[i])
+            rows.append({"rank": r, "feature": names[j], "category": _cat(categories, j),
+                         "score": float(st.pvalues[i]), "pvalue": float(st.pvalues[i]),
+                         "tvalue": float(st.tvalues[i]), "coef": float(st.coef[i]),
+                         "std_coef": float(st.coef[i] * std_x[j] / (y.std() or 1.0)),
+                         "significant": bool(st.pvalues[i] < 0.05)})
+        return Ranking(model, "p-value of the t-test (smaller is more significant)", "pvalue", rows)
+    coef = est.coef_
+    stdc = coef * std_x / (y.std() or 1.0)
+    nz = np.flatnonzero(coef)
+    order = nz[np.argsort(-np.abs(stdc[nz]), kind="stable")]
+    for r, j in enumerate(order, 1):
+        rows.append({"rank": r, "feature": names[j], "category": _cat(categories, j),
+                     "score": float(abs(stdc[j])), "coef": float(coef[j]), "std_coef": float(stdc[j])})
+    return Ranking(model, "size of the standardized coefficient", "abs_std_coef", rows)
+
+
+def _permutation(X, y, seed, repeats, folds):
+    """Mean increase of held-out mean APE (percentage points) when a column is shuffled."""
+    from sklearn.model_selection import KFold
+
+    if len(y) < folds:
+        raise ConfigError("Too few workloads for permutation importance.")
+    rng = np.random.default_rng(seed)
+    inc = np.zeros(X.shape[1])
+    for train, test in KFold(folds, shuffle=True, random_state=seed).split(X):
+        est = MODEL_FACTORIES["RandomForest"](seed).fit(X[train], y[train])
+        Xt, yt = X[test], y[test]
+        base = mean_ape(yt, est.predict(Xt))
+        # one batched predict per repeat: all permuted copies stacked
+        for _ in range(repeats):
+            stack = np.repeat(Xt[None], X.shape[1], axis=0)
+            for j in range(X.shape[1]):
+                stack[j, :, j] = rng.permutation(Xt[:, j])
+            pred = est.predict(stack.reshape(-1, X.shape[1])).reshape(X.shape[1], -1)
+            inc += np.array([mean_ape(yt, row) for row in pred]) - base
+    return inc / (folds * repeats)

@@ -1,0 +1,1 @@
+"""Reading and validating the canonical tables: CSV/Parquet reading, workload tables, repeated runs."""

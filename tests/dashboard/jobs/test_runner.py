@@ -1,0 +1,126 @@
+"""Job life cycle as plain functions: one computation per key, abandoned jobs stop, a dead owner hands over."""
+
+import multiprocessing as mp
+import os
+import signal
+import threading
+import time
+
+
+from dashboard import jobs
+from dashboard.jobs import local
+
+KEY_HANDOVER = jobs.result_key("scenario", {"test": "scenario-handover"}, "fp")
+KEY_LEFT = jobs.result_key("scenario", {"test": "scenario-left"}, "fp")
+KEY_SAME = jobs.result_key("scenario", {"test": "scenario-same"}, "fp")
+KEY_WATCHED = jobs.result_key("scenario", {"test": "scenario-watched"}, "fp")
+
+
+def _slow_compute(log_path, seconds):
+    def compute(report):
+        with open(log_path, "a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        t_end = time.time() + seconds
+        while time.time() < t_end:
+            report(0.5, "working")
+            time.sleep(0.05)
+        return {"by": os.getpid()}
+    return compute
+
+
+def _run_in_child(key, log_path, seconds, out_q):
+    out_q.put(jobs.run_job(key, _slow_compute(log_path, seconds)))
+
+
+def test_two_users_same_inputs_compute_once(var):
+    ctx = mp.get_context("fork")
+    log = var / "computed.log"
+    q = ctx.Queue()
+    procs = [ctx.Process(target=_run_in_child, args=(KEY_SAME, log, 1.5, q)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    outs = [q.get(timeout=30) for _ in procs]
+    for p in procs:
+        p.join(10)
+    assert outs == [{"key": KEY_SAME}] * 2
+    assert len(log.read_text().split()) == 1  # the second job waited for the first one's result
+    assert jobs.status(KEY_SAME)["state"] == "done"
+
+
+def test_dead_owner_hands_over_to_the_waiting_job(var):
+    ctx = mp.get_context("fork")
+    log = var / "computed.log"
+    q = ctx.Queue()
+    owner = ctx.Process(target=_run_in_child, args=(KEY_HANDOVER, log, 60, q))
+    owner.start()
+    deadline = time.time() + 20
+    while (jobs.status(KEY_HANDOVER) or {}).get("state") != "running" and time.time() < deadline:
+        time.sleep(0.05)
+    waiter = ctx.Process(target=_run_in_child, args=(KEY_HANDOVER, log, 0.3, q))
+    waiter.start()
+    time.sleep(0.5)
+    assert len(log.read_text().split()) == 1  # still waiting for the owner
+    os.kill(owner.pid, signal.SIGKILL)
+    owner.join(10)
+    assert q.get(timeout=30) == {"key": KEY_HANDOVER}
+    waiter.join(10)
+    assert jobs.get_result(KEY_HANDOVER) == {"by": waiter.pid}
+    assert len(log.read_text().split()) == 2
+
+
+def test_a_job_no_page_watches_stops_itself(var, monkeypatch):
+    monkeypatch.setattr("dashboard.settings.JOB_ABANDON_SECONDS", 1.0)
+    t0 = time.time()
+    out = jobs.run_job(KEY_LEFT, _slow_compute(var / "a.log", 30))
+    assert time.time() - t0 < 10
+    assert out["error"].startswith("Stopped: no page has waited") and "Run again" in out["error"]
+    assert jobs.status(KEY_LEFT)["state"] == "abandoned"
+    assert not jobs.job_failed(KEY_LEFT) and not jobs.has_result(KEY_LEFT)
+
+
+def test_a_watched_job_runs_to_the_end(var, monkeypatch):
+    monkeypatch.setattr("dashboard.settings.JOB_ABANDON_SECONDS", 1.0)
+    stop = threading.Event()
+
+    def page_ticks():
+        while not stop.is_set():
+            jobs.beat(KEY_WATCHED)
+            time.sleep(0.2)
+
+    t = threading.Thread(target=page_ticks)
+    t.start()
+    try:
+        out = jobs.run_job(KEY_WATCHED, _slow_compute(var / "w.log", 3.0))
+    finally:
+        stop.set()
+        t.join()
+    assert out == {"key": KEY_WATCHED} and jobs.get_result(KEY_WATCHED) == {"by": os.getpid()}
+
+
+def test_job_requests_are_parsed_again_and_keys_checked(var):
+    import pytest
+
+    from dashboard.crossgen.kinds import SCENARIO, SWEEP
+    from dashboard.ui.url_state import InvalidParameter
+
+    real = SCENARIO.request({"target": "Tesla-K20"})
+    assert SCENARIO.from_store({**real, "attempt": 3}) == real  # extra page fields are ignored, key re-derived
+    assert SCENARIO.from_store({"params": real["params"]}) == real  # no key: derived here
+    other = SCENARIO.request({"target": "GTX-980"})
+    for forged, why in [({**real, "params": other["params"]}, "does not match"),
+                        ({**real, "key": "../../x"}, "does not match"),
+                        ({**real, "kind": "sweep"}, "sweep"),
+                        ({**real, "params": {**real["params"], "host": ["GTX-680"]}}, "invalid parameter host"),
+                        ({**real, "params": {**real["params"], "folds": 10**9}}, "invalid parameter folds"),
+                        ("scenario", "not a job request"), ({"params": 5}, "not a job request")]:
+        with pytest.raises((InvalidParameter, LookupError), match=why):
+            SCENARIO.from_store(forged)
+    with pytest.raises(InvalidParameter):
+        SWEEP.from_store(real)  # a scenario request is not a sweep request
+    for bad in ("../../../../tmp/x", "scenario-" + "0" * 31, ["scenario-" + "0" * 32], None, "SCENARIO-" + "0" * 32):
+        with pytest.raises(jobs.InvalidKey):
+            jobs.check_key(bad)
+        with pytest.raises(jobs.InvalidKey):
+            local.KeyLock(bad, on_wait=lambda: None)
+        assert jobs.key_of({"key": bad}) is None and jobs.result_for({"key": bad}) is None
+    assert not (var / "jobs" / "keys").exists() or not list((var / "jobs" / "keys").iterdir())

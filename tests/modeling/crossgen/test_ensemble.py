@@ -1,0 +1,141 @@
+"""Ensemble evaluation: CV schemes, transforms, baseline, JSON shape, bad input."""
+
+import json
+
+import numpy as np
+import pytest
+
+from modeling.crossgen.ensemble import PRESETS, make_splits, run_ensemble
+from modeling.errors import ConfigError, DataError, NotEnoughDataError
+from modeling.metrics import ape
+
+
+def toy(n=60, p=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.abs(rng.normal(size=(n, p))) * 10 + 1
+    host = X[:, 0]
+    y = 0.5 * host + 0.2 * X[:, 1] + rng.normal(scale=0.05, size=n) + 1
+    groups = np.repeat(["a", "b", "c", "d"], n // 4)
+    return X, y, groups
+
+
+def test_presets_sizes():
+    assert len(PRESETS["halwpe"]) == 13
+    assert len(PRESETS["rastsim"]) == 15
+
+
+def test_oof_predictions_are_out_of_fold():
+    X, y, g = toy()
+    r = run_ensemble(X, y, models=["OLS"], folds=5, seed=3)
+    m = r.models[0]
+    # recompute E_out by hand from the same folds
+    from modeling.crossgen.estimators import OLSRegressor
+    oof = np.empty_like(y)
+    for tr, te in make_splits(len(y), "kfold", 5, None, 3):
+        oof[te] = OLSRegressor().fit(X[tr], y[tr]).predict(X[te])
+    assert np.allclose(m.oof_prediction, oof)
+    assert m.e_out == pytest.approx(float(ape(y, oof).mean()))
+    assert set(m.inlier_ratio) == {"1", "5", "10", "15", "20", "30", "40", "50"}
+
+
+def test_same_seed_same_numbers_different_seed_different_folds():
+    X, y, g = toy()
+    a = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=1).to_dict()
+    b = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=1).to_dict()
+    c = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=2).to_dict()
+    strip = lambda d: [(m["model"], m["e_out"], m["e_in"]) for m in d["models"]]  # noqa: E731
+    assert strip(a) == strip(b)
+    assert strip(a) != strip(c)
+
+
+def test_grouped_cv_keeps_groups_together():
+    X, y, g = toy()
+    for cv in ("group", "logo"):
+        splits = make_splits(len(y), cv, 4, g, 0)
+        for tr, te in splits:
+            assert not set(g[tr]) & set(g[te])
+
+
+def test_baseline_and_ratio_transform():
+    X, y, g = toy()
+    r = run_ensemble(X, y, models=["OLS"], folds=5, host_index=0, transform="ratio")
+    assert r.baseline is not None and r.baseline.e_out > 0
+    d = r.to_dict()
+    assert d["baseline"]["e_out"] == pytest.approx(r.baseline.e_out)
+    r2 = run_ensemble(X, y, models=["OLS"], folds=5, transform="log")
+    assert r2.models[0].e_out > 0
+
+
+def test_json_shape():
+    X, y, g = toy()
+    r = run_ensemble(X, y, models="halwpe", folds=5, host_index=0, scenario={"dataset": "toy"})
+    d = json.loads(json.dumps(r.to_dict()))
+    assert {"scenario", "n_workloads", "n_features", "baseline", "best", "models"} <= set(d)
+    assert set(d["best"]) == {"overall", "nnls"}
+    assert "NNLS" in d["best"]["nnls"]
+    assert len(d["models"]) == 13
+    for m in d["models"]:
+        assert {"model", "e_out", "e_in", "inlier_ratio", "n_selected", "n_available", "fit_seconds"} <= set(m)
+        assert 0 <= m["n_selected"] <= m["n_available"] == 8
+
+
+def test_nonpositive_targets_excluded_and_counted():
+    X, y, g = toy()
+    y = y.copy()
+    y[:3] = [0.0, -1.0, 1e-15]
+    r = run_ensemble(X, y, models=["NNLS"], folds=5)
+    assert r.excluded_rows == 3 and r.n_workloads == 57
+    assert max(r.models[0].ape) < 1e6
+
+
+@pytest.mark.parametrize("mutate,err,match", [
+    (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 5, np.nan, X), y), DataError, "NaN"),
+    (lambda X, y: (np.where(np.arange(X.size).reshape(X.shape) == 5, np.inf, X), y), DataError, "infinite"),
+    (lambda X, y: (X, np.where(np.arange(y.size) == 2, np.nan, y)), DataError, "target"),
+    (lambda X, y: (np.column_stack([X, np.full(len(y), 3.0)]), y), DataError, "Constant"),
+    (lambda X, y: (X[:7], y[:7]), NotEnoughDataError, "fewer than the 10"),
+])
+def test_bad_inputs_raise_clear_errors(mutate, err, match):
+    X, y, g = toy()
+    X2, y2 = mutate(X, y)
+    with pytest.raises(err, match=match):
+        run_ensemble(X2, y2, models=["OLS"], folds=10)
+
+
+def test_group_errors():
+    X, y, g = toy()
+    with pytest.raises(NotEnoughDataError, match="at least 2 groups"):
+        run_ensemble(X, y, models=["OLS"], cv="logo", groups=np.array(["a"] * len(y)))
+    with pytest.raises(NotEnoughDataError, match="needs at least 10 groups"):
+        run_ensemble(X, y, models=["OLS"], cv="group", folds=10, groups=g)
+    with pytest.raises(ConfigError, match="group column"):
+        run_ensemble(X, y, models=["OLS"], cv="group")
+    with pytest.raises(ConfigError, match="Unknown model"):
+        run_ensemble(X, y, models=["Magic"])
+    with pytest.raises(ConfigError, match="ratio transform"):
+        run_ensemble(X, y, models=["OLS"], transform="ratio")
+
+
+def test_drop_constant_reports_columns():
+    X, y, g = toy()
+    X = np.column_stack([X, np.full(len(y), 3.0)])
+    r = run_ensemble(X, y, models=["OLS"], folds=5, drop_constant=True,
+                     feature_names=[f"c{i}" for i in range(9)])
+    assert r.dropped_constant == ["c8"] and r.n_features == 8
+
+
+def test_parallel_equals_serial():
+    X, y, g = toy()
+    a = run_ensemble(X, y, models=["OLS", "NNLS", "RandomForest"], folds=5, n_jobs=1)
+    b = run_ensemble(X, y, models=["OLS", "NNLS", "RandomForest"], folds=5, n_jobs=2)
+    assert [m.e_out for m in a.models] == [m.e_out for m in b.models]
+
+
+def test_log_transform_extrapolation_stays_finite():
+    from modeling.crossgen.estimators import OLSRegressor, TargetTransformRegressor
+    X = np.linspace(1, 10, 30)[:, None]
+    y = np.exp(X[:, 0])
+    m = TargetTransformRegressor(OLSRegressor(), "log").fit(X, y)
+    far = m.predict(np.array([[1e6]]))
+    assert np.isfinite(far).all() and far[0] <= y.max() * 1e6 * (1 + 1e-9)
+    assert np.allclose(m.predict(X), y, rtol=1e-6)

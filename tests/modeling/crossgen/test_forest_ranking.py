@@ -1,0 +1,105 @@
+"""Random forest settings, RSS importance, tree sweep and feature ranking."""
+
+import numpy as np
+import pytest
+
+from modeling.crossgen.ensemble import make_splits
+from modeling.crossgen.sweep import TREE_COUNTS, tree_sweep
+from modeling.crossgen.estimators import ForestRegressor
+from modeling.crossgen.ranking import rank_features
+
+
+def data(seed=0, n=120):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(1, 10, size=(n, 6))
+    y = 5 * X[:, 2] ** 2 + X[:, 4] + rng.normal(scale=0.5, size=n) + 10
+    return X, y
+
+
+def test_forest_uses_r_defaults():
+    X, y = data()
+    f = ForestRegressor(16, random_state=0).fit(X, y)
+    assert f.mtry_ == 2 and f.nodesize == 5 and f.bootstrap  # floor(6 / 3)
+    assert f.trees_.node_count.shape == (16,)
+
+
+def test_single_full_tree_is_sklearns_cart_tree():
+    """No bootstrap and every feature at every split: the CART tree sklearn grows.
+
+    Same node count, same partition of the training rows (so the same fitted
+    values) and the same total RSS decrease. Where two features cut a node into
+    the same two sets, the trees may keep different ones, so new points can
+    land differently; the training rows cannot.
+    """
+    from sklearn.tree import DecisionTreeRegressor
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 4000, size=(300, 7)).astype(float) / 64
+    y = X[:, 0] * 3 + np.sin(X[:, 1]) * 20 + rng.normal(scale=0.5, size=300)
+    ours = ForestRegressor(1, max_features=1.0, bootstrap=False).fit(X, y)
+    ref = DecisionTreeRegressor(min_samples_split=6, random_state=0).fit(X, y)
+    t = ref.tree_
+    internal = t.children_left >= 0
+    rss = t.impurity * t.weighted_n_node_samples
+    gains = rss[internal] - rss[t.children_left[internal]] - rss[t.children_right[internal]]
+    assert ours.trees_.node_count[0] == t.node_count
+    np.testing.assert_allclose(ours.predict(X), ref.predict(X), rtol=1e-12)
+    assert ours.rss_importance().sum() == pytest.approx(gains.sum(), rel=1e-9)
+
+
+def test_nodesize_counts_bootstrap_duplicates():
+    X, y = data(n=200)
+    f = ForestRegressor(8, random_state=1).fit(X, y)
+    t = f.trees_
+    for k in range(8):
+        n = t.node_count[k]
+        leaves = t.feature[k, :n] < 0
+        assert leaves.sum() == (n + 1) // 2  # a binary tree
+    # a forest is reproducible from its seed and differs across seeds
+    g = ForestRegressor(8, random_state=1).fit(X, y)
+    h = ForestRegressor(8, random_state=2).fit(X, y)
+    np.testing.assert_array_equal(f.predict(X), g.predict(X))
+    assert not np.allclose(f.predict(X), h.predict(X))
+
+
+def test_rss_importance_sums_the_split_gains():
+    X, y = data()
+    m = ForestRegressor(32, random_state=0).fit(X, y)
+    rss = m.rss_importance()
+    assert np.argmax(rss) == 2 and (rss >= 0).all()
+    # one tree without bootstrap: the gains add up to root RSS minus the leaves' RSS
+    one = ForestRegressor(1, max_features=1.0, bootstrap=False).fit(X, y)
+    leaf_of = np.array([_leaf(one.trees_, x) for x in X])
+    leaves_rss = sum(((y[leaf_of == v] - y[leaf_of == v].mean()) ** 2).sum() for v in np.unique(leaf_of))
+    assert one.rss_importance().sum() == pytest.approx(((y - y.mean()) ** 2).sum() - leaves_rss, rel=1e-9)
+
+
+def _leaf(trees, x):
+    node = 0
+    while trees.feature[0, node] >= 0:
+        node = trees.left[0, node] if x[trees.feature[0, node]] <= trees.threshold[0, node] else trees.right[0, node]
+    return node
+
+
+def test_tree_sweep_shapes_and_prefix_consistency():
+    X, y = data()
+    splits = make_splits(len(y), "kfold", 5, None, 0)
+    s = tree_sweep(X, y, splits, tree_counts=(2, 8, 32))
+    assert s.n_trees == [2, 8, 32] and len(s.e_out) == 3 and s.best_n in (2, 8, 32)
+    assert s.e_out[-1] < s.e_out[0] * 1.5
+    assert TREE_COUNTS == (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+
+
+def test_rankings():
+    X, y = data()
+    names = [f"f{i}" for i in range(6)]
+    cats = ["a", "b", "c", "d", "e", "f"]
+    r = rank_features(X, y, names, "OLS/Forward/BIC", categories=cats)
+    assert r.features[0]["feature"] == "f2" and r.features[0]["category"] == "c"
+    assert r.features[0]["pvalue"] < 1e-10 and r.score_name == "pvalue"
+    rf = rank_features(X, y, names, "RandomForest", perm_repeats=1, perm_folds=3)
+    assert rf.features[0]["feature"] == "f2"
+    assert rf.features[0]["permutation"] > 0
+    assert sum(f["score"] for f in rf.features) == pytest.approx(100.0)
+    nn = rank_features(X, y, names, "NNLS")
+    assert nn.features[0]["feature"] == "f2" and all(f["coef"] > 0 for f in nn.features)

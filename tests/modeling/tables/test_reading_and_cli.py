@@ -1,0 +1,107 @@
+"""User tables (CSV/Parquet) and the command line."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from modeling.__main__ import main
+from modeling.errors import DataError
+from modeling.tables.workload import table_scenario
+from modeling.tables.reading import read_csv_bytes, read_table
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_bom_semicolon_and_thousands():
+    t = read_csv_bytes("\ufeffid;a;b\nw1;1,234;2\nw2;5;N/A\n".encode())
+    assert t.delimiter == ";" and list(t.frame.columns) == ["id", "a", "b"]
+    assert t.frame["a"].tolist() == [1234.0, 5.0]
+    assert "thousands" in t.conversions["a"] and "N/A" in t.conversions["b"]
+
+
+def test_tab_separated_and_units_text():
+    t = read_csv_bytes(b"id\tclock\tx\nw1\t3.2GHz\t1\nw2\t3.0\t2\nw3\t2.9\t3\nw4\t2.8\t4\nw5\t2.7\t5\n")
+    assert t.delimiter == "\t"
+    assert np.isnan(t.frame["clock"][0]) and "non-numeric" in t.conversions["clock"]
+
+
+@pytest.mark.parametrize("raw,match", [
+    (b"a,b\n1,\x96\n", "not UTF-8: byte 0x96 on line 2"),
+    (b"a,a,b\n1,2,3\n", "Duplicate column names: a"),
+    (b"a,b\n1,2\n3\n", "Row 3 has 1 fields"),
+    (b"", "empty"),
+    (b"a,b\n", "no data rows"),
+    (b"PK\x03\x04rest", "Excel"),
+    (b"\x80\x04\x95pickle", "pickle"),
+])
+def test_bad_csv_messages(raw, match):
+    with pytest.raises(DataError, match=match):
+        read_csv_bytes(raw)
+
+
+def test_parquet_roundtrip_and_refusal(tmp_path):
+    p = tmp_path / "t.parquet"
+    pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]}).to_parquet(p)
+    assert read_table(p).frame.shape == (2, 2)
+    q = tmp_path / "bad.parquet"
+    pd.DataFrame({"a": [[1, 2], [3]]}).to_parquet(q)
+    with pytest.raises(DataError, match="only numbers and text"):
+        read_table(q)
+
+
+def test_table_scenario_errors():
+    df = pd.DataFrame({"id": ["a", "b", "c"], "x": [1.0, 2, 3], "y": [1.0, np.nan, 3]})
+    with pytest.raises(DataError, match="not in the table: zz"):
+        table_scenario(df, "zz")
+    with pytest.raises(DataError, match="1 missing"):
+        table_scenario(df, "y", id_col="id")
+
+
+def _csv(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 40
+    host = rng.uniform(1, 100, n)
+    df = pd.DataFrame({"wl": [f"w{i}" for i in range(n)], "app": np.repeat(list("abcd"), 10),
+                       "host_cpf": host, "f1": rng.uniform(0, 5, n), "f2": rng.uniform(0, 5, n)})
+    df["target_cpf"] = 0.6 * host + 3 * df.f1 + rng.normal(0, 0.5, n) + 5
+    path = tmp_path / "w.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_cli_csv_json(tmp_path, capsys):
+    path = _csv(tmp_path)
+    rc = main(["ensemble", "--csv", str(path), "--target", "target_cpf", "--group", "app", "--id", "wl",
+               "--host-col", "host_cpf", "--models", "OLS,NNLS,OLS/Forward/BIC", "--cv", "logo", "--json"])
+    assert rc == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["n_workloads"] == 40 and d["n_features"] == 3 and d["scenario"]["cv"] == "logo"
+    assert d["baseline"]["e_out"] > 0 and d["best"]["overall"] in {"OLS", "NNLS", "OLS/Forward/BIC"}
+    assert all(set(m["inlier_ratio"]) == {"1", "5", "10", "15", "20", "30", "40", "50"} for m in d["models"])
+
+
+def test_cli_errors_are_messages_not_tracebacks(tmp_path, capsys):
+    path = _csv(tmp_path)
+    assert main(["ensemble", "--csv", str(path), "--target", "nope"]) == 2
+    assert "not in the table" in capsys.readouterr().err
+    assert main(["ensemble", "--host", "GTX-680", "--target", "RTX-9090"]) == 2
+    assert "Unknown target GPU" in capsys.readouterr().err
+
+
+def test_cli_shipped_smoke_subprocess():
+    out = subprocess.run([sys.executable, "-m", "modeling", "ensemble", "--host", "GTX-680", "--target",
+                          "GTX-980", "--models", "OLS,NNLS/Forward/BIC,Lasso", "--folds", "5", "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["scenario"]["host"] == "GTX-680" and d["n_workloads"] == 283
+    assert d["baseline"]["e_out"] > 0 and len(d["models"]) == 3
+    table = subprocess.run([sys.executable, "-m", "modeling", "ensemble", "--host", "GTX-680", "--target",
+                            "GTX-980", "--models", "NNLS", "--folds", "5"], cwd=ROOT, capture_output=True,
+                           text=True, timeout=300)
+    assert table.returncode == 0 and "E_out %" in table.stdout and "Baseline" in table.stdout

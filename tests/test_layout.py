@@ -1,0 +1,91 @@
+"""The project's layout rules (DESIGN.md): dependencies point dashboard -> modeling only, no import loops,
+one package per method on both sides."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("modeling", "dashboard")
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for p in (ROOT / pkg).rglob("*.py"):
+            parts = list(p.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = p
+    return out
+
+
+def _imports(path: Path, module: str, known: dict) -> set[str]:
+    """Project modules ``path`` imports, at the top or inside functions (a lazy import is still a dependency)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name in known}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.split(".")[0] not in PACKAGES:
+                continue
+            for a in node.names:
+                sub = f"{node.module}.{a.name}"
+                found.add(sub if sub in known else node.module)
+    return {m for m in found if m in known and m != module}
+
+
+def _graph():
+    known = _modules()
+    return {m: _imports(p, m, known) for m, p in known.items()}
+
+
+def test_modeling_never_imports_the_dashboard_or_dash():
+    for module, deps in _graph().items():
+        if module.startswith("modeling"):
+            assert not [d for d in deps if d.startswith("dashboard")], module
+    for p in (ROOT / "modeling").rglob("*.py"):
+        tree = ast.parse(p.read_text())
+        names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert "dash" not in names and "plotly" not in names, p
+
+
+def test_no_import_loops():
+    graph = _graph()
+    index, low, stack, on, loops = {}, {}, [], set(), []
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                loops.append(sorted(comp))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    assert loops == []
+
+
+def test_one_package_per_method_on_both_sides():
+    for method in ("crossgen", "accelerators"):
+        assert (ROOT / "modeling" / method / "__init__.py").exists()
+        assert (ROOT / "dashboard" / method / "__init__.py").exists()
+        assert (ROOT / "tests" / "modeling" / method).is_dir()
+    for pkg in PACKAGES:
+        top = [p.name for p in (ROOT / pkg).glob("*.py")]
+        assert len(top) <= 8, (pkg, top)  # shared plumbing only; methods live in their packages
