@@ -27,6 +27,7 @@ orders them the same way); the step is taken when it lowers the criterion.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -70,6 +71,43 @@ class Selection:
 
 def _crit(rss, n, k, tss, kind):
     return information_criterion(rss, n, k + 1, tss, kind)
+
+
+FULL_START = "start: all independent columns"
+#: A start leaves at least this many residual degrees of freedom, and at least a quarter of n.
+MIN_RESIDUAL_DF = 10
+
+
+def saturated(n: int, k: int) -> bool:
+    """True when a model of ``k`` columns leaves fewer than ``max(10, n/4)`` residual degrees of freedom."""
+    return n - k < max(MIN_RESIDUAL_DF, math.ceil(n / 4))
+
+
+def backward_start(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, str]:
+    """The columns backward elimination starts from, and a note saying how they were chosen.
+
+    HALWPE and RastSim start backward selection from the full model. With more
+    features than workloads (577 counters, 364 workloads) the full model
+    interpolates: its RSS sits at the floor, every removal raises AIC/BIC, and
+    elimination never takes a step. So when the full (independent) model would
+    leave fewer than ``max(10, n/4)`` residual degrees of freedom, the start is
+    instead the ``k = floor(n / ln n)`` columns most correlated with the target
+    (sure independence screening, Fan and Lv 2008, with their screening size),
+    reduced to an independent subset. A prefix of the greedy forward path would
+    not do: it packs the start with the columns that fit the noise best, and
+    elimination stays stuck there. Otherwise the start is the full model, as in
+    the papers.
+    """
+    n = X.shape[0]
+    S = independent_subset(X)
+    if not saturated(n, S.size):
+        return S, FULL_START
+    k = max(1, min(int(n / math.log(n)), n - max(MIN_RESIDUAL_DF, math.ceil(n / 4))))
+    norms = np.sqrt(np.einsum("ij,ij->j", X, X))
+    corr = np.abs(X.T @ y) / np.where(norms > 0, norms, np.inf)
+    top = np.sort(np.argsort(-corr, kind="stable")[:k])
+    top = top[independent_subset(X[:, top])]
+    return top, f"start: the {top.size} columns most correlated with the target (screening; n - k = {n - top.size})"
 
 
 # ----------------------------------------------------------------------- OLS
@@ -124,19 +162,20 @@ def _inverse_gram(X: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 def ols_backward(std: Standardized, criterion: str, max_steps: int | None = None) -> Selection:
-    """Backward stepwise OLS from the numerically independent full model."""
+    """Backward stepwise OLS from the full independent model, or on saturated problems from
+    the start :func:`backward_start` chooses (shown in the first step's action)."""
     X, y = std.X, std.y
     n = X.shape[0]
     tss = float(y @ y)
-    S = independent_subset(X)
+    S, note = backward_start(X, y)
     if S.size == 0:
-        return Selection(S, np.zeros(0), [StepRecord(0, "start", None, 0, tss, _crit(tss, n, 0, tss, criterion))])
+        return Selection(S, np.zeros(0), [StepRecord(0, note, None, 0, tss, _crit(tss, n, 0, tss, criterion))])
     G = _inverse_gram(X, S)
     b = G @ (X[:, S].T @ y)
     res = y - X[:, S] @ b
     rss = float(res @ res)
     crit = _crit(rss, n, S.size, tss, criterion)
-    steps = [StepRecord(0, "start", None, int(S.size), rss, crit)]
+    steps = [StepRecord(0, note, None, int(S.size), rss, crit)]
     S = list(S)
     since_refresh = 0
     while S and (max_steps is None or len(steps) <= max_steps):
@@ -267,17 +306,28 @@ def _drop(G: np.ndarray, j: int) -> np.ndarray:
 def nnls_backward(std: Standardized, criterion: str, max_steps: int | None = None) -> Selection:
     """Backward stepwise NNLS from the full NNLS fit (exact best removal per step).
 
-    The OLS lower bounds need ``(X_A' X_A)^-1`` for the active set A; it is
-    downdated as columns leave and recomputed every 25 steps.
+    The full fit's non-zero coefficients are the start, as in the papers, when
+    they leave at least ``max(10, n/4)`` residual degrees of freedom; otherwise
+    (a saturated fit, which no removal can improve by AIC/BIC) the start is the
+    NNLS fit on :func:`backward_start`'s columns. The OLS lower bounds need
+    ``(X_A' X_A)^-1`` for the active set A; it is downdated as columns leave
+    and recomputed every 25 steps.
     """
     X, y = std.X, std.y
     n, p = X.shape
     tss = float(y @ y)
-    x, rss = nnls(X, y)
+    x, rss = nnls(X, y)  # the papers' start: NNLS on every column
     A = np.flatnonzero(x > 0)
+    note = "start: the full NNLS fit"
+    if saturated(n, A.size):  # no removal can improve AIC/BIC from an interpolating fit
+        start, note = backward_start(X, y)
+        xs, rss = nnls(X[:, start], y)
+        x = np.zeros(p)
+        x[start] = xs
+        A = start[xs > 0]
     beta = x[A]
     crit = _crit(rss, n, A.size, tss, criterion)
-    steps = [StepRecord(0, "start", None, int(A.size), rss, crit)]
+    steps = [StepRecord(0, note, None, int(A.size), rss, crit)]
     solved = 1
     G = None
     since_refresh = 0

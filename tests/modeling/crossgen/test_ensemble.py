@@ -56,14 +56,45 @@ def test_grouped_cv_keeps_groups_together():
             assert not set(g[tr]) & set(g[te])
 
 
-def test_baseline_and_ratio_transform():
+def test_baseline_and_transforms_equal_a_hand_computation():
+    """The baseline is host x median(target/host) learned per fold; the ratio transform fits target/host
+    and multiplies back; the log transform fits log(target) and exponentiates: each out of fold."""
+    from modeling.crossgen.estimators import OLSRegressor
+
     X, y, g = toy()
+    splits = make_splits(len(y), "kfold", 5, None, 0)
     r = run_ensemble(X, y, models=["OLS"], folds=5, host_index=0, transform="ratio")
-    assert r.baseline is not None and r.baseline.e_out > 0
-    d = r.to_dict()
-    assert d["baseline"]["e_out"] == pytest.approx(r.baseline.e_out)
+    base, ratio = np.empty_like(y), np.empty_like(y)
+    for tr, te in splits:
+        base[te] = X[te, 0] * np.median(y[tr] / X[tr, 0])
+        ratio[te] = OLSRegressor().fit(X[tr], y[tr] / X[tr, 0]).predict(X[te]) * X[te, 0]
+    assert r.baseline.e_out == pytest.approx(float(ape(y, base).mean()), rel=1e-12)
+    assert r.models[0].e_out == pytest.approx(float(ape(y, ratio).mean()), rel=1e-9)
+    assert r.to_dict()["baseline"]["e_out"] == pytest.approx(r.baseline.e_out)
     r2 = run_ensemble(X, y, models=["OLS"], folds=5, transform="log")
-    assert r2.models[0].e_out > 0
+    logp = np.empty_like(y)
+    for tr, te in splits:
+        logp[te] = np.exp(OLSRegressor().fit(X[tr], np.log(y[tr])).predict(X[te]))
+    assert r2.models[0].e_out == pytest.approx(float(ape(y, logp).mean()), rel=1e-9)
+
+
+def test_permuted_targets_give_no_skill():
+    """A leak (scaling, selection or tuning on rows of the test fold) would show as skill on targets
+    that have nothing to do with the features: out of fold, no model beats the training mean."""
+    rng = np.random.default_rng(5)
+    X = np.abs(rng.normal(size=(120, 30))) * 10 + 1
+    y = X[:, :3] @ [1.0, 0.5, 0.2] + rng.normal(scale=0.5, size=120) + 5
+    real = run_ensemble(X, y, models="rastsim", folds=5, seed=0)
+    y_perm = rng.permutation(y)
+    perm = run_ensemble(X, y_perm, models="rastsim", folds=5, seed=0)
+    mean_oof = np.empty_like(y)
+    for tr, te in make_splits(len(y), "kfold", 5, None, 0):
+        mean_oof[te] = y_perm[tr].mean()
+    tss = float(((y_perm - mean_oof) ** 2).sum())
+    for m in perm.models:
+        r2_oof = 1 - float(((y_perm - np.asarray(m.oof_prediction)) ** 2).sum()) / tss
+        assert r2_oof < 0.05, (m.model, r2_oof)
+    assert min(m.e_out for m in real.models) < 0.5 * min(m.e_out for m in perm.models)  # the signal is found
 
 
 def test_json_shape():

@@ -130,3 +130,69 @@ def test_bic_variants_agree_and_extra_feature_truly_lowers_bic():
     bic_chosen = sm.OLS(y, sm.add_constant(X[:, chosen])).fit().bic
     bic_support = sm.OLS(y, sm.add_constant(X[:, sorted(support)])).fit().bic
     assert bic_chosen <= bic_support + 1e-9
+
+
+def _planted_wide(seed=7, n=80, p=200):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    support = [3, 17, 42, 188]
+    y = X[:, support] @ np.array([3.0, 2.0, 2.5, 2.0]) + rng.normal(scale=0.5, size=n)
+    return X, y, support
+
+
+@pytest.mark.parametrize("fit_kind", ["ols", "nnls"])
+def test_backward_moves_and_recovers_the_support_with_more_features_than_workloads(fit_kind):
+    """p > n: the full model interpolates, so backward elimination from it never moved (0 steps, n - 1
+    features kept). It starts from a screened subset instead, takes steps and finds the planted support."""
+    X, y, support = _planted_wide()
+    s = standardize(X, y)
+    sel = SELECTORS[(fit_kind, "backward")](s, "bic")
+    assert len(sel.steps) > 1  # it moved
+    assert sel.steps[0].action.startswith("start: the ") and "most correlated" in sel.steps[0].action
+    assert sorted(sel.selected.tolist()) == support
+    aic = SELECTORS[(fit_kind, "backward")](s, "aic")
+    assert set(support) <= set(aic.selected.tolist()) and len(aic.steps) > 1
+
+
+def test_backward_start_is_the_full_model_when_residuals_are_honest():
+    from modeling.crossgen.stepwise import FULL_START, backward_start, saturated
+
+    X, y, _ = planted()
+    cols, note = backward_start(standardize(X, y).X, standardize(X, y).y)
+    assert note == FULL_START and cols.size == X.shape[1]
+    assert saturated(40, 31) and not saturated(40, 30)  # n - k >= max(10, n/4)
+    assert saturated(400, 301) and not saturated(400, 300)
+
+
+@pytest.mark.parametrize("criterion", ["aic", "bic"])
+def test_nnls_backward_equals_brute_force(criterion):
+    """Each step removes the column whose removal gives the smallest exact NNLS RSS (scipy's solver on
+    every candidate), and elimination stops exactly when no removal lowers the criterion."""
+    from modeling.crossgen.linear import information_criterion
+
+    rng = np.random.default_rng(11)
+    X = np.abs(rng.normal(size=(50, 9)))
+    y = X[:, [0, 3, 6]] @ [1.5, 1.0, 0.7] + rng.normal(scale=0.3, size=50)
+    s = standardize(X, y)
+    n, tss = len(y), float(s.y @ s.y)
+    sel = SELECTORS[("nnls", "backward")](s, criterion)
+    x, rn = scipy_nnls(s.X, s.y)
+    active = [j for j in range(9) if x[j] > 0]
+    crit = information_criterion(rn**2, n, len(active) + 1, tss, criterion)
+    taken = 0
+    while active:
+        cands = []
+        for j in active:
+            cols = [c for c in active if c != j]
+            xx, r = scipy_nnls(s.X[:, cols], s.y) if cols else (np.zeros(0), float(np.sqrt(tss)))
+            cands.append((r**2, j, [c for c, v in zip(cols, xx) if v > 0]))
+        rss, j, kept = min(cands)
+        new = information_criterion(rss, n, len(kept) + 1, tss, criterion)
+        if not new < crit:
+            break
+        taken += 1
+        step = sel.steps[taken]
+        assert step.feature == j and step.rss == pytest.approx(rss, rel=1e-7)
+        active, crit = kept, new
+    assert len(sel.steps) == taken + 1
+    assert sorted(sel.selected.tolist()) == sorted(active)
