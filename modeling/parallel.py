@@ -21,11 +21,22 @@ from collections.abc import Callable, Iterable, Iterator
 _TASKS: dict[int, tuple[Callable, list]] = {}  # set before the fork; read by the forked workers
 
 
-def _one_thread_each(threads: int) -> None:
-    """Pool initializer: each worker's BLAS/OpenMP pools get ``threads`` threads, so that
-    n workers x their threads do not oversubscribe the cores (joblib's loky does the same)."""
+def _init_worker(threads: int) -> None:
+    """Pool initializer.
+
+    * SIGTERM and SIGINT get their default actions back: a worker forked from a
+      process that handles them (a gunicorn worker handles SIGTERM as "finish
+      gracefully") would otherwise ignore ``Pool.terminate``, and the pool's
+      owner would wait for it for ever.
+    * Each worker's BLAS/OpenMP pools get ``threads`` threads, so that n workers
+      x their threads do not oversubscribe the cores (joblib's loky does the same).
+    """
+    import signal
+
     from threadpoolctl import threadpool_limits
 
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     threadpool_limits(limits=threads)
 
 
@@ -56,7 +67,7 @@ def map_unordered(fn: Callable, items: Iterable, n_jobs: int | None = 1) -> Iter
     try:
         workers = min(n_jobs, len(items))
         threads = max(1, (os.cpu_count() or 1) // workers)
-        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_one_thread_each, initargs=(threads,))
+        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(threads,))
         yield from pool.imap_unordered(_run, [(token, i) for i in range(len(items))], chunksize=1)
         pool.close()
         pool.join()

@@ -24,7 +24,6 @@ import time
 from collections import OrderedDict
 from functools import lru_cache
 
-import modeling
 from dashboard import settings
 from dashboard.jobs.keys import check_key, key_of
 from dashboard.settings import RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
@@ -43,8 +42,12 @@ def background_manager():
                 kill_group(int(job))
             super().terminate_job(job)
 
+    # no cache_by: Dash would then keep every job's output under a key made of the callback's payload and
+    # answer a later identical payload (the same link opened again) with that old output. Results are
+    # cached by the app itself (results(), keyed by validated inputs); the manager only carries a job's
+    # answer to the page once.
     cache = _open_cache("jobs", size_limit=256 * 1024**2)
-    return GroupManager(cache, cache_by=[lambda: modeling.__version__], expire=RESULT_TTL_SECONDS)
+    return GroupManager(cache, expire=RESULT_TTL_SECONDS)
 
 
 _RESULTS: dict = {}
@@ -185,10 +188,15 @@ def _group_record(pid: int):
 def own_process_group() -> None:
     """Make this job process the leader of a new session and process group (called first
     thing in the job process), and record it so that a reap can end it if the job dies."""
+    import signal
+
     try:
         os.setsid()
     except OSError:  # already a group leader (e.g. run twice in one process)
         pass
+    # the web worker's handlers (gunicorn: SIGTERM = finish gracefully) do not apply to a job
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     _group_record(os.getpid()).touch()
 
 

@@ -1,5 +1,6 @@
 """Fixtures of the browser tests (their helpers, pc_browser, are importable from every subfolder)."""
 
+import contextlib
 import importlib
 import sys
 from collections import OrderedDict
@@ -15,26 +16,25 @@ def perfcast_app():
     return importlib.import_module("app").app
 
 
-@pytest.fixture(scope="module")
-def live_server(tmp_path_factory):
-    """gunicorn with the project's settings (1 worker x 4 threads) on a free loopback port, its own
-    state directory and its log in a file: ``(base url, var dir, log path)``."""
+@contextlib.contextmanager
+def gunicorn_server(var, **env):
+    """gunicorn with the project's settings (1 worker x 4 threads) on a free loopback port, state in
+    ``var``, its log in a file beside it; extra ``env`` for the server. Yields ``(base url, var, log)``."""
     import os
+    import signal
     import subprocess
-    import sys
-    from pathlib import Path
 
     from benchmarks.load import _free_port, _wait_up
 
     root = Path(__file__).resolve().parents[2]
-    var = tmp_path_factory.mktemp("server-var")
     log = var.parent / f"{var.name}.log"
     port = _free_port()
-    env = {**os.environ, "PERFCAST_VAR_DIR": str(var), "PERFCAST_WORKERS": "1"}
+    full_env = {**os.environ, "PERFCAST_VAR_DIR": str(var), "PERFCAST_WORKERS": "1", **env}
     with open(log, "w") as fh:
         server = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "app:server", "-c",
                                    "gunicorn.conf.py", "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
-                                  cwd=root, env=env, stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+                                  cwd=root, env=full_env, stdout=fh, stderr=subprocess.STDOUT,
+                                  start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_up(base)
@@ -44,7 +44,18 @@ def live_server(tmp_path_factory):
         try:
             server.wait(30)
         except subprocess.TimeoutExpired:
-            server.kill()
+            pass
+        try:  # the server's whole session: workers and any job process left behind
+            os.killpg(server.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory):
+    """A gunicorn server for this test module (see :func:`gunicorn_server`)."""
+    with gunicorn_server(tmp_path_factory.mktemp("server-var")) as server:
+        yield server
 
 
 @pytest.fixture()

@@ -1,0 +1,50 @@
+"""The fork pool: results in completion order, closures and data inherited, and a consumer that stops
+early ends the workers even in a process that handles SIGTERM itself (a gunicorn worker does)."""
+
+import multiprocessing as mp
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from modeling.parallel import map_unordered
+
+
+def test_every_result_once_with_closures_and_inherited_data():
+    big = np.arange(1_000_000.0)  # inherited by the workers, not pickled
+
+    def work(i):
+        return i, float(big[i::7].sum()), os.getpid()
+
+    out = list(map_unordered(work, range(7), n_jobs=2))
+    assert sorted(i for i, _, _ in out) == list(range(7))
+    assert all(s == pytest.approx(big[i::7].sum()) for i, s, _ in out)
+    assert {pid for _, _, pid in out} - {os.getpid()}  # ran in other processes
+    assert [r[0] for r in map_unordered(work, range(3), n_jobs=1)] == [0, 1, 2]
+
+
+def _stop_early_in_a_gunicorn_like_process(q):
+    os.setsid()  # a group of its own, so that the test can end all of it if it hangs
+    signal.signal(signal.SIGTERM, lambda *a: None)  # what a gunicorn worker's handler amounts to here
+    started = time.time()
+    try:
+        for _ in map_unordered(lambda i: time.sleep(0.2 if i else 0) or i, range(40), n_jobs=2):
+            raise RuntimeError("the consumer stops (e.g. the job was abandoned)")
+    except RuntimeError:
+        pass
+    q.put(time.time() - started)
+
+
+def test_a_consumer_that_stops_early_does_not_hang_on_workers_that_ignore_sigterm():
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_stop_early_in_a_gunicorn_like_process, args=(q,))
+    p.start()
+    p.join(20)
+    alive = p.is_alive()
+    if alive:
+        os.killpg(p.pid, signal.SIGKILL)
+    assert not alive and p.exitcode == 0
+    assert q.get(timeout=1) < 10
