@@ -52,6 +52,14 @@ def layout(**query):
         ], className="form-grid"), job_panel(P, request, "Rank features"), share_box(P)),
         html.Div(summary, id=f"{P}-summary"),
         card(html.H2("Ranked features"), legend,
+             html.P(["The p-value column is the papers': the t-test of the model fitted on all workloads. It is ",
+                     html.Strong("optimistic"), " for stepwise models, because the same workloads chose the "
+                     "features it tests. Two honest columns stand beside it: ", html.Strong("in CV folds %"),
+                     ", how often the model selects the feature when fitted on each cross-validation fold's "
+                     "training workloads (folds share most workloads, so read it as an upper bound on "
+                     "stability); and ", html.Strong("split p-value"), ", the t-test on a random half of the "
+                     "workloads for the features the model selected on the other half ('–': not selected "
+                     "there)."], className="hint"),
              grid(f"{P}-grid", [
                  num_col("rank", "rank", 0, 80), {"field": "feature", "minWidth": 220},
                  {"field": "category", "minWidth": 120}, num_col("score", "score", 4),
@@ -60,7 +68,10 @@ def layout(**query):
                  {"field": "coef", "headerName": "coefficient", "type": "numericColumn",
                   "valueFormatter": {"function": "params.value == null ? '–' : d3.format('.4~g')(params.value)"}},
                  num_col("std_coef", "std. coef", 4), num_col("permutation", "permutation (pp)", 3),
-                 {"field": "significant", "headerName": "p < 0.05"}],
+                 {"field": "significant", "headerName": "p < 0.05"},
+                 num_col("selected_pct", "in CV folds %", 0),
+                 {"field": "split_pvalue", "headerName": "split p-value", "type": "numericColumn",
+                  "valueFormatter": {"function": "params.value == null ? '–' : d3.format('.3~e')(params.value)"}}],
                  rows=rows, height=480, file_name="feature_ranking.csv", row_style=category_row_style())),
         card(dcc.Graph(id=f"{P}-bars", figure=bars)),
     ])

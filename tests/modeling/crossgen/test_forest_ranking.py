@@ -149,3 +149,36 @@ def test_rankings():
     assert sum(f["score"] for f in rf.features) == pytest.approx(100.0)
     nn = rank_features(X, y, names, "NNLS")
     assert nn.features[0]["feature"] == "f2" and all(f["coef"] > 0 for f in nn.features)
+
+
+def test_honest_columns_beside_the_post_selection_p_values():
+    """Noise features that selection picks on all rows get optimistic p-values; the selection frequency
+    across folds and the sample-split p-value (t-test on rows selection did not see) expose them."""
+    import statsmodels.api as sm
+
+    from modeling.crossgen.ranking import split_pvalues
+
+    rng = np.random.default_rng(4)
+    n, p = 120, 60
+    X = rng.normal(size=(n, p))
+    y = 2.0 * X[:, 0] + 1.0 * X[:, 1] + rng.normal(size=n)
+    names = [f"f{i}" for i in range(p)]
+    r = rank_features(X, y, names, "OLS/Forward/AIC", seed=0)
+    by = {f["feature"]: f for f in r.features}
+    assert by["f0"]["selected_pct"] == 100.0 and by["f1"]["selected_pct"] == 100.0
+    assert by["f0"]["split_pvalue"] < 1e-3 and by["f1"]["split_pvalue"] < 0.05
+    noise = [f for f in r.features if f["feature"] not in ("f0", "f1")]
+    assert noise and all(f["pvalue"] < 0.2 for f in noise)  # AIC keeps noise that looks significant
+    # folds share 90 % of their rows, so noise the full data picked is often picked again, but not always
+    assert np.mean([f["selected_pct"] for f in noise]) < 90
+    assert np.mean([f["selected_pct"] < 100 for f in noise]) >= 0.5
+    assert np.mean([f["split_pvalue"] is None or f["split_pvalue"] > 0.05 for f in noise]) >= 0.7
+    # the split p-values are the t-test on the other half, as statsmodels computes it
+    rows = np.random.default_rng(0).permutation(n)
+    half_b = rows[n // 2:]
+    split = split_pvalues(X, y, "OLS/Forward/AIC", 0)
+    cols = sorted(split)
+    ref = sm.OLS(y[half_b], sm.add_constant(X[half_b][:, cols])).fit().pvalues[1:]
+    np.testing.assert_allclose([split[c] for c in cols], ref, rtol=1e-6)
+    lasso = rank_features(X, y, names, "Lasso", seed=0)
+    assert all(0 <= f["selected_pct"] <= 100 for f in lasso.features) and "split_pvalue" not in lasso.features[0]
