@@ -15,9 +15,6 @@ VAR_DIR = Path(os.environ.get("PERFCAST_VAR_DIR", ROOT / "var"))
 
 #: Largest upload accepted, checked on the server on the decoded size.
 MAX_UPLOAD_BYTES = int(os.environ.get("PERFCAST_MAX_UPLOAD_MB", 50)) * 1024 * 1024
-#: Largest table accepted (rows x columns are checked before any model runs).
-MAX_ROWS = 1_000_000
-MAX_COLUMNS = 5_000
 #: Jobs that may train at the same time on this machine (others queue).
 MAX_CONCURRENT_JOBS = int(os.environ.get("PERFCAST_MAX_JOBS", 2))
 #: Scheduling priority of job processes relative to the web workers (os.nice increment).

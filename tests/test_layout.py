@@ -89,3 +89,15 @@ def test_one_package_per_method_on_both_sides():
     for pkg in PACKAGES:
         top = [p.name for p in (ROOT / pkg).glob("*.py")]
         assert len(top) <= 8, (pkg, top)  # shared plumbing only; methods live in their packages
+
+
+def test_figures_only_draw():
+    """Figure modules turn computed numbers into plotly JSON: they call no model (views compute)."""
+    for p in (ROOT / "dashboard").rglob("figures.py"):
+        tree = ast.parse(p.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("modeling"):
+                assert node.module == "modeling.accelerators.advisor" and [a.name for a in node.names] == [
+                    "fmt_bytes"], (p, node.module)
+            if isinstance(node, ast.Import):
+                assert not any(a.name.startswith("modeling") for a in node.names), p

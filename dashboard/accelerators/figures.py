@@ -1,4 +1,8 @@
-"""Figures of the LogCA and Accelerometer pages (pure: parameters and results -> plotly figure dicts).
+"""Figures of the LogCA and Accelerometer pages: computed curves -> plotly figure dicts.
+
+Figures only draw: every number they show (speedup curves, markers, bounds,
+multi-accelerator curves) is computed by :mod:`dashboard.accelerators.views`
+from the model and handed over as arrays.
 
 These pages redraw on every input change, so figures are built as plain
 plotly JSON (dicts) rather than ``go.Figure`` objects, whose property
@@ -14,7 +18,6 @@ import numpy as np
 from dashboard.ui.figures import FONT, PALETTE
 from dashboard.ui.figures import template as _template
 from dashboard.ui.figures import values as _list
-from modeling.accelerators import logca
 from modeling.accelerators.advisor import fmt_bytes
 
 REGION_COLORS = ["#cfe3f3", "#fde2cf", "#d5ecd9", "#e7d9f0", "#fff1c2", "#f9d6de", "#dfe7c9", "#d6dbf5"]
@@ -50,81 +53,81 @@ def _hline(y, color="#888", dash="dash"):
             "line": {"color": color, "width": 1, "dash": dash}}
 
 
-def speedup_figure(accels, g) -> dict:
-    """Speedup of each accelerator, observed points, g1 / g_{A/2} markers and the acceleration bound."""
+def speedup_figure(g, curves: list[dict]) -> dict:
+    """Speedup of each accelerator, observed points, g1 / g_{A/2} markers and the acceleration bound.
+
+    Each curve: ``label``, ``speedup`` (over ``g``), ``A``, ``observed`` ((g, speedup) or None) and
+    ``markers``: [(g, speedup, "g1" | "g_A/2")] inside the grid.
+    """
     data = []
-    for i, a in enumerate(accels):
+    for i, c in enumerate(curves):
         color = PALETTE[i % len(PALETTE)]
-        data.append(_line(g, logca.speedup(a.params, g), a.label, color,
-                          hovertemplate="%{x:.3s} B: speedup %{y:.3g}<extra>" + a.label + "</extra>"))
-        if a.observed is not None:
-            og, os_ = a.observed
+        data.append(_line(g, c["speedup"], c["label"], color,
+                          hovertemplate="%{x:.3s} B: speedup %{y:.3g}<extra>" + c["label"] + "</extra>"))
+        if c["observed"] is not None:
+            og, os_ = c["observed"]
             data.append({"type": "scatter", "mode": "markers", "x": _list(og), "y": _list(os_),
-                         "name": f"{a.label} observed", "marker": {"color": color, "symbol": "circle-open",
-                                                                   "size": 8}})
-        data.append(_line([g[0], g[-1]], [a.params.A] * 2, f"A = {a.params.A:.3g}", color, "dot", 1,
+                         "name": f"{c['label']} observed", "marker": {"color": color, "symbol": "circle-open",
+                                                                      "size": 8}})
+        data.append(_line([g[0], g[-1]], [c["A"]] * 2, f"A = {c['A']:.3g}", color, "dot", 1,
                           showlegend=False, hoverinfo="skip"))
-        for gx, sym, what in ((logca.g1(a.params), "diamond", "g1"), (logca.g_half(a.params), "star", "g_A/2")):
-            if gx is not None and g[0] <= gx <= g[-1]:
-                data.append({"type": "scatter", "mode": "markers", "x": [gx],
-                             "y": [float(logca.speedup(a.params, gx))], "showlegend": False,
-                             "name": f"{what} {a.label}",
-                             "marker": {"color": color, "symbol": sym, "size": 13,
-                                        "line": {"color": "#1d2733", "width": 1}},
-                             "hovertemplate": f"{what} = {fmt_bytes(gx)}<extra>{a.label}</extra>"})
+        for gx, sy, what in c["markers"]:
+            data.append({"type": "scatter", "mode": "markers", "x": [gx], "y": [sy], "showlegend": False,
+                         "name": f"{what} {c['label']}",
+                         "marker": {"color": color, "symbol": "diamond" if what == "g1" else "star", "size": 13,
+                                    "line": {"color": "#1d2733", "width": 1}},
+                         "hovertemplate": f"{what} = {fmt_bytes(gx)}<extra>{c['label']}</extra>"})
     return _figure(data, "Speedup vs offloaded granularity (◆ g1, ★ g_A/2, dotted: A)", 480, shapes=[_hline(1)])
 
 
-def energy_figure(p, pe, g, label) -> dict:
-    """Speedup, efficiency (5.4) and speedup-efficiency product (5.8) of one accelerator."""
-    curves = (("speedup", logca.speedup(p, g)), ("energy efficiency", logca.efficiency(pe, g)),
-              ("speedup × efficiency (SEP)", logca.sep(p, pe, g)))
+def energy_figure(g, curves: dict, g1e, label) -> dict:
+    """Speedup, efficiency (5.4) and speedup-efficiency product (5.8) of one accelerator; ``curves``
+    maps each name to its values over ``g``; ``g1e`` is g1 of the energy model (None: off the grid)."""
     data = [_line(g, y, name, PALETTE[i], "dash" if i == 1 else None, 2.5 if i == 2 else 1.8)
-            for i, (name, y) in enumerate(curves)]
-    ge = logca.g1(pe)
-    if ge is not None and g[0] <= ge <= g[-1]:
-        data.append({"type": "scatter", "mode": "markers", "x": [ge], "y": [1.0], "name": f"g1^e = {fmt_bytes(ge)}",
-                     "marker": {"symbol": "diamond", "size": 12, "color": PALETTE[1]}})
+            for i, (name, y) in enumerate(curves.items())]
+    if g1e is not None:
+        data.append({"type": "scatter", "mode": "markers", "x": [g1e], "y": [1.0],
+                     "name": f"g1^e = {fmt_bytes(g1e)}", "marker": {"symbol": "diamond", "size": 12,
+                                                                     "color": PALETTE[1]}})
     return _figure(data, f"Energy: {label}", 440, "ratio to the host", shapes=[_hline(1)])
 
 
-def multi_figure(p, g, mode, ns, observed=None, label="") -> dict:
-    """Speedup with n accelerators in parallel (equal or balanced split) or n pipelined stages."""
-    from modeling.accelerators.multi import parallel_speedup, pipelined_speedup
+MULTI_TITLES = {"pipelined": "pipelined sub-computations", "parallel-equal": "parallel, equal split",
+                "parallel-balanced": "parallel, split to finish together"}
 
+
+def multi_figure(g, series: dict, mode, observed=None, label="") -> dict:
+    """Speedup with n accelerators (``series``: n -> values over ``g``), with the thesis' observed table."""
     data = []
-    for i, n in enumerate(ns):
-        if mode == "pipelined":
-            y = pipelined_speedup(p, g, n)
-        else:
-            y = parallel_speedup(p, g, n, "balanced" if mode == "parallel-balanced" else "equal")
+    for i, (n, y) in enumerate(series.items()):
         color = PALETTE[i % len(PALETTE)]
         data.append(_line(g, y, f"n = {n}", color))
         if observed and n in observed["speedup"]:
             data.append({"type": "scatter", "mode": "markers", "x": observed["granularity"],
                          "y": observed["speedup"][n], "name": f"n = {n} observed",
                          "marker": {"color": color, "symbol": "circle-open", "size": 8}})
-    what = {"pipelined": "pipelined sub-computations", "parallel-equal": "parallel, equal split",
-            "parallel-balanced": "parallel, split to finish together"}[mode]
-    return _figure(data, f"{label}: {what}" + (f" — {observed['title']}" if observed else ""), 440)
+    return _figure(data, f"{label}: {MULTI_TITLES[mode]}" + (f" — {observed['title']}" if observed else ""), 440)
 
 
-def bounds_figure(p, g, label) -> dict:
-    """Accelerometer bounds: the speedup under its ceilings (acceleration, overhead, latency)."""
-    s = logca.speedup(p, g)
-    styles = {"acceleration": ("#2b8a3e", "A"), "overhead": ("#d9480f", "C·g^β / o"),
-              "latency": ("#862e9c", "C·g^β / (L·g)" if p.dependent else "C·g^β / L")}
+BOUND_STYLES = {"acceleration": ("#2b8a3e", "A"), "overhead": ("#d9480f", "C·g^β / o"),
+                "latency": ("#862e9c", "C·g^β / L")}
+
+
+def bounds_figure(g, speedup, bounds: dict, title: str, dependent_latency: bool = False) -> dict:
+    """Accelerometer bounds: the speedup under its ceilings (``bounds``: kind -> values over ``g``)."""
+    s = np.asarray(speedup, dtype=float)
     data = []
-    for k, y in logca.bound_curves(p, g).items():
+    for k, y in bounds.items():
         if not np.any(np.isfinite(y)):
             continue
-        color, text = styles[k]
+        color, text = BOUND_STYLES[k]
+        if k == "latency" and dependent_latency:
+            text = "C·g^β / (L·g)"
         data.append(_line(g, y, f"{k} bound ({text})", color, "dash", 1.5))
     data.append(_line(g, s, "speedup", "#0b6e99", width=3))
     lo = max(float(np.nanmin(s)) / 3, 1e-6)
     yaxis = {"type": "log", "title": {"text": "speedup"},
              "range": [math.log10(lo), math.log10(float(np.nanmax(s)) * 20)]}
-    title = f"{label}: {logca.bound_kind(p)}-bound (limit {logca.large_g_limit(p):.3g})"
     return _figure(data, title, 420, yaxis=yaxis)
 
 

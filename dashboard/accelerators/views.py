@@ -10,6 +10,7 @@ from dashboard.accelerators.figures import (bounds_figure, energy_figure, multi_
                                             speedup_figure, totem_figure)
 from dashboard.ui.url_state import InvalidParameter, Param
 from modeling.accelerators import logca
+from modeling.accelerators.multi import parallel_speedup, pipelined_speedup
 from modeling.accelerators.accelerometer import optimization_regions, totem
 from modeling.accelerators.advisor import advise, fmt_bytes, implications
 from modeling.accelerators.presets import OBSERVED, observed_for
@@ -88,14 +89,42 @@ def energy_params_for(a, v):
     return logca.energy_params(vals["L"], vals["o"], vals["C"], vals["A"], a.params.beta), source
 
 
+def _on_grid(g, x):
+    return x is not None and g[0] <= x <= g[-1]
+
+
+def speedup_curve(a, g) -> dict:
+    """One accelerator's speedup over ``g`` (eq. 4.4 / 4.10), its g1 and g_A/2 markers, observed points."""
+    markers = [(float(x), float(logca.speedup(a.params, x)), what)
+               for x, what in ((logca.g1(a.params), "g1"), (logca.g_half(a.params), "g_A/2")) if _on_grid(g, x)]
+    return {"label": a.label, "speedup": logca.speedup(a.params, g), "A": a.params.A, "observed": a.observed,
+            "markers": markers}
+
+
+def energy_curves(p, pe, g) -> dict:
+    """Speedup, energy efficiency (5.4) and the speedup-efficiency product (5.8) over ``g``."""
+    return {"speedup": logca.speedup(p, g), "energy efficiency": logca.efficiency(pe, g),
+            "speedup × efficiency (SEP)": logca.sep(p, pe, g)}
+
+
+def multi_curves(p, g, mode, ns) -> dict:
+    """n -> speedup over ``g`` of n accelerators in parallel (4.18, equal or balanced split) or pipelined."""
+    if mode == "pipelined":
+        return {n: pipelined_speedup(p, g, n) for n in ns}
+    split = "balanced" if mode == "parallel-balanced" else "equal"
+    return {n: parallel_speedup(p, g, n, split) for n in ns}
+
+
 def logca_view(v: dict) -> dict:
     """Figures, rows and texts of /logca for validated values ``v``."""
     g = grid_of(v)
     accels = [sources.resolve(n, v) for n in v["acc"]]
     focus = next(a for a in accels if a.name == v["focus"])
-    out = {"speedup": speedup_figure(accels, g), "rows": metrics_rows(accels)}
+    out = {"speedup": speedup_figure(g, [speedup_curve(a, g) for a in accels]), "rows": metrics_rows(accels)}
     pe, source = energy_params_for(focus, v)
-    out["energy"] = energy_figure(focus.params, pe, g, focus.label)
+    g1e = logca.g1(pe)
+    out["energy"] = energy_figure(g, energy_curves(focus.params, pe, g), g1e if _on_grid(g, g1e) else None,
+                                  focus.label)
     out["energy_note"] = (f"Energy parameters: {source}. L^e={pe.L:.4g}, o^e={pe.o:.4g}, C^e={pe.C:.4g}, "
                           f"A^e={pe.A:.4g}; g1^e = {fmt_bytes(logca.g1(pe))}, "
                           f"g^e_A/2 = {fmt_bytes(logca.g_half(pe))}.")
@@ -103,7 +132,8 @@ def logca_view(v: dict) -> dict:
     for key in observed_for(focus.name):
         if (OBSERVED[key]["mode"] == "pipelined") == (v["mode"] == "pipelined"):
             observed = OBSERVED[key]
-    out["multi"] = multi_figure(focus.params, g, v["mode"], [int(n) for n in v["n"]], observed, focus.label)
+    out["multi"] = multi_figure(g, multi_curves(focus.params, g, v["mode"], [int(n) for n in v["n"]]), v["mode"],
+                                observed, focus.label)
     out["fit_rows"], out["fit_note"] = fit_rows(focus)
     out["implications"] = implications(focus.params)
     return out
@@ -141,7 +171,9 @@ def accelerometer_view(v: dict) -> dict:
                 for k, c in reg["cutoffs"].items()]
     region_rows = [{"params": r["params"], "from": r["from"], "to": r["to"], "from_text": fmt_bytes(r["from"]),
                     "to_text": fmt_bytes(r["to"])} for r in reg["regions"]]
-    return {"accel": a, "bounds": bounds_figure(a.params, g, a.label),
+    p = a.params
+    title = f"{a.label}: {logca.bound_kind(p)}-bound (limit {logca.large_g_limit(p):.3g})"
+    return {"accel": a, "bounds": bounds_figure(g, logca.speedup(p, g), logca.bound_curves(p, g), title, p.dependent),
             "regions": regions_figure(reg, v["gmin"], v["gmax"]), "totem": totem_figure(totem(a.params, g), g,
                                                                                         a.label),
             "cutoffs": cut_rows, "region_rows": region_rows,

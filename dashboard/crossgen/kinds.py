@@ -8,12 +8,13 @@ always derived on the server from inputs it has validated itself.
 
 from __future__ import annotations
 
+from dashboard.jobs.runner import compute_once
 from dashboard.state import datasets
 from dashboard.crossgen import work
 from dashboard import jobs
-from dashboard.crossgen.params import DatasetParam, TRANSFORM_LABELS, model_param, scenario_params
+from dashboard.crossgen.params import DatasetParam, model_param, scenario_params
 from dashboard.ui.url_state import InvalidParameter, Param
-from modeling.crossgen.ensemble import ALL_MODELS
+from modeling.crossgen.ensemble import ALL_MODELS, TRANSFORMS
 
 
 def _fingerprint(*names):
@@ -26,14 +27,11 @@ def _only(names, params):
     return tuple(by_name[n] for n in names)
 
 
-def cached(kind: jobs.JobKind, params: dict, report=work._noop) -> tuple[str, dict]:
-    """``(key, result)`` of ``kind`` for ``params`` (already validated), computed and stored when absent."""
+def cached(kind: jobs.JobKind, params: dict, report=None) -> tuple[str, dict]:
+    """``(key, result)`` of ``kind`` for ``params`` (already validated): from the cache, or computed once
+    under the key's lock and stored."""
     key = kind.key(params)
-    res = jobs.get_result(key)
-    if res is None:
-        res = kind.compute(params, report)
-        jobs.put_result(key, res)
-    return key, res
+    return key, compute_once(key, lambda r: kind.compute(params, r), report)
 
 
 SCENARIO = jobs.JobKind("scenario", tuple(scenario_params()), work.scenario_result, _fingerprint("dataset"))
@@ -104,7 +102,7 @@ APPLY = jobs.JobKind("apply", (
     Param("train_target", "choice", prefer("dataset", "targets", "GTX-980"), _of("dataset", "targets")),
     Param("metric", "choice", lambda v: datasets.get(v["dataset"]).metrics[0], _of("dataset", "metrics")),
     Param("model", "choice", "RandomForest", ALL_MODELS),
-    Param("transform", "choice", "none", list(TRANSFORM_LABELS)),
+    Param("transform", "choice", "none", list(TRANSFORMS)),
     Param("holdout", "multi", [], lambda v: datasets.get(v["dataset"]).applications()),
     DatasetParam("val_dataset", "dataset", datasets.SHIPPED_ID),
     Param("val_host", "choice", prefer("val_dataset", "hosts", "Tesla-K20"), _of("val_dataset", "hosts")),

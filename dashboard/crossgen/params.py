@@ -7,7 +7,7 @@ from dash import Input, Output, callback, dcc, no_update
 from dashboard.state import datasets
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.url_state import InvalidParameter, Param
-from modeling.crossgen.ensemble import ALL_MODELS, PRESETS
+from modeling.crossgen.ensemble import ALL_MODELS, PRESETS, TRANSFORMS
 
 
 DEFAULT_HOST = "GTX-680"
@@ -20,7 +20,7 @@ CV_LABELS = {"kfold": "random 10-fold (papers)", "group": "grouped K-fold by app
              "logo": "leave one application out"}
 
 
-TRANSFORM_LABELS = {"none": "none (papers)", "log": "log", "ratio": "ratio to host metric"}
+TRANSFORM_LABELS = dict(zip(TRANSFORMS, ("none (papers)", "log", "ratio to host metric")))
 
 
 METRIC_LABELS = {"duration": "duration (s)", "cycles": "elapsed SM cycles", "value": "target column"}
@@ -69,7 +69,7 @@ def scenario_params(target=True) -> list[Param]:
         Param("preset", "choice", "halwpe", list(PRESETS)),
         Param("cv", "choice", "kfold", list(CV_LABELS)),
         Param("folds", "int", 10, None, 2, 20),
-        Param("transform", "choice", "none", list(TRANSFORM_LABELS)),
+        Param("transform", "choice", "none", list(TRANSFORMS)),
         Param("seed", "int", 0, None, 0, 2**31 - 1),
     ]
     return ps

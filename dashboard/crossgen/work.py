@@ -12,6 +12,7 @@ import os
 import numpy as np
 
 from dashboard.state import datasets
+from modeling.crossgen.ensemble import categories_of
 
 #: Worker processes per job for the ensemble's (model, fold) fits.
 JOB_WORKERS = int(os.environ.get("PERFCAST_JOB_WORKERS", 2))
@@ -23,26 +24,18 @@ def _noop(frac, label):
     pass
 
 
-def _categories(scen: dict, names: list) -> list:
-    cmap = dict(zip(scen["feature_names"], scen.get("categories") or [None] * len(scen["feature_names"])))
-    return [cmap.get(n) for n in names]
-
-
 def scenario_result(params: dict, report=_noop) -> dict:
     """Leaderboard, out-of-fold predictions and step tables of one scenario."""
-    from modeling.crossgen.ensemble import run_ensemble
+    from modeling.crossgen.ensemble import run_scenario
 
     ds = datasets.get(params["dataset"])
     scen = ds.scenario(params["host"], params["target"], params["metric"])
-    res = run_ensemble(
-        scen["X"], scen["y"], models=params["preset"], cv=params["cv"], folds=params["folds"],
-        groups=scen["groups"], transform=params["transform"], host_index=scen["host_index"],
-        seed=params["seed"], feature_names=scen["feature_names"], workload_ids=scen["workload_ids"],
-        scenario=scen["scenario"], drop_constant=True, n_jobs=JOB_WORKERS,
-        progress=lambda done, total, label: report(done / total, label))
+    res = run_scenario(scen, models=params["preset"], cv=params["cv"], folds=params["folds"],
+                       transform=params["transform"], seed=params["seed"], n_jobs=JOB_WORKERS,
+                       progress=lambda done, total, label: report(done / total, label))
     out = res.to_dict(full=True)
     out["missing_rows"] = scen.get("missing_rows", 0)
-    out["categories"] = _categories(scen, res.feature_names)
+    out["categories"] = categories_of(scen, res.feature_names) or [None] * len(res.feature_names)
     out["dataset_name"] = ds.name
     out["params"] = {k: params[k] for k in SCENARIO_KEYS}
     return out
@@ -50,11 +43,10 @@ def scenario_result(params: dict, report=_noop) -> dict:
 
 def _prepared(params: dict) -> tuple[dict, dict]:
     """The scenario of ``params`` and its validated arrays (constant columns dropped, as in the ensemble)."""
-    from modeling.crossgen.ensemble import prepare
+    from modeling.crossgen.ensemble import prepare_scenario
 
     scen = datasets.get(params["dataset"]).scenario(params["host"], params["target"], params["metric"])
-    return scen, prepare(scen["X"], scen["y"], scen["feature_names"], scen["workload_ids"], scen["groups"], True,
-                         scen["host_index"])
+    return scen, prepare_scenario(scen)
 
 
 def sweep_result(params: dict, report=_noop) -> dict:
@@ -75,7 +67,7 @@ def ranking_result(params: dict, report=_noop) -> dict:
 
     scen, d = _prepared(params)
     report(0.1, f"fitting {params['model']} on {len(d['y'])} workloads")
-    res = rank_features(d["X"], d["y"], d["names"], params["model"], categories=_categories(scen, d["names"]),
+    res = rank_features(d["X"], d["y"], d["names"], params["model"], categories=categories_of(scen, d["names"]),
                         seed=params["seed"])
     out = res.to_dict()
     out["n_workloads"] = len(d["y"])

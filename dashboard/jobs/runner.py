@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 
 from dashboard import settings
-from dashboard.jobs.local import KeyLock, Slot, has_result, last_beat, put_result, reap_orphan_groups, set_status
+from dashboard.jobs.local import (KeyLock, Slot, get_result, has_result, last_beat, put_result,
+                                  reap_orphan_groups, set_status)
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import ModelingError
 
@@ -36,6 +37,20 @@ class _Reporter:
                 raise JobAbandoned(f"no page has waited for this result for {now - seen:.0f} s")
         if self.progress:
             self.progress(frac, label)
+
+
+def compute_once(key: str, compute, report=None):
+    """The result for ``key``: from the cache, or computed by ``compute(report)`` under the key's lock
+    and stored, so that another process with the same key waits for this one instead of computing it
+    too. For results a job computes on the way (the generations job's per-target scenarios); it takes
+    no slot, since the job already holds one."""
+    report = report or (lambda frac, label: None)
+    with KeyLock(key, on_wait=lambda: report(0.0, "waiting for another user's identical computation")):
+        value = get_result(key)
+        if value is None:
+            value = compute(report)
+            put_result(key, value)
+    return value
 
 
 def run_job(key: str, compute, progress=None) -> dict:

@@ -18,7 +18,9 @@ from modeling.errors import ModelingError
 from modeling.accelerators.advisor import fmt_bytes
 
 dash.register_page(__name__, path="/accelerometer", name="Accelerometer", title="perfcast · Accelerometer",
-                   order=8)
+                   order=8,
+                   description=("What bounds an accelerator's speedup, which parameter to improve at which "
+                                'granularity, and by how much to reach a target speedup?'))
 
 P = "accel"
 PARAMS = ACCEL_PARAMS

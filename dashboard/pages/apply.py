@@ -17,7 +17,9 @@ from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default
 from modeling.crossgen.ensemble import ALL_MODELS
 
-dash.register_page(__name__, path="/apply", name="Apply", title="perfcast · apply a model", order=5)
+dash.register_page(__name__, path="/apply", name="Apply", title="perfcast · apply a model", order=5,
+                   description=('Does a trained model hold on a new validation set (held-out applications, a '
+                                'smaller host of the same generation) without retraining?'))
 
 P = "apply"
 

@@ -11,7 +11,9 @@ from dashboard.ui.components import alert
 from dashboard.settings import MAX_UPLOAD_BYTES
 from modeling.errors import DataError
 
-dash.register_page(__name__, path="/data", name="Data", title="perfcast · data", order=6)
+dash.register_page(__name__, path="/data", name="Data", title="perfcast · data", order=6,
+                   description=('Bring your own workload table: upload, map columns, save, and use it on every '
+                                'page.'))
 
 P = "data"
 

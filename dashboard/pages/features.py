@@ -18,7 +18,9 @@ from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import parse_or_default
 from modeling.crossgen.ensemble import ALL_MODELS
 
-dash.register_page(__name__, path="/features", name="Features", title="perfcast · feature ranking", order=2)
+dash.register_page(__name__, path="/features", name="Features", title="perfcast · feature ranking", order=2,
+                   description=('Which counters carry the prediction? p-values, coefficients and forest '
+                                'importances, coloured by counter category.'))
 
 P = "features"
 NAMES = RANKING.names

@@ -15,7 +15,9 @@ from dashboard.jobs.panel import job_panel, register_job
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, Param, parse_or_default
 
-dash.register_page(__name__, path="/generations", name="Generations", title="perfcast · generations", order=3)
+dash.register_page(__name__, path="/generations", name="Generations", title="perfcast · generations", order=3,
+                   description=('How much faster is each newer GPU per workload, and how well is each one predicted'
+                                ' from the same host?'))
 
 P = "generations"
 JOB = list(GENERATIONS.params)

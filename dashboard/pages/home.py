@@ -7,24 +7,6 @@ from modeling import shipped
 
 dash.register_page(__name__, path="/", name="Home", title="perfcast", order=0)
 
-PAGES = [
-    ("/scenario", "Scenario", "How accurately can the target GPU's run time be predicted from host counters, and by "
-                              "which model? Leaderboard, per-workload predictions, inlier ratios, tree sweep."),
-    ("/features", "Features", "Which counters carry the prediction? p-values, coefficients and forest importances, "
-                              "coloured by counter category."),
-    ("/generations", "Generations", "How much faster is each newer GPU per workload, and how well is each one "
-                                    "predicted from the same host?"),
-    ("/repeats", "Repeats", "Which repeated measurements are outliers, and how much does dropping them move "
-                            "the averaged value?"),
-    ("/apply", "Apply", "Does a trained model hold on a new validation set (held-out applications, a smaller "
-                        "host of the same generation) without retraining?"),
-    ("/data", "Data", "Bring your own workload table: upload, map columns, save, and use it on every page."),
-    ("/logca", "LogCA", "Is offloading a kernel to an accelerator worth it, from how many bytes on, and how "
-                        "close does it get to its peak? Presets, fits of measured timings, energy, several "
-                        "accelerators."),
-    ("/accelerometer", "Accelerometer", "What bounds an accelerator's speedup, which parameter to improve at "
-                                        "which granularity, and by how much to reach a target speedup?"),
-]
 
 
 def layout(**_query):
@@ -37,8 +19,10 @@ def layout(**_query):
                "the regression ensemble of HALWPE and RastSim: OLS, NNLS, stepwise AIC/BIC, Lasso, Elastic Net and "
                "Random Forest, judged out of fold by random and grouped cross-validation. Every view's inputs "
                "live in its link: share it and a colleague sees the same numbers.", className="lead"),
-        html.Div([dcc.Link([html.Strong(name), html.Span(text)], href=href, className="page-link-card",
-                           id=f"home-link-{name.lower()}") for href, name, text in PAGES], className="page-links"),
+        html.Div([dcc.Link([html.Strong(p["name"]), html.Span(p["description"])], href=p["relative_path"],
+                           className="page-link-card", id=f"home-link-{p['name'].lower()}")
+                  for p in sorted(dash.page_registry.values(), key=lambda p: p.get("order", 99))
+                  if p["path"] != "/"], className="page-links"),
         html.H2("Shipped data"),
         html.P(f"{len(w)} workloads (Rodinia kernel × input size): "
                + ", ".join(f"{a} {n}" for a, n in sorted(apps.items()))

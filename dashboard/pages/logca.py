@@ -18,7 +18,10 @@ from dashboard.state.uploads import decode_upload, parse_upload
 from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default
 from modeling.errors import ModelingError
 
-dash.register_page(__name__, path="/logca", name="LogCA", title="perfcast · LogCA", order=7)
+dash.register_page(__name__, path="/logca", name="LogCA", title="perfcast · LogCA", order=7,
+                   description=('Is offloading a kernel to an accelerator worth it, from how many bytes on, and how'
+                                ' close does it get to its peak? Presets, fits of measured timings, energy, several'
+                                ' accelerators.'))
 
 P = "logca"
 PARAMS = LOGCA_PARAMS

@@ -15,7 +15,9 @@ from dashboard.ui.url_state import InvalidParameter, Param, parse, parse_or_defa
 from modeling import shipped
 from modeling.tables.repeats import DEFAULT_K, mad_window
 
-dash.register_page(__name__, path="/repeats", name="Repeats", title="perfcast · repeated runs", order=4)
+dash.register_page(__name__, path="/repeats", name="Repeats", title="perfcast · repeated runs", order=4,
+                   description=('Which repeated measurements are outliers, and how much does dropping them move the'
+                                ' averaged value?'))
 
 P = "repeats"
 SHIPPED_MEASURES = ["duration", "elapsed_cycles_sm"]

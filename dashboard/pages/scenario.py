@@ -20,7 +20,9 @@ from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import Param, parse_or_default, to_query
 from modeling.crossgen.ensemble import ALL_MODELS
 
-dash.register_page(__name__, path="/scenario", name="Scenario", title="perfcast · scenario", order=1)
+dash.register_page(__name__, path="/scenario", name="Scenario", title="perfcast · scenario", order=1,
+                   description=("How accurately can the target GPU's run time be predicted from host counters, and "
+                                'by which model? Leaderboard, per-workload predictions, inlier ratios, tree sweep.'))
 
 P = "scenario"
 JOB_NAMES = SCENARIO.names

@@ -26,7 +26,9 @@ import os
 import re
 import secrets
 import shutil
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -84,23 +86,65 @@ def _dataset_dir(ds_id: str) -> Path:
     return path
 
 
+# A saved dataset never changes (a new save is a new id), so what was read is kept in memory, keyed by
+# the file's identity (path, size, mtime): a page render that asks for a dataset's metadata or table
+# many times reads it once per process; a deleted dataset is "not found" at once (its file is gone).
+_READ: OrderedDict = OrderedDict()
+_READ_LOCK = threading.Lock()
+_READ_ENTRIES = {"meta": 64, "table": 4}
+
+
+def _fresh_lock_after_fork() -> None:
+    global _READ_LOCK  # a job is forked from a threaded worker: a lock held at the fork would never be released
+    _READ_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_lock_after_fork)
+
+
+def _read_once(kind: str, path: Path, read):
+    st = path.stat()  # FileNotFoundError when it was deleted
+    ident = (kind, str(path), st.st_size, st.st_mtime_ns)
+    with _READ_LOCK:
+        if ident in _READ:
+            _READ.move_to_end(ident)
+            return _READ[ident]
+    value = read(path)
+    with _READ_LOCK:
+        _READ[ident] = value
+        kept = [k for k in _READ if k[0] == kind]
+        for k in kept[: max(0, len(kept) - _READ_ENTRIES[kind])]:
+            del _READ[k]
+    return value
+
+
+def _json(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
 def dataset_meta(ds_id: str) -> dict:
-    return json.loads((_dataset_dir(ds_id) / "meta.json").read_text())
+    """The dataset's metadata (read once per process; treat it as read-only)."""
+    try:
+        return _read_once("meta", _dataset_dir(ds_id) / "meta.json", _json)
+    except FileNotFoundError:
+        raise NotFound(f"dataset {ds_id} not found (it may have been deleted)") from None
 
 
 def dataset_table(ds_id: str, raw: bool = False) -> pd.DataFrame:
+    """The dataset's table, or its raw repeated runs (read once per process; treat it as read-only)."""
     path = _dataset_dir(ds_id) / ("raw.parquet" if raw else "table.parquet")
-    if not path.exists():
-        raise NotFound(f"dataset {ds_id} has no {'raw repeats' if raw else 'table'}")
-    return pd.read_parquet(path)
+    try:
+        return _read_once("table", path, pd.read_parquet)
+    except FileNotFoundError:
+        raise NotFound(f"dataset {ds_id} has no {'raw repeats' if raw else 'table'}") from None
 
 
 def list_datasets() -> list[dict]:
     out = []
     for p in _datasets_dir().iterdir():
-        if DATASET_ID.match(p.name) and (p / "meta.json").exists():
+        if DATASET_ID.match(p.name):
             try:
-                out.append(json.loads((p / "meta.json").read_text()))
+                out.append(_read_once("meta", p / "meta.json", _json))
             except (OSError, ValueError):
                 continue
     return sorted(out, key=lambda m: -m["created"])
@@ -118,15 +162,6 @@ def verify_dataset(ds_id: str) -> bool:
     meta = dataset_meta(ds_id)
     root = _dataset_dir(ds_id)
     return all(sha256_file(root / f) == h for f, h in meta["files"].items())
-
-
-# ---------------------------------------------------------------- scenarios
-
-
-# ---------------------------------------------------------------- staged uploads
-
-
-# ---------------------------------------------------------------- offload timing tables (LogCA)
 
 
 # ---------------------------------------------------------------- as the pages see them

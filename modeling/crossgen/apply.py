@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from modeling.crossgen.ensemble import MODEL_FACTORIES, prepare, resolve_models
+from modeling.crossgen.ensemble import MODEL_FACTORIES, TRANSFORMS, prepare, resolve_models
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
 from modeling.metrics import THRESHOLDS, ape, inlier_ratios, percent_safe
 from modeling.crossgen.estimators import HostRatioBaseline, TargetTransformRegressor
@@ -66,7 +66,7 @@ def apply_model(train: dict, validation: dict, model: str, transform: str = "non
         applications), default all.
     """
     resolve_models([model])
-    if transform not in ("none", "log", "ratio"):
+    if transform not in TRANSFORMS:
         raise ConfigError(f"Unknown transform {transform!r}.")
     tmask = np.ones(len(train["y"]), bool) if train_rows is None else np.asarray(train_rows, bool)
     vmask = np.ones(len(validation["y"]), bool) if validation_rows is None else np.asarray(validation_rows, bool)

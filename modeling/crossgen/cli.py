@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from modeling.crossgen.ensemble import TRANSFORMS
 from modeling.errors import ModelingError
 
 
@@ -27,7 +28,7 @@ def _scenario_args(p):
     ev.add_argument("--models", default="halwpe", help="halwpe | rastsim | comma-separated names")
     ev.add_argument("--cv", default="kfold", choices=["kfold", "group", "logo"])
     ev.add_argument("--folds", type=int, default=10)
-    ev.add_argument("--transform", default="none", choices=["none", "log", "ratio"])
+    ev.add_argument("--transform", default="none", choices=TRANSFORMS)
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--jobs", type=int, default=1, help="models evaluated in parallel processes")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -54,21 +55,17 @@ def load_scenario(args) -> dict:
 
 def _prepared(args):
     """The scenario and its validated arrays (constant columns dropped, as in ``ensemble``)."""
-    from modeling.crossgen.ensemble import prepare
+    from modeling.crossgen.ensemble import prepare_scenario
 
     scen = load_scenario(args)
-    return scen, prepare(scen["X"], scen["y"], scen["feature_names"], scen["workload_ids"], scen["groups"],
-                         True, scen["host_index"])
+    return scen, prepare_scenario(scen)
 
 
 def _run(args, scen):
-    from modeling.crossgen.ensemble import run_ensemble
+    from modeling.crossgen.ensemble import run_scenario
 
-    return run_ensemble(
-        scen["X"], scen["y"], models=args.models, cv=args.cv, folds=args.folds, groups=scen["groups"],
-        transform=args.transform, host_index=scen["host_index"], seed=args.seed,
-        feature_names=scen["feature_names"], workload_ids=scen["workload_ids"],
-        scenario=scen["scenario"], drop_constant=True, n_jobs=args.jobs)
+    return run_scenario(scen, models=args.models, cv=args.cv, folds=args.folds, transform=args.transform,
+                        seed=args.seed, n_jobs=args.jobs)
 
 
 def _fmt_table(rows, cols):
@@ -123,14 +120,12 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_rank(args) -> int:
+    from modeling.crossgen.ensemble import categories_of
     from modeling.crossgen.ranking import rank_features
 
     scen, d = _prepared(args)
-    cats = None
-    if "categories" in scen:
-        cmap = dict(zip(scen["feature_names"], scen["categories"]))
-        cats = [cmap[n] for n in d["names"]]
-    res = rank_features(d["X"], d["y"], d["names"], args.model, categories=cats, seed=args.seed).to_dict()
+    res = rank_features(d["X"], d["y"], d["names"], args.model, categories=categories_of(scen, d["names"]),
+                        seed=args.seed).to_dict()
     if args.json:
         print(json.dumps(res, indent=2))
         return 0

@@ -374,3 +374,29 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
         workload_ids=d["ids"], groups=None if d["groups"] is None else [str(g) for g in d["groups"]],
         observed=y.tolist(), baseline=baseline, models=models_res, excluded_rows=d["excluded"],
         dropped_constant=d["dropped"], seconds=time.perf_counter() - t0)
+
+
+# ------------------------------------------------------------------ a scenario dict in, a result out
+# A scenario dict (``modeling.shipped.scenario``, ``modeling.tables.workload.table_scenario``) holds X, y,
+# feature_names, workload_ids, groups, host_index, scenario (what it is) and optionally categories.
+
+def prepare_scenario(scen: dict) -> dict:
+    """:func:`prepare` on a scenario dict, constant columns dropped (as the ensemble does)."""
+    return prepare(scen["X"], scen["y"], scen["feature_names"], scen["workload_ids"], scen["groups"], True,
+                   scen["host_index"])
+
+
+def run_scenario(scen: dict, **options) -> EnsembleResult:
+    """:func:`run_ensemble` on a scenario dict; ``options`` are its keyword options (models, cv, folds,
+    transform, seed, n_jobs, progress)."""
+    return run_ensemble(scen["X"], scen["y"], groups=scen["groups"], host_index=scen["host_index"],
+                        feature_names=scen["feature_names"], workload_ids=scen["workload_ids"],
+                        scenario=scen["scenario"], drop_constant=True, **options)
+
+
+def categories_of(scen: dict, names: list) -> list | None:
+    """The category of each feature in ``names`` (a subset of the scenario's), or None when it has none."""
+    if not scen.get("categories"):
+        return None
+    cmap = dict(zip(scen["feature_names"], scen["categories"]))
+    return [cmap.get(n) for n in names]

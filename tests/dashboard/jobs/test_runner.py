@@ -124,3 +124,26 @@ def test_job_requests_are_parsed_again_and_keys_checked(var):
             local.KeyLock(bad, on_wait=lambda: None)
         assert jobs.key_of({"key": bad}) is None and jobs.result_for({"key": bad}) is None
     assert not (var / "jobs" / "keys").exists() or not list((var / "jobs" / "keys").iterdir())
+
+
+def _compute_once_in_child(key, log_path, out_q):
+    from dashboard.jobs.runner import compute_once
+
+    out_q.put(compute_once(key, _slow_compute(log_path, 1.0)))
+
+
+def test_results_a_job_computes_on_the_way_are_computed_once_under_their_lock(var):
+    """The generations job computes one scenario per target: two such jobs sharing a target compute
+    that scenario once (the second waits under the key's lock) and store it for the scenario page."""
+    ctx = mp.get_context("fork")
+    key = jobs.result_key("scenario", {"test": "on the way"}, "fp")
+    log = var / "computed.log"
+    q = ctx.Queue()
+    procs = [ctx.Process(target=_compute_once_in_child, args=(key, log, q)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    outs = [q.get(timeout=30) for _ in procs]
+    for p in procs:
+        p.join(10)
+    assert outs[0] == outs[1] and len(log.read_text().split()) == 1
+    assert jobs.get_result(key) == outs[0]

@@ -217,3 +217,42 @@ def test_job_errors_and_failures_are_reported(var):
 def test_shipped_dataset_view():
     ds = datasets.get("rodinia")
     assert "GTX-680" in ds.hosts and ds.metrics == ["duration", "cycles"] and len(ds.fingerprint) == 16
+
+
+def test_a_page_reads_a_datasets_files_once(var, monkeypatch):
+    """One /scenario layout used to read meta.json 11 times, one /repeats slider move the raw table 3
+    times: a saved dataset never changes, so each file is read once per process; deleting it still
+    makes it 'not found' at once."""
+    import importlib
+
+    rows = [{"workload": w, "run": r, "a": r + i, "b": (r * i) % 5, "t": 1.0 + r % 3}
+            for i, w in enumerate("abcdef") for r in range(6)]
+    table, raw, mapping, notes = uploads.build_dataset(pd.DataFrame(rows), {
+        "id_col": "workload", "targets": ["t"], "repeat_col": "run", "features": ["a", "b"]})
+    meta = datasets.save_dataset(table, "counted", mapping, notes, raw)
+    reads = {"json": 0, "parquet": 0}
+    real_json, real_parquet = datasets._json, pd.read_parquet
+
+    def count_json(path):
+        reads["json"] += 1
+        return real_json(path)
+
+    def count_parquet(path, *a, **k):
+        reads["parquet"] += 1
+        return real_parquet(path, *a, **k)
+
+    monkeypatch.setattr(datasets, "_json", count_json)
+    monkeypatch.setattr(datasets.pd, "read_parquet", count_parquet)
+    monkeypatch.setattr(datasets, "_READ", type(datasets._READ)())
+    import app  # noqa: F401 - registers the pages
+
+    scenario = importlib.import_module("dashboard.pages.scenario")
+    repeats = importlib.import_module("dashboard.pages.repeats")
+    scenario.layout(dataset=meta["id"])
+    assert reads["json"] == 1
+    for k in (3, 5, 7):
+        repeats._render(meta["id"], "a", "t", k)
+    assert reads["parquet"] == 1
+    datasets.delete_dataset(meta["id"])
+    with pytest.raises(files.NotFound):
+        datasets.dataset_meta(meta["id"])
