@@ -2,7 +2,7 @@
 
 Each counter gets a category (instruction, memory, cache, occupancy,
 utilization, launch geometry, time), a unit, and the rule used to combine the
-launches of a sequence whose configuration differs (see ``rodinia_build``):
+launches of a sequence whose configuration differs (see ``modeling.build.rodinia``):
 
 * ``sum``: extensive counts (instructions, requests, transactions, cycles, time)
 * ``wmean``: intensive rates (throughputs, efficiencies, IPC, occupancy,
