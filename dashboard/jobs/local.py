@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import threading
 import time
@@ -29,18 +30,57 @@ from dashboard.jobs.keys import check_key, key_of
 from dashboard.settings import RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
 
 
+# SQLite across fork(): a job is forked from a threaded web worker. If another thread of the worker is
+# inside a transaction at that moment, the child inherits SQLite's in-process record of that lock (not
+# the lock itself), and every connection the child opens to that database then waits for a lock no
+# process holds: the job hangs on its first cache access. So every cache call of this process runs
+# under one guard, and a fork waits for the guard: no transaction is open when the child is made.
+_SQLITE = threading.RLock()
+
+
+def _guarded(fn):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with _SQLITE:
+            return fn(*args, **kwargs)
+    return call
+
+
+class _GuardedCache:
+    """A diskcache whose every call runs under the fork guard."""
+
+    def __init__(self, cache):
+        self._cache = cache
+
+    def __getattr__(self, name):
+        attr = getattr(self._cache, name)
+        return _guarded(attr) if callable(attr) else attr
+
+    @_guarded
+    def __contains__(self, key):
+        return key in self._cache
+
+
 @lru_cache(maxsize=1)
 def background_manager():
     from dash import DiskcacheManager
 
     class GroupManager(DiskcacheManager):
-        """Dash's manager, except that stopping a job (Cancel, a newer request) ends
-        its whole process group: the job and every worker process it started."""
+        """Dash's manager, except that stopping a job (Cancel, a newer request) ends its whole process
+        group (the job and every worker process it started), and its cache calls run under the fork guard."""
 
         def terminate_job(self, job):
             if job is not None:
                 kill_group(int(job))
-            super().terminate_job(job)
+            with _SQLITE:
+                super().terminate_job(job)
+
+        get_progress = _guarded(DiskcacheManager.get_progress)
+        result_ready = _guarded(DiskcacheManager.result_ready)
+        get_result = _guarded(DiskcacheManager.get_result)
+        get_updated_props = _guarded(DiskcacheManager.get_updated_props)
+        clear_cache_entry = _guarded(DiskcacheManager.clear_cache_entry)
+        get_or_create_signing_secret = _guarded(DiskcacheManager.get_or_create_signing_secret)
 
     # no cache_by: Dash would then keep every job's output under a key made of the callback's payload and
     # answer a later identical payload (the same link opened again) with that old output. Results are
@@ -61,7 +101,8 @@ def results():
     if pid not in _RESULTS:
         with _RESULTS_LOCK:  # one open per process, whatever the number of threads
             if pid not in _RESULTS:
-                _RESULTS[pid] = _open_results()
+                with _SQLITE:
+                    _RESULTS[pid] = _GuardedCache(_open_results())
     return _RESULTS[pid]
 
 
@@ -93,11 +134,12 @@ def _open_cache(name: str, **options):
 
 def _fresh_locks_after_fork() -> None:
     # a job is forked from a threaded worker: a lock another thread held at the fork would never be released
-    global _RESULTS_LOCK, _MEMO_LOCK
-    _RESULTS_LOCK, _MEMO_LOCK = threading.Lock(), threading.Lock()
+    global _RESULTS_LOCK, _MEMO_LOCK, _SQLITE
+    _RESULTS_LOCK, _MEMO_LOCK, _SQLITE = threading.Lock(), threading.Lock(), threading.RLock()
 
 
-os.register_at_fork(after_in_child=_fresh_locks_after_fork)
+os.register_at_fork(before=lambda: _SQLITE.acquire(), after_in_parent=lambda: _SQLITE.release(),
+                    after_in_child=_fresh_locks_after_fork)
 
 
 _MEMO: OrderedDict = OrderedDict()  # recently read results of this process (read-only)
