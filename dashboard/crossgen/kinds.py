@@ -73,7 +73,8 @@ def _generations(params, report):
 _BASE = scenario_params(target=False)
 GENERATIONS = jobs.JobKind(
     "generations",
-    (*_BASE[:2], Param("targets", "multi", _default_targets, lambda v: datasets.get(v["dataset"]).targets),
+    (*_BASE[:2], Param("targets", "multi", _default_targets,
+                 lambda v: [t for t in datasets.get(v["dataset"]).targets if t != v["host"]]),
      *_BASE[2:]),
     _generations, _fingerprint("dataset"), _check_targets)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dash import Input, Output, callback, dcc, no_update
+from dash import Input, Output, State, callback, dcc, no_update
 
 from dashboard.state import datasets
 from dashboard.ui.fields import dropdown, field
@@ -54,7 +54,17 @@ def _default_target(values):
 
 
 def _targets(values):
-    return _ds(values).targets
+    """Target choices: every target of the dataset but the host itself."""
+    return [t for t in _ds(values).targets if t != values.get("host")] or _ds(values).targets
+
+
+class TargetParam(Param):
+    """A target device or column; the host itself is refused with the reason, not as an unknown value."""
+
+    def parse(self, raw, values):
+        if isinstance(raw, str) and raw == values.get("host") and raw in _ds(values).targets:
+            raise InvalidParameter(self.name, f"{raw} is the host: choose another GPU to predict")
+        return super().parse(raw, values)
 
 
 def scenario_params(target=True) -> list[Param]:
@@ -63,7 +73,7 @@ def scenario_params(target=True) -> list[Param]:
         Param("host", "choice", _default_host, lambda v: _ds(v).hosts),
     ]
     if target:
-        ps.append(Param("target", "choice", _default_target, _targets))
+        ps.append(TargetParam("target", "choice", _default_target, _targets))
     ps += [
         Param("metric", "choice", lambda v: _ds(v).metrics[0], lambda v: _ds(v).metrics),
         Param("preset", "choice", "halwpe", list(PRESETS)),
@@ -131,3 +141,25 @@ def register_dataset_dependents(prefix: str, target=True, multi_targets=False) -
         if multi_targets:
             res += [tg, tg[:3]]
         return res
+
+    if target or multi_targets:
+        name = "target" if target else "targets"
+
+        @callback(Output(f"{prefix}-{name}", "options", allow_duplicate=True),
+                  Output(f"{prefix}-{name}", "value", allow_duplicate=True),
+                  Input(f"{prefix}-host", "value"), State(f"{prefix}-dataset", "value"),
+                  State(f"{prefix}-{name}", "value"), prevent_initial_call=True)
+        def _host_changed(host, ds_id, current):
+            """The host is never among the targets: a new host leaves the target list (and the choice)."""
+            try:
+                ds = datasets.get(ds_id)
+            except (LookupError, TypeError):
+                return no_update, no_update
+            if host not in ds.hosts:
+                return no_update, no_update
+            vals = {"dataset": ds_id, "host": host}
+            tg = _targets(vals)
+            if multi_targets:
+                kept = [t for t in current if t in tg] if isinstance(current, list) else []
+                return tg, kept or tg[:3]
+            return tg, current if current in tg else _default_target(vals)

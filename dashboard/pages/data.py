@@ -73,6 +73,8 @@ def layout(**_query):
         ]),
         card(html.H2("Saved datasets"), html.Div(_dataset_list(), id=f"{P}-datasets")),
         dcc.Store(id=f"{P}-token"),
+        dcc.Store(id=f"{P}-delete-id"),
+        dcc.ConfirmDialog(id=f"{P}-confirm-delete"),
     ])
 
 
@@ -146,14 +148,28 @@ def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_
     return alert(msg, "success"), _dataset_list()
 
 
-@callback(Output(f"{P}-datasets", "children", allow_duplicate=True),
+@callback(Output(f"{P}-confirm-delete", "displayed"), Output(f"{P}-confirm-delete", "message"),
+          Output(f"{P}-delete-id", "data"),
           Input({"type": f"{P}-delete", "id": ALL}, "n_clicks"), prevent_initial_call=True)
-def _delete(clicks):
+def _delete_asked(clicks):
+    """Deleting a dataset deletes it for every user: ask first, naming it and its users' links."""
     trigger = ctx.triggered_id
     if not isinstance(trigger, dict) or not any(isinstance(c, int) and c > 0 for c in clicks or []):
-        return no_update
+        return no_update, no_update, no_update
     try:
-        datasets.delete_dataset(trigger.get("id"))
+        meta = datasets.dataset_meta(trigger.get("id"))
+    except LookupError:
+        return no_update, no_update, no_update
+    return True, (f"Delete the dataset '{meta['name']}' ({meta['id']}, {meta['rows']} workloads) for everyone? "
+                  "Links and saved scenarios that use it will say 'not found'. This cannot be undone."), meta["id"]
+
+
+@callback(Output(f"{P}-datasets", "children", allow_duplicate=True),
+          Input(f"{P}-confirm-delete", "submit_n_clicks"), State(f"{P}-delete-id", "data"),
+          prevent_initial_call=True)
+def _delete(_n, ds_id):
+    try:
+        datasets.delete_dataset(ds_id)
     except LookupError:
         pass
     return _dataset_list()

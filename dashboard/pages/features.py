@@ -46,7 +46,7 @@ def layout(**query):
         card(html.Div([
             field("Dataset", dropdown(f"{P}-dataset", datasets.options(), v["dataset"])),
             field("Host", dropdown(f"{P}-host", ds.hosts, v["host"])),
-            field("Target", dropdown(f"{P}-target", ds.targets, v["target"])),
+            field("Target", dropdown(f"{P}-target", [t for t in ds.targets if t != v["host"]], v["target"])),
             field("Metric", dropdown(f"{P}-metric", ds.metrics, v["metric"])),
             field("Model", dropdown(f"{P}-model", ALL_MODELS, v["model"])),
             field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"],

@@ -1,12 +1,14 @@
 """Home: what each page answers, and the data perfcast ships with (with attribution)."""
 
 import dash
-from dash import dash_table, dcc, html
+from dash import dcc, html
+
+from dashboard.ui.components import grid, register_csv
 
 from modeling import shipped
 
 dash.register_page(__name__, path="/", name="Home", title="perfcast", order=0)
-
+register_csv("home-devices-table")
 
 
 def layout(**_query):
@@ -27,14 +29,10 @@ def layout(**_query):
         html.P(f"{len(w)} workloads (Rodinia kernel × input size): "
                + ", ".join(f"{a} {n}" for a, n in sorted(apps.items()))
                + f"; {len(shipped.counters())} nvprof counters measured on each of {len(dev)} GPUs."),
-        dash_table.DataTable(
-            id="home-devices-table",
-            data=dev.to_dict("records"),
-            columns=[{"name": c.replace("_", " "), "id": c} for c in dev.columns],
-            style_cell={"fontFamily": "inherit", "fontSize": 13, "padding": "4px 8px"},
-            style_header={"fontWeight": 600},
-            export_format="csv",
-        ),
+        grid("home-devices-table", [{"field": c, "headerName": c.replace("_", " "), "minWidth": 110}
+                                    for c in dev.columns],
+             rows=dev.astype(object).where(dev.notna(), None).to_dict("records"), height=330,
+             file_name="gpu_devices.csv"),
         html.P(["GPU profiles: gpuperfpredict by Marcos Amaris et al. (University of São Paulo), "
                 "CC BY 4.0; aggregated by perfcast (see data/README.md). Device figures: public "
                 "vendor specifications. Methods: HALWPE (cross-generation GPU prediction) and RastSim "

@@ -37,7 +37,6 @@ IR_MODELS = ["RandomForest", "OLS/Forward/BIC", "NNLS/Backward/BIC"]
 def layout(**query):
     v, error = parse_or_default(query, PARAMS)
     request = SCENARIO.request({n: v[n] for n in JOB_NAMES}) if query and not error else None
-    saved = scenarios.list_scenarios("scenario")[:8]
     # a shared link whose result is cached is drawn in this response (no second round trip)
     res = jobs.result_for(request)
     summary, rows, names, _ = summary_view(res) if res else (None, [], ALL_MODELS, ALL_MODELS)
@@ -83,10 +82,7 @@ def layout(**query):
                        html.Button("Save this scenario", id=f"{P}-save", className="btn", n_clicks=0)],
                       className="run-row"),
              html.Div(id=f"{P}-save-status"),
-             html.Ul([html.Li(dcc.Link(f"{s['name']} — best {s['summary'].get('best')} "
-                                       f"E_out {s['summary'].get('e_out', 0):.2f} %",
-                                       href=f"/scenario?{s['summary'].get('query', '')}")) for s in saved],
-                     id=f"{P}-saved-list")),
+             html.Ul(saved_items(), id=f"{P}-saved-list")),
     ])
 
 
@@ -185,12 +181,21 @@ def _sweep_graph(ready):
     return tree_sweep(res) if res else empty("Run the tree sweep to see E_out per tree count")
 
 
-@callback(Output(f"{P}-save-status", "children"), Input(f"{P}-save", "n_clicks"),
-          State(f"{P}-ready", "data"), State(f"{P}-save-name", "value"), prevent_initial_call=True)
+def saved_items(limit=8) -> list:
+    """The newest saved scenarios as links that reopen them."""
+    return [html.Li(dcc.Link(f"{s['name']} — best {s['summary'].get('best')} "
+                             f"E_out {s['summary'].get('e_out', 0):.2f} %",
+                             href=f"/scenario?{s['summary'].get('query', '')}"))
+            for s in scenarios.list_scenarios("scenario")[:limit]]
+
+
+@callback(Output(f"{P}-save-status", "children"), Output(f"{P}-saved-list", "children"),
+          Input(f"{P}-save", "n_clicks"), State(f"{P}-ready", "data"), State(f"{P}-save-name", "value"),
+          prevent_initial_call=True)
 def _save(_n, ready, name):
     res = jobs.result_for(ready)
     if not res:
-        return alert("Run the scenario first; then save it.", "info")
+        return alert("Run the scenario first; then save it.", "info"), no_update
     best = res["best"]["overall"]
     m = next(x for x in res["models"] if x["model"] == best)
     query = to_query(res["params"])[1:]
@@ -198,4 +203,4 @@ def _save(_n, ready, name):
                                                           "ir10": m["inlier_ratio"]["10"],
                                                           "n_workloads": res["n_workloads"], "query": query}, name)
     said = "Already saved as " if rec.get("existing") else "Saved as "
-    return alert([said, html.Strong(rec["name"]), f" ({rec['id']})."], "success")
+    return alert([said, html.Strong(rec["name"]), f" ({rec['id']})."], "success"), saved_items()

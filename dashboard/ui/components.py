@@ -16,8 +16,11 @@ def fmt(v, digits=2):
 
 def grid(id_, columns: list[dict], rows=None, height=360, file_name="table.csv", row_style=None):
     """A sortable, filterable AG Grid with a CSV export button (id ``<id>-csv``)."""
-    defaults = {"sortable": True, "filter": True, "resizable": True, "minWidth": 80}
-    opts = {"animateRows": False, "rowHeight": 30, "headerHeight": 34}
+    defaults = {"sortable": True, "filter": True, "resizable": True, "minWidth": 80, "wrapHeaderText": True,
+                "autoHeaderHeight": True}
+    # a dot in a field name is text, not a path into nested data (a column "Branch.Efficiency" showed blank)
+    opts = {"animateRows": False, "rowHeight": 30, "suppressFieldDotNotation": True, "tooltipShowDelay": 300}
+    columns = [{"headerTooltip": c.get("headerName") or c.get("field"), **c} for c in columns]
     grid = dag.AgGrid(id=id_, columnDefs=columns, rowData=rows or [], defaultColDef=defaults,
                       dashGridOptions=opts, columnSize="responsiveSizeToFit", style={"height": f"{height}px"},
                       csvExportParams={"fileName": file_name}, className="ag-theme-alpine",

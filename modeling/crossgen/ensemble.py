@@ -323,7 +323,7 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
         Worker processes; each (model, fold) fit is one task (1 = in this process).
     progress : callable(done, total, label), optional
         Called after each fit, with the number of fits done and in all, and a
-        label "model k of N (name), fold f of K".
+        label "d of T fits done (last: name, fold f of K)": fits finish in parallel, out of order.
     """
     t0 = time.perf_counter()
     names = resolve_models(models)
@@ -348,7 +348,6 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
         return (n, f, X, y, train, test, transform, host_index, seed)
 
     parts: dict[str, list] = {n: [] for n, _ in jobs}
-    order = {n: i + 1 for i, (n, _) in enumerate(jobs)}
     per_model = len(splits) + 1
     def tagged(task):
         n, f, k = task
@@ -362,8 +361,9 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
             results_by_name[n] = _assemble(n, X, y, splits, parts[n])
         if progress:
             where = "fit on all workloads" if k is None else f"fold {k + 1} of {len(splits)}"
-            progress(sum(len(v) for v in parts.values()), len(tasks),
-                     f"model {order[n]} of {len(jobs)} ({n}), {where}")
+            done = sum(len(v) for v in parts.values())
+            # fits finish in parallel and out of order: count what is done, name the last one
+            progress(done, len(tasks), f"{done} of {len(tasks)} fits done (last: {n}, {where})")
     results = [results_by_name[n] for n, _ in jobs]
     baseline = next((r for r in results if r.model == BASELINE), None)
     models_res = [r for r in results if r.model != BASELINE]

@@ -29,7 +29,7 @@ def test_run_compare_share_and_cached_open(dash_duo, perfcast_app):
     dash_duo.wait_for_element("#scenario-run")
     choose(dash_duo, "#scenario-target", "Tesla-K40")
     dash_duo.find_element("#scenario-run").click()
-    dash_duo.wait_for_contains_text("#scenario-progress-label", "model", timeout=30)
+    dash_duo.wait_for_contains_text("#scenario-progress-label", "fits done", timeout=30)
     eout = wait_text(dash_duo, "#scenario-best-eout", timeout=180)
     best, res = _api_best("GTX-680", "Tesla-K40")
     assert eout == f"{best.e_out:.2f} %"
@@ -65,7 +65,7 @@ def test_run_compare_share_and_cached_open(dash_duo, perfcast_app):
 def test_progress_and_cancel_stop_the_job(dash_duo, perfcast_app):
     start(dash_duo, perfcast_app, "/scenario?dataset=rodinia&host=GTX-680&target=Tesla-P100&preset=rastsim"
                                   "&transform=log&seed=11")
-    dash_duo.wait_for_contains_text("#scenario-progress-label", "model", timeout=30)
+    dash_duo.wait_for_contains_text("#scenario-progress-label", "fits done", timeout=30)
     assert dash_duo.find_element("#scenario-run").get_attribute("disabled")
     key = SCENARIO.request({"dataset": "rodinia", "host": "GTX-680", "target": "Tesla-P100", "preset": "rastsim",
                             "transform": "log", "seed": "11"})["key"]
@@ -90,7 +90,7 @@ def test_navigating_away_stops_the_job(dash_duo, perfcast_app, monkeypatch):
                                   "&transform=log&folds=20&seed=13")
     key = SCENARIO.request({"host": "GTX-680", "target": "Tesla-K20", "preset": "rastsim", "transform": "log",
                             "folds": "20", "seed": "13"})["key"]
-    dash_duo.wait_for_contains_text("#scenario-progress-label", "model", timeout=30)
+    dash_duo.wait_for_contains_text("#scenario-progress-label", "fits done", timeout=30)
     pid = jobs.status(key)["pid"]
     dash_duo.driver.get(dash_duo.server_url + "/")  # the user leaves the page mid-job
     deadline = time.time() + 30

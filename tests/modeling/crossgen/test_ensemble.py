@@ -170,3 +170,13 @@ def test_log_transform_extrapolation_stays_finite():
     far = m.predict(np.array([[1e6]]))
     assert np.isfinite(far).all() and far[0] <= y.max() * 1e6 * (1 + 1e-9)
     assert np.allclose(m.predict(X), y, rtol=1e-6)
+
+
+def test_progress_counts_completed_fits_and_never_runs_backwards():
+    """Models train in parallel and finish out of order: progress reports fits done out of the total."""
+    X, y, g = toy()
+    seen = []
+    run_ensemble(X, y, models="halwpe", folds=5, n_jobs=2, progress=lambda d, t, label: seen.append((d, t, label)))
+    total = seen[0][1]
+    assert [d for d, _, _ in seen] == list(range(1, total + 1)) and total == 13 * 6
+    assert all(label.startswith(f"{d} of {t} fits done (last: ") for d, t, label in seen)

@@ -1,0 +1,72 @@
+"""What a new user tripped over on the cross-generation pages, checked in headless Chromium."""
+
+import time
+
+import numpy as np
+import pandas as pd
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+from dashboard.crossgen.kinds import SCENARIO, cached
+from dashboard.state import datasets
+from dashboard.ui.url_state import to_query
+from pc_browser import present, screenshot, start, wait_text
+
+
+def test_dotted_bracketed_and_unicode_column_names_show_their_values(dash_duo, perfcast_app, tmp_path):
+    rng = np.random.default_rng(0)
+    names = ["Branch.Efficiency", "l1[hit]", "warp exec", "Δcycles"]
+    df = pd.DataFrame({"workload": [f"w{i}" for i in range(12)],
+                       **{n: np.round(rng.uniform(1, 9, 12), 3) for n in names}, "t": rng.uniform(1, 2, 12)})
+    path = tmp_path / "dotted.csv"
+    df.to_csv(path, index=False)
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_element("#data-upload input[type=file]").send_keys(str(path))
+    dash_duo.wait_for_contains_text("#data-preview", "w0", timeout=20)
+    for n in names:
+        cell = dash_duo.driver.find_elements("css selector", f'#data-preview .ag-row[row-index="0"] [col-id="{n}"]')
+        assert cell and cell[0].text == f"{df.loc[0, n]:g}", n
+    screenshot(dash_duo.driver, "data-dotted-columns")
+
+
+def test_a_link_with_the_host_as_target_is_refused_and_the_host_is_not_offered(dash_duo, perfcast_app):
+    start(dash_duo, perfcast_app, "/scenario?host=GTX-680&target=GTX-680")
+    dash_duo.wait_for_contains_text(".alert-error", "GTX-680 is the host", timeout=15)
+    dash_duo.find_element("#scenario-target").click()
+    options = [o.text for o in dash_duo.driver.find_elements("css selector", ".dash-dropdown-option")]
+    assert options and "GTX-680" not in options
+
+
+def test_save_lists_the_scenario_at_once(dash_duo, perfcast_app):
+    params = SCENARIO.request({"target": "Tesla-K40", "preset": "halwpe", "seed": "3"})["params"]
+    cached(SCENARIO, params)
+    start(dash_duo, perfcast_app, f"/scenario{to_query(params)}")
+    wait_text(dash_duo, "#scenario-best-eout", timeout=30)
+    name = f"K40 for the review {time.time_ns()}"
+    dash_duo.find_element("#scenario-save-name").send_keys(name)
+    dash_duo.find_element("#scenario-save").click()
+    dash_duo.wait_for_contains_text("#scenario-save-status", "Saved as", timeout=15)
+    dash_duo.wait_for_contains_text("#scenario-saved-list", name, timeout=10)
+
+
+def test_deleting_a_dataset_asks_first(dash_duo, perfcast_app):
+    df = pd.DataFrame({"workload": [f"w{i}" for i in range(6)], "a": np.arange(6.0), "b": np.arange(6.0) ** 2,
+                       "t": np.arange(1.0, 7.0)})
+    meta = datasets.save_dataset(df, "shared with the team", {
+        "id_col": "workload", "group_col": None, "targets": ["t"], "features": ["a", "b"], "host_col": None,
+        "repeat_col": None})
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_contains_text("#data-datasets", meta["id"], timeout=15)
+    button = present(dash_duo.driver, f'button[id*="{meta["id"]}"]')[0]
+    button.click()
+    alert = WebDriverWait(dash_duo.driver, 10).until(expected_conditions.alert_is_present())
+    assert "for everyone" in alert.text and "shared with the team" in alert.text
+    alert.dismiss()
+    assert datasets.dataset_meta(meta["id"])["id"] == meta["id"]  # kept
+    present(dash_duo.driver, f'button[id*="{meta["id"]}"]')[0].click()
+    WebDriverWait(dash_duo.driver, 10).until(expected_conditions.alert_is_present()).accept()
+    deadline = time.time() + 10
+    while meta["id"] in dash_duo.find_element("#data-datasets").text and time.time() < deadline:
+        time.sleep(0.1)
+    assert meta["id"] not in dash_duo.find_element("#data-datasets").text
+    assert meta["id"] not in [m["id"] for m in datasets.list_datasets()]
