@@ -9,6 +9,7 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 from dashboard.state import scenarios
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO, SWEEP
+from dashboard.crossgen.leaderboard import baseline_wins, leaderboard_rows
 from dashboard.ui.components import card, grid, num_col, register_csv, stat
 from dashboard.ui.figures import empty
 from dashboard.crossgen.figures import inlier_curves, per_workload, tree_sweep
@@ -51,13 +52,17 @@ def layout(**query):
         html.Div(summary, id=f"{P}-summary"),
         card(html.H2("Leaderboard"),
              html.P("E_out: mean APE of out-of-fold predictions (RastSim eq. 3). IR@T: share of workloads "
-                    "with APE ≤ T %. ★ best model, ◆ best non-negative (NNLS family) model.", className="hint"),
+                    "with APE ≤ T %. ★ lowest E_out (the baseline when no model beats it), ◆ best non-negative "
+                    "(NNLS family) model. The note says why a number that looks broken is what it is.",
+                    className="hint"),
              grid(f"{P}-leaderboard", [
                  {"field": "mark", "headerName": "", "width": 50, "maxWidth": 60, "sortable": False},
                  {"field": "model", "headerName": "model", "minWidth": 170},
                  num_col("e_out", "E_out %"), num_col("e_out_fold_mean", "fold mean %"), num_col("e_in", "E_in %"),
                  num_col("ir10", "IR@10 %", 1), num_col("ir20", "IR@20 %", 1),
-                 {"field": "features", "headerName": "features"}, num_col("fit_seconds", "fit s", 2)],
+                 {"field": "features", "headerName": "features"}, num_col("fit_seconds", "fit s", 2),
+                 {"field": "note", "headerName": "note", "minWidth": 360, "wrapText": True, "autoHeight": True,
+                  "tooltipField": "note"}],
                  rows=rows, height=520, file_name="leaderboard.csv")),
         card(html.H2("Per-workload prediction"),
              field("Model", dcc.Dropdown(id=f"{P}-model", options=names, value=v["model"], clearable=False)),
@@ -94,23 +99,21 @@ register_csv(f"{P}-leaderboard")
 register_csv(f"{P}-steps-grid")
 
 
-def leaderboard_rows(res: dict) -> list[dict]:
-    rows = []
-    for m in res["models"] + ([res["baseline"]] if res["baseline"].get("e_out") is not None else []):
-        mark = "★" if m["model"] == res["best"]["overall"] else ("◆" if m["model"] == res["best"]["nnls"] else "")
-        rows.append({"mark": mark, "model": m["model"], "e_out": m["e_out"], "e_out_fold_mean": m["e_out_fold_mean"],
-                     "e_in": m["e_in"], "ir10": m["inlier_ratio"]["10"], "ir20": m["inlier_ratio"]["20"],
-                     "features": f"{m['n_selected']}/{m['n_available']}", "fit_seconds": m["fit_seconds"]})
-    return sorted(rows, key=lambda r: r["e_out"])
-
-
 def summary_view(res: dict):
     """Summary card, leaderboard rows and the model names of a scenario result."""
     s = res["scenario"]
     best = res["best"]["overall"]
     e_best = next(m["e_out"] for m in res["models"] if m["model"] == best)
     names = [m["model"] for m in res["models"]] + ([res["baseline"]["model"]] if res["baseline"].get("model") else [])
+    verdict = None
+    if baseline_wins(res):
+        verdict = alert([html.Strong("No model beats the baseline. "),
+                         f"The host's own time × the median target/host ratio of the training workloads has E_out "
+                         f"{res['baseline']['e_out']:.2f} %; the best model, {best}, {e_best:.2f} %. Use the "
+                         "baseline's numbers, or a model only where its own error is known to be lower."],
+                        "warning")
     summary = card(
+        verdict,
         html.Div([
             stat("workloads", str(res["n_workloads"]), f"{P}-n-workloads"),
             stat("features", str(res["n_features"])),
