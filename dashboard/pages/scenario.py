@@ -35,6 +35,10 @@ UNITS = {"duration": "s", "cycles": "cycles", "value": "target units"}
 IR_MODELS = ["RandomForest", "OLS/Forward/BIC", "NNLS/Backward/BIC"]
 
 
+def _shown(flag) -> dict | None:
+    return None if flag else {"display": "none"}
+
+
 def layout(**query):
     v, error = parse_or_default(query, PARAMS)
     request = SCENARIO.request({n: v[n] for n in JOB_NAMES}) if query and not error else None
@@ -50,7 +54,16 @@ def layout(**query):
         card(html.Div(scenario_controls(P, v), className="form-grid"),
              job_panel(P, request, "Run scenario"), share_box(P)),
         html.Div(summary, id=f"{P}-summary"),
-        card(html.H2("Leaderboard"),
+        html.Div(card(html.H2("Run the scenario to see"), html.Ul([
+            html.Li("the leaderboard: every model's out-of-fold error (E_out), in-sample error, inlier ratios and "
+                    "features, beside the baseline (host time × median ratio), with a note where a number looks odd"),
+            html.Li("observed against predicted run time for every workload, with its percentage error"),
+            html.Li("inlier-ratio curves: the share of workloads within each error threshold"),
+            html.Li("the steps of every stepwise selection"),
+        ]), html.P("Choose the host, the target and the cross-validation above, then press Run scenario "
+                   "(about 5-30 s on this machine; a result computed before opens at once).", className="hint")),
+            id=f"{P}-before", style=_shown(not res)),
+        html.Div([card(html.H2("Leaderboard"),
              html.P("E_out: mean APE of out-of-fold predictions (RastSim eq. 3). IR@T: share of workloads "
                     "with APE ≤ T %. ★ lowest E_out (the baseline when no model beats it), ◆ best non-negative "
                     "(NNLS family) model. The note says why a number that looks broken is what it is.",
@@ -66,10 +79,10 @@ def layout(**query):
                  rows=rows, height=520, file_name="leaderboard.csv")),
         card(html.H2("Per-workload prediction"),
              field("Model", dcc.Dropdown(id=f"{P}-model", options=names, value=v["model"], clearable=False)),
-             dcc.Graph(id=f"{P}-workload-graph", figure=workload_view(res, v["model"]))),
+             dcc.Graph(id=f"{P}-workload-graph", figure=workload_view(res, v["model"]), responsive=True)),
         card(html.H2("Inlier ratios"),
              field("Models", dcc.Dropdown(id=f"{P}-ir-models", options=names, multi=True, value=IR_MODELS)),
-             dcc.Graph(id=f"{P}-ir-graph", figure=inlier_view(res, IR_MODELS))),
+             dcc.Graph(id=f"{P}-ir-graph", figure=inlier_view(res, IR_MODELS), responsive=True)),
         card(html.H2("Stepwise selection steps"),
              field("Stepwise model", dcc.Dropdown(id=f"{P}-steps", options=VIEW[1].options, value=v["steps"],
                                                   clearable=False)),
@@ -77,7 +90,8 @@ def layout(**query):
                                                                                               "minWidth": 220},
                                       num_col("criterion", "AIC/BIC", 2), num_col("rss", "RSS", 6),
                                       {"field": "n_features", "headerName": "features"}],
-                  rows=steps_view(res, v["steps"]), height=300, file_name="steps.csv")),
+                  rows=steps_view(res, v["steps"]), height=300, file_name="steps.csv"))],
+            id=f"{P}-results", style=_shown(res)),
         card(html.H2("Random Forest tree sweep (RastSim 4.4)"),
              html.P("E_out and inlier ratios of forests of 2, 4, …, 1024 trees on the same folds.", className="hint"),
              job_panel(f"{P}-sweep", None, "Run tree sweep"),
@@ -154,10 +168,13 @@ def steps_view(res: dict | None, model: str) -> list:
 # finishes (the ready store changes) or a view's own input changes.
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-leaderboard", "rowData"),
           Output(f"{P}-model", "options"), Output(f"{P}-ir-models", "options"),
+          Output(f"{P}-results", "style"), Output(f"{P}-before", "style"),
           Input(f"{P}-ready", "data"), prevent_initial_call=True)
 def _render(ready):
     res = jobs.result_for(ready)
-    return summary_view(res) if res else (None, [], no_update, no_update)
+    if not res:
+        return None, [], no_update, no_update, _shown(False), _shown(True)
+    return (*summary_view(res), _shown(True), _shown(False))
 
 
 @callback(Output(f"{P}-workload-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-model", "value"),

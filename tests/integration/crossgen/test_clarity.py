@@ -70,3 +70,20 @@ def test_deleting_a_dataset_asks_first(dash_duo, perfcast_app):
         time.sleep(0.1)
     assert meta["id"] not in dash_duo.find_element("#data-datasets").text
     assert meta["id"] not in [m["id"] for m in datasets.list_datasets()]
+
+
+def test_before_a_run_the_page_says_what_it_will_show_not_empty_panels(dash_duo, perfcast_app):
+    start(dash_duo, perfcast_app, "/scenario")
+    dash_duo.wait_for_contains_text("#scenario-before", "Run the scenario to see", timeout=15)
+    assert not dash_duo.find_element("#scenario-results").is_displayed()
+    height = dash_duo.driver.execute_script("return document.body.scrollHeight")
+    assert height < 2000, height  # was ~3,000 px of empty panels
+    screenshot(dash_duo.driver, "scenario-before-run")
+    params = SCENARIO.request({"target": "Tesla-K40", "preset": "halwpe", "seed": "3"})["params"]
+    cached(SCENARIO, params)
+    dash_duo.driver.get(dash_duo.server_url + f"/scenario{to_query(params)}")
+    dash_duo.wait_for_contains_text("#scenario-leaderboard", "Baseline", timeout=30)
+    assert not dash_duo.find_element("#scenario-before").is_displayed()
+    width = dash_duo.driver.execute_script(
+        "return document.querySelector('#scenario-workload-graph .main-svg').getBoundingClientRect().width")
+    assert width > 900  # drawn at the card's width, not a hidden container's default
