@@ -91,21 +91,39 @@ def tree_sweep(sweep: dict) -> dict:
                    yaxis2={**axis_title("inlier ratio %"), "overlaying": "y", "side": "right", "showgrid": False})
 
 
-def speedups(gen: dict) -> dict:
-    """Per-workload speedup of each target over the host, ordered by speedup (HALWPE Fig. 4)."""
+def speedup_order(gen: dict, order_by: str | None) -> list[str]:
+    """One workload order for every target's curve: by ``order_by``'s speedup (the first target when it
+    is not one of them); workloads that target lacks follow, in name order."""
+    sp = gen["speedup"]
+    key = order_by if order_by in sp else next(iter(sp), None)
+    if key is None:
+        return []
+    ranked = sorted(sp[key], key=lambda w: sp[key][w])
+    rest = sorted({w for v in sp.values() for w in v} - set(ranked))
+    return ranked + rest
+
+
+def speedups(gen: dict, order_by: str | None = None) -> dict:
+    """Per-workload speedup of each target over the host (HALWPE Fig. 4). Every curve uses the same
+    workload order (by ``order_by``'s speedup), so one x position is one workload on every curve."""
     apps = gen.get("applications") or {}
+    order = speedup_order(gen, order_by)
+    key = order_by if order_by in gen["speedup"] else next(iter(gen["speedup"]), "")
     data = []
     for i, (target, sp) in enumerate(gen["speedup"].items()):
-        items = sorted(sp.items(), key=lambda kv: kv[1])
-        data.append({"type": "scatter", "mode": "lines", "name": target, "x": list(range(1, len(items) + 1)),
-                     "y": values([v for _, v in items]), "line": {"color": PALETTE[i % len(PALETTE)], "width": 2},
-                     "customdata": [[w, apps.get(w, "")] for w, _ in items],
+        xs = [j + 1 for j, w in enumerate(order) if w in sp]
+        ws = [w for w in order if w in sp]
+        data.append({"type": "scatter", "mode": "lines+markers" if target == key else "markers", "name": target,
+                     "x": xs, "y": values([sp[w] for w in ws]),
+                     "line": {"color": PALETTE[i % len(PALETTE)], "width": 2},
+                     "marker": {"size": 4, "color": PALETTE[i % len(PALETTE)]},
+                     "customdata": [[w, apps.get(w, "")] for w in ws],
                      "hovertemplate": target + "<br>%{customdata[0]}<br>%{customdata[1]}<br>speedup %{y:.3g}x"
                                                "<extra></extra>"})
     one, _ = hline(1, "#868e96", "dot")
     return figure(data, f"Speedup of each target over {gen['host']}", 420, shapes=[one],
-                   yaxis={"type": "log", **axis_title(f"speedup over {gen['host']} (host time / target time)")},
-                   xaxis=axis_title("workloads, ordered by speedup (per target)"))
+                  yaxis={"type": "log", **axis_title(f"speedup over {gen['host']} (host time / target time)")},
+                  xaxis=axis_title(f"workloads, ordered by the {key} speedup (the same order on every curve)"))
 
 
 def simulator_speedups(gen: dict) -> dict:

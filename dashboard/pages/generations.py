@@ -23,7 +23,11 @@ P = "generations"
 JOB = list(GENERATIONS.params)
 JOB_NAMES = GENERATIONS.names
 VIEW = [Param("left", "choice", lambda v: v["targets"][0], lambda v: v["targets"]),
-        Param("right", "choice", lambda v: v["targets"][-1], lambda v: v["targets"])]
+        Param("right", "choice", lambda v: v["targets"][-1], lambda v: v["targets"]),
+        Param("order", "choice", lambda v: v["targets"][-1], lambda v: v["targets"])]
+SIM_NOTE = ("No simulator times in this dataset, so the × vs simulator column is empty: it needs the host's "
+            "run time and one simulator-time column per target, mapped when a table is uploaded on the Data "
+            "page (the shipped Rodinia data has none).")
 PARAMS = JOB + VIEW
 FORM_IDS = [f"{P}-{n}" for n in JOB_NAMES]
 
@@ -38,7 +42,7 @@ def layout(**query):
             error = str(exc)
     # a shared link whose result is cached is drawn in this response (no second round trip)
     res = jobs.result_for(request)
-    speed_fig, rows, sim_fig, sim_style = render_view(res)
+    speed_fig, rows, sim_fig, sim_style, sim_note = render_view(res, v["order"])
     return html.Div([
         html.H1("Generations side by side: one host, several targets"),
         html.P("How much faster is each newer GPU on every workload, and how well does the ensemble predict "
@@ -47,7 +51,8 @@ def layout(**query):
         alert(error) if error else None,
         card(html.Div(scenario_controls(P, v, target=False, multi_targets=v["targets"]), className="form-grid"),
              job_panel(P, request, "Compare generations"), share_box(P)),
-        card(dcc.Graph(id=f"{P}-speedup-graph", figure=speed_fig)),
+        card(field("Order workloads by the speedup of", dropdown(f"{P}-order", v["targets"], v["order"])),
+             dcc.Graph(id=f"{P}-speedup-graph", figure=speed_fig)),
         card(html.H2("Best model per target"),
              grid(f"{P}-summary-grid", [
                  {"field": "target", "minWidth": 120},
@@ -57,7 +62,8 @@ def layout(**query):
                  num_col("nnls_e_out", "NNLS E_out %"), num_col("baseline_e_out", "baseline E_out %"),
                  num_col("n_workloads", "workloads", 0),
                  num_col("sim_speedup_mean", "× vs simulator (mean)", 0)], rows=rows, height=260,
-                 file_name="generations.csv")),
+                 file_name="generations.csv"),
+             html.P(sim_note, id=f"{P}-sim-note", className="hint")),
         html.Div(card(html.H2("Model vs simulator"),
                       html.P("Seconds a cycle-accurate simulator took per workload against the host run the model "
                              "needs (HALWPE Fig. 12). From the dataset's optional host run-time and simulator-time "
@@ -72,25 +78,28 @@ def layout(**query):
 
 
 register_dataset_dependents(P, target=False, multi_targets=True)
-register_url_sync(P, JOB_NAMES + ["left", "right"], FORM_IDS + [f"{P}-left", f"{P}-right"])
+register_url_sync(P, JOB_NAMES + ["left", "right", "order"], FORM_IDS + [f"{P}-left", f"{P}-right", f"{P}-order"])
 register_job(P, GENERATIONS, FORM_IDS)
 register_csv(f"{P}-summary-grid")
 
 
-@callback(Output(f"{P}-left", "options"), Output(f"{P}-right", "options"), Input(f"{P}-targets", "value"))
+@callback(Output(f"{P}-left", "options"), Output(f"{P}-right", "options"), Output(f"{P}-order", "options"),
+          Input(f"{P}-targets", "value"))
 def _pair_options(targets):
-    return targets or [], targets or []
+    targets = [t for t in targets if isinstance(t, str)] if isinstance(targets, list) else []
+    return targets, targets, targets
 
 
-def render_view(res: dict | None):
-    """Speedup chart, summary rows, simulator chart and its box style of a generations result."""
+def render_view(res: dict | None, order_by: str | None = None):
+    """Speedup chart, summary rows, simulator chart, its box style and the simulator note."""
     hidden = {"display": "none"}
     if not res:
-        return empty("Compare generations to see per-workload speedups"), [], empty("Compare generations first"), hidden
-    fig = speedups(res) if res["speedup"] else empty("This dataset has no host metric column: no speedups")
+        return (empty("Compare generations to see per-workload speedups"), [], empty("Compare generations first"),
+                hidden, None)
+    fig = speedups(res, order_by) if res["speedup"] else empty("This dataset has no host metric column: no speedups")
     if not res.get("sim_speedup"):
-        return fig, res["summary"], empty("No simulator times in this dataset"), hidden
-    return fig, res["summary"], simulator_speedups(res), {"display": "block"}
+        return fig, res["summary"], empty("No simulator times in this dataset"), hidden, SIM_NOTE
+    return fig, res["summary"], simulator_speedups(res), {"display": "block"}, None
 
 
 def pair_view(res: dict | None, left: str, right: str):
@@ -113,10 +122,10 @@ def pair_view(res: dict | None, left: str, right: str):
 
 # A cached result is drawn by the layout itself; these redraw on a new result or a changed pair.
 @callback(Output(f"{P}-speedup-graph", "figure"), Output(f"{P}-summary-grid", "rowData"),
-          Output(f"{P}-sim-graph", "figure"), Output(f"{P}-sim-box", "style"), Input(f"{P}-ready", "data"),
-          prevent_initial_call=True)
-def _render(ready):
-    return render_view(jobs.result_for(ready))
+          Output(f"{P}-sim-graph", "figure"), Output(f"{P}-sim-box", "style"), Output(f"{P}-sim-note", "children"),
+          Input(f"{P}-ready", "data"), Input(f"{P}-order", "value"), prevent_initial_call=True)
+def _render(ready, order_by):
+    return render_view(jobs.result_for(ready), order_by if isinstance(order_by, str) else None)
 
 
 @callback(Output(f"{P}-pair-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-left", "value"),

@@ -60,6 +60,15 @@ def test_generation_figures():
            "sim_speedup": {"GTX-980": {"w0": 1e4, "w1": 1e5}, "Tesla-P100": {"w0": 3e4, "w1": 2e4}}}
     sp = _valid(figures.speedups(gen))
     assert sp["data"][0]["y"] == [0.5, 2.0] and sp["layout"]["shapes"][0]["y0"] == 1
+    # one workload order on every curve: ordered by Tesla-P100, w1 (3.0) comes first for both targets
+    by_p100 = _valid(figures.speedups(gen, "Tesla-P100"))
+    for trace in by_p100["data"]:
+        assert [c[0] for c in trace["customdata"]] == ["w1", "w0"] and trace["x"] == [1, 2]
+    assert by_p100["data"][0]["y"] == [0.5, 2.0] and by_p100["data"][1]["y"] == [3.0, 4.0]
+    gen3 = {**gen, "speedup": {**gen["speedup"], "GTX-970": {"w2": 1.5, "w0": 1.0}}}
+    three = _valid(figures.speedups(gen3, "GTX-980"))
+    xs = {t["name"]: dict(zip([c[0] for c in t["customdata"]], t["x"])) for t in three["data"]}
+    assert xs["GTX-980"]["w0"] == xs["Tesla-P100"]["w0"] == xs["GTX-970"]["w0"]  # same x, same workload
     sim = _valid(figures.simulator_speedups(gen))
     assert sim["data"][1]["y"] == [2e4, 3e4]  # ordered by the last target's speedup
     assert sim["data"][0]["name"].startswith("GTX-980: mean 55,000")

@@ -48,6 +48,13 @@ def test_generations_side_by_side(dash_duo, perfcast_app):
         "const g = document.querySelector('#generations-speedup-graph .js-plotly-plot');"
         "return g.data.find(t => t.name === 'Tesla-P100').y;")
     assert np.allclose(sorted(trace), np.sort(sp.to_numpy()), rtol=1e-9)
+    # one x position is one workload on every curve
+    orders = dash_duo.driver.execute_script(
+        "const g = document.querySelector('#generations-speedup-graph .js-plotly-plot');"
+        "return g.data.map(t => t.x.map((x, i) => [x, t.customdata[i][0]]));")
+    by_x = [dict(o) for o in orders]
+    assert all(by_x[0][x] == by_x[1][x] for x in set(by_x[0]) & set(by_x[1]))
+    assert "No simulator times in this dataset" in dash_duo.find_element("#generations-sim-note").text
     screenshot(dash_duo.driver, "generations")
     # the shared link opens drawn from the cache: same table, both charts
     link = share_link(dash_duo, "generations")
