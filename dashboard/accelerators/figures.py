@@ -26,8 +26,15 @@ REGION_COLORS = ["#cfe3f3", "#fde2cf", "#d5ecd9", "#e7d9f0", "#fff1c2", "#f9d6de
 LOG4 = math.log10(4)
 
 
+BYTE_TICKS = [4**i for i in range(0, 31)]
+
+
 def _log_x(lo=None, hi=None, dtick=LOG4):
-    ax = {"type": "log", "title": {"text": "granularity (bytes)"}, "dtick": dtick, "tickformat": ".2s"}
+    """Granularity axis in binary units (16 B, 1 KiB, 64 KiB, 4 MiB), as the advisor writes bytes."""
+    step = round(dtick / LOG4)
+    ticks = BYTE_TICKS[::max(1, step)]
+    ax = {"type": "log", "title": {"text": "granularity (bytes)"}, "tickvals": ticks,
+          "ticktext": [fmt_bytes(t).replace(".00 ", " ").replace(".0 ", " ") for t in ticks]}
     if lo and hi:
         ax["range"] = [math.log10(lo), math.log10(hi)]
     return ax
@@ -38,7 +45,7 @@ def _figure(data, title, height, y_title="speedup", **layout):
            "title": {"text": title, "x": 0.01, "font": {"size": 15}},
            "margin": {"l": 60, "r": 30, "t": 50, "b": 40},
            "legend": {"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0, "xanchor": "left"},
-           "xaxis": _log_x(), "yaxis": {"type": "log", "title": {"text": y_title}}}
+           "xaxis": _log_x(), "yaxis": {"type": "log", "title": {"text": y_title}, "dtick": 1}}
     lay.update(layout)
     return {"data": data, "layout": lay}
 

@@ -6,6 +6,7 @@ from dash import Input, Output, callback, dcc, html
 from dashboard.state import datasets
 from dashboard import jobs
 from dashboard.crossgen.kinds import RANKING
+from dashboard.ui.format import JS_NULL, pvalue_col
 from dashboard.ui.components import card, grid, num_col, register_csv, stat
 from dashboard.crossgen.figures import category_row_style
 from dashboard.crossgen.figures import CATEGORY_COLORS, ranking_bars
@@ -23,6 +24,7 @@ dash.register_page(__name__, path="/features", name="Features", title="perfcast 
                                 'importances, coloured by counter category.'))
 
 P = "features"
+SIG4 = JS_NULL + "d3.format('.4~g')(params.value)"
 NAMES = RANKING.names
 PARAMS = list(RANKING.params)
 FORM_IDS = [f"{P}-{n}" for n in NAMES]
@@ -64,16 +66,15 @@ def layout(**query):
                      "there)."], className="hint"),
              grid(f"{P}-grid", [
                  num_col("rank", "rank", 0, 80), {"field": "feature", "minWidth": 220},
-                 {"field": "category", "minWidth": 120}, num_col("score", "score", 4),
-                 {"field": "pvalue", "headerName": "p-value", "type": "numericColumn",
-                  "valueFormatter": {"function": "params.value == null ? '–' : d3.format('.3~e')(params.value)"}},
+                 {"field": "category", "minWidth": 120},
+                 {"field": "score", "type": "numericColumn", "valueFormatter": {"function": SIG4}},
+                 pvalue_col("pvalue", "p-value"),
                  {"field": "coef", "headerName": "coefficient", "type": "numericColumn",
                   "valueFormatter": {"function": "params.value == null ? '–' : d3.format('.4~g')(params.value)"}},
                  num_col("std_coef", "std. coef", 4), num_col("permutation", "permutation (pp)", 3),
                  {"field": "significant", "headerName": "p < 0.05"},
                  num_col("selected_pct", "in CV folds %", 0),
-                 {"field": "split_pvalue", "headerName": "split p-value", "type": "numericColumn",
-                  "valueFormatter": {"function": "params.value == null ? '–' : d3.format('.3~e')(params.value)"}}],
+                 pvalue_col("split_pvalue", "split p-value")],
                  rows=rows, height=480, file_name="feature_ranking.csv", row_style=category_row_style())),
         card(dcc.Graph(id=f"{P}-bars", figure=bars)),
     ])

@@ -5,6 +5,8 @@ import numpy as np
 from dash import Input, Output, callback, dcc, html, no_update
 
 from dashboard.state import datasets
+from dashboard.ui import format as fmt
+from dashboard.ui.format import si_col
 from dashboard.ui.components import card, grid, num_col, register_csv, stat
 from dashboard.ui.figures import empty
 from dashboard.crossgen.figures import repeats
@@ -13,7 +15,7 @@ from dashboard.ui.components import alert
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, Param, parse, parse_or_default
 from modeling import shipped
-from modeling.tables.repeats import DEFAULT_K, mad_window
+from modeling.tables.repeats import DEFAULT_K, mad_window, structure
 
 dash.register_page(__name__, path="/repeats", name="Repeats", title="perfcast · repeated runs", order=4,
                    description=('Which repeated measurements are outliers, and how much does dropping them move the'
@@ -72,10 +74,7 @@ def layout(**query):
         html.Div(id=f"{P}-summary"),
         card(dcc.Graph(id=f"{P}-graph", figure=empty("Choose a workload"))),
         card(html.H2("All workloads of this dataset at this k"),
-             grid(f"{P}-grid", [{"field": "workload", "minWidth": 220}, num_col("runs", "runs", 0),
-                                num_col("outliers", "outliers", 0), num_col("median", "median", 6),
-                                num_col("mean_all", "mean (all)", 6), num_col("mean_kept", "mean (kept)", 6),
-                                num_col("shift_pct", "shift %", 3)], height=320, file_name="repeats.csv")),
+             grid(f"{P}-grid", grid_columns(unit_of(v["measure"])), height=320, file_name="repeats.csv")),
     ])
 
 
@@ -97,13 +96,13 @@ def _dataset_changed(ds_id):
 
 
 @callback(Output(f"{P}-graph", "figure"), Output(f"{P}-summary", "children"), Output(f"{P}-grid", "rowData"),
-          Input(f"{P}-dataset", "value"), Input(f"{P}-workload", "value"), Input(f"{P}-measure", "value"),
-          Input(f"{P}-k", "value"))
+          Output(f"{P}-grid", "columnDefs"), Input(f"{P}-dataset", "value"), Input(f"{P}-workload", "value"),
+          Input(f"{P}-measure", "value"), Input(f"{P}-k", "value"))
 def _render(ds_id, workload, measure, k):
     try:
         v = parse({"dataset": ds_id, "workload": workload, "measure": measure, "k": k}, PARAMS)
     except (InvalidParameter, LookupError) as exc:
-        return empty("Invalid input"), alert(str(exc).strip("'\"")), []
+        return empty("Invalid input"), alert(str(exc).strip("'\"")), [], no_update
     frame, id_col, _ = raw_runs(v["dataset"])
     rows = []
     for wid, grp in frame.groupby(id_col, sort=False):
@@ -118,12 +117,43 @@ def _render(ds_id, workload, measure, k):
     vals = frame.loc[frame[id_col].astype(str) == v["workload"], v["measure"]].to_numpy(float)
     vals = vals[np.isfinite(vals)]
     win = mad_window(vals, v["k"]).to_dict()
-    unit = "s" if v["measure"] == "duration" else ("cycles" if "cycles" in v["measure"] else "")
+    unit = unit_of(v["measure"])
     shift = 100 * (win["mean_inliers"] - win["mean_all"]) / win["mean_all"] if win["mean_all"] else 0.0
-    summary = card(html.Div([
-        stat("runs", str(len(vals)), f"{P}-runs"), stat("outliers dropped", str(win["n_outliers"]), f"{P}-outliers"),
-        stat("median", f"{win['median']:.4g}"), stat("scaled MAD", f"{win['mad']:.3g}"),
-        stat("mean of all runs", f"{win['mean_all']:.5g}"), stat("mean of kept runs", f"{win['mean_inliers']:.5g}",
-                                                                 f"{P}-mean-kept"),
-        stat("effect of filtering", f"{shift:+.3f} %", f"{P}-shift")], className="stats"))
-    return repeats(vals, win, f"{v['measure']} of {v['workload']}", unit), summary, rows
+    summary = card(
+        structure_note(vals, win, unit),
+        html.Div([
+            stat("runs", str(len(vals)), f"{P}-runs"),
+            stat("outliers dropped", str(win["n_outliers"]), f"{P}-outliers"),
+            stat("median", fmt.si(win["median"], unit, 4)), stat("scaled MAD", fmt.si(win["mad"], unit)),
+            stat("mean of all runs", fmt.si(win["mean_all"], unit, 5)),
+            stat("mean of kept runs", fmt.si(win["mean_inliers"], unit, 5), f"{P}-mean-kept"),
+            stat("effect of filtering", f"{shift:+.3f} %", f"{P}-shift")], className="stats"))
+    return repeats(vals, win, f"{v['measure']} of {v['workload']}", unit), summary, rows, grid_columns(unit)
+
+
+def grid_columns(unit: str) -> list[dict]:
+    return [{"field": "workload", "minWidth": 220}, num_col("runs", "runs", 0), num_col("outliers", "outliers", 0),
+            si_col("median", "median", unit), si_col("mean_all", "mean (all)", unit),
+            si_col("mean_kept", "mean (kept)", unit), num_col("shift_pct", "shift %", 3)]
+
+
+def unit_of(measure: str) -> str:
+    return "s" if measure == "duration" else ("cycles" if "cycles" in measure else "")
+
+
+def structure_note(vals, win: dict, unit: str):
+    """A warning when the runs sit at two levels: the filter would then choose a level, not drop noise."""
+    st = structure(vals)
+    if st.kind == "none":
+        return None
+    a, b = st.levels
+    if st.kind == "level shift":
+        what = (f"Runs 1–{st.split} average {fmt.si(a, unit, 4)}, runs {st.split + 1}–{len(vals)} "
+                f"{fmt.si(b, unit, 4)} ({100 * (a - b) / b:+.1f} %): a level shift in launch order (e.g. clocks or "
+                "caches settling), not scattered outliers.")
+    else:
+        what = (f"The runs sit at two interleaved levels, {fmt.si(a, unit, 4)} ({100 * st.low_share:.0f} % of runs) "
+                f"and {fmt.si(b, unit, 4)}: a bimodal sample, not scattered outliers.")
+    return alert([html.Strong("Two levels, not outliers. "), what,
+                  f" The ±k·MAD window drops {win['n_outliers']} of {len(vals)} runs here, which picks one level; "
+                  "decide which level represents the workload before trusting the averaged value."], "warning")

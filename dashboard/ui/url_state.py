@@ -64,12 +64,19 @@ class Param:
             what = "an integer" if self.kind == "int" else "a number"
             raise InvalidParameter(self.name, f"{str(raw)[:40]!r} is not {what}") from None
         if val != val or (self.lo is not None and val < self.lo) or (self.hi is not None and val > self.hi):
-            raise InvalidParameter(self.name, f"{val} is outside {self.lo:g} … {self.hi:g}")
+            raise InvalidParameter(self.name, f"{_plain(val)} is outside {_plain(self.lo)} … {_plain(self.hi)}")
         return val
 
     def _bad(self, raw, allowed):
         shown = ", ".join(map(str, allowed[:12])) + (" …" if len(allowed) > 12 else "")
         raise InvalidParameter(self.name, f"{str(raw)[:60]!r} is not one of: {shown}")
+
+
+def _plain(v) -> str:
+    """A bound as a person writes it: 2,147,483,647, not 2.14748e+09."""
+    if v is None:
+        return "…"
+    return f"{int(v):,}" if float(v) == int(v) and abs(v) < 1e15 else f"{v:,.6g}"
 
 
 def parse(query: dict, params: list[Param]) -> dict:

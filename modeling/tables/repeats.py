@@ -140,3 +140,77 @@ def aggregate_repeats(frame, id_col: str, measure: str, k: float = DEFAULT_K, ke
         row["repeats_outliers"] = int(len(grp) - keep.sum())
         rows.append(row)
     return pd.DataFrame(rows, columns=[id_col, *other, *numeric, "repeats_total", "repeats_outliers"])
+
+
+@dataclass
+class Structure:
+    """What a set of repeated runs looks like beyond "a centre and some outliers".
+
+    kind : "level shift" (runs in launch order switch from one level to another once), "bimodal" (two
+    levels, interleaved) or "none". ``split`` is the first run of the second level (level shift);
+    ``low_share`` the share of runs at the lower level; ``levels`` the two levels' means and
+    ``separation`` their distance in pooled standard deviations.
+    """
+
+    kind: str
+    levels: tuple[float, float] | None = None
+    separation: float = 0.0
+    split: int | None = None
+    low_share: float | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+#: Two levels count when they are this many pooled standard deviations apart...
+MIN_SEPARATION = 4.0
+#: ...and the smaller one holds at least this share of the runs (and at least MIN_RUNS runs).
+MIN_SHARE = 0.05
+MIN_RUNS = 5
+
+
+def _separation(a: np.ndarray, b: np.ndarray) -> float:
+    pooled = np.sqrt((a.var() * a.size + b.var() * b.size) / (a.size + b.size))
+    gap = abs(a.mean() - b.mean())
+    return float(gap / pooled) if pooled > 0 else (np.inf if gap > 0 else 0.0)
+
+
+def structure(values) -> Structure:
+    """Detect a level shift (one change point in launch order) or two interleaved levels.
+
+    A MAD filter assumes one level with scattered outliers. When the runs sit at
+    two levels (e.g. the first runs slower, before clocks or caches settle), it
+    calls the smaller level "outliers", which is a decision about which level
+    represents the workload, not a filter of noise; this says so instead.
+    The change point minimizes the two segments' summed squared error; the
+    interleaved case splits the sorted runs at the largest gap (two 1-D
+    clusters). Either counts when the levels are ``MIN_SEPARATION`` pooled
+    standard deviations apart and the smaller holds ``MIN_SHARE`` of the runs.
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    n = v.size
+    least = max(MIN_RUNS, int(np.ceil(MIN_SHARE * n)))
+    if n < 2 * least:
+        return Structure("none")
+    # one change point in launch order
+    c1, c2 = np.cumsum(v), np.cumsum(v * v)
+    k = np.arange(least, n - least + 1)
+    sse_left = c2[k - 1] - c1[k - 1] ** 2 / k
+    sse_right = (c2[-1] - c2[k - 1]) - (c1[-1] - c1[k - 1]) ** 2 / (n - k)
+    best = int(k[np.argmin(sse_left + sse_right)])
+    left, right = v[:best], v[best:]
+    sep = _separation(left, right)
+    if sep >= MIN_SEPARATION:
+        low = left.size / n if left.mean() < right.mean() else right.size / n
+        return Structure("level shift", (float(left.mean()), float(right.mean())), sep, best, low)
+    # two interleaved levels: split the sorted runs at the largest gap
+    s = np.sort(v)
+    gaps = np.diff(s)[least - 1: n - least]
+    if gaps.size:
+        cut = int(np.argmax(gaps)) + least
+        lo, hi = s[:cut], s[cut:]
+        sep = _separation(lo, hi)
+        if sep >= MIN_SEPARATION:
+            return Structure("bimodal", (float(lo.mean()), float(hi.mean())), sep, None, lo.size / n)
+    return Structure("none")

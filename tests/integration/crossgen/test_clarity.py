@@ -87,3 +87,27 @@ def test_before_a_run_the_page_says_what_it_will_show_not_empty_panels(dash_duo,
     width = dash_duo.driver.execute_script(
         "return document.querySelector('#scenario-workload-graph .main-svg').getBoundingClientRect().width")
     assert width > 900  # drawn at the card's width, not a hidden container's default
+
+
+def test_repeats_names_a_level_shift_and_shows_units(dash_duo, perfcast_app):
+    start(dash_duo, perfcast_app, "/repeats?dataset=rodinia&workload=calculate_temp:1024x1024&measure=duration")
+    dash_duo.wait_for_contains_text("#repeats-summary", "Two levels, not outliers", timeout=30)
+    text = dash_duo.find_element("#repeats-summary").text
+    assert "Runs 1–162" in text and "level shift" in text
+    assert "µs" in text or "ms" in text
+    dash_duo.wait_for_contains_text("#repeats-grid", "calculate_temp", timeout=15)
+    cells = [c.text for c in dash_duo.driver.find_elements("css selector", '#repeats-grid [col-id="median"]')][1:]
+    assert cells and all(c.endswith("s") and not c.startswith("0.000") for c in cells), cells[:5]
+    screenshot(dash_duo.driver, "repeats-level-shift")
+
+
+def test_numbers_read_the_same_everywhere(dash_duo, perfcast_app):
+    start(dash_duo, perfcast_app, "/logca")
+    present(dash_duo.driver, "#logca-speedup-graph .xtick text", timeout=30)
+    xt = [t.text for t in dash_duo.driver.find_elements("css selector", "#logca-speedup-graph .xtick text")]
+    yt = [t.text for t in dash_duo.driver.find_elements("css selector", "#logca-speedup-graph .ytick text")]
+    assert any("KiB" in t for t in xt) and not any(t.endswith("k") for t in xt), xt
+    assert yt and all(set(t.replace("0.", "").replace("−", "")) <= {"0", "1"} for t in yt), yt  # decades only
+    start_seed = "/scenario?seed=99999999999"
+    dash_duo.driver.get(dash_duo.server_url + start_seed)
+    dash_duo.wait_for_contains_text(".alert-error", "2,147,483,647", timeout=15)

@@ -50,3 +50,20 @@ def test_mad_window_zero_mad_keeps_all_and_bad_input():
         mad_window([1.0, np.nan])
     with pytest.raises(DataError):
         mad_window([1.0, 2.0], k=0)
+
+
+def test_a_level_shift_and_two_interleaved_levels_are_named_not_called_outliers():
+    from modeling.tables.repeats import structure
+
+    rng = np.random.default_rng(2)
+    shifted = np.r_[rng.normal(9.0, 0.05, 162), rng.normal(8.0, 0.05, 350)]  # the first 162 runs slower
+    s = structure(shifted)
+    assert s.kind == "level shift" and s.split == 162 and s.levels[0] == pytest.approx(9.0, abs=0.02)
+    assert mad_window(shifted).n_outliers >= 150  # what the filter alone would report
+    mixed = rng.permutation(shifted)
+    m = structure(mixed)
+    assert m.kind == "bimodal" and m.low_share == pytest.approx(350 / 512)
+    assert structure(rng.normal(8.0, 0.05, 512)).kind == "none"
+    noisy = rng.normal(8.0, 0.05, 512)
+    noisy[[10, 200, 300]] = 30.0  # three scattered outliers are outliers
+    assert structure(noisy).kind == "none"
