@@ -88,5 +88,6 @@ def scenario(host: str, target: str, metric: str = "duration") -> dict:
         "host_index": feats.index(METRICS[metric]),
         "host_metric": sub[f"{METRICS[metric]}@{host}"].to_numpy(dtype=float),
         "missing_rows": int((~ok).sum()),
+        "missing_reason": "not measured on both GPUs",
         "scenario": {"dataset": "rodinia", "host": host, "target": target, "metric": metric},
     }

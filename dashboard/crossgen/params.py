@@ -23,7 +23,7 @@ CV_LABELS = {"kfold": "random 10-fold (papers)", "group": "grouped K-fold by app
 TRANSFORM_LABELS = dict(zip(TRANSFORMS, ("none (papers)", "log", "ratio to host metric")))
 
 
-METRIC_LABELS = {"duration": "duration (s)", "cycles": "elapsed SM cycles", "value": "target column"}
+METRIC_LABELS = {"duration": "duration (s)", "cycles": "elapsed SM cycles", "value": "the target column's values"}
 
 
 class DatasetParam(Param):
@@ -93,7 +93,8 @@ def scenario_controls(prefix: str, v: dict, target=True, multi_targets=None) -> 
     ds = datasets.get(v["dataset"])
     ctrls = [
         field("Dataset", dropdown(f"{prefix}-dataset", datasets.options(), v["dataset"])),
-        field("Host (features measured on)", dropdown(f"{prefix}-host", ds.hosts, v["host"])),
+        field("Host (features measured on)", dropdown(f"{prefix}-host", [{"label": ds.host_label(h), "value": h}
+                                                                       for h in ds.hosts], v["host"])),
     ]
     if target:
         ctrls.append(field("Target (predicted)", dropdown(f"{prefix}-target", _targets(v), v["target"])))
@@ -135,7 +136,8 @@ def register_dataset_dependents(prefix: str, target=True, multi_targets=False) -
         host = DEFAULT_HOST if DEFAULT_HOST in ds.hosts else ds.hosts[0]
         vals = {"dataset": ds_id, "host": host}
         tg = _targets(vals)
-        res = [ds.hosts, host, [{"label": METRIC_LABELS[m], "value": m} for m in ds.metrics], ds.metrics[0]]
+        res = [[{"label": ds.host_label(h), "value": h} for h in ds.hosts], host,
+               [{"label": METRIC_LABELS[m], "value": m} for m in ds.metrics], ds.metrics[0]]
         if target:
             res += [tg, _default_target(vals)]
         if multi_targets:

@@ -35,6 +35,10 @@ def scenario_result(params: dict, report=_noop) -> dict:
                        progress=lambda done, total, label: report(done / total, label))
     out = res.to_dict(full=True)
     out["missing_rows"] = scen.get("missing_rows", 0)
+    out["missing_reason"] = scen.get("missing_reason", "a missing value")
+    out["missing_ids"] = scen.get("missing_ids", [])
+    out["host_label"] = ds.host_label(params["host"])
+    out["upload_missing"] = ds.notes.get("missing")
     out["categories"] = categories_of(scen, res.feature_names) or [None] * len(res.feature_names)
     out["dataset_name"] = ds.name
     out["params"] = {k: params[k] for k in SCENARIO_KEYS}

@@ -10,6 +10,7 @@ from dashboard.ui.fields import dropdown, field
 from dashboard.ui.components import alert
 from dashboard.settings import MAX_UPLOAD_BYTES
 from modeling.errors import DataError
+from modeling.tables.workload import MISSING_RULES
 
 dash.register_page(__name__, path="/data", name="Data", title="perfcast · data", order=6,
                    description=('Bring your own workload table: upload, map columns, save, and use it on every '
@@ -67,6 +68,10 @@ def layout(**_query):
                 field("Features (empty = all other numeric columns)", dcc.Dropdown(id=f"{P}-features", options=[],
                                                                                     multi=True)),
             ], className="form-grid"),
+                html.Div(id=f"{P}-missing-info", className="hint"),
+                field("Missing feature values", dcc.RadioItems(
+                    id=f"{P}-missing", options=[{"label": t, "value": k} for k, t in MISSING_RULES.items()],
+                    value="rows", className="radio-list")),
                 html.Div(html.Button("Save dataset", id=f"{P}-save", className="btn btn-primary", n_clicks=0),
                          className="run-row"),
                 html.Div(id=f"{P}-save-status")),
@@ -91,14 +96,14 @@ register_csv(f"{P}-columns")
           Output(f"{P}-repeat-col", "options"), Output(f"{P}-repeat-col", "value"),
           Output(f"{P}-features", "options"), Output(f"{P}-name", "value"),
           Output(f"{P}-host-time", "options"), Output(f"{P}-host-time", "value"),
-          Output(f"{P}-sim-cols", "options"), Output(f"{P}-sim-cols", "value"),
+          Output(f"{P}-sim-cols", "options"), Output(f"{P}-sim-cols", "value"), Output(f"{P}-missing-info", "children"),
           Input(f"{P}-upload", "contents"), State(f"{P}-upload", "filename"), prevent_initial_call=True)
 def _uploaded(contents, filename):
     try:
         raw = uploads.decode_upload(contents)
         table = uploads.parse_upload(raw, filename)
     except DataError as exc:
-        return (alert(f"{exc} Nothing was imported."), None, {"display": "none"}, *[no_update] * 18)
+        return (alert(f"{exc} Nothing was imported."), None, {"display": "none"}, *[no_update] * 19)
     df = table.frame
     cols = [str(c) for c in df.columns]
     numeric = [c for c in cols if df[c].dtype.kind in "fi"]
@@ -113,20 +118,23 @@ def _uploaded(contents, filename):
     return (alert(f"Read {info['filename']}: {desc} Map the columns below, then save.", "success"), token,
             {"display": "block"}, desc, preview, coldefs, uploads.describe_columns(table),
             cols, guess["id_col"], cols, guess["group_col"], numeric, numeric, cols, guess["repeat_col"], numeric,
-            info["filename"].rsplit(".", 1)[0], numeric, guess["host_time_col"], numeric, guess["sim_cols"])
+            info["filename"].rsplit(".", 1)[0], numeric, guess["host_time_col"], numeric, guess["sim_cols"],
+            uploads.missing_text(uploads.missing_preview(table, guess["id_col"]), len(df)))
 
 
 @callback(Output(f"{P}-save-status", "children"), Output(f"{P}-datasets", "children"),
           Input(f"{P}-save", "n_clicks"), State(f"{P}-token", "data"), State(f"{P}-name", "value"),
           State(f"{P}-id-col", "value"), State(f"{P}-group-col", "value"), State(f"{P}-targets", "value"),
           State(f"{P}-host-col", "value"), State(f"{P}-repeat-col", "value"), State(f"{P}-features", "value"),
-          State(f"{P}-host-time", "value"), State(f"{P}-sim-cols", "value"), prevent_initial_call=True)
-def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_time, sim_cols):
+          State(f"{P}-host-time", "value"), State(f"{P}-sim-cols", "value"), State(f"{P}-missing", "value"),
+          prevent_initial_call=True)
+def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_time, sim_cols, missing):
     try:
         frame, info = staging.staged_upload(token)
         table, raw, mapping, notes = uploads.build_dataset(frame, {
             "id_col": id_col, "group_col": group, "targets": targets, "host_col": host,
-            "repeat_col": repeat, "features": features, "host_time_col": host_time, "sim_cols": sim_cols})
+            "repeat_col": repeat, "features": features, "host_time_col": host_time, "sim_cols": sim_cols,
+            "missing": missing})
     except (DataError, LookupError) as exc:
         return alert(f"Not saved: {str(exc).strip(chr(39))}"), no_update
     notes["conversions"] = info.get("conversions", {})
@@ -139,10 +147,18 @@ def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_
         extra.append(f"empty columns dropped: {', '.join(notes['dropped_empty'][:8])}")
     if mapping.get("sim_time_cols"):
         extra.append("simulator times for " + ", ".join(f"{t} ({c})" for t, c in mapping["sim_time_cols"].items()))
+    if notes.get("missing"):
+        m = notes["missing"]
+        what = {"rows": f"{m['rows']} workloads with a missing feature value dropped",
+                "columns": f"{len(m['columns'])} feature columns with missing values dropped: "
+                           + ", ".join(list(m["columns"])[:8]),
+                "median": f"missing values of {len(m['columns'])} columns filled with the column median"}[m["rule"]]
+        extra.append(what)
     if notes.get("repeats"):
         extra.append(f"{notes['repeats']['runs']} runs → {meta['rows']} workloads, "
                      f"{notes['repeats']['outliers']} outlier runs dropped")
-    msg = [f"Saved {meta['rows']} workloads as ", html.Strong(meta["name"]), f" ({meta['id']}). ",
+    of = f" of {len(frame)}" if meta["rows"] != len(frame) and not notes.get("repeats") else ""
+    msg = [f"Saved {meta['rows']}{of} workloads as ", html.Strong(meta["name"]), f" ({meta['id']}). ",
            dcc.Link("Run a scenario on it", href=f"/scenario?dataset={meta['id']}", id=f"{P}-saved-link"),
            html.Div("; ".join(extra), className="hint") if extra else None]
     return alert(msg, "success"), _dataset_list()

@@ -115,7 +115,6 @@ register_csv(f"{P}-steps-grid")
 
 def summary_view(res: dict):
     """Summary card, leaderboard rows and the model names of a scenario result."""
-    s = res["scenario"]
     best = res["best"]["overall"]
     e_best = next(m["e_out"] for m in res["models"] if m["model"] == best)
     names = [m["model"] for m in res["models"]] + ([res["baseline"]["model"]] if res["baseline"].get("model") else [])
@@ -136,12 +135,31 @@ def summary_view(res: dict):
             stat("baseline E_out",
                  "–" if res["baseline"].get("e_out") is None else f"{res['baseline']['e_out']:.2f} %"),
         ], className="stats"),
-        html.P(f"{res['dataset_name']}: {s.get('host')} → {s.get('target')}, {s.get('metric')}; "
-               f"{s['cv']} CV with {s['folds']} folds, transform {s['transform']}, seed {s['seed']}. "
-               f"Excluded (target ≤ 0 or ~0): {res['excluded_rows']}; not measured on both devices: "
-               f"{res.get('missing_rows', 0)}; constant features dropped: {len(res['dropped_constant'])}. "
-               f"Computed in {res['seconds']:.1f} s.", className="hint"))
+        html.P(scenario_text(res), className="hint"))
     return summary, leaderboard_rows(res), names, names
+
+
+def scenario_text(res: dict) -> str:
+    """What the result is, and every workload left out with the reason."""
+    s = res["scenario"]
+    host = res.get("host_label") or s.get("host")
+    metric = s.get("metric") if s.get("metric") != "value" else f"the {s.get('target')} column"
+    parts = [f"{res['dataset_name']}: {host} → {s.get('target')}, {metric}; {s['cv']} CV with {s['folds']} "
+             f"folds, transform {s['transform']}, seed {s['seed']}."]
+    left_out = [f"target ≤ 0 or ~0: {res['excluded_rows']}"]
+    if res.get("missing_rows"):
+        ids = ", ".join(res.get("missing_ids") or [])
+        left_out.append(f"{res.get('missing_reason', 'a missing value')}: {res['missing_rows']}"
+                        + (f" ({ids}{' …' if res['missing_rows'] > len(res.get('missing_ids') or []) else ''})"
+                           if ids else ""))
+    up = res.get("upload_missing")
+    if up:
+        left_out.append({"rows": f"dropped at upload for a missing feature value: {up['rows']}",
+                         "columns": f"feature columns dropped at upload for missing values: {len(up['columns'])}",
+                         "median": f"columns whose missing values were filled with the median at upload: "
+                                   f"{len(up['columns'])}"}[up["rule"]])
+    left_out.append(f"constant features dropped: {len(res['dropped_constant'])}")
+    return " ".join(parts) + " Left out: " + "; ".join(left_out) + f". Computed in {res['seconds']:.1f} s."
 
 
 def workload_view(res: dict | None, model: str):

@@ -183,6 +183,11 @@ class DatasetView:
     fingerprint: str
     mapping: dict = field(default_factory=dict)
     has_repeats: bool = False
+    notes: dict = field(default_factory=dict)  # what the upload changed: rows dropped, columns filled, ...
+
+    def host_label(self, host: str) -> str:
+        """How to name the host: an uploaded table's host is the machine its features were measured on."""
+        return f"{self.name} (its host)" if host == TABLE_HOST else host
 
     def scenario(self, host: str, target: str, metric: str) -> dict:
         if self.kind == "shipped":
@@ -244,7 +249,7 @@ def get(ds_id: str) -> DatasetView:
     meta = dataset_meta(ds_id)
     m = meta["mapping"]
     return DatasetView(meta["id"], meta["name"], "upload", [TABLE_HOST], list(m["targets"]), ["value"],
-                       meta["files"]["table.parquet"][:16], m, bool(m.get("repeat_col")))
+                       meta["files"]["table.parquet"][:16], m, bool(m.get("repeat_col")), meta.get("notes") or {})
 
 
 def options() -> list[dict]:

@@ -14,6 +14,7 @@ import pandas as pd
 from dashboard.settings import MAX_UPLOAD_BYTES
 from modeling.errors import DataError
 from modeling.tables.repeats import DEFAULT_K, aggregate_repeats
+from modeling.tables.workload import MISSING_RULES, handle_missing, missing_report
 from modeling.tables.reading import Table, read_csv_bytes, read_parquet_bytes
 
 MIN_ROWS = 3
@@ -61,6 +62,24 @@ def describe_columns(table: Table) -> list[dict]:
         out.append({"column": str(c), "kind": "number" if numeric else "text", "missing": n_missing,
                     "issues": "; ".join(issues)})
     return out
+
+
+def missing_preview(table: Table, id_col: str | None) -> dict:
+    """Rows and columns that miss values among the numeric columns (features are chosen later)."""
+    df = table.frame
+    numeric = [str(c) for c in df.columns if pd.api.types.is_numeric_dtype(df[c]) and str(c) != id_col]
+    return missing_report(df, numeric, id_col)
+
+
+def missing_text(report: dict, n_rows: int) -> str:
+    """One sentence on what misses values, naming rows and columns (empty when nothing does)."""
+    if not report["rows"]:
+        return ""
+    cols = list(report["columns"].items())
+    shown = ", ".join(f"{c} ({n} rows)" for c, n in cols[:6]) + (f" and {len(cols) - 6} more" if len(cols) > 6 else "")
+    ids = ", ".join(report["row_ids"][:8]) + (" …" if report["rows"] > 8 else "")
+    return (f"{report['rows']} of {n_rows} workloads miss a value in {len(cols)} column(s): {shown}. "
+            f"Workloads affected: {ids}. Choose below what to do with them; nothing is dropped silently.")
 
 
 def guess_mapping(table: Table) -> dict:
@@ -115,6 +134,10 @@ def checked_mapping(mapping: dict) -> dict:
         if v not in (None, "") and not isinstance(v, str):
             raise DataError(f"Invalid choice for {role}: expected one column name.")
         out[role] = v or None
+    rule = mapping.get("missing") or "rows"
+    if rule not in MISSING_RULES:
+        raise DataError(f"Invalid choice for missing values: use one of {', '.join(MISSING_RULES)}.")
+    out["missing"] = rule
     for role in LIST_ROLES:
         v = mapping.get(role) or []
         if not isinstance(v, list) or not all(isinstance(c, str) for c in v):
@@ -127,7 +150,9 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
     """Validate a mapping and produce (table, raw or None, notes).
 
     mapping: id_col, group_col (optional), targets (list), features (list, empty =
-    all other numeric), host_col (optional), repeat_col (optional), and for the
+    all other numeric), host_col (optional), repeat_col (optional), missing (the
+    rule for missing feature values, ``modeling.tables.workload.MISSING_RULES``,
+    default "rows"), and for the
     model-vs-simulator chart (HALWPE Fig. 12) host_time_col (optional: seconds to
     run a workload on the host) and sim_cols (optional: simulator seconds, one
     column per target, named after it).
@@ -189,6 +214,9 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
     elif table[id_col].duplicated().any():
         dup = table.loc[table[id_col].duplicated(), id_col].iloc[0]
         raise DataError(f"Workload id {dup!r} appears more than once; map a repeat column or make ids unique.")
+    table, feats, missing = handle_missing(table, feats, mapping["missing"], id_col)
+    if missing:
+        notes["missing"] = missing
     if len(table) < MIN_ROWS:
         raise DataError(f"Only {len(table)} workload(s); at least {MIN_ROWS} are needed (and as many as the CV "
                         "folds, 10 by default).")

@@ -64,5 +64,48 @@ def table_scenario(df: pd.DataFrame, target: str, group: str | None = None, id_c
         "groups": None if groups is None else groups[ok],
         "host_index": feats.index(host_col) if host_col else None,
         "missing_rows": int((~ok).sum()),
+        "missing_reason": "a missing feature value",
+        "missing_ids": [str(i) for i in ids[~ok][:20]],
         "scenario": {"dataset": "table", "target": target, "group": group, "host_col": host_col},
     }
+
+
+MISSING_RULES = {
+    "rows": "drop the workloads (rows) that miss a feature value",
+    "columns": "drop the feature columns that miss a value",
+    "median": "fill each missing value with its column's median over the whole table (simple, but the median "
+              "then also sees the rows each CV fold holds out)",
+}
+
+
+def missing_report(df: pd.DataFrame, features: list[str], id_col: str | None = None) -> dict:
+    """Which rows and columns miss feature values: ``rows`` (count), ``row_ids`` (first 20),
+    ``columns`` {column: missing count}, most missing first."""
+    X = df[features].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float) if features else np.zeros((len(df), 0))
+    bad = ~np.isfinite(X)
+    rows = bad.any(axis=1)
+    ids = df[id_col].astype(str).to_numpy() if id_col else np.arange(len(df)).astype(str)
+    cols = {c: int(n) for c, n in zip(features, bad.sum(axis=0)) if n}
+    return {"rows": int(rows.sum()), "row_ids": [str(i) for i in ids[rows][:20]],
+            "columns": dict(sorted(cols.items(), key=lambda kv: -kv[1]))}
+
+
+def handle_missing(df: pd.DataFrame, features: list[str], rule: str, id_col: str | None = None):
+    """Apply a missing-value rule (:data:`MISSING_RULES`); returns (table, features, note)."""
+    if rule not in MISSING_RULES:
+        raise DataError(f"Unknown rule for missing values {rule!r}; use one of {', '.join(MISSING_RULES)}.")
+    report = missing_report(df, features, id_col)
+    note = {"rule": rule, "rule_text": MISSING_RULES[rule], **report}
+    if not report["rows"]:
+        return df, features, None
+    if rule == "rows":
+        X = df[features].to_numpy(dtype=float)
+        keep = np.all(np.isfinite(X), axis=1)
+        return df.loc[keep].reset_index(drop=True), features, note
+    if rule == "columns":
+        return df, [c for c in features if c not in report["columns"]], note
+    out = df.copy()
+    for c in report["columns"]:
+        col = out[c].astype(float)
+        out[c] = col.where(np.isfinite(col), np.nanmedian(col.to_numpy()))
+    return out, features, note

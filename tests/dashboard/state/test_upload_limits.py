@@ -127,3 +127,34 @@ def test_a_data_url_with_a_forged_type_is_refused():
         with pytest.raises(DataError, match="did not arrive as a file"):
             uploads.decode_upload(contents)
     assert uploads.parse_upload(base64.b64decode(base64.b64encode(CSV.encode())), ["x.csv"]).frame.shape == (3, 4)
+
+
+def _with_gaps():
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"workload": [f"w{i}" for i in range(20)], "a": rng.uniform(1, 2, 20),
+                       "b": rng.uniform(1, 2, 20), "c": rng.uniform(1, 2, 20), "sparse": rng.uniform(1, 2, 20),
+                       "t": rng.uniform(1, 2, 20)})
+    df.loc[[3, 7, 11], "sparse"] = np.nan
+    df.loc[5, "b"] = np.nan
+    return df
+
+
+def test_missing_values_are_reported_and_handled_by_the_chosen_rule():
+    df = _with_gaps()
+    report = uploads.missing_preview(uploads.parse_upload(df.to_csv(index=False).encode()), "workload")
+    assert report["rows"] == 4 and report["row_ids"] == ["w3", "w5", "w7", "w11"]
+    assert report["columns"] == {"sparse": 3, "b": 1}
+    text = uploads.missing_text(report, 20)
+    assert text.startswith("4 of 20 workloads miss a value in 2 column(s): sparse (3 rows), b (1 rows)")
+    base = {"id_col": "workload", "targets": ["t"]}
+    rows, _, m, notes = uploads.build_dataset(df, {**base, "missing": "rows"})
+    assert len(rows) == 16 and notes["missing"]["row_ids"] == ["w3", "w5", "w7", "w11"]
+    cols, _, m, notes = uploads.build_dataset(df, {**base, "missing": "columns"})
+    assert len(cols) == 20 and m["features"] == ["a", "c"] and set(notes["missing"]["columns"]) == {"sparse", "b"}
+    with pytest.raises(DataError, match="usable feature"):  # one feature left is too few: said, not hidden
+        uploads.build_dataset(df.drop(columns=["a"]), {**base, "missing": "columns"})
+    med, _, m, notes = uploads.build_dataset(df, {**base, "missing": "median"})
+    assert len(med) == 20 and med["sparse"].isna().sum() == 0
+    assert med.loc[3, "sparse"] == pytest.approx(np.nanmedian(df["sparse"]))
+    with pytest.raises(DataError, match="missing values"):
+        uploads.build_dataset(df, {**base, "missing": "guess"})

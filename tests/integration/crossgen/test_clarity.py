@@ -111,3 +111,34 @@ def test_numbers_read_the_same_everywhere(dash_duo, perfcast_app):
     start_seed = "/scenario?seed=99999999999"
     dash_duo.driver.get(dash_duo.server_url + start_seed)
     dash_duo.wait_for_contains_text(".alert-error", "2,147,483,647", timeout=15)
+
+
+def test_workloads_with_missing_values_are_named_handled_as_chosen_and_reported(dash_duo, perfcast_app, tmp_path):
+    rng = np.random.default_rng(5)
+    n = 40
+    df = pd.DataFrame({"workload": [f"w{i}" for i in range(n)], "a": rng.uniform(1, 9, n), "b": rng.uniform(1, 9, n),
+                       "c.sparse": rng.uniform(1, 9, n)})
+    df["t"] = 2 * df["a"] + df["b"] + rng.normal(0, 0.01, n)
+    df.loc[[2, 9, 17, 30], "c.sparse"] = np.nan
+    path = tmp_path / "gaps.csv"
+    df.to_csv(path, index=False)
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_element("#data-upload input[type=file]").send_keys(str(path))
+    dash_duo.wait_for_contains_text("#data-missing-info", "4 of 40 workloads miss a value", timeout=20)
+    assert "w2, w9, w17, w30" in dash_duo.find_element("#data-missing-info").text
+    from pc_browser import choose
+
+    choose(dash_duo, "#data-targets", "t")
+    dash_duo.driver.find_element("css selector", "#data-missing input[value='columns']").click()
+    dash_duo.find_element("#data-save").click()
+    dash_duo.wait_for_contains_text("#data-save-status", "Saved 40 workloads", timeout=20)
+    assert "feature columns with missing values dropped: c.sparse" in dash_duo.find_element("#data-save-status").text
+    meta = datasets.list_datasets()[0]
+    assert meta["mapping"]["features"] == ["a", "b"]
+    # the scenario names the host as the dataset and says what the upload left out
+    dash_duo.driver.get(dash_duo.server_url + f"/scenario?dataset={meta['id']}&folds=5")
+    present(dash_duo.driver, "#scenario-run")[0].click()
+    wait_text(dash_duo, "#scenario-best-eout", timeout=120)
+    text = dash_duo.find_element("#scenario-summary").text
+    assert "gaps (its host) → t, the t column" in text
+    assert "feature columns dropped at upload for missing values: 1" in text
