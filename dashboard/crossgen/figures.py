@@ -122,7 +122,8 @@ def speedups(gen: dict, order_by: str | None = None) -> dict:
                                                "<extra></extra>"})
     one, _ = hline(1, "#868e96", "dot")
     return figure(data, f"Speedup of each target over {gen['host']}", 420, shapes=[one],
-                  yaxis={"type": "log", **axis_title(f"speedup over {gen['host']} (host time / target time)")},
+                  yaxis=log_axis(f"speedup over {gen['host']} (host time / target time)",
+                                 *[list(sp.values()) for sp in gen["speedup"].values()]),
                   xaxis=axis_title(f"workloads, ordered by the {key} speedup (the same order on every curve)"))
 
 

@@ -135,7 +135,7 @@ def checked_mapping(mapping: dict) -> dict:
             raise DataError(f"Invalid choice for {role}: expected one column name.")
         out[role] = v or None
     rule = mapping.get("missing") or "rows"
-    if rule not in MISSING_RULES:
+    if not isinstance(rule, str) or rule not in MISSING_RULES:
         raise DataError(f"Invalid choice for missing values: use one of {', '.join(MISSING_RULES)}.")
     out["missing"] = rule
     for role in LIST_ROLES:

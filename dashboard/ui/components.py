@@ -34,7 +34,8 @@ def grid(id_, columns: list[dict], rows=None, height=360, file_name="table.csv",
 
 def num_col(field, header, digits=2, width=None):
     col = {"field": field, "headerName": header, "type": "numericColumn", "filter": "agNumberColumnFilter",
-           "valueFormatter": {"function": f"params.value == null ? '–' : d3.format('.{digits}f')(params.value)"}}
+           "minWidth": 96,
+           "valueFormatter": {"function": f"params.value == null ? '–' : d3.format(',.{digits}f')(params.value)"}}
     if width:
         col["width"] = width
     return col

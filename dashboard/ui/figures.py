@@ -63,6 +63,11 @@ def log_axis(title: str, *series) -> dict:
     ax = {"type": "log", **axis_title(title)}
     if v.size and v.max() / v.min() > 100:
         ax.update(dtick=1, exponentformat="power")
+    elif v.size:  # within two decades: 1, 2, 5 of each decade, labelled plainly (no crowded minor labels)
+        lo, hi = math.floor(math.log10(v.min())), math.ceil(math.log10(v.max()))
+        ticks = [m * 10.0**k for k in range(lo, hi + 1) for m in (1, 2, 5)
+                 if v.min() / 1.5 <= m * 10.0**k <= v.max() * 1.5]
+        ax.update(tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
     return ax
 
 

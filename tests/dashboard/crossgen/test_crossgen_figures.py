@@ -86,3 +86,12 @@ def test_repeats_window():
     assert [s["type"] for s in fig["layout"]["shapes"]] == ["rect", "line", "line", "line"]
     assert math.isclose(fig["layout"]["shapes"][2]["y0"], 2.0)
     _valid(figures.empty("nothing yet"))
+
+
+def test_log_axes_label_decades_or_1_2_5_never_crowded_minor_ticks():
+    from dashboard.ui.figures import log_axis
+
+    wide = log_axis("t", [1e-5, 1e-1])
+    assert wide["dtick"] == 1
+    narrow = log_axis("speedup", [0.7, 1.3, 14.0])
+    assert narrow["tickvals"] == [0.5, 1.0, 2.0, 5.0, 10.0, 20.0] and narrow["ticktext"][:3] == ["0.5", "1", "2"]

@@ -9,7 +9,7 @@ import pytest
 
 from dashboard.state import datasets
 from dashboard import jobs
-from dashboard.crossgen.kinds import SCENARIO
+from dashboard.crossgen.kinds import GENERATIONS, SCENARIO
 from modeling import shipped
 from modeling.crossgen.ensemble import run_ensemble
 
@@ -85,12 +85,12 @@ def test_progress_and_cancel_stop_the_job(dash_duo, perfcast_app):
 
 def test_navigating_away_stops_the_job(dash_duo, perfcast_app, monkeypatch):
     monkeypatch.setattr("dashboard.settings.JOB_ABANDON_SECONDS", 3.0)  # the job process inherits it
-    # 20 folds: the job runs well past the abandonment window even on a fast machine
-    start(dash_duo, perfcast_app, "/scenario?dataset=rodinia&host=GTX-680&target=Tesla-K20&preset=rastsim"
-                                  "&transform=log&folds=20&seed=13")
-    key = SCENARIO.request({"host": "GTX-680", "target": "Tesla-K20", "preset": "rastsim", "transform": "log",
-                            "folds": "20", "seed": "13"})["key"]
-    dash_duo.wait_for_contains_text("#scenario-progress-label", "fits done", timeout=30)
+    # six targets of 20 folds each: the job runs far past the abandonment window even on a fast machine
+    query = ("dataset=rodinia&host=GTX-680&targets=Tesla-K20,Tesla-K40,GTX-970,GTX-980,Tesla-P100,TitanX"
+             "&preset=rastsim&transform=log&folds=20&seed=13")
+    start(dash_duo, perfcast_app, f"/generations?{query}")
+    key = GENERATIONS.request(dict(kv.split("=") for kv in query.split("&")))["key"]
+    dash_duo.wait_for_contains_text("#generations-progress-label", "fits done", timeout=30)
     pid = jobs.status(key)["pid"]
     dash_duo.driver.get(dash_duo.server_url + "/")  # the user leaves the page mid-job
     deadline = time.time() + 30
