@@ -32,14 +32,14 @@ def _set_number(dash_duo, input_id, value):
 def test_logca_parameter_moves_curve_and_marker_and_link_reproduces(dash_duo, perfcast_app):
     start(dash_duo, perfcast_app, "/logca?" + CUSTOM)
     p = LogCAParams(L=1500, o=29000, C=90, A=19, beta=1.01)
-    dash_duo.wait_for_contains_text("#logca-grid", f"{g1(p):.1f}", timeout=30)
+    dash_duo.wait_for_contains_text("#logca-grid", f"{g1(p):,.1f}", timeout=30)
     drv = dash_duo.driver
     WebDriverWait(drv, 20).until(lambda d: _trace_x(d, "logca-speedup-graph", "g1 custom") is not None)
     assert math.isclose(_trace_x(drv, "logca-speedup-graph", "g1 custom"), g1(p), rel_tol=1e-9)
 
     _set_number(dash_duo, "logca-C", 180)  # implication 2: doubling C divides g1 by 2^(1/beta)
     q = p.with_(C=180.0)
-    dash_duo.wait_for_contains_text("#logca-grid", f"{g1(q):.1f}", timeout=20)
+    dash_duo.wait_for_contains_text("#logca-grid", f"{g1(q):,.1f}", timeout=20)
     WebDriverWait(drv, 20).until(
         lambda d: math.isclose(_trace_x(d, "logca-speedup-graph", "g1 custom") or 0, g1(q), rel_tol=1e-9))
     first_y = drv.execute_script("return document.querySelector('#logca-speedup-graph .js-plotly-plot')"
@@ -92,7 +92,7 @@ def test_accelerometer_regions_advice_and_link(dash_duo, perfcast_app):
     t2 = preset("ultrasparc-t2:aes")
     res = optimization_regions(t2, 16, 32 * 2**20)
     dash_duo.wait_for_contains_text("#accel-cutoffs-grid", "no gain", timeout=20)
-    dash_duo.wait_for_contains_text("#accel-regions-grid", f"{res['regions'][0]['to']:.1f}", timeout=20)
+    dash_duo.wait_for_contains_text("#accel-regions-grid", f"{res['regions'][0]['to']:,.1f}", timeout=20)
     assert dash_duo.find_element("#accel-speedup-now").text == f"{float(speedup(t2, 4096)):.3g}"
     assert "Offload more data" in dash_duo.find_element("#accel-programmer").text
 
