@@ -10,6 +10,7 @@ import dash
 from dash import Dash, dcc, html
 
 from dashboard import security
+from dashboard.ui import plotly_bundle
 from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager
 from dashboard.settings import MAX_UPLOAD_BYTES, ROOT, VAR_DIR
@@ -43,9 +44,13 @@ if not _log.handlers:  # the server's log (gunicorn's stderr): messages and trac
 
 app = Dash(__name__, use_pages=True, pages_folder=str(ROOT / "dashboard" / "pages"),
            title="perfcast", suppress_callback_exceptions=True,
-           background_callback_manager=background_manager(), on_error=on_callback_error)
+           background_callback_manager=background_manager(), on_error=on_callback_error,
+           assets_ignore=plotly_bundle.assets_ignore(), compress=True)
 server = app.server
 security.install(app)
+plotly_bundle.install(app)
+# assets are fingerprinted by Dash (?m=<mtime>): browsers may keep them for a year
+server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
 server.secret_key = _secret_key()
 # uploads arrive base64-encoded in a callback body: refuse bodies far above the limit early
 server.config["MAX_CONTENT_LENGTH"] = int(MAX_UPLOAD_BYTES * 1.4) + 1024 * 1024

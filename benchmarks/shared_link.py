@@ -6,9 +6,11 @@ profile (the JavaScript bundles are fetched cold), then again in the same
 browser (bundles in the browser's cache, as for a colleague who has used the
 tool before). Times are taken inside the page (from navigation start to the
 moment the best E_out, and the first trace of the per-workload chart, appear).
-Reports medians in seconds and the chart's ratio to the 1 s budget.
+Reports medians in seconds and the chart's ratio to the 1 s budget, and the bytes a
+new profile transfers on its first visit, for the full plotly.js bundle (before) and the
+vendored partial bundle (after) in the same run (``PERFCAST_PLOTLY_BUNDLE``).
 
-    .venv/bin/python benchmarks/shared_link.py [--opens 5]
+    .venv/bin/python benchmarks/shared_link.py [--opens 5] [--bundles full,partial]
 """
 
 from __future__ import annotations
@@ -53,17 +55,46 @@ def _watch(driver) -> None:
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": MARKS})
 
 
-def _open(driver, url) -> tuple[float, float]:
-    """Seconds from navigation start to the numbers and to the chart, as the page saw them."""
+BYTES = """return performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))
+  .reduce((a, e) => a + (e.transferSize || 0), 0)"""
+
+
+def _open(driver, url) -> tuple[float, float, int]:
+    """Seconds from navigation start to the numbers and to the chart, as the page saw them, and bytes moved."""
     from selenium.webdriver.support.ui import WebDriverWait
 
     driver.get(url)
     marks = WebDriverWait(driver, 60, poll_frequency=0.05).until(
         lambda d: d.execute_script("const m = window.__marks; return m && m.numbers && m.chart ? m : null"))
-    return marks["numbers"] / 1000, marks["chart"] / 1000
+    return marks["numbers"] / 1000, marks["chart"] / 1000, int(driver.execute_script(BYTES))
 
 
-def run(opens: int = 5) -> dict:
+def _measure(url: str, opens: int) -> dict:
+    cold, warm = [], []
+    for i in range(opens):  # each a new browser profile: nothing cached
+        d = _browser()
+        _watch(d)
+        try:
+            cold.append(_open(d, url))
+            if i == opens - 1:  # the same browser again: its cache holds the bundles
+                for _ in range(opens):
+                    d.get("about:blank")
+                    warm.append(_open(d, url))
+        finally:
+            d.quit()
+
+    def summary(xs):
+        num = [x[0] for x in xs]
+        chart = [x[1] for x in xs]
+        return {"opens": len(xs), "numbers_s": round(statistics.median(num), 3),
+                "chart_s": round(statistics.median(chart), 3),
+                "chart_s_range": [round(min(chart), 3), round(max(chart), 3)],
+                "chart_over_budget": round(statistics.median(chart) / BUDGET_S, 2),
+                "first_visit_kb": round(statistics.median(x[2] for x in xs) / 1024)}
+    return {"new_browser_profile": summary(cold), "browser_used_before": summary(warm)}
+
+
+def run(opens: int = 5, bundles=("full", "partial")) -> dict:
     var = tempfile.mkdtemp(prefix="perfcast-link-")
     os.environ["PERFCAST_VAR_DIR"] = var
     from benchmarks.load import _free_port, _gunicorn, _wait_up
@@ -72,38 +103,30 @@ def run(opens: int = 5) -> dict:
 
     params = SCENARIO.request({})["params"]
     cached(SCENARIO, params)
-    port = _free_port()
-    server = _gunicorn(port, {**os.environ, "PERFCAST_VAR_DIR": var}, 4)
-    url = f"http://127.0.0.1:{port}/scenario{to_query(params)}"
-    try:
-        _wait_up(f"http://127.0.0.1:{port}")
-        cold, warm = [], []
-        for _ in range(max(1, opens // 2)):
-            d = _browser()
-            _watch(d)
-            try:
-                cold.append(_open(d, url))
-                for _ in range(opens):
-                    d.get("about:blank")
-                    warm.append(_open(d, url))
-            finally:
-                d.quit()
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(30)
-
-    def summary(xs):
-        num = statistics.median(x[0] for x in xs)
-        chart = statistics.median(x[1] for x in xs)
-        return {"opens": len(xs), "numbers_s": round(num, 3), "chart_s": round(chart, 3),
-                "numbers_over_budget": round(num / BUDGET_S, 2), "chart_over_budget": round(chart / BUDGET_S, 2)}
-    return {"new_browser_profile": summary(cold), "browser_used_before": summary(warm)}
+    out = {}
+    for bundle in bundles:
+        port = _free_port()
+        server = _gunicorn(port, {**os.environ, "PERFCAST_VAR_DIR": var, "PERFCAST_PLOTLY_BUNDLE": bundle}, 4)
+        try:
+            _wait_up(f"http://127.0.0.1:{port}")
+            out[bundle] = _measure(f"http://127.0.0.1:{port}/scenario{to_query(params)}", opens)
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(30)
+    if "full" in out and "partial" in out:
+        out["chart_speedup_new_profile"] = round(out["full"]["new_browser_profile"]["chart_s"]
+                                                 / out["partial"]["new_browser_profile"]["chart_s"], 2)
+        out["first_visit_bytes_ratio"] = round(out["partial"]["new_browser_profile"]["first_visit_kb"]
+                                               / out["full"]["new_browser_profile"]["first_visit_kb"], 2)
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--opens", type=int, default=5)
-    print(json.dumps(run(ap.parse_args().opens), indent=2))
+    ap.add_argument("--bundles", default="full,partial")
+    a = ap.parse_args()
+    print(json.dumps(run(a.opens, tuple(a.bundles.split(","))), indent=2))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,43 @@
+"""Which plotly.js the browser loads: the vendored partial bundle (1.5 MB), not Dash's full one (4.8 MB).
+
+Dash registers the full plotly.js as an eager resource of dcc; a new browser profile downloads and
+compiles it before the first chart of any page is drawn. The cartesian distribution of plotly.js
+(vendored by ``scripts/vendor_plotly.sh`` at the version the Python plotly ships) has every trace
+type the pages draw (:data:`TRACES`); it is served from ``assets/vendor`` and defines
+``window.Plotly``, which dcc.Graph uses when present. ``PERFCAST_PLOTLY_BUNDLE=full`` serves Dash's
+full bundle instead (the "before" side of ``benchmarks/shared_link.py``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from dashboard.settings import ROOT
+
+#: Trace types of the vendored cartesian bundle (its README; checked against the file by a test).
+TRACES = frozenset({"bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour", "image",
+                    "pie", "scatter", "scatterternary", "violin"})
+VENDOR = ROOT / "assets" / "vendor"
+
+
+def partial() -> bool:
+    return os.environ.get("PERFCAST_PLOTLY_BUNDLE", "partial") != "full"
+
+
+def assets_ignore() -> str:
+    """Dash's assets_ignore pattern: the vendored bundle is left out when the full one is served."""
+    return "" if partial() else r"^plotly-cartesian-.*\.js$"  # Dash matches file names, not paths
+
+
+def bundle_file():
+    found = sorted(VENDOR.glob("plotly-cartesian-*.min.js"))
+    return found[-1] if found else None
+
+
+def install(app) -> None:
+    """Drop Dash's registration of the full plotly.js when the partial bundle is served."""
+    if not partial() or bundle_file() is None:
+        return
+    from dash import dcc
+
+    dcc._js_dist[:] = [r for r in dcc._js_dist if r.get("namespace") != "plotly"]  # noqa: SLF001 - Dash's registry

@@ -1,0 +1,37 @@
+"""The partial plotly.js bundle: every trace type the pages draw is in it, and pages load it, not the full one."""
+
+import re
+
+import pytest
+
+from dashboard.ui import plotly_bundle
+from pc_browser import present, start
+
+
+def test_the_vendored_bundle_has_the_trace_types_it_claims():
+    text = plotly_bundle.bundle_file().read_text(errors="ignore")
+    found = set(re.findall(r'moduleType:"trace",name:"([a-z0-9]+)"', text))
+    assert found == plotly_bundle.TRACES
+
+
+PAGES = [("/scenario?target=Tesla-K40&preset=halwpe&seed=3", "#scenario-workload-graph"),
+         ("/repeats", "#repeats-graph"), ("/logca", "#logca-speedup-graph"),
+         ("/accelerometer", "#accel-bounds-graph")]
+
+
+@pytest.mark.parametrize("path, graph", PAGES)
+def test_pages_draw_with_the_partial_bundle_only(dash_duo, perfcast_app, path, graph):
+    if path.startswith("/scenario"):
+        from dashboard.crossgen.kinds import SCENARIO, cached
+
+        cached(SCENARIO, SCENARIO.request({"target": "Tesla-K40", "preset": "halwpe", "seed": "3"})["params"])
+    start(dash_duo, perfcast_app, path)
+    present(dash_duo.driver, f"{graph} .main-svg", timeout=30)
+    names = dash_duo.driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert [n for n in names if "plotly-cartesian" in n]
+    assert not [n for n in names if n.split("?")[0].endswith("/plotly.min.js")]
+    types = dash_duo.driver.execute_script(
+        "return [...document.querySelectorAll('.js-plotly-plot')].flatMap(g => (g.data || []).map(t => t.type))")
+    assert types and set(types) <= plotly_bundle.TRACES, types
+    logs = [e["message"] for e in dash_duo.get_logs() or []]
+    assert not [m for m in logs if "not registered" in m or "plotly" in m.lower()], logs
