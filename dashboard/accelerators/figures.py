@@ -15,9 +15,7 @@ import math
 
 import numpy as np
 
-from dashboard.ui.figures import FONT, PALETTE
-from dashboard.ui.figures import template as _template
-from dashboard.ui.figures import values as _list
+from dashboard.ui.figures import FONT, PALETTE, template as _template, values as _list
 from modeling.accelerators.advisor import fmt_bytes
 
 REGION_COLORS = ["#cfe3f3", "#fde2cf", "#d5ecd9", "#e7d9f0", "#fff1c2", "#f9d6de", "#dfe7c9", "#d6dbf5"]

@@ -12,7 +12,7 @@ from dashboard.jobs.runner import compute_once
 from dashboard.state import datasets
 from dashboard.crossgen import work
 from dashboard import jobs
-from dashboard.crossgen.params import DatasetParam, model_param, scenario_params
+from dashboard.crossgen.params import DatasetParam, model_param, scenario_params, target_choices
 from dashboard.ui.url_state import InvalidParameter, Param
 from modeling.crossgen.ensemble import ALL_MODELS, TRANSFORMS
 
@@ -73,9 +73,7 @@ def _generations(params, report):
 _BASE = scenario_params(target=False)
 GENERATIONS = jobs.JobKind(
     "generations",
-    (*_BASE[:2], Param("targets", "multi", _default_targets,
-                 lambda v: [t for t in datasets.get(v["dataset"]).targets if t != v["host"]]),
-     *_BASE[2:]),
+    (*_BASE[:2], Param("targets", "multi", _default_targets, target_choices), *_BASE[2:]),
     _generations, _fingerprint("dataset"), _check_targets)
 
 

@@ -53,7 +53,7 @@ def _default_target(values):
     return DEFAULT_TARGET if DEFAULT_TARGET in ts else (ts or _ds(values).targets)[0]
 
 
-def _targets(values):
+def target_choices(values):
     """Target choices: every target of the dataset but the host itself."""
     return [t for t in _ds(values).targets if t != values.get("host")] or _ds(values).targets
 
@@ -73,7 +73,7 @@ def scenario_params(target=True) -> list[Param]:
         Param("host", "choice", _default_host, lambda v: _ds(v).hosts),
     ]
     if target:
-        ps.append(TargetParam("target", "choice", _default_target, _targets))
+        ps.append(TargetParam("target", "choice", _default_target, target_choices))
     ps += [
         Param("metric", "choice", lambda v: _ds(v).metrics[0], lambda v: _ds(v).metrics),
         Param("preset", "choice", "halwpe", list(PRESETS)),
@@ -97,9 +97,9 @@ def scenario_controls(prefix: str, v: dict, target=True, multi_targets=None) -> 
                                                                        for h in ds.hosts], v["host"])),
     ]
     if target:
-        ctrls.append(field("Target (predicted)", dropdown(f"{prefix}-target", _targets(v), v["target"])))
+        ctrls.append(field("Target (predicted)", dropdown(f"{prefix}-target", target_choices(v), v["target"])))
     if multi_targets is not None:
-        ctrls.append(field("Targets", dropdown(f"{prefix}-targets", _targets(v), multi_targets, multi=True)))
+        ctrls.append(field("Targets", dropdown(f"{prefix}-targets", target_choices(v), multi_targets, multi=True)))
     ctrls += [
         field("Metric", dropdown(f"{prefix}-metric", [{"label": METRIC_LABELS[m], "value": m} for m in ds.metrics],
                                  v["metric"])),
@@ -135,7 +135,7 @@ def register_dataset_dependents(prefix: str, target=True, multi_targets=False) -
             return [no_update] * len(outs)
         host = DEFAULT_HOST if DEFAULT_HOST in ds.hosts else ds.hosts[0]
         vals = {"dataset": ds_id, "host": host}
-        tg = _targets(vals)
+        tg = target_choices(vals)
         res = [[{"label": ds.host_label(h), "value": h} for h in ds.hosts], host,
                [{"label": METRIC_LABELS[m], "value": m} for m in ds.metrics], ds.metrics[0]]
         if target:
@@ -160,7 +160,7 @@ def register_dataset_dependents(prefix: str, target=True, multi_targets=False) -
             if host not in ds.hosts:
                 return no_update, no_update
             vals = {"dataset": ds_id, "host": host}
-            tg = _targets(vals)
+            tg = target_choices(vals)
             if multi_targets:
                 kept = [t for t in current if t in tg] if isinstance(current, list) else []
                 return tg, kept or tg[:3]

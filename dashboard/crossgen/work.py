@@ -17,7 +17,6 @@ from modeling.crossgen.ensemble import categories_of
 #: Worker processes per job for the ensemble's (model, fold) fits.
 JOB_WORKERS = int(os.environ.get("PERFCAST_JOB_WORKERS", 2))
 
-SCENARIO_KEYS = ("dataset", "host", "target", "metric", "preset", "cv", "folds", "transform", "seed")
 
 
 def _noop(frac, label):
@@ -41,7 +40,7 @@ def scenario_result(params: dict, report=_noop) -> dict:
     out["upload_missing"] = ds.notes.get("missing")
     out["categories"] = categories_of(scen, res.feature_names) or [None] * len(res.feature_names)
     out["dataset_name"] = ds.name
-    out["params"] = {k: params[k] for k in SCENARIO_KEYS}
+    out["params"] = dict(params)  # exactly the scenario kind's parameters (the link's inputs)
     return out
 
 
@@ -82,16 +81,16 @@ def ranking_result(params: dict, report=_noop) -> dict:
 def generations_result(params: dict, report=_noop, *, scenario) -> dict:
     """One host, several targets: a scenario per target, speedups vs the host.
 
-    ``scenario(params, report) -> (key, result)`` gives one target's scenario
+    ``scenario(params, report) -> (key, result)`` gives one target's scenario (it keeps the scenario kind's
+    parameters of ``params``)
     result, from the cache when it is there (``job_kinds.cached``)."""
     ds = datasets.get(params["dataset"])
     targets = params["targets"]
     summary, keys, speedup, sim_speedup = [], {}, {}, {}
     host = ds.host_metric(params["host"], params["metric"])
     for i, target in enumerate(targets):
-        sub = {**params, "target": target}
         key, res = scenario(
-            {k: sub[k] for k in SCENARIO_KEYS},
+            {**params, "target": target},
             lambda frac, label, i=i, t=target: report((i + frac) / len(targets), f"target {i + 1} of "
                                                       f"{len(targets)} ({t}): {label}"))
         keys[target] = key

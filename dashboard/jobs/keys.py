@@ -19,6 +19,10 @@ from dashboard.ui.url_state import InvalidParameter, parse
 KEY = re.compile(r"^[a-z]{1,24}-[0-9a-f]{32}$")
 
 
+def _is_key(key) -> bool:
+    return isinstance(key, str) and KEY.match(key) is not None
+
+
 class InvalidKey(ValueError):
     """A result key that the server did not make (wrong type or shape)."""
 
@@ -26,7 +30,7 @@ class InvalidKey(ValueError):
 def check_key(key) -> str:
     """``key`` when it has the shape :func:`result_key` makes (kind, dash, 32 hex digits), else
     ``InvalidKey``. Every use of a key in a path or a cache entry goes through here."""
-    if not isinstance(key, str) or not KEY.match(key):
+    if not _is_key(key):
         raise InvalidKey(f"not a result key: {str(key)[:40]!r}")
     return key
 
@@ -35,7 +39,7 @@ def key_of(ref) -> str | None:
     """The key of a page store's ``{"key": …}`` (a request, result or ready store) when it is
     well formed, else None: store values come from the browser and may be forged."""
     key = ref.get("key") if isinstance(ref, dict) else None
-    return key if isinstance(key, str) and KEY.match(key) else None
+    return key if _is_key(key) else None
 
 
 def result_key(kind: str, params: dict, fingerprint: str) -> str:

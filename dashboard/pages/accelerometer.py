@@ -6,11 +6,10 @@ import dash
 from dash import Input, Output, callback, dcc, html
 
 from dashboard.accelerators import sources
-from dashboard.ui.components import card, grid, num_col, register_csv, stat
+from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui.figures import empty
 from dashboard.accelerators.fields import custom_accelerator_box
 from dashboard.ui.fields import dropdown, field, number_field
-from dashboard.ui.components import alert
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.accelerators.views import ACCEL_PARAMS, accelerometer_view
 from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default

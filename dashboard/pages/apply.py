@@ -6,12 +6,11 @@ from dash import Input, Output, callback, dcc, html, no_update
 from dashboard.state import datasets
 from dashboard import jobs
 from dashboard.crossgen.kinds import APPLY, prefer
-from dashboard.ui.components import card, grid, num_col, register_csv, stat
+from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.crossgen.figures import applied
 from dashboard.ui.figures import empty
 from dashboard.crossgen.params import TRANSFORM_LABELS
 from dashboard.ui.fields import dropdown, field
-from dashboard.ui.components import alert
 from dashboard.jobs.panel import job_panel, register_job
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default

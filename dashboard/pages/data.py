@@ -3,11 +3,9 @@
 import dash
 from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 
-from dashboard.state import datasets, files, staging
-from dashboard.state import uploads
-from dashboard.ui.components import card, grid, num_col, register_csv
+from dashboard.state import datasets, files, staging, uploads
+from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.ui.fields import dropdown, field
-from dashboard.ui.components import alert
 from dashboard.settings import MAX_UPLOAD_BYTES
 from modeling.errors import DataError
 from modeling.tables.workload import MISSING_RULES

@@ -7,13 +7,11 @@ from dashboard.state import datasets
 from dashboard import jobs
 from dashboard.crossgen.kinds import RANKING
 from dashboard.ui.format import JS_NULL, pvalue_col
-from dashboard.ui.components import card, grid, num_col, register_csv, stat
-from dashboard.crossgen.figures import category_row_style
-from dashboard.crossgen.figures import CATEGORY_COLORS, ranking_bars
+from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.crossgen.figures import CATEGORY_COLORS, category_row_style, ranking_bars
 from dashboard.ui.figures import empty
 from dashboard.ui.fields import dropdown, field
-from dashboard.crossgen.params import register_dataset_dependents
-from dashboard.ui.components import alert
+from dashboard.crossgen.params import target_choices, register_dataset_dependents
 from dashboard.jobs.panel import job_panel, register_job
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import parse_or_default
@@ -48,7 +46,7 @@ def layout(**query):
         card(html.Div([
             field("Dataset", dropdown(f"{P}-dataset", datasets.options(), v["dataset"])),
             field("Host", dropdown(f"{P}-host", ds.hosts, v["host"])),
-            field("Target", dropdown(f"{P}-target", [t for t in ds.targets if t != v["host"]], v["target"])),
+            field("Target", dropdown(f"{P}-target", target_choices(v), v["target"])),
             field("Metric", dropdown(f"{P}-metric", ds.metrics, v["metric"])),
             field("Model", dropdown(f"{P}-model", ALL_MODELS, v["model"])),
             field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"],

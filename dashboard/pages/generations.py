@@ -5,12 +5,11 @@ from dash import Input, Output, callback, dcc, html
 
 from dashboard import jobs
 from dashboard.crossgen.kinds import GENERATIONS
-from dashboard.ui.components import card, grid, num_col, register_csv
+from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.ui.figures import empty
 from dashboard.crossgen.figures import side_by_side, simulator_speedups, speedups
 from dashboard.ui.fields import field, dropdown
 from dashboard.crossgen.params import register_dataset_dependents, scenario_controls
-from dashboard.ui.components import alert
 from dashboard.jobs.panel import job_panel, register_job
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, Param, parse_or_default

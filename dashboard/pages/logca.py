@@ -7,11 +7,10 @@ from dash import Input, Output, callback, dcc, html, no_update
 
 from dashboard.accelerators import sources
 from dashboard.state import files
-from dashboard.ui.components import card, grid, num_col, register_csv
+from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.ui.figures import empty
 from dashboard.accelerators.fields import custom_accelerator_box
 from dashboard.ui.fields import dropdown, field, number_field
-from dashboard.ui.components import alert
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.accelerators.views import LOGCA_PARAMS, MULTI_MODES, logca_view
 from dashboard.state.uploads import decode_upload, parse_upload

@@ -7,11 +7,10 @@ from dash import Input, Output, callback, dcc, html, no_update
 from dashboard.state import datasets
 from dashboard.ui import format as fmt
 from dashboard.ui.format import si_col
-from dashboard.ui.components import card, grid, num_col, register_csv, stat
+from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui.figures import empty
 from dashboard.crossgen.figures import repeats
 from dashboard.ui.fields import dropdown, field
-from dashboard.ui.components import alert
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, Param, parse, parse_or_default
 from modeling import shipped

@@ -10,12 +10,11 @@ from dashboard.state import scenarios
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO, SWEEP
 from dashboard.crossgen.leaderboard import baseline_wins, leaderboard_rows
-from dashboard.ui.components import card, grid, num_col, register_csv, stat
+from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui.figures import empty
 from dashboard.crossgen.figures import inlier_curves, per_workload, tree_sweep
 from dashboard.ui.fields import field
 from dashboard.crossgen.params import model_param, scenario_controls, scenario_params, register_dataset_dependents
-from dashboard.ui.components import alert
 from dashboard.jobs.panel import job_panel, register_job
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import Param, parse_or_default, to_query

@@ -8,9 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard.state import datasets
-from dashboard.state import files, scenarios
-from dashboard.state import uploads
+from dashboard.state import datasets, files, scenarios, uploads
 from dashboard import jobs
 from dashboard.jobs import local
 from dashboard.crossgen.params import scenario_params

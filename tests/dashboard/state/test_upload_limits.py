@@ -14,8 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from dashboard.accelerators import sources
-from dashboard.state import files, staging, timings
-from dashboard.state import uploads
+from dashboard.state import files, staging, timings, uploads
 from modeling.tables import reading as tabular
 from modeling.errors import DataError
 

@@ -5,8 +5,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from dashboard.state import datasets
-from dashboard.state import uploads
+from dashboard.state import datasets, uploads
 from modeling.crossgen.ensemble import prepare
 from modeling.crossgen.ranking import rank_features
 from modeling.tables.workload import table_scenario
