@@ -104,12 +104,14 @@ class DashClient:
                 if tick:
                     tick()
                 r = self._send("job-poll", "POST", url, params=handles, json=body)
-            except requests.ConnectionError:  # the worker answering died: poll again, as a page's next tick does
+                got = None if r.status_code == 204 else r.json()
+            except (requests.ConnectionError, requests.JSONDecodeError):
+                # the worker answering died (a reset, or a body cut short: urllib3 < 2 does not enforce
+                # Content-Length): poll again, as a page's next tick does
                 self.reset_polls += 1
                 continue
-            if r.status_code == 204:
+            if got is None:
                 return {}
-            got = r.json()
             if "response" in got:
                 return got["response"]
         raise TimeoutError(f"background callback {output} did not answer in {limit:.0f} s")
