@@ -6,6 +6,7 @@ ensemble   run a cross-generation scenario and print its leaderboard    (modelin
 sweep      Random Forest tree-count sweep (RastSim 4.4)                  (modeling.crossgen.cli)
 rank       feature ranking of one model                                  (modeling.crossgen.cli)
 devices    list the shipped GPUs                                         (modeling.crossgen.cli)
+newapp     estimates for an application never run on the target          (modeling.newapp.cli)
 logca      LogCA presets, model evaluation and calibration               (modeling.accelerators.cli)
 collect    measure on this machine (``collect openssl``)                 (modeling.collect.cli)
 build-data rebuild data/ from the public sources                         (modeling.build.cli)
@@ -24,10 +25,11 @@ def main(argv=None) -> int:
     from modeling.build import cli as build_cli
     from modeling.collect import cli as collect_cli
     from modeling.crossgen import cli as crossgen_cli
+    from modeling.newapp import cli as newapp_cli
 
     p = argparse.ArgumentParser(prog="python -m modeling", description="perfcast modeling command line")
     sub = p.add_subparsers(dest="command", required=True)
-    for cli in (crossgen_cli, build_cli, collect_cli, accelerators_cli):
+    for cli in (crossgen_cli, newapp_cli, build_cli, collect_cli, accelerators_cli):
         cli.add_parsers(sub)
     args = p.parse_args(argv)
     try:

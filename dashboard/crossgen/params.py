@@ -20,7 +20,8 @@ CV_LABELS = {"kfold": "random 10-fold (papers)", "group": "grouped K-fold by app
              "logo": "leave one application out"}
 
 
-TRANSFORM_LABELS = dict(zip(TRANSFORMS, ("none (papers)", "log", "ratio to host metric")))
+TRANSFORM_LABELS = dict(zip(TRANSFORMS, ("none (papers)", "log", "ratio to host metric",
+                                                "log of the ratio to host metric")))
 
 
 METRIC_LABELS = {"duration": "duration (s)", "cycles": "elapsed SM cycles", "value": "the target column's values"}

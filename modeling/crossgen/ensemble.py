@@ -60,7 +60,7 @@ PRESETS = {
     "rastsim": ALL_MODELS,
 }
 CV_SCHEMES = ("kfold", "group", "logo")
-TRANSFORMS = ("none", "log", "ratio")
+TRANSFORMS = ("none", "log", "ratio", "logratio")
 BASELINE = "Baseline (host x median ratio)"
 
 
@@ -312,7 +312,7 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
         K for kfold/group.
     groups : array, shape (n_workloads,), optional
         Group (application) of each workload, for grouped CV.
-    transform : {"none", "log", "ratio"}
+    transform : {"none", "log", "ratio", "logratio"}
         Target transform; errors are always in target units.
     host_index : int, optional
         Column of X holding the host's own measure of the target metric (needed
@@ -329,7 +329,7 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
     names = resolve_models(models)
     if transform not in TRANSFORMS:
         raise ConfigError(f"Unknown transform {transform!r}; use one of {', '.join(TRANSFORMS)}.")
-    if transform == "ratio" and host_index is None:
+    if transform in ("ratio", "logratio") and host_index is None:
         raise ConfigError("The ratio transform needs the host's own metric column (--host-col).")
     d = prepare(X, y, feature_names, workload_ids, groups, drop_constant, host_index)
     X, y, host_index = d["X"], d["y"], d["host_index"]

@@ -248,9 +248,11 @@ class HostRatioBaseline(RegressorMixin, BaseEstimator):
 class TargetTransformRegressor(RegressorMixin, BaseEstimator):
     """Fit a model on a transformed target and predict in target units.
 
-    transform: ``"none"`` (the papers), ``"log"`` (fit log y, predict exp), or
-    ``"ratio"`` (fit y / host metric, predict ratio x host metric; needs
-    ``host_index``). Errors are always computed on the back-transformed values.
+    transform: ``"none"`` (the papers), ``"log"`` (fit log y, predict exp),
+    ``"ratio"`` (fit y / host metric, predict ratio x host metric) or
+    ``"logratio"`` (fit log(y / host metric), predict host metric x exp; the
+    ratio and log ratio need ``host_index``). Errors are always computed on the
+    back-transformed values.
 
     A log-target prediction is kept within a factor of 1e6 of the training
     targets' range before ``exp``: a linear model extrapolating to an unseen
@@ -272,13 +274,17 @@ class TargetTransformRegressor(RegressorMixin, BaseEstimator):
             if np.any(y <= 0):
                 raise DataError("The log transform needs a positive target; drop rows with target <= 0.")
             return np.log(y)
-        if self.transform == "ratio":
+        if self.transform in ("ratio", "logratio"):
             if self.host_index is None:
                 raise DataError("The ratio transform needs the host's own metric column (--host-col).")
             h = X[:, self.host_index]
             if np.any(h <= 0):
                 raise DataError("The ratio transform needs a positive host metric in every row.")
-            return y / h
+            if self.transform == "ratio":
+                return y / h
+            if np.any(y <= 0):
+                raise DataError("The log-ratio transform needs a positive target; drop rows with target <= 0.")
+            return np.log(y / h)
         raise ValueError(f"unknown transform {self.transform!r}")
 
     def fit(self, X, y):
@@ -293,9 +299,10 @@ class TargetTransformRegressor(RegressorMixin, BaseEstimator):
         check_is_fitted(self, "estimator_")
         X = _check_xy(X)
         z = self.estimator_.predict(X)
-        if self.transform == "log":
+        if self.transform in ("log", "logratio"):
             lo, hi = self.z_range_
-            return np.exp(np.clip(z, lo - self.LOG_MARGIN, hi + self.LOG_MARGIN))
+            z = np.exp(np.clip(z, lo - self.LOG_MARGIN, hi + self.LOG_MARGIN))
+            return z * X[:, self.host_index] if self.transform == "logratio" else z
         if self.transform == "ratio":
             return z * X[:, self.host_index]
         return z

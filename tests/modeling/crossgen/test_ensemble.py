@@ -180,3 +180,12 @@ def test_progress_counts_completed_fits_and_never_runs_backwards():
     total = seen[0][1]
     assert [d for d, _, _ in seen] == list(range(1, total + 1)) and total == 13 * 6
     assert all(label.startswith(f"{d} of {t} fits done (last: ") for d, t, label in seen)
+
+
+def test_log_ratio_transform_learns_a_ratio_and_predicts_in_target_units():
+    X, _, g = toy()
+    y = X[:, 0] * np.exp(0.1 * X[:, 1] / 10)  # log(y / host) linear in a feature
+    r = run_ensemble(X, y, models=["OLS"], folds=5, host_index=0, transform="logratio")
+    assert r.models[0].e_out < 1e-6
+    with pytest.raises(ConfigError, match="host"):
+        run_ensemble(X, y, models=["OLS"], transform="logratio")

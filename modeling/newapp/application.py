@@ -1,0 +1,102 @@
+"""One application held out: every estimate for its workloads, with ranges, errors and warnings."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from modeling.errors import ConfigError, DataError
+from modeling.metrics import ape
+from modeling.newapp.evaluate import fold_estimates, model_predictions, resolve, summary
+from modeling.newapp.warnings import warnings_for
+
+
+def calibration_rows(table, test, picks: list[dict]) -> dict:
+    """Validate calibration picks [{id, time?}] for the held-out rows: {kernel: [(row, target value)]}.
+
+    ``time`` (target units) is a value the user measured; without it the table's measured target of that
+    workload is used. Raises ``DataError`` naming the problem.
+    """
+    where = {table.ids[r]: int(r) for r in test}
+    out: dict = {}
+    for p in picks:
+        wid = p.get("id")
+        if wid not in where:
+            raise DataError(f"Workload {str(wid)[:60]!r} is not in the held-out application.")
+        r = where[wid]
+        t = p.get("time")
+        if t is None:
+            t = table.target[r]
+            if not np.isfinite(t):
+                raise DataError(f"{wid} has no measured target time: type the time you measured.")
+        t = float(t)
+        if not np.isfinite(t) or t <= 0:
+            raise DataError(f"The measured time of {wid} must be a positive number.")
+        out.setdefault(str(table.kernels[r]), []).append((r, t))
+    return out
+
+
+def estimate_application(table, application: str, calibrate: list[dict] | None = None, models=None,
+                         seed: int = 0, n_jobs: int = 1, progress=None) -> dict:
+    """Estimate ``application``'s workloads from the other applications (never from its own targets,
+    except the calibrating inputs in ``calibrate``). JSON-ready."""
+    t0 = time.perf_counter()
+    if application not in table.applications:
+        raise ConfigError(f"Unknown application {application!r}; the table has {', '.join(table.applications)}.")
+    models = resolve(models)
+    measured = np.isfinite(table.target)
+    test = np.flatnonzero(table.groups == application)
+    train = np.flatnonzero(measured & (table.groups != application))
+    if len(np.unique(table.kernels[train])) < 1 or len(train) < 2:
+        raise DataError("The other applications have fewer than two measured workloads to learn from.")
+    cal = calibration_rows(table, test, calibrate or [])
+    ests = fold_estimates(table, train, test, calibration=cal)
+    by = {e.method: e for e in ests}
+    mp = model_predictions(table, [(train, test)], models, seed, n_jobs, progress) if models else {}
+    y = table.target[test]
+    ok = np.isfinite(y)
+
+    def score(point, exclude=()):
+        a = np.full(len(test), np.nan)
+        m = ok & np.isfinite(point)
+        m[list(exclude)] = False
+        a[m] = ape(y[m], point[m])
+        return a
+
+    methods = []
+    cal_pos = [int(np.flatnonzero(test == r)[0]) for r in by["one-run"].detail["calibrating_rows"]]
+    model_stack = np.vstack([p[test] for p in mp.values()]) if mp else None
+    for name, e in by.items():
+        a = score(e.point, cal_pos)
+        row = {"method": name, "kind": "estimate", "point": e.point, "lo": e.lo, "hi": e.hi, **summary(a)}
+        if e.detail and "missing" in e.detail:
+            row["missing"] = e.detail["missing"]
+        if name == "roofline" and e.detail and "class" in e.detail:
+            row["class"] = e.detail["class"]
+        if name in ("naive-pooled", "naive-balanced"):
+            row["ratio"] = e.detail["ratio"]
+        methods.append(row)
+    for name, p in mp.items():
+        a = score(p[test])
+        methods.append({"method": name, "kind": "model", "point": p[test], "lo": np.nanmin(model_stack, axis=0),
+                        "hi": np.nanmax(model_stack, axis=0), **summary(a)})
+    warns = warnings_for(table, train, test, {m["method"]: m["point"] for m in methods if m["kind"] == "estimate"})
+    rows = []
+    for i, r in enumerate(test):
+        row = {"id": table.ids[r], "kernel": str(table.kernels[r]), "host": float(table.host[r]),
+               "measured": float(y[i]) if ok[i] else None, "calibrating": i in cal_pos}
+        for m in methods:
+            for k in ("point", "lo", "hi"):
+                v = m[k][i]
+                row[f"{m['method']}|{k}"] = float(v) if np.isfinite(v) else None
+        rows.append(row)
+    for m in methods:
+        for k in ("point", "lo", "hi"):
+            m.pop(k)
+    return {"scenario": {**table.scenario, "application": application, "models": models, "seed": seed},
+            "application": application, "n_workloads": len(test), "n_measured": int(ok.sum()),
+            "training_applications": sorted(np.unique(table.groups[train]).tolist()),
+            "n_training": len(train), "calibration": {k: [table.ids[r] for r, _ in v] for k, v in cal.items()},
+            "one_run": by["one-run"].detail["kernels"], "spread": by["one-run"].detail["spread"],
+            "methods": methods, "warnings": warns, "rows": rows, "seconds": time.perf_counter() - t0}

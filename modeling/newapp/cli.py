@@ -1,0 +1,117 @@
+"""Command line ``newapp``: estimates for an application never run on the target, held out.
+
+``python -m modeling newapp --host GTX-680 --target GTX-980 [--cv logo|loko] [--calibrate-with N] --json``
+evaluates every estimate leave-one-application-out (or leave-one-kernel-out) on the shipped data;
+``--csv FILE --target COL --group COL --host-col COL [--id COL] [--host-device NAME --target-device NAME]
+[--devices FILE] [--map ROLE=COL ...]`` does the same on any workload table. ``--application APP``
+prints one held-out application's estimates per workload, with its warnings.
+"""
+
+from __future__ import annotations
+
+import json
+
+from modeling.errors import ConfigError, ModelingError
+from modeling.newapp.data import ROLES
+
+
+def _roles(pairs) -> dict:
+    out = {}
+    for p in pairs or []:
+        role, sep, col = p.partition("=")
+        if not sep or not col:
+            raise ConfigError(f"--map takes ROLE=COLUMN, not {p!r}; roles: {', '.join(ROLES)}.")
+        out[role.strip()] = col.strip()
+    return out
+
+
+def load_table(args):
+    from modeling.newapp.data import frame_table, shipped_table
+
+    if args.csv:
+        from modeling.tables.reading import read_table
+
+        missing = [f for f, v in (("--target", args.target), ("--group", args.group), ("--host-col", args.host_col))
+                   if not v]
+        if missing:
+            raise ModelingError(f"--csv needs {', '.join(missing)}.")
+        devices = read_table(args.devices).frame if args.devices else None
+        return frame_table(read_table(args.csv).frame, target=args.target, group=args.group,
+                           host_col=args.host_col, id_col=args.id_col, host_device=args.host_device,
+                           target_device=args.target_device, mapping=_roles(args.map), devices=devices,
+                           metric=args.metric)
+    if not (args.host and args.target):
+        raise ModelingError("Give --host and --target GPUs (see 'python -m modeling devices'), or --csv FILE.")
+    return shipped_table(args.host, args.target, args.metric)
+
+
+def _pct(v):
+    return "-" if v is None else f"{v:.1f}"
+
+
+def _print_methods(methods):
+    print(f"{'method':26s} {'mean APE %':>11s} {'median %':>9s} {'<=10 %':>7s} {'<=25 %':>7s} {'n':>5s}")
+    for m in methods:
+        extra = f"  ({m['missing']})" if m.get("missing") else ""
+        print(f"{m['method']:26s} {_pct(m['mean_ape']):>11s} {_pct(m['median_ape']):>9s} {_pct(m['within_10']):>7s} "
+              f"{_pct(m['within_25']):>7s} {m['n']:>5d}{extra}")
+
+
+def cmd_newapp(args) -> int:
+    from modeling.newapp.application import estimate_application
+    from modeling.newapp.evaluate import evaluate
+
+    table = load_table(args)
+    models = None if args.models == "default" else args.models
+    if args.application:
+        picks = [{"id": i} for i in (args.calibrate_ids.split(",") if args.calibrate_ids else [])]
+        res = estimate_application(table, args.application, picks, models, args.seed, args.jobs)
+        if args.json:
+            print(json.dumps(res, indent=2))
+            return 0
+        print(f"{args.application} held out; learned from {', '.join(res['training_applications'])}")
+        _print_methods(res["methods"])
+        for w in res["warnings"]:
+            print(f"! {w['title']}\n  {w['evidence']}")
+        return 0
+    res = evaluate(table, args.cv, args.calibrate_with, models, args.seed, args.jobs)
+    if args.json:
+        res.pop("rows")
+        print(json.dumps(res, indent=2))
+        return 0
+    s = res["scenario"]
+    print(f"{s.get('host')} -> {s.get('target')} ({s.get('metric')}), {res['cv_label']}, "
+          f"{res['n_workloads']} workloads; one-run calibrates with {args.calibrate_with} input(s) per kernel")
+    _print_methods(res["methods"])
+    for g, ws in res["warnings"].items():
+        for w in ws:
+            print(f"! {g}: {w['title']}")
+    return 0
+
+
+def add_parsers(sub) -> None:
+    p = sub.add_parser("newapp", help="estimates for an application never run on the target (held out)")
+    src = p.add_argument_group("data")
+    src.add_argument("--host", help="host GPU of the shipped data (e.g. GTX-680)")
+    src.add_argument("--target", help="target GPU (shipped data) or target column (--csv)")
+    src.add_argument("--metric", default="duration", choices=["duration", "cycles"])
+    src.add_argument("--csv", help="a CSV or Parquet workload table instead of the shipped data")
+    src.add_argument("--group", help="application column (--csv)")
+    src.add_argument("--id", dest="id_col", help="workload id column (--csv)")
+    src.add_argument("--host-col", help="the host's own time (or cycles) column (--csv)")
+    src.add_argument("--host-device", help="host device name in the device table (roofline)")
+    src.add_argument("--target-device", help="target device name in the device table (roofline)")
+    src.add_argument("--devices", help="a device table (CSV) with the shipped table's columns, instead of it")
+    src.add_argument("--map", action="append", metavar="ROLE=COL",
+                     help=f"column of a role ({', '.join(ROLES)}); default: the shipped counter names")
+    ev = p.add_argument_group("evaluation")
+    ev.add_argument("--cv", default="logo", choices=["logo", "loko"])
+    ev.add_argument("--calibrate-with", type=int, default=1, help="measured inputs per held-out kernel (one-run)")
+    ev.add_argument("--models", default="default",
+                    help="'default' (HALWPE preset + GradientBoosting), 'none', or comma-separated names")
+    ev.add_argument("--application", help="hold out this application and print its estimates and warnings")
+    ev.add_argument("--calibrate-ids", help="with --application: workload ids measured on the target (one-run)")
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--jobs", type=int, default=1, help="model fits in parallel processes")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_newapp)
