@@ -135,8 +135,26 @@ def summary_view(res: dict):
             stat("baseline E_out",
                  "–" if res["baseline"].get("e_out") is None else f"{res['baseline']['e_out']:.2f} %"),
         ], className="stats"),
+        situation(res),
         html.P(scenario_text(res), className="hint"))
     return summary, leaderboard_rows(res), names, names
+
+
+def situation(res: dict) -> html.P:
+    """Which question this E_out answers, with the way to the other one."""
+    s = res["scenario"]
+    link = dcc.Link("Predict an application not in training",
+                    href=f"/new-app?dataset={s.get('dataset', 'rodinia')}&host={s.get('host')}&target={s.get('target')}"
+                    if s.get("dataset", "rodinia") == "rodinia" else "/new-app", id=f"{P}-newapp-link")
+    if s.get("cv") == "kfold":
+        text = ("What this E_out describes: random folds keep other input sizes of the same kernels in training, "
+                "so it is the error for a kernel already profiled, at a new input size. For an application never "
+                "run on the target it is far too optimistic: see ")
+    else:
+        text = ("What this E_out describes: whole applications are held out, so it is the error for an "
+                "application never run on the target. Estimates with ranges, one-run calibration and warnings "
+                "for that situation: ")
+    return html.P([html.Strong("Situation. "), text, link, "."], className="situation", id=f"{P}-situation")
 
 
 def scenario_text(res: dict) -> str:

@@ -5,6 +5,7 @@ import time
 from pathlib import Path
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -41,8 +42,11 @@ def fresh_browser():
 
 def text_in(driver, selector, timeout=30):
     def has(_):
-        els = driver.find_elements("css selector", selector)
-        return els[0].text.strip() if els and els[0].text.strip() else False
+        try:
+            els = driver.find_elements("css selector", selector)
+            return els[0].text.strip() if els and els[0].text.strip() else False
+        except StaleElementReferenceException:  # re-rendered between finding it and reading it: look again
+            return False
     return WebDriverWait(driver, timeout, poll_frequency=0.05).until(has)
 
 

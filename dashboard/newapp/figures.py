@@ -1,0 +1,72 @@
+"""Figures of /new-app: result dicts -> plotly JSON (draw only)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, values
+
+#: the methods drawn at first; the others start hidden (click the legend to show them)
+SHOWN = ("naive-pooled", "roofline", "one-run", "RandomForest")
+UNITS = {"duration": "s", "cycles": "cycles", "value": "target units"}
+
+
+def estimates(res: dict, metric: str):
+    """Per workload of the held-out application: measured target and each estimate with its range
+    (error bars lo..hi), against the host's own value; log-log."""
+    rows = res["rows"]
+    if not rows:
+        return empty("The application has no workloads")
+    unit = UNITS.get(metric, "target units")
+    rows = sorted(rows, key=lambda r: r["host"])
+    host = np.array([r["host"] for r in rows])
+    ids = [f"{r['id']} ({r['kernel']})" for r in rows]
+    data, series = [], [host]
+    for i, m in enumerate(res["methods"]):
+        name = m["method"]
+        pt = np.array([np.nan if r[f"{name}|point"] is None else r[f"{name}|point"] for r in rows])
+        if not np.isfinite(pt).any():
+            continue
+        lo = np.array([np.nan if r[f"{name}|lo"] is None else r[f"{name}|lo"] for r in rows])
+        hi = np.array([np.nan if r[f"{name}|hi"] is None else r[f"{name}|hi"] for r in rows])
+        series.append(pt)
+        color = PALETTE[i % len(PALETTE)]
+        data.append({"type": "scatter", "mode": "markers", "name": name, "x": values(host), "y": values(pt),
+                     "text": ids, "marker": {"size": 6, "color": color, "symbol": "diamond" if m["kind"] == "model"
+                                             else "circle-open"},
+                     "error_y": {"type": "data", "symmetric": False, "array": values(hi - pt),
+                                 "arrayminus": values(pt - lo), "color": color, "thickness": 1, "width": 2},
+                     "visible": True if name in SHOWN else "legendonly",
+                     "hovertemplate": f"%{{text}}<br>{name}: %{{y:.4g}} {unit}<extra></extra>"})
+    meas = np.array([np.nan if r["measured"] is None else r["measured"] for r in rows])
+    if np.isfinite(meas).any():
+        series.append(meas)
+        cal = [r["calibrating"] for r in rows]
+        data.append({"type": "scatter", "mode": "markers", "name": "measured on the target", "x": values(host),
+                     "y": values(meas), "text": ids,
+                     "marker": {"size": [12 if c else 7 for c in cal], "color": "#1d2733",
+                                "symbol": ["star" if c else "x-thin-open" for c in cal], "line": {"width": 2}},
+                     "hovertemplate": f"%{{text}}<br>measured: %{{y:.4g}} {unit}<extra></extra>"})
+    return figure(data, f"{res['application']} on the target: estimates with their ranges", 460,
+                  xaxis=log_axis(f"host's own {metric} ({unit}, log)", host),
+                  yaxis=log_axis(f"target {metric} ({unit}, log)", *series))
+
+
+def per_application(allres: dict):
+    """Mean APE of each method per held-out application (leave one application out)."""
+    methods = [m for m in allres["methods"] if m["mean_ape"] is not None]
+    if not methods:
+        return empty("No method could be scored")
+    groups = allres["groups"]
+    data, ys = [], []
+    for i, m in enumerate(methods):
+        y = [m["per_group"][g]["mean_ape"] for g in groups]
+        ys.append([v for v in y if v is not None])
+        data.append({"type": "bar", "name": m["method"], "x": groups, "y": y,
+                     "marker": {"color": PALETTE[i % len(PALETTE)]},
+                     "hovertemplate": f"{m['method']}<br>%{{x}} held out: mean APE %{{y:.1f}} %<extra></extra>"})
+    flat = np.array([v for y in ys for v in y], float)
+    yaxis = log_axis("mean APE % (log)", flat) if flat.size and flat.max() / max(flat.min(), 1e-9) > 100 \
+        else axis_title("mean APE %")
+    return figure(data, "Each application held out in turn: mean APE per method", 400, barmode="group",
+                  xaxis=axis_title("held-out application"), yaxis=yaxis)

@@ -1,0 +1,68 @@
+"""The work behind /new-app: validated params -> JSON result (no Dash)."""
+
+from __future__ import annotations
+
+from dashboard.crossgen.work import JOB_WORKERS
+from dashboard.state import datasets
+from modeling.newapp.application import estimate_application
+from modeling.newapp.data import frame_table, shipped_table
+from modeling.newapp.evaluate import DEFAULT_MODELS, evaluate
+
+#: the model sets a user chooses between
+MODEL_SETS = {
+    "forest": ["RandomForest", "GradientBoosting"],
+    "halwpe": DEFAULT_MODELS,
+    "none": [],
+}
+MODEL_SET_LABELS = {"forest": "Random Forest + gradient boosting (fast)",
+                    "halwpe": "HALWPE's 13 models + gradient boosting", "none": "none: estimates only"}
+NO_DEVICE = "none"
+
+
+def _noop(frac, label):
+    pass
+
+
+def missing_roles(ds) -> str | None:
+    """Why an uploaded dataset cannot hold an application out, or None."""
+    if ds.kind == "shipped":
+        return None
+    m = ds.mapping
+    need = [what for what, col in (("an application (group) column", m.get("group_col")),
+                                   ("the host's own time column", m.get("host_col"))) if not col]
+    return f"this dataset has no {' and no '.join(need)}: map them when uploading" if need else None
+
+
+def app_table(params: dict):
+    """The AppTable of ``params`` (dataset, host, target, metric, host_device, target_device)."""
+    ds = datasets.get(params["dataset"])
+    if ds.kind == "shipped":
+        return shipped_table(params["host"], params["target"], params["metric"])
+    m = ds.mapping
+    dev = {k: (None if params[k] == NO_DEVICE else params[k]) for k in ("host_device", "target_device")}
+    t = frame_table(datasets.dataset_table(ds.id), target=params["target"], group=m["group_col"],
+                    host_col=m["host_col"], id_col=m.get("id_col"), features=m.get("features") or None,
+                    host_device=dev["host_device"], target_device=dev["target_device"])
+    t.scenario.update(dataset=ds.id, host=ds.host_label(params["host"]), target=params["target"])
+    return t
+
+
+def newapp_result(params: dict, report=_noop) -> dict:
+    """The held-out application's estimates, ranges and warnings, and every application held out in turn."""
+    table = app_table(params)
+    models = MODEL_SETS[params["models"]]
+    report(0.05, f"estimating {params['application']} from the other applications")
+    one = estimate_application(table, params["application"], [], models, params["seed"], JOB_WORKERS,
+                               progress=lambda d, t, label: report(0.05 + 0.45 * d / t, label))
+    report(0.5, "holding out every application in turn")
+    allapps = evaluate(table, "logo", 1, models, params["seed"], JOB_WORKERS,
+                       progress=lambda d, t, label: report(0.5 + 0.5 * d / t, label))
+    allapps.pop("rows")
+    ds = datasets.get(params["dataset"])
+    return {"params": dict(params), "dataset_name": ds.name, "application": one, "all": allapps,
+            "host_spec": table.host_spec, "target_spec": table.target_spec}
+
+
+def calibrated(params: dict, picks: list[dict]) -> dict:
+    """The held-out application's estimates with the user's calibrating input(s); no models (fast)."""
+    return estimate_application(app_table(params), params["application"], picks, [], params["seed"])

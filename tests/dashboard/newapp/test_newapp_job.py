@@ -1,0 +1,86 @@
+"""The /new-app job: parameters validated on the server, the result's content, figures plotly accepts."""
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from dashboard.newapp import figures, work
+from dashboard.newapp.kinds import NEWAPP
+from dashboard.newapp.views import merge_calibration, picks_of
+from dashboard.state import datasets
+from dashboard.ui.url_state import InvalidParameter
+
+
+def test_defaults_and_refusals():
+    req = NEWAPP.request({})
+    p = req["params"]
+    assert (p["host"], p["target"], p["application"], p["host_device"], p["target_device"]) == \
+        ("GTX-680", "GTX-980", "heartwall", "GTX-680", "GTX-980")
+    with pytest.raises(InvalidParameter, match="application"):
+        NEWAPP.request({"application": "../../etc"})
+    with pytest.raises(InvalidParameter, match="shipped data's devices"):
+        NEWAPP.request({"host_device": "Tesla-P100"})
+    with pytest.raises(InvalidParameter, match="is the host"):
+        NEWAPP.request({"target": "GTX-680"})
+
+
+def test_an_upload_without_an_application_column_says_so():
+    df = pd.DataFrame({"w": [f"w{i}" for i in range(6)], "a": np.arange(6.0), "host_t": np.arange(1.0, 7.0),
+                       "t": np.arange(1.0, 7.0)})
+    meta = datasets.save_dataset(df, "no groups", {"id_col": "w", "group_col": None, "targets": ["t"],
+                                                   "features": ["a", "host_t"], "host_col": "host_t",
+                                                   "repeat_col": None})
+    with pytest.raises(InvalidParameter, match="no an application|application \\(group\\) column"):
+        NEWAPP.request({"dataset": meta["id"]})
+
+
+def test_an_upload_with_applications_runs_and_names_the_missing_roofline():
+    rng = np.random.default_rng(1)
+    apps = np.repeat(["a", "b", "c"], 8)
+    host = rng.uniform(1, 10, 24)
+    ratio = {"a": 0.5, "b": 0.6, "c": 0.55}
+    df = pd.DataFrame({"w": [f"w{i}" for i in range(24)], "app": apps, "x1": rng.uniform(1, 2, 24),
+                       "x2": rng.uniform(1, 2, 24), "host_t": host,
+                       "t": host * np.array([ratio[a] for a in apps])})
+    meta = datasets.save_dataset(df, "three apps", {"id_col": "w", "group_col": "app", "targets": ["t"],
+                                                    "features": ["x1", "x2", "host_t"], "host_col": "host_t",
+                                                    "repeat_col": None})
+    req = NEWAPP.request({"dataset": meta["id"], "application": "b"})
+    assert req["params"]["host_device"] == work.NO_DEVICE
+    res = work.newapp_result(req["params"])
+    roof = next(m for m in res["application"]["methods"] if m["method"] == "roofline")
+    assert roof["mean_ape"] is None and "device specs" in roof["missing"]
+    naive = next(m for m in res["application"]["methods"] if m["method"] == "naive-pooled")
+    assert naive["mean_ape"] == pytest.approx(100 * abs(0.6 - 0.525) / 0.6, rel=0.05)
+    cal = work.calibrated(req["params"], [{"id": "w9"}])
+    one = next(m for m in cal["methods"] if m["method"] == "one-run")
+    assert one["mean_ape"] < 1e-9 and one["n"] == 7  # a constant ratio: exact on the other inputs
+
+
+def test_result_merge_and_figures():
+    params = NEWAPP.request({"models": "forest"})["params"]
+    res = work.newapp_result(params)
+    app = res["application"]
+    hw = [r["id"] for r in app["rows"]]
+    merged = merge_calibration(app, work.calibrated(params, [{"id": hw[5]}]))
+    names = [m["method"] for m in merged["methods"]]
+    assert names == ["naive-pooled", "naive-balanced", "roofline", "one-run", "RandomForest", "GradientBoosting"]
+    one = next(m for m in merged["methods"] if m["method"] == "one-run")
+    assert one["n"] == len(hw) - 1
+    for r in merged["rows"]:
+        assert r["RandomForest|point"] is not None
+    go.Figure(figures.estimates(merged, "duration"))
+    go.Figure(figures.per_application(res["all"]))
+    assert set(res["all"]["groups"]) == {"backprop", "heartwall", "hotspot", "lud"}
+
+
+@pytest.mark.parametrize("cal,time,ok", [(None, None, True), ("w1", None, True), ("w1", 0.5, True),
+                                         ("w1", "0.5", True), ("w1", -1, False), ("w1", "x", False),
+                                         ("w1", True, False), (["w1"], None, False), ("w1", float("inf"), False)])
+def test_calibration_form_values_are_validated(cal, time, ok):
+    if ok:
+        picks_of(cal, time)
+    else:
+        with pytest.raises(InvalidParameter):
+            picks_of(cal, time)
