@@ -47,6 +47,13 @@ def app_table(params: dict):
     return t
 
 
+def held_out_workloads(params: dict) -> list[dict]:
+    """The held-out application's workloads: [{id, kernel, host}] (for the calibration choices, before any run)."""
+    t = app_table(params)
+    return [{"id": t.ids[i], "kernel": str(t.kernels[i]), "host": float(t.host[i])}
+            for i in range(len(t.ids)) if t.groups[i] == params["application"]]
+
+
 def newapp_result(params: dict, report=_noop) -> dict:
     """The held-out application's estimates, ranges and warnings, and every application held out in turn."""
     table = app_table(params)

@@ -73,7 +73,7 @@ def layout(**query):
             error = message(exc)
     res = jobs.result_for(request)
     ds = datasets.get(v["dataset"])
-    cal_opts = _cal_options(res)
+    cal_opts = _cal_options(v, _workloads(v))
     return html.Div([
         html.H1("Predict an application not in training"),
         html.P(["The situation here: an application you have never run on the target GPU. Every number on this "
@@ -159,18 +159,29 @@ def _devices_follow(host, target, ds_id):
     return (host if host in ok else no_update), (target if target in ok else no_update)
 
 
-def _cal_options(res):
-    if not res:
+def _workloads(params):
+    try:
+        return work.held_out_workloads(params)
+    except (ModelingError, LookupError):
         return []
-    return [{"label": f"{r['id']} (host {si(r['host'], 's') if res['params']['metric'] == 'duration' else r['host']})",
-             "value": r["id"]} for r in sorted(res["application"]["rows"], key=lambda r: (r["kernel"], r["host"]))]
+
+
+def _cal_options(params, rows):
+    """One option per workload of the held-out application, by kernel and size (known before any run, so a
+    link's calibrating input is kept while its job runs)."""
+    def host(r):
+        return si(r["host"], "s") if params["metric"] == "duration" else f"{r['host']:.4g}"
+    return [{"label": f"{r['id']} (host {host(r)})", "value": r["id"]}
+            for r in sorted(rows, key=lambda r: (r["kernel"], r["host"]))]
 
 
 @callback(Output(f"{P}-cal", "options"), Output(f"{P}-cal", "value", allow_duplicate=True),
           Input(f"{P}-ready", "data"), State(f"{P}-cal", "value"), prevent_initial_call=True)
 def _cal_choices(ready, current):
     res = jobs.result_for(ready)
-    opts = _cal_options(res)
+    if not res:
+        return no_update, no_update
+    opts = _cal_options(res["params"], res["application"]["rows"])
     keep = current if any(o["value"] == current for o in opts) else None
     return opts, keep
 
