@@ -10,7 +10,10 @@ Reports medians in seconds and the chart's ratio to the 1 s budget, and the byte
 new profile transfers on its first visit, for the full plotly.js bundle (before) and the
 vendored partial bundle (after) in the same run (``PERFCAST_PLOTLY_BUNDLE``).
 
-    .venv/bin/python benchmarks/shared_link.py [--opens 5] [--bundles full,partial]
+``pages`` is the same measurement for the shared link of every page with a chart
+(results cached first), on the partial bundle: first numbers and first chart trace.
+
+    .venv/bin/python benchmarks/shared_link.py [--opens 5] [--bundles full,partial] [--pages all|none]
 """
 
 from __future__ import annotations
@@ -43,16 +46,27 @@ def _browser():
 MARKS = """
 window.__marks = {};
 new MutationObserver(() => {
-  const m = window.__marks, e = document.querySelector('#scenario-best-eout');
+  const m = window.__marks, e = document.querySelector(%(numbers)s);
   if (!m.numbers && e && e.textContent.trim()) m.numbers = performance.now();
-  if (!m.chart && document.querySelector('#scenario-workload-graph .scatterlayer .trace')) m.chart = performance.now();
+  if (!m.chart && document.querySelector(%(chart)s)) m.chart = performance.now();
 }).observe(document, {childList: true, subtree: true, characterData: true});
 """
+SCENARIO_MARKS = ("#scenario-best-eout", "#scenario-workload-graph .scatterlayer .trace")
+#: per page: (its numbers, its first chart's trace); a trace of any type (bars, lines, heatmaps)
+PAGE_MARKS = {
+    "/scenario": SCENARIO_MARKS,
+    "/features": ("#features-top-feature", "#features-bars .trace"),
+    "/generations": ("#generations-summary-grid .ag-cell", "#generations-speedup-graph .trace"),
+    "/new-app": ("#newapp-best", "#newapp-graph .trace"),
+    "/logca": ("#logca-grid .ag-cell", "#logca-speedup-graph .trace"),
+    "/accelerometer": ("#accelerometer-speedup-now", "#accelerometer-bounds-graph .trace"),
+}
 
 
-def _watch(driver) -> None:
+def _watch(driver, marks=SCENARIO_MARKS) -> None:
     """Record, inside the page, when the numbers and the chart first appear (ms from navigation start)."""
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": MARKS})
+    src = MARKS % {"numbers": json.dumps(marks[0]), "chart": json.dumps(marks[1])}
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": src})
 
 
 BYTES = """return performance.getEntriesByType('navigation').concat(performance.getEntriesByType('resource'))
@@ -69,11 +83,11 @@ def _open(driver, url) -> tuple[float, float, int]:
     return marks["numbers"] / 1000, marks["chart"] / 1000, int(driver.execute_script(BYTES))
 
 
-def _measure(url: str, opens: int) -> dict:
+def _measure(url: str, opens: int, marks=SCENARIO_MARKS) -> dict:
     cold, warm = [], []
     for i in range(opens):  # each a new browser profile: nothing cached
         d = _browser()
-        _watch(d)
+        _watch(d, marks)
         try:
             cold.append(_open(d, url))
             if i == opens - 1:  # the same browser again: its cache holds the bundles
@@ -94,7 +108,42 @@ def _measure(url: str, opens: int) -> dict:
     return {"new_browser_profile": summary(cold), "browser_used_before": summary(warm)}
 
 
-def run(opens: int = 5, bundles=("full", "partial")) -> dict:
+def _page_links() -> dict:
+    """Each page's default link, its result computed and cached first (pages without a job draw at once)."""
+    from dashboard.crossgen.kinds import GENERATIONS, RANKING, SCENARIO, cached
+    from dashboard.newapp.kinds import NEWAPP
+    from dashboard.ui.url_state import to_query
+
+    links = {}
+    for path, kind in (("/scenario", SCENARIO), ("/features", RANKING), ("/generations", GENERATIONS),
+                       ("/new-app", NEWAPP)):
+        params = kind.request({})["params"]
+        cached(kind, params)
+        links[path] = f"{path}{to_query(params)}"
+    links["/logca"] = "/logca"
+    links["/accelerometer"] = "/accelerometer"
+    return links
+
+
+def run_pages(opens: int = 5) -> dict:
+    """First numbers and first chart of every page's shared link (partial bundle), medians of ``opens``."""
+    from benchmarks.load import _free_port, _gunicorn, _wait_up
+
+    links = _page_links()
+    port = _free_port()
+    server = _gunicorn(port, {**os.environ, "PERFCAST_PLOTLY_BUNDLE": "partial"}, 4)
+    out = {}
+    try:
+        _wait_up(f"http://127.0.0.1:{port}")
+        for path, link in links.items():
+            out[path] = _measure(f"http://127.0.0.1:{port}{link}", opens, PAGE_MARKS[path])
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(30)
+    return out
+
+
+def run(opens: int = 5, bundles=("full", "partial"), pages: bool = True) -> dict:
     var = tempfile.mkdtemp(prefix="perfcast-link-")
     os.environ["PERFCAST_VAR_DIR"] = var
     from benchmarks.load import _free_port, _gunicorn, _wait_up
@@ -118,6 +167,8 @@ def run(opens: int = 5, bundles=("full", "partial")) -> dict:
                                                  / out["partial"]["new_browser_profile"]["chart_s"], 2)
         out["first_visit_bytes_ratio"] = round(out["partial"]["new_browser_profile"]["first_visit_kb"]
                                                / out["full"]["new_browser_profile"]["first_visit_kb"], 2)
+    if pages:
+        out["pages"] = run_pages(opens)
     return out
 
 
@@ -125,8 +176,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--opens", type=int, default=5)
     ap.add_argument("--bundles", default="full,partial")
+    ap.add_argument("--pages", default="all", choices=["all", "none"])
     a = ap.parse_args()
-    print(json.dumps(run(a.opens, tuple(a.bundles.split(","))), indent=2))
+    print(json.dumps(run(a.opens, tuple(b for b in a.bundles.split(",") if b), a.pages == "all"), indent=2))
 
 
 if __name__ == "__main__":
