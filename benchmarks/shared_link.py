@@ -59,7 +59,7 @@ PAGE_MARKS = {
     "/generations": ("#generations-summary-grid .ag-cell", "#generations-speedup-graph .trace"),
     "/new-app": ("#newapp-best", "#newapp-graph .trace"),
     "/logca": ("#logca-grid .ag-cell", "#logca-speedup-graph .trace"),
-    "/accelerometer": ("#accelerometer-speedup-now", "#accelerometer-bounds-graph .trace"),
+    "/accelerometer": ("#accel-speedup-now", "#accel-bounds-graph .trace"),
 }
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dashboard import jobs
 from dashboard.crossgen.params import DatasetParam, TargetParam, target_choices
 from dashboard.newapp import work
-from dashboard.state import datasets
+from dashboard.state import datasets, devices
 from dashboard.ui.url_state import InvalidParameter, Param
-from modeling import shipped
 
 DEFAULT_APP = "heartwall"
 
@@ -37,8 +36,20 @@ def _app_default(v):
     return DEFAULT_APP if DEFAULT_APP in apps else apps[0]
 
 
+class DevicesParam(Param):
+    """The device table: the shipped one or a stored upload (``dev-<16 hex>``, named by its content)."""
+
+    def parse(self, raw, values):
+        raw = raw or devices.SHIPPED
+        if not isinstance(raw, str):
+            raise InvalidParameter(self.name, "expected a device table id")
+        if raw != devices.SHIPPED:
+            devices.devices_meta(raw)  # raises files.NotFound for an unknown id
+        return raw
+
+
 def _devices(v):
-    return [work.NO_DEVICE, *shipped.gpu_names()]
+    return [work.NO_DEVICE, *devices.device_names(v["devices"])]
 
 
 def _device_default(which):
@@ -51,6 +62,8 @@ def _check(params):
     if why:
         raise InvalidParameter("dataset", why)
     if _ds(params).kind == "shipped":
+        if params["devices"] != devices.SHIPPED:
+            raise InvalidParameter("devices", "the shipped data uses the shipped device table")
         for which in ("host", "target"):
             if params[f"{which}_device"] != params[which]:
                 raise InvalidParameter(f"{which}_device", "the shipped data's devices are its host and target GPUs")
@@ -63,6 +76,7 @@ NEWAPP = jobs.JobKind("newapp", (
     Param("metric", "choice", lambda v: _ds(v).metrics[0], lambda v: _ds(v).metrics),
     Param("application", "choice", _app_default, _apps),
     Param("models", "choice", "forest", list(work.MODEL_SETS)),
+    DevicesParam("devices", "devices", devices.SHIPPED),
     Param("host_device", "choice", _device_default("host"), _devices),
     Param("target_device", "choice", _device_default("target"), _devices),
     Param("seed", "int", 0, None, 0, 2**31 - 1),

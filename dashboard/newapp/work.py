@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dashboard.crossgen.work import JOB_WORKERS
-from dashboard.state import datasets
+from dashboard.state import datasets, devices
 from modeling.newapp.application import estimate_application
 from modeling.newapp.data import frame_table, shipped_table
 from modeling.newapp.evaluate import DEFAULT_MODELS, evaluate
@@ -34,7 +34,7 @@ def missing_roles(ds) -> str | None:
 
 
 def app_table(params: dict):
-    """The AppTable of ``params`` (dataset, host, target, metric, host_device, target_device)."""
+    """The AppTable of ``params`` (dataset, host, target, metric, devices, host_device, target_device)."""
     ds = datasets.get(params["dataset"])
     if ds.kind == "shipped":
         return shipped_table(params["host"], params["target"], params["metric"])
@@ -42,7 +42,8 @@ def app_table(params: dict):
     dev = {k: (None if params[k] == NO_DEVICE else params[k]) for k in ("host_device", "target_device")}
     t = frame_table(datasets.dataset_table(ds.id), target=params["target"], group=m["group_col"],
                     host_col=m["host_col"], id_col=m.get("id_col"), features=m.get("features") or None,
-                    host_device=dev["host_device"], target_device=dev["target_device"])
+                    host_device=dev["host_device"], target_device=dev["target_device"],
+                    devices=None if params["devices"] == devices.SHIPPED else devices.devices_table(params["devices"]))
     t.scenario.update(dataset=ds.id, host=ds.host_label(params["host"]), target=params["target"])
     return t
 

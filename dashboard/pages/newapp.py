@@ -10,14 +10,14 @@ from dashboard.newapp import work
 from dashboard.newapp.figures import UNITS, estimates, per_application
 from dashboard.newapp.kinds import NEWAPP
 from dashboard.newapp.views import merge_calibration, picks_of
-from dashboard.state import datasets
+from dashboard.state import datasets, devices
+from dashboard.state.uploads import decode_upload, parse_upload
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.format import si, si_col
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default
-from modeling import shipped as shipped_data
 from modeling.errors import ModelingError
 from modeling.newapp.estimators import COMPUTE_UTIL, MEMORY_FRACTION
 
@@ -43,7 +43,7 @@ ESTIMATE_NOTES = {
 
 def _form(v, ds):
     shipped = ds.kind == "shipped"
-    devices = [work.NO_DEVICE, *shipped_data.gpu_names()]
+    names = [work.NO_DEVICE, *devices.device_names(v["devices"])]
     return html.Div([
         field("Dataset", dropdown(f"{P}-dataset", datasets.options(), v["dataset"])),
         field("Host (features measured on)", dropdown(f"{P}-host", [{"label": ds.host_label(h), "value": h}
@@ -55,9 +55,16 @@ def _form(v, ds):
               "never used in training: estimated from the other applications"),
         field("Models beside the estimates", dropdown(f"{P}-models", [{"label": lab, "value": k} for k, lab in
                                                                      work.MODEL_SET_LABELS.items()], v["models"])),
-        field("Host device specs", dropdown(f"{P}-host_device", devices, v["host_device"], disabled=shipped),
+        field("Device table", html.Div([
+            dropdown(f"{P}-devices", devices.options(), v["devices"], disabled=shipped),
+            dcc.Upload(html.Button("Upload device specs (CSV)", className="btn btn-small", disabled=shipped,
+                                   id=f"{P}-devices-button"), id=f"{P}-devices-upload", disabled=shipped,
+                       max_size=1_000_000)]),
+              "an uploaded dataset's GPUs: columns device, architecture, sms, cuda_cores, boost_clock_mhz, "
+              "memory_bandwidth_gbs"),
+        field("Host device specs", dropdown(f"{P}-host_device", names, v["host_device"], disabled=shipped),
               "for the roofline; the shipped data uses its own GPUs"),
-        field("Target device specs", dropdown(f"{P}-target_device", devices, v["target_device"], disabled=shipped)),
+        field("Target device specs", dropdown(f"{P}-target_device", names, v["target_device"], disabled=shipped)),
         field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"], className="num-input")),
     ], className="form-grid")
 
@@ -84,7 +91,7 @@ def layout(**query):
                 "far lower. Estimates come with ranges; one measured run of the application on the target is "
                 "usually worth more than any model."], className="lead"),
         alert(error) if error else None,
-        card(_form(v, ds), job_panel(P, request, "Estimate"), share_box(P)),
+        card(_form(v, ds), html.Div(id=f"{P}-devices-status"), job_panel(P, request, "Estimate"), share_box(P)),
         html.Div(id=f"{P}-summary"),
         card(html.H2("Calibrate with one measured run"),
              html.P("Measure one input of the held-out application on the target (or pick one whose time the dataset "
@@ -133,15 +140,46 @@ for _g in ("methods", "workloads", "apps"):
 
 @callback(Output(f"{P}-application", "options"), Output(f"{P}-application", "value"),
           Output(f"{P}-host_device", "disabled"), Output(f"{P}-target_device", "disabled"),
+          Output(f"{P}-devices", "disabled"), Output(f"{P}-devices-upload", "disabled"),
+          Output(f"{P}-devices-button", "disabled"), Output(f"{P}-devices", "value", allow_duplicate=True),
           Input(f"{P}-dataset", "value"), prevent_initial_call=True)
 def _dataset_changed(ds_id):
     try:
         ds = datasets.get(ds_id)
     except (LookupError, TypeError):
-        return no_update, no_update, no_update, no_update
+        return [no_update] * 8
     apps = ds.applications()
     shipped = ds.kind == "shipped"
-    return apps, ("heartwall" if "heartwall" in apps else (apps[0] if apps else None)), shipped, shipped
+    return (apps, ("heartwall" if "heartwall" in apps else (apps[0] if apps else None)), *[shipped] * 5,
+            devices.SHIPPED if shipped else no_update)
+
+
+@callback(Output(f"{P}-devices", "options"), Output(f"{P}-devices", "value", allow_duplicate=True),
+          Output(f"{P}-devices-status", "children"), Input(f"{P}-devices-upload", "contents"),
+          State(f"{P}-devices-upload", "filename"), prevent_initial_call=True)
+def _devices_uploaded(contents, filename):
+    """Validate and store an uploaded device table; it becomes the page's device table."""
+    try:
+        table = parse_upload(decode_upload(contents), filename if isinstance(filename, str) else None)
+        meta = devices.save_devices(table.frame, filename if isinstance(filename, str) else "device table")
+    except (ModelingError, ValueError, TypeError) as exc:
+        return no_update, no_update, alert(f"Device table not used: {exc}")
+    return devices.options(), meta["id"], alert(f"Device table stored: {', '.join(meta['devices'][:12])}.", "info")
+
+
+@callback(Output(f"{P}-host_device", "options"), Output(f"{P}-target_device", "options"),
+          Output(f"{P}-host_device", "value", allow_duplicate=True),
+          Output(f"{P}-target_device", "value", allow_duplicate=True),
+          Input(f"{P}-devices", "value"), State(f"{P}-dataset", "value"), prevent_initial_call=True)
+def _device_table_chosen(dev_id, ds_id):
+    try:
+        names = [work.NO_DEVICE, *devices.device_names(dev_id)]
+        ds = datasets.get(ds_id)
+    except (LookupError, TypeError):
+        return no_update, no_update, no_update, no_update
+    if ds.kind == "shipped":
+        return names, names, no_update, no_update
+    return names, names, work.NO_DEVICE, work.NO_DEVICE
 
 
 @callback(Output(f"{P}-host_device", "value"), Output(f"{P}-target_device", "value"),

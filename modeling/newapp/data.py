@@ -80,6 +80,30 @@ class AppTable:
         return sorted(np.unique(self.groups).tolist())
 
 
+def device_table(df: pd.DataFrame) -> pd.DataFrame:
+    """A user's device table, validated: the columns the roofline needs (``device`` and :data:`SPEC_FIELDS`),
+    unique non-empty names, positive numbers. Returns just those columns; raises ``DataError`` naming the
+    first problem."""
+    missing = [c for c in ("device", *SPEC_FIELDS) if c not in df.columns]
+    if missing:
+        raise DataError(f"The device table lacks column(s) {', '.join(missing)}; it needs device, "
+                        f"{', '.join(SPEC_FIELDS)} (as in data/gpu_devices.csv).")
+    if df.empty:
+        raise DataError("The device table has no rows.")
+    out = df[["device", *SPEC_FIELDS]].copy()
+    out["device"] = out["device"].astype(str).str.strip()
+    out["architecture"] = out["architecture"].astype(str).str.strip()
+    if (out["device"] == "").any() or out["device"].duplicated().any():
+        raise DataError("Device names must be non-empty and unique.")
+    for c in SPEC_FIELDS[1:]:
+        v = pd.to_numeric(out[c], errors="coerce")
+        bad = out["device"][~(np.isfinite(v) & (v > 0))].tolist()
+        if bad:
+            raise DataError(f"{c} must be a positive number for every device; not for {', '.join(bad[:5])}.")
+        out[c] = v.astype(float)
+    return out.reset_index(drop=True)
+
+
 def device_spec(name: str | None, devices: pd.DataFrame | None = None) -> dict | None:
     """A device's row of the device table (shipped, or ``devices`` brought with a dataset), or None."""
     if not name:

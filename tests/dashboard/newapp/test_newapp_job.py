@@ -84,3 +84,36 @@ def test_calibration_form_values_are_validated(cal, time, ok):
     else:
         with pytest.raises(InvalidParameter):
             picks_of(cal, time)
+
+
+def test_an_uploaded_device_table_is_validated_stored_by_content_and_feeds_the_roofline():
+    from dashboard.state import devices
+    from modeling import shipped
+    from modeling.errors import DataError
+
+    table = shipped.devices().rename(columns={"device": "device"}).copy()
+    table["device"] = ["Ours-" + d for d in table["device"]]
+    a = devices.save_devices(table, "our GPUs")
+    b = devices.save_devices(table.iloc[::-1].iloc[::-1], "again")
+    assert a["id"] == b["id"] and devices.DEVICES_ID.match(a["id"])
+    for bad, why in ((table.drop(columns=["sms"]), "lacks"), (table.assign(sms=-1), "positive"),
+                     (table.assign(device="same"), "unique")):
+        with pytest.raises(DataError, match=why):
+            devices.save_devices(bad, "bad")
+    df = shipped.workloads()
+    cols = ["device_memory_read_throughput", "device_memory_write_throughput", "issue_slot_utilization",
+            "grid_x", "grid_y", "launches", "inst_executed"]
+    up = pd.DataFrame({"w": df["workload"], "app": df["application"], "kernel": df["kernel"],
+                       **{c: df[f"{c}@GTX-680"] for c in cols}, "host_t": df["duration@GTX-680"],
+                       "t": df["duration@GTX-980"]})
+    meta = datasets.save_dataset(up, "ours", {"id_col": "w", "group_col": "app", "targets": ["t"],
+                                              "features": [*cols, "host_t"], "host_col": "host_t", "repeat_col": None})
+    with pytest.raises(InvalidParameter, match="host_device"):
+        NEWAPP.request({"dataset": meta["id"], "host_device": "Ours-GTX-680"})  # not in the shipped table
+    req = NEWAPP.request({"dataset": meta["id"], "devices": a["id"], "host_device": "Ours-GTX-680",
+                          "target_device": "Ours-GTX-980", "models": "none"})
+    res = work.newapp_result(req["params"])
+    roof = next(m for m in res["all"]["methods"] if m["method"] == "roofline")
+    assert roof["mean_ape"] == pytest.approx(33.5, abs=0.1)  # the shipped pair's roofline, from the upload
+    with pytest.raises(InvalidParameter, match="shipped device table"):
+        NEWAPP.request({"devices": a["id"]})

@@ -96,3 +96,33 @@ def test_scenario_leaderboard_says_which_situation_and_links_here(dash_duo, perf
     dash_duo.wait_for_contains_text("#scenario-situation", says, timeout=30)
     link = dash_duo.find_element("#scenario-newapp-link")
     assert "/new-app" in link.get_attribute("href") and "target=GTX-980" in link.get_attribute("href")
+
+
+def test_an_uploaded_dataset_brings_its_own_device_specs(dash_duo, perfcast_app, tmp_path):
+    import pandas as pd
+
+    from dashboard.state import datasets
+    from modeling import shipped
+
+    w = shipped.workloads()
+    cols = ["device_memory_read_throughput", "device_memory_write_throughput", "issue_slot_utilization",
+            "grid_x", "grid_y", "launches", "inst_executed"]
+    up = pd.DataFrame({"w": w["workload"], "app": w["application"], "kernel": w["kernel"],
+                       **{c: w[f"{c}@GTX-680"] for c in cols}, "host_t": w["duration@GTX-680"],
+                       "t": w["duration@GTX-980"]})
+    meta = datasets.save_dataset(up, "lab GPUs", {"id_col": "w", "group_col": "app", "targets": ["t"],
+                                                  "features": [*cols, "host_t"], "host_col": "host_t",
+                                                  "repeat_col": None})
+    specs = shipped.devices().copy()
+    specs["device"] = ["lab-" + d for d in specs["device"]]
+    path = tmp_path / "lab_devices.csv"
+    specs.to_csv(path, index=False)
+    start(dash_duo, perfcast_app, f"/new-app?dataset={meta['id']}&application=heartwall&models=none")
+    dash_duo.wait_for_element("#newapp-devices-upload input[type=file]", timeout=15).send_keys(str(path))
+    dash_duo.wait_for_contains_text("#newapp-devices-status", "Device table stored", timeout=20)
+    pick_option(dash_duo, "#newapp-host_device", "lab-GTX-680")
+    pick_option(dash_duo, "#newapp-target_device", "lab-GTX-980")
+    click(dash_duo, "#newapp-run")
+    wait_text(dash_duo, "#newapp-best", timeout=120)
+    dash_duo.wait_for_contains_text("#newapp-methods", "latency-bound", timeout=30)
+    assert "lab-GTX-980" in share_link(dash_duo, "newapp")
