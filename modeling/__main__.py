@@ -7,6 +7,7 @@ sweep      Random Forest tree-count sweep (RastSim 4.4)                  (modeli
 rank       feature ranking of one model                                  (modeling.crossgen.cli)
 devices    list the shipped GPUs                                         (modeling.crossgen.cli)
 newapp     estimates for an application never run on the target          (modeling.newapp.cli)
+phases     LACross phase-level prediction on held-out programs            (modeling.phases.cli)
 logca      LogCA presets, model evaluation and calibration               (modeling.accelerators.cli)
 collect    measure on this machine (``collect openssl``)                 (modeling.collect.cli)
 build-data rebuild data/ from the public sources                         (modeling.build.cli)
@@ -26,10 +27,11 @@ def main(argv=None) -> int:
     from modeling.collect import cli as collect_cli
     from modeling.crossgen import cli as crossgen_cli
     from modeling.newapp import cli as newapp_cli
+    from modeling.phases import cli as phases_cli
 
     p = argparse.ArgumentParser(prog="python -m modeling", description="perfcast modeling command line")
     sub = p.add_subparsers(dest="command", required=True)
-    for cli in (crossgen_cli, newapp_cli, build_cli, collect_cli, accelerators_cli):
+    for cli in (crossgen_cli, newapp_cli, phases_cli, build_cli, collect_cli, accelerators_cli):
         cli.add_parsers(sub)
     args = p.parse_args(argv)
     try:

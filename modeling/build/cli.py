@@ -1,16 +1,36 @@
-"""Command line of the data builders: ``build-data`` (the shipped GPU tables from gpuperfpredict)."""
+"""Command line of the data builders: ``build-data``.
+
+``build-data SOURCE_DIR`` (or ``build-data rodinia --source DIR``): the shipped GPU tables from
+gpuperfpredict; ``build-data armpm --source TRACE [--out DIR] [--granularity 2e9]``: the cBench phase-level
+samples and phases from the armpm trace.
+"""
 
 from __future__ import annotations
 
+import json
 
-def _build_rodinia(args) -> int:
+
+def _build(args) -> int:
+    if args.what == "armpm":
+        from modeling import DATA_DIR
+        from modeling.build.armpm import build
+        from modeling.errors import ModelingError
+
+        if not args.source:
+            raise ModelingError("build-data armpm needs --source TRACE (the .data or .data.gz file).")
+        info = build(args.source, args.out or DATA_DIR, args.granularity)
+        print(json.dumps(info, indent=2, default=str))
+        return 0
     from modeling.build.rodinia import main
 
-    return main([args.source] + (["--out", args.out] if args.out else []))
+    source = args.source if args.what == "rodinia" else args.what
+    return main([source] + (["--out", args.out] if args.out else []))
 
 
 def add_parsers(sub) -> None:
-    b = sub.add_parser("build-data", help="rebuild data/ from the gpuperfpredict folder")
-    b.add_argument("source")
+    b = sub.add_parser("build-data", help="rebuild data/ from the public sources (rodinia, armpm)")
+    b.add_argument("what", help="'armpm', 'rodinia', or the gpuperfpredict folder (rodinia)")
+    b.add_argument("--source", default=None, help="the source file or folder")
     b.add_argument("--out", default=None)
-    b.set_defaults(func=_build_rodinia)
+    b.add_argument("--granularity", type=float, default=2e9, help="armpm: retired instructions per phase")
+    b.set_defaults(func=_build)

@@ -1,0 +1,240 @@
+"""ODROID-XU3 PMU and power traces (armpm, BSD licence) -> per-run samples and aligned program phases.
+
+Source format: tab-separated, the header line starts with ``#``; one row per
+~0.5 s sample of one program run on the Cortex-A15 cluster: ``#Timestamp``
+(ns), ``Benchmark``, ``Run(#)``, ``CPU(4) Frequency(MHz)``, temperature,
+voltage, current, ``A15 Power(W)``, then PMU event counts of that sample
+(per-sample deltas of CPU4, e.g. ``CPU_CYCLES``, ``INST_RETIRED``). A trace a
+user brings may have another event set (the columns the file has are used) or
+a core-count column (``cores``: runs on several cores sum their cores'
+counters; single-core runs are kept unless told otherwise).
+
+**Samples.** A sample covers the time since the previous timestamp; the first
+sample of a run has no start (and the last may be cut short), so both are
+dropped. Energy of a sample = its power x its duration.
+
+**Phases** (LACross 4, phases of equal retired instructions). A host run and a
+target run of the same program are aligned on each run's cumulative
+``INST_RETIRED`` normalized by its own total (totals differ 1-8 % between
+runs); phase p covers the normalized span [p/P, (p+1)/P] in both runs, P =
+round(host instructions / granularity). Every cumulative quantity (counters,
+time, energy) is interpolated linearly inside a sample. Per phase: the host's
+counter sums (features), its time and average power; the target's cycles, time
+and average power (energy / time).
+
+A granularity finer than about one sample of the run with the most
+instructions per sample cannot be supported: its phases would be interpolated
+copies of one sample. Such a request is refused with the numbers.
+
+**Quality control.** A run whose instruction total differs from the median of
+the same program's runs (all frequencies) by more than 10 % is excluded and
+listed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from modeling.errors import DataError
+
+INSTR = "INST_RETIRED"
+CYCLES = "CPU_CYCLES"
+META = {"#Timestamp": "timestamp_ns", "Benchmark": "program", "Run(#)": "run",
+        "CPU(4) Frequency(MHz)": "freq_mhz", "A15 Power(W)": "power_w"}
+DROP = ("CPU(4) Temperature(C)", "A15 Voltage(V)", "A15 Current(A)")
+QC_TOLERANCE = 0.10
+DEFAULT_GRANULARITY = 2e9
+#: a granularity may be this much finer than one sample of the densest run (sample lengths vary a little)
+SAMPLE_SLACK = 0.95
+
+
+def read_trace(path_or_bytes) -> pd.DataFrame:
+    """The raw trace as a frame with normalized meta column names; ``DataError`` for a file that is not one."""
+    raw = path_or_bytes if isinstance(path_or_bytes, bytes) else Path(path_or_bytes).read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    try:
+        df = pd.read_csv(io.BytesIO(raw), sep="\t")
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise DataError(f"Not a tab-separated trace: {exc}") from None
+    df.columns = [str(c).strip() for c in df.columns]
+    if "Timestamp" in df.columns and "#Timestamp" not in df.columns:
+        df = df.rename(columns={"Timestamp": "#Timestamp"})
+    missing = [c for c in META if c not in df.columns]
+    if missing:
+        raise DataError(f"The trace lacks column(s) {', '.join(missing)}; expected the armpm layout "
+                        "(#Timestamp, Benchmark, Run(#), CPU(4) Frequency(MHz), A15 Power(W), PMU events).")
+    df = df.rename(columns=META).drop(columns=[c for c in DROP if c in df.columns])
+    if INSTR not in df.columns:
+        raise DataError(f"The trace has no {INSTR} column: phases are defined by retired instructions.")
+    return df
+
+
+def event_columns(df: pd.DataFrame) -> list[str]:
+    """The PMU event columns the trace has (numeric columns other than the meta ones and a core count)."""
+    skip = set(META.values()) | {"cores"}
+    return [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c])]
+
+
+def samples(df: pd.DataFrame, cores: int | None = 1) -> tuple[pd.DataFrame, list[str]]:
+    """Per-run samples with ``duration_s`` and ``energy_j``, first and last sample of each run dropped.
+
+    ``cores``: keep runs on this many cores when the trace has a ``cores`` column (None: keep all).
+    Returns (samples, notes about what was dropped).
+    """
+    notes = []
+    if "cores" in df.columns and cores is not None:
+        n = int((df["cores"] != cores).sum())
+        if n:
+            notes.append(f"{n} samples of runs on other than {cores} core(s) left out")
+        df = df[df["cores"] == cores]
+    events = event_columns(df)
+    bad = df[events + ["power_w", "timestamp_ns", "freq_mhz"]].isna().any(axis=1)
+    if bad.any():
+        notes.append(f"{int(bad.sum())} samples with missing values left out")
+        df = df[~bad]
+    parts = []
+    for (prog, run, freq), g in df.groupby(["program", "run", "freq_mhz"], sort=True):
+        g = g.sort_values("timestamp_ns")
+        dur = np.diff(g["timestamp_ns"].to_numpy(np.int64)) / 1e9
+        g = g.iloc[1:].assign(duration_s=dur)
+        if len(g) < 3:
+            notes.append(f"{prog} run {run} at {freq} MHz: fewer than 4 samples, left out")
+            continue
+        g = g.iloc[:-1]
+        g = g.assign(energy_j=g["power_w"] * g["duration_s"], sample=np.arange(len(g)))
+        parts.append(g)
+    if not parts:
+        raise DataError("No run has enough samples (at least 4).")
+    out = pd.concat(parts, ignore_index=True)
+    cols = ["program", "run", "freq_mhz", "sample", "duration_s", "energy_j", "power_w", *events]
+    return out[cols], notes
+
+
+def quality(s: pd.DataFrame, tolerance: float = QC_TOLERANCE) -> pd.DataFrame:
+    """Runs whose instruction total differs from the median of the program's runs by more than ``tolerance``:
+    columns program, run, freq_mhz, instructions, program_median, deviation."""
+    tot = s.groupby(["program", "run", "freq_mhz"])[INSTR].sum().rename("instructions").reset_index()
+    tot["program_median"] = tot.groupby("program")["instructions"].transform("median")
+    tot["deviation"] = tot["instructions"] / tot["program_median"] - 1
+    return tot[tot["deviation"].abs() > tolerance].reset_index(drop=True)
+
+
+@dataclass
+class Run:
+    """One run's cumulative quantities at its sample boundaries (first boundary 0)."""
+
+    program: str
+    run: int
+    freq_mhz: float
+    u: np.ndarray  # cumulative instructions / total, at boundaries
+    cum: dict = field(default_factory=dict)  # name -> cumulative values at boundaries
+    per_sample_instr: float = 0.0
+
+    @property
+    def instructions(self) -> float:
+        return float(self.cum[INSTR][-1])
+
+
+def run_of(g: pd.DataFrame, events: list[str]) -> Run:
+    g = g.sort_values("sample")
+    cum = {c: np.concatenate([[0.0], np.cumsum(g[c].to_numpy(float))]) for c in [*events, "duration_s", "energy_j"]}
+    total = cum[INSTR][-1]
+    if total <= 0:
+        raise DataError(f"{g['program'].iloc[0]} run {g['run'].iloc[0]} retired no instructions.")
+    r = g.iloc[0]
+    return Run(str(r["program"]), int(r["run"]), float(r["freq_mhz"]), cum[INSTR] / total, cum,
+               float(np.median(g[INSTR])))
+
+
+def finest_granularity(host: Run, target: Run) -> float:
+    """About one sample of the run retiring the most instructions per sample (the coarser sampling)."""
+    return max(host.per_sample_instr, target.per_sample_instr)
+
+
+def align(host: Run, target: Run, granularity: float = DEFAULT_GRANULARITY, events: list[str] | None = None
+          ) -> pd.DataFrame:
+    """Phases of ``granularity`` retired host instructions, aligned between the two runs (module docstring).
+
+    Columns: program, phase, u_start, u_end, host instructions, host event sums, host_time_s, host_power_w,
+    target_cycles, target_time_s, target_power_w. Raises ``DataError`` for a granularity finer than the data
+    supports.
+    """
+    fine = finest_granularity(host, target)
+    if granularity < SAMPLE_SLACK * fine:
+        raise DataError(f"A granularity of {granularity:.3g} instructions is finer than one sample of the "
+                        f"{'host' if host.per_sample_instr >= target.per_sample_instr else 'target'} run "
+                        f"({fine:.3g} instructions per sample): its phases would be interpolated copies of one "
+                        f"sample. Use at least {SAMPLE_SLACK * fine:.3g}.")
+    P = max(1, int(round(host.instructions / granularity)))
+    edges = np.linspace(0.0, 1.0, P + 1)
+    events = events or [c for c in host.cum if c not in ("duration_s", "energy_j")]
+
+    def spans(run: Run, name: str) -> np.ndarray:
+        return np.diff(np.interp(edges, run.u, run.cum[name]))
+
+    out = {"program": host.program, "phase": np.arange(P), "u_start": edges[:-1], "u_end": edges[1:]}
+    for c in events:
+        out[f"host_{c}"] = spans(host, c)
+    ht, he = spans(host, "duration_s"), spans(host, "energy_j")
+    tt, te = spans(target, "duration_s"), spans(target, "energy_j")
+    out.update(host_time_s=ht, host_power_w=he / ht, target_cycles=spans(target, CYCLES), target_time_s=tt,
+               target_power_w=te / tt)
+    return pd.DataFrame(out)
+
+
+def runs_table(s: pd.DataFrame) -> dict:
+    """{(program, run, freq): Run} of a samples frame."""
+    events = [c for c in s.columns if c not in ("program", "run", "freq_mhz", "sample", "duration_s", "energy_j",
+                                                "power_w")]
+    return {k: run_of(g, events) for k, g in s.groupby(["program", "run", "freq_mhz"], sort=True)}
+
+
+def phase_table(s: pd.DataFrame, host_freq: float, target_freq: float, granularity: float = DEFAULT_GRANULARITY,
+                excluded: pd.DataFrame | None = None) -> pd.DataFrame:
+    """All programs' phases for one frequency pair. Host run r pairs with target run r; at one frequency (the
+    noise floor) run 1 pairs with run 2 and run 2 with run 1. Excluded runs (``quality``) are left out."""
+    runs = runs_table(s)
+    bad = set() if excluded is None else {(r.program, int(r.run), float(r.freq_mhz)) for r in excluded.itertuples()}
+    parts = []
+    for (prog, run, freq), host in runs.items():
+        if freq != host_freq or (prog, run, freq) in bad:
+            continue
+        other = run if host_freq != target_freq else (2 if run == 1 else 1)
+        key = (prog, other, float(target_freq))
+        if key not in runs or key in bad:
+            continue
+        ph = align(host, runs[key], granularity)
+        ph.insert(1, "host_run", run)
+        ph.insert(2, "target_run", other)
+        parts.append(ph)
+    if not parts:
+        raise DataError(f"No program has runs at both {host_freq:g} and {target_freq:g} MHz.")
+    out = pd.concat(parts, ignore_index=True)
+    out.insert(1, "host_freq_mhz", float(host_freq))
+    out.insert(2, "target_freq_mhz", float(target_freq))
+    return out
+
+
+def build(source, out_dir, granularity: float = DEFAULT_GRANULARITY) -> dict:
+    """Write ``armpm_samples.parquet`` (cleaned samples) and ``armpm_phases.parquet`` (every frequency pair at
+    ``granularity``) into ``out_dir``; returns a summary."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    s, notes = samples(read_trace(source))
+    excluded = quality(s)
+    freqs = sorted(s["freq_mhz"].unique().tolist())
+    tables = [phase_table(s, h, t, granularity, excluded) for h in freqs for t in freqs]
+    phases = pd.concat(tables, ignore_index=True)
+    s.to_parquet(out_dir / "armpm_samples.parquet", index=False)
+    phases.to_parquet(out_dir / "armpm_phases.parquet", index=False)
+    return {"samples": int(len(s)), "runs": int(s.groupby(["program", "run", "freq_mhz"]).ngroups),
+            "programs": int(s["program"].nunique()), "frequencies": freqs, "phases": int(len(phases)),
+            "granularity": granularity, "excluded_runs": excluded.to_dict("records"), "notes": notes,
+            "events": [c for c in s.columns if c.isupper()]}

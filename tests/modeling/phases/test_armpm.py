@@ -1,0 +1,93 @@
+"""Trace reading, sample cleaning, phase alignment on constructed traces, quality control, the granularity
+refusal, and the shipped phase tables built by the command."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from modeling.build import armpm
+from modeling.errors import DataError
+
+HEADER = ["#Timestamp", "Benchmark", "Run(#)", "CPU(4) Frequency(MHz)", "CPU(4) Temperature(C)", "A15 Voltage(V)",
+          "A15 Current(A)", "A15 Power(W)", "CPU_CYCLES", "INST_RETIRED", "BRANCH_PRED"]
+
+
+def trace(runs):
+    """runs: {(program, run, freq): [(instructions, cycles, power), ...]} at 0.5 s samples."""
+    rows = []
+    for (prog, run, freq), smp in runs.items():
+        t = 1_000_000_000
+        for instr, cyc, pw in smp:
+            t += 500_000_000
+            rows.append([t, prog, run, freq, 50, 1.2, 1.0, pw, cyc, instr, instr // 10])
+    df = pd.DataFrame(rows, columns=HEADER)
+    return df.to_csv(sep="\t", index=False).encode()
+
+
+def test_phases_line_up_exactly_on_a_constructed_trace():
+    # host: 1e9 instructions per sample at 1000 MHz; target: 2e9 per sample at 2000 MHz, same program total
+    host = [(10**9, 5 * 10**8, 1.0)] * 10  # samples 1..8 kept: 8e9 instructions
+    target = [(2 * 10**9, 10**9, 2.0)] * 6  # samples 1..4 kept: 8e9 instructions
+    raw = trace({("p", 1, 1000): host, ("p", 1, 2000): target, ("q", 1, 1000): host, ("q", 1, 2000): target})
+    s, notes = armpm.samples(armpm.read_trace(raw))
+    assert s.groupby(["program", "freq_mhz"]).size().tolist() == [8, 4, 8, 4] and not notes
+    ph = armpm.phase_table(s, 1000, 2000, granularity=2e9)
+    p = ph[ph["program"] == "p"]
+    assert len(p) == 4
+    assert np.allclose(p["host_INST_RETIRED"], 2e9) and np.allclose(p["host_CPU_CYCLES"], 1e9)
+    assert np.allclose(p["target_cycles"], 1e9) and np.allclose(p["target_time_s"], 0.5)
+    assert np.allclose(p["target_power_w"], 2.0) and np.allclose(p["host_time_s"], 1.0)
+    # a phase that ends inside a sample takes its share of the sample (linear inside a sample)
+    ph3 = armpm.phase_table(s, 1000, 2000, granularity=8e9 / 3)
+    assert np.allclose(ph3[ph3["program"] == "p"]["target_cycles"], 4e9 / 3)
+
+
+def test_a_granularity_finer_than_a_sample_is_refused_with_the_reason():
+    host = [(10**9, 5 * 10**8, 1.0)] * 10
+    target = [(2 * 10**9, 10**9, 2.0)] * 6
+    s, _ = armpm.samples(armpm.read_trace(trace({("p", 1, 1000): host, ("p", 1, 2000): target})))
+    with pytest.raises(DataError, match="finer than one sample of the target run"):
+        armpm.phase_table(s, 1000, 2000, granularity=1e9)
+
+
+def test_quality_control_lists_a_run_whose_total_differs():
+    ok = [(10**9, 5 * 10**8, 1.0)] * 10
+    short = [(10**9, 5 * 10**8, 1.0)] * 8  # 6e9 kept vs 8e9
+    s, _ = armpm.samples(armpm.read_trace(trace({("p", 1, 1000): ok, ("p", 2, 1000): ok, ("p", 1, 2000): ok,
+                                                  ("p", 2, 2000): short})))
+    bad = armpm.quality(s)
+    assert bad[["program", "run", "freq_mhz"]].values.tolist() == [["p", 2, 2000]]
+    ph = armpm.phase_table(s, 1000, 2000, 2e9, bad)
+    assert ph["host_run"].tolist() == [1] * 4  # run 2's pair is excluded
+
+
+def test_a_trace_without_the_layout_is_a_clear_error():
+    with pytest.raises(DataError, match="lacks column"):
+        armpm.read_trace(b"a\tb\n1\t2\n")
+    with pytest.raises(DataError, match="INST_RETIRED"):
+        armpm.read_trace(pd.DataFrame([[1, "p", 1, 1000, 1.0, 5]], columns=[
+            "#Timestamp", "Benchmark", "Run(#)", "CPU(4) Frequency(MHz)", "A15 Power(W)", "CPU_CYCLES"]
+        ).to_csv(sep="\t", index=False).encode())
+
+
+def test_multi_core_runs_are_left_out_unless_asked():
+    host = [(10**9, 5 * 10**8, 1.0)] * 6
+    df = armpm.read_trace(trace({("p", 1, 1000): host, ("p", 2, 1000): host}))
+    df["cores"] = np.where(df["run"] == 2, 4, 1)
+    s, notes = armpm.samples(df)
+    assert set(s["run"]) == {1} and "other than 1 core" in notes[0]
+    s_all, _ = armpm.samples(df, cores=None)
+    assert set(s_all["run"]) == {1, 2}
+
+
+def test_the_shipped_phase_tables_are_what_the_command_builds(tmp_path):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    src = root.parent / "shared" / "datasets" / "armpm" / "xu3_cset_perfcpu_cBench_eMMC_big.data.gz"
+    if not src.exists():
+        pytest.skip("the public armpm trace is not on this machine")
+    info = armpm.build(src, tmp_path)
+    assert info["programs"] == 30 and info["frequencies"] == [1000, 1500, 2000]
+    for name in ("armpm_samples.parquet", "armpm_phases.parquet"):
+        pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / name), pd.read_parquet(root / "data" / name))
