@@ -78,6 +78,27 @@ def unique_representatives(V, cache_l: float) -> np.ndarray:
     return rep
 
 
+def neighbourhood_problems(X, ys, U, eps: float, k_min: int):
+    """The QP data of eq. 4.1 for each row of ``U``: Q = X^T D X / |D|, c = X^T D y / |D| over the training
+    phases within ``eps`` (or the ``k_min`` nearest when fewer are); returns (Q, c, fell back)."""
+    d = X.shape[1]
+    sq = (X ** 2).sum(axis=1)
+    D2 = (U ** 2).sum(axis=1)[:, None] + sq[None, :] - 2 * U @ X.T
+    W = D2 <= eps * eps
+    small = W.sum(axis=1) < k_min
+    if small.any():
+        nearest = np.argpartition(D2[small], k_min - 1, axis=1)[:, :k_min]
+        Wk = np.zeros((int(small.sum()), len(X)), bool)
+        np.put_along_axis(Wk, nearest, True, axis=1)
+        W[small] = Wk
+    Wf = W.astype(float)
+    cnt = Wf.sum(axis=1)
+    XX = (X[:, :, None] * X[:, None, :]).reshape(len(X), d * d)
+    Q = (Wf @ XX).reshape(len(U), d, d) / cnt[:, None, None]
+    c = (Wf @ (X * ys[:, None])) / cnt[:, None]
+    return Q, c, small
+
+
 def predict(X, y, V, eps_pct: float = 100.0, t_factor: float = math.inf, k_min: int | None = None,
             cache_l: float = 0.0, seed: int = 0, tol: float = 1e-6) -> Prediction:
     """LACross predictions for test features ``V`` from training features ``X`` and targets ``y``.
@@ -105,20 +126,7 @@ def predict(X, y, V, eps_pct: float = 100.0, t_factor: float = math.inf, k_min: 
     rep = unique_representatives(V, cache_l)
     uniq = np.unique(rep)
     U = V[uniq]
-    sq = (X ** 2).sum(axis=1)
-    D2 = (U ** 2).sum(axis=1)[:, None] + sq[None, :] - 2 * U @ X.T
-    W = D2 <= eps * eps
-    small = W.sum(axis=1) < k_min
-    if small.any():
-        nearest = np.argpartition(D2[small], k_min - 1, axis=1)[:, :k_min]
-        Wk = np.zeros((int(small.sum()), len(X)), bool)
-        np.put_along_axis(Wk, nearest, True, axis=1)
-        W[small] = Wk
-    Wf = W.astype(float)
-    cnt = Wf.sum(axis=1)
-    XX = (X[:, :, None] * X[:, None, :]).reshape(len(X), d * d)
-    Q = (Wf @ XX).reshape(len(U), d, d) / cnt[:, None, None]
-    c = (Wf @ (X * ys[:, None])) / cnt[:, None]
+    Q, c, small = neighbourhood_problems(X, ys, U, eps, k_min)
     sol = solve(Problem(Q, c, np.full(len(U), T)), tol=tol)
     pos = np.searchsorted(uniq, rep)
     theta = sol.theta[pos]

@@ -1,0 +1,182 @@
+"""Phase-level prediction (LACross): target cycles and power per program phase on held-out programs."""
+
+import dash
+from dash import Input, Output, callback, dcc, html
+
+from dashboard import jobs
+from dashboard.jobs.panel import job_panel, message, register_job
+from dashboard.phases.figures import NAMES, UNITS, per_program, sweep, trace
+from dashboard.phases.kinds import PHASES, SWEEP
+from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.ui.fields import dropdown, field
+from dashboard.ui.figures import empty
+from dashboard.ui.share import register_url_sync, share_box
+from dashboard.ui.url_state import InvalidParameter, parse_or_default
+
+dash.register_page(__name__, path="/phases", name="Phases", title="perfcast · phases", order=6,
+                   description=("Predict a target's cycles and power per program phase from host counters "
+                                "(LACross), program by program, beside the global model and simple baselines."))
+
+P = "phases"
+PARAMS = list(PHASES.params)
+NAMES_ = PHASES.names
+FORM_IDS = [f"{P}-{n}" for n in NAMES_]
+SWEEP_IDS = [f"{P}-{n}" if n != "cache_l" else f"{P}-cache_l" for n in SWEEP.names]
+VIEW = ["program"]
+LABELS = {"eps": "neighbourhood eps (percentile of training distances; 100 = global, cv = chosen by CV)",
+          "T": "l1 bound T (multiple of the global NNLS norm; inf = none, cv = chosen by CV)"}
+
+
+def _text(id_, value, placeholder):
+    return dcc.Input(id=f"{P}-{id_}", type="text", value=value, placeholder=placeholder, debounce=True,
+                     className="text-input")
+
+
+def _form(v):
+    return html.Div([
+        field("Host frequency (MHz)", dropdown(f"{P}-host_freq", [1000, 1500, 2000], v["host_freq"]),
+              "counters measured on the Cortex-A15 at this clock"),
+        field("Target frequency (MHz)", dropdown(f"{P}-target_freq", [1000, 1500, 2000], v["target_freq"]),
+              "the same frequency: run 1 predicts run 2 (the noise floor)"),
+        field("Predict", dropdown(f"{P}-target", [{"label": "cycles per phase", "value": "cycles"},
+                                                 {"label": "average power per phase", "value": "power"}],
+                                  v["target"])),
+        field("Features", dropdown(f"{P}-features", [{"label": "host PMU counters (paper)", "value": "counters"},
+                                                    {"label": "counters + host phase time and power",
+                                                     "value": "counters+host"}], v["features"])),
+        field("Normalization", dropdown(f"{P}-norm", [{"label": "standardized rates + bias", "value": "z"},
+                                                     {"label": "per-instruction rates", "value": "rate"},
+                                                     {"label": "raw counts (paper)", "value": "raw"}], v["norm"])),
+        field("eps", _text("eps", v["eps"], "cv"), LABELS["eps"]),
+        field("T", _text("T", v["T"], "cv"), LABELS["T"]),
+        field("Granularity (instructions per phase)", dcc.Input(id=f"{P}-granularity", type="number",
+                                                                value=v["granularity"], min=1.6e9, step="any",
+                                                                debounce=True, className="num-input"),
+              "at least about one sample of the faster run (1.6e9)"),
+        field("Folds (by program)", dcc.Input(id=f"{P}-folds", type="number", min=2, max=10, step=1,
+                                              value=v["folds"], className="num-input")),
+        field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"],
+                                className="num-input")),
+    ], className="form-grid")
+
+
+def layout(**query):
+    view = {k: query.pop(k) for k in VIEW + ["cache_l"] if k in query}
+    v, error = parse_or_default(query, PARAMS)
+    request = None
+    if query and not error:
+        try:
+            request = PHASES.request(v)
+        except (InvalidParameter, LookupError) as exc:
+            error = message(exc)
+    res = jobs.result_for(request)
+    programs = sorted({*res["phases"]["program"]}) if res else []
+    return html.Div([
+        html.H1("Phase-level prediction: cycles and power per program phase"),
+        html.P("LACross fits, for every phase of a program, a non-negative model with an l1 bound on the training "
+               "phases whose host counters are near it (eq. 4.1), and sums the phases into the program. Here the "
+               "host and the target are the same Cortex-A15 at two clock frequencies (30 cBench programs measured "
+               "on an ODROID-XU3); every program is held out of training in turn, and LACross is shown beside the "
+               "global model and simple baselines on the same folds, so the data says which wins.",
+               className="lead"),
+        alert(error) if error else None,
+        card(_form(v), job_panel(P, request, "Predict held-out programs"), share_box(P)),
+        html.Div(id=f"{P}-summary"),
+        card(html.H2("Models on held-out programs"),
+             html.P("Per-phase MAPE over every held-out phase; whole-program error: cycles summed over the "
+                    "program's phases, power as its average (measured: energy / time; predicted: phase powers "
+                    "weighted by host phase time).", className="hint"),
+             grid(f"{P}-models", [{"field": "model", "headerName": "model", "minWidth": 170},
+                                  num_col("per_phase_mape", "per-phase MAPE %", 2),
+                                  num_col("program_mean_ape", "whole-program mean %", 2),
+                                  num_col("program_max_ape", "whole-program max %", 2)],
+                  height=260, file_name="phases_models.csv")),
+        card(html.H2("Phase trace of a held-out program"),
+             field("Program", dcc.Dropdown(id=f"{P}-program", options=programs, value=view.get("program"),
+                                           clearable=False, style={"minWidth": "320px"})),
+             dcc.Graph(id=f"{P}-trace", figure=empty("Run to see a program's phases"))),
+        card(dcc.Graph(id=f"{P}-programs-graph", figure=empty("Run to see every program's error")),
+             grid(f"{P}-programs", [], height=360, file_name="phases_programs.csv")),
+        card(html.H2("Accuracy, speed and unique phases against granularity"),
+             html.P("The same evaluation at phases of 2, 3, 5, 10 and 20 billion instructions, eps and T fixed "
+                    "(cv: the global model, T = the global NNLS norm), with the unique-phase cache at the "
+                    "threshold below (l-inf, in feature units).", className="hint"),
+             html.Div([field("Unique-phase threshold", dcc.Input(id=f"{P}-cache_l", type="number", min=0, step="any",
+                                                                   value=view.get("cache_l", 0.05),
+                                                                   className="num-input"))], className="form-grid"),
+             job_panel(f"{P}-sweep", None, "Run the granularity sweep"),
+             dcc.Graph(id=f"{P}-sweep-graph", figure=empty("Run the sweep to see accuracy against granularity")),
+             grid(f"{P}-sweep-grid", [num_col("granularity", "instructions per phase", 0),
+                                      num_col("n_phases", "phases", 0), num_col("unique_phases", "unique", 0),
+                                      num_col("phases_per_second", "phases / s", 0),
+                                      num_col("lacross_mape", "LACross MAPE %", 2),
+                                      num_col("lacross_program_ape", "whole-program %", 2),
+                                      num_col("ratio_mape", "ratio baseline MAPE %", 2)],
+                  height=240, file_name="phases_granularity.csv")),
+    ])
+
+
+register_url_sync(P, NAMES_ + VIEW + ["cache_l"], FORM_IDS + [f"{P}-program", f"{P}-cache_l"])
+register_job(P, PHASES, FORM_IDS)
+register_job(f"{P}-sweep", SWEEP, SWEEP_IDS)
+for _g in ("models", "programs", "sweep-grid"):
+    register_csv(f"{P}-{_g}")
+
+
+def _summary(res):
+    m = {r["model"]: r for r in res["models"]}
+    p = res["params"]
+    def tf(c):
+        return "none" if c["t_factor"] is None else f"{c['t_factor']:g}"
+    chosen = ", ".join(f"{c['eps_pct']:g}/{tf(c)}" for c in res["chosen"])
+    best = min(res["models"], key=lambda r: r["per_phase_mape"])
+    return card(
+        html.Div([stat("LACross per-phase MAPE", f"{m['lacross']['per_phase_mape']:.2f} %", f"{P}-lacross"),
+                  stat("global model", f"{m['global']['per_phase_mape']:.2f} %", f"{P}-global"),
+                  stat("host × median ratio", f"{m['ratio-baseline']['per_phase_mape']:.2f} %", f"{P}-ratio"),
+                  stat("lowest", NAMES[best["model"]], f"{P}-best"),
+                  stat("programs / phases", f"{res['n_programs']} / {res['n_phases']}")], className="stats"),
+        html.P(f"{p['host_freq']} → {p['target_freq']} MHz, {p['target']}, features: {p['features']} "
+               f"({p['norm']}); phases of {p['granularity']:.3g} instructions; {res['folds']} folds by program. "
+               f"eps percentile / T factor chosen per fold: {chosen}. Phases whose neighbourhood was too small "
+               f"(k nearest used instead): {res['fallback_phases']}. Runs excluded by quality control: "
+               f"{len(res['excluded_runs'])}. Solver: {res['phases_per_second'] or 0:,.0f} phases/s.",
+               className="hint"))
+
+
+@callback(Output(f"{P}-summary", "children"), Output(f"{P}-models", "rowData"),
+          Output(f"{P}-program", "options"), Output(f"{P}-program", "value"), Output(f"{P}-programs-graph", "figure"),
+          Output(f"{P}-programs", "columnDefs"), Output(f"{P}-programs", "rowData"), Input(f"{P}-ready", "data"),
+          Input(f"{P}-program", "value"))
+def _render(ready, program):
+    res = jobs.result_for(ready)
+    if not res:
+        return None, [], [], None, empty("Run to see every program's error"), [], []
+    programs = sorted({*res["phases"]["program"]})
+    if program not in programs:
+        program = programs[0]
+    models = [r["model"] for r in res["models"]]
+    unit = UNITS[res["target"]]
+    cols = [{"field": "program", "headerName": "program", "minWidth": 200, "pinned": "left"},
+            num_col("actual", f"measured ({unit})", 4 if unit == "W" else 0)]
+    cols += [num_col(f"{m}|ape", f"{NAMES[m]} error %", 2) for m in models]
+    rows = [{"model": NAMES[r["model"]], **{k: r[k] for k in ("per_phase_mape", "program_mean_ape", "program_max_ape")}}
+            for r in res["models"]]
+    return _summary(res), rows, programs, program, per_program(res), cols, res["programs"]
+
+
+@callback(Output(f"{P}-trace", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-program", "value"))
+def _trace(ready, program):
+    res = jobs.result_for(ready)
+    if not res or not isinstance(program, str):
+        return empty("Run to see a program's phases")
+    return trace(res, program)
+
+
+@callback(Output(f"{P}-sweep-graph", "figure"), Output(f"{P}-sweep-grid", "rowData"),
+          Input(f"{P}-sweep-ready", "data"))
+def _sweep(ready):
+    res = jobs.result_for(ready)
+    if not res:
+        return empty("Run the sweep to see accuracy against granularity"), []
+    return sweep(res), res["rows"]

@@ -1,0 +1,1 @@
+"""The /phases page's job kinds, work and figures (LACross phase-level prediction)."""

@@ -1,0 +1,82 @@
+"""Figures of /phases: result dicts -> plotly JSON (draw only)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, values
+
+NAMES = {"lacross": "LACross", "global": "global model", "nnls-baseline": "NNLS baseline",
+         "ratio-baseline": "host × median ratio", "mean-baseline": "training mean"}
+UNITS = {"cycles": "cycles", "power": "W"}
+
+
+def trace(res: dict, program: str, shown=("lacross", "global", "ratio-baseline")):
+    """Predicted and actual target per phase of one held-out program over cumulative host instructions,
+    per-phase error below (LACross Figs. 6-7)."""
+    ph = res["phases"]
+    idx = [i for i, p in enumerate(ph["program"]) if p == program]
+    if not idx:
+        return empty(f"{program} is not in this result")
+    instr = np.array([ph["instructions"][i] for i in idx]) / 1e9
+    x = np.cumsum(instr) - instr / 2
+    actual = np.array([ph["actual"][i] for i in idx])
+    unit = UNITS[res["target"]]
+    data = [{"type": "scatter", "mode": "lines+markers", "name": "measured on the target", "x": values(x),
+             "y": values(actual), "line": {"color": "#1d2733", "width": 2}, "marker": {"size": 5},
+             "hovertemplate": f"%{{x:.1f}} G instructions<br>measured %{{y:.4g}} {unit}<extra></extra>"}]
+    for k, m in enumerate(shown):
+        pred = np.array([res["phase_predictions"][m][i] for i in idx], dtype=float)
+        color = PALETTE[k % len(PALETTE)]
+        data.append({"type": "scatter", "mode": "lines", "name": NAMES[m], "x": values(x), "y": values(pred),
+                     "line": {"color": color, "width": 1.5, "dash": "solid" if k == 0 else "dot"},
+                     "hovertemplate": f"{NAMES[m]} %{{y:.4g}} {unit}<extra></extra>"})
+        data.append({"type": "bar", "name": f"{NAMES[m]} error", "x": values(x),
+                     "y": values(100 * np.abs(pred - actual) / actual), "yaxis": "y2", "marker": {"color": color},
+                     "showlegend": False, "hovertemplate": f"{NAMES[m]}: %{{y:.1f}} %<extra></extra>"})
+    what = "cycles per phase" if res["target"] == "cycles" else "average power per phase (W)"
+    return figure(data, f"{program}: target {what}, held out", 520, barmode="group", bargap=0.15,
+                  xaxis=axis_title("cumulative host instructions (×10⁹)"),
+                  yaxis={**axis_title(what), "domain": [0.36, 1.0]},
+                  yaxis2={**axis_title("error %"), "domain": [0.0, 0.26], "anchor": "x", "rangemode": "tozero"})
+
+
+def per_program(res: dict, shown=("lacross", "global", "ratio-baseline", "mean-baseline")):
+    """Whole-program error per held-out program, models side by side (LACross Figs. 3-4)."""
+    rows = sorted(res["programs"], key=lambda r: r["program"])
+    if not rows:
+        return empty("No programs")
+    names = [r["program"] for r in rows]
+    data = []
+    for k, m in enumerate(shown):
+        if f"{m}|ape" not in rows[0]:
+            continue
+        data.append({"type": "bar", "name": NAMES[m], "x": names, "y": [r[f"{m}|ape"] for r in rows],
+                     "marker": {"color": PALETTE[k % len(PALETTE)]},
+                     "hovertemplate": f"%{{x}}<br>{NAMES[m]}: %{{y:.1f}} %<extra></extra>"})
+    return figure(data, "Whole-program error of each held-out program", 460, barmode="group",
+                  xaxis={**axis_title("program"), "tickangle": -45, "automargin": True},
+                  yaxis=axis_title("whole-program error %"))
+
+
+def sweep(res: dict):
+    """Per-phase error and solver speed against granularity (Figs. 8-9), unique phases (Fig. 10)."""
+    rows = res["rows"]
+    g = [r["granularity"] for r in rows]
+    data = [
+        {"type": "scatter", "mode": "lines+markers", "name": "LACross per-phase MAPE", "x": g,
+         "y": [r["lacross_mape"] for r in rows], "line": {"color": PALETTE[0]}},
+        {"type": "scatter", "mode": "lines+markers", "name": "host × median ratio", "x": g,
+         "y": [r["ratio_mape"] for r in rows], "line": {"color": PALETTE[2], "dash": "dot"}},
+        {"type": "scatter", "mode": "lines+markers", "name": "LACross whole-program error", "x": g,
+         "y": [r["lacross_program_ape"] for r in rows], "line": {"color": PALETTE[1]}},
+        {"type": "bar", "name": "phases", "x": g, "y": [r["n_phases"] for r in rows], "yaxis": "y2",
+         "marker": {"color": "rgba(11,110,153,0.18)"}, "width": [x * 0.3 for x in g]},
+        {"type": "bar", "name": "unique phases", "x": g, "y": [r["unique_phases"] for r in rows], "yaxis": "y2",
+         "marker": {"color": "rgba(217,72,15,0.35)"}, "width": [x * 0.15 for x in g]},
+    ]
+    return figure(data, "Accuracy and phases against granularity", 460, barmode="overlay",
+                  xaxis=log_axis("phase granularity (retired instructions, log)", g),
+                  yaxis=axis_title("error %"),
+                  yaxis2={**axis_title("phases (held-out, all folds)"), "overlaying": "y", "side": "right",
+                          "showgrid": False, "rangemode": "tozero"})

@@ -1,0 +1,55 @@
+"""The /phases jobs: the parameters that make their keys and the work that computes them."""
+
+from __future__ import annotations
+
+import hashlib
+
+from dashboard import jobs
+from dashboard.phases import work
+from dashboard.ui.url_state import InvalidParameter, Param
+from modeling import DATA_DIR
+from modeling.phases import data
+
+
+def _freqs(v):
+    return [int(f) for f in data.frequencies()]
+
+
+class CvOrNumber(Param):
+    """'cv' or a number within [lo, hi] ('inf' allowed when hi is None)."""
+
+    def parse(self, raw, values):
+        if raw in (None, "", "cv"):
+            return "cv"
+        if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+            raise InvalidParameter(self.name, "expected 'cv' or a number")
+        try:
+            v = float(raw)
+        except ValueError:
+            raise InvalidParameter(self.name, f"{str(raw)[:30]!r} is neither 'cv' nor a number") from None
+        if v != v or v < self.lo or (self.hi is not None and v > self.hi):
+            raise InvalidParameter(self.name, f"{raw} is outside {self.lo:g} … {self.hi if self.hi else 'inf'}")
+        return "inf" if v == float("inf") else f"{v:g}"
+
+
+def _fingerprint(params):
+    return hashlib.sha256((DATA_DIR / "armpm_phases.parquet").read_bytes()).hexdigest()[:16]
+
+
+COMMON = (
+    Param("host_freq", "choice", 1000, _freqs),
+    Param("target_freq", "choice", 2000, _freqs),
+    Param("target", "choice", "cycles", list(data.TARGETS)),
+    Param("features", "choice", "counters", list(data.FEATURE_SETS)),
+    Param("norm", "choice", "z", list(data.NORMS)),
+    CvOrNumber("eps", "cv", None, None, 1.0, 100.0),
+    CvOrNumber("T", "cv", None, None, 0.01, None),
+    Param("granularity", "float", 2e9, None, 1.6e9, 1e11),
+    Param("folds", "int", 5, None, 2, 10),
+    Param("seed", "int", 0, None, 0, 2**31 - 1),
+)
+
+PHASES = jobs.JobKind("phases", COMMON, work.phases_result, _fingerprint)
+SWEEP = jobs.JobKind("phasesweep", (*[p for p in COMMON if p.name != "granularity"],
+                                    Param("cache_l", "float", 0.05, None, 0.0, 10.0)),
+                     work.sweep_result, _fingerprint)

@@ -1,0 +1,55 @@
+"""The work behind /phases: validated params -> JSON results (no Dash)."""
+
+from __future__ import annotations
+
+import math
+
+from modeling.phases import data
+from modeling.phases.evaluate import evaluate
+
+#: granularities of the sweep (retired instructions per phase; the finest the traces support is ~1.6e9)
+SWEEP = (2e9, 3e9, 5e9, 1e10, 2e10)
+
+
+def _noop(frac, label):
+    pass
+
+
+def _num(v):
+    return v if v == "cv" else float(v)
+
+
+def phases_result(params: dict, report=_noop) -> dict:
+    """Every model on held-out programs, with each phase's prediction for the traces."""
+    ph = data.shipped_pair(params["host_freq"], params["target_freq"], params["granularity"])
+    res = evaluate(ph, params["target"], params["features"], params["norm"], _num(params["eps"]),
+                   _num(params["T"]), params["folds"], params["seed"],
+                   progress=lambda d, t, label: report(d / t, label))
+    res["phases"] = {"program": ph["program"].tolist(), "u_start": ph["u_start"].tolist(),
+                     "u_end": ph["u_end"].tolist(), "instructions": ph["host_INST_RETIRED"].tolist(),
+                     "actual": ph[data.TARGETS[params["target"]]].tolist()}
+    res["excluded_runs"] = data.excluded_runs()
+    res["params"] = dict(params)
+    return res
+
+
+def sweep_result(params: dict, report=_noop) -> dict:
+    """Accuracy, speed and unique phases against granularity (LACross Figs. 8-10), eps and T fixed at the
+    given values (cv: the global model with T = the global NNLS norm, the setting CV chose on these traces)."""
+    eps = 100.0 if params["eps"] == "cv" else float(params["eps"])
+    t = 1.0 if params["T"] == "cv" else float(params["T"])
+    rows = []
+    for i, g in enumerate(SWEEP):
+        report(i / len(SWEEP), f"granularity {g:.0e} ({i + 1} of {len(SWEEP)})")
+        ph = data.shipped_pair(params["host_freq"], params["target_freq"], g)
+        res = evaluate(ph, params["target"], params["features"], params["norm"], eps, t, params["folds"],
+                       params["seed"], cache_l=params["cache_l"], models=("lacross", "ratio-baseline"))
+        m = {r["model"]: r for r in res["models"]}
+        rows.append({"granularity": g, "n_phases": res["n_phases"], "unique_hit_rate": res["unique_hit_rate"],
+                     "unique_phases": round(res["n_phases"] * (1 - res["unique_hit_rate"])),
+                     "phases_per_second": res["phases_per_second"],
+                     "lacross_mape": m["lacross"]["per_phase_mape"],
+                     "lacross_program_ape": m["lacross"]["program_mean_ape"],
+                     "ratio_mape": m["ratio-baseline"]["per_phase_mape"]})
+    return {"rows": rows, "eps_pct": eps, "t_factor": None if math.isinf(t) else t, "params": dict(params)}
+
