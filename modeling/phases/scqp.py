@@ -5,8 +5,8 @@ sum(theta) <= T_i. For LACross, Q_i = X^T D(v_i) X / n and c_i = X^T D(v_i) Y / 
 in v_i's neighbourhood (eq. 4.1 expanded; the constant 1/2n Y^T D Y is left out of the objective).
 
 The shape follows qpsolvers: a :class:`Problem` holds all phases' d x d systems at once and
-:func:`solve` returns a :class:`Solution` with theta, found, objective, primal residual and iterations per
-problem.
+:func:`solve` returns a :class:`Solution` with theta,
+found, objective, primal residual and iterations per problem.
 
 **Method.** Accelerated projected gradient (FISTA with adaptive restart) in Jacobi-scaled variables
 phi = s * theta, s_k = sqrt(Q_kk) (the scaled Hessian has a unit diagonal, so raw counts and rates converge
@@ -165,3 +165,4 @@ def solve_exact(Q: np.ndarray, c: np.ndarray, T: float, tol: float = 1e-12) -> n
         if hi - lo <= tol * max(1.0, hi):
             break
     return theta(hi)
+
