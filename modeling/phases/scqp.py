@@ -13,12 +13,11 @@ phi = s * theta, s_k = sqrt(Q_kk) (the scaled Hessian has a unit diagonal, so ra
 alike). The feasible set becomes {phi >= 0, sum(phi_k / s_k) <= T}; its exact Euclidean projection is
 :func:`project_weighted_simplex`. Step 1/L with L the largest eigenvalue of the scaled Hessian.
 
-**Convergence criterion.** Problem i stops when its duality gap certifies the objective to ``tol``
-relative: the feasible set's vertices are 0 and T e_k, so for any feasible theta
-gap = grad^T theta - min(0, T min_k grad_k) >= f(theta) - f* (the Frank-Wolfe gap of a convex function),
-and the solver stops when gap <= tol * max(|f(theta)|, tiny). ``found`` is False for problems that reach
-``max_iter`` first. The gap needs no unique minimizer: neighbourhood systems are often singular (a
-constant column beside the bias), where a criterion on theta itself would never settle.
+**Convergence criterion.** Problem i stops when its gradient mapping
+G = L (phi - P(phi - grad/L)) satisfies max|G| <= tol * (1 + max|c_scaled|): the first-order optimality
+condition in scaled units (G = 0 exactly at the optimum). ``found`` is False for problems that reach
+``max_iter`` first. (A Frank-Wolfe duality-gap rule, which certifies the objective, took about 5x more
+iterations on the shipped neighbourhood systems for the same objective accuracy against OSQP.)
 """
 
 from __future__ import annotations
@@ -103,6 +102,7 @@ def solve(problem: Problem, tol: float = 1e-9, max_iter: int = 10000, theta0=Non
     a = 1.0 / s
     L = np.linalg.eigvalsh(Qs)[:, -1]
     L = np.maximum(L, 1e-12)
+    scale = 1.0 + np.abs(cs).max(axis=1)
     phi = np.zeros((B, d)) if theta0 is None else project_weighted_simplex(np.asarray(theta0, float) * s, a, T)
     y = phi.copy()
     t = np.ones(B)
@@ -126,9 +126,8 @@ def solve(problem: Problem, tol: float = 1e-9, max_iter: int = 10000, theta0=Non
         iters[active] += 1
         if k % 5 == 4 or k == max_iter - 1:  # check optimality every few steps (it costs one more gradient)
             gn = np.einsum("bij,bj->bi", Qa, new) - ca
-            f = 0.5 * np.einsum("bi,bi->b", gn - ca, new)  # 1/2 phi^T Qs phi - cs^T phi
-            gap = np.einsum("bi,bi->b", gn, new) - np.minimum(0.0, Ta * (gn / aa).min(axis=1))
-            done = gap <= tol * np.maximum(np.abs(f), 1e-300)
+            G = La[:, None] * (new - project_weighted_simplex(new - gn / La[:, None], aa, Ta))
+            done = np.abs(G).max(axis=1) <= tol * scale[active]
             found[active[done]] = True
             y[active[done]] = phi[active[done]]
             active = active[~done]
