@@ -6,7 +6,8 @@ the host features of every shipped phase of every frequency pair at 2e9 and 1.8e
 (d = 14); neighbourhoods at the 25th percentile of training distances, T = the global NNLS l1 norm.
 
 Both sides include the neighbourhood and Gram computation. The batched side forms every phase's system at
-once and runs :func:`modeling.phases.scqp.solve` (``apg``, accelerated projected gradient); OSQP forms one phase's system and solves it, reusing one
+once and runs :func:`modeling.phases.scqp.solve` (``apg``, accelerated projected gradient); OSQP forms
+one phase's system and solves it, reusing one
 solver object (warm-started from the previous phase's solution, matrices updated in place), with
 eps_abs = eps_rel = ``--tol``. Reported per batched solver: ``speedup`` (OSQP seconds / batched seconds),
 ``phases_per_second``, the Gram time, the largest relative objective gap to OSQP (positive = OSQP worse);

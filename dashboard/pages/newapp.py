@@ -78,7 +78,6 @@ def layout(**query):
             request = NEWAPP.request(v)
         except (InvalidParameter, LookupError) as exc:
             error = message(exc)
-    res = jobs.result_for(request)
     ds = datasets.get(v["dataset"])
     cal_opts = _cal_options(v, _workloads(v))
     return html.Div([
@@ -117,7 +116,8 @@ def layout(**query):
                  num_col("within_10", "within 10 %", 0), num_col("within_25", "within 25 %", 0),
                  {"field": "n", "headerName": "workloads", "minWidth": 96, "type": "numericColumn"},
                  {"field": "note", "headerName": "what it is", "minWidth": 320, "flex": 2, "wrapText": True,
-                  "autoHeight": True, "tooltipField": "note", "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}},
+                  "autoHeight": True, "tooltipField": "note",
+                  "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}},
              ], height=500, file_name="new_application_methods.csv"),
              dcc.Graph(id=f"{P}-graph", figure=empty("Press Estimate to see the estimates"))),
         card(html.H2("Per workload"),
@@ -254,7 +254,8 @@ def _workload_columns(res, metric):
         if m["n"] or m["method"] == "one-run":
             cols.append(col(f"{m['method']}|point", m["method"]))
             if m["kind"] == "estimate":
-                cols += [col(f"{m['method']}|lo", f"{m['method']} low"), col(f"{m['method']}|hi", f"{m['method']} high")]
+                cols += [col(f"{m['method']}|lo", f"{m['method']} low"),
+                         col(f"{m['method']}|hi", f"{m['method']} high")]
     return cols
 
 

@@ -1,17 +1,20 @@
 """Phase-level prediction (LACross): target cycles and power per program phase on held-out programs."""
 
 import dash
-from dash import Input, Output, callback, dcc, html
+from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard import jobs
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.phases.figures import NAMES, UNITS, per_program, sweep, trace
 from dashboard.phases.kinds import PHASES, SWEEP
+from dashboard.state import phasedata
+from dashboard.state.uploads import decode_upload
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default
+from modeling.errors import ModelingError
 
 dash.register_page(__name__, path="/phases", name="Phases", title="perfcast · phases", order=6,
                    description=("Predict a target's cycles and power per program phase from host counters "
@@ -32,11 +35,23 @@ def _text(id_, value, placeholder):
                      className="text-input")
 
 
+def _freq_options(source):
+    return [{"label": "as in the table" if f == 0 else f"{f} MHz", "value": f}
+            for f in (phasedata.frequencies(source) or [0])]
+
+
 def _form(v):
     return html.Div([
-        field("Host frequency (MHz)", dropdown(f"{P}-host_freq", [1000, 1500, 2000], v["host_freq"]),
+        field("Data", html.Div([
+            dropdown(f"{P}-source", phasedata.options(), v["source"]),
+            dcc.Upload(html.Button("Upload a trace or phase table", className="btn btn-small"),
+                       id=f"{P}-upload", max_size=60_000_000)]),
+              "a trace in the armpm layout (tab-separated, #Timestamp header) or a phase table (CSV/Parquet "
+              "with program, host_<EVENT>, host_time_s, host_power_w, target_cycles, target_time_s, "
+              "target_power_w)"),
+        field("Host frequency", dropdown(f"{P}-host_freq", _freq_options(v["source"]), v["host_freq"]),
               "counters measured on the Cortex-A15 at this clock"),
-        field("Target frequency (MHz)", dropdown(f"{P}-target_freq", [1000, 1500, 2000], v["target_freq"]),
+        field("Target frequency", dropdown(f"{P}-target_freq", _freq_options(v["source"]), v["target_freq"]),
               "the same frequency: run 1 predicts run 2 (the noise floor)"),
         field("Predict", dropdown(f"{P}-target", [{"label": "cycles per phase", "value": "cycles"},
                                                  {"label": "average power per phase", "value": "power"}],
@@ -80,7 +95,8 @@ def layout(**query):
                "global model and simple baselines on the same folds, so the data says which wins.",
                className="lead"),
         alert(error) if error else None,
-        card(_form(v), job_panel(P, request, "Predict held-out programs"), share_box(P)),
+        card(_form(v), html.Div(id=f"{P}-upload-status"), job_panel(P, request, "Predict held-out programs"),
+             share_box(P)),
         html.Div(id=f"{P}-summary"),
         card(html.H2("Models on held-out programs"),
              html.P("Per-phase MAPE over every held-out phase; whole-program error: cycles summed over the "
@@ -123,6 +139,40 @@ for _g in ("models", "programs", "sweep-grid"):
     register_csv(f"{P}-{_g}")
 
 
+@callback(Output(f"{P}-source", "options"), Output(f"{P}-source", "value"), Output(f"{P}-upload-status", "children"),
+          Input(f"{P}-upload", "contents"), State(f"{P}-upload", "filename"), prevent_initial_call=True)
+def _uploaded(contents, filename):
+    """Validate and store an uploaded trace or phase table; it becomes the page's data."""
+    name = filename if isinstance(filename, str) else None
+    try:
+        m = phasedata.save_upload(decode_upload(contents), name)
+    except (ModelingError, ValueError, TypeError) as exc:
+        return no_update, no_update, alert(f"Not used: {exc}")
+    what = (f"a trace: {m['programs']} programs at {', '.join(f'{f:g}' for f in m['frequencies'])} MHz"
+            if m["kind"] == "samples" else f"a phase table of {m['programs']} programs")
+    notes = " ".join(m["notes"])
+    excl = f" Runs excluded by quality control: {len(m['excluded_runs'])}." if m["excluded_runs"] else ""
+    return phasedata.options(), m["id"], alert(f"Stored {what}. {notes}{excl}".strip(), "info")
+
+
+@callback(Output(f"{P}-host_freq", "options"), Output(f"{P}-host_freq", "value"),
+          Output(f"{P}-target_freq", "options"), Output(f"{P}-target_freq", "value"),
+          Input(f"{P}-source", "value"), prevent_initial_call=True)
+def _source_changed(source):
+    try:
+        freqs = phasedata.frequencies(source) or [0]
+    except (LookupError, TypeError):
+        return no_update, no_update, no_update, no_update
+    opts = _freq_options(source)
+    return opts, (1000 if 1000 in freqs else freqs[0]), opts, (2000 if 2000 in freqs else freqs[-1])
+
+
+def _pair(p: dict) -> str:
+    where = "shipped cBench traces" if p["source"] == "shipped" else p["source"]
+    freqs = "the phase table's pair" if p["host_freq"] == 0 else f"{p['host_freq']} → {p['target_freq']} MHz"
+    return f"{where}: {freqs}"
+
+
 def _summary(res):
     m = {r["model"]: r for r in res["models"]}
     p = res["params"]
@@ -136,7 +186,7 @@ def _summary(res):
                   stat("host × median ratio", f"{m['ratio-baseline']['per_phase_mape']:.2f} %", f"{P}-ratio"),
                   stat("lowest", NAMES[best["model"]], f"{P}-best"),
                   stat("programs / phases", f"{res['n_programs']} / {res['n_phases']}")], className="stats"),
-        html.P(f"{p['host_freq']} → {p['target_freq']} MHz, {p['target']}, features: {p['features']} "
+        html.P(f"{_pair(p)}, {p['target']}, features: {p['features']} "
                f"({p['norm']}); phases of {p['granularity']:.3g} instructions; {res['folds']} folds by program. "
                f"eps percentile / T factor chosen per fold: {chosen}. Phases whose neighbourhood was too small "
                f"(k nearest used instead): {res['fallback_phases']}. Runs excluded by quality control: "

@@ -6,13 +6,34 @@ import hashlib
 
 from dashboard import jobs
 from dashboard.phases import work
+from dashboard.state import phasedata
 from dashboard.ui.url_state import InvalidParameter, Param
 from modeling import DATA_DIR
 from modeling.phases import data
 
 
 def _freqs(v):
-    return [int(f) for f in data.frequencies()]
+    """The source's frequencies; a phase table is one pair already (0 = as in the table)."""
+    return phasedata.frequencies(v["source"]) or [0]
+
+
+def _default_freq(preferred, last=False):
+    def f(v):
+        fs = _freqs(v)
+        return preferred if preferred in fs else fs[-1 if last else 0]
+    return f
+
+
+class SourceParam(Param):
+    """The shipped traces or a stored upload (``pd-<16 hex>``, named by its content)."""
+
+    def parse(self, raw, values):
+        raw = raw or phasedata.SHIPPED
+        if not isinstance(raw, str):
+            raise InvalidParameter(self.name, "expected a phase data id")
+        if raw != phasedata.SHIPPED:
+            phasedata.meta(raw)  # raises files.NotFound for an unknown id
+        return raw
 
 
 class CvOrNumber(Param):
@@ -37,8 +58,9 @@ def _fingerprint(params):
 
 
 COMMON = (
-    Param("host_freq", "choice", 1000, _freqs),
-    Param("target_freq", "choice", 2000, _freqs),
+    SourceParam("source", "source", phasedata.SHIPPED),
+    Param("host_freq", "choice", _default_freq(1000), _freqs),
+    Param("target_freq", "choice", _default_freq(2000, last=True), _freqs),
     Param("target", "choice", "cycles", list(data.TARGETS)),
     Param("features", "choice", "counters", list(data.FEATURE_SETS)),
     Param("norm", "choice", "z", list(data.NORMS)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from dashboard.state import phasedata
 from modeling.phases import data
 from modeling.phases.evaluate import evaluate
 
@@ -21,14 +22,14 @@ def _num(v):
 
 def phases_result(params: dict, report=_noop) -> dict:
     """Every model on held-out programs, with each phase's prediction for the traces."""
-    ph = data.shipped_pair(params["host_freq"], params["target_freq"], params["granularity"])
+    ph, excluded = phasedata.phases(params["source"], params["host_freq"], params["target_freq"],
+                                    params["granularity"])
     res = evaluate(ph, params["target"], params["features"], params["norm"], _num(params["eps"]),
                    _num(params["T"]), params["folds"], params["seed"],
                    progress=lambda d, t, label: report(d / t, label))
-    res["phases"] = {"program": ph["program"].tolist(), "u_start": ph["u_start"].tolist(),
-                     "u_end": ph["u_end"].tolist(), "instructions": ph["host_INST_RETIRED"].tolist(),
+    res["phases"] = {"program": ph["program"].astype(str).tolist(), "instructions": ph["host_INST_RETIRED"].tolist(),
                      "actual": ph[data.TARGETS[params["target"]]].tolist()}
-    res["excluded_runs"] = data.excluded_runs()
+    res["excluded_runs"] = excluded
     res["params"] = dict(params)
     return res
 
@@ -41,7 +42,9 @@ def sweep_result(params: dict, report=_noop) -> dict:
     rows = []
     for i, g in enumerate(SWEEP):
         report(i / len(SWEEP), f"granularity {g:.0e} ({i + 1} of {len(SWEEP)})")
-        ph = data.shipped_pair(params["host_freq"], params["target_freq"], g)
+        if i and phasedata.SHIPPED != params["source"] and phasedata.meta(params["source"])["kind"] == "phases":
+            break  # a phase table has one granularity
+        ph, _ = phasedata.phases(params["source"], params["host_freq"], params["target_freq"], g)
         res = evaluate(ph, params["target"], params["features"], params["norm"], eps, t, params["folds"],
                        params["seed"], cache_l=params["cache_l"], models=("lacross", "ratio-baseline"))
         m = {r["model"]: r for r in res["models"]}

@@ -68,7 +68,7 @@ class AppTable:
         j = self.roles.get(role)
         return None if j is None else self.X[:, j]
 
-    def subset(self, rows) -> "AppTable":
+    def subset(self, rows) -> AppTable:
         rows = np.asarray(rows)
         rows = np.flatnonzero(rows) if rows.dtype == bool else rows
         return AppTable([self.ids[i] for i in rows], self.groups[rows], self.kernels[rows],

@@ -152,7 +152,8 @@ def evaluate(table, cv="logo", calibrate_with=1, models=None, seed=0, n_jobs=1, 
     """Every estimate held out by ``cv``; errors against the measured targets.
 
     Returns a JSON-ready dict: ``methods`` [{method, mean_ape, median_ape, within_10, within_25, n,
-    per_group: {group: summary}}], ``warnings`` {held-out group: [warning]}, ``rows`` (per workload: id, group, kernel, host, measured and each
+    per_group: {group: summary}}], ``warnings`` {held-out group: [warning]}, ``rows`` (per workload: id, group,
+    kernel, host, measured and each
     method's point/lo/hi), and what was held out.
     """
     t0 = time.perf_counter()
@@ -200,5 +201,6 @@ def evaluate(table, cv="logo", calibrate_with=1, models=None, seed=0, n_jobs=1, 
     return {"scenario": {**table.scenario, "cv": cv, "calibrate_with": calibrate_with, "seed": seed,
                          "models": models},
             "cv_label": CV_SCHEMES[cv], "n_workloads": int(measured.sum()), "excluded_rows": table.excluded,
-            "groups": [str(g) for g in np.unique(labels[measured])], "methods": methods, "warnings": warnings, "rows": rows,
+            "groups": [str(g) for g in np.unique(labels[measured])], "methods": methods, "warnings": warnings,
+            "rows": rows,
             "seconds": time.perf_counter() - t0}

@@ -148,7 +148,8 @@ def dominant_application(train_groups, train_ratio, share=DOMINANT_SHARE):
     pooled = float(np.median(train_ratio))
     own = float(np.median(train_ratio[train_groups == apps[j]]))
     return _w("dominant", f"One application ({apps[j]}) dominates the pooled ratio.",
-              f"{apps[j]} is {counts[j]} of {counts.sum()} training workloads ({100 * counts[j] / counts.sum():.0f} %); "
+              f"{apps[j]} is {counts[j]} of {counts.sum()} training workloads "
+              f"({100 * counts[j] / counts.sum():.0f} %); "
               f"pooled median ratio {pooled:.3g}, {apps[j]}'s own {own:.3g}. The kernel-balanced ratio counts "
               "each kernel once.")
 

@@ -45,7 +45,8 @@ def cmd_phases(args) -> int:
           f"{res['folds']} program-grouped folds")
     print(f"{'model':16s} {'per-phase MAPE %':>17s} {'program mean %':>15s} {'program max %':>14s}")
     for m in res["models"]:
-        print(f"{m['model']:16s} {m['per_phase_mape']:17.2f} {m['program_mean_ape']:15.2f} {m['program_max_ape']:14.2f}")
+        print(f"{m['model']:16s} {m['per_phase_mape']:17.2f} {m['program_mean_ape']:15.2f} "
+              f"{m['program_max_ape']:14.2f}")
     print(f"eps/T per fold: {[(c['eps_pct'], c['t_factor']) for c in res['chosen']]}; phases in a fallback "
           f"neighbourhood: {res['fallback_phases']}; unique-phase cache hit rate {res['unique_hit_rate']:.2f}; "
           f"excluded runs: {len(excluded)}")

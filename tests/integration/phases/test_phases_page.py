@@ -32,3 +32,34 @@ def test_run_read_trace_and_share(dash_duo, perfcast_app):
 def test_a_granularity_finer_than_a_sample_is_refused(dash_duo, perfcast_app):
     start(dash_duo, perfcast_app, LINK + "&granularity=1e9")
     dash_duo.wait_for_contains_text(".alert-error", "granularity", timeout=15)
+
+
+def test_an_uploaded_trace_is_stored_and_predicted(dash_duo, perfcast_app, tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "pd_helpers", Path(__file__).resolve().parents[2] / "dashboard" / "phases" / "test_phasedata.py")
+    helpers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helpers)
+    path = tmp_path / "lab_trace.tsv"
+    path.write_bytes(helpers.constructed_trace(programs=5, seed=3))
+    start(dash_duo, perfcast_app, "/phases")
+    dash_duo.wait_for_element("#phases-upload input[type=file]", timeout=15).send_keys(str(path))
+    dash_duo.wait_for_contains_text("#phases-upload-status", "5 programs at 800, 1600 MHz", timeout=30)
+    dash_duo.wait_for_contains_text("#phases-host_freq", "800 MHz", timeout=15)
+    eps = dash_duo.find_element("#phases-eps")
+    eps.clear()
+    eps.send_keys("100")
+    present(dash_duo.driver, "#phases-run")[0].click()
+    wait_text(dash_duo, "#phases-lacross", timeout=120)
+    dash_duo.wait_for_contains_text("#phases-summary", "800 → 1600 MHz", timeout=10)
+    assert "source=pd-" in share_link(dash_duo, "phases")
+
+
+def test_a_file_that_is_neither_gets_its_reason(dash_duo, perfcast_app, tmp_path):
+    path = tmp_path / "notes.csv"
+    path.write_text("a,b\n1,2\n3,4\n")
+    start(dash_duo, perfcast_app, "/phases")
+    dash_duo.wait_for_element("#phases-upload input[type=file]", timeout=15).send_keys(str(path))
+    dash_duo.wait_for_contains_text("#phases-upload-status", "lacks column", timeout=30)

@@ -6,7 +6,6 @@ import subprocess
 import sys
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from modeling import shipped
@@ -34,7 +33,6 @@ def constructed(metric="duration"):
 
 def test_roofline_classes_and_ratios_on_constructed_counters():
     t = constructed()
-    h, g = device_spec("GTX-680"), device_spec("GTX-980")
     e = est.roofline(t)
     assert e.detail["class"] == ["memory", "compute", "latency"]
     assert e.point[0] == pytest.approx(192.3 / 224.0)

@@ -22,7 +22,7 @@ def planted(n_prog=8, per=30, seed=0):
     rows = []
     for p in range(n_prog):
         base = rng.uniform(0.5, 2.0)
-        for k in range(per):
+        for _ in range(per):
             instr = 2e9
             cyc = instr * base * rng.uniform(0.9, 1.1)
             refill = instr * rng.uniform(1e-4, 5e-3) * (1 + p / 4)

@@ -1,0 +1,111 @@
+"""Phase data a team brings for /phases: an armpm-layout trace (kept as its cleaned samples) or a ready
+phase table, stored as ``phasedata/pd-<16 hex>.parquet`` named by content, with metadata JSON.
+
+Validated before it is stored (:mod:`modeling.build.armpm`, :func:`modeling.phases.data.check_phase_table`);
+files are written atomically and never change, so a result key that names one names its content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from dashboard.settings import var_path
+from dashboard.state.files import NotFound, _parquet_bytes, atomic_write_bytes, clean_name
+from modeling.build import armpm
+from modeling.errors import DataError
+from modeling.phases.data import check_phase_table
+
+PHASEDATA_ID = re.compile(r"^pd-[0-9a-f]{16}$")
+SHIPPED = "shipped"
+
+
+def _dir() -> Path:
+    return var_path("phasedata")
+
+
+def _store(frame: pd.DataFrame, meta: dict) -> dict:
+    data = _parquet_bytes(frame)
+    pd_id = "pd-" + hashlib.sha256(data).hexdigest()[:16]
+    root = _dir()
+    if not (root / f"{pd_id}.json").exists():
+        atomic_write_bytes(root / f"{pd_id}.parquet", data)
+        atomic_write_bytes(root / f"{pd_id}.json", json.dumps({**meta, "id": pd_id}, indent=1, default=str).encode())
+    return json.loads((root / f"{pd_id}.json").read_text())
+
+
+def save_upload(raw: bytes, filename: str | None) -> dict:
+    """A trace (tab-separated, ``#Timestamp`` header) becomes cleaned samples; anything else must be a
+    phase table (CSV or Parquet). Raises ``DataError`` saying what is wrong."""
+    name = clean_name(filename or "upload")
+    head = raw[:4096].lstrip(b"\xef\xbb\xbf")
+    if raw[:2] == b"\x1f\x8b" or head.startswith(b"#Timestamp") or b"\tINST_RETIRED" in head:
+        s, notes = armpm.samples(armpm.read_trace(raw))
+        bad = armpm.quality(s)
+        freqs = sorted(float(f) for f in s["freq_mhz"].unique())
+        return _store(s, {"kind": "samples", "name": name, "created": time.time(), "frequencies": freqs,
+                          "programs": int(s["program"].nunique()), "notes": notes,
+                          "excluded_runs": bad.to_dict("records")})
+    from dashboard.state.uploads import parse_upload
+
+    table = parse_upload(raw, filename).frame
+    check_phase_table(table)
+    return _store(table, {"kind": "phases", "name": name, "created": time.time(), "frequencies": [],
+                          "programs": int(table["program"].nunique()), "notes": [], "excluded_runs": []})
+
+
+def meta(pd_id: str) -> dict:
+    if not isinstance(pd_id, str) or not PHASEDATA_ID.match(pd_id):
+        raise NotFound(f"phase data {str(pd_id)[:40]!r} not found")
+    path = _dir() / f"{pd_id}.json"
+    if not path.exists():
+        raise NotFound(f"phase data {pd_id} not found")
+    return json.loads(path.read_text())
+
+
+def frame(pd_id: str) -> pd.DataFrame:
+    meta(pd_id)
+    return pd.read_parquet(_dir() / f"{pd_id}.parquet")
+
+
+def options() -> list[dict]:
+    metas = []
+    for p in _dir().glob("pd-*.json"):
+        try:
+            metas.append(json.loads(p.read_text()))
+        except (OSError, ValueError):
+            continue
+    opts = [{"label": "cBench on ODROID-XU3 (shipped)", "value": SHIPPED}]
+    for m in sorted(metas, key=lambda m: -m["created"]):
+        what = "trace" if m["kind"] == "samples" else "phase table"
+        opts.append({"label": f"{m['name']} ({what}, {m['programs']} programs)", "value": m["id"]})
+    return opts
+
+
+def frequencies(source: str) -> list[int]:
+    """Frequencies a source offers (a phase table is one pair: none to choose)."""
+    if source == SHIPPED:
+        from modeling.phases import data
+
+        return [int(f) for f in data.frequencies()]
+    return [int(f) for f in meta(source)["frequencies"]]
+
+
+def phases(source: str, host_freq, target_freq, granularity: float) -> tuple[pd.DataFrame, list]:
+    """(phase table, excluded runs) of a source for the chosen pair and granularity."""
+    from modeling.phases import data
+
+    if source == SHIPPED:
+        return data.shipped_pair(host_freq, target_freq, granularity), data.excluded_runs()
+    m = meta(source)
+    df = frame(source)
+    if m["kind"] == "phases":
+        return df, []
+    if float(host_freq) not in m["frequencies"] or float(target_freq) not in m["frequencies"]:
+        raise DataError(f"This trace has frequencies {', '.join(f'{f:g}' for f in m['frequencies'])} MHz.")
+    return data.pair_from(df, host_freq, target_freq, granularity), m["excluded_runs"]

@@ -1,0 +1,77 @@
+"""Uploaded phase data: a trace becomes cleaned samples, a phase table is checked, bad files get their
+reason; the /phases job runs on each; parameters are validated on the server."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dashboard.phases import work
+from dashboard.phases.kinds import PHASES
+from dashboard.state import phasedata
+from dashboard.ui.url_state import InvalidParameter
+from modeling.errors import DataError
+
+HEADER = ["#Timestamp", "Benchmark", "Run(#)", "CPU(4) Frequency(MHz)", "CPU(4) Temperature(C)", "A15 Voltage(V)",
+          "A15 Current(A)", "A15 Power(W)", "CPU_CYCLES", "INST_RETIRED", "L1D_CACHE_REFILL", "BRANCH_PRED"]
+
+
+def constructed_trace(programs=4, seed=0) -> bytes:
+    """Programs at 800 and 1600 MHz, 2 runs each; cycles and power follow the counters."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for p in range(programs):
+        mem = rng.uniform(1e-3, 1e-2)
+        for freq in (800, 1600):
+            for run in (1, 2):
+                t = 10**9
+                for _ in range(14 if freq == 800 else 8):
+                    t += 500_000_000
+                    instr = int(1e9 * freq / 800 * rng.uniform(0.97, 1.03))
+                    refill = int(instr * mem)
+                    cyc = int(0.8 * instr + 60 * refill)
+                    rows.append([t, f"prog{p}", run, freq, 50, 1.1, 1.0, 0.3 + freq / 2000 + 20 * mem, cyc, instr,
+                                 refill, instr // 8])
+    return pd.DataFrame(rows, columns=HEADER).to_csv(sep="\t", index=False).encode()
+
+
+def test_a_trace_upload_is_stored_by_content_and_runs():
+    raw = constructed_trace()
+    m = phasedata.save_upload(raw, "lab.tsv")
+    assert m["kind"] == "samples" and m["frequencies"] == [800.0, 1600.0] and m["programs"] == 4
+    assert phasedata.save_upload(raw, "again.tsv")["id"] == m["id"]
+    req = PHASES.request({"source": m["id"], "eps": "100", "T": "1", "folds": "2"})
+    assert (req["params"]["host_freq"], req["params"]["target_freq"]) == (800, 1600)
+    res = work.phases_result(req["params"])
+    assert res["n_programs"] == 4 and {r["model"] for r in res["models"]} >= {"lacross", "ratio-baseline"}
+    with pytest.raises(InvalidParameter, match="host_freq"):
+        PHASES.request({"source": m["id"], "host_freq": "1000"})
+
+
+def test_a_phase_table_upload_is_checked_and_runs():
+    from modeling.phases.data import shipped_pair
+
+    ph = shipped_pair(1000, 2000)
+    m = phasedata.save_upload(ph.to_csv(index=False).encode(), "pairs.csv")
+    assert m["kind"] == "phases" and m["programs"] == 30
+    req = PHASES.request({"source": m["id"], "eps": "100", "T": "1"})
+    assert req["params"]["host_freq"] == 0
+    res = work.phases_result(req["params"])
+    assert res["n_phases"] == len(ph)
+    with pytest.raises(DataError, match="lacks column"):
+        phasedata.save_upload(ph.drop(columns=["target_cycles"]).to_csv(index=False).encode(), "bad.csv")
+    with pytest.raises(DataError, match="positive"):
+        phasedata.save_upload(ph.assign(target_power_w=-1.0).to_csv(index=False).encode(), "neg.csv")
+    with pytest.raises(DataError, match="two programs"):
+        phasedata.save_upload(ph.assign(program="one").to_csv(index=False).encode(), "one.csv")
+
+
+def test_forged_sources_and_settings_are_refused():
+    for bad in ("../../etc/passwd", "pd-0000000000000000", 7):
+        with pytest.raises((InvalidParameter, LookupError)):
+            PHASES.request({"source": bad})
+    with pytest.raises(InvalidParameter, match="eps"):
+        PHASES.request({"eps": "200"})
+    with pytest.raises(InvalidParameter, match="T"):
+        PHASES.request({"T": "abc"})
+    with pytest.raises(InvalidParameter, match="granularity"):
+        PHASES.request({"granularity": "1e3"})
