@@ -7,6 +7,7 @@ import math
 from dashboard.state import phasedata
 from modeling.phases import data
 from modeling.phases.evaluate import evaluate
+from modeling.phases.model import unique_representatives
 
 #: granularities of the sweep (retired instructions per phase; the finest the traces support is ~1.6e9)
 SWEEP = (2e9, 3e9, 5e9, 1e10, 2e10)
@@ -36,7 +37,9 @@ def phases_result(params: dict, report=_noop) -> dict:
 
 def sweep_result(params: dict, report=_noop) -> dict:
     """Accuracy, speed and unique phases against granularity (LACross Figs. 8-10), eps and T fixed at the
-    given values (cv: the global model with T = the global NNLS norm, the setting CV chose on these traces)."""
+    given values (cv: the global model with T = the global NNLS norm, the setting CV chose on these traces).
+    Unique phases: representatives of the l-inf cache at ``cache_l`` among all phases in the chosen
+    feature units (a property of the data, whichever model is used)."""
     eps = 100.0 if params["eps"] == "cv" else float(params["eps"])
     t = 1.0 if params["T"] == "cv" else float(params["T"])
     rows = []
@@ -48,8 +51,10 @@ def sweep_result(params: dict, report=_noop) -> dict:
         res = evaluate(ph, params["target"], params["features"], params["norm"], eps, t, params["folds"],
                        params["seed"], cache_l=params["cache_l"], models=("lacross", "ratio-baseline"))
         m = {r["model"]: r for r in res["models"]}
-        rows.append({"granularity": g, "n_phases": res["n_phases"], "unique_hit_rate": res["unique_hit_rate"],
-                     "unique_phases": round(res["n_phases"] * (1 - res["unique_hit_rate"])),
+        d = data.design(ph, ph, params["norm"], params["features"])  # the phases' own feature units
+        unique = len(set(unique_representatives(d.V, params["cache_l"]).tolist()))
+        rows.append({"granularity": g, "n_phases": res["n_phases"], "unique_hit_rate": 1 - unique / res["n_phases"],
+                     "unique_phases": unique,
                      "phases_per_second": res["phases_per_second"],
                      "lacross_mape": m["lacross"]["per_phase_mape"],
                      "lacross_program_ape": m["lacross"]["program_mean_ape"],

@@ -21,6 +21,9 @@ def test_run_read_trace_and_share(dash_duo, perfcast_app):
     screenshot(dash_duo.driver, "phases")
     link = share_link(dash_duo, "phases")
     assert "program=" in link and "eps=100" in link
+    present(dash_duo.driver, "#phases-sweep-run")[0].click()  # the granularity sweep, a background job
+    dash_duo.wait_for_contains_text("#phases-sweep-grid", "971", timeout=180)  # phases of 2e9 at 1500 -> 2000
+    dash_duo.wait_for_element("#phases-sweep-graph .scatterlayer .trace", timeout=30)
     other = fresh_browser()
     try:
         other.get(link)
