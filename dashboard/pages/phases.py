@@ -84,8 +84,10 @@ def layout(**query):
             request = PHASES.request(v)
         except (InvalidParameter, LookupError) as exc:
             error = message(exc)
-    res = jobs.result_for(request)
-    programs = sorted({*res["phases"]["program"]}) if res else []
+    try:
+        programs = phasedata.programs(v["source"])
+    except LookupError:
+        programs = []
     return html.Div([
         html.H1("Phase-level prediction: cycles and power per program phase"),
         html.P("LACross fits, for every phase of a program, a non-negative model with an l1 bound on the training "

@@ -96,6 +96,15 @@ def frequencies(source: str) -> list[int]:
     return [int(f) for f in meta(source)["frequencies"]]
 
 
+def programs(source: str) -> list[str]:
+    """The programs of a source (known before any run, so a link's chosen program is kept)."""
+    if source == SHIPPED:
+        from modeling.phases import data
+
+        return sorted(data.shipped_samples()["program"].astype(str).unique().tolist())
+    return sorted(frame(source)["program"].astype(str).unique().tolist())
+
+
 def phases(source: str, host_freq, target_freq, granularity: float) -> tuple[pd.DataFrame, list]:
     """(phase table, excluded runs) of a source for the chosen pair and granularity."""
     from modeling.phases import data

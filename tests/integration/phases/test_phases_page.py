@@ -24,10 +24,13 @@ def test_run_read_trace_and_share(dash_duo, perfcast_app):
     present(dash_duo.driver, "#phases-sweep-run")[0].click()  # the granularity sweep, a background job
     dash_duo.wait_for_contains_text("#phases-sweep-grid", "971", timeout=180)  # phases of 2e9 at 1500 -> 2000
     dash_duo.wait_for_element("#phases-sweep-graph .scatterlayer .trace", timeout=30)
+    import re
+
     other = fresh_browser()
     try:
-        other.get(link)
+        other.get(re.sub(r"program=[^&]*", "program=security_sha", link))
         assert text_in(other, "#phases-lacross", 60) == got
+        assert text_in(other, "#phases-trace .gtitle", 30).startswith("security_sha")  # the link's program kept
     finally:
         other.quit()
 
