@@ -35,6 +35,13 @@ def cmd_phases(args) -> int:
     res = evaluate(ph, args.target, args.features, args.norm, _num_or_cv(args.eps), _num_or_cv(args.T),
                    args.folds, args.seed, args.cache_l, args.search)
     res.pop("phase_predictions")
+    if args.cache_l > 0:  # what the unique-phase cache costs: the same LACross run without it
+        plain = evaluate(ph, args.target, args.features, args.norm, _num_or_cv(args.eps), _num_or_cv(args.T),
+                         args.folds, args.seed, 0.0, args.search, models=("lacross",))
+        with_cache = next(m for m in res["models"] if m["model"] == "lacross")["per_phase_mape"]
+        res["cache_cost"] = {"lacross_mape_without_cache": plain["models"][0]["per_phase_mape"],
+                             "lacross_mape_with_cache": with_cache,
+                             "change": with_cache - plain["models"][0]["per_phase_mape"]}
     res.update(host_freq=args.host_freq, target_freq=args.target_freq, granularity=args.granularity,
                excluded_runs=excluded)
     if args.json:
@@ -50,6 +57,11 @@ def cmd_phases(args) -> int:
     print(f"eps/T per fold: {[(c['eps_pct'], c['t_factor']) for c in res['chosen']]}; phases in a fallback "
           f"neighbourhood: {res['fallback_phases']}; unique-phase cache hit rate {res['unique_hit_rate']:.2f}; "
           f"excluded runs: {len(excluded)}")
+    if "cache_cost" in res:
+        c = res["cache_cost"]
+        print(f"unique-phase cache at L = {args.cache_l:g}: LACross per-phase MAPE "
+              f"{c['lacross_mape_with_cache']:.2f} % with it, {c['lacross_mape_without_cache']:.2f} % without "
+              f"({c['change']:+.2f} points)")
     return 0
 
 

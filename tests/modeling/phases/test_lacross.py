@@ -78,3 +78,13 @@ def test_cli_json_on_the_shipped_traces():
     r = subprocess.run([sys.executable, "-m", "modeling", "phases", "--granularity", "1e9"], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "finer than one sample" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_reports_what_the_unique_phase_cache_costs():
+    r = subprocess.run([sys.executable, "-m", "modeling", "phases", "--eps", "50", "--T", "2", "--cache-l", "0.1",
+                        "--folds", "2", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["unique_hit_rate"] > 0.5
+    c = d["cache_cost"]
+    assert c["change"] == pytest.approx(c["lacross_mape_with_cache"] - c["lacross_mape_without_cache"])
