@@ -6,7 +6,7 @@ from dashboard import jobs
 from dashboard.crossgen.params import DatasetParam, TargetParam, target_choices
 from dashboard.newapp import work
 from dashboard.state import datasets, devices
-from dashboard.ui.url_state import InvalidParameter, Param
+from dashboard.ui.url_state import InvalidParameter, Param, StoredParam
 
 DEFAULT_APP = "heartwall"
 
@@ -34,18 +34,6 @@ def _app_default(v):
     if not apps:
         raise InvalidParameter("dataset", work.missing_roles(_ds(v)) or "it has no applications")
     return DEFAULT_APP if DEFAULT_APP in apps else apps[0]
-
-
-class DevicesParam(Param):
-    """The device table: the shipped one or a stored upload (``dev-<16 hex>``, named by its content)."""
-
-    def parse(self, raw, values):
-        raw = raw or devices.SHIPPED
-        if not isinstance(raw, str):
-            raise InvalidParameter(self.name, "expected a device table id")
-        if raw != devices.SHIPPED:
-            devices.devices_meta(raw)  # raises files.NotFound for an unknown id
-        return raw
 
 
 def _devices(v):
@@ -76,7 +64,7 @@ NEWAPP = jobs.JobKind("newapp", (
     Param("metric", "choice", lambda v: _ds(v).metrics[0], lambda v: _ds(v).metrics),
     Param("application", "choice", _app_default, _apps),
     Param("models", "choice", "forest", list(work.MODEL_SETS)),
-    DevicesParam("devices", "devices", devices.SHIPPED),
+    StoredParam("devices", "choice", devices.SHIPPED, lookup=devices.devices_meta, what="device table id"),
     Param("host_device", "choice", _device_default("host"), _devices),
     Param("target_device", "choice", _device_default("target"), _devices),
     Param("seed", "int", 0, None, 0, 2**31 - 1),

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 from dashboard import jobs
 from dashboard.phases import work
 from dashboard.state import phasedata
-from dashboard.ui.url_state import InvalidParameter, Param
+from dashboard.ui.url_state import InvalidParameter, Param, StoredParam
 from modeling import DATA_DIR
 from modeling.phases import data
 
@@ -22,18 +23,6 @@ def _default_freq(preferred, last=False):
         fs = _freqs(v)
         return preferred if preferred in fs else fs[-1 if last else 0]
     return f
-
-
-class SourceParam(Param):
-    """The shipped traces or a stored upload (``pd-<16 hex>``, named by its content)."""
-
-    def parse(self, raw, values):
-        raw = raw or phasedata.SHIPPED
-        if not isinstance(raw, str):
-            raise InvalidParameter(self.name, "expected a phase data id")
-        if raw != phasedata.SHIPPED:
-            phasedata.meta(raw)  # raises files.NotFound for an unknown id
-        return raw
 
 
 class CvOrNumber(Param):
@@ -53,12 +42,21 @@ class CvOrNumber(Param):
         return "inf" if v == float("inf") else f"{v:g}"
 
 
+@lru_cache(maxsize=1)
+def _shipped_fingerprint() -> str:
+    h = hashlib.sha256()
+    for name in ("armpm_samples.parquet", "armpm_phases.parquet"):
+        h.update((DATA_DIR / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
 def _fingerprint(params):
-    return hashlib.sha256((DATA_DIR / "armpm_phases.parquet").read_bytes()).hexdigest()[:16]
+    """The shipped traces' files (an upload's id already names its content)."""
+    return _shipped_fingerprint()
 
 
 COMMON = (
-    SourceParam("source", "source", phasedata.SHIPPED),
+    StoredParam("source", "choice", phasedata.SHIPPED, lookup=phasedata.meta, what="phase data id"),
     Param("host_freq", "choice", _default_freq(1000), _freqs),
     Param("target_freq", "choice", _default_freq(2000, last=True), _freqs),
     Param("target", "choice", "cycles", list(data.TARGETS)),

@@ -72,6 +72,23 @@ class Param:
         raise InvalidParameter(self.name, f"{str(raw)[:60]!r} is not one of: {shown}")
 
 
+@dataclass
+class StoredParam(Param):
+    """The built-in item (``default``) or the id of something the server stored; ``lookup(id)`` raises
+    ``LookupError`` for an id it does not know (a forged or deleted one)."""
+
+    lookup: object = None  # callable(id)
+    what: str = "id"
+
+    def parse(self, raw, values):
+        raw = raw or self.default
+        if not isinstance(raw, str):
+            raise InvalidParameter(self.name, f"expected a {self.what}")
+        if raw != self.default:
+            self.lookup(raw)
+        return raw
+
+
 def _plain(v) -> str:
     """A bound as a person writes it: 2,147,483,647, not 2.14748e+09."""
     if v is None:
