@@ -102,7 +102,7 @@ def evaluate(phases: pd.DataFrame, target: str = "cycles", features: str = "coun
     outer = _folds(phases["program"].to_numpy(), folds, seed)
     preds = {m: np.full(len(phases), np.nan) for m in models}
     fallback = np.zeros(len(phases), bool)
-    chosen, hit, solved, solve_s, n_lacross = [], [], 0, 0.0, 0
+    chosen, hit, solve_s, n_lacross = [], [], 0.0, 0
     eps_grid = EPS_GRID if eps == "cv" else (float(eps),)
     t_grid = T_GRID if t == "cv" else (float(t),)
     for k, (tr, te) in enumerate(outer):
@@ -118,7 +118,6 @@ def evaluate(phases: pd.DataFrame, target: str = "cycles", features: str = "coun
             hit.append((p.hit_rate, len(te)))
             solve_s += p.seconds
             n_lacross += len(te)
-            solved += p.n_solved
             chosen.append({"fold": k, "eps_pct": e_, "t_factor": None if math.isinf(t_) else t_, "inner_mape": err})
         if "global" in models:
             _, tg, _ = tune(train, target, features, norm, (100.0,), t_grid, seed, search) \
