@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from dashboard.crossgen.work import JOB_WORKERS
 from dashboard.state import datasets, devices
 from modeling.newapp.application import estimate_application
 from modeling.newapp.data import frame_table, shipped_table
-from modeling.newapp.evaluate import DEFAULT_MODELS, evaluate
+from modeling.newapp.evaluate import DEFAULT_MODELS, evaluate, group_folds, model_predictions
 
 #: the model sets a user chooses between
 MODEL_SETS = {
@@ -59,12 +61,14 @@ def newapp_result(params: dict, report=_noop) -> dict:
     """The held-out application's estimates, ranges and warnings, and every application held out in turn."""
     table = app_table(params)
     models = MODEL_SETS[params["models"]]
-    report(0.05, f"estimating {params['application']} from the other applications")
-    one = estimate_application(table, params["application"], [], models, params["seed"], JOB_WORKERS,
-                               progress=lambda d, t, label: report(0.05 + 0.45 * d / t, label))
-    report(0.5, "holding out every application in turn")
-    allapps = evaluate(table, "logo", 1, models, params["seed"], JOB_WORKERS,
-                       progress=lambda d, t, label: report(0.5 + 0.5 * d / t, label))
+    report(0.05, "holding out every application in turn")
+    # the models are fitted once per held-out application; the chosen application's estimates and the
+    # every-application table both read those predictions
+    _, folds = group_folds(table, "logo", np.isfinite(table.target))
+    mp = model_predictions(table, folds, models, params["seed"], JOB_WORKERS,
+                           progress=lambda d, t, label: report(0.05 + 0.9 * d / t, label)) if models else {}
+    one = estimate_application(table, params["application"], [], models, params["seed"], model_preds=mp)
+    allapps = evaluate(table, "logo", 1, models, params["seed"], model_preds=mp)
     allapps.pop("rows")
     ds = datasets.get(params["dataset"])
     return {"params": dict(params), "dataset_name": ds.name, "application": one, "all": allapps,

@@ -38,9 +38,10 @@ def calibration_rows(table, test, picks: list[dict]) -> dict:
 
 
 def estimate_application(table, application: str, calibrate: list[dict] | None = None, models=None,
-                         seed: int = 0, n_jobs: int = 1, progress=None) -> dict:
+                         seed: int = 0, n_jobs: int = 1, progress=None, model_preds: dict | None = None) -> dict:
     """Estimate ``application``'s workloads from the other applications (never from its own targets,
-    except the calibrating inputs in ``calibrate``). JSON-ready."""
+    except the calibrating inputs in ``calibrate``). JSON-ready. ``model_preds``: the models' predictions
+    over the table from leave-one-application-out folds, when the caller has them already."""
     t0 = time.perf_counter()
     if application not in table.applications:
         raise ConfigError(f"Unknown application {application!r}; the table has {', '.join(table.applications)}.")
@@ -53,7 +54,9 @@ def estimate_application(table, application: str, calibrate: list[dict] | None =
     cal = calibration_rows(table, test, calibrate or [])
     ests = fold_estimates(table, train, test, calibration=cal)
     by = {e.method: e for e in ests}
-    mp = model_predictions(table, [(train, test)], models, seed, n_jobs, progress) if models else {}
+    if model_preds is None:
+        model_preds = model_predictions(table, [(train, test)], models, seed, n_jobs, progress) if models else {}
+    mp = model_preds
     y = table.target[test]
     ok = np.isfinite(y)
 

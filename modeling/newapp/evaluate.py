@@ -148,13 +148,15 @@ def summary(a) -> dict:
             "n": int(a.size)}
 
 
-def evaluate(table, cv="logo", calibrate_with=1, models=None, seed=0, n_jobs=1, progress=None) -> dict:
+def evaluate(table, cv="logo", calibrate_with=1, models=None, seed=0, n_jobs=1, progress=None,
+             model_preds: dict | None = None) -> dict:
     """Every estimate held out by ``cv``; errors against the measured targets.
 
     Returns a JSON-ready dict: ``methods`` [{method, mean_ape, median_ape, within_10, within_25, n,
     per_group: {group: summary}}], ``warnings`` {held-out group: [warning]}, ``rows`` (per workload: id, group,
     kernel, host, measured and each
-    method's point/lo/hi), and what was held out.
+    method's point/lo/hi), and what was held out. ``model_preds``: the models' out-of-group predictions on
+    these folds (:func:`model_predictions`) when the caller has them already.
     """
     t0 = time.perf_counter()
     models = resolve(models)
@@ -176,7 +178,9 @@ def evaluate(table, cv="logo", calibrate_with=1, models=None, seed=0, n_jobs=1, 
         for e in ests:
             put(e, test)
         warnings[str(labels[test[0]])] = warnings_for(table, train, test, {e.method: e.point for e in ests})
-    mp = model_predictions(table, folds, models, seed, n_jobs, progress) if models else {}
+    if model_preds is None:
+        model_preds = model_predictions(table, folds, models, seed, n_jobs, progress) if models else {}
+    mp = model_preds
     if mp:
         stack = np.vstack(list(mp.values()))
         lo, hi = np.nanmin(stack, axis=0), np.nanmax(stack, axis=0)
