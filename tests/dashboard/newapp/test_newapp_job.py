@@ -10,6 +10,7 @@ from dashboard.newapp.kinds import NEWAPP
 from dashboard.newapp.views import merge_calibration, picks_of
 from dashboard.state import datasets
 from dashboard.ui.url_state import InvalidParameter
+from tests.shared_data import shipped_as_upload
 
 
 def test_defaults_and_refusals():
@@ -91,7 +92,7 @@ def test_an_uploaded_device_table_is_validated_stored_by_content_and_feeds_the_r
     from modeling import shipped
     from modeling.errors import DataError
 
-    table = shipped.devices().rename(columns={"device": "device"}).copy()
+    table = shipped.devices().copy()
     table["device"] = ["Ours-" + d for d in table["device"]]
     a = devices.save_devices(table, "our GPUs")
     b = devices.save_devices(table.iloc[::-1].iloc[::-1], "again")
@@ -100,14 +101,8 @@ def test_an_uploaded_device_table_is_validated_stored_by_content_and_feeds_the_r
                      (table.assign(device="same"), "unique")):
         with pytest.raises(DataError, match=why):
             devices.save_devices(bad, "bad")
-    df = shipped.workloads()
-    cols = ["device_memory_read_throughput", "device_memory_write_throughput", "issue_slot_utilization",
-            "grid_x", "grid_y", "launches", "inst_executed"]
-    up = pd.DataFrame({"w": df["workload"], "app": df["application"], "kernel": df["kernel"],
-                       **{c: df[f"{c}@GTX-680"] for c in cols}, "host_t": df["duration@GTX-680"],
-                       "t": df["duration@GTX-980"]})
-    meta = datasets.save_dataset(up, "ours", {"id_col": "w", "group_col": "app", "targets": ["t"],
-                                              "features": [*cols, "host_t"], "host_col": "host_t", "repeat_col": None})
+    up, mapping = shipped_as_upload()
+    meta = datasets.save_dataset(up, "ours", mapping)
     with pytest.raises(InvalidParameter, match="host_device"):
         NEWAPP.request({"dataset": meta["id"], "host_device": "Ours-GTX-680"})  # not in the shipped table
     req = NEWAPP.request({"dataset": meta["id"], "devices": a["id"], "host_device": "Ours-GTX-680",

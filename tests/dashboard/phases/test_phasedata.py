@@ -1,8 +1,6 @@
 """Uploaded phase data: a trace becomes cleaned samples, a phase table is checked, bad files get their
 reason; the /phases job runs on each; parameters are validated on the server."""
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from dashboard.phases import work
@@ -10,29 +8,7 @@ from dashboard.phases.kinds import PHASES
 from dashboard.state import phasedata
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import DataError
-
-HEADER = ["#Timestamp", "Benchmark", "Run(#)", "CPU(4) Frequency(MHz)", "CPU(4) Temperature(C)", "A15 Voltage(V)",
-          "A15 Current(A)", "A15 Power(W)", "CPU_CYCLES", "INST_RETIRED", "L1D_CACHE_REFILL", "BRANCH_PRED"]
-
-
-def constructed_trace(programs=4, seed=0) -> bytes:
-    """Programs at 800 and 1600 MHz, 2 runs each; cycles and power follow the counters."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for p in range(programs):
-        mem = rng.uniform(1e-3, 1e-2)
-        for freq in (800, 1600):
-            for run in (1, 2):
-                t = 10**9
-                for _ in range(14 if freq == 800 else 8):
-                    t += 500_000_000
-                    instr = int(1e9 * freq / 800 * rng.uniform(0.97, 1.03))
-                    refill = int(instr * mem)
-                    cyc = int(0.8 * instr + 60 * refill)
-                    rows.append([t, f"prog{p}", run, freq, 50, 1.1, 1.0, 0.3 + freq / 2000 + 20 * mem, cyc, instr,
-                                 refill, instr // 8])
-    return pd.DataFrame(rows, columns=HEADER).to_csv(sep="\t", index=False).encode()
-
+from tests.shared_data import constructed_trace
 
 def test_a_trace_upload_is_stored_by_content_and_runs():
     raw = constructed_trace()

@@ -99,20 +99,12 @@ def test_scenario_leaderboard_says_which_situation_and_links_here(dash_duo, perf
 
 
 def test_an_uploaded_dataset_brings_its_own_device_specs(dash_duo, perfcast_app, tmp_path):
-    import pandas as pd
-
     from dashboard.state import datasets
     from modeling import shipped
+    from tests.shared_data import shipped_as_upload
 
-    w = shipped.workloads()
-    cols = ["device_memory_read_throughput", "device_memory_write_throughput", "issue_slot_utilization",
-            "grid_x", "grid_y", "launches", "inst_executed"]
-    up = pd.DataFrame({"w": w["workload"], "app": w["application"], "kernel": w["kernel"],
-                       **{c: w[f"{c}@GTX-680"] for c in cols}, "host_t": w["duration@GTX-680"],
-                       "t": w["duration@GTX-980"]})
-    meta = datasets.save_dataset(up, "lab GPUs", {"id_col": "w", "group_col": "app", "targets": ["t"],
-                                                  "features": [*cols, "host_t"], "host_col": "host_t",
-                                                  "repeat_col": None})
+    up, mapping = shipped_as_upload()
+    meta = datasets.save_dataset(up, "lab GPUs", mapping)
     specs = shipped.devices().copy()
     specs["device"] = ["lab-" + d for d in specs["device"]]
     path = tmp_path / "lab_devices.csv"

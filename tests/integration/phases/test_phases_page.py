@@ -41,15 +41,10 @@ def test_a_granularity_finer_than_a_sample_is_refused(dash_duo, perfcast_app):
 
 
 def test_an_uploaded_trace_is_stored_and_predicted(dash_duo, perfcast_app, tmp_path):
-    import importlib.util
-    from pathlib import Path
+    from tests.shared_data import constructed_trace
 
-    spec = importlib.util.spec_from_file_location(
-        "pd_helpers", Path(__file__).resolve().parents[2] / "dashboard" / "phases" / "test_phasedata.py")
-    helpers = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(helpers)
     path = tmp_path / "lab_trace.tsv"
-    path.write_bytes(helpers.constructed_trace(programs=5, seed=3))
+    path.write_bytes(constructed_trace(programs=5, seed=3))
     start(dash_duo, perfcast_app, "/phases")
     dash_duo.wait_for_element("#phases-upload input[type=file]", timeout=15).send_keys(str(path))
     dash_duo.wait_for_contains_text("#phases-upload-status", "5 programs at 800, 1600 MHz", timeout=30)

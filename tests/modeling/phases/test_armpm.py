@@ -7,21 +7,12 @@ import pytest
 
 from modeling.build import armpm
 from modeling.errors import DataError
-
-HEADER = ["#Timestamp", "Benchmark", "Run(#)", "CPU(4) Frequency(MHz)", "CPU(4) Temperature(C)", "A15 Voltage(V)",
-          "A15 Current(A)", "A15 Power(W)", "CPU_CYCLES", "INST_RETIRED", "BRANCH_PRED"]
-
+from tests.shared_data import armpm_trace
 
 def trace(runs):
     """runs: {(program, run, freq): [(instructions, cycles, power), ...]} at 0.5 s samples."""
-    rows = []
-    for (prog, run, freq), smp in runs.items():
-        t = 1_000_000_000
-        for instr, cyc, pw in smp:
-            t += 500_000_000
-            rows.append([t, prog, run, freq, 50, 1.2, 1.0, pw, cyc, instr, instr // 10])
-    df = pd.DataFrame(rows, columns=HEADER)
-    return df.to_csv(sep="\t", index=False).encode()
+    return armpm_trace({k: [(pw, {"CPU_CYCLES": cyc, "INST_RETIRED": instr, "BRANCH_PRED": instr // 10})
+                            for instr, cyc, pw in smp] for k, smp in runs.items()})
 
 
 def test_phases_line_up_exactly_on_a_constructed_trace():
