@@ -7,8 +7,6 @@ names it names exactly that content. Files are written atomically and never chan
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import time
 from pathlib import Path
@@ -16,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from dashboard.settings import var_path
-from dashboard.state.files import NotFound, _parquet_bytes, atomic_write_bytes, clean_name
+from dashboard.state.files import clean_name, store_by_content, stored_meta, stored_metas
 from modeling.newapp.data import device_table
 
 DEVICES_ID = re.compile(r"^dev-[0-9a-f]{16}$")
@@ -30,23 +28,12 @@ def _dir() -> Path:
 def save_devices(frame: pd.DataFrame, name: str) -> dict:
     """Validate and store a device table; returns its metadata (id, name, devices)."""
     table = device_table(frame)
-    digest = hashlib.sha256(table.to_csv(index=False).encode()).hexdigest()[:16]
-    dev_id = f"dev-{digest}"
-    meta = {"id": dev_id, "name": clean_name(name), "created": time.time(), "devices": table["device"].tolist()}
-    root = _dir()
-    if not (root / f"{dev_id}.json").exists():
-        atomic_write_bytes(root / f"{dev_id}.parquet", _parquet_bytes(table))
-        atomic_write_bytes(root / f"{dev_id}.json", json.dumps(meta, indent=1).encode())
-    return json.loads((root / f"{dev_id}.json").read_text())
+    return store_by_content(_dir(), "dev", table, {"name": clean_name(name), "created": time.time(),
+                                                   "devices": table["device"].tolist()})
 
 
 def devices_meta(dev_id: str) -> dict:
-    if not isinstance(dev_id, str) or not DEVICES_ID.match(dev_id):
-        raise NotFound(f"device table {str(dev_id)[:40]!r} not found")
-    path = _dir() / f"{dev_id}.json"
-    if not path.exists():
-        raise NotFound(f"device table {dev_id} not found")
-    return json.loads(path.read_text())
+    return stored_meta(_dir(), dev_id, DEVICES_ID, "device table")
 
 
 def devices_table(dev_id: str) -> pd.DataFrame:
@@ -65,13 +52,7 @@ def device_names(dev_id: str) -> list[str]:
 
 def options() -> list[dict]:
     """Dropdown options: the shipped device table, then stored tables (newest first)."""
-    metas = []
-    for p in _dir().glob("dev-*.json"):
-        try:
-            metas.append(json.loads(p.read_text()))
-        except (OSError, ValueError):
-            continue
     opts = [{"label": "shipped device table (9 NVIDIA GPUs)", "value": SHIPPED}]
-    for m in sorted(metas, key=lambda m: -m["created"]):
+    for m in stored_metas(_dir(), "dev"):
         opts.append({"label": f"{m['name']} ({len(m['devices'])} devices)", "value": m["id"]})
     return opts

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import secrets
 import unicodedata
@@ -62,3 +63,40 @@ def _parquet_bytes(frame: pd.DataFrame) -> bytes:
     buf = io.BytesIO()
     frame.to_parquet(buf, index=False)
     return buf.getvalue()
+
+
+# ------------------------------------------------------------------ stored items: <id>.parquet + <id>.json
+# (a table with its metadata; the metadata is written last, so an item without it is never listed or opened)
+
+def stored_meta(root: Path, item_id, pattern, what: str) -> dict:
+    """The metadata of item ``item_id`` under ``root``; ``NotFound`` unless the id has the server's shape
+    (``pattern``) and the item exists."""
+    if not isinstance(item_id, str) or not pattern.match(item_id):
+        raise NotFound(f"{what} {str(item_id)[:40]!r} not found")
+    path = root / f"{item_id}.json"
+    if not path.exists():
+        raise NotFound(f"{what} {item_id} not found (it may have been deleted)")
+    return json.loads(path.read_text())
+
+
+def store_by_content(root: Path, prefix: str, frame: pd.DataFrame, meta: dict) -> dict:
+    """Store ``frame`` as ``<prefix>-<16 hex of its Parquet bytes>``: the same table stored twice is one item,
+    and an id names exactly one content. Returns the stored metadata (with ``id``)."""
+    data = _parquet_bytes(frame)
+    item_id = f"{prefix}-{hashlib.sha256(data).hexdigest()[:16]}"
+    if not (root / f"{item_id}.json").exists():
+        atomic_write_bytes(root / f"{item_id}.parquet", data)
+        atomic_write_bytes(root / f"{item_id}.json", json.dumps({**meta, "id": item_id}, indent=1,
+                                                                 default=str).encode())
+    return json.loads((root / f"{item_id}.json").read_text())
+
+
+def stored_metas(root: Path, prefix: str) -> list[dict]:
+    """Every stored item's metadata under ``root``, newest first (unreadable ones skipped)."""
+    metas = []
+    for p in root.glob(f"{prefix}-*.json"):
+        try:
+            metas.append(json.loads(p.read_text()))
+        except (OSError, ValueError):
+            continue
+    return sorted(metas, key=lambda m: -m.get("created", 0))

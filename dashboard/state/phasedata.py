@@ -7,8 +7,6 @@ files are written atomically and never change, so a result key that names one na
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import time
 from pathlib import Path
@@ -16,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from dashboard.settings import var_path
-from dashboard.state.files import NotFound, _parquet_bytes, atomic_write_bytes, clean_name
+from dashboard.state.files import clean_name, store_by_content, stored_meta, stored_metas
 from modeling.build import armpm
 from modeling.errors import DataError
 from modeling.phases.data import check_phase_table
@@ -30,13 +28,7 @@ def _dir() -> Path:
 
 
 def _store(frame: pd.DataFrame, meta: dict) -> dict:
-    data = _parquet_bytes(frame)
-    pd_id = "pd-" + hashlib.sha256(data).hexdigest()[:16]
-    root = _dir()
-    if not (root / f"{pd_id}.json").exists():
-        atomic_write_bytes(root / f"{pd_id}.parquet", data)
-        atomic_write_bytes(root / f"{pd_id}.json", json.dumps({**meta, "id": pd_id}, indent=1, default=str).encode())
-    return json.loads((root / f"{pd_id}.json").read_text())
+    return store_by_content(_dir(), "pd", frame, meta)
 
 
 def save_upload(raw: bytes, filename: str | None) -> dict:
@@ -60,12 +52,7 @@ def save_upload(raw: bytes, filename: str | None) -> dict:
 
 
 def meta(pd_id: str) -> dict:
-    if not isinstance(pd_id, str) or not PHASEDATA_ID.match(pd_id):
-        raise NotFound(f"phase data {str(pd_id)[:40]!r} not found")
-    path = _dir() / f"{pd_id}.json"
-    if not path.exists():
-        raise NotFound(f"phase data {pd_id} not found")
-    return json.loads(path.read_text())
+    return stored_meta(_dir(), pd_id, PHASEDATA_ID, "phase data")
 
 
 def frame(pd_id: str) -> pd.DataFrame:
@@ -74,14 +61,8 @@ def frame(pd_id: str) -> pd.DataFrame:
 
 
 def options() -> list[dict]:
-    metas = []
-    for p in _dir().glob("pd-*.json"):
-        try:
-            metas.append(json.loads(p.read_text()))
-        except (OSError, ValueError):
-            continue
     opts = [{"label": "cBench on ODROID-XU3 (shipped)", "value": SHIPPED}]
-    for m in sorted(metas, key=lambda m: -m["created"]):
+    for m in stored_metas(_dir(), "pd"):
         what = "trace" if m["kind"] == "samples" else "phase table"
         opts.append({"label": f"{m['name']} ({what}, {m['programs']} programs)", "value": m["id"]})
     return opts

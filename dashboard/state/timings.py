@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from dashboard.settings import var_path
-from dashboard.state.files import NotFound, _parquet_bytes, atomic_write_bytes, clean_name
+from dashboard.state.files import _parquet_bytes, atomic_write_bytes, clean_name, stored_meta
 
 
 TIMING_ID = re.compile(r"^tt-[0-9a-f]{16}$")
@@ -40,12 +40,7 @@ def save_timing(frame: pd.DataFrame, name: str) -> dict:
 
 
 def timing_meta(tt_id: str) -> dict:
-    if not isinstance(tt_id, str) or not TIMING_ID.match(tt_id):
-        raise NotFound(f"timing table {str(tt_id)[:40]!r} not found")
-    path = _timings_dir() / f"{tt_id}.json"
-    if not path.exists():
-        raise NotFound(f"timing table {tt_id} not found (it may have been deleted)")
-    return json.loads(path.read_text())
+    return stored_meta(_timings_dir(), tt_id, TIMING_ID, "timing table")
 
 
 def timing_table(tt_id: str) -> pd.DataFrame:
