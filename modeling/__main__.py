@@ -8,8 +8,9 @@ rank       feature ranking of one model                                  (modeli
 devices    list the shipped GPUs                                         (modeling.crossgen.cli)
 newapp     estimates for an application never run on the target          (modeling.newapp.cli)
 phases     LACross phase-level prediction on held-out programs            (modeling.phases.cli)
+counts     basic-block / event counts of large inputs from small (BB-ML)  (modeling.counts.cli)
 logca      LogCA presets, model evaluation and calibration               (modeling.accelerators.cli)
-collect    measure on this machine (``collect openssl``)                 (modeling.collect.cli)
+collect    measure on this machine (``collect openssl|bbcounts``)        (modeling.collect.cli)
 build-data rebuild data/ from the public sources                         (modeling.build.cli)
 """
 
@@ -25,13 +26,14 @@ def main(argv=None) -> int:
     from modeling.accelerators import cli as accelerators_cli
     from modeling.build import cli as build_cli
     from modeling.collect import cli as collect_cli
+    from modeling.counts import cli as counts_cli
     from modeling.crossgen import cli as crossgen_cli
     from modeling.newapp import cli as newapp_cli
     from modeling.phases import cli as phases_cli
 
     p = argparse.ArgumentParser(prog="python -m modeling", description="perfcast modeling command line")
     sub = p.add_subparsers(dest="command", required=True)
-    for cli in (crossgen_cli, newapp_cli, phases_cli, build_cli, collect_cli, accelerators_cli):
+    for cli in (crossgen_cli, newapp_cli, phases_cli, counts_cli, build_cli, collect_cli, accelerators_cli):
         cli.add_parsers(sub)
     args = p.parse_args(argv)
     try:

@@ -2,7 +2,8 @@
 
 ``build-data SOURCE_DIR`` (or ``build-data rodinia --source DIR``): the shipped GPU tables from
 gpuperfpredict; ``build-data armpm --source TRACE [--out DIR] [--granularity 2e9]``: the cBench phase-level
-samples and phases from the armpm trace.
+samples and phases from the armpm trace; ``build-data events --source DIR``: the GPU event count tables
+(count prediction) from gpuperfpredict's rodinia-2018 folder.
 """
 
 from __future__ import annotations
@@ -21,6 +22,18 @@ def _build(args) -> int:
         info = build(args.source, args.out or DATA_DIR, args.granularity)
         print(json.dumps(info, indent=2, default=str))
         return 0
+    if args.what == "events":
+        from modeling import DATA_DIR
+        from modeling.build.events import build
+        from modeling.errors import ModelingError
+
+        if not args.source:
+            raise ModelingError("build-data events needs --source DIR (gpuperfpredict's rodinia-2018 folder).")
+        frame = build(args.source)
+        out = args.out or str(DATA_DIR / "gpu_events.parquet")
+        frame.to_parquet(out, index=False)
+        print(f"wrote {len(frame)} rows ({frame['program'].nunique()} kernels) to {out}")
+        return 0
     from modeling.build.rodinia import main
 
     source = args.source if args.what == "rodinia" else args.what
@@ -28,8 +41,8 @@ def _build(args) -> int:
 
 
 def add_parsers(sub) -> None:
-    b = sub.add_parser("build-data", help="rebuild data/ from the public sources (rodinia, armpm)")
-    b.add_argument("what", help="'armpm', 'rodinia', or the gpuperfpredict folder (rodinia)")
+    b = sub.add_parser("build-data", help="rebuild data/ from the public sources (rodinia, armpm, events)")
+    b.add_argument("what", help="'armpm', 'events', 'rodinia', or the gpuperfpredict folder (rodinia)")
     b.add_argument("--source", default=None, help="the source file or folder")
     b.add_argument("--out", default=None)
     b.add_argument("--granularity", type=float, default=2e9, help="armpm: retired instructions per phase")

@@ -1,0 +1,188 @@
+"""Evaluating count models on one program (BB-ML 4.3, 5.2-5.3): every model on the same split, the best
+model per block, blocks no model predicts, the training-size curve and event totals.
+
+Metrics on the test points (counts of blocks, or events, at each test input):
+- ``mape`` / ``max_ape``: mean and largest absolute percentage error over the non-zero measured counts;
+- ``nmse`` (the paper's eq. 3 made scale-free): each block's measured and predicted counts are divided by
+  the block's largest measured test count, so every block lies in [0, 1]; the mean squared difference over
+  test points and blocks;
+- ``pearson`` / ``spearman``: correlation of those normalized predicted and measured counts, pooled over the
+  blocks whose count varies across the test points (constant blocks would tie ranks and flatter Pearson);
+- ``fit_seconds``: training time. Network models run three seeds: median and range of each metric.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy.stats import pearsonr, spearmanr
+
+from modeling.counts import models as M
+from modeling.counts.data import Program
+from modeling.counts.splits import inner_split, split
+from modeling.errors import ConfigError
+
+MODELS = ("pnn-paper", "pnn-tuned", "glm", "poly", "best")
+NAMES = {"pnn-paper": "PNN (paper settings)", "pnn-tuned": "PNN (tuned)", "pnn": "PNN (custom)",
+         "glm": "Poisson GLM on log sizes", "poly": "polynomial counts (NNLS)", "best": "best per block"}
+IRREGULAR_PCT = 5.0
+SEEDS = 3
+CURVE_FRACTIONS = (0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+def metrics(y: np.ndarray, pred: np.ndarray) -> dict:
+    nz = y > 0
+    ape = np.abs(pred[nz] - y[nz]) / y[nz] * 100 if nz.any() else np.array([np.nan])
+    top = y.max(axis=0)
+    keep = top > 0
+    yn, pn = y[:, keep] / top[keep], pred[:, keep] / top[keep]
+    varies = (y[:, keep].max(axis=0) > y[:, keep].min(axis=0))
+    pear = spear = None
+    if varies.any() and len(y) > 1:
+        a, b = yn[:, varies].ravel(), pn[:, varies].ravel()
+        if np.ptp(b) > 0:
+            pear, spear = float(pearsonr(a, b)[0]), float(spearmanr(a, b)[0])
+    return {"mape": float(np.mean(ape)), "max_ape": float(np.max(ape)),
+            "nmse": float(np.mean((pn - yn) ** 2)) if keep.any() else None, "pearson": pear, "spearman": spear}
+
+
+def block_errors(y: np.ndarray, pred: np.ndarray) -> np.ndarray:
+    """Mean APE per block over its non-zero counts (a block that is all zero: 0 if predicted 0)."""
+    err = np.abs(pred - y) / np.maximum(y, 1.0) * 100
+    return err.mean(axis=0)
+
+
+def _fit_predict(model, X_tr, Y_tr, X_te, seed, pnn_settings):
+    t = time.perf_counter()
+    est = M.make(model, seed, pnn_settings).fit(X_tr, Y_tr)
+    return est, est.predict(X_te), time.perf_counter() - t
+
+
+def _seeds(model):
+    return SEEDS if model.startswith("pnn") else 1
+
+
+def _irregular_reason(X: np.ndarray, y: np.ndarray, params) -> str:
+    if (y == 0).any() and (y > 0).any():
+        return "zero at some inputs"
+    for j, p in enumerate(params):
+        others = np.delete(X, j, axis=1)
+        keys = [tuple(r) for r in others]
+        for key in set(keys):
+            idx = [i for i, k in enumerate(keys) if k == key]
+            if len(idx) < 3:
+                continue
+            order = np.array(idx)[np.argsort(X[idx, j])]
+            d = np.diff(y[order])
+            if (d > 0).any() and (d < 0).any():
+                return f"non-monotone in {p}"
+    for j, p in enumerate(params):
+        vals = X[:, j].astype(int)
+        for m in (2, 4, 8, 16, 32):
+            cls = vals % m
+            if len(np.unique(cls)) < 2:
+                continue
+            # counts per unit size differ by residue class: periodic (a remainder loop, a tile edge)
+            rate = y / np.maximum(X.prod(axis=1), 1)
+            means = [np.median(rate[cls == c]) for c in np.unique(cls)]
+            if max(means) > 1.05 * min(means) > 0:
+                return f"periodic in {p} (mod {m})"
+    return "not smooth in the sizes"
+
+
+def evaluate_program(prog: Program, split_kind: str = "high-low", model_names=MODELS, seed: int = 0,
+                     pnn_settings: dict | None = None, curve: bool = True, progress=None) -> dict:
+    """Every chosen model on one split of one program; see the module docstring for the metrics."""
+    unknown = [m for m in model_names if m not in MODELS and m != "pnn"]
+    if unknown or not model_names:
+        raise ConfigError(f"unknown count model(s) {', '.join(unknown) or '(none)'} (choose {', '.join(MODELS)})")
+    X, Y = prog.X, prog.Y
+    tr, te = split(X, split_kind, seed)
+    base = [m for m in model_names if m != "best"] or ["glm", "poly"]
+    if "best" in model_names:
+        base = list(dict.fromkeys(base + ["glm", "poly"]))
+    rows, preds = [], {}
+    for k, m in enumerate(base):
+        if progress:
+            progress(k / (len(base) + 2), f"{prog.name}: {NAMES[m]}")
+        runs = []
+        for s in range(_seeds(m)):
+            est, p, secs = _fit_predict(m, X[tr], Y[tr], X[te], seed + s, pnn_settings)
+            runs.append((metrics(Y[te], p), p, secs, est))
+        order = sorted(range(len(runs)), key=lambda i: runs[i][0]["mape"])
+        mid = runs[order[len(order) // 2]]
+        preds[m] = mid[1]
+        row = {"model": m, **mid[0], "fit_seconds": float(np.median([r[2] for r in runs]))}
+        if len(runs) > 1:
+            row["mape_range"] = [min(r[0]["mape"] for r in runs), max(r[0]["mape"] for r in runs)]
+            row["seeds"] = [seed + s for s in range(len(runs))]
+        if m == "poly":
+            row["exact_blocks"] = int(mid[3].exact_.sum())
+            exact = mid[3].exact_
+        rows.append(row)
+    # best per block: each block's model with the smallest error on an inner split of the training points
+    if progress:
+        progress(len(base) / (len(base) + 2), f"{prog.name}: choosing a model per block")
+    fit_i, val_i = inner_split(X[tr], seed)
+    t0 = time.perf_counter()
+    inner = {}
+    for m in base:
+        _, p, _ = _fit_predict(m, X[tr][fit_i], Y[tr][fit_i], X[tr][val_i], seed, pnn_settings)
+        inner[m] = block_errors(Y[tr][val_i], p)
+    err = np.vstack([inner[m] for m in base])
+    choice = err.argmin(axis=0)
+    best = np.column_stack([preds[base[c]][:, b] for b, c in enumerate(choice)]) if len(choice) else preds[base[0]]
+    if "best" in model_names:
+        rows.append({"model": "best", **metrics(Y[te], best),
+                     "fit_seconds": float(time.perf_counter() - t0 + sum(r["fit_seconds"] for r in rows))})
+        preds["best"] = best
+    irregular = []
+    for b in np.flatnonzero(err.min(axis=0) > IRREGULAR_PCT):
+        irregular.append({"block": prog.blocks[b], "inner_error": float(err[:, b].min()),
+                          "reason": _irregular_reason(X[tr], Y[tr][:, b], prog.params)})
+    test_err = block_errors(Y[te], preds.get("best", preds[base[0]]))
+    blocks = [{"block": blk, "chosen": base[choice[b]], "exact": bool("poly" in base and exact[b]),
+               "inner_error": float(err[choice[b], b]), "test_ape": float(test_err[b])}
+              for b, blk in enumerate(prog.blocks)]
+    out = {"program": prog.name, "params": list(prog.params), "split": split_kind, "n_blocks": len(prog.blocks),
+           "n_train": int(len(tr)), "n_test": int(len(te)),
+           "models": [r for m in model_names for r in rows if r["model"] == m],
+           "irregular": irregular, "blocks": blocks,
+           "test": {"X": X[te].tolist(), "actual": Y[te].tolist(),
+                    "pred": {m: preds[m].tolist() for m in model_names if m in preds}},
+           "train_X": X[tr].tolist(), "block_ids": list(prog.blocks),
+           "totals": totals(Y[te], {m: preds[m] for m in model_names if m in preds}, prog.blocks)}
+    if curve:
+        if progress:
+            progress((len(base) + 1) / (len(base) + 2), f"{prog.name}: training-size curve")
+        out["curve"] = training_curve(X, Y, tr, te, [m for m in model_names if m != "best"], seed, pnn_settings)
+    return out
+
+
+def totals(y: np.ndarray, preds: dict, blocks) -> list[dict]:
+    """Case study (BB-ML 5.3): the total of each block (or event) over the test inputs, predicted against
+    measured, and the total of all block executions."""
+    out = []
+    for b, blk in enumerate(list(blocks) + ["all blocks"]):
+        actual = float(y.sum()) if blk == "all blocks" else float(y[:, b].sum())
+        row = {"block": blk, "actual": actual}
+        for m, p in preds.items():
+            pred = float(p.sum()) if blk == "all blocks" else float(p[:, b].sum())
+            row[m] = pred
+            row[f"{m}|error"] = (pred - actual) / actual * 100 if actual > 0 else None
+        out.append(row)
+    return out
+
+
+def training_curve(X, Y, tr, te, model_names, seed, pnn_settings) -> list[dict]:
+    """Test mean APE against the share of the training points used (BB-ML Fig. 5 left); one seed."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(tr)
+    rows = []
+    for f in CURVE_FRACTIONS:
+        sub = np.sort(order[:max(3, int(round(f * len(tr))))])
+        for m in model_names:
+            _, p, _ = _fit_predict(m, X[sub], Y[sub], X[te], seed, pnn_settings)
+            rows.append({"fraction": f, "n_train": int(len(sub)), "model": m, "mape": metrics(Y[te], p)["mape"]})
+    return rows
