@@ -82,7 +82,7 @@ def test_no_import_loops():
 
 
 def test_one_package_per_method_on_both_sides():
-    for method in ("crossgen", "accelerators"):
+    for method in ("crossgen", "accelerators", "newapp", "phases", "counts"):
         assert (ROOT / "modeling" / method / "__init__.py").exists()
         assert (ROOT / "dashboard" / method / "__init__.py").exists()
         assert (ROOT / "tests" / "modeling" / method).is_dir()

@@ -37,7 +37,9 @@ def layout(**_query):
                 "CC BY 4.0; aggregated by perfcast (see data/README.md). Device figures: public "
                 "vendor specifications. Methods: HALWPE (cross-generation GPU prediction) and RastSim "
                 "(GPU estimation from a software rasterizer). Accelerator presets: LogCA and Accelerometer "
-                "(Table 4.3 of the thesis); measured timings: OpenSSL speed on this project's build machine."],
+                "(Table 4.3 of the thesis); measured timings: OpenSSL speed on this project's build machine. "
+                "Count prediction (BB-ML): basic-block counts of 16 C kernels measured here with GCC coverage, and "
+                "nvprof event counts of the Rodinia kernels from the same gpuperfpredict profiles."],
                className="attribution"),
         html.P("Command line: python -m modeling ensemble --host GTX-680 --target Tesla-P100 --models rastsim",
                className="cmd"),

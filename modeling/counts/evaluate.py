@@ -132,6 +132,8 @@ def evaluate_program(prog: Program, split_kind: str = "high-low", model_names=MO
         inner[m] = block_errors(Y[tr][val_i], p)
     err = np.vstack([inner[m] for m in base])
     choice = err.argmin(axis=0)
+    if "poly" in base:  # a block whose counts are an exact polynomial takes it (the loop count itself)
+        choice[exact] = base.index("poly")
     best = np.column_stack([preds[base[c]][:, b] for b, c in enumerate(choice)]) if len(choice) else preds[base[0]]
     if "best" in model_names:
         rows.append({"model": "best", **metrics(Y[te], best),
@@ -145,7 +147,7 @@ def evaluate_program(prog: Program, split_kind: str = "high-low", model_names=MO
     blocks = [{"block": blk, "chosen": base[choice[b]], "exact": bool("poly" in base and exact[b]),
                "inner_error": float(err[choice[b], b]), "test_ape": float(test_err[b])}
               for b, blk in enumerate(prog.blocks)]
-    out = {"program": prog.name, "params": list(prog.params), "split": split_kind, "n_blocks": len(prog.blocks),
+    out = {"program": prog.name, "sizes": list(prog.params), "split": split_kind, "n_blocks": len(prog.blocks),
            "n_train": int(len(tr)), "n_test": int(len(te)),
            "models": [r for m in model_names for r in rows if r["model"] == m],
            "irregular": irregular, "blocks": blocks,
@@ -162,9 +164,9 @@ def evaluate_program(prog: Program, split_kind: str = "high-low", model_names=MO
 
 def totals(y: np.ndarray, preds: dict, blocks) -> list[dict]:
     """Case study (BB-ML 5.3): the total of each block (or event) over the test inputs, predicted against
-    measured, and the total of all block executions."""
+    measured, the total of all block executions first."""
     out = []
-    for b, blk in enumerate(list(blocks) + ["all blocks"]):
+    for b, blk in [(-1, "all blocks"), *enumerate(blocks)]:
         actual = float(y.sum()) if blk == "all blocks" else float(y[:, b].sum())
         row = {"block": blk, "actual": actual}
         for m, p in preds.items():

@@ -184,10 +184,11 @@ class PolynomialCounts(BaseEstimator, RegressorMixin):
 
     def _exact(self, X, y, top):
         """(degree, coefficients) of the lowest-degree least-squares polynomial that reproduces every training
-        count to the integer, with at least twice as many points as monomials (so it is not interpolation)."""
+        count to the integer, with at least max(3, half the monomials) more points than monomials: the extra
+        points check the fit (it is not interpolation)."""
         for d in range(0, top + 1):
             A = self._design(X, d)
-            if 2 * A.shape[1] + 2 > len(X):
+            if A.shape[1] + max(3, A.shape[1] // 2) > len(X):
                 return None
             coef, *_ = np.linalg.lstsq(A, y, rcond=None)
             if np.all(np.abs(A @ coef - y) < 0.5) and np.all(np.abs(A @ coef - y) <= 1e-6 * np.maximum(y, 1)):

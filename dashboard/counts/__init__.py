@@ -1,0 +1,1 @@
+"""/counts: count prediction (BB-ML) on the dashboard side."""

@@ -1,0 +1,119 @@
+"""Figures of /counts: result dicts -> plotly JSON (draw only)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, values
+
+NAMES = {"pnn-paper": "PNN (paper)", "pnn-tuned": "PNN (tuned)", "pnn": "PNN (custom)", "glm": "Poisson GLM",
+         "poly": "polynomial (NNLS)", "best": "best per block"}
+IRREGULAR = "#d9480f"
+
+
+def heatmap(res: dict, model: str):
+    """Predicted against measured count of every block at every test input, log-log, as a density
+    (BB-ML Fig. 4); the identity line is a perfect prediction."""
+    if model not in res["test"]["pred"]:
+        return empty(f"{NAMES.get(model, model)} was not run")
+    y = np.asarray(res["test"]["actual"], float).ravel()
+    p = np.asarray(res["test"]["pred"][model], float).ravel()
+    keep = (y > 0) & (p > 0)
+    if not keep.any():
+        return empty("No non-zero counts to compare")
+    ly, lp = np.log10(y[keep]), np.log10(p[keep])
+    lo, hi = float(min(ly.min(), lp.min())), float(max(ly.max(), lp.max()))
+    dropped = int((~keep).sum())
+    data = [{"type": "histogram2d", "x": values(ly), "y": values(lp), "nbinsx": 40, "nbinsy": 40,
+             "colorscale": [[0, "#ffffff"], [1e-6, "#dbe9f6"], [1, "#08306b"]],
+             "colorbar": {"title": {"text": "counts in bin"}},
+             "hovertemplate": "measured 10^%{x}<br>predicted 10^%{y}<br>%{z} block counts<extra></extra>"},
+            {"type": "scatter", "mode": "lines", "x": [lo, hi], "y": [lo, hi], "name": "predicted = measured",
+             "line": {"color": "#1d2733", "dash": "dash", "width": 1}}]
+    note = f"; {dropped} zero counts not drawn" if dropped else ""
+    return figure(data, f"{res['program']}: {NAMES.get(model, model)} on the test inputs ({res['split']}{note})",
+                  460, xaxis=axis_title("measured count (log10)"), yaxis=axis_title("predicted count (log10)"))
+
+
+def ratios(res: dict, model: str):
+    """Predicted / measured count per block against input size on the test inputs; irregular blocks in
+    colour, the largest training input marked."""
+    if model not in res["test"]["pred"]:
+        return empty(f"{NAMES.get(model, model)} was not run")
+    X = np.asarray(res["test"]["X"], float)
+    size = X.prod(axis=1)
+    order = np.argsort(size, kind="stable")
+    y = np.asarray(res["test"]["actual"], float)[order]
+    p = np.asarray(res["test"]["pred"][model], float)[order]
+    irregular = {i["block"]: i["reason"] for i in res["irregular"]}
+    params = " × ".join(res["sizes"])
+    data = []
+    for b, blk in enumerate(res["block_ids"]):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(y[:, b] > 0, p[:, b] / y[:, b], np.nan)
+        if not np.isfinite(r).any():
+            continue
+        odd = blk in irregular
+        data.append({"type": "scatter", "mode": "lines+markers", "x": values(size[order]), "y": values(r),
+                     "name": f"{blk} ({irregular[blk]})" if odd else blk, "showlegend": odd,
+                     "line": {"color": IRREGULAR if odd else "#9aa7b4", "width": 2 if odd else 1},
+                     "marker": {"size": 4}, "opacity": 1 if odd else 0.6,
+                     "hovertemplate": f"{blk}<br>{params} = %{{x:,.0f}}<br>predicted / measured %{{y:.3f}}"
+                                      "<extra></extra>"})
+    if not data:
+        return empty("No non-zero counts to compare")
+    train_max = float(np.asarray(res["train_X"], float).prod(axis=1).max())
+    log_x = size.max() > 10 * size.min()
+    shown = np.array([v for t in data for v in t["y"] if v is not None])
+    lo, hi = float(shown.min()), float(shown.max())
+    return figure(data, f"{res['program']}: {NAMES.get(model, model)}, predicted / measured per block "
+                        f"beyond the training inputs", 520,
+                  xaxis=(log_axis(f"input size ({params})", size) if log_x
+                         else axis_title(f"input size ({params})")),
+                  legend={"orientation": "h", "y": -0.18, "yanchor": "top", "x": 0, "xanchor": "left"},
+                  margin={"l": 60, "r": 30, "t": 50, "b": 110},
+                  yaxis={**axis_title("predicted / measured"), "tickformat": ".3f",
+                         "range": [min(0.95, lo - 0.02), max(1.05, hi + 0.02)]},
+                  shapes=[{"type": "line", "xref": "x", "x0": train_max, "x1": train_max, "yref": "paper", "y0": 0,
+                           "y1": 1, "line": {"color": "#1d2733", "dash": "dot", "width": 1}},
+                          {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": 1, "y1": 1,
+                           "line": {"color": "#2b8a3e", "width": 1}}],
+                  annotations=[{"text": "largest training input", "xref": "x",
+                                "x": np.log10(train_max) if log_x else train_max,
+                                "y": 1, "yref": "paper", "showarrow": False, "xanchor": "left",
+                                "yanchor": "top"}])
+
+
+def curve(res: dict):
+    """Test mean APE against the number of training inputs used (BB-ML Fig. 5 left)."""
+    rows = res.get("curve") or []
+    if not rows:
+        return empty("No training-size curve")
+    data = []
+    for k, m in enumerate(dict.fromkeys(r["model"] for r in rows)):
+        rs = [r for r in rows if r["model"] == m]
+        data.append({"type": "scatter", "mode": "lines+markers", "name": NAMES.get(m, m),
+                     "x": [r["n_train"] for r in rs], "y": values([max(r["mape"], 1e-6) for r in rs]),
+                     "line": {"color": PALETTE[k % len(PALETTE)]},
+                     "hovertemplate": f"{NAMES.get(m, m)}: %{{x}} training inputs, %{{y:.3g}} %<extra></extra>"})
+    return figure(data, f"{res['program']}: test error against training inputs ({res['split']})", 380,
+                  xaxis=axis_title("training inputs used"),
+                  yaxis=log_axis("mean APE % (log)", [max(r["mape"], 1e-6) for r in rows]))
+
+
+def programs_bar(res: dict):
+    """Mean APE per program, models side by side (every program on the same split)."""
+    rows = res["rows"]
+    if not rows:
+        return empty("No program could be evaluated on this split")
+    progs = list(dict.fromkeys(r["program"] for r in rows))
+    data = []
+    for k, m in enumerate(dict.fromkeys(r["model"] for r in rows)):
+        by = {r["program"]: r["mape"] for r in rows if r["model"] == m}
+        data.append({"type": "bar", "name": NAMES.get(m, m), "x": progs,
+                     "y": values([max(by.get(p, np.nan), 1e-4) for p in progs]),
+                     "marker": {"color": PALETTE[k % len(PALETTE)]},
+                     "hovertemplate": f"%{{x}}: {NAMES.get(m, m)} %{{y:.3g}} %<extra></extra>"})
+    return figure(data, f"Mean APE per program ({res['params']['split']} split)", 420, barmode="group",
+                  xaxis={"tickangle": -35}, yaxis=log_axis("mean APE % (log; 1e-4 = exact)",
+                                                          [max(r["mape"], 1e-4) for r in rows]))

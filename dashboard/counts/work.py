@@ -1,0 +1,45 @@
+"""The work behind /counts: validated params -> JSON results (no Dash)."""
+
+from __future__ import annotations
+
+from dashboard.state import countdata
+from modeling.counts import data
+from modeling.counts.evaluate import evaluate_program
+
+
+def _noop(frac, label):
+    pass
+
+
+def network_settings(params: dict) -> dict:
+    """The custom network's settings (used by the model ``pnn``)."""
+    return {"hidden": params["hidden"], "activation": params["activation"], "epochs": params["epochs"],
+            "batch_size": params["batch"], "learning_rate": params["lr"]}
+
+
+def counts_result(params: dict, report=_noop) -> dict:
+    """Every chosen model on one program: leaderboard, test predictions, blocks, curve and totals."""
+    prog = data.program(countdata.frame(params["source"]), params["program"])
+    res = evaluate_program(prog, params["split"], tuple(params["models"]), params["seed"], network_settings(params),
+                           progress=report)
+    res["params"] = dict(params)
+    return res
+
+
+def programs_result(params: dict, report=_noop) -> dict:
+    """The leaderboard of every program of the table on the same split (no curve)."""
+    table = countdata.frame(params["source"])
+    names = data.programs(table)
+    rows, skipped = [], []
+    for i, name in enumerate(names):
+        report(i / len(names), f"{name} ({i + 1} of {len(names)})")
+        try:
+            r = evaluate_program(data.program(table, name), params["split"], tuple(params["models"]),
+                                 params["seed"], network_settings(params), curve=False)
+        except ValueError as exc:  # a program the split cannot serve is reported, not fatal
+            skipped.append({"program": name, "reason": str(exc)})
+            continue
+        for m in r["models"]:
+            rows.append({"program": name, "n_blocks": r["n_blocks"], "n_train": r["n_train"], "n_test": r["n_test"],
+                         "irregular": len(r["irregular"]), **{k: v for k, v in m.items() if k != "seeds"}})
+    return {"rows": rows, "skipped": skipped, "params": dict(params)}

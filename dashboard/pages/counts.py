@@ -1,0 +1,202 @@
+"""Count prediction (BB-ML): basic-block and event counts of large inputs from runs on small ones."""
+
+import dash
+from dash import Input, Output, State, callback, dcc, html, no_update
+
+from dashboard import jobs
+from dashboard.counts.figures import NAMES, curve, heatmap, programs_bar, ratios
+from dashboard.counts.kinds import COUNTS, MODEL_CHOICES, PROGRAMS
+from dashboard.counts.views import block_rows, leaderboard_rows, summary_facts, total_columns, total_rows
+from dashboard.jobs.panel import job_panel, message, register_job
+from dashboard.state import countdata
+from dashboard.state.uploads import decode_upload
+from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.ui.fields import dropdown, field
+from dashboard.ui.figures import empty
+from dashboard.ui.share import register_url_sync, share_box
+from dashboard.ui.url_state import InvalidParameter, parse_or_default
+from modeling.errors import ModelingError
+
+dash.register_page(__name__, path="/counts", name="Counts", title="perfcast · counts", order=7,
+                   description=("Predict how often each basic block (or GPU event) runs for large inputs from runs "
+                                "on small ones: the Poisson network of BB-ML beside a Poisson GLM, exact "
+                                "polynomial counts and the best model per block, with irregular blocks flagged."))
+
+P = "counts"
+PARAMS = list(COUNTS.params)
+NAMES_ = COUNTS.names
+FORM_IDS = [f"{P}-{n}" for n in NAMES_]
+ALL_IDS = [f"{P}-{n}" for n in PROGRAMS.names]
+VIEW = ["view"]
+MODEL_LABELS = {"pnn-paper": "PNN, paper settings (tanh, 300 epochs, batch 10, lr 1e-3)",
+                "pnn-tuned": "PNN, tuned (tanh, 1000 epochs, batch 32, lr 3e-3)",
+                "pnn": "PNN, custom (the network settings below)", "glm": "Poisson GLM on log sizes",
+                "poly": "polynomial counts (NNLS; exact where integers fit)", "best": "best model per block"}
+
+
+def _num(name, value, lo, hi, step=1):
+    return dcc.Input(id=f"{P}-{name}", type="number", value=value, min=lo, max=hi, step=step, debounce=True,
+                     className="num-input")
+
+
+def _form(v):
+    programs = countdata.programs(v["source"])
+    return html.Div([
+        field("Counts", html.Div([
+            dropdown(f"{P}-source", countdata.options(), v["source"]),
+            dcc.Upload(html.Button("Upload a count table", className="btn btn-small"), id=f"{P}-upload",
+                       max_size=60_000_000)]),
+              "CSV or Parquet with program, one column per input size, block, count (whole numbers ≥ 0)"),
+        field("Program", dropdown(f"{P}-program", programs, v["program"])),
+        field("Split", dropdown(f"{P}-split", [
+            {"label": "high-low: train on the lower 70 % of every size, test above", "value": "high-low"},
+            {"label": "mixed: high-low plus inputs mixing low and high sizes", "value": "mixed"},
+            {"label": "random 70 / 30", "value": "random"}], v["split"])),
+        field("Models", dropdown(f"{P}-models", [{"label": MODEL_LABELS[m], "value": m} for m in MODEL_CHOICES],
+                                 v["models"], multi=True)),
+        field("Network: hidden units", _num("hidden", v["hidden"], 1, 200)),
+        field("Network: activation", dropdown(f"{P}-activation", ["tanh", "relu", "logistic"], v["activation"])),
+        field("Network: epochs", _num("epochs", v["epochs"], 10, 5000)),
+        field("Network: batch size", _num("batch", v["batch"], 1, 1024)),
+        field("Network: learning rate", _num("lr", v["lr"], 1e-5, 1, "any"), "adam's initial step"),
+        field("Seed", _num("seed", v["seed"], 0, 2**31 - 1)),
+    ], className="form-grid")
+
+
+def layout(**query):
+    view = {k: query.pop(k) for k in VIEW if k in query}
+    v, error = parse_or_default(query, PARAMS)
+    request = None
+    if query and not error:
+        try:
+            request = COUNTS.request(v)
+        except (InvalidParameter, LookupError) as exc:
+            error = message(exc)
+    shown = view.get("view") if view.get("view") in MODEL_CHOICES else "best"
+    return html.Div([
+        html.H1("Count prediction: basic-block and event counts of large inputs"),
+        html.P("Architects size simulations and predict event totals of inputs too big to simulate from counts "
+               "measured on small ones. The Poisson network of BB-ML (one hidden layer of 10, Poisson loss) is "
+               "shown beside a Poisson GLM on the log sizes, polynomial counts (exact for loop counts) and the best "
+               "model per block, all on the same split. A block no model predicts within 5 % on held-back training "
+               "inputs is flagged irregular, with the reason seen.", className="lead"),
+        alert(error) if error else None,
+        card(_form(v), html.Div(id=f"{P}-upload-status"), job_panel(P, request, "Train and test"), share_box(P)),
+        html.Div(id=f"{P}-summary"),
+        card(html.H2("Leaderboard"),
+             html.P("Test inputs only. Mean / max APE over non-zero measured counts; nMSE: each block scaled to "
+                    "[0, 1] by its largest measured test count, squared error averaged over inputs and blocks "
+                    "(BB-ML eq. 3); Pearson / Spearman on those scaled counts of blocks whose count varies. "
+                    "Networks: median of 3 seeds, range beside.", className="hint"),
+             grid(f"{P}-leaderboard", [{"field": "name", "headerName": "model", "minWidth": 190},
+                                  num_col("mape", "mean APE %", 3),
+                                  {"field": "seed_range", "headerName": "3 seeds' range %", "minWidth": 120},
+                                  num_col("max_ape", "max APE %", 2), num_col("nmse", "nMSE", 6),
+                                  num_col("pearson", "Pearson", 4), num_col("spearman", "Spearman", 4),
+                                  num_col("exact_blocks", "exact blocks", 0), num_col("fit_seconds", "fit s", 2)],
+                  height=280, file_name="counts_leaderboard.csv")),
+        card(field("Model shown", dropdown(f"{P}-view", [{"label": NAMES[m], "value": m} for m in MODEL_CHOICES],
+                                          shown)),
+             dcc.Graph(id=f"{P}-heatmap", figure=empty("Run to see predicted against measured counts")),
+             dcc.Graph(id=f"{P}-ratios", figure=empty("Run to see each block beyond the training inputs"))),
+        card(html.H2("Blocks"),
+             html.P("Per block: the model chosen on held-back training inputs, whether its counts are an exact "
+                    "polynomial, and the test error of the best-per-block prediction. Irregular blocks first.",
+                    className="hint"),
+             grid(f"{P}-blocks", [{"field": "block", "headerName": "block", "minWidth": 160},
+                                  {"field": "status", "headerName": "status", "minWidth": 260},
+                                  {"field": "chosen", "headerName": "chosen model", "minWidth": 150},
+                                  num_col("inner_error", "held-back error %", 2),
+                                  num_col("test_ape", "test error %", 2)], height=320,
+                  file_name="counts_blocks.csv")),
+        card(dcc.Graph(id=f"{P}-curve", figure=empty("Run to see the training-size curve"))),
+        card(html.H2("Totals over the test inputs"),
+             html.P("Case study (BB-ML 5.3): each block's (or event's) count summed over the test inputs, predicted "
+                    "against measured; 'all blocks' is every block execution.", className="hint"),
+             grid(f"{P}-totals", [], height=320, file_name="counts_totals.csv")),
+        card(html.H2("Every program of this table"),
+             html.P("The same split, models and settings on every program (no training-size curve).",
+                    className="hint"),
+             job_panel(f"{P}-all", None, "Run every program"),
+             dcc.Graph(id=f"{P}-all-graph", figure=empty("Run every program to compare them")),
+             grid(f"{P}-all-grid", [{"field": "program", "headerName": "program", "minWidth": 170, "pinned": "left"},
+                                    {"field": "name", "headerName": "model", "minWidth": 170},
+                                    num_col("mape", "mean APE %", 3), num_col("max_ape", "max APE %", 2),
+                                    num_col("nmse", "nMSE", 6), num_col("spearman", "Spearman", 4),
+                                    num_col("irregular", "irregular blocks", 0),
+                                    num_col("n_train", "train inputs", 0), num_col("n_test", "test inputs", 0)],
+                  height=360, file_name="counts_programs.csv"),
+             html.Div(id=f"{P}-all-skipped")),
+    ])
+
+
+register_url_sync(P, NAMES_ + VIEW, FORM_IDS + [f"{P}-view"])
+register_job(P, COUNTS, FORM_IDS)
+register_job(f"{P}-all", PROGRAMS, ALL_IDS)
+for _g in ("leaderboard", "blocks", "totals", "all-grid"):
+    register_csv(f"{P}-{_g}")
+
+
+@callback(Output(f"{P}-source", "options"), Output(f"{P}-source", "value"), Output(f"{P}-upload-status", "children"),
+          Input(f"{P}-upload", "contents"), State(f"{P}-upload", "filename"), prevent_initial_call=True)
+def _uploaded(contents, filename):
+    """Validate and store an uploaded count table; it becomes the page's data."""
+    name = filename if isinstance(filename, str) else None
+    try:
+        m = countdata.save_upload(decode_upload(contents), name)
+    except (ModelingError, ValueError, TypeError) as exc:
+        return no_update, no_update, alert(f"Not used: {exc}")
+    notes = " ".join(m["notes"])
+    return (countdata.options(), m["id"],
+            alert(f"Stored a count table of {len(m['programs'])} programs ({m['rows']:,} rows). {notes}".strip(),
+                  "info"))
+
+
+@callback(Output(f"{P}-program", "options"), Output(f"{P}-program", "value"), Input(f"{P}-source", "value"),
+          State(f"{P}-program", "value"), prevent_initial_call=True)
+def _source_changed(source, program):
+    progs = countdata.programs(source) if isinstance(source, str) else []
+    if not progs:
+        return no_update, no_update
+    return progs, program if program in progs else progs[0]
+
+
+@callback(Output(f"{P}-summary", "children"), Output(f"{P}-leaderboard", "rowData"), Output(f"{P}-blocks", "rowData"),
+          Output(f"{P}-curve", "figure"), Output(f"{P}-totals", "columnDefs"), Output(f"{P}-totals", "rowData"),
+          Input(f"{P}-ready", "data"))
+def _render(ready):
+    res = jobs.result_for(ready)
+    if not res:
+        return None, [], [], empty("Run to see the training-size curve"), [], []
+    f = summary_facts(res)
+    summary = card(html.Div([stat("lowest mean APE", f["best"], f"{P}-best"),
+                             stat("PNN (paper) mean APE", f["pnn"], f"{P}-pnn"),
+                             stat("irregular blocks", f"{len(res['irregular'])} of {res['n_blocks']}",
+                                  f"{P}-irregular"),
+                             stat("train / test inputs", f"{res['n_train']} / {res['n_test']}")], className="stats"),
+                   html.P(f["text"], className="hint"))
+    return (summary, leaderboard_rows(res), block_rows(res), curve(res), total_columns(res), total_rows(res))
+
+
+@callback(Output(f"{P}-heatmap", "figure"), Output(f"{P}-ratios", "figure"), Input(f"{P}-ready", "data"),
+          Input(f"{P}-view", "value"))
+def _views(ready, model):
+    res = jobs.result_for(ready)
+    if not res:
+        return empty("Run to see predicted against measured counts"), empty("Run to see each block beyond the "
+                                                                            "training inputs")
+    if model not in res["test"]["pred"]:
+        model = "best" if "best" in res["test"]["pred"] else next(iter(res["test"]["pred"]))
+    return heatmap(res, model), ratios(res, model)
+
+
+@callback(Output(f"{P}-all-graph", "figure"), Output(f"{P}-all-grid", "rowData"),
+          Output(f"{P}-all-skipped", "children"), Input(f"{P}-all-ready", "data"))
+def _all(ready):
+    res = jobs.result_for(ready)
+    if not res:
+        return empty("Run every program to compare them"), [], None
+    skipped = [f"{s['program']}: {s['reason']}" for s in res["skipped"]]
+    rows = [{**r, "name": NAMES.get(r["model"], r["model"])} for r in res["rows"]]
+    return (programs_bar(res), rows,
+            alert("Not evaluated on this split: " + " · ".join(skipped), "info") if skipped else None)

@@ -1,0 +1,79 @@
+"""Uploaded count tables: each bad input gets its own message and stores nothing; a good one is stored by
+content and runs; the /counts parameters are validated on the server (forged ids, unknown models)."""
+
+import pandas as pd
+import pytest
+
+from dashboard.counts import work
+from dashboard.counts.kinds import COUNTS, PROGRAMS
+from dashboard.state import countdata
+from dashboard.ui.url_state import InvalidParameter
+from modeling.errors import DataError
+
+
+def _csv(rows) -> bytes:
+    return pd.DataFrame(rows).to_csv(index=False).encode()
+
+
+def _good():
+    return [{"program": "stencil", "N": n, "T": t, "block": b, "count": n * n * t * (i + 1)}
+            for n in range(16, 129, 16) for t in range(1, 7) for i, b in enumerate(["sweep:3", "sweep:4"])]
+
+
+def test_a_count_table_upload_is_stored_by_content_and_runs():
+    m = countdata.save_upload(_csv(_good()), "lab counts.csv")
+    assert m["programs"] == ["stencil"] and m["id"].startswith("cd-") and m["notes"] == []
+    assert countdata.save_upload(_csv(_good()), "again.csv")["id"] == m["id"]
+    assert any(o["value"] == m["id"] for o in countdata.options())
+    req = COUNTS.request({"source": m["id"], "models": "poly,glm,best", "split": "high-low"})
+    assert req["params"]["program"] == "stencil" and req["params"]["models"] == ["glm", "poly", "best"]
+    res = work.counts_result(req["params"])
+    poly = {r["model"]: r for r in res["models"]}["poly"]
+    assert poly["mape"] == pytest.approx(0, abs=1e-9) and poly["exact_blocks"] == 2
+    every = work.programs_result(PROGRAMS.request({"source": m["id"], "models": "glm"})["params"])
+    assert [r["program"] for r in every["rows"]] == ["stencil"] and every["skipped"] == []
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda r: r[3].update(count=-1), "zero or more"),
+    (lambda r: r[3].update(count=2.5), "whole numbers"),
+    (lambda r: r[3].update(count=None), "missing"),
+    (lambda r: [x.update(N=32, T=4) for x in r], "single input size"),
+    (lambda r: r[3].update(N=-16), "positive"),
+    (lambda r: [x.pop("block") for x in r], "missing: block"),
+])
+def test_bad_count_tables_each_get_their_own_message_and_store_nothing(change, message):
+    rows = _good()
+    change(rows)
+    if message == "single input size":
+        rows = rows[:2]
+    before = len(countdata.options())
+    with pytest.raises(DataError, match=message):
+        countdata.save_upload(_csv(rows), "bad.csv")
+    assert len(countdata.options()) == before
+
+
+def test_a_table_whose_high_low_split_is_empty_is_stored_with_a_note_and_the_job_says_why():
+    rows = [{"program": "p", "A": a, "B": b, "block": "f:2", "count": a * b}
+            for a, b in [(1, 1), (1, 10), (10, 1), (2, 2), (3, 1), (1, 3)]]
+    m = countdata.save_upload(_csv(rows), "corner.csv")
+    assert "no test points" in m["notes"][0]
+    with pytest.raises(DataError, match="no test points"):
+        work.counts_result(COUNTS.request({"source": m["id"], "models": "glm"})["params"])
+
+
+def test_forged_parameters_are_refused():
+    with pytest.raises(LookupError):
+        COUNTS.request({"source": "cd-0123456789abcdef"})
+    with pytest.raises(LookupError):
+        COUNTS.request({"source": "../../etc/passwd"})
+    with pytest.raises(InvalidParameter, match="models"):
+        COUNTS.request({"models": "glm,rm -rf"})
+    with pytest.raises(InvalidParameter, match="program"):
+        COUNTS.request({"program": "gemm; drop"})
+    with pytest.raises(InvalidParameter, match="epochs"):
+        COUNTS.request({"epochs": "10000000"})
+    a = COUNTS.request({"models": "glm,poly"})
+    b = COUNTS.request({"models": "poly,glm"})
+    assert a["key"] == b["key"]  # one choice, one result
+    assert COUNTS.request({"source": "gpu"})["params"]["program"] == "lud_perimeter"

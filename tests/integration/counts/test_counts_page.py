@@ -1,0 +1,70 @@
+"""/counts in headless Chromium: train and test a program, read the leaderboard against the modeling API,
+switch the model shown, run every program, open the share link in a fresh browser; uploads get their reason."""
+
+import pandas as pd
+
+from modeling.counts import data
+from modeling.counts.evaluate import evaluate_program
+from pc_browser import fresh_browser, present, screenshot, share_link, start, text_in, wait_text
+
+LINK = "/counts?source=cpu&program=gesummv&split=high-low&models=pnn-paper,glm,poly,best&seed=0&view=glm"
+
+
+def _expected(program="gesummv", models=("pnn-paper", "glm", "poly", "best"), source="cpu"):
+    from dashboard.counts.views import pct
+
+    res = evaluate_program(data.program(data.shipped(source), program), "high-low", models, 0,
+                           {"hidden": 10, "activation": "tanh", "epochs": 1000, "batch_size": 32,
+                            "learning_rate": 3e-3}, curve=False)
+    return {m["model"]: pct(m["mape"]) for m in res["models"]}
+
+
+def test_train_read_leaderboard_and_share(dash_duo, perfcast_app):
+    start(dash_duo, perfcast_app, LINK)
+    present(dash_duo.driver, "#counts-run")[0].click()
+    got = wait_text(dash_duo, "#counts-pnn", timeout=180)
+    want = _expected()
+    assert got == want["pnn-paper"]
+    assert text_in(dash_duo.driver, "#counts-best").endswith("exact (< 0.001 %)")  # loop counts are polynomials
+    dash_duo.wait_for_contains_text("#counts-leaderboard", "Poisson GLM", timeout=30)
+    dash_duo.wait_for_element("#counts-heatmap .heatmaplayer .hm, #counts-heatmap .heatmaplayer image",
+                              timeout=30)
+    assert "Poisson GLM" in text_in(dash_duo.driver, "#counts-heatmap .gtitle")  # the link's view kept
+    dash_duo.wait_for_element("#counts-ratios .scatterlayer .trace", timeout=30)
+    dash_duo.wait_for_contains_text("#counts-blocks", "kernel_gesummv", timeout=30)
+    dash_duo.driver.execute_script("document.getElementById('counts-totals').scrollIntoView()")
+    dash_duo.wait_for_contains_text("#counts-totals", "all blocks", timeout=30)
+    dash_duo.wait_for_element("#counts-curve .scatterlayer .trace", timeout=30)
+    screenshot(dash_duo.driver, "counts")
+    link = share_link(dash_duo, "counts")
+    assert "program=gesummv" in link and "models=pnn-paper%2Cglm%2Cpoly%2Cbest" in link
+    other = fresh_browser()
+    try:
+        other.get(link)
+        assert text_in(other, "#counts-pnn", 60) == got  # the cached result, no retraining
+    finally:
+        other.quit()
+
+
+def test_every_program_of_the_gpu_events(dash_duo, perfcast_app):
+    start(dash_duo, perfcast_app, "/counts?source=gpu&models=glm,poly,best")
+    present(dash_duo.driver, "#counts-all-run")[0].click()
+    dash_duo.wait_for_element("#counts-all-graph .barlayer .trace", timeout=180)
+    dash_duo.driver.execute_script("document.getElementById('counts-all-grid').scrollIntoView()")
+    dash_duo.wait_for_contains_text("#counts-all-grid", "bpnn_adjust_weights_cuda", timeout=30)
+
+
+def test_an_uploaded_count_table_is_used_and_a_bad_one_gets_its_reason(dash_duo, perfcast_app, tmp_path):
+    good = tmp_path / "lab counts.csv"
+    pd.DataFrame([{"program": "stencil", "N": n, "block": "sweep:3", "count": 3 * n * n}
+                  for n in range(8, 200, 8)]).to_csv(good, index=False)
+    bad = tmp_path / "negative.csv"
+    bad.write_text("program,N,block,count\np,1,b,3\np,2,b,-4\n")
+    start(dash_duo, perfcast_app, "/counts")
+    upload = dash_duo.wait_for_element("#counts-upload input[type=file]", timeout=15)
+    upload.send_keys(str(bad))
+    dash_duo.wait_for_contains_text("#counts-upload-status", "zero or more", timeout=30)
+    dash_duo.wait_for_element("#counts-upload input[type=file]", timeout=15).send_keys(str(good))
+    dash_duo.wait_for_contains_text("#counts-upload-status", "1 programs", timeout=30)
+    dash_duo.wait_for_contains_text("#counts-program", "stencil", timeout=15)
+    assert "source=cd-" in share_link(dash_duo, "counts")
