@@ -13,14 +13,20 @@ from dashboard import security
 from dashboard.ui import plotly_bundle
 from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager
-from dashboard.settings import MAX_UPLOAD_BYTES, ROOT, VAR_DIR
+from dashboard.settings import MAX_UPLOAD_BYTES, REDIS_URL, ROOT, VAR_DIR
 
 
 def _secret_key() -> str:
-    """Explicit Flask secret shared by all workers: env var, else one kept on disk."""
+    """Explicit Flask secret shared by all workers: env var, else one kept on disk. With the redis job
+    backend it must be given: web servers on several machines sign and check each other's job handles
+    with it, and with different keys they would silently reject each other's jobs."""
     key = os.environ.get("PERFCAST_SECRET_KEY")
     if key:
         return key
+    if REDIS_URL:
+        raise SystemExit("perfcast: PERFCAST_REDIS_URL is set, so PERFCAST_SECRET_KEY must be set too, to the same "
+                         "value on every web server and worker (e.g. the output of: python -c 'import secrets; "
+                         "print(secrets.token_hex(32))').")
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     path = VAR_DIR / "secret_key"
     if not path.exists():
@@ -52,6 +58,10 @@ plotly_bundle.install(app)
 # assets are fingerprinted by Dash (?m=<mtime>): browsers may keep them for a year
 server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
 server.secret_key = _secret_key()
+if REDIS_URL:  # ./worker.sh: celery -A app:celery_app worker (the same code as the web servers)
+    from dashboard.jobs.celery_app import celery_app as _make_celery
+
+    celery_app = _make_celery()
 # uploads arrive base64-encoded in a callback body: refuse bodies far above the limit early
 server.config["MAX_CONTENT_LENGTH"] = int(MAX_UPLOAD_BYTES * 1.4) + 1024 * 1024
 

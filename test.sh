@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs (virtualenv, pinned packages, Debian's
 # chromium + chromium-driver for the browser tests, gcc with gcov for the basic-block
-# collector) and runs the whole suite.
+# collector, redis-server for the redis job backend's tests) and runs the whole suite.
 # Extra arguments go to pytest, e.g. ./test.sh -k ensemble
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -10,8 +10,9 @@ need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 { command -v gcc && command -v gcov && command -v gcov-dump; } >/dev/null 2>&1 || need+=(gcc)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 if [ ${#need[@]} -gt 0 ]; then
-  echo "[setup] installing Debian ${need[*]} for the browser tests and the basic-block collector"
+  echo "[setup] installing Debian ${need[*]} (browser tests, basic-block collector, redis job backend)"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null

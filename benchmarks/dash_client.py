@@ -89,10 +89,11 @@ class DashClient:
         return r.json()["response"] if r.status_code == 200 else {}
 
     def run_background(self, output: str, values: dict, poll: float = 0.5, limit: float = 600.0,
-                       tick=None) -> dict:
+                       tick=None, poll_through: DashClient | None = None) -> dict:
         """Start a background callback and poll it to its answer (``{}`` if it was stopped).
 
-        ``tick()`` runs between polls (a page's own timers, e.g. its watchdog)."""
+        ``tick()`` runs between polls (a page's own timers, e.g. its watchdog). ``poll_through``: another
+        client (another web server) that the polls go to, as behind a load balancer."""
         body = self._body(self._dep(output), values)
         url = f"/_dash-update-component?endId={self.end_id}"
         first = self._send("job-start", "POST", url, json=body).json()
@@ -103,7 +104,7 @@ class DashClient:
             try:
                 if tick:
                     tick()
-                r = self._send("job-poll", "POST", url, params=handles, json=body)
+                r = (poll_through or self)._send("job-poll", "POST", url, params=handles, json=body)
                 got = None if r.status_code == 204 else r.json()
             except (requests.ConnectionError, requests.JSONDecodeError):
                 # the worker answering died (a reset, or a body cut short: urllib3 < 2 does not enforce

@@ -28,6 +28,17 @@ RESULT_TTL_SECONDS = 30 * 24 * 3600
 #: Browser polling interval of background jobs (ms).
 POLL_MS = 300
 
+# ----------------------------------------------------------------- scale-out (the redis job backend)
+#: Set to a Redis URL (``redis://[:password@]host:6379/0``) to run jobs on Celery workers with results,
+#: status, locks and cancel flags in Redis; unset: everything on this machine (diskcache, fork, flock).
+REDIS_URL = os.environ.get("PERFCAST_REDIS_URL") or None
+#: Seconds a job's lease (its key lock, its slot, its liveness) lasts without renewal; the job renews it
+#: every second, so a job whose machine died is known dead this long after its last renewal.
+LEASE_SECONDS = float(os.environ.get("PERFCAST_LEASE_SECONDS", 10))
+#: Celery worker pool (``prefork`` or ``threads``) and concurrency, per worker machine (./worker.sh).
+WORKER_POOL = os.environ.get("PERFCAST_WORKER_POOL", "prefork")
+WORKER_CONCURRENCY = int(os.environ.get("PERFCAST_WORKER_CONCURRENCY", MAX_CONCURRENT_JOBS))
+
 
 def var_path(*parts: str) -> Path:
     p = VAR_DIR.joinpath(*parts)

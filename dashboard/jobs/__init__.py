@@ -5,16 +5,63 @@ Layout:
 * :mod:`dashboard.jobs.keys`: result keys and job kinds (what makes a key, what computes it);
 * :mod:`dashboard.jobs.runner`: what a job process does (one computation per key, slots, abandonment);
 * :mod:`dashboard.jobs.panel`: a page's Run/Cancel/progress panel and its callbacks;
-* :mod:`dashboard.jobs.local`: the backend on one machine (diskcache, fork, flock, pid).
+* :mod:`dashboard.jobs.backend`: which backend keeps the jobs' state:
+  :mod:`dashboard.jobs.local` (one machine: diskcache, fork, flock, pid) or
+  :mod:`dashboard.jobs.distributed` (Celery workers and Redis, when ``PERFCAST_REDIS_URL`` is set).
 
-The names below are what pages and views use; they come from the active backend.
+The names below are what pages and views use; each asks the active backend.
 """
 
+from dashboard.jobs.backend import active
 from dashboard.jobs.keys import InvalidKey, JobKind, check_key, key_of, result_key
-from dashboard.jobs.local import (background_manager, beat, get_result, has_result, job_failed, pid_alive, put_result,
-                                  reap_finished, result_for, status)
+from dashboard.jobs.local import pid_alive
 from dashboard.jobs.runner import run_job
 
+
+def background_manager():
+    return active().background_manager()
+
+
+def get_result(key: str):
+    return active().get_result(key)
+
+
+def result_for(ref):
+    return active().result_for(ref)
+
+
+def has_result(key: str) -> bool:
+    return active().has_result(key)
+
+
+def put_result(key: str, value: dict) -> None:
+    active().put_result(key, value)
+
+
+def status(key: str):
+    return active().status(key)
+
+
+def job_failed(key: str) -> bool:
+    return active().job_failed(key)
+
+
+def beat(key: str) -> None:
+    active().beat(key)
+
+
+def reap_finished() -> None:
+    active().reap_finished()
+
+
+def job_started() -> None:
+    active().job_started()
+
+
+def job_ended() -> None:
+    active().job_ended()
+
+
 __all__ = ["InvalidKey", "JobKind", "background_manager", "beat", "check_key", "get_result", "has_result",
-           "job_failed", "key_of", "pid_alive", "put_result", "reap_finished", "result_for", "result_key",
-           "run_job", "status"]
+           "job_ended", "job_failed", "job_started", "key_of", "pid_alive", "put_result", "reap_finished", "result_for",
+           "result_key", "run_job", "status"]

@@ -209,6 +209,22 @@ def lower_priority() -> None:
         pass
 
 
+def job_started() -> None:
+    """First thing in the job process: a process group of its own (stopping the job ends its workers
+    too), below the web threads' priority."""
+    own_process_group()
+    lower_priority()
+
+
+def job_ended() -> None:
+    leave_process_group()
+
+
+def cancelled() -> bool:
+    """Cancel ends the job's process group here (``GroupManager.terminate_job``): nothing to check."""
+    return False
+
+
 def reap_finished() -> None:
     """Join this worker's job processes that have exited (until joined they stay zombies), and
     end the process groups of jobs that died (their worker processes would run on)."""

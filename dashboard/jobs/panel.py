@@ -27,7 +27,6 @@ import json
 from dash import Input, Output, State, callback, clientside_callback, dcc, html, no_update
 
 from dashboard import jobs
-from dashboard.jobs import local
 from dashboard.settings import POLL_MS
 from dashboard.ui.components import alert
 from dashboard.ui.url_state import InvalidParameter
@@ -133,16 +132,15 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
             request = kind.from_store(pending)
         except (InvalidParameter, LookupError) as exc:
             return {"error": f"Refused: {message(exc)}"}
-        # this runs in the job's own process: a group of its own (stopping the job ends its
-        # workers too), below the web threads' priority
-        local.own_process_group()
-        local.lower_priority()
+        # this runs in the job's process (local: a forked process, a group of its own; redis: a Celery
+        # task on a worker, with a liveness lease)
+        jobs.job_started()
         set_progress(("0", "starting"))
         try:
             return jobs.run_job(request["key"], lambda report: kind.compute(request["params"], report),
                                 progress=lambda frac, label: set_progress((f"{frac:.3f}", label)))
         finally:
-            local.leave_process_group()
+            jobs.job_ended()
 
     @callback(Output(f"{prefix}-ready", "data"), Output(f"{prefix}-job-status", "children"),
               Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),

@@ -9,8 +9,7 @@ from __future__ import annotations
 import time
 
 from dashboard import settings
-from dashboard.jobs.local import (KeyLock, Slot, get_result, has_result, last_beat, put_result,
-                                  reap_orphan_groups, set_status)
+from dashboard.jobs.backend import active
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import ModelingError
 
@@ -19,9 +18,13 @@ class JobAbandoned(Exception):
     """No browser has watched the job for ``JOB_ABANDON_SECONDS``: it stops itself."""
 
 
+class JobCancelled(Exception):
+    """The page cancelled the job (the redis backend's cooperative cancel)."""
+
+
 class _Reporter:
     """Progress for the job of ``key``; also where an unwatched job notices it is
-    abandoned (the user navigated away or closed the tab) and stops."""
+    abandoned (the user navigated away or closed the tab) or cancelled, and stops."""
 
     def __init__(self, key: str, progress=None):
         self.key, self.progress = key, progress
@@ -32,7 +35,10 @@ class _Reporter:
         now = time.time()
         if now - self.checked >= 1.0:
             self.checked = now
-            seen = max(self.started, last_beat(self.key) or 0.0)
+            b = active()
+            if b.cancelled():
+                raise JobCancelled("cancelled")
+            seen = max(self.started, b.last_beat(self.key) or 0.0)
             if now - seen > settings.JOB_ABANDON_SECONDS:
                 raise JobAbandoned(f"no page has waited for this result for {now - seen:.0f} s")
         if self.progress:
@@ -45,11 +51,12 @@ def compute_once(key: str, compute, report=None):
     too. For results a job computes on the way (the generations job's per-target scenarios); it takes
     no slot, since the job already holds one."""
     report = report or (lambda frac, label: None)
-    with KeyLock(key, on_wait=lambda: report(0.0, "waiting for another user's identical computation")):
-        value = get_result(key)
+    b = active()
+    with b.KeyLock(key, on_wait=lambda: report(0.0, "waiting for another user's identical computation")):
+        value = b.get_result(key)
         if value is None:
             value = compute(report)
-            put_result(key, value)
+            b.put_result(key, value)
     return value
 
 
@@ -62,28 +69,32 @@ def run_job(key: str, compute, progress=None) -> dict:
     computing waits for that result. A job that no page has watched for
     ``JOB_ABANDON_SECONDS`` stops (status ``abandoned``).
     """
-    reap_orphan_groups()  # workers of jobs that died while no page watched them
-    if has_result(key):
+    b = active()
+    b.reap_orphan_groups()  # workers of jobs that died while no page watched them
+    if b.has_result(key):
         return {"key": key}
     report = _Reporter(key, progress)
     try:
-        with KeyLock(key, on_wait=lambda: report(0.0, "the same inputs are being computed for another "
-                                                       "user: waiting for that result")):
-            if has_result(key):
+        with b.KeyLock(key, on_wait=lambda: report(0.0, "the same inputs are being computed for another "
+                                                         "user: waiting for that result")):
+            if b.has_result(key):
                 return {"key": key}
-            set_status(key, "queued")
-            with Slot(on_wait=lambda: report(0.0, "queued: other jobs are training, waiting for a free slot")):
-                set_status(key, "running")
+            b.set_status(key, "queued")
+            with b.Slot(on_wait=lambda: report(0.0, "queued: other jobs are training, waiting for a free slot")):
+                b.set_status(key, "running")
                 value = compute(report)
-            put_result(key, value)
-            set_status(key, "done")
+            b.put_result(key, value)
+            b.set_status(key, "done")
         return {"key": key}
+    except JobCancelled:
+        b.set_status(key, "cancelled")
+        return {"key": key, "error": "Cancelled. Change the inputs or run again."}
     except JobAbandoned as exc:
-        set_status(key, "abandoned", message=str(exc))
+        b.set_status(key, "abandoned", message=str(exc))
         return {"key": key, "error": f"Stopped: {exc}. Run again."}
     except (ModelingError, InvalidParameter, LookupError) as exc:
-        set_status(key, "error", message=str(exc))
+        b.set_status(key, "error", message=str(exc))
         return {"key": key, "error": str(exc)}
     except Exception as exc:  # noqa: BLE001 - shown to the user in place of the spinner
-        set_status(key, "error", message=f"{type(exc).__name__}: {exc}")
+        b.set_status(key, "error", message=f"{type(exc).__name__}: {exc}")
         return {"key": key, "error": f"The job failed: {type(exc).__name__}: {exc}"}

@@ -17,9 +17,10 @@ def perfcast_app():
 
 
 @contextlib.contextmanager
-def gunicorn_server(var, **env):
+def gunicorn_server(var, log_name=None, **env):
     """gunicorn with the project's settings (1 worker x 4 threads) on a free loopback port, state in
-    ``var``, its log in a file beside it; extra ``env`` for the server. Yields ``(base url, var, log)``."""
+    ``var``, its log in a file beside it (``log_name``, default named after ``var``); extra ``env`` for the
+    server. Yields ``(base url, var, log)``."""
     import os
     import signal
     import subprocess
@@ -27,7 +28,7 @@ def gunicorn_server(var, **env):
     from benchmarks.load import _free_port, _wait_up
 
     root = Path(__file__).resolve().parents[2]
-    log = var.parent / f"{var.name}.log"
+    log = var.parent / (log_name or f"{var.name}.log")
     port = _free_port()
     full_env = {**os.environ, "PERFCAST_VAR_DIR": str(var), "PERFCAST_WORKERS": "1", **env}
     with open(log, "w") as fh:

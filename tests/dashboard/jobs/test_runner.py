@@ -1,4 +1,6 @@
-"""Job life cycle as plain functions: one computation per key, abandoned jobs stop, a dead owner hands over."""
+"""Job life cycle as plain functions, on both backends (``backend``: local and redis): one computation per
+key, abandoned jobs stop, a dead owner hands over, cancel stops a job, an exception's message reaches the
+page."""
 
 import multiprocessing as mp
 import os
@@ -8,7 +10,7 @@ import time
 
 
 from dashboard import jobs
-from dashboard.jobs import local
+from dashboard.jobs.backend import active
 
 KEY_HANDOVER = jobs.result_key("scenario", {"test": "scenario-handover"}, "fp")
 KEY_LEFT = jobs.result_key("scenario", {"test": "scenario-left"}, "fp")
@@ -32,7 +34,7 @@ def _run_in_child(key, log_path, seconds, out_q):
     out_q.put(jobs.run_job(key, _slow_compute(log_path, seconds)))
 
 
-def test_two_users_same_inputs_compute_once(var):
+def test_two_users_same_inputs_compute_once(backend, var):
     ctx = mp.get_context("fork")
     log = var / "computed.log"
     q = ctx.Queue()
@@ -47,7 +49,7 @@ def test_two_users_same_inputs_compute_once(var):
     assert jobs.status(KEY_SAME)["state"] == "done"
 
 
-def test_dead_owner_hands_over_to_the_waiting_job(var):
+def test_dead_owner_hands_over_to_the_waiting_job(backend, var):
     ctx = mp.get_context("fork")
     log = var / "computed.log"
     q = ctx.Queue()
@@ -68,7 +70,7 @@ def test_dead_owner_hands_over_to_the_waiting_job(var):
     assert len(log.read_text().split()) == 2
 
 
-def test_a_job_no_page_watches_stops_itself(var, monkeypatch):
+def test_a_job_no_page_watches_stops_itself(backend, var, monkeypatch):
     monkeypatch.setattr("dashboard.settings.JOB_ABANDON_SECONDS", 1.0)
     t0 = time.time()
     out = jobs.run_job(KEY_LEFT, _slow_compute(var / "a.log", 30))
@@ -78,7 +80,7 @@ def test_a_job_no_page_watches_stops_itself(var, monkeypatch):
     assert not jobs.job_failed(KEY_LEFT) and not jobs.has_result(KEY_LEFT)
 
 
-def test_a_watched_job_runs_to_the_end(var, monkeypatch):
+def test_a_watched_job_runs_to_the_end(backend, var, monkeypatch):
     monkeypatch.setattr("dashboard.settings.JOB_ABANDON_SECONDS", 1.0)
     stop = threading.Event()
 
@@ -97,7 +99,7 @@ def test_a_watched_job_runs_to_the_end(var, monkeypatch):
     assert out == {"key": KEY_WATCHED} and jobs.get_result(KEY_WATCHED) == {"by": os.getpid()}
 
 
-def test_job_requests_are_parsed_again_and_keys_checked(var):
+def test_job_requests_are_parsed_again_and_keys_checked(backend, var):
     import pytest
 
     from dashboard.crossgen.kinds import SCENARIO, SWEEP
@@ -121,7 +123,7 @@ def test_job_requests_are_parsed_again_and_keys_checked(var):
         with pytest.raises(jobs.InvalidKey):
             jobs.check_key(bad)
         with pytest.raises(jobs.InvalidKey):
-            local.KeyLock(bad, on_wait=lambda: None)
+            active().KeyLock(bad, on_wait=lambda: None)
         assert jobs.key_of({"key": bad}) is None and jobs.result_for({"key": bad}) is None
     assert not (var / "jobs" / "keys").exists() or not list((var / "jobs" / "keys").iterdir())
 
@@ -132,7 +134,7 @@ def _compute_once_in_child(key, log_path, out_q):
     out_q.put(compute_once(key, _slow_compute(log_path, 1.0)))
 
 
-def test_results_a_job_computes_on_the_way_are_computed_once_under_their_lock(var):
+def test_results_a_job_computes_on_the_way_are_computed_once_under_their_lock(backend, var):
     """The generations job computes one scenario per target: two such jobs sharing a target compute
     that scenario once (the second waits under the key's lock) and store it for the scenario page."""
     ctx = mp.get_context("fork")
@@ -147,3 +149,75 @@ def test_results_a_job_computes_on_the_way_are_computed_once_under_their_lock(va
         p.join(10)
     assert outs[0] == outs[1] and len(log.read_text().split()) == 1
     assert jobs.get_result(key) == outs[0]
+
+
+def _cancellable_job(key, log_path, out_q, task):
+    """A job process as the panel runs one: started (local: a process group of its own; redis: a
+    liveness lease under Celery task ``task``), then the runner."""
+    from dashboard.jobs import distributed
+
+    distributed._task_id = lambda: task
+    jobs.job_started()
+    try:
+        out_q.put(jobs.run_job(key, _slow_compute(log_path, 60)))
+    finally:
+        jobs.job_ended()
+
+
+def test_cancel_stops_the_job(backend, var):
+    ctx = mp.get_context("fork")
+    key = jobs.result_key("scenario", {"test": "cancel"}, "fp")
+    q = ctx.Queue()
+    p = ctx.Process(target=_cancellable_job, args=(key, var / "c.log", q, "task-cancel-1"))
+    p.start()
+    deadline = time.time() + 20
+    while (jobs.status(key) or {}).get("state") != "running" and time.time() < deadline:
+        time.sleep(0.05)
+    t0 = time.time()
+    # what Dash calls on Cancel: local ends the job's process group, redis sets the flag the job checks
+    jobs.background_manager().terminate_job(p.pid if backend == "local" else "task-cancel-1")
+    p.join(10)
+    assert not jobs.pid_alive(p.pid) and time.time() - t0 < 5  # (local: the manager reaps it itself)
+    if backend == "redis":
+        assert q.get(timeout=5)["error"].startswith("Cancelled")
+        assert jobs.status(key)["state"] == "cancelled"
+    assert not jobs.has_result(key)
+
+
+def test_an_exception_s_message_reaches_the_page(backend, var):
+    from modeling.errors import DataError
+
+    key = jobs.result_key("scenario", {"test": "raises"}, "fp")
+
+    def compute(report):
+        raise DataError("column 'cycles' has text in row 7")
+
+    out = jobs.run_job(key, compute)
+    assert out == {"key": key, "error": "column 'cycles' has text in row 7"}
+    assert jobs.status(key)["state"] == "error" and not jobs.job_failed(key)
+
+    def crashes(report):
+        return {"ratio": 1 / 0}
+
+    out = jobs.run_job(jobs.result_key("scenario", {"test": "crash"}, "fp"), crashes)
+    assert out["error"] == "The job failed: ZeroDivisionError: division by zero"
+
+
+def test_a_dead_job_is_reported_failed(backend, var):
+    """The page's watchdog asks job_failed: a job killed mid-run (its machine lost) is failed, within the
+    lease on the redis backend."""
+    ctx = mp.get_context("fork")
+    key = jobs.result_key("scenario", {"test": "killed"}, "fp")
+    q = ctx.Queue()
+    p = ctx.Process(target=_run_in_child, args=(key, var / "k.log", 60, q))
+    p.start()
+    deadline = time.time() + 20
+    while (jobs.status(key) or {}).get("state") != "running" and time.time() < deadline:
+        time.sleep(0.05)
+    assert not jobs.job_failed(key)
+    os.kill(p.pid, signal.SIGKILL)
+    p.join(10)
+    t0 = time.time()
+    while not jobs.job_failed(key) and time.time() - t0 < 15:
+        time.sleep(0.1)
+    assert jobs.job_failed(key) and time.time() - t0 < 5

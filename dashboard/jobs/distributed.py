@@ -1,0 +1,327 @@
+"""The redis job backend: jobs on Celery workers, their state in Redis (``PERFCAST_REDIS_URL``).
+
+The same guarantees as :mod:`dashboard.jobs.local`, across machines:
+
+* Results: compressed JSON under ``perfcast:result:<key>``, with the same expiry; a page that finds its
+  key renders at once, from any web server.
+* Status (queued / running / done / error / cancelled / abandoned) and the pages' heartbeats in Redis.
+* One computation per key: a Redis lock with a lease (``LEASE_SECONDS``) that the job renews every second.
+  A job whose machine died stops renewing: its lease runs out, a waiting job takes the key over, and the
+  page's watchdog reports "failed, run again" (the lease is how a dead job is told from a slow one).
+* A per-machine cap of concurrent trainings: ``MAX_CONCURRENT_JOBS`` leased slots per host name.
+* Cancel is a flag (``perfcast:cancel:<task id>``) the job checks at least once a second, so it works with
+  either Celery pool and with process pools inside a job; a task still queued is also revoked.
+* Dash's ``CeleryManager`` carries each job's answer to its page. Its "is the job running" is also asked
+  of the job's liveness lease, so a job whose worker died ends the page's polling instead of leaving an
+  endless spinner.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+import uuid
+import zlib
+from collections import OrderedDict
+from functools import lru_cache
+
+from dashboard import settings
+from dashboard.jobs.keys import check_key, key_of
+
+PREFIX = "perfcast"
+
+
+@lru_cache(maxsize=4)
+def _client_for(url: str, pid: int):
+    import redis
+
+    return redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5, health_check_interval=30)
+
+
+def client():
+    """This process's Redis client (a forked process opens its own connections)."""
+    return _client_for(settings.REDIS_URL, os.getpid())
+
+
+def _k(*parts) -> str:
+    return ":".join((PREFIX, *map(str, parts)))
+
+
+# ------------------------------------------------------------------------ results, status, heartbeats
+
+def _default(o):
+    import numpy as np
+
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"{type(o).__name__} is not JSON")
+
+
+def _pack(value) -> bytes:
+    return zlib.compress(json.dumps(value, default=_default, separators=(",", ":")).encode(), 6)
+
+
+def _unpack(raw):
+    return None if raw is None else json.loads(zlib.decompress(raw))
+
+
+_MEMO: OrderedDict = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+MEMO_ENTRIES = 16
+
+
+def get_result(key: str):
+    check_key(key)
+    with _MEMO_LOCK:
+        if key in _MEMO:
+            _MEMO.move_to_end(key)
+            return _MEMO[key]
+    value = _unpack(client().get(_k("result", key)))
+    if value is not None:
+        with _MEMO_LOCK:
+            _MEMO[key] = value
+            while len(_MEMO) > MEMO_ENTRIES:
+                _MEMO.popitem(last=False)
+    return value
+
+
+def result_for(ref) -> dict | None:
+    key = key_of(ref)
+    return get_result(key) if key else None
+
+
+def has_result(key: str) -> bool:
+    return bool(client().exists(_k("result", check_key(key))))
+
+
+def put_result(key: str, value: dict) -> None:
+    client().set(_k("result", check_key(key)), _pack(value), ex=int(settings.RESULT_TTL_SECONDS))
+
+
+def set_status(key: str, state: str, **extra) -> None:
+    client().set(_k("status", check_key(key)),
+                 json.dumps({"state": state, "host": socket.gethostname(), "pid": os.getpid(), "t": time.time(),
+                             **extra}), ex=int(settings.RESULT_TTL_SECONDS))
+
+
+def status(key: str) -> dict | None:
+    raw = client().get(_k("status", check_key(key)))
+    return json.loads(raw) if raw else None
+
+
+def beat(key: str) -> None:
+    client().set(_k("beat", check_key(key)), repr(time.time()), ex=3600)
+
+
+def last_beat(key: str) -> float | None:
+    raw = client().get(_k("beat", check_key(key)))
+    return float(raw) if raw else None
+
+
+def job_failed(key: str) -> bool:
+    """True when the job for ``key`` was started but holds no lease any more and left no result: its
+    process or its machine died."""
+    st = status(key)
+    if st is None or st["state"] not in ("queued", "running"):
+        return False
+    return not client().exists(_k("lock", key)) and not has_result(key)
+
+
+# ------------------------------------------------------------------------ leases
+
+class _Renewer:
+    """One thread per process renewing every lease this process holds, once a second."""
+
+    def __init__(self):
+        self.leases: dict[str, object] = {}
+        self.lock = threading.Lock()
+        self.thread = None
+        self.pid = None
+
+    def add(self, lease) -> None:
+        with self.lock:
+            self.leases[lease.name] = lease
+            if self.thread is None or self.pid != os.getpid() or not self.thread.is_alive():
+                self.pid = os.getpid()
+                self.thread = threading.Thread(target=self._run, name="perfcast-leases", daemon=True)
+                self.thread.start()
+
+    def remove(self, lease) -> None:
+        with self.lock:
+            self.leases.pop(lease.name, None)
+
+    def _run(self):
+        while True:
+            time.sleep(1.0)
+            with self.lock:
+                held = list(self.leases.values())
+            for lease in held:
+                lease.renew()
+
+
+_RENEWER = _Renewer()
+
+
+class Lease:
+    """A Redis key held by this process with an expiry it renews while held (SET NX PX + token check)."""
+
+    _RENEW = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
+              "return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end")
+    _RELEASE = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
+                "return redis.call('del', KEYS[1]) else return 0 end")
+
+    def __init__(self, name: str):
+        self.name = name
+        self.token = uuid.uuid4().hex
+        self.held = False
+
+    def _ms(self) -> int:
+        return int(settings.LEASE_SECONDS * 1000)
+
+    def acquire(self) -> bool:
+        if client().set(self.name, self.token, nx=True, px=self._ms()):
+            self.held = True
+            _RENEWER.add(self)
+        return self.held
+
+    def renew(self) -> None:
+        try:
+            if not client().eval(self._RENEW, 1, self.name, self.token, self._ms()):
+                self.held = False  # lost (expired while this process was stalled): someone may have it now
+                _RENEWER.remove(self)
+        except Exception:  # noqa: BLE001 - Redis briefly unreachable: try again next second
+            pass
+
+    def release(self) -> None:
+        _RENEWER.remove(self)
+        if self.held:
+            try:
+                client().eval(self._RELEASE, 1, self.name, self.token)
+            finally:
+                self.held = False
+
+
+class KeyLock:
+    """Held by the one job computing ``key`` (see the module docstring); another job with the same key
+    waits for that result, and takes the key over when the holder's lease runs out."""
+
+    def __init__(self, key: str, on_wait):
+        self.key = check_key(key)
+        self.lease = Lease(_k("lock", self.key))
+        self.on_wait = on_wait
+
+    def __enter__(self):
+        while True:
+            if self.lease.acquire() or has_result(self.key):
+                return self
+            self.on_wait()
+            time.sleep(0.25)
+
+    def __exit__(self, *exc):
+        self.lease.release()
+
+
+class Slot:
+    """One of ``MAX_CONCURRENT_JOBS`` leased slots of this machine; held while a job trains."""
+
+    def __init__(self, on_wait=None):
+        self.on_wait = on_wait
+        self.lease = None
+
+    def __enter__(self):
+        host = socket.gethostname()
+        while True:
+            for i in range(settings.MAX_CONCURRENT_JOBS):
+                lease = Lease(_k("slot", host, i))
+                if lease.acquire():
+                    self.lease = lease
+                    return self
+            if self.on_wait:
+                self.on_wait()
+            time.sleep(0.25)
+
+    def __exit__(self, *exc):
+        self.lease.release()
+
+
+# ------------------------------------------------------------------------ the job process
+
+_TASK = threading.local()  # the Celery task this thread runs (a threads pool runs several in one process)
+
+
+def _task_id() -> str | None:
+    try:
+        from celery import current_task
+    except ImportError:
+        return None
+    return getattr(getattr(current_task, "request", None), "id", None) if current_task else None
+
+
+def job_started() -> None:
+    """Called first in the job (a Celery task): a liveness lease for the page's poll, renewed every second."""
+    task = _task_id()
+    _TASK.task, _TASK.lease = task, None
+    if task:
+        _TASK.lease = Lease(_k("alive", task))
+        _TASK.lease.acquire()
+        client().set(_k("started", task), "1", ex=int(settings.RESULT_TTL_SECONDS))
+
+
+def job_ended() -> None:
+    """The job returns: its liveness lease is no longer renewed but left to run out, so that the page's
+    poll does not see a dead job in the moment between the return and Dash storing the answer."""
+    lease = getattr(_TASK, "lease", None)
+    if lease:
+        _RENEWER.remove(lease)
+    _TASK.task = _TASK.lease = None
+
+
+def cancelled() -> bool:
+    """Has the page cancelled this job (checked by the runner at least once a second)?"""
+    task = getattr(_TASK, "task", None)
+    return bool(task) and bool(client().exists(_k("cancel", task)))
+
+
+def lower_priority() -> None:
+    """Nothing per job: ./worker.sh starts the whole worker below the web servers' priority (a pool
+    process runs many jobs, and os.nice would add up)."""
+
+
+def reap_finished() -> None:
+    """Nothing to reap on a web server: jobs run on the workers."""
+
+
+def reap_orphan_groups() -> None:
+    """Nothing to reap: a worker's pool ends its own processes."""
+
+
+# ------------------------------------------------------------------------ Dash's manager
+
+@lru_cache(maxsize=1)
+def background_manager():
+    from dash import CeleryManager
+
+    from dashboard.jobs.celery_app import celery_app
+
+    class LeasedCeleryManager(CeleryManager):
+        """Dash's Celery manager, with a cooperative cancel (a flag the job checks; a queued task is also
+        revoked) and a job whose liveness lease ran out counted as not running."""
+
+        def terminate_job(self, job):
+            if job is None:
+                return
+            client().set(_k("cancel", job), "1", ex=3600)
+            self.handle.control.revoke(job)
+
+        def job_running(self, job):
+            if not super().job_running(job):
+                return False
+            started = client().exists(_k("started", job))
+            return not started or bool(client().exists(_k("alive", job)))
+
+    return LeasedCeleryManager(celery_app(), expire=int(settings.RESULT_TTL_SECONDS))

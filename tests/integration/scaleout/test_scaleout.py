@@ -1,0 +1,208 @@
+"""The redis job backend end to end: Redis, real Celery workers, two gunicorn web servers and headless
+Chromium. Run -> result on a worker; Cancel -> "Cancelled" and the worker free again; a worker killed mid-job
+-> "failed, run again" with Run enabled, and a restarted worker runs it; a job started through one server is
+delivered through the other, and a cached shared link opens from either."""
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import gunicorn_server
+from dashboard import jobs
+from dashboard.crossgen.kinds import SCENARIO
+from pc_browser import fresh_browser, present, text_in
+
+ROOT = Path(__file__).resolve().parents[3]
+SECRET = "scale-out-test-secret"
+LEASE = "3"
+
+
+def cluster_env(redis_url, var) -> dict:
+    return {"PERFCAST_REDIS_URL": redis_url, "PERFCAST_SECRET_KEY": SECRET, "PERFCAST_VAR_DIR": str(var),
+            "PERFCAST_LEASE_SECONDS": LEASE}
+
+
+class Worker:
+    """``celery -A app:celery_app worker`` as ./worker.sh starts it, in a process group of its own."""
+
+    def __init__(self, env: dict, name: str, log: Path, concurrency=2):
+        self.log = log
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "app:celery_app", "worker", "--pool", "prefork",
+             "--concurrency", str(concurrency), "--hostname", f"{name}@%h", "--loglevel", "INFO"],
+            cwd=ROOT, env={**os.environ, **env}, stdout=open(log, "ab"), stderr=subprocess.STDOUT,
+            start_new_session=True)
+        deadline = time.time() + 60
+        while b" ready." not in log.read_bytes():
+            if self.proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"worker {name} did not start:\n{log.read_text()[-2000:]}")
+            time.sleep(0.1)
+
+    def kill(self):
+        """Machine loss: SIGKILL to the worker and its pool processes at once."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def cluster(redis_server, tmp_path_factory, monkeypatch_module):
+    """Redis, worker w1, web servers A and B sharing the var directory and the secret. This test process
+    reads the same Redis (the job layer's redis backend)."""
+    import redis
+
+    redis.Redis.from_url(redis_server).flushall()
+    var = tmp_path_factory.mktemp("cluster-var")
+    env = cluster_env(redis_server, var)
+    for k, v in (("REDIS_URL", redis_server), ("LEASE_SECONDS", float(LEASE)), ("VAR_DIR", var)):
+        monkeypatch_module.setattr(f"dashboard.settings.{k}", v)
+    from dashboard.jobs import backend
+
+    monkeypatch_module.setattr(backend, "_active", None)
+    backend.use("redis")
+    workers = {"w1": Worker(env, "w1", var.parent / "w1.log")}
+    with gunicorn_server(var, "web-a.log", **env) as a, gunicorn_server(var, "web-b.log", **env) as b:
+        yield {"env": env, "var": var, "a": a[0], "b": b[0], "workers": workers, "logs": (a[2], b[2])}
+    for w in workers.values():
+        w.stop()
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    mp = pytest.MonkeyPatch()
+    yield mp
+    mp.undo()
+
+
+# ---------------------------------------------------------------------------------------------- tests
+
+LINK = "/scenario?dataset=rodinia&host=GTX-680&target=Tesla-P100&preset=rastsim&transform=log&seed={seed}"
+
+
+def _key(seed):
+    return SCENARIO.request({"dataset": "rodinia", "host": "GTX-680", "target": "Tesla-P100", "preset": "rastsim",
+                             "transform": "log", "seed": str(seed)})["key"]
+
+
+def _wait(cond, timeout, step=0.1):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if cond():
+            return True
+        time.sleep(step)
+    return False
+
+
+def _run_enabled(driver):
+    return not driver.find_element("id", "scenario-run").get_attribute("disabled")
+
+
+def test_a_job_runs_on_a_worker_and_cancel_frees_it(cluster):
+    d = fresh_browser()
+    try:
+        d.get(cluster["a"] + "/scenario?target=Tesla-K40&seed=30")  # a quick scenario: run -> result
+        present(d, "#scenario-run")[0].click()
+        eout = text_in(d, "#scenario-best-eout", 240)
+        key = SCENARIO.request({"target": "Tesla-K40", "seed": "30"})["key"]
+        st = jobs.status(key)
+        assert eout.endswith("%") and st["state"] == "done" and jobs.has_result(key)
+        assert st["pid"] in worker_pool(cluster["workers"]["w1"])  # computed on the worker, not a web server
+
+        d.get(cluster["a"] + LINK.format(seed=31))  # a long one: the link starts it
+        text_in(d, "#scenario-progress-label", 60)
+        assert _wait(lambda: (jobs.status(_key(31)) or {}).get("state") == "running", 60)
+        t0 = time.time()
+        present(d, "#scenario-cancel")[0].click()
+        assert "Cancelled" in text_in(d, "#scenario-job-status", 15)
+        assert _wait(lambda: jobs.status(_key(31))["state"] == "cancelled", 10)  # the job saw the flag
+        print(f"\ncancel -> job stopped on the worker: {time.time() - t0:.1f} s")
+        assert _wait(lambda: _run_enabled(d), 15)
+        assert not jobs.has_result(_key(31))
+        d.get(cluster["a"] + "/scenario?target=Tesla-K20&seed=32")  # the worker is free again
+        present(d, "#scenario-run")[0].click()
+        assert text_in(d, "#scenario-best-eout", 240).endswith("%")
+    finally:
+        d.quit()
+
+
+def worker_pool(worker) -> set[int]:
+    import psutil
+
+    return {c.pid for c in psutil.Process(worker.proc.pid).children(recursive=True)}
+
+
+def test_a_dead_worker_is_reported_failed_and_a_restarted_one_runs_the_job(cluster):
+    d = fresh_browser()
+    try:
+        d.get(cluster["a"] + LINK.format(seed=33))
+        assert _wait(lambda: (jobs.status(_key(33)) or {}).get("state") == "running", 60)
+        time.sleep(1.0)
+        cluster["workers"]["w1"].kill()  # the worker machine is lost mid-job
+        t0 = time.time()
+        status = text_in(d, "#scenario-job-status", 60)
+        lost = time.time() - t0
+        assert "job failed" in status and "Run again" in status
+        assert _wait(lambda: _run_enabled(d), 10)  # no endless spinner: Run is enabled again
+        print(f"\nworker killed -> 'failed, run again' on the page: {lost:.1f} s (lease {LEASE} s)")
+        assert lost < 20
+        w = Worker(cluster["env"], "w1", cluster["var"].parent / "w1-restarted.log")
+        cluster["workers"]["w1"] = w
+        present(d, "#scenario-run")[0].click()
+        assert text_in(d, "#scenario-best-eout", 300).endswith("%")
+        assert jobs.status(_key(33))["state"] == "done"
+    finally:
+        d.quit()
+
+
+def test_two_web_servers_and_two_workers_share_jobs_and_results(cluster):
+    from benchmarks.dash_client import DashClient
+
+    cluster["workers"]["w2"] = Worker(cluster["env"], "w2", cluster["var"].parent / "w2.log")
+    request = SCENARIO.request({"target": "GTX-970", "seed": "34"})
+    pending = {**request, "attempt": 0, "cancels": 0}
+    a, b = DashClient(cluster["a"]), DashClient(cluster["b"])
+    a.open("/scenario")
+    b.open("/scenario")
+
+    def watchdog():
+        b.call("scenario-failed.data", {("scenario-watchdog", "n_intervals"): 1, ("scenario-pending", "data"): pending})
+
+    got = a.run_background("scenario-job-result.data", {("scenario-pending", "data"): pending}, poll=0.3,
+                           limit=300, tick=watchdog, poll_through=b)  # started on A, polled through B
+    assert got["scenario-job-result"]["data"] == {"key": request["key"]}
+    link = "/scenario?target=GTX-970&seed=34"
+    values = []
+    for base in (cluster["a"], cluster["b"]):  # the cached shared link opens from either server
+        d = fresh_browser()
+        try:
+            d.get(base + link)
+            values.append(text_in(d, "#scenario-best-eout", 30))
+        finally:
+            d.quit()
+    assert values[0] == values[1] and values[0].endswith("%")
+    assert jobs.status(request["key"])["state"] == "done"
+
+
+def test_the_web_server_refuses_to_start_without_a_shared_secret(redis_server, tmp_path):
+    env = {**os.environ, "PERFCAST_REDIS_URL": redis_server, "PERFCAST_VAR_DIR": str(tmp_path)}
+    env.pop("PERFCAST_SECRET_KEY", None)
+    r = subprocess.run([sys.executable, "-c", "import app"], cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode != 0 and "PERFCAST_SECRET_KEY must be set" in r.stderr
