@@ -9,12 +9,18 @@ What it does, all against a server it starts itself on 127.0.0.1 and stops at th
 * One more training; its gunicorn worker is SIGKILLed mid-job: the result must
   still arrive, or the page's watchdog must report the failure.
 * ``--saves`` users save the same scenario at the same moment through both workers.
+* ``--backend redis``: the same with the redis job backend: a Redis started here, two Celery workers
+  (``celery -A app:celery_app worker``, as ./worker.sh), trainings on the workers, and one *worker* killed
+  mid-job (machine loss) instead of a gunicorn worker; task deliveries are counted from the workers' logs
+  (no lost or duplicated job). ``--backend both`` runs local then redis, so the cached-view p95 of both
+  backends come from one run.
 
 Prints JSON: requests and 5xx counts, p50/p95 of a cached view against the 1 s
 budget (the ratio), per-request p95, training times, the worker-kill outcome,
 zombie processes left, and the save outcome. Loops are bounded by count and time.
 
     .venv/bin/python benchmarks/load.py --users 15 --seconds 40 --json
+    .venv/bin/python benchmarks/load.py --users 18 --seconds 40 --backend both --json
 """
 
 from __future__ import annotations
@@ -113,24 +119,96 @@ def _status(p):
         return None
 
 
-def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_views=600, threads=4) -> dict:
-    """Start the server, run the load, stop the server; returns the measured figures."""
+def _start_redis() -> tuple[subprocess.Popen, str]:
+    import redis
+
+    port = _free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    url = f"redis://127.0.0.1:{port}/0"
+    deadline = time.time() + 20
+    while True:
+        try:
+            redis.Redis.from_url(url).ping()
+            return proc, url
+        except redis.ConnectionError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def _celery_worker(env: dict, name: str, log: Path) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "app:celery_app", "worker", "--pool", "prefork",
+                             "--concurrency", "2", "--hostname", f"{name}@%h", "--loglevel", "INFO"],
+                            cwd=ROOT, env=env, stdout=open(log, "ab"), stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    deadline = time.time() + 60
+    while b" ready." not in log.read_bytes():
+        if proc.poll() is not None or time.time() > deadline:
+            raise RuntimeError(f"celery worker {name} did not start: {log.read_text()[-1500:]}")
+        time.sleep(0.1)
+    return proc
+
+
+def _stop_group(proc: subprocess.Popen) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(15)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _deliveries(logs) -> dict:
+    """Celery task ids received per worker log: a job delivered twice (redelivery) would appear twice."""
+    got = []
+    for log in logs:
+        got += re.findall(r"Task background_callback_\w+\[([0-9a-f-]{36})\] received", log.read_text(errors="replace"))
+    return {"tasks_received": len(got), "tasks_received_twice": len(got) - len(set(got))}
+
+
+def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_views=600, threads=4,
+        backend="local") -> dict:
+    """Start the server (and for ``backend="redis"`` Redis and two Celery workers), run the load, stop
+    everything; returns the measured figures."""
     var = tempfile.mkdtemp(prefix="perfcast-load-")
     os.environ["PERFCAST_VAR_DIR"] = var  # this process reads the same cache as the server
     from benchmarks.dash_client import DashClient, DashError
-    from dashboard import jobs
+    from dashboard import jobs, settings
     from dashboard.crossgen.kinds import SCENARIO, cached
+    from dashboard.jobs import backend as job_backend
     from dashboard.ui.url_state import to_query
+
+    settings.VAR_DIR = Path(var)
+    env = {**os.environ, "PERFCAST_VAR_DIR": var}
+    redis_proc, workers = None, []
+    if backend == "redis":
+        import secrets
+
+        redis_proc, url = _start_redis()
+        env.update(PERFCAST_REDIS_URL=url, PERFCAST_SECRET_KEY=secrets.token_hex(16), PERFCAST_LEASE_SECONDS="5")
+        settings.REDIS_URL, settings.LEASE_SECONDS = url, 5.0
+        workers = [(_celery_worker(env, f"w{i}", Path(var) / f"w{i}.log"), Path(var) / f"w{i}.log") for i in (1, 2)]
+    else:
+        env.pop("PERFCAST_REDIS_URL", None)
+        settings.REDIS_URL = None
+    job_backend.use(backend)
 
     view_params = SCENARIO.request({})["params"]
     cached_key, _ = cached(SCENARIO, view_params)  # the view the users open is cached
     query = to_query(view_params)
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
-    server = _gunicorn(port, {**os.environ, "PERFCAST_VAR_DIR": var}, threads)
+    server = _gunicorn(port, env, threads)
     rec = Recorder()
-    out: dict = {"users": users, "seconds": seconds,
-                 "server": f"gunicorn -c gunicorn.conf.py: 2 workers x {threads} threads (loopback)"}
+    out: dict = {"backend": backend, "users": users, "seconds": seconds,
+                 "server": f"gunicorn -c gunicorn.conf.py: 2 workers x {threads} threads (loopback)"
+                           + (", 2 Celery workers x 2 processes, Redis" if backend == "redis" else "")}
     try:
         _wait_up(base)
         ready = {("scenario-ready", "data"): {"key": cached_key}}
@@ -176,10 +254,13 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
                 ticks["n"] += 1
                 got = client.call("scenario-failed.data", {("scenario-watchdog", "n_intervals"): ticks["n"],
                                                            ("scenario-pending", "data"): request})
-                ticks["failed"] = ticks["failed"] or bool(got.get("scenario-failed"))
+                if got.get("scenario-failed") and not ticks["failed"]:
+                    ticks["failed"], ticks["failed_at"] = True, time.time()
 
             if kill:
-                threading.Thread(target=_kill_job_worker, args=(key, jobs, outcome), daemon=True).start()
+                target = _kill_job_worker if backend == "local" else _kill_celery_worker
+                args = (key, jobs, outcome) if backend == "local" else (key, jobs, outcome, workers)
+                threading.Thread(target=target, args=args, daemon=True).start()
             try:
                 got = client.run_background("scenario-job-result.data", {("scenario-pending", "data"): request},
                                             tick=watchdog)
@@ -187,7 +268,13 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
                     and jobs.has_result(key)
             except (DashError, TimeoutError, OSError) as exc:
                 outcome["error"] = str(exc)
+            t_end = time.time() + 20  # a page's watchdog keeps ticking after the job's polling stopped
+            while not outcome.get("delivered") and not ticks["failed"] and time.time() < t_end:
+                watchdog()
+                time.sleep(1.5)
             outcome["failure_shown"] = ticks["failed"]
+            if ticks["failed"] and "killed_at" in outcome:
+                outcome["death_to_failed_s"] = round(ticks["failed_at"] - outcome["killed_at"], 1)
             outcome["polls_reset"] = client.reset_polls
             outcome["seconds"] = round(time.perf_counter() - t, 2)
 
@@ -224,6 +311,8 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
         if saves:
             out["concurrent_save"] = _concurrent_save(base, query, cached_key, saves, rec, Path(var))
         out["http_5xx"] = sum(s >= 500 for s in rec.statuses)
+        if workers:
+            out.update(_deliveries([log for _, log in workers]))
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
@@ -232,7 +321,33 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             os.killpg(server.pid, signal.SIGKILL)
         err = server.stderr.read() if server.stderr else ""
         out["server_tracebacks"] = err.count("Traceback")
+        for proc, _ in workers:
+            _stop_group(proc)
+        if redis_proc:
+            _stop_group(redis_proc)
     return out
+
+
+def _kill_celery_worker(key, jobs, outcome, workers):
+    """Machine loss: SIGKILL the whole Celery worker (main process and pool) that runs the job of ``key``."""
+    import psutil
+
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        st = jobs.status(key) or {}
+        if st.get("state") == "running":
+            time.sleep(1.0)  # well into the training
+            for proc, _log in workers:
+                pool = {c.pid for c in psutil.Process(proc.pid).children(recursive=True)}
+                if st["pid"] in pool:
+                    outcome["killed_worker_pid"] = proc.pid
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    outcome["killed_at"] = time.time()
+                    return
+            outcome["kill_missed"] = True
+            return
+        time.sleep(0.1)
+    outcome["kill_missed"] = True
 
 
 def _kill_job_worker(key, jobs, outcome):
@@ -296,9 +411,17 @@ def main() -> None:
     ap.add_argument("--saves", type=int, default=8)
     ap.add_argument("--no-kill", action="store_true")
     ap.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker (1: sync workers)")
+    ap.add_argument("--backend", choices=["local", "redis", "both"], default="local",
+                    help="job backend: one machine, Celery workers with Redis, or both in one run")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
-    res = run(a.users, a.seconds, a.trainings, a.saves, not a.no_kill, threads=a.threads)
+    backends = ["local", "redis"] if a.backend == "both" else [a.backend]
+    res = {b: run(a.users, a.seconds, a.trainings, a.saves, not a.no_kill, threads=a.threads, backend=b)
+           for b in backends}
+    if len(backends) == 2:
+        p95 = {b: res[b]["cached_view_p95_s"] for b in backends}
+        res["cached_view_p95_redis_over_local"] = round(p95["redis"] / p95["local"], 2) if all(p95.values()) else None
+    res = res if len(backends) > 1 else res[backends[0]]
     print(json.dumps(res, indent=2) if a.json else res)
 
 
