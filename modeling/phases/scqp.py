@@ -8,7 +8,11 @@ The shape follows qpsolvers: a :class:`Problem` holds all phases' d x d systems 
 :func:`solve` returns a :class:`Solution` with theta,
 found, objective, primal residual and iterations per problem.
 
-**Method.** Accelerated projected gradient (FISTA with adaptive restart) in Jacobi-scaled variables
+**Method.** :func:`solve` uses, by default, the exact batched active-set method of
+:mod:`modeling.phases.active_set` (compiled, the phases in parallel) and finishes any problem it leaves
+unsolved with the accelerated projected gradient below (``method="apg"`` uses only the latter).
+
+**Projected gradient.** Accelerated projected gradient (FISTA with adaptive restart) in Jacobi-scaled variables
 phi = s * theta, s_k = sqrt(Q_kk) (the scaled Hessian has a unit diagonal, so raw counts and rates converge
 alike). The feasible set becomes {phi >= 0, sum(phi_k / s_k) <= T}; its exact Euclidean projection is
 :func:`project_weighted_simplex`. Step 1/L with L the largest eigenvalue of the scaled Hessian.
@@ -90,7 +94,28 @@ def project_weighted_simplex(v: np.ndarray, a: np.ndarray, T: np.ndarray) -> np.
     return x
 
 
-def solve(problem: Problem, tol: float = 1e-9, max_iter: int = 10000, theta0=None, polish: bool = True) -> Solution:
+def solve(problem: Problem, tol: float = 1e-9, max_iter: int = 10000, theta0=None, polish: bool = True,
+          method: str = "active-set") -> Solution:
+    """All problems at once: the active-set method, then projected gradient for any it left unsolved
+    (``method="active-set"``), or projected gradient only (``"apg"``; module docstring)."""
+    if method == "active-set":
+        from modeling.phases.active_set import solve_active_set
+
+        sol = solve_active_set(problem, tol=tol)
+        rest = np.flatnonzero(~sol.found)
+        if rest.size:
+            sub = solve(Problem(problem.Q[rest], problem.c[rest], problem.T[rest]), tol, max_iter,
+                        sol.theta[rest], polish, method="apg")
+            for name in ("theta", "found", "objective", "primal_residual"):
+                getattr(sol, name)[rest] = getattr(sub, name)
+            sol.iterations[rest] += sub.iterations
+        return sol
+    if method != "apg":
+        raise DataError(f"unknown solver method {method!r} (active-set or apg)")
+    return _solve_apg(problem, tol, max_iter, theta0, polish)
+
+
+def _solve_apg(problem: Problem, tol: float, max_iter: int, theta0, polish: bool) -> Solution:
     """Accelerated projected gradient on all problems at once (module docstring); ``polish``: every 25
     iterations from the 50th, try the exact solution on the iterate's support (:func:`_polish`)."""
     Q, c, T = problem.Q, problem.c, problem.T

@@ -1,10 +1,12 @@
-"""The batched SCQP solver against independent solvers (exact NNLS + multiplier bisection, OSQP), its
-projection, the KKT conditions, and recovery of a planted sparse non-negative theta."""
+"""The batched SCQP solvers (the active-set method and projected gradient) against independent solvers
+(exact NNLS + multiplier bisection, OSQP), the projection, the KKT conditions, and recovery of a planted
+sparse non-negative theta."""
 
 import numpy as np
 import pytest
 
 from modeling.errors import DataError
+from modeling.phases.active_set import solve_active_set
 from modeling.phases.scqp import Problem, project_weighted_simplex, solve, solve_exact
 
 
@@ -36,12 +38,18 @@ def test_projection_is_the_euclidean_projection():
     assert np.allclose(x1, [[0.6, 0.4, 0.0]])
 
 
+METHODS = ["active-set", "apg"]
+
+
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("t_frac", [0.2, 0.6, 2.0])
-def test_solver_matches_the_exact_solver_and_kkt_holds(t_frac):
+def test_solver_matches_the_exact_solver_and_kkt_holds(t_frac, method):
     Q, c = problems()
     free = np.array([solve_exact(Q[i], c[i], 1e12).sum() for i in range(len(c))])
     T = t_frac * free
-    sol = solve(Problem(Q, c, T), tol=1e-11)
+    sol = solve(Problem(Q, c, T), tol=1e-11, method=method)
+    if method == "active-set":
+        assert solve_active_set(Problem(Q, c, T), tol=1e-11).found.all()  # on its own, no fallback
     assert sol.found.all() and sol.primal_residual.max() <= 1e-9
     for i in range(len(c)):
         ex = solve_exact(Q[i], c[i], T[i])
@@ -57,14 +65,15 @@ def test_solver_matches_the_exact_solver_and_kkt_holds(t_frac):
         assert np.all((g + mu)[th <= 1e-9 * th.max()] >= -tol)
 
 
-def test_solver_agrees_with_osqp_where_well_scaled():
+@pytest.mark.parametrize("method", METHODS)
+def test_solver_agrees_with_osqp_where_well_scaled(method):
     osqp = pytest.importorskip("osqp")
     from scipy import sparse
 
     Q, c = problems(B=10, scale_spread=0.3)
     d = c.shape[1]
     T = 0.5 * np.array([solve_exact(Q[i], c[i], 1e12).sum() for i in range(len(c))])
-    sol = solve(Problem(Q, c, T), tol=1e-11)
+    sol = solve(Problem(Q, c, T), tol=1e-11, method=method)
     A = sparse.csc_matrix(np.vstack([np.eye(d), np.ones((1, d))]))
     for i in range(len(c)):
         m = osqp.OSQP()
@@ -76,14 +85,15 @@ def test_solver_agrees_with_osqp_where_well_scaled():
         assert abs(sol.objective[i] - fo) <= 1e-6 * abs(fo)
 
 
-def test_a_planted_sparse_theta_is_recovered_from_noise_free_data():
+@pytest.mark.parametrize("method", METHODS)
+def test_a_planted_sparse_theta_is_recovered_from_noise_free_data(method):
     rng = np.random.default_rng(3)
     X = rng.uniform(0.5, 2, size=(200, 10))
     theta = np.zeros(10)
     theta[[2, 5]] = [1.5, 0.7]
     y = X @ theta
     Q, c = (X.T @ X / 200)[None], (X.T @ y / 200)[None]
-    sol = solve(Problem(Q, c, np.array([theta.sum() * 1.5])), tol=1e-12, max_iter=100000)
+    sol = solve(Problem(Q, c, np.array([theta.sum() * 1.5])), tol=1e-12, max_iter=100000, method=method)
     assert np.allclose(sol.theta[0], theta, atol=1e-6)
 
 
@@ -95,3 +105,21 @@ def test_bad_problems_are_refused():
         Problem(Q[:, :3, :3], c, 1.0)
     with pytest.raises(DataError, match="NaN"):
         Problem(Q, np.where(c > 0, np.nan, c), 1.0)
+
+
+def test_the_active_set_method_on_nearly_rank_one_neighbourhood_systems():
+    """Neighbourhood systems of nearby phases are nearly rank one: the exact method still reaches the
+    optimum (checked against the exact solver), never worse than projected gradient."""
+    rng = np.random.default_rng(5)
+    base = rng.lognormal(size=13)
+    X = base * (1 + 1e-4 * rng.normal(size=(60, 13)))  # 60 phases, almost the same counters
+    y = X @ np.r_[0.3, np.zeros(12)] * (1 + 0.01 * rng.normal(size=60))
+    Q, c = (X.T @ X / 60)[None].repeat(3, 0), (X.T @ y / 60)[None].repeat(3, 0)
+    T = np.array([0.05, 0.3, 10.0]) * solve_exact(Q[0], c[0], 1e12).sum()
+    sol = solve_active_set(Problem(Q, c, T), tol=1e-11)
+    apg = solve(Problem(Q, c, T), tol=1e-11, method="apg")
+    assert sol.found.all() and sol.primal_residual.max() <= 1e-12
+    for i in range(3):
+        ex = solve_exact(Q[i], c[i], T[i])
+        fe = Problem(Q[i:i + 1], c[i:i + 1], T[i:i + 1]).objective(ex[None])[0]
+        assert sol.objective[i] <= fe + 1e-9 * abs(fe) and sol.objective[i] <= apg.objective[i] + 1e-12

@@ -1,0 +1,164 @@
+"""An exact batched solver of the LACross problems (eq. 4.1): a primal active-set method per phase, compiled
+(numba) and run over the phases in parallel.
+
+Problem i (as in :mod:`modeling.phases.scqp`): minimize 1/2 theta^T Q_i theta - c_i^T theta subject to
+theta >= 0 and sum(theta) <= T_i. In Jacobi-scaled variables phi = s * theta (s_k = sqrt(Q_kk), so the
+scaled Hessian has a unit diagonal) the l1 bound reads a^T phi <= T with a = 1/s.
+
+**Method** (Nocedal & Wright, Algorithm 16.3). Start at phi = 0 with every bound in the working set. Each
+step solves the equality-constrained QP on the free variables (with a^T phi = T when the l1 bound is in the
+working set): a d x d or (d+1) x (d+1) linear system. A step that would leave the feasible set stops at the
+first constraint it meets, which joins the working set; at a point where the step is zero, the multipliers
+of the working set are computed (bounds: lambda_j = g_j + mu a_j with g = Q phi - c; the l1 bound: mu) and
+the most negative one leaves; when none is negative the point satisfies the KKT conditions of the convex
+QP: it is the optimum. A face whose Hessian is singular (neighbourhood systems are often nearly rank one)
+gets a ridge of 1e-12 on its unit diagonal, which makes the step follow the flat direction until a
+constraint stops it.
+
+``found`` is False for a problem that used up ``max_iter`` working-set changes (none did on the shipped
+traces) or whose final point fails the KKT check; :func:`modeling.phases.scqp.solve` finishes those.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+RIDGE = 1e-12
+
+
+@njit(cache=True)
+def _eqp(Qs, cs, a, T, free, tight, nf):
+    """Solve the equality-constrained QP on the free set: returns (x over all d, mu)."""
+    d = cs.shape[0]
+    idx = np.empty(nf, np.int64)
+    k = 0
+    for j in range(d):
+        if free[j]:
+            idx[k] = j
+            k += 1
+    m = nf + (1 if tight else 0)
+    K = np.zeros((m, m))
+    r = np.zeros(m)
+    for p in range(nf):
+        for q in range(nf):
+            K[p, q] = Qs[idx[p], idx[q]]
+        K[p, p] += RIDGE
+        r[p] = cs[idx[p]]
+    if tight:
+        for p in range(nf):
+            K[p, nf] = a[idx[p]]
+            K[nf, p] = a[idx[p]]
+        r[nf] = T
+    sol = np.linalg.solve(K, r)
+    x = np.zeros(d)
+    for p in range(nf):
+        x[idx[p]] = sol[p]
+    mu = sol[nf] if tight else 0.0
+    return x, mu
+
+
+@njit(cache=True)
+def _solve_one(Qs, cs, a, T, max_iter, tol):
+    d = cs.shape[0]
+    phi = np.zeros(d)
+    free = np.zeros(d, np.bool_)
+    tight = False
+    nf = 0
+    scale = 1.0
+    for j in range(d):
+        scale = max(scale, abs(cs[j]) + 1.0)
+    it = 0
+    for it in range(1, max_iter + 1):
+        mu = 0.0
+        if nf > 0 or tight:
+            x, mu = _eqp(Qs, cs, a, T, free, tight, nf)
+        else:
+            x = np.zeros(d)
+        p = x - phi
+        step = 0.0
+        for j in range(d):
+            step = max(step, abs(p[j]))
+        big = 1.0
+        for j in range(d):
+            big = max(big, abs(phi[j]))
+        if step <= 1e-13 * big:
+            # at the minimum of this face: multipliers of the working set
+            g = Qs @ phi - cs
+            worst, which = -tol * scale, -2
+            for j in range(d):
+                if not free[j]:
+                    lam = g[j] + mu * a[j]
+                    if lam < worst:
+                        worst, which = lam, j
+            if tight and mu < worst:
+                worst, which = mu, -1
+            if which == -2:
+                return phi, True, it
+            if which == -1:
+                tight = False
+            else:
+                free[which] = True
+                nf += 1
+            continue
+        alpha, block = 1.0, -2
+        for j in range(d):
+            if free[j] and p[j] < 0.0:
+                t = -phi[j] / p[j]
+                if t < alpha:
+                    alpha, block = t, j
+        if not tight:
+            ap = 0.0
+            aphi = 0.0
+            for j in range(d):
+                ap += a[j] * p[j]
+                aphi += a[j] * phi[j]
+            if ap > 0.0:
+                t = (T - aphi) / ap
+                if t < alpha:
+                    alpha, block = max(t, 0.0), -1
+        for j in range(d):
+            phi[j] += alpha * p[j]
+        if block >= 0:
+            phi[block] = 0.0
+            free[block] = False
+            nf -= 1
+        elif block == -1:
+            tight = True
+        for j in range(d):  # rounding: stay feasible
+            if phi[j] < 0.0:
+                phi[j] = 0.0
+    return phi, False, it
+
+
+@njit(parallel=True, cache=True)
+def _solve_batch(Qs, cs, a, T, max_iter, tol):
+    B, d = cs.shape
+    phi = np.zeros((B, d))
+    found = np.zeros(B, np.bool_)
+    iters = np.zeros(B, np.int64)
+    for i in prange(B):
+        x, ok, it = _solve_one(Qs[i], cs[i], a[i], T[i], max_iter, tol)
+        phi[i] = x
+        found[i] = ok
+        iters[i] = it
+    return phi, found, iters
+
+
+def solve_active_set(problem, tol: float = 1e-9, max_iter: int | None = None):
+    """Every problem of a :class:`modeling.phases.scqp.Problem` by the active-set method (module docstring);
+    returns a :class:`modeling.phases.scqp.Solution`."""
+    from modeling.phases.scqp import Solution
+
+    Q, c, T = problem.Q, problem.c, problem.T
+    B, d = c.shape
+    diag = np.einsum("bii->bi", Q)
+    s = np.sqrt(np.maximum(diag, 1e-300))
+    s = np.where(diag > 1e-300 * np.maximum(diag.max(axis=1, keepdims=True), 1.0), s, 1.0)
+    Qs = np.ascontiguousarray(Q / s[:, :, None] / s[:, None, :])
+    cs = np.ascontiguousarray(c / s)
+    a = np.ascontiguousarray(1.0 / s)
+    phi, found, iters = _solve_batch(Qs, cs, a, np.ascontiguousarray(T, dtype=float), max_iter or 20 * d + 50, tol)
+    theta = phi / s
+    resid = np.maximum(np.maximum(-theta.min(axis=1), 0.0), theta.sum(axis=1) - T)
+    return Solution(theta, found, problem.objective(theta), np.maximum(resid, 0.0), iters)
