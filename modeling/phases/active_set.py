@@ -7,7 +7,7 @@ scaled Hessian has a unit diagonal) the l1 bound reads a^T phi <= T with a = 1/s
 
 **Method** (Nocedal & Wright, Algorithm 16.3). Start at phi = 0 with every bound in the working set. Each
 step solves the equality-constrained QP on the free variables (with a^T phi = T when the l1 bound is in the
-working set): a d x d or (d+1) x (d+1) linear system. A step that would leave the feasible set stops at the
+working set): a Cholesky factorization of the free block and, with the bound, its Schur complement. A step that would leave the feasible set stops at the
 first constraint it meets, which joins the working set; at a point where the step is zero, the multipliers
 of the working set are computed (bounds: lambda_j = g_j + mu a_j with g = Q phi - c; the l1 bound: mu) and
 the most negative one leaves; when none is negative the point satisfies the KKT conditions of the convex
@@ -28,34 +28,60 @@ RIDGE = 1e-12
 
 
 @njit(cache=True)
-def _eqp(Qs, cs, a, T, free, tight, nf):
-    """Solve the equality-constrained QP on the free set: returns (x over all d, mu)."""
+def _chol_solve(L, m, rhs, out):
+    """Solve (L L^T) out = rhs for the leading m x m block (forward then back substitution)."""
+    for i in range(m):
+        v = rhs[i]
+        for k in range(i):
+            v -= L[i, k] * out[k]
+        out[i] = v / L[i, i]
+    for i in range(m - 1, -1, -1):
+        v = out[i]
+        for k in range(i + 1, m):
+            v -= L[k, i] * out[k]
+        out[i] = v / L[i, i]
+
+
+@njit(cache=True)
+def _eqp(Qs, cs, a, T, free, tight, nf, idx, L, r1, r2, y1, y2, x):
+    """The equality-constrained QP on the free set into ``x`` (all d); returns mu (0 when the l1 bound is not
+    in the working set). Cholesky of the free block (+ ridge); with the bound, the Schur complement:
+    Q x + mu a = c, a^T x = T  ->  x = y1 - mu y2 with Q y1 = c, Q y2 = a, mu = (a^T y1 - T) / (a^T y2).
+    Every buffer is preallocated by the caller: no allocation per step."""
     d = cs.shape[0]
-    idx = np.empty(nf, np.int64)
     k = 0
     for j in range(d):
         if free[j]:
             idx[k] = j
             k += 1
-    m = nf + (1 if tight else 0)
-    K = np.zeros((m, m))
-    r = np.zeros(m)
-    for p in range(nf):
-        for q in range(nf):
-            K[p, q] = Qs[idx[p], idx[q]]
-        K[p, p] += RIDGE
-        r[p] = cs[idx[p]]
+    for i in range(nf):  # Cholesky of the free block, lower triangle
+        for j in range(i + 1):
+            v = Qs[idx[i], idx[j]]
+            if i == j:
+                v += RIDGE
+            for q in range(j):
+                v -= L[i, q] * L[j, q]
+            if i == j:
+                L[i, i] = np.sqrt(v) if v > 1e-300 else 1e-150
+            else:
+                L[i, j] = v / L[j, j]
+    for i in range(nf):
+        r1[i] = cs[idx[i]]
+        r2[i] = a[idx[i]]
+    _chol_solve(L, nf, r1, y1)
+    mu = 0.0
     if tight:
-        for p in range(nf):
-            K[p, nf] = a[idx[p]]
-            K[nf, p] = a[idx[p]]
-        r[nf] = T
-    sol = np.linalg.solve(K, r)
-    x = np.zeros(d)
-    for p in range(nf):
-        x[idx[p]] = sol[p]
-    mu = sol[nf] if tight else 0.0
-    return x, mu
+        _chol_solve(L, nf, r2, y2)
+        num, den = -T, 0.0
+        for i in range(nf):
+            num += r2[i] * y1[i]
+            den += r2[i] * y2[i]
+        mu = num / den if den > 0 else 0.0
+    for j in range(d):
+        x[j] = 0.0
+    for i in range(nf):
+        x[idx[i]] = y1[i] - mu * y2[i] if tight else y1[i]
+    return mu
 
 
 @njit(cache=True)
@@ -63,6 +89,12 @@ def _solve_one(Qs, cs, a, T, max_iter, tol):
     d = cs.shape[0]
     phi = np.zeros(d)
     free = np.zeros(d, np.bool_)
+    idx = np.empty(d, np.int64)
+    L = np.zeros((d, d))
+    r1, r2, y1, y2 = np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d)
+    x = np.zeros(d)
+    g = np.zeros(d)
+    p = np.zeros(d)
     tight = False
     nf = 0
     scale = 1.0
@@ -71,20 +103,25 @@ def _solve_one(Qs, cs, a, T, max_iter, tol):
     it = 0
     for it in range(1, max_iter + 1):
         mu = 0.0
-        if nf > 0 or tight:
-            x, mu = _eqp(Qs, cs, a, T, free, tight, nf)
+        if nf > 0:
+            mu = _eqp(Qs, cs, a, T, free, tight, nf, idx, L, r1, r2, y1, y2, x)
         else:
-            x = np.zeros(d)
-        p = x - phi
+            for j in range(d):
+                x[j] = 0.0
         step = 0.0
         for j in range(d):
+            p[j] = x[j] - phi[j]
             step = max(step, abs(p[j]))
         big = 1.0
         for j in range(d):
             big = max(big, abs(phi[j]))
         if step <= 1e-13 * big:
             # at the minimum of this face: multipliers of the working set
-            g = Qs @ phi - cs
+            for i in range(d):
+                v = -cs[i]
+                for j in range(d):
+                    v += Qs[i, j] * phi[j]
+                g[i] = v
             worst, which = -tol * scale, -2
             for j in range(d):
                 if not free[j]:
