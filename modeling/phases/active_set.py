@@ -1,19 +1,19 @@
 """An exact batched solver of the LACross problems (eq. 4.1): a primal active-set method per phase, compiled
-(numba) and run over the phases in parallel.
+(numba) and run over the phases on two threads.
 
 Problem i (as in :mod:`modeling.phases.scqp`): minimize 1/2 theta^T Q_i theta - c_i^T theta subject to
 theta >= 0 and sum(theta) <= T_i. In Jacobi-scaled variables phi = s * theta (s_k = sqrt(Q_kk), so the
 scaled Hessian has a unit diagonal) the l1 bound reads a^T phi <= T with a = 1/s.
 
-**Method** (Nocedal & Wright, Algorithm 16.3). Start at phi = 0 with every bound in the working set. Each
-step solves the equality-constrained QP on the free variables (with a^T phi = T when the l1 bound is in the
-working set): a Cholesky factorization of the free block and, with the bound, its Schur complement. A step that would leave the feasible set stops at the
-first constraint it meets, which joins the working set; at a point where the step is zero, the multipliers
-of the working set are computed (bounds: lambda_j = g_j + mu a_j with g = Q phi - c; the l1 bound: mu) and
-the most negative one leaves; when none is negative the point satisfies the KKT conditions of the convex
-QP: it is the optimum. A face whose Hessian is singular (neighbourhood systems are often nearly rank one)
-gets a ridge of 1e-12 on its unit diagonal, which makes the step follow the flat direction until a
-constraint stops it.
+**Method** (Nocedal & Wright, Algorithm 16.3). Start at phi = 0 with every bound in the working set. Each step
+solves the equality-constrained QP on the free variables (with a^T phi = T when the l1 bound is in the working
+set): a Cholesky factorization of the free block and, with the bound, its Schur complement. A step that would
+leave the feasible set stops at the first constraint it meets, which joins the working set; at a point where
+the step is zero, the multipliers of the working set are computed (bounds: lambda_j = g_j + mu a_j with g = Q
+phi - c; the l1 bound: mu) and the most negative one leaves; when none is negative the point satisfies the KKT
+conditions of the convex QP: it is the optimum. A face whose Hessian is singular (neighbourhood systems are
+often nearly rank one) gets a ridge of 1e-12 on its unit diagonal, which makes the step follow the flat
+direction until a constraint stops it.
 
 ``found`` is False for a problem that used up ``max_iter`` working-set changes (none did on the shipped
 traces) or whose final point fails the KKT check; :func:`modeling.phases.scqp.solve` finishes those.
@@ -22,7 +22,7 @@ traces) or whose final point fails the KKT check; :func:`modeling.phases.scqp.so
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 RIDGE = 1e-12
 
@@ -168,18 +168,20 @@ def _solve_one(Qs, cs, a, T, max_iter, tol):
     return phi, False, it
 
 
-@njit(parallel=True, cache=True)
-def _solve_batch(Qs, cs, a, T, max_iter, tol):
-    B, d = cs.shape
-    phi = np.zeros((B, d))
-    found = np.zeros(B, np.bool_)
-    iters = np.zeros(B, np.int64)
-    for i in prange(B):
+@njit(nogil=True, cache=True)
+def _solve_range(Qs, cs, a, T, max_iter, tol, lo, hi, phi, found, iters):
+    for i in range(lo, hi):
         x, ok, it = _solve_one(Qs[i], cs[i], a[i], T[i], max_iter, tol)
         phi[i] = x
         found[i] = ok
         iters[i] = it
-    return phi, found, iters
+
+
+#: problems per piece of work; pieces run on two Python threads (the compiled code releases the GIL), not on
+#: numba's own threading layer, which is neither fork-safe (local jobs are forked) nor safe to enter from
+#: two threads at once (a threads-pool worker runs two jobs in one process)
+PIECE = 2048
+THREADS = 2
 
 
 def solve_active_set(problem, tol: float = 1e-9, max_iter: int | None = None):
@@ -195,7 +197,17 @@ def solve_active_set(problem, tol: float = 1e-9, max_iter: int | None = None):
     Qs = np.ascontiguousarray(Q / s[:, :, None] / s[:, None, :])
     cs = np.ascontiguousarray(c / s)
     a = np.ascontiguousarray(1.0 / s)
-    phi, found, iters = _solve_batch(Qs, cs, a, np.ascontiguousarray(T, dtype=float), max_iter or 20 * d + 50, tol)
+    T = np.ascontiguousarray(T, dtype=float)
+    phi, found, iters = np.zeros((B, d)), np.zeros(B, np.bool_), np.zeros(B, np.int64)
+    steps = max_iter or 20 * d + 50
+    pieces = [(lo, min(lo + PIECE, B)) for lo in range(0, B, PIECE)]
+    if len(pieces) == 1:
+        _solve_range(Qs, cs, a, T, steps, tol, 0, B, phi, found, iters)
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=THREADS) as pool:
+            list(pool.map(lambda r: _solve_range(Qs, cs, a, T, steps, tol, r[0], r[1], phi, found, iters), pieces))
     theta = phi / s
     resid = np.maximum(np.maximum(-theta.min(axis=1), 0.0), theta.sum(axis=1) - T)
     return Solution(theta, found, problem.objective(theta), np.maximum(resid, 0.0), iters)
