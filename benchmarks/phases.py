@@ -59,7 +59,7 @@ def batched(X, ys, V, eps, T, tol, solver="apg"):
     SOLVERS = {"apg": lambda p, tol: solve(p, tol=tol, method="apg"),
                "active-set": lambda p, tol: solve(p, tol=tol, method="active-set")}
     if solver == "active-set":  # compile once, outside the timing (a server compiles on its first job)
-        from modeling.phases.active_set import solve_active_set
+        from modeling.phases.scqp import solve_active_set
 
         solve_active_set(Problem(np.eye(X.shape[1])[None], np.ones((1, X.shape[1])), np.ones(1)))
     t0 = time.perf_counter()

@@ -184,12 +184,9 @@ PIECE = 2048
 THREADS = 2
 
 
-def solve_active_set(problem, tol: float = 1e-9, max_iter: int | None = None):
-    """Every problem of a :class:`modeling.phases.scqp.Problem` by the active-set method (module docstring);
-    returns a :class:`modeling.phases.scqp.Solution`."""
-    from modeling.phases.scqp import Solution
-
-    Q, c, T = problem.Q, problem.c, problem.T
+def solve_batch(Q, c, T, tol: float = 1e-9, max_iter: int | None = None):
+    """Every problem i (Q[i], c[i], T[i]) by the active-set method (module docstring); returns
+    (theta (B, d), found (B,), working-set changes (B,))."""
     B, d = c.shape
     diag = np.einsum("bii->bi", Q)
     s = np.sqrt(np.maximum(diag, 1e-300))
@@ -208,6 +205,4 @@ def solve_active_set(problem, tol: float = 1e-9, max_iter: int | None = None):
 
         with ThreadPoolExecutor(max_workers=THREADS) as pool:
             list(pool.map(lambda r: _solve_range(Qs, cs, a, T, steps, tol, r[0], r[1], phi, found, iters), pieces))
-    theta = phi / s
-    resid = np.maximum(np.maximum(-theta.min(axis=1), 0.0), theta.sum(axis=1) - T)
-    return Solution(theta, found, problem.objective(theta), np.maximum(resid, 0.0), iters)
+    return phi / s, found, iters

@@ -99,8 +99,6 @@ def solve(problem: Problem, tol: float = 1e-9, max_iter: int = 10000, theta0=Non
     """All problems at once: the active-set method, then projected gradient for any it left unsolved
     (``method="active-set"``), or projected gradient only (``"apg"``; module docstring)."""
     if method == "active-set":
-        from modeling.phases.active_set import solve_active_set
-
         sol = solve_active_set(problem, tol=tol)
         rest = np.flatnonzero(~sol.found)
         if rest.size:
@@ -113,6 +111,16 @@ def solve(problem: Problem, tol: float = 1e-9, max_iter: int = 10000, theta0=Non
     if method != "apg":
         raise DataError(f"unknown solver method {method!r} (active-set or apg)")
     return _solve_apg(problem, tol, max_iter, theta0, polish)
+
+
+def solve_active_set(problem: Problem, tol: float = 1e-9) -> Solution:
+    """The exact active-set method alone (:mod:`modeling.phases.active_set`); ``found`` False where it did not
+    finish."""
+    from modeling.phases.active_set import solve_batch
+
+    theta, found, iters = solve_batch(problem.Q, problem.c, problem.T, tol)
+    resid = np.maximum(np.maximum(-theta.min(axis=1), 0.0), theta.sum(axis=1) - problem.T)
+    return Solution(theta, found, problem.objective(theta), np.maximum(resid, 0.0), iters)
 
 
 def _solve_apg(problem: Problem, tol: float, max_iter: int, theta0, polish: bool) -> Solution:

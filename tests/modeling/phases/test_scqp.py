@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from modeling.errors import DataError
-from modeling.phases.active_set import solve_active_set
-from modeling.phases.scqp import Problem, project_weighted_simplex, solve, solve_exact
+from modeling.phases.scqp import Problem, project_weighted_simplex, solve, solve_active_set, solve_exact
 
 
 def problems(B=40, d=13, m=300, seed=0, scale_spread=3.0):
