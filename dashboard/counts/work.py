@@ -35,7 +35,8 @@ def programs_result(params: dict, report=_noop) -> dict:
         report(i / len(names), f"{name} ({i + 1} of {len(names)})")
         try:
             r = evaluate_program(data.program(table, name), params["split"], tuple(params["models"]),
-                                 params["seed"], network_settings(params), curve=False)
+                                 params["seed"], network_settings(params), curve=False,
+                                 progress=lambda f, label, i=i: report((i + f) / len(names), label))
         except ValueError as exc:  # a program the split cannot serve is reported, not fatal
             skipped.append({"program": name, "reason": str(exc)})
             continue
