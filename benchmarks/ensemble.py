@@ -219,6 +219,9 @@ def main(argv=None):
         ratio, per, tf, tn = stepwise_speedup(X, y, a.folds_compared, a.steps)
         print(json.dumps({"stepwise_speedup": round(ratio, 1), "stepwise_per_variant": per}, indent=2))
         return
+    from benchmarks.machine import snapshot
+
+    before = snapshot()
     X, y, _ = halwpe_shaped.make()
     # the machine's speed drifts between runs (shared host): median of several cold runs
     colds = [cold_run(COLD.format(root=str(ROOT), jobs=a.jobs)) for _ in range(a.cold_repeats)]
@@ -228,7 +231,8 @@ def main(argv=None):
         print(json.dumps({"full_ensemble_seconds": round(cold["total"], 2),
                           "full_ensemble_seconds_runs": [round(c["total"], 2) for c in colds],
                           "full_ensemble_seconds_one_process": round(cold_serial["total"], 2),
-                          "model_seconds_one_process": cold_serial["models"]}, indent=2))
+                          "model_seconds_one_process": cold_serial["models"],
+                          "machine_before": before, "machine_after": snapshot()}, indent=2))
         return
     shipped = cold_run(COLD_SHIPPED.format(root=str(ROOT), jobs=a.jobs))
     forest = forest_vs_sklearn()
@@ -246,6 +250,8 @@ def main(argv=None):
         "stepwise_compared": {"folds": a.folds_compared, "max_steps": a.steps,
                               "fast_seconds": round(tf, 3), "naive_seconds": round(tn, 2)},
         "stepwise_per_variant": per,
+        "machine_before": before,
+        "machine_after": snapshot(),
     }
     print(json.dumps(out, indent=2 if a.json else None))
 

@@ -124,6 +124,9 @@ def _median_of(runs):
 def run(n_phases: int = 10000, tol: float = 1e-6, solvers=("active-set", "apg"), repeats: int = 5) -> dict:
     from modeling.phases.scqp import Problem
 
+    from benchmarks.machine import snapshot
+
+    before = snapshot()
     X, ys, V, eps, T = problems(n_phases)
     to, to_range, (_, th_osqp, status, _) = _median_of(
         [one_at_a_time(X, ys, V, eps, T, tol) for _ in range(repeats)])
@@ -148,6 +151,7 @@ def run(n_phases: int = 10000, tol: float = 1e-6, solvers=("active-set", "apg"),
                        "phases_per_second": round(len(V) / tb), "found": int(sol.found.sum()),
                        "max_objective_gap": float(np.max(np.abs(gap))), "median_objective_gap": float(np.median(gap)),
                        "iterations_median_max": [int(np.median(sol.iterations)), int(sol.iterations.max())]}
+    out["machine_before"], out["machine_after"] = before, snapshot()
     return out
 
 
