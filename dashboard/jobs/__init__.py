@@ -27,7 +27,11 @@ def get_result(key: str):
 
 
 def result_for(ref):
-    return active().result_for(ref)
+    """The result named by a page store's ``{"key": …}`` (a request or a ready store), or None (also for a
+    store that is not well formed). Reading is safe: a key only ever holds the result of the inputs it was
+    derived from."""
+    key = key_of(ref)
+    return get_result(key) if key else None
 
 
 def has_result(key: str) -> bool:

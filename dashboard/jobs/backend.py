@@ -1,11 +1,10 @@
 """Which job backend this process uses: :mod:`dashboard.jobs.local` (one machine; the default) or
 :mod:`dashboard.jobs.distributed` (Celery workers and Redis, when ``PERFCAST_REDIS_URL`` is set).
 
-Both offer the same names: ``background_manager``, results (``get_result``, ``result_for``, ``has_result``,
-``put_result``), status (``set_status``, ``status``, ``job_failed``), heartbeats (``beat``, ``last_beat``),
-``KeyLock`` (one computation per key), ``Slot`` (concurrent trainings per machine), the job process's
-``job_started`` / ``job_ended`` / ``cancelled`` / ``lower_priority``, and ``reap_finished`` /
-``reap_orphan_groups``.
+Both offer the same names: ``background_manager``, results (``get_result``, ``has_result``, ``put_result``),
+status (``set_status``, ``status``, ``job_failed``), heartbeats (``beat``, ``last_beat``), ``KeyLock`` (one
+computation per key), ``Slot`` (concurrent trainings per machine), the job process's ``job_started`` /
+``job_ended`` / ``cancelled`` / ``lower_priority``, and ``reap_finished`` / ``reap_orphan_groups``.
 """
 
 from __future__ import annotations

@@ -25,11 +25,11 @@ import threading
 import time
 import uuid
 import zlib
-from collections import OrderedDict
 from functools import lru_cache
 
 from dashboard import settings
-from dashboard.jobs.keys import check_key, key_of
+from dashboard.jobs.keys import check_key
+from dashboard.jobs.memo import remembered
 
 PREFIX = "perfcast"
 
@@ -70,29 +70,10 @@ def _unpack(raw):
     return None if raw is None else json.loads(zlib.decompress(raw))
 
 
-_MEMO: OrderedDict = OrderedDict()
-_MEMO_LOCK = threading.Lock()
-MEMO_ENTRIES = 16
-
-
 def get_result(key: str):
+    """A result by key, through this process's memo of recent reads."""
     check_key(key)
-    with _MEMO_LOCK:
-        if key in _MEMO:
-            _MEMO.move_to_end(key)
-            return _MEMO[key]
-    value = _unpack(client().get(_k("result", key)))
-    if value is not None:
-        with _MEMO_LOCK:
-            _MEMO[key] = value
-            while len(_MEMO) > MEMO_ENTRIES:
-                _MEMO.popitem(last=False)
-    return value
-
-
-def result_for(ref) -> dict | None:
-    key = key_of(ref)
-    return get_result(key) if key else None
+    return remembered(key, lambda: _unpack(client().get(_k("result", key))))
 
 
 def has_result(key: str) -> bool:

@@ -22,11 +22,11 @@ import functools
 import os
 import threading
 import time
-from collections import OrderedDict
 from functools import lru_cache
 
 from dashboard import settings
-from dashboard.jobs.keys import check_key, key_of
+from dashboard.jobs.keys import check_key
+from dashboard.jobs.memo import remembered
 from dashboard.settings import RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
 
 
@@ -134,43 +134,18 @@ def _open_cache(name: str, **options):
 
 def _fresh_locks_after_fork() -> None:
     # a job is forked from a threaded worker: a lock another thread held at the fork would never be released
-    global _RESULTS_LOCK, _MEMO_LOCK, _SQLITE
-    _RESULTS_LOCK, _MEMO_LOCK, _SQLITE = threading.Lock(), threading.Lock(), threading.RLock()
+    global _RESULTS_LOCK, _SQLITE
+    _RESULTS_LOCK, _SQLITE = threading.Lock(), threading.RLock()
 
 
 os.register_at_fork(before=lambda: _SQLITE.acquire(), after_in_parent=lambda: _SQLITE.release(),
                     after_in_child=_fresh_locks_after_fork)
 
 
-_MEMO: OrderedDict = OrderedDict()  # recently read results of this process (read-only)
-_MEMO_LOCK = threading.Lock()  # a worker may serve requests from several threads
-MEMO_ENTRIES = 16
-
-
 def get_result(key: str):
-    """A result by key (``InvalidKey`` for a malformed one). A key names its inputs, data and modeling version, so a
-    result never changes: the last few read are kept in memory, and a page
-    render that reads one result from several callbacks unpickles it once."""
+    """A result by key (``InvalidKey`` for a malformed one), through this process's memo of recent reads."""
     check_key(key)
-    with _MEMO_LOCK:
-        if key in _MEMO:
-            _MEMO.move_to_end(key)
-            return _MEMO[key]
-    value = results().get(key)
-    if value is not None:
-        with _MEMO_LOCK:
-            _MEMO[key] = value
-            while len(_MEMO) > MEMO_ENTRIES:
-                _MEMO.popitem(last=False)
-    return value
-
-
-def result_for(ref) -> dict | None:
-    """The result named by a page store's ``{"key": …}`` (a request or a ready store), or None
-    (also for a store that is not well formed). Reading is safe: a key only ever holds the
-    result of the inputs it was derived from."""
-    key = key_of(ref)
-    return get_result(key) if key else None
+    return remembered(key, lambda: results().get(key))
 
 
 def has_result(key: str) -> bool:

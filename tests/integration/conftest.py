@@ -65,5 +65,5 @@ def server_state(live_server, monkeypatch):
 
     monkeypatch.setattr("dashboard.settings.VAR_DIR", live_server[1])
     monkeypatch.setattr("dashboard.jobs.local._RESULTS", {})
-    monkeypatch.setattr("dashboard.jobs.local._MEMO", OrderedDict())
+    monkeypatch.setattr("dashboard.jobs.memo._MEMO", OrderedDict())
     return live_server

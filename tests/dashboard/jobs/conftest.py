@@ -13,7 +13,7 @@ def backend(request, var, monkeypatch):
     if request.param == "redis":
         monkeypatch.setattr("dashboard.settings.REDIS_URL", request.getfixturevalue("redis_url"))
         monkeypatch.setattr("dashboard.settings.LEASE_SECONDS", 2.0)
-        monkeypatch.setattr("dashboard.jobs.distributed._MEMO", OrderedDict())
+        monkeypatch.setattr("dashboard.jobs.memo._MEMO", OrderedDict())
     monkeypatch.setattr(chosen, "_active", None)
     chosen.use(request.param)
     return request.param

@@ -1,0 +1,38 @@
+"""The last few results this process read, kept in memory (both job backends).
+
+A key names its inputs, data and modeling version, so a result never changes: a page render that reads one
+result from several callbacks reads (and decodes) it once."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+
+MEMO_ENTRIES = 16
+_MEMO: OrderedDict = OrderedDict()
+_MEMO_LOCK = threading.Lock()  # a worker may serve requests from several threads
+
+
+def remembered(key: str, read):
+    """The result of ``key``: from memory, or ``read()`` (kept when it is not None)."""
+    with _MEMO_LOCK:
+        if key in _MEMO:
+            _MEMO.move_to_end(key)
+            return _MEMO[key]
+    value = read()
+    if value is not None:
+        with _MEMO_LOCK:
+            _MEMO[key] = value
+            while len(_MEMO) > MEMO_ENTRIES:
+                _MEMO.popitem(last=False)
+    return value
+
+
+def _fresh_lock_after_fork() -> None:
+    # a job is forked from a threaded web worker: a lock another thread held at the fork would never be released
+    global _MEMO_LOCK
+    _MEMO_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_lock_after_fork)
