@@ -184,16 +184,20 @@ PIECE = 2048
 THREADS = 2
 
 
+def jacobi_scale(Q, c):
+    """Jacobi scaling of problems (B, d, d), (B, d): s_k = sqrt(Q_kk) (1 where Q_kk is zero), and the scaled
+    Hessians Q / s s^T (unit diagonal), linear terms c / s and l1 weights a = 1 / s of phi = s * theta."""
+    diag = np.einsum("bii->bi", Q)
+    s = np.sqrt(np.maximum(diag, 1e-300))
+    s = np.where(diag > 1e-300 * np.maximum(diag.max(axis=1, keepdims=True), 1.0), s, 1.0)
+    return s, Q / s[:, :, None] / s[:, None, :], c / s, 1.0 / s
+
+
 def solve_batch(Q, c, T, tol: float = 1e-9, max_iter: int | None = None):
     """Every problem i (Q[i], c[i], T[i]) by the active-set method (module docstring); returns
     (theta (B, d), found (B,), working-set changes (B,))."""
     B, d = c.shape
-    diag = np.einsum("bii->bi", Q)
-    s = np.sqrt(np.maximum(diag, 1e-300))
-    s = np.where(diag > 1e-300 * np.maximum(diag.max(axis=1, keepdims=True), 1.0), s, 1.0)
-    Qs = np.ascontiguousarray(Q / s[:, :, None] / s[:, None, :])
-    cs = np.ascontiguousarray(c / s)
-    a = np.ascontiguousarray(1.0 / s)
+    s, Qs, cs, a = (np.ascontiguousarray(v) for v in jacobi_scale(Q, c))
     T = np.ascontiguousarray(T, dtype=float)
     phi, found, iters = np.zeros((B, d)), np.zeros(B, np.bool_), np.zeros(B, np.int64)
     steps = max_iter or 20 * d + 50

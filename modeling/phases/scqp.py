@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from modeling.errors import DataError
+from modeling.phases.active_set import jacobi_scale, solve_batch
 
 
 @dataclass
@@ -116,9 +117,12 @@ def solve(problem: Problem, tol: float = 1e-9, max_iter: int = 10000, theta0=Non
 def solve_active_set(problem: Problem, tol: float = 1e-9) -> Solution:
     """The exact active-set method alone (:mod:`modeling.phases.active_set`); ``found`` False where it did not
     finish."""
-    from modeling.phases.active_set import solve_batch
-
     theta, found, iters = solve_batch(problem.Q, problem.c, problem.T, tol)
+    return _solution(problem, theta, found, iters)
+
+
+def _solution(problem: Problem, theta, found, iters) -> Solution:
+    """A Solution with the objective and the largest violation of theta >= 0 and sum(theta) <= T."""
     resid = np.maximum(np.maximum(-theta.min(axis=1), 0.0), theta.sum(axis=1) - problem.T)
     return Solution(theta, found, problem.objective(theta), np.maximum(resid, 0.0), iters)
 
@@ -128,12 +132,7 @@ def _solve_apg(problem: Problem, tol: float, max_iter: int, theta0, polish: bool
     iterations from the 50th, try the exact solution on the iterate's support (:func:`_polish`)."""
     Q, c, T = problem.Q, problem.c, problem.T
     B, d = c.shape
-    diag = np.einsum("bii->bi", Q)
-    s = np.sqrt(np.maximum(diag, 1e-300))
-    s = np.where(diag > 1e-300 * np.maximum(diag.max(axis=1, keepdims=True), 1.0), s, 1.0)
-    Qs = Q / s[:, :, None] / s[:, None, :]
-    cs = c / s
-    a = 1.0 / s
+    s, Qs, cs, a = jacobi_scale(Q, c)
     L = np.linalg.eigvalsh(Qs)[:, -1]
     L = np.maximum(L, 1e-12)
     scale = 1.0 + np.abs(cs).max(axis=1)
@@ -171,8 +170,7 @@ def _solve_apg(problem: Problem, tol: float, max_iter: int, theta0, polish: bool
             y[active[done]] = phi[active[done]]
             active = active[~done]
     theta = phi / s
-    resid = np.maximum(np.maximum(-theta.min(axis=1), 0.0), theta.sum(axis=1) - T)
-    return Solution(theta, found, problem.objective(theta), np.maximum(resid, 0.0), iters)
+    return _solution(problem, theta, found, iters)
 
 
 def solve_exact(Q: np.ndarray, c: np.ndarray, T: float, tol: float = 1e-12) -> np.ndarray:
