@@ -10,12 +10,11 @@ from dashboard.counts.views import block_rows, leaderboard_rows, summary_facts, 
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.state import countdata
 from dashboard.state.uploads import decode_upload
-from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default
-from modeling.errors import ModelingError
 
 dash.register_page(__name__, path="/counts", name="Counts", title="perfcast · counts", order=7,
                    description=("Predict how often each basic block (or GPU event) runs for large inputs from runs "
@@ -137,19 +136,11 @@ for _g in ("leaderboard", "blocks", "totals", "all-grid"):
     register_csv(f"{P}-{_g}")
 
 
-@callback(Output(f"{P}-source", "options"), Output(f"{P}-source", "value"), Output(f"{P}-upload-status", "children"),
-          Input(f"{P}-upload", "contents"), State(f"{P}-upload", "filename"), prevent_initial_call=True)
-def _uploaded(contents, filename):
-    """Validate and store an uploaded count table; it becomes the page's data."""
-    name = filename if isinstance(filename, str) else None
-    try:
-        m = countdata.save_upload(decode_upload(contents), name)
-    except (ModelingError, ValueError, TypeError) as exc:
-        return no_update, no_update, alert(f"Not used: {exc}")
-    notes = " ".join(m["notes"])
-    return (countdata.options(), m["id"],
-            alert(f"Stored a count table of {len(m['programs'])} programs ({m['rows']:,} rows). {notes}".strip(),
-                  "info"))
+# an uploaded count table is validated, stored and becomes the page's data
+register_stored_upload(P, lambda contents, name: countdata.save_upload(decode_upload(contents), name),
+                       countdata.options,
+                       lambda m: f"Stored a count table of {len(m['programs'])} programs ({m['rows']:,} rows). "
+                                 f"{' '.join(m['notes'])}".strip())
 
 
 @callback(Output(f"{P}-program", "options"), Output(f"{P}-program", "value"), Input(f"{P}-source", "value"),

@@ -1,7 +1,7 @@
 """Phase-level prediction (LACross): target cycles and power per program phase on held-out programs."""
 
 import dash
-from dash import Input, Output, State, callback, dcc, html, no_update
+from dash import Input, Output, callback, dcc, html, no_update
 
 from dashboard import jobs
 from dashboard.jobs.panel import job_panel, message, register_job
@@ -9,12 +9,11 @@ from dashboard.phases.figures import NAMES, UNITS, per_program, sweep, trace
 from dashboard.phases.kinds import PHASES, SWEEP
 from dashboard.state import phasedata
 from dashboard.state.uploads import decode_upload
-from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default
-from modeling.errors import ModelingError
 
 dash.register_page(__name__, path="/phases", name="Phases", title="perfcast · phases", order=6,
                    description=("Predict a target's cycles and power per program phase from host counters "
@@ -141,20 +140,17 @@ for _g in ("models", "programs", "sweep-grid"):
     register_csv(f"{P}-{_g}")
 
 
-@callback(Output(f"{P}-source", "options"), Output(f"{P}-source", "value"), Output(f"{P}-upload-status", "children"),
-          Input(f"{P}-upload", "contents"), State(f"{P}-upload", "filename"), prevent_initial_call=True)
-def _uploaded(contents, filename):
-    """Validate and store an uploaded trace or phase table; it becomes the page's data."""
-    name = filename if isinstance(filename, str) else None
-    try:
-        m = phasedata.save_upload(decode_upload(contents), name)
-    except (ModelingError, ValueError, TypeError) as exc:
-        return no_update, no_update, alert(f"Not used: {exc}")
+def _stored(m) -> str:
     what = (f"a trace: {m['programs']} programs at {', '.join(f'{f:g}' for f in m['frequencies'])} MHz"
             if m["kind"] == "samples" else f"a phase table of {m['programs']} programs")
     notes = " ".join(m["notes"])
     excl = f" Runs excluded by quality control: {len(m['excluded_runs'])}." if m["excluded_runs"] else ""
-    return phasedata.options(), m["id"], alert(f"Stored {what}. {notes}{excl}".strip(), "info")
+    return f"Stored {what}. {notes}{excl}".strip()
+
+
+# an uploaded trace or phase table is validated, stored and becomes the page's data
+register_stored_upload(P, lambda contents, name: phasedata.save_upload(decode_upload(contents), name),
+                       phasedata.options, _stored)
 
 
 @callback(Output(f"{P}-host_freq", "options"), Output(f"{P}-host_freq", "value"),

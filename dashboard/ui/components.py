@@ -59,5 +59,22 @@ def register_csv(id_):
         return bool(n)
 
 
+def register_stored_upload(prefix, save, options, describe):
+    """Wire ``<prefix>-upload`` to ``save(contents, filename)`` (validates and stores; raises a ``ValueError``
+    such as ``ModelingError`` saying what is wrong): the stored item becomes ``<prefix>-source``'s value,
+    ``options()`` its choices, and ``describe(meta)`` or the error the text of ``<prefix>-upload-status``."""
+    from dash import Input, Output, State, callback, no_update
+
+    @callback(Output(f"{prefix}-source", "options"), Output(f"{prefix}-source", "value"),
+              Output(f"{prefix}-upload-status", "children"), Input(f"{prefix}-upload", "contents"),
+              State(f"{prefix}-upload", "filename"), prevent_initial_call=True)
+    def _uploaded(contents, filename):
+        try:
+            meta = save(contents, filename if isinstance(filename, str) else None)
+        except (ValueError, TypeError) as exc:  # ModelingError is a ValueError
+            return no_update, no_update, alert(f"Not used: {exc}")
+        return options(), meta["id"], alert(describe(meta), "info")
+
+
 def alert(text, kind="error"):
     return html.Div(text, className=f"alert alert-{kind}", role="alert")
