@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-from functools import lru_cache
-
 from dashboard import jobs
 from dashboard.counts import work
 from dashboard.state import countdata
+from dashboard.state.files import shipped_fingerprint
 from dashboard.ui.url_state import Param, StoredParam
-from modeling import DATA_DIR
 from modeling.counts import data
 from modeling.counts.evaluate import MODELS
 from modeling.counts.splits import SPLITS
@@ -19,17 +16,11 @@ DEFAULT_MODELS = list(MODELS)
 DEFAULT_PROGRAM = {"cpu": "gemm", "gpu": "lud_perimeter"}
 
 
-@lru_cache(maxsize=1)
-def _shipped_fingerprint() -> str:
-    h = hashlib.sha256()
-    for file, _ in data.SHIPPED.values():
-        h.update((DATA_DIR / file).read_bytes())
-    return h.hexdigest()[:16]
-
-
 def _fingerprint(params):
     """The shipped tables' bytes (an upload's id already names its content)."""
-    return _shipped_fingerprint() if params["source"] in countdata.SHIPPED else params["source"]
+    if params["source"] not in countdata.SHIPPED:
+        return params["source"]
+    return shipped_fingerprint(*(file for file, _ in data.SHIPPED.values()))
 
 
 def _programs(v):

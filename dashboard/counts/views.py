@@ -50,18 +50,3 @@ def summary_facts(res: dict) -> dict:
 def pct(v: float) -> str:
     """An error in percent as a person reads it: below 0.001 % the prediction is exact to the count."""
     return "exact (< 0.001 %)" if v < 1e-3 else f"{v:.3g} %"
-
-
-def total_columns(res: dict) -> list[dict]:
-    from dashboard.ui.components import num_col
-
-    models = list(res["test"]["pred"])
-    cols = [{"field": "block", "headerName": "block / event", "minWidth": 170, "pinned": "left"},
-            num_col("actual", "measured total", 0)]
-    for m in models:
-        cols += [num_col(m, f"{NAMES.get(m, m)} total", 0), num_col(f"{m}|error", f"{NAMES.get(m, m)} error %", 2)]
-    return cols
-
-
-def total_rows(res: dict) -> list[dict]:
-    return res["totals"]

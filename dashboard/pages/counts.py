@@ -6,7 +6,7 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 from dashboard import jobs
 from dashboard.counts.figures import NAMES, curve, heatmap, programs_bar, ratios
 from dashboard.counts.kinds import COUNTS, MODEL_CHOICES, PROGRAMS
-from dashboard.counts.views import block_rows, leaderboard_rows, summary_facts, total_columns, total_rows
+from dashboard.counts.views import block_rows, leaderboard_rows, summary_facts
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.state import countdata
 from dashboard.state.uploads import decode_upload
@@ -166,7 +166,16 @@ def _render(ready):
                                   f"{P}-irregular"),
                              stat("train / test inputs", f"{res['n_train']} / {res['n_test']}")], className="stats"),
                    html.P(f["text"], className="hint"))
-    return (summary, leaderboard_rows(res), block_rows(res), curve(res), total_columns(res), total_rows(res))
+    return summary, leaderboard_rows(res), block_rows(res), curve(res), _total_columns(res), res["totals"]
+
+
+def _total_columns(res: dict) -> list[dict]:
+    """Measured total, then each model's total and error, for the models of this result."""
+    cols = [{"field": "block", "headerName": "block / event", "minWidth": 170, "pinned": "left"},
+            num_col("actual", "measured total", 0)]
+    for m in res["test"]["pred"]:
+        cols += [num_col(m, f"{NAMES.get(m, m)} total", 0), num_col(f"{m}|error", f"{NAMES.get(m, m)} error %", 2)]
+    return cols
 
 
 @callback(Output(f"{P}-heatmap", "figure"), Output(f"{P}-ratios", "figure"), Input(f"{P}-ready", "data"),

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-from functools import lru_cache
-
 from dashboard import jobs
 from dashboard.phases import work
 from dashboard.state import phasedata
+from dashboard.state.files import shipped_fingerprint
 from dashboard.ui.url_state import InvalidParameter, Param, StoredParam
-from modeling import DATA_DIR
 from modeling.phases import data
 
 
@@ -42,17 +39,9 @@ class CvOrNumber(Param):
         return "inf" if v == float("inf") else f"{v:g}"
 
 
-@lru_cache(maxsize=1)
-def _shipped_fingerprint() -> str:
-    h = hashlib.sha256()
-    for name in ("armpm_samples.parquet", "armpm_phases.parquet"):
-        h.update((DATA_DIR / name).read_bytes())
-    return h.hexdigest()[:16]
-
-
 def _fingerprint(params):
     """The shipped traces' files (an upload's id already names its content)."""
-    return _shipped_fingerprint()
+    return shipped_fingerprint("armpm_samples.parquet", "armpm_phases.parquet")
 
 
 COMMON = (

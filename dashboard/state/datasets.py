@@ -20,7 +20,6 @@ columns chosen at upload. Both produce the scenario dict of
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -30,13 +29,12 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
 
 from dashboard.settings import var_path
-from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name, sha256_file
+from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name, sha256_file, shipped_fingerprint
 from modeling import shipped
 from modeling.tables.workload import table_scenario
 
@@ -167,11 +165,6 @@ def verify_dataset(ds_id: str) -> bool:
 # ---------------------------------------------------------------- as the pages see them
 
 
-@lru_cache(maxsize=1)
-def _shipped_fingerprint() -> str:
-    return hashlib.sha256((shipped.DATA_DIR / "gpu_workloads.parquet").read_bytes()).hexdigest()[:16]
-
-
 @dataclass
 class DatasetView:
     id: str
@@ -245,7 +238,7 @@ def get(ds_id: str) -> DatasetView:
     if ds_id == SHIPPED_ID:
         gpus = shipped.gpu_names()
         return DatasetView(SHIPPED_ID, "Rodinia on 9 NVIDIA GPUs (shipped)", "shipped", gpus, gpus,
-                           list(shipped.METRICS), _shipped_fingerprint(), has_repeats=True)
+                           list(shipped.METRICS), shipped_fingerprint("gpu_workloads.parquet"), has_repeats=True)
     meta = dataset_meta(ds_id)
     m = meta["mapping"]
     return DatasetView(meta["id"], meta["name"], "upload", [TABLE_HOST], list(m["targets"]), ["value"],

@@ -11,6 +11,7 @@ import json
 import os
 import secrets
 import unicodedata
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
@@ -57,6 +58,18 @@ def sha256_file(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+@lru_cache(maxsize=8)
+def shipped_fingerprint(*names: str) -> str:
+    """16 hex digits of the sha256 of the shipped data files ``names`` (in ``data/``), read once per process:
+    the part of a result key that names the shipped data a job reads."""
+    from modeling import DATA_DIR
+
+    h = hashlib.sha256()
+    for name in names:
+        h.update((DATA_DIR / name).read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _parquet_bytes(frame: pd.DataFrame) -> bytes:

@@ -161,8 +161,9 @@ class PolynomialCounts(BaseEstimator, RegressorMixin):
         self.exact_ = np.zeros(n_blocks, dtype=bool)
         self.coef_ = []
         best_err = np.full(n_blocks, np.inf)
+        designs = [self._design(X, d) for d in range(top + 1)]  # the monomials of degree <= d, built once
         for d in range(0, top + 1):
-            A_fit, A_val = self._design(X[fit_i], d), self._design(X[val_i], d)
+            A_fit, A_val = designs[d][fit_i], designs[d][val_i]
             if A_fit.shape[1] > len(fit_i):
                 break
             for b in range(n_blocks):
@@ -172,9 +173,8 @@ class PolynomialCounts(BaseEstimator, RegressorMixin):
                     best_err[b], self.degree_[b] = err, d
         for b in range(n_blocks):
             d = int(self.degree_[b])
-            A = self._design(X, d)
-            coef = self._fit_block(A, Y[:, b])
-            exact = self._exact(X, Y[:, b], top)
+            coef = self._fit_block(designs[d], Y[:, b])
+            exact = self._exact(designs, Y[:, b])
             if exact is not None:
                 d, coef = exact
                 self.exact_[b] = True
@@ -182,13 +182,12 @@ class PolynomialCounts(BaseEstimator, RegressorMixin):
             self.coef_.append(coef)
         return self
 
-    def _exact(self, X, y, top):
+    def _exact(self, designs, y):
         """(degree, coefficients) of the lowest-degree least-squares polynomial that reproduces every training
         count to the integer, with at least max(3, half the monomials) more points than monomials: the extra
-        points check the fit (it is not interpolation)."""
-        for d in range(0, top + 1):
-            A = self._design(X, d)
-            if A.shape[1] + max(3, A.shape[1] // 2) > len(X):
+        points check the fit (it is not interpolation). ``designs[d]``: the monomials of degree <= d."""
+        for d, A in enumerate(designs):
+            if A.shape[1] + max(3, A.shape[1] // 2) > len(y):
                 return None
             coef, *_ = np.linalg.lstsq(A, y, rcond=None)
             if np.all(np.abs(A @ coef - y) < 0.5) and np.all(np.abs(A @ coef - y) <= 1e-6 * np.maximum(y, 1)):

@@ -9,7 +9,7 @@ The shape follows qpsolvers: a :class:`Problem` holds all phases' d x d systems 
 found, objective, primal residual and iterations per problem.
 
 **Method.** :func:`solve` uses, by default, the exact batched active-set method of
-:mod:`modeling.phases.active_set` (compiled, the phases in parallel) and finishes any problem it leaves
+:mod:`modeling.phases.active_set` (compiled, the phases split over two threads) and finishes any problem it leaves
 unsolved with the accelerated projected gradient below (``method="apg"`` uses only the latter).
 
 **Projected gradient.** Accelerated projected gradient (FISTA with adaptive restart) in Jacobi-scaled variables
