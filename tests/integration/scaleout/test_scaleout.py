@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.load import _celery_worker, _stop_group
 from conftest import gunicorn_server
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO
@@ -29,20 +30,11 @@ def cluster_env(redis_url, var) -> dict:
 
 
 class Worker:
-    """``celery -A app:celery_app worker`` as ./worker.sh starts it, in a process group of its own."""
+    """A Celery worker as ./worker.sh starts it (started the way benchmarks/load.py starts its workers), in a
+    process group of its own."""
 
-    def __init__(self, env: dict, name: str, log: Path, concurrency=2):
-        self.log = log
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "app:celery_app", "worker", "--pool", "prefork",
-             "--concurrency", str(concurrency), "--hostname", f"{name}@%h", "--loglevel", "INFO"],
-            cwd=ROOT, env={**os.environ, **env}, stdout=open(log, "ab"), stderr=subprocess.STDOUT,
-            start_new_session=True)
-        deadline = time.time() + 60
-        while b" ready." not in log.read_bytes():
-            if self.proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError(f"worker {name} did not start:\n{log.read_text()[-2000:]}")
-            time.sleep(0.1)
+    def __init__(self, env: dict, name: str, log: Path):
+        self.proc = _celery_worker({**os.environ, **env}, name, log)
 
     def kill(self):
         """Machine loss: SIGKILL to the worker and its pool processes at once."""
@@ -51,15 +43,7 @@ class Worker:
         self.proc.wait(10)
 
     def stop(self):
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        _stop_group(self.proc)
 
 
 @pytest.fixture(scope="module")
