@@ -24,6 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from modeling.phases.scaling import jacobi_scale
+
 RIDGE = 1e-12
 
 
@@ -182,15 +184,6 @@ def _solve_range(Qs, cs, a, T, max_iter, tol, lo, hi, phi, found, iters):
 #: two threads at once (a threads-pool worker runs two jobs in one process)
 PIECE = 2048
 THREADS = 2
-
-
-def jacobi_scale(Q, c):
-    """Jacobi scaling of problems (B, d, d), (B, d): s_k = sqrt(Q_kk) (1 where Q_kk is zero), and the scaled
-    Hessians Q / s s^T (unit diagonal), linear terms c / s and l1 weights a = 1 / s of phi = s * theta."""
-    diag = np.einsum("bii->bi", Q)
-    s = np.sqrt(np.maximum(diag, 1e-300))
-    s = np.where(diag > 1e-300 * np.maximum(diag.max(axis=1, keepdims=True), 1.0), s, 1.0)
-    return s, Q / s[:, :, None] / s[:, None, :], c / s, 1.0 / s
 
 
 def solve_batch(Q, c, T, tol: float = 1e-9, max_iter: int | None = None):

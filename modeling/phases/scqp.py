@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from modeling.errors import DataError
-from modeling.phases.active_set import jacobi_scale, solve_batch
+from modeling.phases.scaling import jacobi_scale
 
 
 @dataclass
@@ -117,6 +117,8 @@ def solve(problem: Problem, tol: float = 1e-9, max_iter: int = 10000, theta0=Non
 def solve_active_set(problem: Problem, tol: float = 1e-9) -> Solution:
     """The exact active-set method alone (:mod:`modeling.phases.active_set`); ``found`` False where it did not
     finish."""
+    from modeling.phases.active_set import solve_batch  # compiled: loaded by the first job that solves
+
     theta, found, iters = solve_batch(problem.Q, problem.c, problem.T, tol)
     return _solution(problem, theta, found, iters)
 
