@@ -19,4 +19,4 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 # compile the forest kernels now (kept next to the source), not in the first job
-PYTHONPATH="$here" .venv/bin/python -c "from modeling.crossgen.forest_trees import warm_up; warm_up()"
+PYTHONPATH="$here" .venv/bin/python -c "from modeling.crossgen import forest_trees, inplace; forest_trees.warm_up(); inplace.warm_up()"

@@ -44,6 +44,13 @@ from modeling.crossgen.linear import (
 _ZERO = 1e-10  # relative norm below which an orthogonalized candidate is collinear
 
 
+def subtract_outer(Z, q, c):
+    """``Z -= outer(q, c)`` in place (compiled; numba is loaded by the first fit, not at import)."""
+    from modeling.crossgen.inplace import subtract_outer as compiled
+
+    compiled(Z, q, c)
+
+
 @dataclass
 class StepRecord:
     """One row of the R-style step table."""
@@ -139,7 +146,7 @@ def ols_forward(std: Standardized, criterion: str, max_steps: int | None = None)
             break
         q = Z[:, j] / np.sqrt(zz[j])
         r -= q * (q @ r)
-        Z -= np.outer(q, q @ Z)
+        subtract_outer(Z, q, q @ Z)
         active[j] = False
         sel.append(j)
         rss, crit = new_rss, new_crit
@@ -207,20 +214,53 @@ def ols_backward(std: Standardized, criterion: str, max_steps: int | None = None
 
 
 # ---------------------------------------------------------------------- NNLS
-def _ols_rss_with(X, y, base: np.ndarray, cand: np.ndarray, norm2: np.ndarray) -> np.ndarray:
-    """OLS RSS of ``base + {j}`` for every candidate j (lower bounds for NNLS)."""
-    if base.size:
-        Q = linalg.qr(X[:, base], mode="economic")[0]
-        Z = X[:, cand] - Q @ (Q.T @ X[:, cand])
-        r = y - Q @ (Q.T @ y)
-    else:
-        Z = X[:, cand]
-        r = y
-    rss0 = float(r @ r)
-    zz = np.einsum("ij,ij->j", Z, Z)
-    zr = Z.T @ r
-    gain = np.where(zz > _ZERO * norm2[cand], zr**2 / np.where(zz > 0, zz, 1.0), 0.0)
-    return np.maximum(rss0 - gain, 0.0)
+class _OLSBounds:
+    """OLS RSS of ``A + {j}`` for every candidate j (lower bounds for NNLS), kept across steps.
+
+    Holds every column orthogonalized against the active set A (``Z``) and the
+    OLS residual of A (``r``). A step that appends one column to A updates both
+    by one modified Gram-Schmidt step, O(n p); any other change of A starts
+    again from a QR of ``X[:, A]``. The bounds agree with a fresh projection to
+    rounding.
+    """
+
+    def __init__(self, X, y, norm2):
+        self.X, self.y, self.norm2 = X, y, norm2
+        self.reset(np.zeros(0, dtype=int))
+
+    def reset(self, A: np.ndarray) -> None:
+        X, y = self.X, self.y
+        if A.size:
+            Q = linalg.qr(X[:, A], mode="economic")[0]
+            self.Z = X - Q @ (Q.T @ X)
+            self.r = y - Q @ (Q.T @ y)
+        else:
+            self.Z = X.copy()
+            self.r = y.copy()
+        self.A = A.copy()
+        self._norms()
+
+    def _norms(self) -> None:
+        self.zz = np.einsum("ij,ij->j", self.Z, self.Z)
+
+    def move_to(self, A: np.ndarray) -> None:
+        """Follow the active set to ``A``."""
+        if A.size == self.A.size + 1 and np.array_equal(A[:-1], self.A):
+            j = int(A[-1])
+            q = self.Z[:, j] / np.sqrt(self.zz[j])
+            self.r -= q * (q @ self.r)
+            subtract_outer(self.Z, q, q @ self.Z)
+            self.A = A.copy()
+            self._norms()
+        elif not np.array_equal(A, self.A):
+            self.reset(A)
+
+    def lower(self, cand: np.ndarray) -> np.ndarray:
+        rss0 = float(self.r @ self.r)
+        zz = self.zz[cand]
+        zr = self.Z[:, cand].T @ self.r
+        gain = np.where(zz > _ZERO * self.norm2[cand], zr**2 / np.where(zz > 0, zz, 1.0), 0.0)
+        return np.maximum(rss0 - gain, 0.0)
 
 
 def _positive_ols(X, y, cols):
@@ -263,6 +303,7 @@ def nnls_forward(std: Standardized, criterion: str, max_steps: int | None = None
     crit = _crit(rss, n, 0, tss, criterion)
     steps = [StepRecord(0, "start", None, 0, rss, crit)]
     solved = 0
+    bounds = _OLSBounds(X, y, norm2)
     while A.size < min(n - 2, p) and (max_steps is None or len(steps) <= max_steps):
         resid = y - X[:, A] @ beta
         grad = X.T @ resid
@@ -271,7 +312,8 @@ def nnls_forward(std: Standardized, criterion: str, max_steps: int | None = None
         cand = np.flatnonzero(mask)
         if cand.size == 0:
             break
-        lower = _ols_rss_with(X, y, A, cand, norm2)
+        bounds.move_to(A)
+        lower = bounds.lower(cand)
         upper = rss - grad[cand] ** 2 / norm2[cand]
 
         def solve(i):

@@ -196,3 +196,33 @@ def test_nnls_backward_equals_brute_force(criterion):
         active, crit = kept, new
     assert len(sel.steps) == taken + 1
     assert sorted(sel.selected.tolist()) == sorted(active)
+
+
+def test_compiled_rank_one_update_equals_numpy_bit_for_bit():
+    from modeling.crossgen.inplace import subtract_outer
+
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(57, 91)) * 10.0 ** rng.integers(-5, 5, size=91)
+    q, c = rng.normal(size=57), rng.normal(size=91)
+    expected = Z - np.outer(q, c)
+    subtract_outer(Z, q, c)
+    assert np.array_equal(Z, expected)
+
+
+def test_nnls_forward_bounds_kept_across_steps_equal_a_fresh_projection():
+    from modeling.crossgen.stepwise import _OLSBounds
+
+    X, y, _ = planted(4, p=40)
+    std = standardize(X, y)
+    norm2 = np.einsum("ij,ij->j", std.X, std.X)
+    bounds = _OLSBounds(std.X, std.y, norm2)
+    for A in ([3], [3, 17], [3, 17, 5], [17, 5], [17, 5, 30]):  # appends, a drop, an append again
+        A = np.array(A)
+        bounds.move_to(A)
+        cand = np.setdiff1d(np.arange(40), A)
+        fresh = []
+        for j in cand:  # OLS RSS of A + {j}, column by column
+            cols = np.append(A, j)
+            r = std.y - std.X[:, cols] @ np.linalg.lstsq(std.X[:, cols], std.y, rcond=None)[0]
+            fresh.append(r @ r)
+        assert np.allclose(bounds.lower(cand), fresh, rtol=1e-9, atol=1e-9 * float(std.y @ std.y))
