@@ -338,9 +338,13 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
     if host_index is not None:
         jobs.append((BASELINE, lambda s, h=host_index: HostRatioBaseline(h)))
     # one task per (model, fold) plus the all-workload fit; the forest first so
-    # that its many tasks spread over the workers instead of finishing last
-    tasks = [(n, f, k) for n, f in sorted(jobs, key=lambda j: j[0] != "RandomForest")
-             for k in [*range(len(splits)), None]]
+    # that its many tasks spread over the workers instead of finishing last; then
+    # fold by fold, so that a worker running several models of one fold reuses
+    # their shared factorizations (linear.fold_memo)
+    fold_ids = [*range(len(splits)), None]
+    first = [j for j in jobs if j[0] == "RandomForest"]
+    rest = [j for j in jobs if j[0] != "RandomForest"]
+    tasks = [(n, f, k) for n, f in first for k in fold_ids] + [(n, f, k) for k in fold_ids for n, f in rest]
     all_rows = np.arange(len(y))
 
     def args(n, f, k):

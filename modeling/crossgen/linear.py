@@ -9,6 +9,9 @@ constraints of NNLS intact. Coefficients are reported in original units.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,6 +62,39 @@ def to_original(std: Standardized, beta_std: np.ndarray) -> tuple[np.ndarray, fl
     return coef, std.y_mean - float(std.x_mean @ coef)
 
 
+def _array_key(a) -> tuple:
+    a = np.ascontiguousarray(a)
+    return a.shape, a.dtype.str, hashlib.blake2b(a.data, digest_size=16).digest()
+
+
+def fold_memo(fn):
+    """Keep the last few results of ``fn`` in this process, keyed by the arrays' contents.
+
+    Several models of one CV fold start from the same factorization of the
+    same standardized matrix (the pivoted QR of the full model, the full NNLS
+    fit); the ensemble runs a fold's models one after another, so the second
+    model of a fold in a process reuses the first one's result. Results are
+    returned as copies, so a caller may change them.
+    """
+    cache: OrderedDict = OrderedDict()
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        key = (tuple(_array_key(a) if isinstance(a, np.ndarray) else a for a in args),
+               tuple(sorted(kwargs.items())))
+        if key in cache:
+            cache.move_to_end(key)
+        else:
+            cache[key] = fn(*args, **kwargs)
+            if len(cache) > 8:
+                cache.popitem(last=False)
+        out = cache[key]
+        return tuple(o.copy() if isinstance(o, np.ndarray) else o for o in out) if isinstance(out, tuple) \
+            else out.copy()
+
+    return wrapper
+
+
 def independent_subset(Xs: np.ndarray, rtol: float = RANK_RTOL) -> np.ndarray:
     """Indices of a numerically independent subset of the columns of ``Xs``.
 
@@ -71,13 +107,18 @@ def independent_subset(Xs: np.ndarray, rtol: float = RANK_RTOL) -> np.ndarray:
     n, p = Xs.shape
     if p == 0:
         return np.zeros(0, dtype=int)
-    _, R, piv = linalg.qr(Xs, mode="economic", pivoting=True)
+    R, piv = linalg.qr(Xs, mode="r", pivoting=True)  # Q is not needed: R alone costs less
     d = np.abs(np.diag(R))
     if d.size == 0 or d[0] == 0:
         return np.zeros(0, dtype=int)
     rank = int(np.sum(d >= rtol * d[0]))
     rank = min(rank, n - 1)
     return np.sort(piv[:rank])
+
+
+#: The same, without the per-process memo: for matrices that are not shared between models.
+independent_subset_once = independent_subset
+independent_subset = fold_memo(independent_subset)
 
 
 def log_likelihood(rss: float, n: int, tss: float) -> float:
@@ -157,6 +198,7 @@ def ols_stats(X, y, columns=None) -> OLSStats:
                     1.0 - rss / tss if tss > 0 else np.nan)
 
 
+@fold_memo
 def nnls(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
     """Non-negative least squares ``min ||A x - b||^2, x >= 0`` (Lawson-Hanson).
 

@@ -37,6 +37,7 @@ from modeling.crossgen.linear import (
     RSS_FLOOR,
     Standardized,
     independent_subset,
+    independent_subset_once,
     information_criterion,
     nnls,
 )
@@ -376,7 +377,7 @@ def nnls_backward(std: Standardized, criterion: str, max_steps: int | None = Non
     norm2 = np.einsum("ij,ij->j", X, X)
     while A.size and (max_steps is None or len(steps) <= max_steps):
         if G is None or since_refresh >= 25:
-            G = _inverse_gram(X, A) if independent_subset(X[:, A], rtol=1e-10).size == A.size else None
+            G = _inverse_gram(X, A) if independent_subset_once(X[:, A], rtol=1e-10).size == A.size else None
             since_refresh = 0
         d = None if G is None else np.diag(G)
         have_ols = d is not None and bool(np.all(np.isfinite(d)) and np.all(d > 0))
