@@ -222,11 +222,14 @@ def _predict_trees(X, feature, threshold, left, right, value, out):
 
 def dense_ranks(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-feature dense ranks of the rows (ties equal) and the sorting order, both (p, n)."""
-    order = np.argsort(X, axis=0, kind="stable").T.astype(np.uint32)
-    ranks = np.empty((X.shape[1], X.shape[0]), dtype=np.uint32)
-    for j in range(X.shape[1]):
-        ranks[j] = np.unique(X[:, j], return_inverse=True)[1]
-    return ranks, np.ascontiguousarray(order)
+    xt = np.ascontiguousarray(X.T)
+    order = np.argsort(xt, axis=1, kind="stable")
+    xs = np.take_along_axis(xt, order, axis=1)
+    steps = np.zeros(xt.shape, dtype=np.uint32)
+    steps[:, 1:] = xs[:, 1:] != xs[:, :-1]  # a new distinct value starts here
+    ranks = np.empty(xt.shape, dtype=np.uint32)
+    np.put_along_axis(ranks, order, np.cumsum(steps, axis=1, dtype=np.uint32), axis=1)
+    return ranks, order.astype(np.uint32)
 
 
 class TreeArrays:
