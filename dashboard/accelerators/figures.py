@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from dashboard.ui.figures import FONT, PALETTE, template as _template, values as _list
+from dashboard.ui.figures import FONT, PALETTE, margins, template as _template, values as _list
 from modeling.accelerators.advisor import fmt_bytes
 
 REGION_COLORS = ["#cfe3f3", "#fde2cf", "#d5ecd9", "#e7d9f0", "#fff1c2", "#f9d6de", "#dfe7c9", "#d6dbf5"]
@@ -41,7 +41,7 @@ def _log_x(lo=None, hi=None, dtick=LOG4):
 def _figure(data, title, height, y_title="speedup", **layout):
     lay = {"template": _template(), "height": height, "font": FONT,
            "title": {"text": title, "x": 0.01, "font": {"size": 15}},
-           "margin": {"l": 60, "r": 30, "t": 50, "b": 40},
+           "margin": margins(l=70, b=110),  # the legend sits below the plot
            "legend": {"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0, "xanchor": "left"},
            "xaxis": _log_x(), "yaxis": {"type": "log", "title": {"text": y_title}, "dtick": 1}}
     lay.update(layout)
@@ -189,4 +189,4 @@ def totem_figure(tot, g, label) -> dict:
                               "dash" if extreme else None, 1.5, legendgroup=name, showlegend=show, **axes))
         notes.append({"text": f"<b>{titles[k]}</b>", "xref": "paper", "yref": "paper", "x": (xd[0] + xd[1]) / 2,
                       "y": yd[1] + 0.01, "yanchor": "bottom", "showarrow": False})
-    return _figure(data, f"Totem plots: {label}", 640, annotations=notes, **layout)
+    return _figure(data, f"Totem plots: {label}", 640, annotations=notes, margin=margins(l=70, b=145), **layout)

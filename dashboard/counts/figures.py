@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, values
+from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, margins, values
 
 NAMES = {"pnn-paper": "PNN (paper)", "pnn-tuned": "PNN (tuned)", "pnn": "PNN (custom)", "glm": "Poisson GLM",
          "poly": "polynomial (NNLS)", "best": "best per block"}
@@ -32,7 +32,8 @@ def heatmap(res: dict, model: str):
              "line": {"color": "#1d2733", "dash": "dash", "width": 1}}]
     note = f"; {dropped} zero counts not drawn" if dropped else ""
     return figure(data, f"{res['program']}: {NAMES.get(model, model)} on the test inputs ({res['split']}{note})",
-                  460, xaxis=axis_title("measured count (log10)"), yaxis=axis_title("predicted count (log10)"))
+                  460, xaxis=axis_title("measured count (log10)"), yaxis=axis_title("predicted count (log10)"),
+                  margin=margins(r=150))  # the colour bar
 
 
 def ratios(res: dict, model: str):
@@ -71,7 +72,7 @@ def ratios(res: dict, model: str):
                   xaxis=(log_axis(f"input size ({params})", size) if log_x
                          else axis_title(f"input size ({params})")),
                   legend={"orientation": "h", "y": -0.18, "yanchor": "top", "x": 0, "xanchor": "left"},
-                  margin={"l": 60, "r": 30, "t": 50, "b": 110},
+                  margin=margins(b=110),
                   yaxis={**axis_title("predicted / measured"), "tickformat": ".3f",
                          "range": [min(0.95, lo - 0.02), max(1.05, hi + 0.02)]},
                   shapes=[{"type": "line", "xref": "x", "x0": train_max, "x1": train_max, "yref": "paper", "y0": 0,

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from dashboard.ui.figures import PALETTE, axis_title, empty, figure, hline, log_axis, values
+from dashboard.ui.figures import PALETTE, axis_title, empty, figure, hline, log_axis, margins, values
 
 CATEGORY_COLORS = {
     "instruction": "#e7f1fb", "memory": "#fdf0e6", "cache": "#eaf6ec", "occupancy": "#f3ecf8",
@@ -177,7 +177,7 @@ def side_by_side(left: dict, right: dict, left_title: str, right_title: str, uni
     titles = [{"text": t, "xref": "paper", "yref": "paper", "x": x, "y": 1.0, "xanchor": "center",
                "yanchor": "bottom", "showarrow": False, "font": {"size": 14}}
               for t, x in ((left_title, 0.24), (right_title, 0.76))]
-    return figure(data, None, 440, annotations=titles, margin={"l": 60, "r": 30, "t": 40, "b": 90},
+    return figure(data, None, 440, annotations=titles, margin=margins(t=40, b=110),
                    legend={"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0.5, "xanchor": "center"},
                    xaxis={"domain": [0, 0.48], **x_title},
                    xaxis2={"domain": [0.52, 1], "matches": "x", "anchor": "y2", **x_title},
@@ -203,9 +203,9 @@ def repeats(values_, window: dict, label: str, unit: str = "s") -> dict:
     lines = [hline(window["median"], "#1d2733", "solid", "median", "bottom right"),
              hline(window["mean_all"], "#d9480f", "dot", "mean of all runs", "top right"),
              hline(window["mean_inliers"], "#2b8a3e", "dash", "mean of kept runs", "bottom left")]
-    return figure(data, f"{len(v)} repeated runs of {label}", 420, shapes=[band] + [sh for sh, _ in lines],
-                   annotations=[band_note] + [n for _, n in lines],
-                   xaxis=axis_title("run (launch order)"), yaxis=axis_title(f"{label} ({unit})"))
+    return figure(data, f"{len(v)} repeated runs of {label}", 420, margin=margins(l=95),
+                  shapes=[band] + [sh for sh, _ in lines], annotations=[band_note] + [n for _, n in lines],
+                  xaxis=axis_title("run (launch order)"), yaxis=axis_title(f"{label} ({unit})"))
 
 
 def applied(res: dict, unit: str = "s"):
@@ -227,8 +227,10 @@ def ranking_bars(rank: dict, top: int = 15) -> dict:
                       "line": {"color": "#5b6b7c", "width": 1}},
            "customdata": [[r.get("category") or ""] for r in rows][::-1],
            "hovertemplate": "%{y}<br>%{customdata[0]}<br>%{x:.4g}<extra></extra>"}
+    longest = max(len(str(r["feature"])) for r in rows)
     return figure([bar], f"Top {len(rows)} features of {rank['model']}", max(300, 26 * len(rows) + 100),
-                   xaxis=axis_title("−log10 p-value" if pv else rank["kind"]))
+                   xaxis=axis_title("−log10 p-value" if pv else rank["kind"]),
+                   margin=margins(l=min(30 + 6 * longest, 600)))
 
 
 def category_row_style(field="category"):

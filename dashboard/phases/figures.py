@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, values
+from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, margins, values
 
 NAMES = {"lacross": "LACross", "global": "global model", "nnls-baseline": "NNLS baseline",
          "ratio-baseline": "host × median ratio", "mean-baseline": "training mean"}
@@ -55,6 +55,7 @@ def per_program(res: dict, shown=("lacross", "global", "ratio-baseline", "mean-b
                      "marker": {"color": PALETTE[k % len(PALETTE)]},
                      "hovertemplate": f"%{{x}}<br>{NAMES[m]}: %{{y:.1f}} %<extra></extra>"})
     return figure(data, "Whole-program error of each held-out program", 460, barmode="group",
+                  margin=margins(l=90, b=20 + 7 * max(len(n) for n in names)),
                   xaxis={**axis_title("program"), "tickangle": -45, "automargin": True},
                   yaxis=axis_title("whole-program error %"))
 

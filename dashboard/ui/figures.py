@@ -29,9 +29,20 @@ def values(a) -> list:
     return [None if not math.isfinite(x) else x for x in np.asarray(a, dtype=float).tolist()]
 
 
+def margins(l: int = 80, r: int = 30, t: int = 50, b: int = 60) -> dict:  # noqa: E741 - plotly's names
+    """Plot margins in px, wide enough for the usual tick labels and axis titles.
+
+    The template's axes have ``automargin``: when labels do not fit, plotly widens the margin and
+    draws the whole chart a second time (about twice the drawing time of a shared link's chart).
+    Margins that already fit skip that second pass; automargin stays as the safety net for
+    labels longer than these allow (e.g. a user's long feature names)."""
+    return {"l": l, "r": r, "t": t, "b": b}
+
+
 def figure(data: list, title: str | None = None, height: int = 420, **layout) -> dict:
+    right = layout.get("yaxis2", {}).get("side") == "right"
     lay = {"template": template(), "height": height, "font": FONT,
-           "margin": {"l": 60, "r": 30, "t": 50 if title else 20, "b": 50},
+           "margin": margins(r=75 if right else 30, t=50 if title else 20),
            "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 1, "xanchor": "right"}}
     if title:
         lay["title"] = {"text": title, "x": 0.01, "font": {"size": 15}}

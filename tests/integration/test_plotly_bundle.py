@@ -33,5 +33,11 @@ def test_pages_draw_with_the_partial_bundle_only(dash_duo, perfcast_app, path, g
     types = dash_duo.driver.execute_script(
         "return [...document.querySelectorAll('.js-plotly-plot')].flatMap(g => (g.data || []).map(t => t.type))")
     assert types and set(types) <= plotly_bundle.TRACES, types
+    # the margins fit the labels, so plotly's automargin did not widen them and draw the chart a second time
+    pushed = dash_duo.driver.execute_script("""return [...document.querySelectorAll('.js-plotly-plot')]
+      .filter(g => g._fullLayout).map(g => { const m = g._fullLayout.margin, s = g._fullLayout._size;
+        return [g.parentNode.id, [m.l, m.r, m.t, m.b], [s.l, s.r, s.t, s.b].map(Math.round)]; })
+      .filter(([, m, s]) => m.join() !== s.join())""")
+    assert not pushed, pushed
     logs = [e["message"] for e in dash_duo.get_logs() or []]
     assert not [m for m in logs if "not registered" in m or "plotly" in m.lower()], logs
