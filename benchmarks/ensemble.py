@@ -15,7 +15,13 @@
   nodesize), on the same 10 folds of the 364 x 577 problem and of the shipped
   GTX-680 -> GTX-980 and -> Tesla-P100 data: time ratio and both E_out.
 
-Usage: python benchmarks/ensemble.py [--json] [--folds-compared 2] [--steps 20]
+* before_after (``--before REV``, default :data:`BEFORE`): the same cold full-ensemble run with the code of
+  an earlier commit (a temporary git worktree, its compiled kernels warmed first), interleaved with this
+  checkout's runs so that drift of a shared machine hits both sides alike: medians, all runs, the ratio,
+  and whether the two leaderboards are identical (every model's selected features equal and E_out within
+  1e-9 relative). ``--before none`` skips it.
+
+Usage: python benchmarks/ensemble.py [--json] [--folds-compared 2] [--steps 20] [--before REV|none]
 """
 
 from __future__ import annotations
@@ -24,8 +30,10 @@ import argparse
 import json
 import warnings
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -50,8 +58,13 @@ r = run_ensemble(X, y, models="rastsim", folds=10, seed=0, n_jobs={jobs})
 t2 = time.perf_counter()
 print(json.dumps({{"total": t2 - t0, "ensemble": t2 - t1,
                   "models": {{m.model: round(m.fit_seconds, 3) for m in r.models}},
-                  "best": r.best().model, "best_e_out": r.best().e_out}}))
+                  "best": r.best().model, "best_e_out": r.best().e_out,
+                  "leaderboard": {{m.model: [m.e_out, sorted(m.selected)] for m in r.models}}}}))
 """
+
+#: The last commit before the ensemble's speed work of issue 17 (compiled forest partition, shared fold
+#: factorizations, kept NNLS bounds): the "before" side of ``before_after``.
+BEFORE = "ea2ebb0"
 
 COLD_SHIPPED = """
 import time, json, sys
@@ -198,9 +211,45 @@ def forest_vs_sklearn(seed=0):
     return out
 
 
-def cold_run(code):
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+def cold_run(code, cwd=ROOT):
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def same_leaderboard(a: dict, b: dict, rtol: float = 1e-9) -> dict:
+    """Whether two leaderboards agree: the same models, selected features and E_out within ``rtol``."""
+    worst = max(abs(a[m][0] - b[m][0]) / max(abs(a[m][0]), 1e-300) for m in a) if set(a) == set(b) else None
+    selections = set(a) == set(b) and all(a[m][1] == b[m][1] for m in a)
+    return {"identical": bool(selections and worst is not None and worst <= rtol), "same_selections": selections,
+            "largest_relative_e_out_difference": worst}
+
+
+def before_after(rev: str, repeats: int, jobs: int) -> dict:
+    """Cold full-ensemble runs of commit ``rev`` and of this checkout, interleaved (see the module notes)."""
+    where = Path(tempfile.mkdtemp(prefix="perfcast-before-")) / "tree"
+    subprocess.run(["git", "worktree", "add", "--detach", str(where), rev], cwd=ROOT, check=True,
+                   capture_output=True)
+    try:
+        # compile (or load) the older checkout's kernels first, as its ./run.sh would have
+        subprocess.run([sys.executable, "-c", "from modeling.crossgen.forest_trees import warm_up; warm_up()"],
+                       cwd=where, check=True, capture_output=True)
+        runs = {"before": [], "after": []}
+        shipped = {"before": [], "after": []}
+        for _ in range(repeats):
+            for side, root in (("before", where), ("after", ROOT)):
+                runs[side].append(cold_run(COLD.format(root=str(root), jobs=jobs), cwd=root))
+                shipped[side].append(cold_run(COLD_SHIPPED.format(root=str(root), jobs=jobs), cwd=root)["total"])
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=ROOT, capture_output=True)
+        shutil.rmtree(where.parent, ignore_errors=True)
+    med = {k: sorted(r["total"] for r in v)[len(v) // 2] for k, v in runs.items()}
+    return {"before_commit": rev,
+            "before_seconds": round(med["before"], 2), "before_runs": [round(r["total"], 2) for r in runs["before"]],
+            "after_seconds": round(med["after"], 2), "after_runs": [round(r["total"], 2) for r in runs["after"]],
+            "speedup": round(med["before"] / med["after"], 2),
+            "shipped_before_seconds": round(sorted(shipped["before"])[repeats // 2], 2),
+            "shipped_after_seconds": round(sorted(shipped["after"])[repeats // 2], 2),
+            "leaderboard": same_leaderboard(runs["before"][0]["leaderboard"], runs["after"][0]["leaderboard"])}
 
 
 def main(argv=None):
@@ -213,6 +262,7 @@ def main(argv=None):
     ap.add_argument("--stepwise-only", action="store_true")
     ap.add_argument("--ensemble-only", action="store_true", help="only the cold full-ensemble runs")
     ap.add_argument("--cold-repeats", type=int, default=3, help="cold full-ensemble runs (median reported)")
+    ap.add_argument("--before", default=BEFORE, help="commit for the before/after comparison, or 'none'")
     a = ap.parse_args(argv)
     if a.stepwise_only:
         X, y, _ = halwpe_shaped.make()
@@ -227,8 +277,10 @@ def main(argv=None):
     colds = [cold_run(COLD.format(root=str(ROOT), jobs=a.jobs)) for _ in range(a.cold_repeats)]
     cold = sorted(colds, key=lambda c: c["total"])[len(colds) // 2]
     cold_serial = cold_run(COLD.format(root=str(ROOT), jobs=1))
+    compared = None if a.before == "none" else before_after(a.before, a.cold_repeats, a.jobs)
     if a.ensemble_only:
         print(json.dumps({"full_ensemble_seconds": round(cold["total"], 2),
+                          "before_after": compared,
                           "full_ensemble_seconds_runs": [round(c["total"], 2) for c in colds],
                           "full_ensemble_seconds_one_process": round(cold_serial["total"], 2),
                           "model_seconds_one_process": cold_serial["models"],
@@ -244,8 +296,11 @@ def main(argv=None):
         "full_ensemble_seconds_runs": [round(c["total"], 2) for c in colds],
         "full_ensemble_seconds_one_process": round(cold_serial["total"], 2),
         "model_seconds_one_process": cold_serial["models"],
+        "before_after": compared,
         "shipped_ensemble_seconds": round(shipped["total"], 2),
         "forest_vs_sklearn": forest,
+        # the issue's stable-across-machines figure: the whole ensemble against scikit-learn's forest alone
+        "ensemble_over_sklearn_forest": round(cold["total"] / forest["halwpe_shaped"]["sklearn_seconds"], 3),
         "stepwise_speedup": round(ratio, 1),
         "stepwise_compared": {"folds": a.folds_compared, "max_steps": a.steps,
                               "fast_seconds": round(tf, 3), "naive_seconds": round(tn, 2)},
