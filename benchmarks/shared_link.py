@@ -11,7 +11,7 @@ new profile transfers on its first visit, for the full plotly.js bundle (before)
 vendored partial bundle (after) in the same run (``PERFCAST_PLOTLY_BUNDLE``).
 
 ``pages`` is the same measurement for the shared link of every page with a chart
-(results cached first), on the partial bundle: first numbers and first chart trace.
+(results cached first), for each bundle: first numbers and first chart trace.
 
     .venv/bin/python benchmarks/shared_link.py [--opens 5] [--bundles full,partial] [--pages all|none]
 """
@@ -60,6 +60,8 @@ PAGE_MARKS = {
     "/new-app": ("#newapp-best", "#newapp-graph .trace"),
     "/logca": ("#logca-grid .ag-cell", "#logca-speedup-graph .trace"),
     "/accelerometer": ("#accel-speedup-now", "#accel-bounds-graph .trace"),
+    "/counts": ("#counts-summary", "#counts-heatmap .trace"),
+    "/phases": ("#phases-summary", "#phases-trace .trace"),
 }
 
 
@@ -110,13 +112,15 @@ def _measure(url: str, opens: int, marks=SCENARIO_MARKS) -> dict:
 
 def _page_links() -> dict:
     """Each page's default link, its result computed and cached first (pages without a job draw at once)."""
+    from dashboard.counts.kinds import COUNTS
     from dashboard.crossgen.kinds import GENERATIONS, RANKING, SCENARIO, cached
     from dashboard.newapp.kinds import NEWAPP
+    from dashboard.phases.kinds import PHASES
     from dashboard.ui.url_state import to_query
 
     links = {}
     for path, kind in (("/scenario", SCENARIO), ("/features", RANKING), ("/generations", GENERATIONS),
-                       ("/new-app", NEWAPP)):
+                       ("/new-app", NEWAPP), ("/counts", COUNTS), ("/phases", PHASES)):
         params = kind.request({})["params"]
         cached(kind, params)
         links[path] = f"{path}{to_query(params)}"
@@ -125,21 +129,22 @@ def _page_links() -> dict:
     return links
 
 
-def run_pages(opens: int = 5) -> dict:
-    """First numbers and first chart of every page's shared link (partial bundle), medians of ``opens``."""
+def run_pages(opens: int = 5, bundles=("full", "partial")) -> dict:
+    """First numbers and first chart of every page's shared link, per plotly.js bundle, medians of ``opens``."""
     from benchmarks.load import _free_port, _gunicorn, _wait_up
 
     links = _page_links()
-    port = _free_port()
-    server = _gunicorn(port, {**os.environ, "PERFCAST_PLOTLY_BUNDLE": "partial"}, 4)
-    out = {}
-    try:
-        _wait_up(f"http://127.0.0.1:{port}")
-        for path, link in links.items():
-            out[path] = _measure(f"http://127.0.0.1:{port}{link}", opens, PAGE_MARKS[path])
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(30)
+    out = {path: {} for path in links}
+    for bundle in bundles:
+        port = _free_port()
+        server = _gunicorn(port, {**os.environ, "PERFCAST_PLOTLY_BUNDLE": bundle}, 4)
+        try:
+            _wait_up(f"http://127.0.0.1:{port}")
+            for path, link in links.items():
+                out[path][bundle] = _measure(f"http://127.0.0.1:{port}{link}", opens, PAGE_MARKS[path])
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(30)
     return out
 
 
@@ -168,7 +173,7 @@ def run(opens: int = 5, bundles=("full", "partial"), pages: bool = True) -> dict
         out["first_visit_bytes_ratio"] = round(out["partial"]["new_browser_profile"]["first_visit_kb"]
                                                / out["full"]["new_browser_profile"]["first_visit_kb"], 2)
     if pages:
-        out["pages"] = run_pages(opens)
+        out["pages"] = run_pages(opens, bundles)
     return out
 
 
