@@ -72,6 +72,10 @@ def layout(**query):
         except (InvalidParameter, LookupError) as exc:
             error = message(exc)
     shown = view.get("view") if view.get("view") in MODEL_CHOICES else "best"
+    # a cached result (a shared link) is drawn by the layout itself: no second round trip before the charts
+    res = jobs.result_for(request) if request else None
+    summary, board, blocks, curve_fig, total_cols, totals = _content(res)
+    heat, rat = _figures(res, shown)
     return html.Div([
         html.H1("Count prediction: basic-block and event counts of large inputs"),
         html.P("Architects size simulations and predict event totals of inputs too big to simulate from counts "
@@ -81,7 +85,7 @@ def layout(**query):
                "inputs is flagged irregular, with the reason seen.", className="lead"),
         alert(error) if error else None,
         card(_form(v), html.Div(id=f"{P}-upload-status"), job_panel(P, request, "Train and test"), share_box(P)),
-        html.Div(id=f"{P}-summary"),
+        html.Div(summary, id=f"{P}-summary"),
         card(html.H2("Leaderboard"),
              html.P("Test inputs only. Mean / max APE over non-zero measured counts; nMSE: each block scaled to "
                     "[0, 1] by its largest measured test count, squared error averaged over inputs and blocks "
@@ -93,11 +97,10 @@ def layout(**query):
                                   num_col("max_ape", "max APE %", 2), num_col("nmse", "nMSE", 6),
                                   num_col("pearson", "Pearson", 4), num_col("spearman", "Spearman", 4),
                                   num_col("exact_blocks", "exact blocks", 0), num_col("fit_seconds", "fit s", 2)],
-                  height=280, file_name="counts_leaderboard.csv")),
+                  rows=board, height=280, file_name="counts_leaderboard.csv")),
         card(field("Model shown", dropdown(f"{P}-view", [{"label": NAMES[m], "value": m} for m in MODEL_CHOICES],
                                           shown)),
-             dcc.Graph(id=f"{P}-heatmap", figure=empty("Run to see predicted against measured counts")),
-             dcc.Graph(id=f"{P}-ratios", figure=empty("Run to see each block beyond the training inputs"))),
+             dcc.Graph(id=f"{P}-heatmap", figure=heat), dcc.Graph(id=f"{P}-ratios", figure=rat)),
         card(html.H2("Blocks"),
              html.P("Per block: the model chosen on held-back training inputs, whether its counts are an exact "
                     "polynomial, and the test error of the best-per-block prediction. Irregular blocks first.",
@@ -106,13 +109,13 @@ def layout(**query):
                                   {"field": "status", "headerName": "status", "minWidth": 260},
                                   {"field": "chosen", "headerName": "chosen model", "minWidth": 150},
                                   num_col("inner_error", "held-back error %", 2),
-                                  num_col("test_ape", "test error %", 2)], height=320,
+                                  num_col("test_ape", "test error %", 2)], rows=blocks, height=320,
                   file_name="counts_blocks.csv")),
-        card(dcc.Graph(id=f"{P}-curve", figure=empty("Run to see the training-size curve"))),
+        card(dcc.Graph(id=f"{P}-curve", figure=curve_fig)),
         card(html.H2("Totals over the test inputs"),
              html.P("Case study (BB-ML 5.3): each block's (or event's) count summed over the test inputs, predicted "
                     "against measured; 'all blocks' is every block execution.", className="hint"),
-             grid(f"{P}-totals", [], height=320, file_name="counts_totals.csv")),
+             grid(f"{P}-totals", total_cols, rows=totals, height=320, file_name="counts_totals.csv")),
         card(html.H2("Every program of this table"),
              html.P("The same split, models and settings on every program (no training-size curve).",
                     className="hint"),
@@ -154,9 +157,13 @@ def _source_changed(source, program):
 
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-leaderboard", "rowData"), Output(f"{P}-blocks", "rowData"),
           Output(f"{P}-curve", "figure"), Output(f"{P}-totals", "columnDefs"), Output(f"{P}-totals", "rowData"),
-          Input(f"{P}-ready", "data"))
+          Input(f"{P}-ready", "data"), prevent_initial_call=True)
 def _render(ready):
-    res = jobs.result_for(ready)
+    return _content(jobs.result_for(ready))
+
+
+def _content(res: dict | None) -> tuple:
+    """Summary, leaderboard, blocks, curve and totals of a result (empty views without one)."""
     if not res:
         return None, [], [], empty("Run to see the training-size curve"), [], []
     f = summary_facts(res)
@@ -179,9 +186,13 @@ def _total_columns(res: dict) -> list[dict]:
 
 
 @callback(Output(f"{P}-heatmap", "figure"), Output(f"{P}-ratios", "figure"), Input(f"{P}-ready", "data"),
-          Input(f"{P}-view", "value"))
+          Input(f"{P}-view", "value"), prevent_initial_call=True)
 def _views(ready, model):
-    res = jobs.result_for(ready)
+    return _figures(jobs.result_for(ready), model)
+
+
+def _figures(res: dict | None, model) -> tuple:
+    """The density and per-block ratio charts of ``model`` (or the best one the result has)."""
     if not res:
         return empty("Run to see predicted against measured counts"), empty("Run to see each block beyond the "
                                                                             "training inputs")
