@@ -83,10 +83,15 @@ def layout(**query):
             request = PHASES.request(v)
         except (InvalidParameter, LookupError) as exc:
             error = message(exc)
-    try:
-        programs = phasedata.programs(v["source"])
-    except LookupError:
-        programs = []
+    # a cached result (a shared link) is drawn by the layout itself: no second round trip before the charts
+    res = jobs.result_for(request) if request else None
+    summary, rows, programs, program, programs_fig, cols, program_rows = _content(res, view.get("program"))
+    if not res:
+        try:
+            programs = phasedata.programs(v["source"])
+        except LookupError:
+            programs = []
+        program = view.get("program")
     return html.Div([
         html.H1("Phase-level prediction: cycles and power per program phase"),
         html.P("LACross fits, for every phase of a program, a non-negative model with an l1 bound on the training "
@@ -98,7 +103,7 @@ def layout(**query):
         alert(error) if error else None,
         card(_form(v), html.Div(id=f"{P}-upload-status"), job_panel(P, request, "Predict held-out programs"),
              share_box(P)),
-        html.Div(id=f"{P}-summary"),
+        html.Div(summary, id=f"{P}-summary"),
         card(html.H2("Models on held-out programs"),
              html.P("Per-phase MAPE over every held-out phase; whole-program error: cycles summed over the "
                     "program's phases, power as its average (measured: energy / time; predicted: phase powers "
@@ -107,13 +112,13 @@ def layout(**query):
                                   num_col("per_phase_mape", "per-phase MAPE %", 2),
                                   num_col("program_mean_ape", "whole-program mean %", 2),
                                   num_col("program_max_ape", "whole-program max %", 2)],
-                  height=260, file_name="phases_models.csv")),
+                  rows=rows, height=260, file_name="phases_models.csv")),
         card(html.H2("Phase trace of a held-out program"),
-             field("Program", dcc.Dropdown(id=f"{P}-program", options=programs, value=view.get("program"),
+             field("Program", dcc.Dropdown(id=f"{P}-program", options=programs, value=program,
                                            clearable=False, style={"minWidth": "320px"})),
-             dcc.Graph(id=f"{P}-trace", figure=empty("Run to see a program's phases"))),
-        card(dcc.Graph(id=f"{P}-programs-graph", figure=empty("Run to see every program's error")),
-             grid(f"{P}-programs", [], height=360, file_name="phases_programs.csv")),
+             dcc.Graph(id=f"{P}-trace", figure=_trace_view(res, program))),
+        card(dcc.Graph(id=f"{P}-programs-graph", figure=programs_fig),
+             grid(f"{P}-programs", cols, rows=program_rows, height=360, file_name="phases_programs.csv")),
         card(html.H2("Accuracy, speed and unique phases against granularity"),
              html.P("The same evaluation at phases of 2, 3, 5, 10 and 20 billion instructions, eps and T fixed "
                     "(cv: the global model, T = the global NNLS norm), with the unique-phase cache at the "
@@ -195,9 +200,13 @@ def _summary(res):
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-models", "rowData"),
           Output(f"{P}-program", "options"), Output(f"{P}-program", "value"), Output(f"{P}-programs-graph", "figure"),
           Output(f"{P}-programs", "columnDefs"), Output(f"{P}-programs", "rowData"), Input(f"{P}-ready", "data"),
-          Input(f"{P}-program", "value"))
+          Input(f"{P}-program", "value"), prevent_initial_call=True)
 def _render(ready, program):
-    res = jobs.result_for(ready)
+    return _content(jobs.result_for(ready), program)
+
+
+def _content(res: dict | None, program) -> tuple:
+    """Summary, models grid, the program choice, and every program's error (chart and grid) of a result."""
     if not res:
         return None, [], [], None, empty("Run to see every program's error"), [], []
     programs = sorted({*res["phases"]["program"]})
@@ -213,9 +222,13 @@ def _render(ready, program):
     return _summary(res), rows, programs, program, per_program(res), cols, res["programs"]
 
 
-@callback(Output(f"{P}-trace", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-program", "value"))
+@callback(Output(f"{P}-trace", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-program", "value"),
+          prevent_initial_call=True)
 def _trace(ready, program):
-    res = jobs.result_for(ready)
+    return _trace_view(jobs.result_for(ready), program)
+
+
+def _trace_view(res: dict | None, program):
     if not res or not isinstance(program, str):
         return empty("Run to see a program's phases")
     return trace(res, program)
