@@ -14,6 +14,12 @@ def test_the_vendored_bundle_has_the_trace_types_it_claims():
     assert found == plotly_bundle.TRACES
 
 
+def test_the_graph_code_comes_with_the_page_not_on_demand(perfcast_app):
+    html = perfcast_app.server.test_client().get("/scenario").get_data(as_text=True)
+    assert re.search(r'<script src="[^"]*async-graph[^"]*\.js', html)
+    assert "plotly-cartesian" in html and "plotly.min.js" not in html
+
+
 PAGES = [("/scenario?target=Tesla-K40&preset=halwpe&seed=3", "#scenario-workload-graph"),
          ("/repeats", "#repeats-graph"), ("/logca", "#logca-speedup-graph"),
          ("/accelerometer", "#accel-bounds-graph")]
