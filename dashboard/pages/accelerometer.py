@@ -32,6 +32,9 @@ def _num(name, value, label=None, hint=None):
 
 def layout(**query):
     v, error = parse_or_default(query, PARAMS)
+    # the first view is drawn by the layout itself (no second round trip before the charts); the callback
+    # redraws when an input changes
+    bounds, regions, totem, region_rows, cutoffs, advice, view_error, took = _outputs(v, time.perf_counter())
     return html.Div([
         html.H1("Accelerometer: what limits this accelerator, and what to improve"),
         html.P("Bounds and bottlenecks of a LogCA accelerator (thesis ch. 6): which ceiling the speedup runs "
@@ -50,23 +53,23 @@ def layout(**query):
             custom_accelerator_box(P, v, v["acc"] == "custom"),
             dcc.Input(id=f"{P}-timing", type="hidden", value=v["timing"] or ""),
             share_box(P)),
-        html.Div(id=f"{P}-error"),
-        html.Div(id=f"{P}-advice"),
-        card(dcc.Graph(id=f"{P}-bounds-graph", figure=empty("…"))),
-        card(dcc.Graph(id=f"{P}-regions-graph", figure=empty("…")),
+        html.Div(view_error, id=f"{P}-error"),
+        html.Div(advice, id=f"{P}-advice"),
+        card(dcc.Graph(id=f"{P}-bounds-graph", figure=bounds)),
+        card(dcc.Graph(id=f"{P}-regions-graph", figure=regions),
              html.Div([
                  grid(f"{P}-regions-grid", [{"field": "params", "headerName": "region"},
                                             num_col("from", "from (B)", 1), num_col("to", "to (B)", 1),
                                             {"field": "from_text", "headerName": "from"},
                                             {"field": "to_text", "headerName": "to"}],
-                      height=220, file_name="accelerometer-regions.csv"),
+                      rows=region_rows, height=220, file_name="accelerometer-regions.csv"),
                  grid(f"{P}-cutoffs-grid", [{"field": "parameter"}, num_col("from", "from (B)", 1),
                                             num_col("to", "to (B)", 1), {"field": "from_text", "headerName": "from"},
                                             {"field": "to_text", "headerName": "to"}],
-                      height=220, file_name="accelerometer-cutoffs.csv"),
+                      rows=cutoffs, height=220, file_name="accelerometer-cutoffs.csv"),
              ], className="two-grids"),
-             html.Div(id=f"{P}-time", className="hint")),
-        card(dcc.Graph(id=f"{P}-totem-graph", figure=empty("…"))),
+             html.Div(took, id=f"{P}-time", className="hint")),
+        card(dcc.Graph(id=f"{P}-totem-graph", figure=totem)),
     ])
 
 
@@ -100,15 +103,27 @@ def _advice_card(a):
           Output(f"{P}-totem-graph", "figure"), Output(f"{P}-regions-grid", "rowData"),
           Output(f"{P}-cutoffs-grid", "rowData"), Output(f"{P}-advice", "children"),
           Output(f"{P}-error", "children"), Output(f"{P}-time", "children"),
-          [Input(f"{P}-{n}", "value") for n in NAMES])
+          [Input(f"{P}-{n}", "value") for n in NAMES], prevent_initial_call=True)
 def _render(*vals):
     start = time.perf_counter()
     try:
         v = parse(dict(zip(NAMES, vals)), PARAMS)
+    except (InvalidParameter, LookupError, ModelingError) as exc:
+        return _invalid(exc)
+    return _outputs(v, start)
+
+
+def _invalid(exc) -> tuple:
+    e = empty("Invalid input")
+    return e, e, e, [], [], None, alert(str(exc).strip("'\"")), ""
+
+
+def _outputs(v: dict, start: float) -> tuple:
+    """Every view of the page for parsed settings ``v`` (an alert and empty views when they do not work)."""
+    try:
         out = accelerometer_view(v)
     except (InvalidParameter, LookupError, ModelingError) as exc:
-        e = empty("Invalid input")
-        return e, e, e, [], [], None, alert(str(exc).strip("'\"")), ""
+        return _invalid(exc)
     ms = (time.perf_counter() - start) * 1000
     return (out["bounds"], out["regions"], out["totem"], out["region_rows"], out["cutoffs"],
             _advice_card(out["advice"]), None, f"computed on the server in {ms:.0f} ms")

@@ -34,6 +34,10 @@ def _num(name, value, hint=None):
 def layout(**query):
     v, error = parse_or_default(query, PARAMS)
     opts = sources.options(v["timing"])
+    # the first view is drawn by the layout itself (no second round trip before the chart); the callback
+    # redraws when an input changes
+    (speedup, rows, energy, energy_note, multi, fit_rows, fit_note, implications, view_error,
+     took) = _outputs(v, time.perf_counter())
     return html.Div([
         html.H1("LogCA: when does offloading pay, and how much?"),
         html.P("Speedup of an accelerator over its host as a function of the bytes offloaded per call "
@@ -58,10 +62,10 @@ def layout(**query):
             ], className="run-row"),
             html.Div(id=f"{P}-upload-status"),
             share_box(P)),
-        html.Div(id=f"{P}-error"),
-        card(dcc.Graph(id=f"{P}-speedup-graph", figure=empty("…"), config={"toImageButtonOptions": {
+        html.Div(view_error, id=f"{P}-error"),
+        card(dcc.Graph(id=f"{P}-speedup-graph", figure=speedup, config={"toImageButtonOptions": {
             "filename": "logca-speedup"}}),
-             html.Div(id=f"{P}-time", className="hint")),
+             html.Div(took, id=f"{P}-time", className="hint")),
         card(html.H2("Metrics (exact roots beside the thesis' closed forms; empty: does not exist)"),
              grid(f"{P}-grid", [{"field": "accelerator", "minWidth": 200}, {"field": "latency"},
                                 num_col("L", "L", 4), num_col("o", "o", 1), num_col("C", "C", 3),
@@ -69,28 +73,28 @@ def layout(**query):
                                 num_col("g1_thesis", "g1 closed form", 1), num_col("g_half", "g_A/2 (B)", 1),
                                 num_col("g_half_thesis", "g_A/2 closed form", 1), num_col("bound", "bound", 3),
                                 {"field": "bound_kind", "headerName": "bound kind"}],
-                  height=200, file_name="logca-metrics.csv")),
+                  rows=rows, height=200, file_name="logca-metrics.csv")),
         dcc.Tabs(id=f"{P}-tab", value=v["tab"], children=[
             dcc.Tab(label="Energy (LogCA^e)", value="energy", children=card(
                 html.Div([_num(f"e{k}", v[f"e{k}"], hint=f"{k}^e (empty: default)") for k in "LoCA"],
                          className="form-grid"),
-                html.Div(id=f"{P}-energy-note", className="hint"),
-                dcc.Graph(id=f"{P}-energy-graph", figure=empty("…")))),
+                html.Div(energy_note, id=f"{P}-energy-note", className="hint"),
+                dcc.Graph(id=f"{P}-energy-graph", figure=energy))),
             dcc.Tab(label="Multiple accelerators", value="multi", children=card(html.Div([
                 field("Arrangement", dropdown(f"{P}-mode", [{"label": t, "value": k} for k, t in MULTI_MODES.items()],
                                               v["mode"])),
                 field("n", dcc.Checklist(id=f"{P}-n", options=[str(i) for i in range(1, 9)], value=v["n"],
                                          inline=True)),
-            ], className="form-grid"), dcc.Graph(id=f"{P}-multi-graph", figure=empty("…")))),
+            ], className="form-grid"), dcc.Graph(id=f"{P}-multi-graph", figure=multi))),
             dcc.Tab(label="Fitted parameters", value="fit", children=card(
-                html.Div(id=f"{P}-fit-note", className="hint"),
+                html.Div(fit_note, id=f"{P}-fit-note", className="hint"),
                 grid(f"{P}-fit-grid", [{"field": "estimate", "minWidth": 240}, num_col("L", "L", 4),
                                        num_col("o", "o", 2), num_col("C", "C", 4), num_col("A", "A", 3),
                                        num_col("beta", "β", 4), num_col("aic", "AIC", 1),
                                        num_col("mape", "mean APE % (speedup)", 2)],
-                     height=230, file_name="logca-fit.csv"))),
+                     rows=fit_rows, height=230, file_name="logca-fit.csv"))),
             dcc.Tab(label="Implications", value="implications",
-                    children=card(html.Ul(id=f"{P}-implications"))),
+                    children=card(html.Ul(implications, id=f"{P}-implications"))),
         ]),
     ])
 
@@ -134,18 +138,30 @@ def _uploaded(contents, filename, acc):
           Output(f"{P}-multi-graph", "figure"), Output(f"{P}-fit-grid", "rowData"),
           Output(f"{P}-fit-note", "children"), Output(f"{P}-implications", "children"),
           Output(f"{P}-error", "children"), Output(f"{P}-time", "children"),
-          [Input(f"{P}-{n}", "value") for n in NAMES])
+          [Input(f"{P}-{n}", "value") for n in NAMES], prevent_initial_call=True)
 def _render(*vals):
     start = time.perf_counter()
     try:
         v = parse(dict(zip(NAMES, vals)), PARAMS)
+    except (InvalidParameter, LookupError, ModelingError) as exc:
+        return _invalid(exc)
+    return _outputs(v, start)
+
+
+def _invalid(exc) -> tuple:
+    msg = str(exc).strip("'\"")
+    e = empty("Invalid input")
+    return e, [], e, "", e, [], "", [], alert(msg), ""
+
+
+def _outputs(v: dict, start: float) -> tuple:
+    """Every view of the page for parsed settings ``v`` (an alert and empty views when they do not work)."""
+    try:
         if not v["acc"]:
             raise InvalidParameter("acc", "choose at least one accelerator")
         out = logca_view(v)
     except (InvalidParameter, LookupError, ModelingError) as exc:
-        msg = str(exc).strip("'\"")
-        e = empty("Invalid input")
-        return e, [], e, "", e, [], "", [], alert(msg), ""
+        return _invalid(exc)
     items = [html.Li([html.B(f"{i['id']}. "), i["text"]], className="" if i["applies"] else "muted")
              for i in out["implications"]]
     ms = (time.perf_counter() - start) * 1000

@@ -49,8 +49,8 @@ def _sweep_job(key, params, abandon_after=None):
         local.leave_process_group()
 
 
-def _start(abandon_after=None):
-    req = SWEEP.request({"target": "GTX-980", "seed": "5"})
+def _start(abandon_after=None, folds="10"):
+    req = SWEEP.request({"target": "GTX-980", "seed": "5", "folds": folds})
     jobs.beat(req["key"])
     proc = multiprocess.get_context("fork").Process(target=_sweep_job, args=(req["key"], req["params"],
                                                                              abandon_after))
@@ -95,7 +95,9 @@ def test_cancel_ends_the_whole_group(var, shm_before):
 
 
 def test_an_abandoned_job_stops_its_workers(var, shm_before):
-    proc, key = _start(abandon_after=1.0)
+    # 20 folds: about 3 s of work reported every ~0.15 s, so the once-a-second check finds it unwatched
+    # (0.5 s) while it still runs, on this machine and on one several times faster
+    proc, key = _start(abandon_after=0.5, folds="20")
     proc.join(30)
     assert proc.exitcode == 0
     assert jobs.status(key)["state"] == "abandoned"
