@@ -80,6 +80,9 @@ def layout(**query):
             error = message(exc)
     ds = datasets.get(v["dataset"])
     cal_opts = _cal_options(v, _workloads(v))
+    # a cached result (a shared link) is drawn by the layout itself: no second round trip before the charts
+    (summary, cal_status, methods, graph, workload_cols, workload_rows, apps_graph, app_cols,
+     app_rows) = _content(jobs.result_for(request) if request else None, view.get("cal"), view.get("cal_time"))
     return html.Div([
         html.H1("Predict an application not in training"),
         html.P(["The situation here: an application you have never run on the target GPU. Every number on this "
@@ -91,7 +94,7 @@ def layout(**query):
                 "usually worth more than any model."], className="lead"),
         alert(error) if error else None,
         card(_form(v, ds), html.Div(id=f"{P}-devices-status"), job_panel(P, request, "Estimate"), share_box(P)),
-        html.Div(id=f"{P}-summary"),
+        html.Div(summary, id=f"{P}-summary"),
         card(html.H2("Calibrate with one measured run"),
              html.P("Measure one input of the held-out application on the target (or pick one whose time the dataset "
                     "has) and every other input of that kernel is scaled by its ratio. Leave the time blank to use "
@@ -104,7 +107,7 @@ def layout(**query):
                        dcc.Input(id=f"{P}-cal_time", type="number", min=0, step="any", debounce=True,
                                  value=view.get("cal_time"), className="num-input", placeholder="from the dataset")),
              ], className="form-grid"),
-             html.Div(id=f"{P}-cal-status")),
+             html.Div(cal_status, id=f"{P}-cal-status")),
         card(html.H2("Estimates for the held-out application"),
              html.P("Mean and median APE against the measured target, on the workloads each method estimates "
                     "(one-run: the kernel's other inputs). Models learn log(target/host) from the host counters of "
@@ -118,16 +121,17 @@ def layout(**query):
                  {"field": "note", "headerName": "what it is", "minWidth": 320, "flex": 2, "wrapText": True,
                   "autoHeight": True, "tooltipField": "note",
                   "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}},
-             ], height=500, file_name="new_application_methods.csv"),
-             dcc.Graph(id=f"{P}-graph", figure=empty("Press Estimate to see the estimates"))),
+             ], rows=methods, height=500, file_name="new_application_methods.csv"),
+             dcc.Graph(id=f"{P}-graph", figure=graph)),
         card(html.H2("Per workload"),
-             grid(f"{P}-workloads", [], height=420, file_name="new_application_workloads.csv")),
+             grid(f"{P}-workloads", workload_cols, rows=workload_rows, height=420,
+                  file_name="new_application_workloads.csv")),
         card(html.H2("Every application held out in turn"),
              html.P("The same methods, each application held out once (one-run calibrated with each kernel's "
                     "median-size input): how much any one number can be trusted on this pair of GPUs.",
                     className="hint"),
-             dcc.Graph(id=f"{P}-apps-graph", figure=empty("Press Estimate to see every application held out")),
-             grid(f"{P}-apps", [], height=360, file_name="held_out_applications.csv")),
+             dcc.Graph(id=f"{P}-apps-graph", figure=apps_graph),
+             grid(f"{P}-apps", app_cols, rows=app_rows, height=360, file_name="held_out_applications.csv")),
     ])
 
 
@@ -286,9 +290,14 @@ def _summary(res, params, spec):
           Output(f"{P}-methods", "rowData"), Output(f"{P}-graph", "figure"),
           Output(f"{P}-workloads", "columnDefs"), Output(f"{P}-workloads", "rowData"),
           Output(f"{P}-apps-graph", "figure"), Output(f"{P}-apps", "columnDefs"), Output(f"{P}-apps", "rowData"),
-          Input(f"{P}-ready", "data"), Input(f"{P}-cal", "value"), Input(f"{P}-cal_time", "value"))
+          Input(f"{P}-ready", "data"), Input(f"{P}-cal", "value"), Input(f"{P}-cal_time", "value"),
+          prevent_initial_call=True)
 def _render(ready, cal, cal_time):
-    res = jobs.result_for(ready)
+    return _content(jobs.result_for(ready), cal, cal_time)
+
+
+def _content(res: dict | None, cal, cal_time) -> tuple:
+    """Summary, calibration, estimates (grid and chart), per-workload grid and every application held out."""
     if not res:
         return (None, None, [], empty("Press Estimate to see the estimates"), [], [],
                 empty("Press Estimate to see every application held out"), [], [])
