@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from modeling.errors import DataError
-from modeling.crossgen.linear import independent_subset, nnls, standardize, to_original
+from modeling.crossgen.linear import shared_independent_subset, shared_nnls, standardize, to_original
 from modeling.crossgen.stepwise import SELECTORS
 
 
@@ -65,7 +65,7 @@ class OLSRegressor(_LinearBase):
     def fit(self, X, y):
         X, y = _check_xy(X, y)
         std = standardize(X, y)
-        S = independent_subset(std.X)
+        S = shared_independent_subset(std.X)
         beta = np.linalg.lstsq(std.X[:, S], std.y, rcond=None)[0] if S.size else np.zeros(0)
         self._set_fit(std, S, beta)
         return self
@@ -77,7 +77,7 @@ class NNLSRegressor(_LinearBase):
     def fit(self, X, y):
         X, y = _check_xy(X, y)
         std = standardize(X, y)
-        beta, _ = nnls(std.X, std.y)
+        beta, _ = shared_nnls(std.X, std.y)
         S = np.flatnonzero(beta > 0)
         self._set_fit(std, S, beta[S])
         return self

@@ -73,8 +73,11 @@ def fold_memo(fn):
     Several models of one CV fold start from the same factorization of the
     same standardized matrix (the pivoted QR of the full model, the full NNLS
     fit); the ensemble runs a fold's models one after another, so the second
-    model of a fold in a process reuses the first one's result. Results are
-    returned as copies, so a caller may change them.
+    model of a fold in a process reuses the first one's result. Only those
+    shared starts go through a memo (:func:`shared_independent_subset`,
+    :func:`shared_nnls`): the fits of one model's own candidates are never
+    repeated, and hashing them would only cost time and push the shared
+    results out. Results are returned as copies, so a caller may change them.
     """
     cache: OrderedDict = OrderedDict()
 
@@ -114,11 +117,6 @@ def independent_subset(Xs: np.ndarray, rtol: float = RANK_RTOL) -> np.ndarray:
     rank = int(np.sum(d >= rtol * d[0]))
     rank = min(rank, n - 1)
     return np.sort(piv[:rank])
-
-
-#: The same, without the per-process memo: for matrices that are not shared between models.
-independent_subset_once = independent_subset
-independent_subset = fold_memo(independent_subset)
 
 
 def log_likelihood(rss: float, n: int, tss: float) -> float:
@@ -198,7 +196,6 @@ def ols_stats(X, y, columns=None) -> OLSStats:
                     1.0 - rss / tss if tss > 0 else np.nan)
 
 
-@fold_memo
 def nnls(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
     """Non-negative least squares ``min ||A x - b||^2, x >= 0`` (Lawson-Hanson).
 
@@ -212,3 +209,8 @@ def nnls(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
         raise DataError(f"NNLS did not converge ({exc}); the features may be nearly collinear.") from exc
     r = b - A @ x
     return x, float(r @ r)
+
+
+#: For the matrices several models of a CV fold start from (see :func:`fold_memo`).
+shared_independent_subset = fold_memo(independent_subset)
+shared_nnls = fold_memo(nnls)

@@ -37,9 +37,10 @@ from modeling.crossgen.linear import (
     RSS_FLOOR,
     Standardized,
     independent_subset,
-    independent_subset_once,
     information_criterion,
     nnls,
+    shared_independent_subset,
+    shared_nnls,
 )
 
 _ZERO = 1e-10  # relative norm below which an orthogonalized candidate is collinear
@@ -107,14 +108,14 @@ def backward_start(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, str]:
     the papers.
     """
     n = X.shape[0]
-    S = independent_subset(X)
+    S = shared_independent_subset(X)
     if not saturated(n, S.size):
         return S, FULL_START
     k = max(1, min(int(n / math.log(n)), n - max(MIN_RESIDUAL_DF, math.ceil(n / 4))))
     norms = np.sqrt(np.einsum("ij,ij->j", X, X))
     corr = np.abs(X.T @ y) / np.where(norms > 0, norms, np.inf)
     top = np.sort(np.argsort(-corr, kind="stable")[:k])
-    top = top[independent_subset(X[:, top])]
+    top = top[shared_independent_subset(X[:, top])]
     return top, f"start: the {top.size} columns most correlated with the target (screening; n - k = {n - top.size})"
 
 
@@ -359,12 +360,12 @@ def nnls_backward(std: Standardized, criterion: str, max_steps: int | None = Non
     X, y = std.X, std.y
     n, p = X.shape
     tss = float(y @ y)
-    x, rss = nnls(X, y)  # the papers' start: NNLS on every column
+    x, rss = shared_nnls(X, y)  # the papers' start: NNLS on every column
     A = np.flatnonzero(x > 0)
     note = "start: the full NNLS fit"
     if saturated(n, A.size):  # no removal can improve AIC/BIC from an interpolating fit
         start, note = backward_start(X, y)
-        xs, rss = nnls(X[:, start], y)
+        xs, rss = shared_nnls(X[:, start], y)
         x = np.zeros(p)
         x[start] = xs
         A = start[xs > 0]
@@ -377,7 +378,7 @@ def nnls_backward(std: Standardized, criterion: str, max_steps: int | None = Non
     norm2 = np.einsum("ij,ij->j", X, X)
     while A.size and (max_steps is None or len(steps) <= max_steps):
         if G is None or since_refresh >= 25:
-            G = _inverse_gram(X, A) if independent_subset_once(X[:, A], rtol=1e-10).size == A.size else None
+            G = _inverse_gram(X, A) if independent_subset(X[:, A], rtol=1e-10).size == A.size else None
             since_refresh = 0
         d = None if G is None else np.diag(G)
         have_ols = d is not None and bool(np.all(np.isfinite(d)) and np.all(d > 0))
