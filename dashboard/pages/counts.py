@@ -73,7 +73,7 @@ def layout(**query):
             error = message(exc)
     shown = view.get("view") if view.get("view") in MODEL_CHOICES else "best"
     # a cached result (a shared link) is drawn by the layout itself: no second round trip before the charts
-    res = jobs.result_for(request) if request else None
+    res = jobs.result_for(request)
     summary, board, blocks, curve_fig, total_cols, totals = _content(res)
     heat, rat = _figures(res, shown)
     return html.Div([

@@ -82,7 +82,7 @@ def layout(**query):
     cal_opts = _cal_options(v, _workloads(v))
     # a cached result (a shared link) is drawn by the layout itself: no second round trip before the charts
     (summary, cal_status, methods, graph, workload_cols, workload_rows, apps_graph, app_cols,
-     app_rows) = _content(jobs.result_for(request) if request else None, view.get("cal"), view.get("cal_time"))
+     app_rows) = _content(jobs.result_for(request), view.get("cal"), view.get("cal_time"))
     return html.Div([
         html.H1("Predict an application not in training"),
         html.P(["The situation here: an application you have never run on the target GPU. Every number on this "

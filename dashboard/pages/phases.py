@@ -84,7 +84,7 @@ def layout(**query):
         except (InvalidParameter, LookupError) as exc:
             error = message(exc)
     # a cached result (a shared link) is drawn by the layout itself: no second round trip before the charts
-    res = jobs.result_for(request) if request else None
+    res = jobs.result_for(request)
     summary, rows, programs, program, programs_fig, cols, program_rows = _content(res, view.get("program"))
     if not res:
         try:
