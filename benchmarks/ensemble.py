@@ -224,8 +224,9 @@ def same_leaderboard(a: dict, b: dict, rtol: float = 1e-9) -> dict:
             "largest_relative_e_out_difference": worst}
 
 
-def before_after(rev: str, repeats: int, jobs: int) -> dict:
-    """Cold full-ensemble runs of commit ``rev`` and of this checkout, interleaved (see the module notes)."""
+def before_after(rev: str, repeats: int, jobs: int) -> tuple[list, dict]:
+    """Cold full-ensemble runs of commit ``rev`` and of this checkout, interleaved (see the module notes):
+    this checkout's runs, and the comparison."""
     where = Path(tempfile.mkdtemp(prefix="perfcast-before-")) / "tree"
     subprocess.run(["git", "worktree", "add", "--detach", str(where), rev], cwd=ROOT, check=True,
                    capture_output=True)
@@ -243,7 +244,7 @@ def before_after(rev: str, repeats: int, jobs: int) -> dict:
         subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=ROOT, capture_output=True)
         shutil.rmtree(where.parent, ignore_errors=True)
     med = {k: sorted(r["total"] for r in v)[len(v) // 2] for k, v in runs.items()}
-    return {"before_commit": rev,
+    return runs["after"], {"before_commit": rev,
             "before_seconds": round(med["before"], 2), "before_runs": [round(r["total"], 2) for r in runs["before"]],
             "after_seconds": round(med["after"], 2), "after_runs": [round(r["total"], 2) for r in runs["after"]],
             "speedup": round(med["before"] / med["after"], 2),
@@ -274,10 +275,13 @@ def main(argv=None):
     before = snapshot()
     X, y, _ = halwpe_shaped.make()
     # the machine's speed drifts between runs (shared host): median of several cold runs
-    colds = [cold_run(COLD.format(root=str(ROOT), jobs=a.jobs)) for _ in range(a.cold_repeats)]
+    if a.before == "none":
+        compared = None
+        colds = [cold_run(COLD.format(root=str(ROOT), jobs=a.jobs)) for _ in range(a.cold_repeats)]
+    else:  # this checkout's runs of the comparison are the cold runs (not run a second time)
+        colds, compared = before_after(a.before, a.cold_repeats, a.jobs)
     cold = sorted(colds, key=lambda c: c["total"])[len(colds) // 2]
     cold_serial = cold_run(COLD.format(root=str(ROOT), jobs=1))
-    compared = None if a.before == "none" else before_after(a.before, a.cold_repeats, a.jobs)
     if a.ensemble_only:
         print(json.dumps({"full_ensemble_seconds": round(cold["total"], 2),
                           "before_after": compared,
