@@ -78,54 +78,14 @@ def unique_representatives(V, cache_l: float) -> np.ndarray:
     return rep
 
 
-def neighbourhood_problems(X, ys, U, eps: float, k_min: int, chunk: int = 512):
+def neighbourhood_problems(X, ys, U, eps: float, k_min: int):
     """The QP data of eq. 4.1 for each row of ``U``: Q = X^T D X / |D|, c = X^T D y / |D| over the training
     phases within ``eps`` (or the ``k_min`` nearest when fewer are); returns (Q, c, fell back).
 
-    Test phases go ``chunk`` at a time, so that the distance and membership matrices of a chunk stay small
-    (all at once they are tens of MB per 10,000 phases, and allocating them cost more than the arithmetic)."""
-    X, U = np.ascontiguousarray(X, float), np.ascontiguousarray(U, float)
-    n, d = len(U), X.shape[1]
-    sq = (X ** 2).sum(axis=1)
-    iu, ju = np.triu_indices(d)  # Q is symmetric: form the upper triangle (d(d+1)/2 of d^2 sums), mirror it
-    XX = np.ascontiguousarray(X[:, iu] * X[:, ju])
-    Xy = X * ys[:, None]
-    Q = np.empty((n, d, d))
-    c = np.empty((n, d))
-    small = np.zeros(n, bool)
+    Compiled (:mod:`modeling.phases.neighbourhoods`, loaded by the first job that needs it)."""
+    from modeling.phases.neighbourhoods import systems
 
-    def one(lo):
-        Uc = U[lo:lo + chunk]
-        D2 = Uc @ X.T
-        D2 *= -2.0
-        D2 += (Uc ** 2).sum(axis=1)[:, None]
-        D2 += sq[None, :]
-        W = D2 <= eps * eps
-        sm = W.sum(axis=1) < k_min
-        if sm.any():
-            nearest = np.argpartition(D2[sm], k_min - 1, axis=1)[:, :k_min]
-            Wk = np.zeros((int(sm.sum()), len(X)), bool)
-            np.put_along_axis(Wk, nearest, True, axis=1)
-            W[sm] = Wk
-        Wf = W.astype(float)
-        cnt = Wf.sum(axis=1)
-        upper = (Wf @ XX) / cnt[:, None]
-        Qc = Q[lo:lo + chunk]
-        Qc[:, iu, ju] = upper
-        Qc[:, ju, iu] = upper
-        c[lo:lo + chunk] = (Wf @ Xy) / cnt[:, None]
-        small[lo:lo + chunk] = sm
-
-    starts = range(0, n, chunk)
-    if len(starts) > 1:  # numpy and BLAS release the GIL: chunks on two threads (each writes its own rows)
-        from concurrent.futures import ThreadPoolExecutor
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=2) as pool:
-            list(pool.map(one, starts))
-    else:
-        one(0)
-    return Q, c, small
+    return systems(X, ys, U, eps, k_min)
 
 
 def predict(X, y, V, eps_pct: float = 100.0, t_factor: float = math.inf, k_min: int | None = None,
