@@ -5,18 +5,18 @@ Problem i (as in :mod:`modeling.phases.scqp`): minimize 1/2 theta^T Q_i theta - 
 theta >= 0 and sum(theta) <= T_i. In Jacobi-scaled variables phi = s * theta (s_k = sqrt(Q_kk), so the
 scaled Hessian has a unit diagonal) the l1 bound reads a^T phi <= T with a = 1/s.
 
-**Method** (Nocedal & Wright, Algorithm 16.3). Start at phi = 0 with every bound in the working set. Each step
-solves the equality-constrained QP on the free variables (with a^T phi = T when the l1 bound is in the working
-set): a Cholesky factorization of the free block and, with the bound, its Schur complement. A step that would
-leave the feasible set stops at the first constraint it meets, which joins the working set; at a point where
-the step is zero, the multipliers of the working set are computed (bounds: lambda_j = g_j + mu a_j with g = Q
-phi - c; the l1 bound: mu) and the most negative one leaves; when none is negative the point satisfies the KKT
-conditions of the convex QP: it is the optimum. A face whose Hessian is singular (neighbourhood systems are
-often nearly rank one) gets a ridge of 1e-12 on its unit diagonal, which makes the step follow the flat
-direction until a constraint stops it.
+**Method** (Nocedal & Wright, Algorithm 16.3). Start at phi = 0 with every bound in the working set. Each
+iteration solves the equality-constrained QP on the free variables (with a^T phi = T when the l1 bound is in
+the working set): a Cholesky factorization of the free block and, with the bound, its Schur complement. A
+step that would leave the feasible set stops at the first constraint it meets, which joins the working set.
+At the minimum of the face (a step no constraint blocked, or a zero step) the multipliers of the working set
+are computed (bounds: lambda_j = g_j + mu a_j with g = Q phi - c; the l1 bound: mu) and the most negative
+one leaves; when none is negative the point satisfies the KKT conditions of the convex QP: it is the
+optimum. A face whose Hessian is singular (neighbourhood systems are often nearly rank one) gets a ridge of
+1e-12 on its unit diagonal, which makes the step follow the flat direction until a constraint stops it.
 
-``found`` is False for a problem that used up ``max_iter`` working-set changes (none did on the shipped
-traces) or whose final point fails the KKT check; :func:`modeling.phases.scqp.solve` finishes those.
+``found`` is False for a problem that used up ``max_iter`` iterations (none did on the shipped traces) or
+whose final point fails the KKT check; :func:`modeling.phases.scqp.solve` finishes those.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from modeling.phases.scaling import jacobi_scale
+from modeling.phases.pieces import run
+
 
 RIDGE = 1e-12
 
@@ -87,16 +88,38 @@ def _eqp(Qs, cs, a, T, free, tight, nf, idx, L, r1, r2, y1, y2, x):
 
 
 @njit(cache=True)
-def _solve_one(Qs, cs, a, T, max_iter, tol):
+def _leaving(Qs, cs, a, phi, free, tight, mu, tol, scale, g):
+    """At the minimum of the current face: the working-set constraint whose multiplier is most negative
+    (bounds: lambda_j = g_j + mu a_j with g = Qs phi - cs; the l1 bound: mu): its index, -1 for the l1 bound,
+    -2 when none is below -tol * scale (the KKT conditions hold)."""
     d = cs.shape[0]
-    phi = np.zeros(d)
-    free = np.zeros(d, np.bool_)
-    idx = np.empty(d, np.int64)
-    L = np.zeros((d, d))
-    r1, r2, y1, y2 = np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d)
-    x = np.zeros(d)
-    g = np.zeros(d)
-    p = np.zeros(d)
+    for i in range(d):
+        v = -cs[i]
+        for j in range(d):
+            v += Qs[i, j] * phi[j]
+        g[i] = v
+    worst, which = -tol * scale, -2
+    for j in range(d):
+        if not free[j]:
+            lam = g[j] + mu * a[j]
+            if lam < worst:
+                worst, which = lam, j
+    if tight and mu < worst:
+        which = -1
+    return which
+
+
+@njit(cache=True)
+def _solve_one(Qs, cs, a, T, max_iter, tol, phi, free, idx, L, r1, r2, y1, y2, x, g, p):
+    """One problem from phi = 0 into ``phi`` (the buffers are the caller's); returns (found, iterations).
+
+    An iteration solves the equality-constrained QP of the working set and steps towards its solution. A
+    step that no constraint blocks ends at the face's minimum, so the multipliers are examined at once (the
+    same test that the next iteration's zero step would make, without solving the same system again)."""
+    d = cs.shape[0]
+    for j in range(d):
+        phi[j] = 0.0
+        free[j] = False
     tight = False
     nf = 0
     scale = 1.0
@@ -117,89 +140,96 @@ def _solve_one(Qs, cs, a, T, max_iter, tol):
         big = 1.0
         for j in range(d):
             big = max(big, abs(phi[j]))
-        if step <= 1e-13 * big:
-            # at the minimum of this face: multipliers of the working set
-            for i in range(d):
-                v = -cs[i]
-                for j in range(d):
-                    v += Qs[i, j] * phi[j]
-                g[i] = v
-            worst, which = -tol * scale, -2
+        at_minimum = step <= 1e-13 * big
+        if not at_minimum:
+            alpha, block = 1.0, -2
             for j in range(d):
-                if not free[j]:
-                    lam = g[j] + mu * a[j]
-                    if lam < worst:
-                        worst, which = lam, j
-            if tight and mu < worst:
-                worst, which = mu, -1
+                if free[j] and p[j] < 0.0:
+                    t = -phi[j] / p[j]
+                    if t < alpha:
+                        alpha, block = t, j
+            if not tight:
+                ap = 0.0
+                aphi = 0.0
+                for j in range(d):
+                    ap += a[j] * p[j]
+                    aphi += a[j] * phi[j]
+                if ap > 0.0:
+                    t = (T - aphi) / ap
+                    if t < alpha:
+                        alpha, block = max(t, 0.0), -1
+            for j in range(d):
+                phi[j] += alpha * p[j]
+            if block >= 0:
+                phi[block] = 0.0
+                free[block] = False
+                nf -= 1
+            elif block == -1:
+                tight = True
+            for j in range(d):  # rounding: stay feasible
+                if phi[j] < 0.0:
+                    phi[j] = 0.0
+            at_minimum = block == -2
+        if at_minimum:
+            which = _leaving(Qs, cs, a, phi, free, tight, mu, tol, scale, g)
             if which == -2:
-                return phi, True, it
+                return True, it
             if which == -1:
                 tight = False
             else:
                 free[which] = True
                 nf += 1
-            continue
-        alpha, block = 1.0, -2
-        for j in range(d):
-            if free[j] and p[j] < 0.0:
-                t = -phi[j] / p[j]
-                if t < alpha:
-                    alpha, block = t, j
-        if not tight:
-            ap = 0.0
-            aphi = 0.0
-            for j in range(d):
-                ap += a[j] * p[j]
-                aphi += a[j] * phi[j]
-            if ap > 0.0:
-                t = (T - aphi) / ap
-                if t < alpha:
-                    alpha, block = max(t, 0.0), -1
-        for j in range(d):
-            phi[j] += alpha * p[j]
-        if block >= 0:
-            phi[block] = 0.0
-            free[block] = False
-            nf -= 1
-        elif block == -1:
-            tight = True
-        for j in range(d):  # rounding: stay feasible
-            if phi[j] < 0.0:
-                phi[j] = 0.0
-    return phi, False, it
+    return False, it
 
 
 @njit(nogil=True, cache=True)
-def _solve_range(Qs, cs, a, T, max_iter, tol, lo, hi, phi, found, iters):
+def _solve_range(Q, c, T, max_iter, tol, lo, hi, theta, found, iters):
+    """Problems lo..hi-1, each Jacobi-scaled here (the scaling of :func:`modeling.phases.scaling.jacobi_scale`,
+    by multiplying with 1 / s) and solved; theta = phi / s. The buffers are allocated once per piece."""
+    d = c.shape[1]
+    Qs = np.empty((d, d))
+    cs = np.empty(d)
+    a = np.empty(d)
+    s = np.empty(d)
+    inv = np.empty(d)
+    phi = np.empty(d)
+    free = np.empty(d, np.bool_)
+    idx = np.empty(d, np.int64)
+    L = np.zeros((d, d))
+    r1, r2, y1, y2 = np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d)
+    x, g, p = np.zeros(d), np.zeros(d), np.zeros(d)
     for i in range(lo, hi):
-        x, ok, it = _solve_one(Qs[i], cs[i], a[i], T[i], max_iter, tol)
-        phi[i] = x
+        top = 1.0
+        for k in range(d):
+            top = max(top, Q[i, k, k])
+        for k in range(d):
+            q = Q[i, k, k]
+            s[k] = np.sqrt(max(q, 1e-300)) if q > 1e-300 * top else 1.0
+            inv[k] = 1.0 / s[k]
+        for r in range(d):
+            for k in range(d):
+                Qs[r, k] = Q[i, r, k] * inv[r] * inv[k]
+            cs[r] = c[i, r] * inv[r]
+            a[r] = inv[r]
+        ok, it = _solve_one(Qs, cs, a, T[i], max_iter, tol, phi, free, idx, L, r1, r2, y1, y2, x, g, p)
+        for k in range(d):
+            theta[i, k] = phi[k] * inv[k]
         found[i] = ok
         iters[i] = it
 
 
-#: problems per piece of work; pieces run on two Python threads (the compiled code releases the GIL), not on
-#: numba's own threading layer, which is neither fork-safe (local jobs are forked) nor safe to enter from
-#: two threads at once (a threads-pool worker runs two jobs in one process)
-PIECE = 2048
-THREADS = 2
-
-
 def solve_batch(Q, c, T, tol: float = 1e-9, max_iter: int | None = None):
     """Every problem i (Q[i], c[i], T[i]) by the active-set method (module docstring); returns
-    (theta (B, d), found (B,), working-set changes (B,))."""
+    (theta (B, d), found (B,), iterations (B,))."""
     B, d = c.shape
-    s, Qs, cs, a = (np.ascontiguousarray(v) for v in jacobi_scale(Q, c))
+    Q, c = np.ascontiguousarray(Q, dtype=float), np.ascontiguousarray(c, dtype=float)
     T = np.ascontiguousarray(T, dtype=float)
-    phi, found, iters = np.zeros((B, d)), np.zeros(B, np.bool_), np.zeros(B, np.int64)
+    theta, found, iters = np.zeros((B, d)), np.zeros(B, np.bool_), np.zeros(B, np.int64)
     steps = max_iter or 20 * d + 50
-    pieces = [(lo, min(lo + PIECE, B)) for lo in range(0, B, PIECE)]
-    if len(pieces) == 1:
-        _solve_range(Qs, cs, a, T, steps, tol, 0, B, phi, found, iters)
-    else:
-        from concurrent.futures import ThreadPoolExecutor
+    run(lambda lo, hi: _solve_range(Q, c, T, steps, tol, lo, hi, theta, found, iters), B)
+    return theta, found, iters
 
-        with ThreadPoolExecutor(max_workers=THREADS) as pool:
-            list(pool.map(lambda r: _solve_range(Qs, cs, a, T, steps, tol, r[0], r[1], phi, found, iters), pieces))
-    return phi / s, found, iters
+
+def warm_up() -> None:
+    """Compile (or load from the cache) the kernels once, e.g. at install time."""
+    solve_batch(np.eye(3)[None], np.ones((1, 3)), np.ones(1))

@@ -1,5 +1,6 @@
-"""Jacobi scaling of the LACross problems, shared by both batched solvers (numpy only, so importing the
-solvers' common parts does not load the compiler)."""
+"""Jacobi scaling of the LACross problems for the projected-gradient solver (numpy only, so importing the
+solvers' common parts does not load the compiler); the compiled active-set kernel scales each problem the
+same way as it solves it."""
 
 from __future__ import annotations
 

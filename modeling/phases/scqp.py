@@ -34,6 +34,12 @@ from modeling.errors import DataError
 from modeling.phases.scaling import jacobi_scale
 
 
+def _all_finite(a: np.ndarray) -> bool:
+    """No NaN or infinity in ``a`` (a finite sum settles it in one pass: either would carry into the sum; an
+    infinite sum of finite entries that overflowed is checked entry by entry)."""
+    return bool(np.isfinite(a.sum()) or np.all(np.isfinite(a)))
+
+
 @dataclass
 class Problem:
     """B problems of dimension d: Q (B, d, d) symmetric PSD, c (B, d), T (B,) l1 bounds (> 0)."""
@@ -49,14 +55,15 @@ class Problem:
         self.T = np.broadcast_to(np.asarray(self.T, float), (B,)).copy()
         if self.Q.shape != (B, d, d):
             raise DataError(f"Q has shape {self.Q.shape}; expected {(B, d, d)}.")
-        if not (np.all(np.isfinite(self.Q)) and np.all(np.isfinite(self.c)) and np.all(np.isfinite(self.T))):
+        if not (_all_finite(self.Q) and _all_finite(self.c) and _all_finite(self.T)):
             raise DataError("The problems have NaN or infinite entries.")
         if np.any(self.T <= 0):
             raise DataError("The l1 bound T must be positive.")
 
     def objective(self, theta) -> np.ndarray:
         theta = np.asarray(theta, float)
-        return 0.5 * np.einsum("bi,bij,bj->b", theta, self.Q, theta) - np.einsum("bi,bi->b", self.c, theta)
+        return (0.5 * np.einsum("bi,bij,bj->b", theta, self.Q, theta, optimize=True)
+                - np.einsum("bi,bi->b", self.c, theta))
 
 
 @dataclass

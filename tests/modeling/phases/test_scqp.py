@@ -122,3 +122,14 @@ def test_the_active_set_method_on_nearly_rank_one_neighbourhood_systems():
         ex = solve_exact(Q[i], c[i], T[i])
         fe = Problem(Q[i:i + 1], c[i:i + 1], T[i:i + 1]).objective(ex[None])[0]
         assert sol.objective[i] <= fe + 1e-9 * abs(fe) and sol.objective[i] <= apg.objective[i] + 1e-12
+
+
+def test_a_large_batch_on_two_threads_equals_each_problem_solved_alone():
+    """700 problems go to two threads in pieces; each result equals that problem solved in a batch of one."""
+    Q, c = problems(B=700, d=8, m=120, seed=7)
+    T = np.random.default_rng(7).uniform(0.02, 2.0, 700)
+    sol = solve_active_set(Problem(Q, c, T), tol=1e-10)
+    assert sol.found.all()
+    for i in range(0, 700, 7):
+        one = solve_active_set(Problem(Q[i:i + 1], c[i:i + 1], T[i:i + 1]), tol=1e-10)
+        assert np.array_equal(one.theta[0], sol.theta[i]) and one.iterations[0] == sol.iterations[i]
