@@ -7,18 +7,25 @@ the host features of every shipped phase of every frequency pair at 2e9 and 1.8e
 
 Both sides include the neighbourhood and Gram computation. The batched side forms every phase's system at
 once and runs :func:`modeling.phases.scqp.solve`: ``active-set`` (the default: the exact active-set method,
-compiled, phases in parallel; its first call's compilation is done before timing) or ``apg`` (accelerated
+compiled, phases in parallel) or ``apg`` (accelerated
 projected gradient only); OSQP, one phase at a time, forms that phase's system and solves it, reusing one
 solver object (warm-started from the previous phase's solution, matrices updated in place), with
 eps_abs = eps_rel = ``--tol``. Reported per batched solver: ``speedup`` (OSQP seconds / batched seconds),
 ``phases_per_second``, the Gram time, ``speedup_over_osqp_on_batched_systems`` (OSQP given every system
 formed the batched way, timed with it: the solvers alone compared), the largest relative objective gap
-to OSQP (positive = OSQP worse); and how many OSQP solves did not report "solved".
+to OSQP (positive = OSQP worse); and how many OSQP solves did not report "solved". Also: ``shuffled``, both
+sides on the same phases in a random order (the test phases come program by program, consecutive phases
+alike, which the batched side's Gram sums use); ``distinct_phases`` (phases whose features occur more than
+once are not solved once: every phase is solved on both sides); ``fallback_share`` (phases whose
+neighbourhood fell back to the k nearest).
 
     .venv/bin/python benchmarks/phases.py [--phases 10000] [--tol 1e-6] [--solvers active-set,apg] [--repeats 5]
         [--json]
 
-Times are medians of ``--repeats`` runs with [min, max] beside them (projected gradient: one run).
+Times are medians of ``--repeats`` runs with [min, max] beside them (the active-set side: 3 x ``--repeats``
+runs, each a few hundredths of a second; projected gradient: one run), after one
+untimed run of each side (compiled kernels loaded, first allocations done, as in a server after its first
+job).
 """
 
 from __future__ import annotations
@@ -58,10 +65,6 @@ def batched(X, ys, V, eps, T, tol, solver="apg"):
 
     SOLVERS = {"apg": lambda p, tol: solve(p, tol=tol, method="apg"),
                "active-set": lambda p, tol: solve(p, tol=tol, method="active-set")}
-    if solver == "active-set":  # compile once, outside the timing (a server compiles on its first job)
-        from modeling.phases.scqp import solve_active_set
-
-        solve_active_set(Problem(np.eye(X.shape[1])[None], np.ones((1, X.shape[1])), np.ones(1)))
     t0 = time.perf_counter()
     k_min = max(2 * X.shape[1], 10)
     Q, c, _ = neighbourhood_problems(X, ys, V, eps, k_min)
@@ -114,24 +117,37 @@ def one_at_a_time(X, ys, V, eps, T, tol, batched_systems=False):
     return time.perf_counter() - t0, np.array(thetas), status, tg
 
 
-def _median_of(runs):
-    """(median seconds, [min, max]) and the run whose time is the median."""
-    ts = sorted(r[0] for r in runs)
+def _repeat(fn, n: int):
+    """Run ``fn`` n times, one after another, keeping only the last run's arrays (as a server does between
+    jobs, so each run's memory can be reused by the next). Returns (median seconds, [min, max], the last run,
+    the last element of the run whose time is the median: its Gram seconds). ``fn`` is deterministic: the
+    last run's results are every run's."""
+    runs, last = [], None
+    for _ in range(n):
+        last = None
+        last = fn()
+        runs.append((last[0], last[-1]))
+    ts = sorted(t for t, _ in runs)
     mid = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
-    return float(np.median(ts)), [round(ts[0], 3), round(ts[-1], 3)], mid
+    return float(np.median(ts)), [round(ts[0], 3), round(ts[-1], 3)], last, mid[1]
 
 
 def run(n_phases: int = 10000, tol: float = 1e-6, solvers=("active-set", "apg"), repeats: int = 5) -> dict:
+    from modeling.phases.model import neighbourhood_problems
     from modeling.phases.scqp import Problem
 
     from benchmarks.machine import snapshot
 
     before = snapshot()
     X, ys, V, eps, T = problems(n_phases)
-    to, to_range, (_, th_osqp, status, _) = _median_of(
-        [one_at_a_time(X, ys, V, eps, T, tol) for _ in range(repeats)])
-    to_b, to_b_range, (_, _, _, tg_b) = _median_of(
-        [one_at_a_time(X, ys, V, eps, T, tol, batched_systems=True) for _ in range(repeats)])
+    # one untimed run of each side first: compiled kernels loaded, first allocations and imports done (as in
+    # a server after its first job)
+    one_at_a_time(X, ys, V, eps, T, tol)
+    if "active-set" in solvers:  # (projected gradient is numpy only and takes ~15 s a run)
+        batched(X, ys, V, eps, T, tol, "active-set")
+    to, to_range, (_, th_osqp, status, _), _ = _repeat(lambda: one_at_a_time(X, ys, V, eps, T, tol), repeats)
+    to_b, to_b_range, _, tg_b = _repeat(lambda: one_at_a_time(X, ys, V, eps, T, tol, batched_systems=True),
+                                        repeats)
     out = {"phases": int(len(V)), "d": int(X.shape[1]), "training_phases": int(len(X)), "tol": tol,
            "repeats": repeats, "osqp_seconds": round(to, 3), "osqp_seconds_range": to_range,
            "osqp_phases_per_second": round(len(V) / to),
@@ -140,8 +156,10 @@ def run(n_phases: int = 10000, tol: float = 1e-6, solvers=("active-set", "apg"),
            "osqp_not_solved": int(sum(s != "solved" for s in status)),
            "osqp_max_bound_violation": float(max(0.0, -th_osqp.min(), (th_osqp.sum(axis=1) - T).max()))}
     for solver in solvers:
-        reps = repeats if solver == "active-set" else 1  # projected gradient takes ~15 s a run
-        tb, tb_range, (_, sol, Q, c, tg) = _median_of([batched(X, ys, V, eps, T, tol, solver) for _ in range(reps)])
+        # the active-set side takes ~0.04 s a run: three times the runs, for a steadier median; projected
+        # gradient takes ~15 s a run: one
+        reps = 3 * repeats if solver == "active-set" else 1
+        tb, tb_range, (_, sol, Q, c, _), tg = _repeat(lambda: batched(X, ys, V, eps, T, tol, solver), reps)
         prob = Problem(Q, c, np.full(len(V), T))
         f_o = prob.objective(np.maximum(th_osqp, 0.0))  # OSQP's small bound violations clipped first
         gap = (f_o - sol.objective) / np.maximum(np.abs(sol.objective), 1e-12)
@@ -151,8 +169,24 @@ def run(n_phases: int = 10000, tol: float = 1e-6, solvers=("active-set", "apg"),
                        "phases_per_second": round(len(V) / tb), "found": int(sol.found.sum()),
                        "max_objective_gap": float(np.max(np.abs(gap))), "median_objective_gap": float(np.median(gap)),
                        "iterations_median_max": [int(np.median(sol.iterations)), int(sol.iterations.max())]}
+    if "active-set" in solvers:
+        out["shuffled"] = shuffled(X, ys, V, eps, T, tol, repeats)
+    _, _, small = neighbourhood_problems(X, ys, V, eps, max(2 * X.shape[1], 10))
+    out["distinct_phases"] = int(len(np.unique(V, axis=0)))
+    out["fallback_share"] = round(float(small.mean()), 3)
     out["machine_before"], out["machine_after"] = before, snapshot()
     return out
+
+
+def shuffled(X, ys, V, eps, T, tol, repeats):
+    """Both sides again on the test phases in a random order: consecutive phases are then unrelated, so the
+    batched side cannot update a phase's sums from the previous phase's (nor OSQP warm-start usefully)."""
+    Vs = V[np.random.default_rng(0).permutation(len(V))]
+    to, to_range, _, _ = _repeat(lambda: one_at_a_time(X, ys, Vs, eps, T, tol), repeats)
+    tb, tb_range, _, tg = _repeat(lambda: batched(X, ys, Vs, eps, T, tol, "active-set"), 3 * repeats)
+    return {"osqp_seconds": round(to, 3), "osqp_seconds_range": to_range, "active_set_seconds": round(tb, 3),
+            "active_set_seconds_range": tb_range, "active_set_gram_seconds": round(tg, 3),
+            "speedup": round(to / tb, 2), "phases_per_second": round(len(V) / tb)}
 
 
 def main() -> None:
