@@ -199,14 +199,22 @@ def runs_table(s: pd.DataFrame) -> dict:
 def phase_table(s: pd.DataFrame, host_freq: float, target_freq: float, granularity: float = DEFAULT_GRANULARITY,
                 excluded: pd.DataFrame | None = None) -> pd.DataFrame:
     """All programs' phases for one frequency pair. Host run r pairs with target run r; at one frequency (the
-    noise floor) run 1 pairs with run 2 and run 2 with run 1. Excluded runs (``quality``) are left out."""
+    noise floor) a run pairs with the program's next run (run 1 predicts run 2), one direction only: with
+    both directions a program's phases would sum to the same total on both sides, and its whole-program
+    error would be zero by construction. Excluded runs (``quality``) are left out."""
     runs = runs_table(s)
     bad = set() if excluded is None else {(r.program, int(r.run), float(r.freq_mhz)) for r in excluded.itertuples()}
     parts = []
     for (prog, run, freq), host in runs.items():
         if freq != host_freq or (prog, run, freq) in bad:
             continue
-        other = run if host_freq != target_freq else (2 if run == 1 else 1)
+        if host_freq != target_freq:
+            other = run
+        else:
+            later = sorted(r for (p, r, f) in runs if p == prog and f == freq and r > run)
+            if not later:
+                continue
+            other = later[0]
         key = (prog, other, float(target_freq))
         if key not in runs or key in bad:
             continue

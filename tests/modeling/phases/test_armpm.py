@@ -52,6 +52,18 @@ def test_quality_control_lists_a_run_whose_total_differs():
     assert ph["host_run"].tolist() == [1] * 4  # run 2's pair is excluded
 
 
+def test_the_noise_floor_pairs_a_run_with_the_next_one_only():
+    """At one frequency run 1 predicts run 2 and not the reverse too: with both directions a program's phases
+    would total the same on both sides, and every whole-program error would be zero by construction."""
+    a = [(10**9, 5 * 10**8, 1.0)] * 10
+    b = [(10**9, 6 * 10**8, 1.1)] * 10
+    s, _ = armpm.samples(armpm.read_trace(trace({("p", 1, 1000): a, ("p", 2, 1000): b, ("p", 3, 1000): a})))
+    ph = armpm.phase_table(s, 1000, 1000, 2e9)
+    assert sorted(set(zip(ph["host_run"], ph["target_run"]))) == [(1, 2), (2, 3)]
+    one = ph[ph["host_run"] == 1]
+    assert np.allclose(one["host_CPU_CYCLES"], 1e9) and np.allclose(one["target_cycles"], 1.2e9)
+
+
 def test_a_trace_without_the_layout_is_a_clear_error():
     with pytest.raises(DataError, match="lacks column"):
         armpm.read_trace(b"a\tb\n1\t2\n")
