@@ -10,7 +10,7 @@ import dash
 from dash import Dash, dcc, html
 
 from dashboard import security
-from dashboard.ui import plotly_bundle
+from dashboard.ui import first_page, plotly_bundle, polyfill
 from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager
 from dashboard.settings import MAX_UPLOAD_BYTES, REDIS_URL, ROOT, VAR_DIR
@@ -51,10 +51,12 @@ if not _log.handlers:  # the server's log (gunicorn's stderr): messages and trac
 app = Dash(__name__, use_pages=True, pages_folder=str(ROOT / "dashboard" / "pages"),
            title="perfcast", suppress_callback_exceptions=True,
            background_callback_manager=background_manager(), on_error=on_callback_error,
-           assets_ignore=plotly_bundle.assets_ignore(), compress=True)
+           assets_ignore="|".join(p for p in (plotly_bundle.assets_ignore(), polyfill.assets_ignore()) if p),
+           compress=True)
 server = app.server
 security.install(app)
 plotly_bundle.install(app)
+polyfill.install()
 # assets are fingerprinted by Dash (?m=<mtime>): browsers may keep them for a year
 server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
 server.secret_key = _secret_key()
@@ -65,15 +67,20 @@ if REDIS_URL:  # ./worker.sh: celery -A app:celery_app worker (the same code as 
 # uploads arrive base64-encoded in a callback body: refuse bodies far above the limit early
 server.config["MAX_CONTENT_LENGTH"] = int(MAX_UPLOAD_BYTES * 1.4) + 1024 * 1024
 
-app.layout = html.Div([
-    html.Header([
-        dcc.Link([html.Span("perf", className="brand-a"), html.Span("cast", className="brand-b")],
-                 href="/", className="brand"),
-        html.Nav([dcc.Link(p["name"], href=p["relative_path"], className="nav-link", id=f"nav-{p['name'].lower()}")
-                  for p in sorted(dash.page_registry.values(), key=lambda p: p.get("order", 99))], className="nav"),
-    ], className="topbar"),
-    html.Main(dash.page_container, className="content"),
-])
+_TOPBAR = html.Header([
+    dcc.Link([html.Span("perf", className="brand-a"), html.Span("cast", className="brand-b")],
+             href="/", className="brand"),
+    html.Nav([dcc.Link(p["name"], href=p["relative_path"], className="nav-link", id=f"nav-{p['name'].lower()}")
+              for p in sorted(dash.page_registry.values(), key=lambda p: p.get("order", 99))], className="nav"),
+], className="topbar")
+
+
+def _layout():
+    """The top bar and the page container, which holds the opened page already (dashboard/ui/first_page.py)."""
+    return html.Div([_TOPBAR, html.Main(first_page.page_container(), className="content")])
+
+
+app.layout = _layout
 
 if __name__ == "__main__":
     app.run(debug=False, host="127.0.0.1", port=int(os.environ.get("PORT", 8050)))

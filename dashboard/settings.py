@@ -39,6 +39,13 @@ LEASE_SECONDS = float(os.environ.get("PERFCAST_LEASE_SECONDS", 10))
 WORKER_POOL = os.environ.get("PERFCAST_WORKER_POOL", "prefork")
 WORKER_CONCURRENCY = int(os.environ.get("PERFCAST_WORKER_CONCURRENCY", MAX_CONCURRENT_JOBS))
 
+#: "router": a page arrives by Dash's router callback after the first layout, as Dash does by default (the
+#: "before" side of benchmarks/shared_link.py); otherwise inside the first layout (dashboard/ui/first_page.py)
+FIRST_PAGE = os.environ.get("PERFCAST_FIRST_PAGE", "layout")
+#: "babel": Dash's Babel polyfill, as Dash serves by default (the "before" side of benchmarks/shared_link.py);
+#: otherwise the small generator runtime in assets/ (dashboard/ui/polyfill.py)
+POLYFILL = os.environ.get("PERFCAST_POLYFILL", "none")
+
 
 def var_path(*parts: str) -> Path:
     p = VAR_DIR.joinpath(*parts)
