@@ -7,13 +7,21 @@ browser (bundles in the browser's cache, as for a colleague who has used the
 tool before). Times are taken inside the page (from navigation start to the
 moment the best E_out, and the first trace of the per-workload chart, appear).
 Reports medians in seconds and the chart's ratio to the 1 s budget, and the bytes a
-new profile transfers on its first visit, for the full plotly.js bundle (before) and the
-vendored partial bundle (after) in the same run (``PERFCAST_PLOTLY_BUNDLE``).
+new profile transfers on its first visit, for each side in the same run:
+
+* ``full`` (before): Dash's full plotly.js bundle and its lazy graph chunk, Babel's polyfill,
+  and the page delivered by Dash's router callback after the first layout
+  (``PERFCAST_PLOTLY_BUNDLE=full``, ``PERFCAST_POLYFILL=babel``, ``PERFCAST_FIRST_PAGE=router``);
+* ``partial`` (after): the vendored partial bundle, the small generator runtime, and the page
+  inside the first layout;
+* ``partial-router`` (optional): the partial bundle with Babel's polyfill and the router callback,
+  to see the bundle apart from the other two changes.
 
 ``pages`` is the same measurement for the shared link of every page with a chart
-(results cached first), for each bundle: first numbers and first chart trace.
+(results cached first), for each side: first numbers and first chart trace.
 
-    .venv/bin/python benchmarks/shared_link.py [--opens 5] [--bundles full,partial] [--pages all|none]
+    .venv/bin/python benchmarks/shared_link.py [--opens 5] [--bundles full,partial[,partial-router]]
+        [--pages all|none]
 """
 
 from __future__ import annotations
@@ -31,6 +39,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 BUDGET_S = 1.0
+#: the server's environment on each side (module docstring)
+SIDES = {"full": {"PERFCAST_PLOTLY_BUNDLE": "full", "PERFCAST_FIRST_PAGE": "router", "PERFCAST_POLYFILL": "babel"},
+         "partial": {"PERFCAST_PLOTLY_BUNDLE": "partial", "PERFCAST_FIRST_PAGE": "layout", "PERFCAST_POLYFILL": "none"},
+         "partial-router": {"PERFCAST_PLOTLY_BUNDLE": "partial", "PERFCAST_FIRST_PAGE": "router",
+                            "PERFCAST_POLYFILL": "babel"}}
 
 
 def _browser():
@@ -137,7 +150,7 @@ def run_pages(opens: int = 5, bundles=("full", "partial")) -> dict:
     out = {path: {} for path in links}
     for bundle in bundles:
         port = _free_port()
-        server = _gunicorn(port, {**os.environ, "PERFCAST_PLOTLY_BUNDLE": bundle}, 4)
+        server = _gunicorn(port, {**os.environ, **SIDES[bundle]}, 4)
         try:
             _wait_up(f"http://127.0.0.1:{port}")
             for path, link in links.items():
@@ -160,7 +173,7 @@ def run(opens: int = 5, bundles=("full", "partial"), pages: bool = True) -> dict
     out = {}
     for bundle in bundles:
         port = _free_port()
-        server = _gunicorn(port, {**os.environ, "PERFCAST_VAR_DIR": var, "PERFCAST_PLOTLY_BUNDLE": bundle}, 4)
+        server = _gunicorn(port, {**os.environ, "PERFCAST_VAR_DIR": var, **SIDES[bundle]}, 4)
         try:
             _wait_up(f"http://127.0.0.1:{port}")
             out[bundle] = _measure(f"http://127.0.0.1:{port}/scenario{to_query(params)}", opens)
@@ -180,7 +193,7 @@ def run(opens: int = 5, bundles=("full", "partial"), pages: bool = True) -> dict
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--opens", type=int, default=5)
-    ap.add_argument("--bundles", default="full,partial")
+    ap.add_argument("--bundles", default="full,partial", help=f"sides, of {', '.join(SIDES)}")
     ap.add_argument("--pages", default="all", choices=["all", "none"])
     a = ap.parse_args()
     print(json.dumps(run(a.opens, tuple(b for b in a.bundles.split(",") if b), a.pages == "all"), indent=2))
