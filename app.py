@@ -57,6 +57,7 @@ server = app.server
 security.install(app)
 plotly_bundle.install(app)
 polyfill.install()
+first_page.install(app)
 # assets are fingerprinted by Dash (?m=<mtime>): browsers may keep them for a year
 server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
 server.secret_key = _secret_key()

@@ -10,7 +10,8 @@ same page function with the same query parameters the router would pass (each pa
 the ``Location`` holds the address, so it reports nothing on mount and the router stays idle until the
 user navigates. Without a usable ``Referer`` (another host, a proxy that rewrites it, a browser that
 withholds it) the container is Dash's empty one and the router fills it, as it does everywhere with
-``PERFCAST_FIRST_PAGE=router``.
+``PERFCAST_FIRST_PAGE=router``. The layout response says ``Cache-Control: no-store`` and ``Vary: Referer``:
+no cache may hand one page's layout to another.
 """
 
 from __future__ import annotations
@@ -67,3 +68,16 @@ def page_container():
         dcc.Store(id=STORE, data={"title": title}),
         html.Div(id=DUMMY, disable_n_clicks=True),
     ])
+
+
+def install(app) -> None:
+    """The first layout depends on the page that asks for it: no cache may keep one for another page."""
+
+    @app.server.after_request
+    def _not_cached(response):
+        from flask import request
+
+        if request.path.endswith("/_dash-layout"):
+            response.headers["Cache-Control"] = "no-store"
+            response.vary.add("Referer")
+        return response

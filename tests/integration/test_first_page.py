@@ -30,6 +30,7 @@ def first_layout(app, referer=None):
     headers = {"Referer": referer} if referer else {}
     r = app.server.test_client().get("/_dash-layout", headers=headers)
     assert r.status_code == 200
+    assert r.headers["Cache-Control"] == "no-store" and "Referer" in r.headers["Vary"]  # one layout per page
     return r.get_json()
 
 
