@@ -17,7 +17,12 @@ control_socket_disable = True
 
 def post_worker_init(worker):
     """Let Dash finish its one-time set-up (done on the first request, and not
-    thread-safe) with one request before the worker's threads serve any."""
+    thread-safe) with one request before the worker's threads serve any; then lay
+    out every page once, so the data pages read is loaded before the first user
+    (dashboard/warmup.py)."""
+    from dashboard.warmup import lay_out_every_page
+
     app = worker.wsgi
     with app.test_client() as client:
         client.get("/")
+    worker.log.info("pages laid out in %.2f s", lay_out_every_page(app))
