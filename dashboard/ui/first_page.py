@@ -22,12 +22,12 @@ from urllib.parse import urlsplit
 import dash
 from dash import dcc, html
 from dash._pages import _parse_query_string, _path_to_page  # noqa: PLC2701 - the router's own parsing
+from dash.dash import _ID_CONTENT, _ID_DUMMY, _ID_STORE  # noqa: PLC2701 - the ids of Dash's page container
 
 from dashboard.security import MAX_ADDRESS, ROUTER
 from dashboard.settings import FIRST_PAGE
 
 _log = logging.getLogger("perfcast")
-CONTENT, STORE, DUMMY = "_pages_content", "_pages_store", "_pages_dummy"
 
 
 def opened_address():
@@ -64,9 +64,9 @@ def page_container():
         return dash.page_container
     return html.Div([
         dcc.Location(id=ROUTER, refresh="callback-nav", pathname=path, search=search, hash="", href=href),
-        html.Div(layout, id=CONTENT, disable_n_clicks=True),
-        dcc.Store(id=STORE, data={"title": title}),
-        html.Div(id=DUMMY, disable_n_clicks=True),
+        html.Div(layout, id=_ID_CONTENT, disable_n_clicks=True),
+        dcc.Store(id=_ID_STORE, data={"title": title}),
+        html.Div(id=_ID_DUMMY, disable_n_clicks=True),
     ])
 
 

@@ -10,6 +10,8 @@ that helper asks of it. ``PERFCAST_POLYFILL=babel`` serves Dash's polyfill inste
 
 from __future__ import annotations
 
+import re
+
 from dashboard.settings import POLYFILL
 
 RUNTIME = "generator-runtime.js"
@@ -21,7 +23,7 @@ def babel() -> bool:
 
 def assets_ignore() -> str:
     """Dash's assets_ignore pattern: the small runtime is left out when Babel's polyfill is served."""
-    return r"^generator-runtime\.js$" if babel() else ""
+    return f"^{re.escape(RUNTIME)}$" if babel() else ""
 
 
 def install() -> None:

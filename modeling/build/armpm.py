@@ -211,10 +211,9 @@ def phase_table(s: pd.DataFrame, host_freq: float, target_freq: float, granulari
         if host_freq != target_freq:
             other = run
         else:
-            later = sorted(r for (p, r, f) in runs if p == prog and f == freq and r > run)
-            if not later:
+            other = min((r for (p, r, f) in runs if p == prog and f == freq and r > run), default=None)
+            if other is None:
                 continue
-            other = later[0]
         key = (prog, other, float(target_freq))
         if key not in runs or key in bad:
             continue

@@ -189,9 +189,7 @@ def _solve_range(Q, c, T, max_iter, tol, lo, hi, theta, found, iters):
     d = c.shape[1]
     Qs = np.empty((d, d))
     cs = np.empty(d)
-    a = np.empty(d)
-    s = np.empty(d)
-    inv = np.empty(d)
+    inv = np.empty(d)  # 1 / s, which is also the l1 weights a of phi
     phi = np.empty(d)
     free = np.empty(d, np.bool_)
     idx = np.empty(d, np.int64)
@@ -204,14 +202,12 @@ def _solve_range(Q, c, T, max_iter, tol, lo, hi, theta, found, iters):
             top = max(top, Q[i, k, k])
         for k in range(d):
             q = Q[i, k, k]
-            s[k] = np.sqrt(max(q, 1e-300)) if q > 1e-300 * top else 1.0
-            inv[k] = 1.0 / s[k]
+            inv[k] = 1.0 / (np.sqrt(max(q, 1e-300)) if q > 1e-300 * top else 1.0)
         for r in range(d):
             for k in range(d):
                 Qs[r, k] = Q[i, r, k] * inv[r] * inv[k]
             cs[r] = c[i, r] * inv[r]
-            a[r] = inv[r]
-        ok, it = _solve_one(Qs, cs, a, T[i], max_iter, tol, phi, free, idx, L, r1, r2, y1, y2, x, g, p)
+        ok, it = _solve_one(Qs, cs, inv, T[i], max_iter, tol, phi, free, idx, L, r1, r2, y1, y2, x, g, p)
         for k in range(d):
             theta[i, k] = phi[k] * inv[k]
         found[i] = ok

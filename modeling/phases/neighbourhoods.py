@@ -113,11 +113,11 @@ ONES = np.uint64(0x0101010101010101)
 
 
 @njit(nogil=True, cache=True)
-def _add_rows(P, words, cur, acc, first, last):
+def _add_rows(P, words, cur, acc):
     """acc += (rows of P whose byte in ``words`` is set), with the sign + where ``cur``'s byte is set and -
     where it is not; the bytes are read as 64-bit words, eight rows per test."""
     w = P.shape[1]
-    for wi in range(first, last):
+    for wi in range(words.shape[0]):
         x = words[wi]
         if x == 0:
             continue
@@ -181,11 +181,11 @@ def _systems(XT, xx, P, tri, U, eps2, k, lo, hi, Q, c, small):
                     diff[wi] = x
                     changed += (x * ONES) >> np.uint64(56)  # bytes are 0 or 1: their sum
             if changed < m:  # update the previous sums by the few rows that differ
-                _add_rows(P, diff, cur, acc, 0, nw)
+                _add_rows(P, diff, cur, acc)
             else:  # sum the members afresh (always the first phase of a block: no drift past BLOCK updates)
                 for q in range(w):
                     acc[q] = 0.0
-                _add_rows(P, cw, cur, acc, 0, nw)
+                _add_rows(P, cw, cur, acc)
             cur, prev = prev, cur
             inv = 1.0 / m
             for a in range(d):  # row by row, each entry from its place in the upper triangle
