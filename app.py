@@ -10,7 +10,7 @@ import dash
 from dash import Dash, dcc, html
 
 from dashboard import security
-from dashboard.ui import first_page, plotly_bundle, polyfill
+from dashboard.ui import chart_order, compression, first_page, plotly_bundle, polyfill
 from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager
 from dashboard.settings import MAX_UPLOAD_BYTES, REDIS_URL, ROOT, VAR_DIR
@@ -51,13 +51,15 @@ if not _log.handlers:  # the server's log (gunicorn's stderr): messages and trac
 app = Dash(__name__, use_pages=True, pages_folder=str(ROOT / "dashboard" / "pages"),
            title="perfcast", suppress_callback_exceptions=True,
            background_callback_manager=background_manager(), on_error=on_callback_error,
-           assets_ignore="|".join(p for p in (plotly_bundle.assets_ignore(), polyfill.assets_ignore()) if p),
+           assets_ignore="|".join(p for p in (plotly_bundle.assets_ignore(), polyfill.assets_ignore(),
+                                               chart_order.assets_ignore()) if p),
            compress=True)
 server = app.server
 security.install(app)
 plotly_bundle.install(app)
 polyfill.install()
 first_page.install(app)
+compression.install(app)
 # assets are fingerprinted by Dash (?m=<mtime>): browsers may keep them for a year
 server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
 server.secret_key = _secret_key()

@@ -7,6 +7,7 @@ in these threads.
 """
 
 import os
+import time
 
 bind = f"127.0.0.1:{os.environ.get('PORT', '8050')}"
 workers = int(os.environ.get("PERFCAST_WORKERS", 2))
@@ -19,10 +20,14 @@ def post_worker_init(worker):
     """Let Dash finish its one-time set-up (done on the first request, and not
     thread-safe) with one request before the worker's threads serve any; then lay
     out every page once, so the data pages read is loaded before the first user
-    (dashboard/warmup.py)."""
+    (dashboard/warmup.py), and compress the pages' scripts once (dashboard/ui/compression.py)."""
+    from dashboard.ui.compression import compress_bundles
     from dashboard.warmup import lay_out_every_page
 
     app = worker.wsgi
     with app.test_client() as client:
         client.get("/")
     worker.log.info("pages laid out in %.2f s", lay_out_every_page(app))
+    t0 = time.perf_counter()
+    n = compress_bundles(app)
+    worker.log.info("%d scripts and style sheets compressed in %.2f s", n, time.perf_counter() - t0)

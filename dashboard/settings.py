@@ -45,6 +45,12 @@ FIRST_PAGE = os.environ.get("PERFCAST_FIRST_PAGE", "layout")
 #: "babel": Dash's Babel polyfill, as Dash serves by default (the "before" side of benchmarks/shared_link.py);
 #: otherwise the small generator runtime in assets/ (dashboard/ui/polyfill.py)
 POLYFILL = os.environ.get("PERFCAST_POLYFILL", "none")
+#: "together": every chart of a page drawn in one task, as Dash does (the "before" side of
+#: benchmarks/shared_link.py); otherwise one after another (dashboard/ui/chart_order.py)
+CHART_ORDER = os.environ.get("PERFCAST_CHART_ORDER", "one-by-one")
+#: "per-request": scripts compressed again for every request, as Dash does (the "before" side of
+#: benchmarks/shared_link.py); otherwise compressed once per worker and kept (dashboard/ui/compression.py)
+STATIC_COMPRESSION = os.environ.get("PERFCAST_STATIC_COMPRESSION", "kept")
 
 
 def var_path(*parts: str) -> Path:

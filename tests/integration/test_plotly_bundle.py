@@ -47,3 +47,15 @@ def test_pages_draw_with_the_partial_bundle_only(dash_duo, perfcast_app, path, g
     assert not pushed, pushed
     logs = [e["message"] for e in dash_duo.get_logs() or []]
     assert not [m for m in logs if "not registered" in m or "plotly" in m.lower()], logs
+
+
+def test_the_vendored_bundle_has_its_factory_parenthesized():
+    """Compiled eagerly, off the main thread (plotly_bundle.eager_factory); otherwise the file is plotly's."""
+    text = plotly_bundle.bundle_file().read_text()
+    assert text.count(plotly_bundle.EAGER_CALL) == 1 and text.rstrip().endswith(plotly_bundle.EAGER_END)
+    assert plotly_bundle.eager_factory(text) == text
+    shipped = text.replace(plotly_bundle.EAGER_CALL, plotly_bundle.UMD_CALL).rstrip()
+    shipped = shipped[:-len(plotly_bundle.EAGER_END)] + plotly_bundle.UMD_END
+    assert plotly_bundle.UMD_CALL in shipped and plotly_bundle.eager_factory(shipped).rstrip() == text.rstrip()
+    with pytest.raises(ValueError, match="UMD wrapper"):
+        plotly_bundle.eager_factory("window.Plotly = {};")

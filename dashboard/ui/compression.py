@@ -1,0 +1,142 @@
+"""The JavaScript and CSS bundles are compressed once per server worker, not once per request.
+
+Dash compresses its responses (``compress=True``, flask-compress), but it does so on every request:
+a new browser profile asks for 2.7 MB of scripts (plotly.js, AG Grid, Dash's own) and each worker
+compressed them again for every visitor, about 0.1 s of the first visit spent waiting for the server's
+compressor, with the browser idle. Here the compressed bytes of a static bundle are kept in the worker,
+keyed by the encoding and the bundle's full URL (Dash's URLs carry the package version or the file's
+modification time, so a changed file has a new key), and a worker compresses them all once when it
+starts (:func:`compress_bundles`, called by gunicorn's ``post_worker_init``).
+``PERFCAST_STATIC_COMPRESSION=per-request`` compresses every response again, as Dash does (the "before"
+side of ``benchmarks/shared_link.py``).
+
+Only GET requests for ``/_dash-component-suites/`` and ``/assets/`` are kept; callback responses and
+pages are compressed per request as before. A file from ``assets/`` is read whole (it was streamed) so
+that its compressed form can be kept; every such file is small enough to hold.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+from collections import OrderedDict
+
+from flask import request
+
+from dashboard.settings import STATIC_COMPRESSION
+
+STATIC_PREFIXES = ("/_dash-component-suites/", "/assets/")
+#: the key of a response that is not kept (a URL path always starts with "/")
+NOT_KEPT = "-"
+#: what a worker holds at most; the pages' bundles take about 3.5 MB in Brotli
+MAX_BYTES = 64 * 1024 * 1024
+#: what browsers send (Chromium, Firefox): the encoding flask-compress picks for them is the one warmed
+BROWSER_ACCEPT_ENCODING = "gzip, deflate, br, zstd"
+
+
+def cache_key(req) -> str:
+    """flask-compress's COMPRESS_CACHE_KEY: the full URL of a static bundle, else :data:`NOT_KEPT`."""
+    if req.method == "GET" and req.path.startswith(STATIC_PREFIXES):
+        query = req.query_string.decode("latin-1")
+        return f"{req.path}?{query}" if query else req.path
+    return NOT_KEPT
+
+
+class BundleCache:
+    """flask-compress's cache backend (``get``/``set``): compressed bytes by key, least recently used
+    dropped beyond :data:`MAX_BYTES`; keys ending in :data:`NOT_KEPT` are never stored."""
+
+    def __init__(self, max_bytes: int = MAX_BYTES):
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[str, bytes] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _kept(key: str) -> bool:
+        return not key.endswith(";" + NOT_KEPT)
+
+    def get(self, key: str):
+        if not self._kept(key):
+            return None
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def set(self, key: str, value: bytes) -> None:
+        if not self._kept(key) or len(value) > self.max_bytes:
+            return
+        with self._lock:
+            old = self._items.pop(key, None)
+            self._bytes -= len(old) if old is not None else 0
+            self._items[key] = value
+            self._bytes += len(value)
+            while self._bytes > self.max_bytes:
+                _, dropped = self._items.popitem(last=False)
+                self._bytes -= len(dropped)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+def _read_whole(response):
+    """An ``assets/`` file is streamed from disk; read it whole so that its compressed form is kept.
+    Runs before flask-compress's own after-request hook (Flask runs them newest first)."""
+    if response.status_code == 200 and response.is_streamed and request.method == "GET" \
+            and request.path.startswith("/assets/"):
+        response.direct_passthrough = False
+        response.set_data(response.get_data())
+    return response
+
+
+def install(app) -> None:
+    """Keep compressed static bundles in each worker: give Dash's flask-compress a cache."""
+    from flask_compress import Compress
+
+    if STATIC_COMPRESSION == "per-request":
+        return
+    server = app.server
+    found = [h.__self__ for h in server.after_request_funcs.get(None, [])
+             if isinstance(getattr(h, "__self__", None), Compress)]
+    if not found:  # compression is off: nothing to keep
+        return
+    server.config["COMPRESS_CACHE_KEY"] = cache_key
+    server.config["COMPRESS_CACHE_BACKEND"] = BundleCache
+    for compress in found:
+        compress.cache, compress.cache_key = BundleCache(), cache_key
+    server.after_request(_read_whole)
+
+
+_URL = re.compile(r'(?:src|href)="(/(?:_dash-component-suites|assets)/[^"]+)"')
+
+
+def bundle_urls(server) -> list[str]:
+    """The static URLs a page loads: those in the index page, and the chunks Dash fetches on demand."""
+    from dash.development.base_component import ComponentRegistry
+
+    with server.test_client() as client:
+        html = client.get("/", headers={"Accept-Encoding": "identity"}).get_data(as_text=True)
+    urls = list(dict.fromkeys(u.replace("&amp;", "&") for u in _URL.findall(html)))
+    libraries = set(ComponentRegistry.registry)
+    modules = [m for name, m in sorted(sys.modules.items()) if name.split(".")[0] in libraries]
+    for module in modules:  # a library and its sub-packages (dash.dcc, dash.html, ...)
+        dist = getattr(module, "_js_dist", None)
+        for r in dist if isinstance(dist, list) else []:
+            if r.get("async") is True and not r.get("dynamic"):
+                urls.append(f"/_dash-component-suites/{r['namespace']}/{r['relative_package_path']}")
+    return list(dict.fromkeys(urls))
+
+
+def compress_bundles(server) -> int:
+    """Request every static bundle of the Flask ``server`` once, as a browser would, so each is compressed
+    and kept before the first visitor; returns how many were requested."""
+    if STATIC_COMPRESSION == "per-request":
+        return 0
+    urls = bundle_urls(server)
+    with server.test_client() as client:
+        for url in urls:
+            client.get(url, headers={"Accept-Encoding": BROWSER_ACCEPT_ENCODING})
+    return len(urls)
