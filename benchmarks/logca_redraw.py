@@ -5,16 +5,19 @@ advisor and figure JSON), after one warm-up that loads the measured fit.
 The ratio is against the 100 ms budget of the issue and against the same
 views built with plotly ``go.Figure`` objects (the baseline, same run).
 
-    PYTHONPATH=. python benchmarks/logca_redraw.py
+    .venv/bin/python benchmarks/logca_redraw.py
 """
 
 from __future__ import annotations
 
 import os
 import statistics
+import sys
 import tempfile
 import time
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("PERFCAST_VAR_DIR", tempfile.mkdtemp(prefix="perfcast-bench-"))
 
 from dashboard.accelerators.views import ACCEL_PARAMS, LOGCA_PARAMS, accelerometer_view, logca_view  # noqa: E402
