@@ -10,9 +10,10 @@ starts (:func:`compress_bundles`, called by gunicorn's ``post_worker_init``).
 ``PERFCAST_STATIC_COMPRESSION=per-request`` compresses every response again, as Dash does (the "before"
 side of ``benchmarks/shared_link.py``).
 
-Only GET requests for ``/_dash-component-suites/`` and ``/assets/`` are kept; callback responses and
-pages are compressed per request as before. A file from ``assets/`` is read whole (it was streamed) so
-that its compressed form can be kept; every such file is small enough to hold.
+Only GET requests for ``/_dash-component-suites/`` and ``/assets/`` are kept, with no query or Dash's
+``?m=<mtime>`` (a visitor cannot fill the cache by varying the query; the size is bounded anyway);
+callback responses and pages are compressed per request as before. A file from ``assets/`` is read
+whole (it was streamed) so that its compressed form can be kept; every such file is small enough to hold.
 """
 
 from __future__ import annotations
@@ -29,18 +30,22 @@ from dashboard.settings import STATIC_COMPRESSION
 STATIC_PREFIXES = ("/_dash-component-suites/", "/assets/")
 #: the key of a response that is not kept (a URL path always starts with "/")
 NOT_KEPT = "-"
-#: what a worker holds at most; the pages' bundles take about 3.5 MB in Brotli
+#: what a worker holds at most; the pages' bundles take about 3.4 MB compressed (zstd)
 MAX_BYTES = 64 * 1024 * 1024
+#: the query Dash puts on an asset's URL (its modification time); the only one a kept response may have
+_FINGERPRINT = re.compile(r"m=[0-9]+(\.[0-9]+)?")
 #: what browsers send (Chromium, Firefox): the encoding flask-compress picks for them is the one warmed
 BROWSER_ACCEPT_ENCODING = "gzip, deflate, br, zstd"
 
 
 def cache_key(req) -> str:
     """flask-compress's COMPRESS_CACHE_KEY: the full URL of a static bundle, else :data:`NOT_KEPT`."""
-    if req.method == "GET" and req.path.startswith(STATIC_PREFIXES):
-        query = req.query_string.decode("latin-1")
-        return f"{req.path}?{query}" if query else req.path
-    return NOT_KEPT
+    if req.method != "GET" or not req.path.startswith(STATIC_PREFIXES):
+        return NOT_KEPT
+    query = req.query_string.decode("latin-1")
+    if query and not _FINGERPRINT.fullmatch(query):  # any other query would only fill the cache
+        return NOT_KEPT
+    return f"{req.path}?{query}" if query else req.path
 
 
 class BundleCache:

@@ -89,6 +89,9 @@ def test_the_cache_keeps_least_recently_used_within_its_size_and_never_a_not_kep
 
 
 @pytest.mark.parametrize("method, path, kept", [("GET", "/assets/style.css", True),
+                                                ("GET", "/assets/style.css?m=1795385116.85", True),
+                                                ("GET", "/assets/style.css?m=1&x=2", False),
+                                                ("GET", "/assets/style.css?anything", False),
                                                 ("GET", "/_dash-component-suites/dash/x.js", True),
                                                 ("POST", "/_dash-update-component", False),
                                                 ("GET", "/_dash-layout", False), ("GET", "/logca", False)])
