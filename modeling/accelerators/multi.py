@@ -138,6 +138,12 @@ def parallel_speedup(p: LogCAParams | Sequence[LogCAParams], g, n: int = 1,
     if any(a.C != ref.C or a.beta != ref.beta for a in accels):
         raise ConfigError("parallel accelerators run one kernel: C and beta must be the same for all.")
     gs = np.atleast_1d(np.asarray(g, dtype=float))
+    if split == "equal" and not isinstance(p, (list, tuple)) and np.all(gs > 0):
+        # n copies of one accelerator, equal shares: every stage takes the same time, so the last one to
+        # start finishes last (the largest lumped overhead); all g at once, the same terms as the loop below
+        lumped = float(np.cumsum([a.o for a in accels]).max())
+        out = host_time(ref, gs) / (lumped + _stage_time(ref, gs / len(accels)))
+        return out if np.ndim(g) else out[0]
     out = np.empty_like(gs)
     for j, gj in enumerate(gs):
         shares = np.full(len(accels), gj / len(accels)) if split == "equal" else balanced_shares(accels, gj)

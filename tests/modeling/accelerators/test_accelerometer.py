@@ -97,6 +97,17 @@ def test_advisor_refuses_where_there_is_no_break_even():
     assert {4, 5, 6, 7} <= ids
 
 
+def test_copies_of_one_accelerator_give_what_the_general_sum_gives():
+    """n copies of one accelerator with equal shares are computed for all g at once; a list of the same
+    accelerators takes the general per-g path of eqs. 4.17-4.18: the two agree to the last bit."""
+    g = np.geomspace(1.0, 2.0**34, 301)
+    for p in (LogCAParams(L=2.0, o=500.0, C=20.0, A=8.0, beta=1.0, latency="dependent"),
+              LogCAParams(L=900.0, o=3.0, C=7.5, A=31.0, beta=1.3, latency="independent")):
+        for n in (1, 2, 3, 7):
+            assert np.array_equal(parallel_speedup(p, g, n), parallel_speedup([p] * n, g))
+            assert parallel_speedup(p, 4096.0, n) == parallel_speedup([p] * n, 4096.0)
+
+
 def test_parallel_matches_eq_4_19_and_balanced_split_beats_equal():
     p = LogCAParams(L=2.0, o=500.0, C=20.0, A=8.0, beta=1.0, latency="dependent")
     g = np.array([64.0, 4096.0, 1e6])
