@@ -97,22 +97,24 @@ def _read_whole(response):
     return response
 
 
-def install(app) -> None:
-    """Keep compressed static bundles in each worker: give Dash's flask-compress a cache."""
+def compressors(server) -> list:
+    """The flask-compress objects Dash registered on ``server`` (one, unless compression is off)."""
     from flask_compress import Compress
 
+    return [h.__self__ for h in server.after_request_funcs.get(None, [])
+            if isinstance(getattr(h, "__self__", None), Compress)]
+
+
+def install(app) -> None:
+    """Keep compressed static bundles in each worker: give Dash's flask-compress a cache (its settings
+    were read when Dash set it up, so the cache and key go to the object itself)."""
     if STATIC_COMPRESSION == "per-request":
         return
-    server = app.server
-    found = [h.__self__ for h in server.after_request_funcs.get(None, [])
-             if isinstance(getattr(h, "__self__", None), Compress)]
-    if not found:  # compression is off: nothing to keep
-        return
-    server.config["COMPRESS_CACHE_KEY"] = cache_key
-    server.config["COMPRESS_CACHE_BACKEND"] = BundleCache
+    found = compressors(app.server)
     for compress in found:
         compress.cache, compress.cache_key = BundleCache(), cache_key
-    server.after_request(_read_whole)
+    if found:  # with compression off, assets stay streamed
+        app.server.after_request(_read_whole)
 
 
 _URL = re.compile(r'(?:src|href)="(/(?:_dash-component-suites|assets)/[^"]+)"')

@@ -14,10 +14,8 @@ GZIP = {"Accept-Encoding": "gzip"}
 
 
 def _cache(server):
-    from flask_compress import Compress
-
-    return next(h.__self__ for h in server.after_request_funcs[None] if isinstance(getattr(h, "__self__", None),
-                                                                                   Compress)).cache
+    [compress] = compression.compressors(server)
+    return compress.cache
 
 
 def _script_urls(client):
