@@ -13,6 +13,7 @@ import pandas as pd
 
 from modeling import DATA_DIR
 from modeling.errors import ConfigError
+from modeling.tables.workload import unmeasured_rows
 
 
 METRICS = {"duration": "duration", "cycles": "elapsed_cycles_sm"}
@@ -62,7 +63,9 @@ def scenario(host: str, target: str, metric: str = "duration") -> dict:
     Returns a dict with X (n, p), y (n,), feature_names, categories, workload_ids,
     groups (application), kernels, host_index (the host's own measure of the
     metric, a column of X), host_metric and a scenario description. Workloads
-    not measured on both GPUs are left out and counted in ``missing_rows``.
+    not measured on both GPUs are left out and counted in ``missing_rows``; those
+    of them whose host counters are complete but whose target was not measured
+    are kept as ``unmeasured`` (the workloads a prediction is for).
     """
     _check_gpu(host, "host")
     _check_gpu(target, "target")
@@ -75,6 +78,7 @@ def scenario(host: str, target: str, metric: str = "duration") -> dict:
     tcol = f"{METRICS[metric]}@{target}"
     sub = w[ID_COLUMNS + cols + [tcol]]
     ok = sub[cols + [tcol]].notna().all(axis=1)
+    todo = sub[sub[cols].notna().all(axis=1) & sub[tcol].isna()]
     sub = sub[ok]
     return {
         "X": sub[cols].to_numpy(dtype=float),
@@ -89,5 +93,6 @@ def scenario(host: str, target: str, metric: str = "duration") -> dict:
         "host_metric": sub[f"{METRICS[metric]}@{host}"].to_numpy(dtype=float),
         "missing_rows": int((~ok).sum()),
         "missing_reason": "not measured on both GPUs",
+        "unmeasured": unmeasured_rows(todo[cols].to_numpy(dtype=float), todo["workload"], todo["application"]),
         "scenario": {"dataset": "rodinia", "host": host, "target": target, "metric": metric},
     }

@@ -23,8 +23,12 @@ def table_scenario(df: pd.DataFrame, target: str, group: str | None = None, id_c
     """Build the inputs of ``run_ensemble`` from a table.
 
     Features default to every numeric column other than target, id and group.
-    Rows with a missing target are refused (the message counts them); rows with
-    missing features are dropped and counted.
+    Rows with missing features are dropped and counted. Rows whose target is
+    empty (a missing value) are not training rows: when their features are
+    complete they are kept apart as ``unmeasured`` (``X``, ``workload_ids``,
+    ``groups``), the workloads a prediction is for. An infinite target is
+    refused (the message counts the rows), as it is a measurement gone wrong,
+    not one that was never made.
     """
     named = [c for c in [target, group, id_col, host_col] if c] + list(features or [])
     miss = _missing(df, named)
@@ -46,28 +50,43 @@ def table_scenario(df: pd.DataFrame, target: str, group: str | None = None, id_c
     if not feats:
         raise DataError("No numeric feature columns found.")
     y = df[target].to_numpy(dtype=float)
-    bad_y = ~np.isfinite(y)
+    bad_y = np.isinf(y)
     if bad_y.any():
         note = f" ({conversions[target]})" if conversions and target in conversions else ""
-        raise DataError(f"Target {target!r} has {int(bad_y.sum())} missing, non-numeric or infinite values"
+        raise DataError(f"Target {target!r} has {int(bad_y.sum())} infinite values"
                         f"{note}; fix or remove those rows.")
+    measured = np.isfinite(y)
     X = df[feats].to_numpy(dtype=float)
-    ok = np.all(np.isfinite(X), axis=1)
+    complete = np.all(np.isfinite(X), axis=1)
+    ok = complete & measured
     if not ok.any():
-        raise DataError("Every row has a missing or infinite feature value.")
+        raise DataError("No row has both a target value and complete, finite feature values."
+                        if complete.any() else "Every row has a missing or infinite feature value.")
     ids = (df[id_col].astype(str) if id_col else pd.Series(np.arange(len(df)).astype(str))).to_numpy()
     if id_col and pd.Series(ids).duplicated().any():
         raise DataError(f"Workload ids in {id_col!r} are not unique.")
     groups = df[group].astype(str).to_numpy() if group else None
+    todo = complete & ~measured
+    dropped = ~complete
     return {
         "X": X[ok], "y": y[ok], "feature_names": feats, "workload_ids": list(ids[ok]),
         "groups": None if groups is None else groups[ok],
         "host_index": feats.index(host_col) if host_col else None,
-        "missing_rows": int((~ok).sum()),
+        "missing_rows": int(dropped.sum()),
         "missing_reason": "a missing feature value",
-        "missing_ids": [str(i) for i in ids[~ok][:20]],
+        "missing_ids": [str(i) for i in ids[dropped][:20]],
+        "unmeasured": unmeasured_rows(X[todo], ids[todo], None if groups is None else groups[todo]),
         "scenario": {"dataset": "table", "target": target, "group": group, "host_col": host_col},
     }
+
+
+def unmeasured_rows(X, ids, groups) -> dict:
+    """The ``unmeasured`` part of a scenario dict: workloads with complete host features and no target.
+
+    ``X`` has the scenario's feature columns in its order; ``groups`` is None when the table has no
+    group column."""
+    return {"X": np.asarray(X, dtype=float), "workload_ids": [str(i) for i in ids],
+            "groups": None if groups is None else np.asarray(groups).astype(str)}
 
 
 MISSING_RULES = {

@@ -58,8 +58,10 @@ def test_table_scenario_errors():
     df = pd.DataFrame({"id": ["a", "b", "c"], "x": [1.0, 2, 3], "y": [1.0, np.nan, 3]})
     with pytest.raises(DataError, match="not in the table: zz"):
         table_scenario(df, "zz")
-    with pytest.raises(DataError, match="1 missing"):
-        table_scenario(df, "y", id_col="id")
+    with pytest.raises(DataError, match="1 infinite"):
+        table_scenario(df.assign(y=[1.0, np.inf, 3]), "y", id_col="id")
+    with pytest.raises(DataError, match="No row has both a target"):
+        table_scenario(df.assign(y=np.nan), "y", id_col="id")
 
 
 def _csv(tmp_path):
@@ -105,3 +107,30 @@ def test_cli_shipped_smoke_subprocess():
                             "GTX-980", "--models", "NNLS", "--folds", "5"], cwd=ROOT, capture_output=True,
                            text=True, timeout=300)
     assert table.returncode == 0 and "E_out %" in table.stdout and "Baseline" in table.stdout
+
+
+def test_table_scenario_keeps_unmeasured_rows_apart():
+    """An empty target marks a workload to predict: it is not trained on, and kept with its features;
+    a row missing a feature is dropped and counted; an infinite target is refused."""
+    df = pd.DataFrame({"id": ["a", "b", "c", "d", "e"], "app": ["p", "p", "q", "q", "r"],
+                       "f1": [1.0, 2.0, 3.0, 4.0, np.nan], "f2": [5.0, 6.0, 7.0, 8.0, 9.0],
+                       "y": [10.0, np.nan, 30.0, np.nan, np.nan]})
+    s = table_scenario(df, "y", "app", "id")
+    assert s["workload_ids"] == ["a", "c"] and s["y"].tolist() == [10.0, 30.0]
+    u = s["unmeasured"]
+    assert u["workload_ids"] == ["b", "d"] and u["groups"].tolist() == ["p", "q"]
+    assert u["X"].tolist() == [[2.0, 6.0], [4.0, 8.0]]
+    assert s["missing_rows"] == 1 and s["missing_ids"] == ["e"]
+    df.loc[0, "y"] = np.inf
+    with pytest.raises(DataError, match="infinite"):
+        table_scenario(df, "y", "app", "id")
+
+
+def test_shipped_scenario_unmeasured_workloads():
+    from modeling import shipped
+
+    s = shipped.scenario("GTX-680", "GTX-970")
+    u = s["unmeasured"]
+    assert u["X"].shape == (32, s["X"].shape[1])
+    assert all(w.startswith("lud_perimeter:") for w in u["workload_ids"])
+    assert not set(u["workload_ids"]) & set(s["workload_ids"])
