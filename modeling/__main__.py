@@ -6,6 +6,7 @@ ensemble   run a cross-generation scenario and print its leaderboard    (modelin
 sweep      Random Forest tree-count sweep (RastSim 4.4)                  (modeling.crossgen.cli)
 rank       feature ranking of one model                                  (modeling.crossgen.cli)
 devices    list the shipped GPUs                                         (modeling.crossgen.cli)
+predict    predict workloads without a measured target, with intervals   (modeling.crossgen.cli)
 newapp     estimates for an application never run on the target          (modeling.newapp.cli)
 phases     LACross phase-level prediction on held-out programs            (modeling.phases.cli)
 counts     basic-block / event counts of large inputs from small (BB-ML)  (modeling.counts.cli)

@@ -144,6 +144,61 @@ def cmd_devices(args) -> int:
     return 0
 
 
+def cmd_predict(args) -> int:
+    """Fit on every measured workload and predict the workloads of ``--new`` (or the table's own workloads
+    without a target), with intervals, the baseline and an applicability verdict per workload."""
+    from modeling.crossgen.predict import new_workloads, predict_scenario
+    from modeling.tables.reading import read_table
+
+    scen = load_scenario(args)
+    new = None
+    if args.new:
+        from modeling.crossgen.ensemble import prepare_scenario
+
+        frame = read_table(args.new).frame
+        names = scen["feature_names"]
+        prepare_scenario(scen)  # the training table's own errors first
+        new = new_workloads(frame, names, args.new_id or (args.id_col if args.id_col in frame.columns else None),
+                            args.new_group or (args.group if args.group and args.group in frame.columns else None))
+    res = predict_scenario(scen, new, model=args.model, transform=args.transform, level=args.level,
+                           situation=args.situation, rule=args.rule, seed=args.seed, folds=args.folds,
+                           models=args.models, n_jobs=args.jobs)
+    if args.out:
+        frame = res.to_frame({"code_version": _code_version()})
+        if args.out.lower().endswith(".parquet"):
+            frame.to_parquet(args.out, index=False)
+        else:
+            frame.to_csv(args.out, index=False)
+    d = res.to_dict()
+    if args.json:
+        d["cv_coverage_percent"] = d["cv_coverage"]["workloads"]
+        print(json.dumps(d, indent=2))
+        return 0
+    print(d["how"])
+    print(f"trained on {d['n_train']} workloads; cross-validated error {d['cv_error']['mean_ape']:.2f} % mean, "
+          f"{d['cv_error']['median_ape']:.2f} % median; held-out coverage of the intervals "
+          f"{d['cv_coverage']['workloads']:.1f} % (nominal {d['level'] * 100:g} %)")
+    for note in d["notes"] + ([d["selection"]["note"]] if d["selection"] and d["selection"]["note"] else []):
+        print("note:", note)
+    rows = [[p["id"], f"{p['predicted']:.6g}", f"{p['lower']:.6g}", f"{p['upper']:.6g}",
+             "-" if p["baseline"] is None else f"{p['baseline']:.6g}", "yes" if p["applicable"] else "no"]
+            for p in d["predictions"]]
+    print(_fmt_table(rows, ["id", "predicted", "lower", "upper", "baseline", "applicable"]))
+    if args.out:
+        print(f"written: {args.out}")
+    return 0
+
+
+def _code_version() -> str:
+    try:
+        from modeling.version import code_version
+    except ImportError:  # the digest module is optional here
+        import modeling
+
+        return modeling.__version__
+    return code_version()
+
+
 def add_parsers(sub) -> None:
     e = sub.add_parser("ensemble", help="run a scenario and print the leaderboard")
     _scenario_args(e)
@@ -156,6 +211,24 @@ def add_parsers(sub) -> None:
     r.add_argument("--model", default="OLS/Forward/BIC")
     r.add_argument("--top", type=int, default=20)
     r.set_defaults(func=cmd_rank)
+    pr = sub.add_parser("predict", help="predict workloads without a measured target, with intervals")
+    _scenario_args(pr)
+    pr.set_defaults(transform="auto")
+    for a in pr._actions:  # the transform may also be chosen by cross-validation here
+        if a.dest == "transform":
+            a.choices = ["auto", *TRANSFORMS]
+    pr.add_argument("--new", help="CSV or Parquet of workloads to predict (host counters; a target column is "
+                                  "never read); default: the data's own workloads without a target")
+    pr.add_argument("--new-id", help="id column of --new (default: --id when the table has it)")
+    pr.add_argument("--new-group", help="application column of --new (default: --group when the table has it)")
+    pr.add_argument("--model", default="recommended", help="a model name, or recommended (nested CV, baseline "
+                                                           "included)")
+    pr.add_argument("--level", type=float, default=0.9, help="nominal coverage of the intervals (default 0.9)")
+    pr.add_argument("--situation", default="new-inputs", choices=["new-inputs", "new-applications"])
+    pr.add_argument("--rule", default=None, choices=["pooled", "weighted", "per_application"],
+                    help="interval rule (default: pooled for new inputs, per_application for new applications)")
+    pr.add_argument("--out", help="write the prediction table to FILE.csv or FILE.parquet")
+    pr.set_defaults(func=cmd_predict)
     dv = sub.add_parser("devices", help="list the shipped GPUs")
     dv.add_argument("--json", action="store_true")
     dv.set_defaults(func=cmd_devices)

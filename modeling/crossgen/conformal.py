@@ -1,0 +1,191 @@
+"""Prediction intervals from cross-validation residuals (CV+ / jackknife+), on the log scale.
+
+A prediction of a time or a cycle count is judged by its ratio to the measured
+value, so the intervals here are built on ``log(target)``: a residual is
+``r_i = log y_i - log mu_{-k(i)}(x_i)``, where ``mu_{-k(i)}`` is the model
+fitted without the fold that holds workload ``i``. Intervals are then
+multiplicative (``[y_hat / a, y_hat * b]``) and stay positive.
+
+``cv_plus`` is CV+ (Barber, Candès, Ramdas and Tibshirani, "Predictive
+inference with the jackknife+", Ann. Statist. 2021, Sec. 3): for a new
+workload ``x`` the fold models' predictions are shifted by every training
+residual, and the interval runs from the ``k``-th largest of
+``log mu_{-k(i)}(x) - |r_i|`` to the ``k``-th smallest of
+``log mu_{-k(i)}(x) + |r_i|`` with ``k = ceil(level (n + 1))``: the same
+finite-sample rank the MAPIE library uses (``CrossConformalRegressor``,
+``method="plus"``), which a test checks. With K-fold residuals the interval
+is for a workload like the training ones (an application already profiled,
+at a new input); with leave-one-application-out residuals it is meant for an
+application not in the training data.
+
+For unseen applications the residuals of one application are not
+independent of each other (its kernels share one bias), so pooling them lets
+the largest applications decide the quantile. Two rules treat the
+application as the unit instead: ``weighted`` (each application's residuals
+together weigh one) and ``per_application`` (each application's own
+``level``-quantile of ``|r|``, then the conformal rank over applications:
+``k = ceil(level (G + 1))`` of ``G`` applications). With too few
+applications for the level (``k > G``) no finite interval is guaranteed; the
+widest application's quantile is used and the level the data can support,
+``G / (G + 1)``, is reported with it.
+
+A model's prediction at or below zero (a linear model can give one) has no
+logarithm: it is raised to ``floor`` (a thousandth of the smallest training
+target), so its residual is huge and its interval honestly wide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from modeling.errors import ConfigError, NotEnoughDataError
+
+RULES = ("pooled", "weighted", "per_application")
+RULE_LABELS = {
+    "pooled": "every workload's residual counts once (CV+)",
+    "weighted": "each application's residuals together count once",
+    "per_application": "each application's own residual quantile, then a quantile over applications",
+}
+
+
+def log_floor(y_train) -> float:
+    """The smallest prediction taken to the log scale: a thousandth of the smallest training target."""
+    y = np.asarray(y_train, dtype=float)
+    return float(1e-3 * np.min(y[y > 0]))
+
+
+def to_log(pred, floor: float) -> np.ndarray:
+    """``log(max(pred, floor))``."""
+    return np.log(np.maximum(np.asarray(pred, dtype=float), floor))
+
+
+def conformal_rank(level: float, n: int) -> int:
+    """``ceil(level (n + 1))``: the rank of the conformal quantile among ``n`` scores (may exceed n)."""
+    if not 0.0 < level < 1.0:
+        raise ConfigError(f"The interval level must lie strictly between 0 and 1, got {level!r}.")
+    return int(np.ceil(level * (n + 1) - 1e-12))
+
+
+def supported_level(n_units: int) -> float:
+    """The highest level a conformal interval over ``n_units`` exchangeable units can guarantee."""
+    return n_units / (n_units + 1.0)
+
+
+@dataclass
+class Intervals:
+    """Bounds on the target's scale (not the log), one per new workload."""
+
+    lower: np.ndarray
+    upper: np.ndarray
+    level: float  # the level asked for
+    level_supported: float  # the highest level the residuals can guarantee (== level when they can)
+    rule: str
+
+
+def cv_plus(fold_log_pred: np.ndarray, abs_resid: np.ndarray, level: float) -> Intervals:
+    """CV+ intervals, pooled over workloads.
+
+    Parameters
+    ----------
+    fold_log_pred : array, shape (n_new, n_train)
+        ``log mu_{-k(i)}(x_j)``: the log prediction for new workload ``j`` by the model fitted
+        without training workload ``i``'s fold.
+    abs_resid : array, shape (n_train,)
+        ``|r_i|`` on the log scale.
+    level : float
+        Nominal coverage, e.g. 0.9.
+    """
+    n = abs_resid.shape[0]
+    if n < 2:
+        raise NotEnoughDataError("At least 2 cross-validation residuals are needed for an interval.")
+    k = conformal_rank(level, n)
+    hi = fold_log_pred + abs_resid[None, :]
+    lo = fold_log_pred - abs_resid[None, :]
+    if k > n:  # too few residuals for the level: unbounded, reported as the widest shift
+        kk, supported = n, supported_level(n)
+    else:
+        kk, supported = k, level
+    upper = np.partition(hi, kk - 1, axis=1)[:, kk - 1]
+    lower = -np.partition(-lo, kk - 1, axis=1)[:, kk - 1]
+    return Intervals(np.exp(lower), np.exp(upper), level, supported, "pooled")
+
+
+def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    """The smallest value whose cumulative normalized weight reaches ``q`` ("inverted CDF")."""
+    order = np.argsort(values, kind="stable")
+    v, w = values[order], weights[order]
+    cum = np.cumsum(w) / w.sum()
+    i = int(np.searchsorted(cum, min(q, 1.0) - 1e-12, side="left"))
+    return float(v[min(i, len(v) - 1)])
+
+
+def group_half_width(abs_resid: np.ndarray, groups: np.ndarray, level: float, rule: str) -> tuple[float, float]:
+    """Half-width (log scale) and supported level of a symmetric interval from grouped residuals.
+
+    ``weighted``: the weighted quantile of ``|r|`` with each application's weights summing to one, at
+    ``level (G + 1) / G`` (the finite-sample correction of the G-unit case). ``per_application``: the
+    ``ceil(level (G + 1))``-th smallest of the applications' own ``level``-quantiles of ``|r|``.
+    """
+    groups = np.asarray(groups).astype(str)
+    names, inverse, counts = np.unique(groups, return_inverse=True, return_counts=True)
+    g = len(names)
+    if g < 2:
+        raise NotEnoughDataError("Application-level intervals need residuals of at least 2 applications.")
+    k = conformal_rank(level, g)
+    supported = level if k <= g else supported_level(g)
+    if rule == "weighted":
+        q = min(level * (g + 1) / g, 1.0)
+        return weighted_quantile(abs_resid, 1.0 / counts[inverse], q), supported
+    if rule == "per_application":
+        per = np.array([np.quantile(abs_resid[inverse == j], level, method="higher") for j in range(g)])
+        return float(np.sort(per)[min(k, g) - 1]), supported
+    raise ConfigError(f"Unknown interval rule {rule!r}; use one of {', '.join(RULES)}.")
+
+
+def intervals(rule: str, level: float, *, fold_log_pred=None, abs_resid=None, groups=None,
+              center_log=None) -> Intervals:
+    """Intervals by ``rule``: ``pooled`` is :func:`cv_plus` (needs ``fold_log_pred``); the two group
+    rules are symmetric on the log scale around ``center_log`` (the full model's log prediction)."""
+    if rule == "pooled":
+        return cv_plus(fold_log_pred, abs_resid, level)
+    if groups is None:
+        raise ConfigError(f"The {rule!r} interval rule needs the application of every training workload.")
+    w, supported = group_half_width(abs_resid, groups, level, rule)
+    return Intervals(np.exp(center_log - w), np.exp(center_log + w), level, supported, rule)
+
+
+def held_out_coverage(abs_resid: np.ndarray, fold_of: np.ndarray, level: float, rule: str,
+                      groups=None) -> dict:
+    """How often the rule's interval, built without a fold, covered that fold's workloads.
+
+    For every fold ``k``, the half-width comes from the residuals of the *other* folds (by ``rule``;
+    ``pooled`` takes their conformal quantile) and is centred on the out-of-fold prediction of each
+    workload of fold ``k``: the workload is covered when ``|r_i|`` is within it. Returns the share of
+    workloads covered (``workloads``) and the mean over folds of each fold's share (``folds``, each
+    held-out fold, e.g. application, counting once), both in percent, and the folds whose interval
+    could not reach the level.
+    """
+    fold_of = np.asarray(fold_of)
+    covered = np.zeros(len(abs_resid), bool)
+    per_fold, short = [], 0
+    for k in np.unique(fold_of):
+        out = fold_of == k
+        rest = abs_resid[~out]
+        if rule == "pooled":
+            n = len(rest)
+            r = conformal_rank(level, n)
+            short += r > n
+            w = np.sort(rest)[min(r, n) - 1]
+        else:
+            w, sup = group_half_width(rest, np.asarray(groups)[~out], level, rule)
+            short += sup < level
+        covered[out] = abs_resid[out] <= w + 1e-12
+        per_fold.append(float(np.mean(covered[out])))
+    return {"workloads": 100.0 * float(np.mean(covered)), "folds": 100.0 * float(np.mean(per_fold)),
+            "n_folds": len(per_fold), "folds_below_level": int(short)}
+
+
+__all__ = ["Intervals", "RULES", "RULE_LABELS", "conformal_rank", "cv_plus", "group_half_width",
+           "held_out_coverage", "intervals", "log_floor", "supported_level", "to_log", "weighted_quantile"]
