@@ -114,11 +114,11 @@ def assess(X_train, X_new, feature_names, *, train_groups=None, new_groups=None,
                            f"training workloads are from their nearest neighbour ({threshold:.2f})")
         if new_app[i]:
             if situation == "new-applications":
-                reasons.append(f"application {groups[i]!r} is not in the training data: the interval was built "
+                reasons.append(f"application {str(groups[i])!r} is not in the training data: the interval was built "
                                f"for that situation (applications held out); see {NEW_APP_PAGE} for "
                                "estimates made for it")
             else:
-                reasons.append(f"application {groups[i]!r} is not in the training data: the random-fold error "
+                reasons.append(f"application {str(groups[i])!r} is not in the training data: the random-fold error "
                                "and this interval describe known applications at new inputs, not this one; "
                                f"choose the situation 'applications not in the training data' or see {NEW_APP_PAGE}")
         applicable[i] = not (out or dist[i] > threshold or (new_app[i] and situation != "new-applications"))
