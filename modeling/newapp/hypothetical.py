@@ -62,7 +62,8 @@ class SpecError(ConfigError):
     """A typed device's specs cannot be used (missing, not a number, out of range, not plain text)."""
 
 
-def _text(value, what: str, limit: int) -> str:
+def plain_text(value, what: str, limit: int) -> str:
+    """``value`` stripped, if it is plain text of 1..``limit`` characters; else :class:`SpecError`."""
     if not isinstance(value, str):
         raise SpecError(f"The device's {what} must be text.")
     s = value.strip()
@@ -118,7 +119,8 @@ def typed_device(name, architecture, sms, cuda_cores, boost_clock_mhz, memory_ba
     SpecError
         Naming the first field that is missing, not a number, out of range or not plain text.
     """
-    spec = {"device": _text(name, "name", NAME_MAX), "architecture": _text(architecture, "architecture", ARCH_MAX)}
+    spec = {"device": plain_text(name, "name", NAME_MAX),
+            "architecture": plain_text(architecture, "architecture", ARCH_MAX)}
     for key, v in zip(SPEC_FIELDS[1:], (sms, cuda_cores, boost_clock_mhz, memory_bandwidth_gbs)):
         spec[key] = _number(v, key)
     if spec["cuda_cores"] < spec["sms"]:
