@@ -303,24 +303,24 @@ for _g in ("methods", "workloads", "apps"):
 
 @callback(Output(f"{P}-application", "options"), Output(f"{P}-application", "value"),
           Output(f"{P}-devices", "value", allow_duplicate=True),
-          [Output(f"{P}-{p}", "options") for p in ROLE_PARAMS], [Output(f"{P}-{p}", "value") for p in ROLE_PARAMS],
+          *[Output(f"{P}-{p}", "options") for p in ROLE_PARAMS], *[Output(f"{P}-{p}", "value") for p in ROLE_PARAMS],
           Input(f"{P}-dataset", "value"), prevent_initial_call=True)
 def _dataset_changed(ds_id):
     try:
         ds = datasets.get(ds_id)
     except (LookupError, TypeError):
-        return no_update, no_update, no_update, [no_update] * len(ROLE_PARAMS), [no_update] * len(ROLE_PARAMS)
+        return (no_update,) * (3 + 2 * len(ROLE_PARAMS))
     apps = ds.applications()
     shipped = ds.kind == "shipped"
     roles = [[{"label": f"auto ({ROLES[r]} when present)" if c == AUTO else c, "value": c}
               for c in role_choices({"dataset": ds_id}, r)] for r in ROLE_PARAMS.values()]
     return (apps, ("heartwall" if "heartwall" in apps else (apps[0] if apps else None)),
-            devices.SHIPPED if shipped else no_update, roles, [AUTO] * len(ROLE_PARAMS))
+            devices.SHIPPED if shipped else no_update, *roles, *[AUTO] * len(ROLE_PARAMS))
 
 
 @callback(Output(f"{P}-host_device", "disabled"), Output(f"{P}-target_device", "disabled"),
           Output(f"{P}-devices", "disabled"), Output(f"{P}-devices-upload", "disabled"),
-          Output(f"{P}-devices-button", "disabled"), [Output(f"{P}-{p}", "disabled") for p in ROLE_PARAMS],
+          Output(f"{P}-devices-button", "disabled"), *[Output(f"{P}-{p}", "disabled") for p in ROLE_PARAMS],
           Output(f"{P}-typed-fields", "style"), Output(f"{P}-table-fields", "style"),
           Output(f"{P}-measured-fields", "style"),
           Input(f"{P}-dataset", "value"), Input(f"{P}-mode", "value"), prevent_initial_call=True)
@@ -331,7 +331,7 @@ def _controls(ds_id, mode):
         shipped = datasets.get(ds_id).kind == "shipped"
     except (LookupError, TypeError):
         shipped = True
-    return (*[shipped] * 5, [shipped] * len(ROLE_PARAMS), _shown(mode == "typed"), _shown(mode == "table"),
+    return (*[shipped] * 5, *[shipped] * len(ROLE_PARAMS), _shown(mode == "typed"), _shown(mode == "table"),
             _shown(mode not in ("typed", "table")))
 
 
