@@ -100,6 +100,6 @@ def hypothetical(hyp: dict):
                                  "arrayminus": values(pt - lo), "color": color, "thickness": 1, "width": 2},
                      "hovertemplate": f"%{{text}}<br>estimate %{{y:.4g}} {unit}<extra></extra>"})
     name = _plain(hyp["device"]["device"])
-    return figure(data, f"{name} (never measured): spec roofline estimates with their ranges",
+    return figure(data, f"{name} (from its specs only): spec roofline estimates with their ranges",
                   460, xaxis=log_axis(f"host's own {metric} ({unit}, log)", host_all),
                   yaxis=log_axis(f"estimated {metric} on {name} ({unit}, log)", *series))

@@ -244,7 +244,8 @@ def _track_rows(track):
                                                                                      for p in track["pairs"]})),
                      **track["pooled"]})
     if track["same_architecture"]:
-        rows.append({"target": "same architecture, pooled", "architecture": "", **track["same_architecture"]})
+        arch = track["same_architecture"].get("architecture", "")
+        rows.append({"target": f"{arch} pairs pooled".strip(), "architecture": arch, **track["same_architecture"]})
     return rows
 
 
@@ -258,8 +259,13 @@ def _hypo_summary(res):
     verdict = h["applicability"]["verdict"]
     warns = [alert([html.Strong(w["title"] + " "), w["evidence"]], "warning") for w in h["warnings"]]
     same = tr["same_architecture"]
+    itself = [p for p in tr["pairs"] if p["target"] == d["device"]]
+    note = alert(f"{d['device']} is itself one of the measured targets: its row in the record below is this very "
+                 "estimate scored against its measured times (nothing measured on it is used for the estimate).",
+                 "info") if itself else None
     return card(
-        html.H2(["Spec roofline on ", html.Span(d["device"], id=f"{P}-hypo-device"), " (never measured)"]),
+        html.H2(["Spec roofline on ", html.Span(d["device"], id=f"{P}-hypo-device"), " (from its specs only)"]),
+        note,
         html.Div([
             stat("device", f"{d['architecture']}, {d['sms']:.0f} SMs, {d['cuda_cores']:,.0f} cores, "
                            f"{d['boost_clock_mhz']:,.4g} MHz, {d['memory_bandwidth_gbs']:,.4g} GB/s"),

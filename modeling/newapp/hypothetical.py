@@ -236,7 +236,8 @@ def track_record(tables: list[AppTable], source: str, architecture: str | None =
             same_in.append(inside)
         host, metric = t.host_spec["device"], t.metric
     pooled = _stats(np.concatenate(all_a), np.concatenate(all_in)) if pairs else _stats(np.array([]), np.array([]))
-    same = _stats(np.concatenate(same_a), np.concatenate(same_in)) if same_a else None
+    same = {"architecture": architecture, **_stats(np.concatenate(same_a), np.concatenate(same_in))} \
+        if same_a else None
     return TrackRecord(host or "", metric or "", source, pairs, pooled, same,
                        {"memory_fraction": memory_fraction, "compute_util": compute_util})
 
