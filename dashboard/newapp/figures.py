@@ -70,3 +70,36 @@ def per_application(allres: dict):
         else axis_title("mean APE %")
     return figure(data, "Each application held out in turn: mean APE per method", 400, barmode="group",
                   xaxis=axis_title("held-out application"), yaxis=yaxis)
+
+
+def _plain(text: str) -> str:
+    """User text for a plotly title or label: plotly reads a few HTML tags there, so < > & become entities."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def hypothetical(hyp: dict):
+    """Per workload on a GPU never built or measured: the spec roofline estimate with its range (error bars
+    lo..hi) against the host's own value, one colour per application; log-log."""
+    rows = hyp["rows"]
+    if not rows:
+        return empty("No workloads to estimate")
+    metric = hyp["metric"]
+    unit = UNITS.get(metric, "target units")
+    data, series = [], []
+    host_all = np.array([r["host"] for r in rows])
+    for i, app in enumerate(sorted({r["application"] for r in rows})):
+        rs = sorted((r for r in rows if r["application"] == app), key=lambda r: r["host"])
+        host = np.array([r["host"] for r in rs])
+        pt, lo, hi = (np.array([r[k] for r in rs]) for k in ("point", "lo", "hi"))
+        series += [pt, lo, hi]
+        color = PALETTE[i % len(PALETTE)]
+        data.append({"type": "scatter", "mode": "markers", "name": app, "x": values(host), "y": values(pt),
+                     "text": [f"{r['id']} ({r['class']}-bound)" for r in rs],
+                     "marker": {"size": 6, "color": color},
+                     "error_y": {"type": "data", "symmetric": False, "array": values(hi - pt),
+                                 "arrayminus": values(pt - lo), "color": color, "thickness": 1, "width": 2},
+                     "hovertemplate": f"%{{text}}<br>estimate %{{y:.4g}} {unit}<extra></extra>"})
+    name = _plain(hyp["device"]["device"])
+    return figure(data, f"{name} (from its specs only): spec roofline estimates with their ranges",
+                  460, xaxis=log_axis(f"host's own {metric} ({unit}, log)", host_all),
+                  yaxis=log_axis(f"estimated {metric} on {name} ({unit}, log)", *series))

@@ -7,8 +7,9 @@ import numpy as np
 from dashboard.crossgen.work import JOB_WORKERS
 from dashboard.state import datasets, devices
 from modeling.newapp.application import estimate_application
-from modeling.newapp.data import frame_table, shipped_table
+from modeling.newapp.data import ROLES, device_spec, frame_table, shipped_table
 from modeling.newapp.evaluate import DEFAULT_MODELS, evaluate, group_folds, model_predictions
+from modeling.newapp.hypothetical import shipped_hypothetical, table_hypothetical, typed_device
 
 #: the model sets a user chooses between
 MODEL_SETS = {
@@ -19,6 +20,14 @@ MODEL_SETS = {
 MODEL_SET_LABELS = {"forest": "Random Forest + gradient boosting (fast)",
                     "halwpe": "HALWPE's 13 models + gradient boosting", "none": "none: estimates only"}
 NO_DEVICE = "none"
+#: a counter role left to its default column name (see modeling.newapp.data.ROLES)
+AUTO = "auto"
+ROLE_PARAMS = {f"role_{r}": r for r in ROLES}
+
+
+def mapping_of(params: dict) -> dict:
+    """The counter roles the user mapped: {role: column} (``auto`` left out)."""
+    return {r: params[p] for p, r in ROLE_PARAMS.items() if params.get(p, AUTO) != AUTO}
 
 
 def _noop(frac, label):
@@ -44,6 +53,7 @@ def app_table(params: dict):
     dev = {k: (None if params[k] == NO_DEVICE else params[k]) for k in ("host_device", "target_device")}
     t = frame_table(datasets.dataset_table(ds.id), target=params["target"], group=m["group_col"],
                     host_col=m["host_col"], id_col=m.get("id_col"), features=m.get("features") or None,
+                    mapping=mapping_of(params),
                     host_device=dev["host_device"], target_device=dev["target_device"],
                     devices=None if params["devices"] == devices.SHIPPED else devices.devices_table(params["devices"]))
     t.scenario.update(dataset=ds.id, host=ds.host_label(params["host"]), target=params["target"])
@@ -57,8 +67,41 @@ def held_out_workloads(params: dict) -> list[dict]:
             for i in range(len(t.ids)) if t.groups[i] == params["application"]]
 
 
+def typed_spec(params: dict) -> dict:
+    """The typed device of ``params`` (gpu_name … gpu_bw), validated; raises ``SpecError``."""
+    return typed_device(params["gpu_name"], params["gpu_arch"], params["gpu_sms"], params["gpu_cores"],
+                        params["gpu_clock"], params["gpu_bw"])
+
+
+def hypothetical_device(params: dict) -> dict:
+    """The never-measured GPU of ``params``: the typed specs (mode typed) or a device-table row (mode table)."""
+    if params["mode"] == "typed":
+        return typed_spec(params)
+    table = None if params["devices"] == devices.SHIPPED else devices.devices_table(params["devices"])
+    return device_spec(params["gpu"], table)
+
+
+def hypothetical_result(params: dict, report=_noop) -> dict:
+    """The spec roofline of every workload on the never-measured GPU, labelled with the same rule's error on
+    the measured pairs (shipped data: the host with every measured target; an upload: its target column on
+    the target device chosen, if any)."""
+    device = hypothetical_device(params)
+    source = "typed" if params["mode"] == "typed" else "device table"
+    ds = datasets.get(params["dataset"])
+    report(0.2, "the spec roofline on every measured pair")
+    if ds.kind == "shipped":
+        res = shipped_hypothetical(params["host"], device, params["metric"], source)
+    else:
+        res = table_hypothetical(app_table(params), device, source)
+        res.scenario.update(dataset=ds.id)
+    return {"params": dict(params), "dataset_name": ds.name, "hypothetical": res.to_dict()}
+
+
 def newapp_result(params: dict, report=_noop) -> dict:
-    """The held-out application's estimates, ranges and warnings, and every application held out in turn."""
+    """The held-out application's estimates, ranges and warnings, and every application held out in turn;
+    for a GPU never built or measured (mode typed / table), :func:`hypothetical_result`."""
+    if params.get("mode", "measured") != "measured":
+        return hypothetical_result(params, report)
     table = app_table(params)
     models = MODEL_SETS[params["models"]]
     report(0.05, "holding out every application in turn")

@@ -1,4 +1,5 @@
-"""Predict an application not in training: estimates with ranges, one-run calibration, warnings."""
+"""Predict an application not in training: estimates with ranges, one-run calibration, warnings; or a GPU never
+built or measured: the spec roofline for every workload, labelled with the same rule's error on measured GPUs."""
 
 import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
@@ -7,8 +8,8 @@ from dashboard import jobs
 from dashboard.crossgen.params import METRIC_LABELS, register_dataset_dependents
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.newapp import work
-from dashboard.newapp.figures import UNITS, estimates, per_application
-from dashboard.newapp.kinds import NEWAPP
+from dashboard.newapp.figures import UNITS, estimates, hypothetical, per_application
+from dashboard.newapp.kinds import AUTO, MODES, NEWAPP, ROLE_PARAMS, TYPED, role_choices
 from dashboard.newapp.views import merge_calibration, picks_of
 from dashboard.state import datasets, devices
 from dashboard.state.uploads import decode_upload, parse_upload
@@ -19,7 +20,9 @@ from dashboard.ui.format import si, si_col
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default
 from modeling.errors import ModelingError
+from modeling.newapp.data import ROLES
 from modeling.newapp.estimators import COMPUTE_UTIL, MEMORY_FRACTION
+from modeling.newapp.hypothetical import SPEC_BOUNDS
 
 dash.register_page(__name__, path="/new-app", name="New application", title="perfcast · new application",
                    order=5, description=("Predict an application never run on the target: estimates with ranges, "
@@ -41,20 +44,69 @@ ESTIMATE_NOTES = {
 }
 
 
+ROLE_LABELS = {"dram_read": "DRAM read throughput (GB/s)", "dram_write": "DRAM write throughput (GB/s)",
+               "issue_util": "issue-slot utilization (%)", "grid_x": "thread blocks per launch, x",
+               "grid_y": "thread blocks per launch, y", "launches": "kernel launches",
+               "instructions": "warp instructions executed", "kernel": "kernel name"}
+TYPED_LABELS = {"gpu_name": "Name", "gpu_arch": "Architecture", "gpu_sms": "SMs", "gpu_cores": "CUDA cores",
+                "gpu_clock": "Boost clock (MHz)", "gpu_bw": "Memory bandwidth (GB/s)"}
+
+
+def _shown(on: bool) -> dict:
+    """A group of form fields that takes part in the form's grid when shown."""
+    return {"display": "contents"} if on else {"display": "none"}
+
+
+def _typed_input(name, value):
+    key = TYPED[name]
+    if key in SPEC_BOUNDS:
+        lo, hi, whole, _ = SPEC_BOUNDS[key]
+        return dcc.Input(id=f"{P}-{name}", type="number", min=lo, max=hi, step=1 if whole else "any", value=value,
+                         debounce=True, className="num-input")
+    return dcc.Input(id=f"{P}-{name}", type="text", value=value, debounce=True, maxLength=60 if key == "name" else 40,
+                     className="text-input")
+
+
+def _role_fields(v, ds):
+    shipped = ds.kind == "shipped"
+    return html.Details([
+        html.Summary("Counter roles for the roofline (an uploaded table whose counters have other names)"),
+        html.Div([field(ROLE_LABELS[r], dropdown(f"{P}-{p}", [{"label": "auto (" + ROLES[r] + " when present)"
+                                                               if c == AUTO else c, "value": c}
+                                                              for c in role_choices(v, r)], v[p], disabled=shipped))
+                  for p, r in ROLE_PARAMS.items()], className="form-grid"),
+        html.P("The shipped data's counters have these names already; on an upload, map the column that holds "
+               "each role (the command line's --map ROLE=COL).", className="hint"),
+    ], id=f"{P}-roles", open=not shipped and any(v[p] != AUTO for p in ROLE_PARAMS), style={"gridColumn": "1 / -1"})
+
+
 def _form(v, ds):
     shipped = ds.kind == "shipped"
     names = [work.NO_DEVICE, *devices.device_names(v["devices"])]
+    measured = v["mode"] == "measured"
     return html.Div([
+        field("Predict for", dropdown(f"{P}-mode", [{"label": lab, "value": k} for k, lab in MODES.items()],
+                                      v["mode"]),
+              "a GPU never built or measured gets the spec roofline, labelled with its error on measured GPUs"),
+        html.Div([field(TYPED_LABELS[n], _typed_input(n, v[n])) for n in TYPED], id=f"{P}-typed-fields",
+                 style=_shown(v["mode"] == "typed")),
+        html.Div([field("GPU from the device table", dropdown(f"{P}-gpu", devices.device_names(v["devices"]),
+                                                              v["gpu"]),
+                        "its specs only: nothing measured on it is used")],
+                 id=f"{P}-table-fields", style=_shown(v["mode"] == "table")),
         field("Dataset", dropdown(f"{P}-dataset", datasets.options(), v["dataset"])),
         field("Host (features measured on)", dropdown(f"{P}-host", [{"label": ds.host_label(h), "value": h}
                                                                   for h in ds.hosts], v["host"])),
         field("Target (predicted)", dropdown(f"{P}-target", [t for t in ds.targets if t != v["host"]], v["target"])),
         field("Metric", dropdown(f"{P}-metric", [{"label": METRIC_LABELS[m], "value": m} for m in ds.metrics],
                                  v["metric"])),
-        field("Application held out", dropdown(f"{P}-application", ds.applications(), v["application"]),
-              "never used in training: estimated from the other applications"),
-        field("Models beside the estimates", dropdown(f"{P}-models", [{"label": lab, "value": k} for k, lab in
-                                                                     work.MODEL_SET_LABELS.items()], v["models"])),
+        html.Div([
+            field("Application held out", dropdown(f"{P}-application", ds.applications(), v["application"]),
+                  "never used in training: estimated from the other applications"),
+            field("Models beside the estimates", dropdown(f"{P}-models", [{"label": lab, "value": k} for k, lab in
+                                                                         work.MODEL_SET_LABELS.items()],
+                                                          v["models"])),
+        ], id=f"{P}-measured-fields", style=_shown(measured)),
         field("Device table", html.Div([
             dropdown(f"{P}-devices", devices.options(), v["devices"], disabled=shipped),
             dcc.Upload(html.Button("Upload device specs (CSV)", className="btn btn-small", disabled=shipped,
@@ -66,6 +118,7 @@ def _form(v, ds):
               "for the roofline; the shipped data uses its own GPUs"),
         field("Target device specs", dropdown(f"{P}-target_device", names, v["target_device"], disabled=shipped)),
         field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"], className="num-input")),
+        _role_fields(v, ds),
     ], className="form-grid")
 
 
@@ -79,10 +132,12 @@ def layout(**query):
         except (InvalidParameter, LookupError) as exc:
             error = message(exc)
     ds = datasets.get(v["dataset"])
-    cal_opts = _cal_options(v, _workloads(v))
+    cal_opts = _cal_options(v, _workloads(v)) if v["mode"] == "measured" else []
     # a cached result (a shared link) is drawn by the layout itself: no second round trip before the charts
+    cached = jobs.result_for(request)
     (summary, cal_status, methods, graph, workload_cols, workload_rows, apps_graph, app_cols,
-     app_rows) = _content(jobs.result_for(request), view.get("cal"), view.get("cal_time"))
+     app_rows) = _content(cached, view.get("cal"), view.get("cal_time"))
+    hypo_summary, track_rows, hypo_graph, hypo_rows, hypo_cols, measured_style, hypo_style = _hypo_content(cached)
     return html.Div([
         html.H1("Predict an application not in training"),
         html.P(["The situation here: an application you have never run on the target GPU. Every number on this "
@@ -91,9 +146,21 @@ def layout(**query):
                 dcc.Link("scenario leaderboard", href="/scenario"),
                 "'s random 10-fold error answers another question (a profiled kernel at a new input size) and is "
                 "far lower. Estimates come with ranges; one measured run of the application on the target is "
-                "usually worth more than any model."], className="lead"),
+                "usually worth more than any model. For a GPU that has not been built or measured, choose "
+                "\"Predict for: a GPU never built\": every workload gets the spec roofline with its range, labelled "
+                "with how far the same rule was from the measured times of the GPUs that were measured."],
+               className="lead"),
         alert(error) if error else None,
         card(_form(v, ds), html.Div(id=f"{P}-devices-status"), job_panel(P, request, "Estimate"), share_box(P)),
+        _hypo_view(hypo_summary, track_rows, hypo_graph, hypo_rows, hypo_cols, hypo_style),
+        html.Div([_measured_view(summary, cal_status, cal_opts, view, v, methods, graph, workload_cols, workload_rows,
+                                 apps_graph, app_cols, app_rows)], id=f"{P}-measured-view", style=measured_style),
+    ])
+
+
+def _measured_view(summary, cal_status, cal_opts, view, v, methods, graph, workload_cols, workload_rows, apps_graph,
+                   app_cols, app_rows):
+    return html.Div([
         html.Div(summary, id=f"{P}-summary"),
         card(html.H2("Calibrate with one measured run"),
              html.P("Measure one input of the held-out application on the target (or pick one whose time the dataset "
@@ -135,6 +202,104 @@ def layout(**query):
     ])
 
 
+TRACK_COLS = [{"field": "target", "headerName": "measured target", "minWidth": 170, "pinned": "left"},
+              {"field": "architecture", "headerName": "architecture", "minWidth": 110},
+              {"field": "n", "headerName": "workloads", "minWidth": 96, "type": "numericColumn"},
+              num_col("median_ape", "median APE %", 1), num_col("mean_ape", "mean APE %", 1),
+              num_col("within_25", "within 25 %", 0), num_col("in_range", "measured inside the range %", 0)]
+
+
+def _hypo_cols(metric):
+    unit = UNITS.get(metric, "")
+    return [{"field": "id", "headerName": "workload", "minWidth": 210, "pinned": "left"},
+            {"field": "application", "headerName": "application", "minWidth": 110},
+            {"field": "kernel", "headerName": "kernel", "minWidth": 160},
+            {"field": "class", "headerName": "class", "minWidth": 96}] + \
+        [{**si_col(k, h, unit), "minWidth": 112} for k, h in
+         (("host", "host's own"), ("point", "estimate"), ("lo", "low"), ("hi", "high"))] + \
+        [num_col("ratio", "ratio to host", 4)]
+
+
+def _hypo_view(summary, track_rows, graph, rows, cols, style):
+    return html.Div([
+        html.Div(summary, id=f"{P}-hypo-summary"),
+        card(html.H2("How far the same rule was on measured GPUs"),
+             html.P("The spec roofline, with the same thresholds and the same host counters, on every measured "
+                    "pair: its error against the measured time, and how often that time fell inside the stated "
+                    "range. These figures label the estimates below; they were not measured on the typed GPU.",
+                    className="hint"),
+             grid(f"{P}-track", TRACK_COLS, rows=track_rows, height=380, file_name="roofline_record.csv")),
+        card(html.H2("Estimates per workload"),
+             dcc.Graph(id=f"{P}-hypo-graph", figure=graph),
+             grid(f"{P}-hypo-workloads", cols, rows=rows, height=420,
+                 file_name="never_measured_gpu_estimates.csv")),
+    ], id=f"{P}-hypo-view", style=style)
+
+
+def _track_rows(track):
+    rows = [{k: p[k] for k in ("target", "architecture", "n", "median_ape", "mean_ape", "within_25", "in_range")}
+            for p in track["pairs"]]
+    if track["pairs"]:
+        rows.append({"target": "all pairs pooled", "architecture": ", ".join(sorted({p["architecture"]
+                                                                                     for p in track["pairs"]})),
+                     **track["pooled"]})
+    if track["same_architecture"]:
+        arch = track["same_architecture"].get("architecture", "")
+        rows.append({"target": f"{arch} pairs pooled".strip(), "architecture": arch, **track["same_architecture"]})
+    return rows
+
+
+def _pct(v):
+    return "–" if v is None else f"{v:.1f} %"
+
+
+def _hypo_summary(res):
+    h = res["hypothetical"]
+    d, tr, pooled = h["device"], h["track"], h["track"]["pooled"]
+    verdict = h["applicability"]["verdict"]
+    warns = [alert([html.Strong(w["title"] + " "), w["evidence"]], "warning") for w in h["warnings"]]
+    same = tr["same_architecture"]
+    itself = [p for p in tr["pairs"] if p["target"] == d["device"]]
+    note = alert(f"{d['device']} is itself one of the measured targets: its row in the record below is this very "
+                 "estimate scored against its measured times (nothing measured on it is used for the estimate).",
+                 "info") if itself else None
+    return card(
+        html.H2(["Spec roofline on ", html.Span(d["device"], id=f"{P}-hypo-device"), " (from its specs only)"]),
+        note,
+        html.Div([
+            stat("device", f"{d['architecture']}, {d['sms']:.0f} SMs, {d['cuda_cores']:,.0f} cores, "
+                           f"{d['boost_clock_mhz']:,.4g} MHz, {d['memory_bandwidth_gbs']:,.4g} GB/s"),
+            stat("workloads estimated", f"{h['n_workloads']}", f"{P}-hypo-n"),
+            stat("rule's median APE on measured pairs", _pct(pooled["median_ape"]), f"{P}-hypo-median"),
+            stat("mean APE", _pct(pooled["mean_ape"]), f"{P}-hypo-mean"),
+            stat("measured inside the range", _pct(pooled["in_range"]), f"{P}-hypo-inrange"),
+            stat("same architecture: median APE", _pct(same["median_ape"]) if same else "none measured"),
+            stat("applicability", verdict, f"{P}-hypo-verdict"),
+        ], className="stats"),
+        html.Div(warns, id=f"{P}-hypo-warnings"),
+        html.P([f"From {res['dataset_name']}: {h['host']['device']}'s counters, {METRIC_LABELS.get(h['metric'])}. "
+                f"Classes: {h['class_counts']['memory']} memory-, {h['class_counts']['compute']} compute-, "
+                f"{h['class_counts']['latency']} latency-bound. The error figures come from ",
+                html.Strong(tr["source"]),
+                " (pooled over all their workloads)",
+                "" if verdict == "inside" else "; a device unlike those measured is an extrapolation of them",
+                "."], className="hint"))
+
+
+def _hypo_content(res):
+    """Summary, record rows, figure and per-workload rows of a never-measured GPU, and which view shows."""
+    if not res or "hypothetical" not in res:
+        return (None, [], empty("Press Estimate to see the estimates"), [], _hypo_cols("duration"),
+                _shown_block(True), _shown_block(False))
+    h = res["hypothetical"]
+    return (_hypo_summary(res), _track_rows(h["track"]), hypothetical(h), h["rows"], _hypo_cols(h["metric"]),
+            _shown_block(False), _shown_block(True))
+
+
+def _shown_block(on):
+    return {} if on else {"display": "none"}
+
+
 register_dataset_dependents(P)
 register_url_sync(P, NAMES + VIEW_NAMES, FORM_IDS + [f"{P}-{n}" for n in VIEW_NAMES])
 register_job(P, NEWAPP, FORM_IDS)
@@ -143,19 +308,37 @@ for _g in ("methods", "workloads", "apps"):
 
 
 @callback(Output(f"{P}-application", "options"), Output(f"{P}-application", "value"),
-          Output(f"{P}-host_device", "disabled"), Output(f"{P}-target_device", "disabled"),
-          Output(f"{P}-devices", "disabled"), Output(f"{P}-devices-upload", "disabled"),
-          Output(f"{P}-devices-button", "disabled"), Output(f"{P}-devices", "value", allow_duplicate=True),
+          Output(f"{P}-devices", "value", allow_duplicate=True),
+          *[Output(f"{P}-{p}", "options") for p in ROLE_PARAMS], *[Output(f"{P}-{p}", "value") for p in ROLE_PARAMS],
           Input(f"{P}-dataset", "value"), prevent_initial_call=True)
 def _dataset_changed(ds_id):
     try:
         ds = datasets.get(ds_id)
     except (LookupError, TypeError):
-        return [no_update] * 8
+        return (no_update,) * (3 + 2 * len(ROLE_PARAMS))
     apps = ds.applications()
     shipped = ds.kind == "shipped"
-    return (apps, ("heartwall" if "heartwall" in apps else (apps[0] if apps else None)), *[shipped] * 5,
-            devices.SHIPPED if shipped else no_update)
+    roles = [[{"label": f"auto ({ROLES[r]} when present)" if c == AUTO else c, "value": c}
+              for c in role_choices({"dataset": ds_id}, r)] for r in ROLE_PARAMS.values()]
+    return (apps, ("heartwall" if "heartwall" in apps else (apps[0] if apps else None)),
+            devices.SHIPPED if shipped else no_update, *roles, *[AUTO] * len(ROLE_PARAMS))
+
+
+@callback(Output(f"{P}-host_device", "disabled"), Output(f"{P}-target_device", "disabled"),
+          Output(f"{P}-devices", "disabled"), Output(f"{P}-devices-upload", "disabled"),
+          Output(f"{P}-devices-button", "disabled"), *[Output(f"{P}-{p}", "disabled") for p in ROLE_PARAMS],
+          Output(f"{P}-typed-fields", "style"), Output(f"{P}-table-fields", "style"),
+          Output(f"{P}-measured-fields", "style"),
+          Input(f"{P}-dataset", "value"), Input(f"{P}-mode", "value"), prevent_initial_call=True)
+def _controls(ds_id, mode):
+    """Which controls apply: device tables and counter roles only on an upload; the typed specs, the table row
+    or the held-out application by what is predicted."""
+    try:
+        shipped = datasets.get(ds_id).kind == "shipped"
+    except (LookupError, TypeError):
+        shipped = True
+    return (*[shipped] * 5, *[shipped] * len(ROLE_PARAMS), _shown(mode == "typed"), _shown(mode == "table"),
+            _shown(mode not in ("typed", "table")))
 
 
 @callback(Output(f"{P}-devices", "options"), Output(f"{P}-devices", "value", allow_duplicate=True),
@@ -174,16 +357,20 @@ def _devices_uploaded(contents, filename):
 @callback(Output(f"{P}-host_device", "options"), Output(f"{P}-target_device", "options"),
           Output(f"{P}-host_device", "value", allow_duplicate=True),
           Output(f"{P}-target_device", "value", allow_duplicate=True),
-          Input(f"{P}-devices", "value"), State(f"{P}-dataset", "value"), prevent_initial_call=True)
-def _device_table_chosen(dev_id, ds_id):
+          Output(f"{P}-gpu", "options"), Output(f"{P}-gpu", "value"),
+          Input(f"{P}-devices", "value"), State(f"{P}-dataset", "value"), State(f"{P}-gpu", "value"),
+          prevent_initial_call=True)
+def _device_table_chosen(dev_id, ds_id, gpu):
     try:
-        names = [work.NO_DEVICE, *devices.device_names(dev_id)]
+        rows = devices.device_names(dev_id)
         ds = datasets.get(ds_id)
     except (LookupError, TypeError):
-        return no_update, no_update, no_update, no_update
+        return (no_update,) * 6
+    names = [work.NO_DEVICE, *rows]
+    gpu = gpu if gpu in rows else rows[-1]
     if ds.kind == "shipped":
-        return names, names, no_update, no_update
-    return names, names, work.NO_DEVICE, work.NO_DEVICE
+        return names, names, no_update, no_update, rows, gpu
+    return names, names, work.NO_DEVICE, work.NO_DEVICE, rows, gpu
 
 
 @callback(Output(f"{P}-host_device", "value"), Output(f"{P}-target_device", "value"),
@@ -221,7 +408,7 @@ def _cal_options(params, rows):
           Input(f"{P}-ready", "data"), State(f"{P}-cal", "value"), prevent_initial_call=True)
 def _cal_choices(ready, current):
     res = jobs.result_for(ready)
-    if not res:
+    if not res or "application" not in res:
         return no_update, no_update
     opts = _cal_options(res["params"], res["application"]["rows"])
     keep = current if any(o["value"] == current for o in opts) else None
@@ -298,7 +485,7 @@ def _render(ready, cal, cal_time):
 
 def _content(res: dict | None, cal, cal_time) -> tuple:
     """Summary, calibration, estimates (grid and chart), per-workload grid and every application held out."""
-    if not res:
+    if not res or "application" not in res:
         return (None, None, [], empty("Press Estimate to see the estimates"), [], [],
                 empty("Press Estimate to see every application held out"), [], [])
     params = res["params"]
@@ -335,3 +522,11 @@ def _content(res: dict | None, cal, cal_time) -> tuple:
                 for m in allres["methods"]]
     return (_summary(shown, params, spec), status, methods, estimates(app, params["metric"]),
             _workload_columns(app, params["metric"]), app["rows"], per_application(allres), app_cols, app_rows)
+
+
+@callback(Output(f"{P}-hypo-summary", "children"), Output(f"{P}-track", "rowData"),
+          Output(f"{P}-hypo-graph", "figure"), Output(f"{P}-hypo-workloads", "rowData"),
+          Output(f"{P}-hypo-workloads", "columnDefs"), Output(f"{P}-measured-view", "style"),
+          Output(f"{P}-hypo-view", "style"), Input(f"{P}-ready", "data"), prevent_initial_call=True)
+def _render_hypo(ready):
+    return _hypo_content(jobs.result_for(ready))

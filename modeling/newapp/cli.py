@@ -5,6 +5,11 @@ evaluates every estimate leave-one-application-out (or leave-one-kernel-out) on 
 ``--csv FILE --target COL --group COL --host-col COL [--id COL] [--host-device NAME --target-device NAME]
 [--devices FILE] [--map ROLE=COL ...]`` does the same on any workload table. ``--application APP``
 prints one held-out application's estimates per workload, with its warnings.
+
+A GPU never built or measured: ``--target-spec "name=X,architecture=Hopper,sms=132,cuda_cores=16896,
+boost_clock_mhz=1980,memory_bandwidth_gbs=3350"`` (or ``--gpu NAME``, a row of the device table) prints the
+spec roofline of every workload with its range, labelled with the same rule's error on the measured pairs
+(shipped data: the host with every measured target GPU; a table: its own measured target column).
 """
 
 from __future__ import annotations
@@ -57,10 +62,65 @@ def _print_methods(methods):
               f"{_pct(m['within_25']):>7s} {m['n']:>5d}{extra}")
 
 
+def hypothetical_device(args) -> dict | None:
+    """The device of ``--target-spec`` (typed) or ``--gpu`` (a device-table row), or None."""
+    from modeling.newapp.data import device_spec
+    from modeling.newapp.hypothetical import parse_target_spec
+
+    if args.target_spec and args.gpu:
+        raise ConfigError("Give --target-spec or --gpu, not both.")
+    if args.target_spec:
+        return parse_target_spec(args.target_spec)
+    if args.gpu:
+        from modeling.tables.reading import read_table
+
+        return device_spec(args.gpu, read_table(args.devices).frame if args.devices else None)
+    return None
+
+
+def hypothetical_result(args, device: dict):
+    """The HypotheticalEstimate the command line prints (the page computes the same)."""
+    from modeling.newapp.hypothetical import shipped_hypothetical, table_hypothetical
+
+    source = "typed" if args.target_spec else "device table"
+    if args.csv:
+        return table_hypothetical(load_table(args), device, source)
+    if not args.host:
+        raise ModelingError("Give --host (the GPU whose counters are used), or --csv FILE.")
+    return shipped_hypothetical(args.host, device, args.metric, source)
+
+
+def _print_hypothetical(res: dict) -> None:
+    d, tr = res["device"], res["track"]
+    print(f"{d['device']} ({d['architecture']}, {d['sms']:.0f} SMs, {d['cuda_cores']:.0f} cores, "
+          f"{d['boost_clock_mhz']:g} MHz, {d['memory_bandwidth_gbs']:g} GB/s), never measured; "
+          f"spec roofline from {res['host']['device']}'s counters, {res['n_workloads']} workloads ({res['metric']})")
+    print(f"the same rule on measured pairs — {tr['source']}:")
+    print(f"{'target':14s} {'arch':9s} {'median APE %':>13s} {'mean APE %':>11s} {'in range %':>11s} {'n':>5s}")
+    for p in [*tr["pairs"], {"target": "pooled", "architecture": "", **tr["pooled"]}]:
+        print(f"{p['target']:14s} {p['architecture']:9s} {_pct(p['median_ape']):>13s} {_pct(p['mean_ape']):>11s} "
+              f"{_pct(p['in_range']):>11s} {p['n']:>5d}")
+    print(f"applicability: {res['applicability']['verdict']}")
+    for w in res["warnings"]:
+        print(f"! {w['title']}\n  {w['evidence']}")
+    print(f"{'workload':40s} {'class':8s} {'host':>11s} {'estimate':>11s} {'low':>11s} {'high':>11s}")
+    for r in res["rows"]:
+        print(f"{r['id'][:40]:40s} {r['class']:8s} {r['host']:11.4g} {r['point']:11.4g} {r['lo']:11.4g} "
+              f"{r['hi']:11.4g}")
+
+
 def cmd_newapp(args) -> int:
     from modeling.newapp.application import estimate_application
     from modeling.newapp.evaluate import evaluate
 
+    device = hypothetical_device(args)
+    if device is not None:
+        res = hypothetical_result(args, device).to_dict()
+        if args.json:
+            print(json.dumps(res, indent=2))
+        else:
+            _print_hypothetical(res)
+        return 0
     table = load_table(args)
     models = None if args.models == "default" else args.models
     if args.application:
@@ -104,6 +164,11 @@ def add_parsers(sub) -> None:
     src.add_argument("--devices", help="a device table (CSV) with the shipped table's columns, instead of it")
     src.add_argument("--map", action="append", metavar="ROLE=COL",
                      help=f"column of a role ({', '.join(ROLES)}); default: the shipped counter names")
+    hy = p.add_argument_group("a GPU never built or measured (spec roofline with its record)")
+    hy.add_argument("--target-spec", metavar="SPECS",
+                    help="typed device: name=…,architecture=…,sms=…,cuda_cores=…,boost_clock_mhz=…,"
+                         "memory_bandwidth_gbs=…")
+    hy.add_argument("--gpu", metavar="NAME", help="a row of the device table (--devices, or the shipped one)")
     ev = p.add_argument_group("evaluation")
     ev.add_argument("--cv", default="logo", choices=["logo", "loko"])
     ev.add_argument("--calibrate-with", type=int, default=1, help="measured inputs per held-out kernel (one-run)")

@@ -192,7 +192,30 @@ def frame_table(df: pd.DataFrame, *, target: str | None, group: str, host_col: s
     kernels = df[cols["kernel"]].astype(str) if "kernel" in cols else df[group].astype(str)
     y = df[target].to_numpy(float) if target else np.full(len(df), np.nan)
     scen = {"dataset": "table", "host": host_device or host_col, "target": target_device or target,
-            "metric": metric, "kernel_column": cols.get("kernel")}
+            "metric": metric, "kernel_column": cols.get("kernel"), "target_column": target}
     return _finish(ids, df[group].tolist(), kernels.tolist(), df[host_col].to_numpy(float), y,
                    df[feats].to_numpy(float), feats, feats.index(host_col), roles,
                    device_spec(host_device, devices), device_spec(target_device, devices), metric, scen)
+
+
+def shipped_host_table(host: str, metric: str = "duration", target_spec: dict | None = None) -> AppTable:
+    """Every shipped workload measured on ``host``, with no target measurement: the table a GPU that was
+    never built or measured is estimated on (``target_spec`` its specs, see :mod:`modeling.newapp.hypothetical`).
+
+    Unlike :func:`shipped_table`, no workload is dropped for lacking a target value: there is no target.
+    """
+    if host not in shipped.gpu_names():
+        raise ConfigError(f"Unknown host GPU {host!r}; choose one of {', '.join(shipped.gpu_names())}.")
+    if metric not in shipped.METRICS:
+        raise ConfigError(f"Unknown metric {metric!r}; use one of {', '.join(shipped.METRICS)}.")
+    w = shipped.workloads()
+    names = shipped.counters()["counter"].tolist()
+    cols = [f"{c}@{host}" for c in names]
+    sub = w[w[cols].notna().all(axis=1)]
+    roles = {r: names.index(c) for r, c in ROLES.items() if c in names}
+    host_index = names.index(shipped.METRICS[metric])
+    X = sub[cols].to_numpy(dtype=float)
+    scen = {"dataset": "rodinia", "host": host, "target": (target_spec or {}).get("device"), "metric": metric}
+    return _finish(sub["workload"].tolist(), sub["application"].tolist(), sub["kernel"].tolist(), X[:, host_index],
+                   np.full(len(sub), np.nan), X, names, host_index, roles, device_spec(host), target_spec, metric,
+                   scen)

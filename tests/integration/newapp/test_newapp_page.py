@@ -118,3 +118,59 @@ def test_an_uploaded_dataset_brings_its_own_device_specs(dash_duo, perfcast_app,
     wait_text(dash_duo, "#newapp-best", timeout=120)
     dash_duo.wait_for_contains_text("#newapp-methods", "latency-bound", timeout=30)
     assert "lab-GTX-980" in share_link(dash_duo, "newapp")
+
+
+def type_into(dash_duo, selector, text):
+    box = dash_duo.wait_for_element(selector, timeout=15)
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(Keys.DELETE)
+    box.send_keys(str(text), Keys.ENTER)
+
+
+def test_a_gpu_never_built_typed_in_estimated_labelled_and_shared(dash_duo, perfcast_app):
+    from modeling.newapp.hypothetical import shipped_hypothetical, typed_device
+
+    start(dash_duo, perfcast_app, "/new-app")
+    pick_option(dash_duo, "#newapp-mode", "a GPU never built or measured: type")
+    specs = {"gpu_name": "H100-ish", "gpu_arch": "Hopper", "gpu_sms": 132, "gpu_cores": 16896, "gpu_clock": 1980,
+             "gpu_bw": 3350}
+    for name, value in specs.items():
+        type_into(dash_duo, f"#newapp-{name}", value)
+    link = share_link(dash_duo, "newapp")
+    WebDriverWait(dash_duo.driver, 20).until(
+        lambda _: "gpu_bw=3350" in share_link(dash_duo, "newapp") and "gpu_name=H100-ish" in share_link(dash_duo,
+                                                                                                         "newapp"))
+    click(dash_duo, "#newapp-run")
+    median = wait_text(dash_duo, "#newapp-hypo-median", timeout=120)
+    api = shipped_hypothetical("GTX-680", typed_device("H100-ish", "Hopper", 132, 16896, 1980, 3350)).to_dict()
+    pooled = api["track"]["pooled"]
+    assert median == f"{pooled['median_ape']:.1f} %"
+    assert dash_duo.find_element("#newapp-hypo-inrange").text == f"{pooled['in_range']:.1f} %"
+    assert dash_duo.find_element("#newapp-hypo-device").text == "H100-ish"
+    assert dash_duo.find_element("#newapp-hypo-verdict").text == "extrapolation"
+    assert "another architecture generation" in dash_duo.find_element("#newapp-hypo-warnings").text
+    assert "Tesla-P100" in text_in(dash_duo.driver, "#newapp-track", 30)
+    assert dash_duo.find_element("#newapp-measured-view").value_of_css_property("display") == "none"
+    # the first workload's estimate in the grid is the modeling library's, in its units
+    first = min(api["rows"], key=lambda r: r["id"])
+    dash_duo.wait_for_contains_text("#newapp-hypo-workloads", first["class"], timeout=30)
+    screenshot(dash_duo.driver, "new-app-never-measured")
+
+    link = share_link(dash_duo, "newapp")
+    assert "mode=typed" in link and "gpu_sms=132" in link and "gpu_arch=Hopper" in link
+    other = fresh_browser()
+    try:
+        other.get(link)
+        assert text_in(other, "#newapp-hypo-median", 60) == median
+        assert text_in(other, "#newapp-hypo-device") == "H100-ish"
+        assert text_in(other, "#newapp-hypo-inrange") == f"{pooled['in_range']:.1f} %"
+    finally:
+        other.quit()
+
+
+def test_a_bad_typed_spec_in_a_link_is_named_and_markup_stays_text(dash_duo, perfcast_app):
+    start(dash_duo, perfcast_app, "/new-app?mode=typed&gpu_sms=80&gpu_cores=10")
+    dash_duo.wait_for_contains_text(".alert", "fewer than sms", timeout=30)
+    start(dash_duo, perfcast_app, "/new-app?mode=typed&gpu_name=%3Cb%3Ebold%3C%2Fb%3E")
+    click(dash_duo, "#newapp-run")
+    assert text_in(dash_duo.driver, "#newapp-hypo-device", 120) == "<b>bold</b>"
