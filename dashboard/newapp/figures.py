@@ -78,8 +78,9 @@ def _plain(text: str) -> str:
 
 
 def hypothetical(hyp: dict):
-    """Per workload on a GPU never built or measured: the spec roofline estimate with its range (error bars
-    lo..hi) against the host's own value, one colour per application; log-log."""
+    """Per workload on a GPU never built or measured: the spec roofline estimate with its interval (error bars
+    lower..upper, from the rule's errors on measured pairs; the class range where there is no interval)
+    against the host's own value, one colour per application; log-log."""
     rows = hyp["rows"]
     if not rows:
         return empty("No workloads to estimate")
@@ -90,7 +91,8 @@ def hypothetical(hyp: dict):
     for i, app in enumerate(sorted({r["application"] for r in rows})):
         rs = sorted((r for r in rows if r["application"] == app), key=lambda r: r["host"])
         host = np.array([r["host"] for r in rs])
-        pt, lo, hi = (np.array([r[k] for r in rs]) for k in ("point", "lo", "hi"))
+        band = ("lower", "upper") if rs[0].get("lower") is not None else ("lo", "hi")
+        pt, lo, hi = (np.array([r[k] for r in rs]) for k in ("point", *band))
         series += [pt, lo, hi]
         color = PALETTE[i % len(PALETTE)]
         data.append({"type": "scatter", "mode": "markers", "name": app, "x": values(host), "y": values(pt),
@@ -100,6 +102,7 @@ def hypothetical(hyp: dict):
                                  "arrayminus": values(pt - lo), "color": color, "thickness": 1, "width": 2},
                      "hovertemplate": f"%{{text}}<br>estimate %{{y:.4g}} {unit}<extra></extra>"})
     name = _plain(hyp["device"]["device"])
-    return figure(data, f"{name} (from its specs only): spec roofline estimates with their ranges",
+    what = "intervals" if rows[0].get("lower") is not None else "class ranges"
+    return figure(data, f"{name} (from its specs only): spec roofline estimates with their {what}",
                   460, xaxis=log_axis(f"host's own {metric} ({unit}, log)", host_all),
                   yaxis=log_axis(f"estimated {metric} on {name} ({unit}, log)", *series))

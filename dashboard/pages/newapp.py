@@ -216,7 +216,8 @@ def _hypo_cols(metric):
             {"field": "kernel", "headerName": "kernel", "minWidth": 160},
             {"field": "class", "headerName": "class", "minWidth": 96}] + \
         [{**si_col(k, h, unit), "minWidth": 112} for k, h in
-         (("host", "host's own"), ("point", "estimate"), ("lo", "low"), ("hi", "high"))] + \
+         (("host", "host's own"), ("point", "estimate"), ("lower", "interval low"), ("upper", "interval high"),
+          ("lo", "class range low"), ("hi", "class range high"))] + \
         [num_col("ratio", "ratio to host", 4)]
 
 
@@ -253,6 +254,16 @@ def _pct(v):
     return "–" if v is None else f"{v:.1f} %"
 
 
+def _interval_stat(iv):
+    """(label, value) of the error interval of a never-measured GPU's estimates."""
+    if not iv:
+        return "interval", "needs two measured pairs"
+    cap = "" if iv["level_supported"] >= iv["level"] else \
+        f"; {iv['n_pairs']} pairs support at most {iv['level_supported'] * 100:.0f} %"
+    return (f"{iv['level'] * 100:g} % interval (estimate ÷/× factor)",
+            f"×{iv['factor']:.2f} (each pair held out: {iv['held_out_coverage']:.0f} % inside{cap})")
+
+
 def _hypo_summary(res):
     h = res["hypothetical"]
     d, tr, pooled = h["device"], h["track"], h["track"]["pooled"]
@@ -272,7 +283,8 @@ def _hypo_summary(res):
             stat("workloads estimated", f"{h['n_workloads']}", f"{P}-hypo-n"),
             stat("rule's median APE on measured pairs", _pct(pooled["median_ape"]), f"{P}-hypo-median"),
             stat("mean APE", _pct(pooled["mean_ape"]), f"{P}-hypo-mean"),
-            stat("measured inside the range", _pct(pooled["in_range"]), f"{P}-hypo-inrange"),
+            stat("measured inside the class range", _pct(pooled["in_range"]), f"{P}-hypo-inrange"),
+            stat(*_interval_stat(tr.get("interval")), f"{P}-hypo-interval"),
             stat("same architecture: median APE", _pct(same["median_ape"]) if same else "none measured"),
             stat("applicability", verdict, f"{P}-hypo-verdict"),
         ], className="stats"),

@@ -100,13 +100,20 @@ def _print_hypothetical(res: dict) -> None:
     for p in [*tr["pairs"], {"target": "pooled", "architecture": "", **tr["pooled"]}]:
         print(f"{p['target']:14s} {p['architecture']:9s} {_pct(p['median_ape']):>13s} {_pct(p['mean_ape']):>11s} "
               f"{_pct(p['in_range']):>11s} {p['n']:>5d}")
+    iv = tr.get("interval")
+    if iv:
+        print(f"{iv['level'] * 100:g} % interval: estimate / {iv['factor']:.3g} .. estimate x {iv['factor']:.3g} "
+              f"(calibrated over {iv['n_pairs']} measured pairs, supported level {iv['level_supported'] * 100:.0f} %; "
+              f"each pair held out: {iv['held_out_coverage']:.1f} % inside)")
     print(f"applicability: {res['applicability']['verdict']}")
     for w in res["warnings"]:
         print(f"! {w['title']}\n  {w['evidence']}")
-    print(f"{'workload':40s} {'class':8s} {'host':>11s} {'estimate':>11s} {'low':>11s} {'high':>11s}")
+    print(f"{'workload':40s} {'class':8s} {'host':>11s} {'estimate':>11s} {'lower':>11s} {'upper':>11s} "
+          f"{'class low':>11s} {'class high':>11s}")
     for r in res["rows"]:
-        print(f"{r['id'][:40]:40s} {r['class']:8s} {r['host']:11.4g} {r['point']:11.4g} {r['lo']:11.4g} "
-              f"{r['hi']:11.4g}")
+        lo, hi = ("-", "-") if r["lower"] is None else (f"{r['lower']:.4g}", f"{r['upper']:.4g}")
+        print(f"{r['id'][:40]:40s} {r['class']:8s} {r['host']:11.4g} {r['point']:11.4g} {lo:>11s} {hi:>11s} "
+              f"{r['lo']:11.4g} {r['hi']:11.4g}")
 
 
 def cmd_newapp(args) -> int:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from modeling.crossgen import conformal
 from modeling.errors import ConfigError, DataError
 from modeling.metrics import ape
 from modeling.newapp import estimators as est
@@ -177,10 +178,12 @@ class TrackRecord:
     pooled: dict = field(default_factory=dict)
     same_architecture: dict | None = None
     thresholds: dict = field(default_factory=dict)
+    interval: dict | None = None
 
     def to_dict(self) -> dict:
         return {"host": self.host, "metric": self.metric, "source": self.source, "pairs": self.pairs,
-                "pooled": self.pooled, "same_architecture": self.same_architecture, "thresholds": self.thresholds}
+                "pooled": self.pooled, "same_architecture": self.same_architecture, "thresholds": self.thresholds,
+                "interval": self.interval}
 
     @property
     def architectures(self) -> list[str]:
@@ -215,6 +218,7 @@ def track_record(tables: list[AppTable], source: str, architecture: str | None =
         When a pair lacks device specs or a counter role the roofline needs.
     """
     pairs, all_a, all_in, same_a, same_in = [], [], [], [], []
+    log_err, pair_of = [], []
     host = metric = None
     for t in tables:
         try:
@@ -231,6 +235,9 @@ def track_record(tables: list[AppTable], source: str, architecture: str | None =
                       "classes": {c: int((cls == c).sum()) for c in est.CLASSES}})
         all_a.append(a)
         all_in.append(inside)
+        good = ok & (y > 0) & (e.point > 0)
+        log_err.append(np.abs(np.log(y[good] / e.point[good])))
+        pair_of += [ts["device"]] * int(good.sum())
         if architecture and ts["architecture"].casefold() == architecture.casefold():
             same_a.append(a)
             same_in.append(inside)
@@ -238,8 +245,36 @@ def track_record(tables: list[AppTable], source: str, architecture: str | None =
     pooled = _stats(np.concatenate(all_a), np.concatenate(all_in)) if pairs else _stats(np.array([]), np.array([]))
     same = {"architecture": architecture, **_stats(np.concatenate(same_a), np.concatenate(same_in))} \
         if same_a else None
+    interval = error_interval(np.concatenate(log_err), np.asarray(pair_of)) if log_err else None
     return TrackRecord(host or "", metric or "", source, pairs, pooled, same,
-                       {"memory_fraction": memory_fraction, "compute_util": compute_util})
+                       {"memory_fraction": memory_fraction, "compute_util": compute_util}, interval)
+
+
+INTERVAL_LEVEL = 0.9
+
+
+def error_interval(abs_log_err: np.ndarray, pair: np.ndarray, level: float = INTERVAL_LEVEL) -> dict | None:
+    """A multiplicative interval for a device never measured, from the rule's errors on measured pairs.
+
+    The class range (lowest to highest class ratio) says which class a workload might be in, not how far
+    the rule can be off; on the shipped pairs it held the measured time for about a quarter of the
+    workloads. This interval does: each measured pair is one unit (a new device is a new pair, and the
+    errors within a pair share its bias), each pair's own ``level``-quantile of ``|log(measured /
+    estimate)|`` is taken, then the conformal rank ``ceil(level (P + 1))`` over the ``P`` pairs
+    (:func:`modeling.crossgen.conformal.group_half_width`, rule ``per_application`` with pairs as the
+    units); with too few pairs for the level the widest pair is used and the level the pairs can support,
+    ``P / (P + 1)``, is reported. ``held_out`` is its coverage when each pair in turn is left out of the
+    calibration and scored (percent of that pair's workloads inside; mean over pairs).
+
+    Returns {level, level_supported, factor (the interval is estimate / factor .. estimate x factor),
+    held_out_coverage, n_pairs}, or None with fewer than two pairs.
+    """
+    if len(np.unique(pair)) < 2:
+        return None
+    w, supported = conformal.group_half_width(abs_log_err, pair, level, "per_application")
+    cover = conformal.held_out_coverage(abs_log_err, pair, level, "per_application", pair)
+    return {"level": level, "level_supported": supported, "factor": float(np.exp(w)),
+            "held_out_coverage": cover["folds"], "n_pairs": int(len(np.unique(pair)))}
 
 
 def applicability(device: dict, measured: list[dict]) -> dict:
@@ -334,9 +369,11 @@ def estimate_hypothetical(table: AppTable, device: dict, track: TrackRecord, sou
         raise DataError(f"The spec roofline is not available here: it {exc}.") from None
     cls = e.detail["class"]
     ratio = np.asarray(e.detail["ratio"], float)
+    f = track.interval["factor"] if track.interval else None
     rows = [{"id": t.ids[i], "application": str(t.groups[i]), "kernel": str(t.kernels[i]), "host": float(t.host[i]),
              "class": cls[i], "ratio": float(ratio[i]), "point": float(e.point[i]), "lo": float(e.lo[i]),
-             "hi": float(e.hi[i])} for i in range(len(t.ids))]
+             "hi": float(e.hi[i]), "lower": None if f is None else float(e.point[i] / f),
+             "upper": None if f is None else float(e.point[i] * f)} for i in range(len(t.ids))]
     hs = t.host_spec
     lat = ratio[np.asarray(cls) == "latency"]
     scale = device["boost_clock_mhz"] / hs["boost_clock_mhz"] if t.metric == "cycles" else 1.0

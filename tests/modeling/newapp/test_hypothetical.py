@@ -188,3 +188,26 @@ def test_cli_target_spec_gives_the_same_numbers(tmp_path):
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert [p["target"] for p in d["track"]["pairs"]] == ["GTX-980"] and d["n_workloads"] == 283
+
+
+def test_the_interval_is_calibrated_over_measured_pairs_as_units():
+    """Each measured pair's own 90 % quantile of |log(measured / estimate)|, then the conformal rank over the
+    pairs: with 8 pairs the rank (9) exceeds them, so the widest pair is used and 8/9 is the level supported;
+    every workload's interval is the estimate divided and multiplied by that factor."""
+    from modeling.newapp.hypothetical import error_interval, shipped_hypothetical, shipped_pairs, track_record
+
+    tables = shipped_pairs("GTX-680")
+    per_pair = []
+    for t in tables:
+        e = est.roofline(t)
+        ok = np.isfinite(t.target) & (t.target > 0) & (e.point > 0)
+        per_pair.append(np.quantile(np.abs(np.log(t.target[ok] / e.point[ok])), 0.9, method="higher"))
+    iv = track_record(tables, "shipped pairs").interval
+    assert iv["n_pairs"] == len(tables) == 8
+    assert iv["factor"] == pytest.approx(np.exp(max(per_pair)))
+    assert iv["level_supported"] == pytest.approx(8 / 9)
+    res = shipped_hypothetical("GTX-680", device_spec("Tesla-P100")).to_dict()
+    r = res["rows"][0]
+    assert r["lower"] == pytest.approx(r["point"] / iv["factor"]) and r["upper"] == pytest.approx(r["point"] * iv["factor"])
+    # one pair only: no interval can be calibrated
+    assert error_interval(np.array([0.1, 0.2]), np.array(["a", "a"])) is None
