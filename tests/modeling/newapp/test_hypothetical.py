@@ -208,6 +208,7 @@ def test_the_interval_is_calibrated_over_measured_pairs_as_units():
     assert iv["level_supported"] == pytest.approx(8 / 9)
     res = shipped_hypothetical("GTX-680", device_spec("Tesla-P100")).to_dict()
     r = res["rows"][0]
-    assert r["lower"] == pytest.approx(r["point"] / iv["factor"]) and r["upper"] == pytest.approx(r["point"] * iv["factor"])
+    assert r["lower"] == pytest.approx(r["point"] / iv["factor"])
+    assert r["upper"] == pytest.approx(r["point"] * iv["factor"])
     # one pair only: no interval can be calibrated
     assert error_interval(np.array([0.1, 0.2]), np.array(["a", "a"])) is None
