@@ -16,7 +16,8 @@ from dashboard.ui.components import alert, card, grid, num_col, register_csv, st
 from dashboard.ui.figures import empty
 from dashboard.crossgen.figures import inlier_curves, per_workload, tree_sweep
 from dashboard.ui.fields import field
-from dashboard.crossgen.params import model_param, scenario_controls, scenario_params, register_dataset_dependents
+from dashboard.crossgen.params import (model_param, register_dataset_dependents, register_transform_note,
+                                       scenario_controls, scenario_params, transform_note)
 from dashboard.jobs.panel import job_panel, register_job
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import Param, parse_or_default, to_query
@@ -53,6 +54,7 @@ def layout(**query):
                className="lead"),
         alert(error) if error else None,
         card(html.Div(scenario_controls(P, v), className="form-grid"),
+             html.Div(transform_note(v, v["transform"]), id=f"{P}-transform-note"),
              job_panel(P, request, "Run scenario"), share_box(P)),
         html.Div(summary, id=f"{P}-summary"),
         html.Div(card(html.H2("Run the scenario to see"), html.Ul([
@@ -108,6 +110,7 @@ def layout(**query):
 
 
 register_dataset_dependents(P)
+register_transform_note(P)
 register_url_sync(P, JOB_NAMES + ["model", "steps"], FORM_IDS + [f"{P}-model", f"{P}-steps"])
 register_job(P, SCENARIO, FORM_IDS)
 register_job(f"{P}-sweep", SWEEP, [f"{P}-{n}" for n in SWEEP.names])
