@@ -122,21 +122,23 @@ def _uploaded(contents, filename):
             uploads.missing_text(uploads.missing_preview(table, guess["id_col"]), len(df)))
 
 
-@callback(Output(f"{P}-target-info", "children"), Input(f"{P}-targets", "value"), Input(f"{P}-id-col", "value"),
-          Input(f"{P}-token", "data"), prevent_initial_call=True)
+@callback(Output(f"{P}-target-info", "children"), Output(f"{P}-missing-info", "children", allow_duplicate=True),
+          Input(f"{P}-targets", "value"), Input(f"{P}-id-col", "value"), Input(f"{P}-token", "data"),
+          prevent_initial_call=True)
 def _targets_chosen(targets, id_col, token):
     """Before Save: which workloads have no value for a chosen target (kept to predict), or why a target
-    would be refused."""
-    if not targets:
-        return None
+    would be refused; the missing-feature sentence no longer counts the targets' empty cells."""
     try:
         frame, info = staging.staged_upload(token)
     except (DataError, LookupError):
-        return None
+        return None, no_update
+    missing = uploads.missing_after_targets(frame, targets, id_col)
+    if not targets:
+        return None, missing
     kind, text = uploads.target_preview(frame, info, targets, id_col)
     if kind == "error":
-        return alert(f"{text} Save will refuse this target.", "warning")
-    return html.P(text, className="hint", id=f"{P}-unmeasured") if text else None
+        return alert(f"{text} Save will refuse this target.", "warning"), missing
+    return (html.P(text, className="hint", id=f"{P}-unmeasured") if text else None), missing
 
 
 @callback(Output(f"{P}-save-status", "children"), Output(f"{P}-datasets", "children"),

@@ -64,10 +64,12 @@ def describe_columns(table: Table) -> list[dict]:
     return out
 
 
-def missing_preview(table: Table, id_col: str | None) -> dict:
-    """Rows and columns that miss values among the numeric columns (features are chosen later)."""
+def missing_preview(table: Table, id_col: str | None, targets=()) -> dict:
+    """Rows and columns that miss values among the numeric columns (features are chosen later); the chosen
+    ``targets`` are left out: an empty target is a workload to predict, not a missing feature value."""
     df = table.frame
-    numeric = [str(c) for c in df.columns if pd.api.types.is_numeric_dtype(df[c]) and str(c) != id_col]
+    numeric = [str(c) for c in df.columns if pd.api.types.is_numeric_dtype(df[c]) and str(c) != id_col
+               and str(c) not in set(targets)]
     return missing_report(df, numeric, id_col)
 
 
@@ -172,6 +174,15 @@ def unmeasured_text(report: dict) -> str:
                          f"{'it is' if one else 'they are'} kept as workload{'' if one else 's'} to predict "
                          f"(see /predict), not trained on ({ids}).")
     return " ".join(parts)
+
+
+def missing_after_targets(frame: pd.DataFrame, targets, id_col) -> str:
+    """:func:`missing_text` once targets are chosen (they are not features); ``targets`` and ``id_col`` come
+    from the browser: values that are not column names are ignored."""
+    cols = {str(c) for c in frame.columns}
+    targets = [t for t in targets if isinstance(t, str) and t in cols] if isinstance(targets, list) else []
+    id_col = id_col if isinstance(id_col, str) and id_col in cols else None
+    return missing_text(missing_preview(Table(frame, None), id_col, targets), len(frame))
 
 
 def target_preview(frame: pd.DataFrame, info: dict, targets, id_col) -> tuple[str, str]:

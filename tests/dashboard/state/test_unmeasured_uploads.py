@@ -138,3 +138,13 @@ def test_scenario_result_counts_the_shipped_unmeasured_workloads():
     assert res["unmeasured"]["count"] == 32 and len(res["unmeasured"]["ids"]) == 8
     assert all(i.startswith("lud_perimeter:") for i in res["unmeasured"]["ids"])
     assert not set(res["unmeasured"]["ids"]) & set(res["workload_ids"])
+    assert res["missing_rows"] == 0  # the shipped scenario's 32 missing rows are these: said once, as unmeasured
+
+
+def test_the_missing_feature_sentence_leaves_the_chosen_targets_out():
+    frame = _parsed(CSV.replace("w7,d,7,1,8", "w7,d,,1,8")).frame
+    before = uploads.missing_after_targets(frame, [], "workload")
+    assert "3 of 8 workloads miss a value in 2 column(s): t (2 rows), x1 (1 rows)" in before
+    after = uploads.missing_after_targets(frame, ["t"], "workload")
+    assert after.startswith("1 of 8 workloads miss a value in 1 column(s): x1 (1 rows)") and "w7" in after
+    assert uploads.missing_after_targets(frame, "t", {"x": 1}) == uploads.missing_after_targets(frame, [], None)
