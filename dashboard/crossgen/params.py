@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dash import Input, Output, State, callback, dcc, no_update
+from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard.state import datasets
+from dashboard.ui.components import alert
 from dashboard.ui.fields import dropdown, field
-from dashboard.ui.url_state import InvalidParameter, Param
+from dashboard.ui.url_state import InvalidParameter, Param, parse
 from modeling.crossgen.ensemble import ALL_MODELS, PRESETS, TRANSFORMS
+from modeling.crossgen.transform_choice import TransformChoice, default_transform, transform_warning
 
 
 DEFAULT_HOST = "GTX-680"
@@ -68,6 +70,23 @@ class TargetParam(Param):
         return super().parse(raw, values)
 
 
+def transform_choice(values: dict) -> TransformChoice | None:
+    """The rule's default transform for an uploaded dataset's target (``default_transform`` on the target
+    and the host metric of ``values``' dataset), or None for the shipped dataset, whose default stays the
+    papers' "none" (links and tests depend on it)."""
+    ds = _ds(values)
+    if ds.kind == "shipped" or values.get("target") not in ds.targets:
+        return None
+    y = ds.target_values(values["target"], values.get("metric"))
+    host = ds.host_metric(values.get("host"), values.get("metric"))
+    return default_transform(y.to_numpy(dtype=float), None if host is None else host.to_numpy(dtype=float))
+
+
+def _default_transform(values):
+    choice = transform_choice(values) if "target" in values else None
+    return choice.transform if choice else "none"
+
+
 def scenario_params(target=True) -> list[Param]:
     ps = [
         DatasetParam("dataset", "dataset", datasets.SHIPPED_ID),
@@ -80,7 +99,7 @@ def scenario_params(target=True) -> list[Param]:
         Param("preset", "choice", "halwpe", list(PRESETS)),
         Param("cv", "choice", "kfold", list(CV_LABELS)),
         Param("folds", "int", 10, None, 2, 20),
-        Param("transform", "choice", "none", list(TRANSFORMS)),
+        Param("transform", "choice", _default_transform, list(TRANSFORMS)),
         Param("seed", "int", 0, None, 0, 2**31 - 1),
     ]
     return ps
@@ -117,6 +136,24 @@ def scenario_controls(prefix: str, v: dict, target=True, multi_targets=None) -> 
                                 className="num-input")),
     ]
     return ctrls
+
+
+def transform_note(values: dict, transform) -> list:
+    """Before the run, for an uploaded dataset: which transform the rule chose for its target and why, and
+    a warning when ``transform`` fits absolute values of a target that spans orders of magnitude. Empty for
+    the shipped dataset. ``values`` are validated scenario parameters; ``transform`` is checked here."""
+    try:
+        choice = transform_choice(values)
+    except (LookupError, KeyError, TypeError, ValueError):
+        return []
+    if choice is None:
+        return []
+    label = TRANSFORM_LABELS[choice.transform]
+    out = [html.P([html.Strong("Default transform: "), f"{label}. {choice.reason}"], className="hint")]
+    warning = transform_warning(transform, choice) if transform in TRANSFORMS else None
+    if warning:
+        out.append(alert(warning, "warning"))
+    return out
 
 
 def register_dataset_dependents(prefix: str, target=True, multi_targets=False) -> None:
@@ -166,3 +203,33 @@ def register_dataset_dependents(prefix: str, target=True, multi_targets=False) -
                 kept = [t for t in current if t in tg] if isinstance(current, list) else []
                 return tg, kept or tg[:3]
             return tg, current if current in tg else _default_target(vals)
+
+
+def _scenario_values(raw: dict) -> dict | None:
+    """dataset, host, target and metric as the browser sent them, validated; None when any is invalid."""
+    try:
+        return parse(raw, [p for p in scenario_params() if p.name in ("dataset", "host", "target", "metric")])
+    except (InvalidParameter, LookupError, TypeError):
+        return None
+
+
+def register_transform_note(prefix: str) -> None:
+    """On an uploaded dataset: a new target (or dataset) takes the rule's default transform, and the note
+    before the run says which transform was chosen and why, with a warning when the chosen one fits absolute
+    values of a target that spans orders of magnitude. The shipped dataset keeps the user's transform."""
+
+    @callback(Output(f"{prefix}-transform", "value", allow_duplicate=True),
+              Input(f"{prefix}-dataset", "value"), Input(f"{prefix}-target", "value"),
+              State(f"{prefix}-host", "value"), State(f"{prefix}-metric", "value"), prevent_initial_call=True)
+    def _default_for_target(ds_id, target, host, metric):
+        v = _scenario_values({"dataset": ds_id, "host": host, "target": target, "metric": metric})
+        choice = transform_choice(v) if v else None
+        return choice.transform if choice else no_update
+
+    @callback(Output(f"{prefix}-transform-note", "children"),
+              Input(f"{prefix}-dataset", "value"), Input(f"{prefix}-host", "value"),
+              Input(f"{prefix}-target", "value"), Input(f"{prefix}-metric", "value"),
+              Input(f"{prefix}-transform", "value"), prevent_initial_call=True)
+    def _note(ds_id, host, target, metric, transform):
+        v = _scenario_values({"dataset": ds_id, "host": host, "target": target, "metric": metric})
+        return transform_note(v, transform) if v else []

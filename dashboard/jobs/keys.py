@@ -1,8 +1,10 @@
 """Result keys and job kinds: the one place a key is made and checked.
 
 A key is ``<kind>-<32 hex>``, a digest of the job kind, its validated parameters, the fingerprint of
-the data they name and the modeling version; :func:`check_key` is applied before a key names a
-file or a cache entry."""
+the data they name and the code version (:func:`modeling.version.code_version`, a digest of the
+modeling sources and the numerical packages' versions: a changed model gets new keys, so a shared link
+never serves a result an older model computed); :func:`check_key` is applied before a key names a file
+or a cache entry."""
 
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import modeling
 from dashboard.ui.url_state import InvalidParameter, parse
+from modeling.version import code_version
 
 
 KEY = re.compile(r"^[a-z]{1,24}-[0-9a-f]{32}$")
@@ -43,7 +45,9 @@ def key_of(ref) -> str | None:
 
 
 def result_key(kind: str, params: dict, fingerprint: str) -> str:
-    blob = json.dumps({"kind": kind, "params": params, "data": fingerprint, "version": modeling.__version__},
+    """The key of a ``kind`` result for validated ``params`` on data of ``fingerprint``, computed by this
+    process's code (:func:`modeling.version.code_version`)."""
+    blob = json.dumps({"kind": kind, "params": params, "data": fingerprint, "code": code_version()},
                       sort_keys=True, default=str)
     return check_key(f"{kind}-{hashlib.sha256(blob.encode()).hexdigest()[:32]}")
 

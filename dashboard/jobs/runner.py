@@ -12,6 +12,7 @@ from dashboard import settings
 from dashboard.jobs.backend import active
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import ModelingError
+from modeling.version import code_version
 
 
 class JobAbandoned(Exception):
@@ -84,7 +85,7 @@ def run_job(key: str, compute, progress=None) -> dict:
                 b.set_status(key, "running")
                 value = compute(report)
             b.put_result(key, value)
-            b.set_status(key, "done")
+            b.set_status(key, "done", code_version=code_version())  # which code computed the result
         return {"key": key}
     except JobCancelled:
         b.set_status(key, "cancelled")

@@ -52,7 +52,8 @@ def layout(**_query):
                 field("Dataset name", dcc.Input(id=f"{P}-name", className="text-input", maxLength=200)),
                 field("Workload id", dropdown(f"{P}-id-col", [], None)),
                 field("Application / group (optional)", dcc.Dropdown(id=f"{P}-group-col", options=[])),
-                field("Targets", dcc.Dropdown(id=f"{P}-targets", options=[], multi=True)),
+                field("Targets", dcc.Dropdown(id=f"{P}-targets", options=[], multi=True),
+                      "an empty cell is a workload not measured on that target: kept to predict, not trained on"),
                 field("Host's own metric (optional)", dcc.Dropdown(id=f"{P}-host-col", options=[]),
                       "the host's measure of the target metric: enables the baseline and speedups"),
                 field("Repeat index (optional)", dcc.Dropdown(id=f"{P}-repeat-col", options=[]),
@@ -66,6 +67,7 @@ def layout(**_query):
                 field("Features (empty = all other numeric columns)", dcc.Dropdown(id=f"{P}-features", options=[],
                                                                                     multi=True)),
             ], className="form-grid"),
+                html.Div(id=f"{P}-target-info"),
                 html.Div(id=f"{P}-missing-info", className="hint"),
                 field("Missing feature values", dcc.RadioItems(
                     id=f"{P}-missing", options=[{"label": t, "value": k} for k, t in MISSING_RULES.items()],
@@ -106,7 +108,7 @@ def _uploaded(contents, filename):
     cols = [str(c) for c in df.columns]
     numeric = [c for c in cols if df[c].dtype.kind in "fi"]
     info = {"filename": files.clean_name(filename, "upload"), "delimiter": table.delimiter,
-            "conversions": table.conversions}
+            "conversions": table.conversions, "text_dropped": table.text_dropped}
     token = staging.stage_upload(df, info)
     guess = uploads.guess_mapping(table)
     delim = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}.get(table.delimiter, "Parquet (no delimiter)")
@@ -118,6 +120,25 @@ def _uploaded(contents, filename):
             cols, guess["id_col"], cols, guess["group_col"], numeric, numeric, cols, guess["repeat_col"], numeric,
             info["filename"].rsplit(".", 1)[0], numeric, guess["host_time_col"], numeric, guess["sim_cols"],
             uploads.missing_text(uploads.missing_preview(table, guess["id_col"]), len(df)))
+
+
+@callback(Output(f"{P}-target-info", "children"), Output(f"{P}-missing-info", "children", allow_duplicate=True),
+          Input(f"{P}-targets", "value"), Input(f"{P}-id-col", "value"), Input(f"{P}-token", "data"),
+          prevent_initial_call=True)
+def _targets_chosen(targets, id_col, token):
+    """Before Save: which workloads have no value for a chosen target (kept to predict), or why a target
+    would be refused; the missing-feature sentence no longer counts the targets' empty cells."""
+    try:
+        frame, info = staging.staged_upload(token)
+    except (DataError, LookupError):
+        return None, no_update
+    missing = uploads.missing_after_targets(frame, targets, id_col)
+    if not targets:
+        return None, missing
+    kind, text = uploads.target_preview(frame, info, targets, id_col)
+    if kind == "error":
+        return alert(f"{text} Save will refuse this target.", "warning"), missing
+    return (html.P(text, className="hint", id=f"{P}-unmeasured") if text else None), missing
 
 
 @callback(Output(f"{P}-save-status", "children"), Output(f"{P}-datasets", "children"),
@@ -132,7 +153,7 @@ def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_
         table, raw, mapping, notes = uploads.build_dataset(frame, {
             "id_col": id_col, "group_col": group, "targets": targets, "host_col": host,
             "repeat_col": repeat, "features": features, "host_time_col": host_time, "sim_cols": sim_cols,
-            "missing": missing})
+            "missing": missing}, text_dropped=info.get("text_dropped"))
     except (DataError, LookupError) as exc:
         return alert(f"Not saved: {str(exc).strip(chr(39))}"), no_update
     notes["conversions"] = info.get("conversions", {})
@@ -152,6 +173,8 @@ def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_
                            + ", ".join(list(m["columns"])[:8]),
                 "median": f"missing values of {len(m['columns'])} columns filled with the column median"}[m["rule"]]
         extra.append(what)
+    if notes.get("unmeasured"):
+        extra.append(uploads.unmeasured_text(notes["unmeasured"]).rstrip("."))
     if notes.get("repeats"):
         extra.append(f"{notes['repeats']['runs']} runs → {meta['rows']} workloads, "
                      f"{notes['repeats']['outliers']} outlier runs dropped")

@@ -3,6 +3,8 @@
 HALWPE Tables IV-XII and Figs. 6, 7, 9-11; RastSim Table 2 and Figs. 11-15.
 """
 
+from urllib.parse import urlencode
+
 import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
 
@@ -14,7 +16,8 @@ from dashboard.ui.components import alert, card, grid, num_col, register_csv, st
 from dashboard.ui.figures import empty
 from dashboard.crossgen.figures import inlier_curves, per_workload, tree_sweep
 from dashboard.ui.fields import field
-from dashboard.crossgen.params import model_param, scenario_controls, scenario_params, register_dataset_dependents
+from dashboard.crossgen.params import (model_param, register_dataset_dependents, register_transform_note,
+                                       scenario_controls, scenario_params, transform_note)
 from dashboard.jobs.panel import job_panel, register_job
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import Param, parse_or_default, to_query
@@ -51,6 +54,7 @@ def layout(**query):
                className="lead"),
         alert(error) if error else None,
         card(html.Div(scenario_controls(P, v), className="form-grid"),
+             html.Div(transform_note(v, v["transform"]), id=f"{P}-transform-note"),
              job_panel(P, request, "Run scenario"), share_box(P)),
         html.Div(summary, id=f"{P}-summary"),
         html.Div(card(html.H2("Run the scenario to see"), html.Ul([
@@ -106,6 +110,7 @@ def layout(**query):
 
 
 register_dataset_dependents(P)
+register_transform_note(P)
 register_url_sync(P, JOB_NAMES + ["model", "steps"], FORM_IDS + [f"{P}-model", f"{P}-steps"])
 register_job(P, SCENARIO, FORM_IDS)
 register_job(f"{P}-sweep", SWEEP, [f"{P}-{n}" for n in SWEEP.names])
@@ -157,8 +162,17 @@ def situation(res: dict) -> html.P:
     return html.P([html.Strong("Situation. "), text, link, "."], className="situation", id=f"{P}-situation")
 
 
-def scenario_text(res: dict) -> str:
-    """What the result is, and every workload left out with the reason."""
+def predict_href(res: dict) -> str:
+    """The /predict link of a scenario result's dataset, host, target and metric (its own parameters)."""
+    p = res.get("params") or {}
+    s = res["scenario"]
+    return "/predict?" + urlencode({k: p.get(k, s.get(k)) for k in ("dataset", "host", "target", "metric")
+                                    if p.get(k, s.get(k)) is not None})
+
+
+def scenario_text(res: dict) -> list:
+    """What the result is, every workload left out with the reason, and the workloads that have host
+    counters but no target value (not scored here; a link to predict them). Text and one ``dcc.Link``."""
     s = res["scenario"]
     host = res.get("host_label") or s.get("host")
     metric = s.get("metric") if s.get("metric") != "value" else f"the {s.get('target')} column"
@@ -177,7 +191,17 @@ def scenario_text(res: dict) -> str:
                          "median": f"columns whose missing values were filled with the median at upload: "
                                    f"{len(up['columns'])}"}[up["rule"]])
     left_out.append(f"constant features dropped: {len(res['dropped_constant'])}")
-    return " ".join(parts) + " Left out: " + "; ".join(left_out) + f". Computed in {res['seconds']:.1f} s."
+    text = [" ".join(parts) + " Left out: " + "; ".join(left_out) + "."]
+    todo = res.get("unmeasured") or {}
+    if todo.get("count"):
+        n = todo["count"]
+        ids = ", ".join(todo.get("ids") or []) + (" …" if n > len(todo.get("ids") or []) else "")
+        text += [f" {n} workload{'s have' if n != 1 else ' has'} host counters but no {s.get('target')} value "
+                 f"({ids}): {'they are' if n != 1 else 'it is'} not scored here; predict "
+                 f"{'them' if n != 1 else 'it'} on ",
+                 dcc.Link("/predict", href=predict_href(res), id=f"{P}-predict-link"), "."]
+    text.append(f" Computed in {res['seconds']:.1f} s.")
+    return text
 
 
 def workload_view(res: dict | None, model: str):

@@ -64,10 +64,12 @@ def describe_columns(table: Table) -> list[dict]:
     return out
 
 
-def missing_preview(table: Table, id_col: str | None) -> dict:
-    """Rows and columns that miss values among the numeric columns (features are chosen later)."""
+def missing_preview(table: Table, id_col: str | None, targets=()) -> dict:
+    """Rows and columns that miss values among the numeric columns (features are chosen later); the chosen
+    ``targets`` are left out: an empty target is a workload to predict, not a missing feature value."""
     df = table.frame
-    numeric = [str(c) for c in df.columns if pd.api.types.is_numeric_dtype(df[c]) and str(c) != id_col]
+    numeric = [str(c) for c in df.columns if pd.api.types.is_numeric_dtype(df[c]) and str(c) != id_col
+               and str(c) not in set(targets)]
     return missing_report(df, numeric, id_col)
 
 
@@ -120,6 +122,87 @@ def _check_times(frame: pd.DataFrame, cols: list) -> None:
                             "(leave a cell empty when a workload was not run).")
 
 
+def _data_rows(rows) -> str:
+    rows = [int(r) + 1 for r in rows]
+    return ", ".join(map(str, rows[:5])) + (" …" if len(rows) > 5 else "")
+
+
+def target_report(frame: pd.DataFrame, targets: list, id_col: str | None = None,
+                  text_dropped: dict | None = None) -> dict:
+    """Check the target columns; per target, the workloads that have no value (the workloads to predict).
+
+    An empty (or N/A) cell means "not measured on this target": allowed. Text that is not a number
+    (``text_dropped``, from the reader) and infinite or overflowing values are measurements that went
+    wrong: refused with their data-row numbers (1 = the first row under the header). Returns
+    ``{target: {"count": n, "ids": [first 8 ids]}}``; with repeated runs (an id on several rows) a
+    workload counts as unmeasured when none of its runs has a value.
+    """
+    out = {}
+    for t in targets:
+        col = frame[t]
+        if not pd.api.types.is_numeric_dtype(col):
+            if col.isna().all() or col.astype(str).str.strip().eq("").all():
+                raise DataError(f"Target column {t!r} is empty: no workload has a value for it.")
+            raise DataError(f"Target column {t!r} is not numeric.")
+        text = (text_dropped or {}).get(t) or {}
+        if text.get("count"):
+            raise DataError(f"Target column {t!r} has {text['count']} value(s) that are not numbers (data rows "
+                            f"{_data_rows(text['rows'])}); fix or remove those rows. An empty cell is fine: "
+                            "that workload is kept as one to predict.")
+        vals = col.to_numpy(dtype=float)
+        inf = np.isinf(vals)
+        if inf.any():
+            raise DataError(f"Target column {t!r} has {int(inf.sum())} infinite or overflowing value(s) (data rows "
+                            f"{_data_rows(np.flatnonzero(inf))}); fix or remove those rows.")
+        measured = pd.Series(np.isfinite(vals), index=frame.index)
+        ids = frame[id_col].astype(str) if id_col and id_col in frame else pd.Series(
+            [f"row {i + 1}" for i in range(len(frame))], index=frame.index)
+        any_value = measured.groupby(ids.to_numpy(), sort=False).any()
+        todo = any_value.index[~any_value.to_numpy()]
+        out[t] = {"count": int(len(todo)), "ids": [str(i) for i in todo[:8]]}
+    return out
+
+
+def unmeasured_text(report: dict) -> str:
+    """One sentence per target with workloads to predict (empty when every workload has every target)."""
+    parts = []
+    for t, u in report.items():
+        if u["count"]:
+            ids = ", ".join(u["ids"]) + (" …" if u["count"] > len(u["ids"]) else "")
+            one = u["count"] == 1
+            parts.append(f"{u['count']} workload{' has' if one else 's have'} no value for {t}: "
+                         f"{'it is' if one else 'they are'} kept as workload{'' if one else 's'} to predict "
+                         f"(see /predict), not trained on ({ids}).")
+    return " ".join(parts)
+
+
+def missing_after_targets(frame: pd.DataFrame, targets, id_col) -> str:
+    """:func:`missing_text` once targets are chosen (they are not features); ``targets`` and ``id_col`` come
+    from the browser: values that are not column names are ignored."""
+    cols = {str(c) for c in frame.columns}
+    targets = [t for t in targets if isinstance(t, str) and t in cols] if isinstance(targets, list) else []
+    id_col = id_col if isinstance(id_col, str) and id_col in cols else None
+    return missing_text(missing_preview(Table(frame, None), id_col, targets), len(frame))
+
+
+def target_preview(frame: pd.DataFrame, info: dict, targets, id_col) -> tuple[str, str]:
+    """What the chosen targets hold, before Save: ``(kind, sentence)``.
+
+    kind "ok" with the sentence of :func:`unmeasured_text` (empty when every workload has every target), or
+    "error" with why Save would refuse them. ``targets`` and ``id_col`` come from the browser: anything but
+    column names of the staged table is refused."""
+    try:
+        m = checked_mapping({"targets": targets, "id_col": id_col})
+        cols = {str(c) for c in frame.columns}
+        unknown = [c for c in m["targets"] + [m["id_col"]] if c and c not in cols]
+        if unknown:
+            raise DataError(f"Column(s) not in the file: {', '.join(unknown)}.")
+        report = target_report(frame, m["targets"], m["id_col"], (info or {}).get("text_dropped"))
+    except DataError as exc:
+        return "error", str(exc)
+    return "ok", unmeasured_text(report)
+
+
 SINGLE_ROLES = ("id_col", "group_col", "host_col", "repeat_col", "host_time_col")
 LIST_ROLES = ("targets", "features", "sim_cols")
 
@@ -146,8 +229,13 @@ def checked_mapping(mapping: dict) -> dict:
     return out
 
 
-def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
+def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K, text_dropped: dict | None = None):
     """Validate a mapping and produce (table, raw or None, notes).
+
+    An empty target cell is a workload not measured on that target: it is kept (a workload to predict,
+    not trained on; ``notes["unmeasured"]``), while text that is not a number or an infinite value in a
+    target is refused (:func:`target_report`; ``text_dropped`` is the reader's
+    :attr:`~modeling.tables.reading.Table.text_dropped`, which tells such cells from empty ones).
 
     mapping: id_col, group_col (optional), targets (list), features (list, empty =
     all other numeric), host_col (optional), repeat_col (optional), missing (the
@@ -172,13 +260,7 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
         raise DataError("Choose the workload id column.")
     if not targets:
         raise DataError("Choose at least one target column (the metric measured on the target device).")
-    for t in targets:
-        if not pd.api.types.is_numeric_dtype(frame[t]):
-            raise DataError(f"Target column {t!r} is not numeric.")
-        bad = ~np.isfinite(frame[t].to_numpy(dtype=float))
-        if bad.any():
-            raise DataError(f"Target column {t!r} has {int(bad.sum())} missing, non-numeric or infinite values "
-                            f"(first at data row {int(np.flatnonzero(bad)[0]) + 1}); fix or remove those rows.")
+    target_report(frame, targets, id_col, text_dropped)  # refuses text and infinite values in a target
     if id_col in targets or (group and group in targets):
         raise DataError("The id and group columns cannot also be targets.")
     sims = pair_simulator_columns(sim_cols, targets)
@@ -206,7 +288,8 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
     if rep:
         raw = frame.copy()
         raw[id_col] = raw[id_col].astype(str)
-        table = aggregate_repeats(table, id_col, targets[0], k, keep_first=[group] if group else None)
+        table = aggregate_repeats(table, id_col, targets[0], k, keep_first=[group] if group else None,
+                                  keep_unmeasured=True)
         # run times are per run too: averaged over the kept runs like every other column
         notes["repeats"] = {"k": k, "measure": targets[0], "runs": int(len(frame)),
                             "outliers": int(table["repeats_outliers"].sum())}
@@ -220,6 +303,14 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K):
     if len(table) < MIN_ROWS:
         raise DataError(f"Only {len(table)} workload(s); at least {MIN_ROWS} are needed (and as many as the CV "
                         "folds, 10 by default).")
+    for t in targets:
+        n_measured = int(np.isfinite(table[t].to_numpy(dtype=float)).sum())
+        if n_measured < MIN_ROWS:
+            raise DataError(f"Only {n_measured} workload(s) have a value for target {t!r}; at least {MIN_ROWS} "
+                            "are needed to train on (and as many as the CV folds, 10 by default).")
+    kept = target_report(table, targets, id_col)  # after repeats and the missing-value rule
+    if any(u["count"] for u in kept.values()):
+        notes["unmeasured"] = {t: u for t, u in kept.items() if u["count"]}
     X = table[feats].to_numpy(dtype=float)
     usable = [c for j, c in enumerate(feats) if np.ptp(X[np.isfinite(X[:, j]), j]) > 0]
     if len(usable) < MIN_FEATURES:

@@ -40,6 +40,10 @@ class Table:
     frame: pd.DataFrame
     delimiter: str | None
     conversions: dict = field(default_factory=dict)  # column -> message
+    #: column -> {"count": n, "rows": [first 20 data-row positions, 0-based]} of cells holding text that is
+    #: not a number (dropped to NaN by the conversion): unlike an empty or N/A cell, such a NaN is not
+    #: "not measured" but a value that could not be read.
+    text_dropped: dict = field(default_factory=dict)
 
 
 def _sniff_delimiter(sample: str) -> str:
@@ -157,6 +161,8 @@ def _convert_numeric(table: Table) -> None:
         if bad.any():
             ex = s[bad].iloc[0]
             notes.append(f"{int(bad.sum())} non-numeric values dropped (e.g. {ex[:20]!r})")
+            table.text_dropped[str(col)] = {"count": int(bad.sum()),
+                                            "rows": [int(i) for i in np.flatnonzero(bad.to_numpy())[:20]]}
         inf = ~np.isfinite(vals) & vals.notna()
         if inf.any():
             notes.append(f"{int(inf.sum())} infinite or overflowing values")

@@ -104,13 +104,18 @@ def mad_window(values, k: float = DEFAULT_K) -> MadWindow:
     )
 
 
-def aggregate_repeats(frame, id_col: str, measure: str, k: float = DEFAULT_K, keep_first: list | None = None):
+def aggregate_repeats(frame, id_col: str, measure: str, k: float = DEFAULT_K, keep_first: list | None = None,
+                      keep_unmeasured: bool = False):
     """Collapse repeated runs to one row per workload (HALWPE VI.A).
 
     For each workload the runs are tested with :func:`mad_window` on ``measure``
     (e.g. the target's cycles per frame); runs outside the window are dropped
     as a whole, and every numeric column is averaged over the kept runs.
     Non-numeric columns (and ``keep_first``) take the workload's first value.
+    A workload with no finite ``measure`` in any run is refused, unless
+    ``keep_unmeasured``: then it is a workload whose measure was not taken (one
+    to predict), nothing can be filtered, and all its runs are averaged (its
+    measure stays NaN).
 
     Returns
     -------
@@ -128,11 +133,14 @@ def aggregate_repeats(frame, id_col: str, measure: str, k: float = DEFAULT_K, ke
     for wid, grp in frame.groupby(id_col, sort=False):
         vals = grp[measure].to_numpy(dtype=float)
         ok = np.isfinite(vals)
-        if not ok.any():
+        if not ok.any() and not keep_unmeasured:
             raise DataError(f"Workload {wid!r} has no finite {measure!r} value in any repeat.")
-        win = mad_window(vals[ok], k)
-        keep = np.zeros(len(grp), dtype=bool)
-        keep[np.flatnonzero(ok)[win.inlier]] = True
+        if ok.any():
+            win = mad_window(vals[ok], k)
+            keep = np.zeros(len(grp), dtype=bool)
+            keep[np.flatnonzero(ok)[win.inlier]] = True
+        else:
+            keep = np.ones(len(grp), dtype=bool)
         row = {id_col: wid}
         row.update({c: grp[c].iloc[0] for c in other})
         row.update(grp.loc[keep, numeric].mean(axis=0).to_dict())

@@ -67,16 +67,37 @@ def test_bad_uploads_are_refused_with_a_message(dash_duo, perfcast_app, tmp_path
     assert len(datasets.list_datasets()) == before
 
 
-def test_save_refuses_a_target_with_missing_values(dash_duo, perfcast_app, tmp_path):
+def test_an_empty_target_is_kept_to_predict_and_text_in_a_target_is_refused(dash_duo, perfcast_app, tmp_path):
+    """Empty / N/A target cells are workloads not measured there: the preview says they are kept to predict
+    and Save keeps them; text that is not a number in a target is refused with its row, nothing saved."""
+    before = len(datasets.list_datasets())
     p = tmp_path / "nan_target.csv"
-    p.write_text("workload,x1,x2,t\nw1,1,2,3\nw2,2,3,N/A\nw3,3,1,5\nw4,4,4,6\n")
+    p.write_text("workload,x1,x2,t\nw1,1,2,3\nw2,2,3,N/A\nw3,3,1,5\nw4,4,4,6\nw5,5,2,\nw6,6,5,8\n")
     start(dash_duo, perfcast_app, "/data")
     dash_duo.wait_for_element("#data-upload input[type=file]").send_keys(str(p))
-    dash_duo.wait_for_contains_text("#data-columns", "1 empty/N/A values", timeout=15)
+    dash_duo.wait_for_contains_text("#data-columns", "2 empty/N/A values", timeout=15)
     choose(dash_duo, "#data-targets", "t")
+    dash_duo.wait_for_contains_text("#data-target-info", "2 workloads have no value for t: they are kept as "
+                                    "workloads to predict (see /predict), not trained on (w2, w5)", timeout=15)
     dash_duo.find_element("#data-save").click()
-    dash_duo.wait_for_contains_text("#data-save-status", "Target column 't' has 1 missing", timeout=15)
+    dash_duo.wait_for_contains_text("#data-save-status", "Saved 6 workloads", timeout=15)
+    assert "2 workloads have no value for t" in dash_duo.find_element("#data-save-status").text
+    meta = datasets.list_datasets()[0]
+    assert meta["rows"] == 6 and len(datasets.list_datasets()) == before + 1
+
+    bad = tmp_path / "text_target.csv"
+    bad.write_text("workload,x1,x2,t\nw1,1,2,3\nw2,2,3,4\nw3,3,1,5\nw4,4,4,6\nw5,5,2,7\nw6,6,5,3.2GHz\n")
+    dash_duo.driver.get(dash_duo.server_url + "/data")
+    dash_duo.wait_for_element("#data-upload input[type=file]")
+    dash_duo.find_element("#data-upload input[type=file]").send_keys(str(bad))
+    dash_duo.wait_for_contains_text("#data-columns", "non-numeric values dropped", timeout=15)
+    choose(dash_duo, "#data-targets", "t")
+    dash_duo.wait_for_contains_text("#data-target-info", "not numbers (data rows 6)", timeout=15)
+    dash_duo.find_element("#data-save").click()
+    dash_duo.wait_for_contains_text("#data-save-status", "Target column 't' has 1 value(s) that are not numbers",
+                                    timeout=15)
     assert "Not saved" in dash_duo.find_element("#data-save-status").text
+    assert len(datasets.list_datasets()) == before + 1
 
 
 def test_parquet_upload_with_hostile_names_is_shown_as_text(dash_duo, perfcast_app, tmp_path):

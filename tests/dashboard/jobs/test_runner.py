@@ -11,6 +11,7 @@ import time
 
 from dashboard import jobs
 from dashboard.jobs.backend import active
+from modeling.version import code_version
 
 KEY_HANDOVER = jobs.result_key("scenario", {"test": "scenario-handover"}, "fp")
 KEY_LEFT = jobs.result_key("scenario", {"test": "scenario-left"}, "fp")
@@ -47,6 +48,7 @@ def test_two_users_same_inputs_compute_once(backend, var):
     assert outs == [{"key": KEY_SAME}] * 2
     assert len(log.read_text().split()) == 1  # the second job waited for the first one's result
     assert jobs.status(KEY_SAME)["state"] == "done"
+    assert jobs.status(KEY_SAME)["code_version"] == code_version()  # which code computed the result
 
 
 def test_dead_owner_hands_over_to_the_waiting_job(backend, var):
