@@ -190,12 +190,8 @@ def cmd_predict(args) -> int:
 
 
 def _code_version() -> str:
-    try:
-        from modeling.version import code_version
-    except ImportError:  # the digest module is optional here
-        import modeling
+    from modeling.version import code_version
 
-        return modeling.__version__
     return code_version()
 
 
