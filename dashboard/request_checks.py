@@ -104,10 +104,13 @@ class RequestChecks:
         if environ.get("REQUEST_METHOD", "GET").upper() in STATE_CHANGING:
             site = self.site or origin_of(f"{environ.get('wsgi.url_scheme', 'http')}://{host}")
             claimed = environ.get("HTTP_ORIGIN") or environ.get("HTTP_REFERER")
-            claimed_origin = origin_of(claimed) if claimed is not None else None
-            if claimed is None and self.require_origin or claimed is not None and claimed_origin != site:
-                audit_log.record("refused origin", address, origin=claimed_origin or claimed or "none", site=site,
-                                 path=path)
+            if claimed is None:
+                refused = self.require_origin
+            else:
+                claimed = origin_of(claimed) or claimed  # a Referer's path and query are not logged
+                refused = claimed != site
+            if refused:
+                audit_log.record("refused origin", address, origin=claimed or "none", site=site, path=path)
                 return _plain(start_response, "403 Forbidden", ORIGIN_REFUSED)
         return self.app(environ, start_response)
 
