@@ -19,7 +19,8 @@ from conftest import gunicorn_server
 REFUSED_HOST = "Bad Request: this server does not answer to that host name.\n"
 REFUSED_ORIGIN = "Forbidden: this request comes from another site.\n"
 ROUTER_BODY = {"output": ".._pages_content.children..._pages_store.data..",
-               "outputs": [{"id": "_pages_content", "property": "children"}, {"id": "_pages_store", "property": "data"}],
+               "outputs": [{"id": "_pages_content", "property": "children"},
+                           {"id": "_pages_store", "property": "data"}],
                "inputs": [{"id": "_pages_location", "property": "pathname", "value": "/"},
                           {"id": "_pages_location", "property": "search", "value": ""}],
                "changedPropIds": ["_pages_location.pathname"]}
@@ -188,3 +189,28 @@ def test_the_server_writes_an_access_log(server_state):
     assert any(line.startswith("127.0.0.1 ") and '"GET /logca HTTP/1.1" 200' in line for line in access), access[-5:]
     assert any(line.startswith("127.0.0.1 ") and '"POST /_dash-update-component' in line for line in access)
     assert "GET /logca" not in log.read_text()  # the access log went to its own file, not to stderr
+
+
+def test_a_job_run_and_a_saved_scenario_are_in_the_log_with_the_address(server_state):
+    from dashboard.crossgen.kinds import SCENARIO
+
+    base, _var, log = server_state
+    client = DashClient(base)
+    client.http.headers["Origin"] = base
+    client.open("/scenario")
+    pending = {**SCENARIO.request({"target": "GTX-970", "preset": "rastsim", "folds": "5"}), "attempt": 1,
+               "cancels": 0}
+
+    def watchdog():
+        client.call("scenario-failed.data", {("scenario-watchdog", "n_intervals"): 1,
+                                             ("scenario-pending", "data"): pending})
+    done = client.run_background("scenario-job-result.data", {("scenario-pending", "data"): pending},
+                                 poll=0.3, limit=300, tick=watchdog)
+    assert done["scenario-job-result"]["data"] == {"key": pending["key"]}
+    saved = client.call("scenario-save-status.children", {("scenario-save", "n_clicks"): 1,
+                                                          ("scenario-ready", "data"): {"key": pending["key"]},
+                                                          ("scenario-save-name", "value"): "audit"})
+    sc_id = re.search(r"sc-[0-9a-f]{16}", str(saved["scenario-save-status"]["children"])).group(0)
+    text = log.read_text()
+    assert f"audit: job run from=127.0.0.1 key={pending['key']} kind=scenario" in text
+    assert f"audit: scenario saved from=127.0.0.1 scenario={sc_id} page=scenario" in text
