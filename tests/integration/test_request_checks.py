@@ -49,6 +49,19 @@ def test_host_and_origin_parsing():
     assert "anything.example" in AllowedHosts(["*"])
 
 
+@pytest.mark.parametrize("allowed, site, expected", [
+    (["127.0.0.1", "localhost", "[::1]"], None, "127.0.0.1"), (["*"], None, "localhost"),
+    (["*", "perfcast.internal:8123"], None, "perfcast.internal:8123"),
+    (["intranet"], "https://perfcast.example.com:8443/", "perfcast.example.com:8443")])
+def test_the_warm_up_asks_for_an_allowed_host(monkeypatch, allowed, site, expected):
+    """gunicorn.conf.py and the bundle compression request pages from the worker itself, as ``local_host()``."""
+    from dashboard.request_checks import local_host
+
+    monkeypatch.setattr("dashboard.settings.ALLOWED_HOSTS", allowed)
+    monkeypatch.setattr("dashboard.settings.SITE_URL", site)
+    assert local_host() == expected and expected in AllowedHosts(allowed, site)
+
+
 def _client(perfcast_app):
     return perfcast_app.server.test_client()
 
@@ -214,3 +227,13 @@ def test_a_job_run_and_a_saved_scenario_are_in_the_log_with_the_address(server_s
     text = log.read_text()
     assert f"audit: job run from=127.0.0.1 key={pending['key']} kind=scenario" in text
     assert f"audit: scenario saved from=127.0.0.1 scenario={sc_id} page=scenario" in text
+
+
+def test_an_audit_line_cannot_be_forged_by_a_name(caplog):
+    from dashboard import audit_log
+
+    with caplog.at_level(logging.INFO, logger="perfcast.audit"):
+        forged = "x\n2026 audit: dataset deleted from=1.2.3.4 " + "y" * 300
+        audit_log.record("dataset saved", dataset="ds-0", name=forged)
+    assert caplog.messages[-1].startswith("audit: dataset saved from=- dataset=ds-0 name=x?2026?audit:?dataset?deleted")
+    assert "\n" not in caplog.messages[-1] and len(caplog.messages[-1]) < 300
