@@ -9,7 +9,7 @@ import secrets
 import dash
 from dash import Dash, dcc, html
 
-from dashboard import security
+from dashboard import request_checks, security
 from dashboard.ui import chart_order, compression, first_page, plotly_bundle, polyfill
 from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager
@@ -60,6 +60,7 @@ plotly_bundle.install(app)
 polyfill.install()
 first_page.install(app)
 compression.install(app)
+request_checks.install(server)  # outermost: a foreign Host or Origin reaches nothing else
 # assets are fingerprinted by Dash (?m=<mtime>): browsers may keep them for a year
 server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
 server.secret_key = _secret_key()

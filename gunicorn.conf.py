@@ -9,11 +9,15 @@ in these threads.
 import os
 import time
 
+from dashboard.settings import ACCESS_LOG
+
 bind = f"127.0.0.1:{os.environ.get('PORT', '8050')}"
 workers = int(os.environ.get("PERFCAST_WORKERS", 2))
 threads = int(os.environ.get("PERFCAST_THREADS", 4))
 timeout = 300
 control_socket_disable = True
+# one line per request with the client's address (%(h)s), to stderr unless PERFCAST_ACCESS_LOG names a file
+accesslog = ACCESS_LOG
 
 
 def post_worker_init(worker):
@@ -21,12 +25,13 @@ def post_worker_init(worker):
     thread-safe) with one request before the worker's threads serve any; then lay
     out every page once, so the data pages read is loaded before the first user
     (dashboard/warmup.py), and compress the pages' scripts once (dashboard/ui/compression.py)."""
+    from dashboard.request_checks import local_host
     from dashboard.ui.compression import compress_bundles
     from dashboard.warmup import lay_out_every_page
 
     app = worker.wsgi
     with app.test_client() as client:
-        client.get("/")
+        client.get("/", headers={"Host": local_host()})
     worker.log.info("pages laid out in %.2f s", lay_out_every_page(app))
     t0 = time.perf_counter()
     n = compress_bundles(app)

@@ -57,3 +57,17 @@ def var_path(*parts: str) -> Path:
     p = VAR_DIR.joinpath(*parts)
     p.mkdir(parents=True, exist_ok=True)
     return p
+
+# ----------------------------------------------------------------- requests (dashboard/request_checks.py)
+#: The site's own address as browsers see it (``https://perfcast.example.com``), when it is served under a
+#: name or behind a proxy: the origin state-changing requests must come from, and an allowed host.
+SITE_URL = os.environ.get("PERFCAST_SITE_URL", "").strip() or None
+#: Host names a request may name in its ``Host`` header (``name`` at any port, or ``name:port``), comma
+#: separated; ``*`` (given explicitly) answers any host. Unset: the loopback names at any port.
+ALLOWED_HOSTS = [h.strip() for h in os.environ.get("PERFCAST_ALLOWED_HOSTS", "").split(",") if h.strip()] or [
+    "127.0.0.1", "localhost", "[::1]"]
+#: "1": a state-changing request with neither ``Origin`` nor ``Referer`` is refused too (browsers always
+#: send ``Origin`` on cross-site POSTs; scripts such as the test suite's ``requests`` calls send neither).
+REQUIRE_ORIGIN = os.environ.get("PERFCAST_REQUIRE_ORIGIN", "") == "1"
+#: Where gunicorn writes its access log (one line per request, with the client's address); "-": stderr.
+ACCESS_LOG = os.environ.get("PERFCAST_ACCESS_LOG", "-")

@@ -26,7 +26,7 @@ import json
 
 from dash import Input, Output, State, callback, clientside_callback, dcc, html, no_update
 
-from dashboard import jobs
+from dashboard import audit_log, jobs
 from dashboard.settings import POLL_MS
 from dashboard.ui.components import alert
 from dashboard.ui.url_state import InvalidParameter
@@ -132,6 +132,7 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
             request = kind.from_store(pending)
         except (InvalidParameter, LookupError) as exc:
             return {"error": f"Refused: {message(exc)}"}
+        audit_log.record("job run", key=request["key"], kind=kind.name)
         # this runs in the job's process (local: a forked process, a group of its own; redis: a Celery
         # task on a worker, with a liveness lease)
         jobs.job_started()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dashboard import audit_log
 from dashboard.settings import var_path
 from dashboard.state.files import clean_name, store_by_content, stored_meta, stored_metas
 from modeling.counts import data
@@ -37,9 +38,11 @@ def save_upload(raw: bytes, filename: str | None) -> dict:
             split(prog.X, "high-low")
         except NotEnoughDataError as exc:
             notes.append(f"{name}: {exc}")
-    return store_by_content(_dir(), "cd", table, {"name": clean_name(filename or "upload"), "created": time.time(),
+    meta = store_by_content(_dir(), "cd", table, {"name": clean_name(filename or "upload"), "created": time.time(),
                                                   "programs": data.programs(table), "rows": len(table),
                                                   "notes": notes})
+    audit_log.record("count table saved", count_table=meta["id"], rows=meta["rows"], name=meta["name"])
+    return meta
 
 
 def meta(source: str) -> dict:

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dashboard import audit_log
 from dashboard.settings import var_path
 from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name, sha256_file, shipped_fingerprint
 from modeling import shipped
@@ -72,6 +73,7 @@ def save_dataset(table: pd.DataFrame, name: str, mapping: dict, notes: dict | No
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    audit_log.record("dataset saved", dataset=ds_id, rows=meta["rows"], name=meta["name"])
     return meta
 
 
@@ -152,6 +154,7 @@ def delete_dataset(ds_id: str) -> None:
     path = _dataset_dir(ds_id)
     trash = path.with_name(f".{path.name}.deleted.{secrets.token_hex(4)}")
     os.rename(path, trash)  # atomic disappearance, then clean up
+    audit_log.record("dataset deleted", dataset=ds_id)
     shutil.rmtree(trash, ignore_errors=True)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dashboard import audit_log
 from dashboard.settings import var_path
 from dashboard.state.files import clean_name, store_by_content, stored_meta, stored_metas
 from modeling.newapp.data import device_table
@@ -28,8 +29,10 @@ def _dir() -> Path:
 def save_devices(frame: pd.DataFrame, name: str) -> dict:
     """Validate and store a device table; returns its metadata (id, name, devices)."""
     table = device_table(frame)
-    return store_by_content(_dir(), "dev", table, {"name": clean_name(name), "created": time.time(),
+    meta = store_by_content(_dir(), "dev", table, {"name": clean_name(name), "created": time.time(),
                                                    "devices": table["device"].tolist()})
+    audit_log.record("device table saved", device_table=meta["id"], devices=len(meta["devices"]), name=meta["name"])
+    return meta
 
 
 def devices_meta(dev_id: str) -> dict:

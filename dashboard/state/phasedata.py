@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dashboard import audit_log
 from dashboard.settings import var_path
 from dashboard.state.files import clean_name, store_by_content, stored_meta, stored_metas
 from modeling.build import armpm
@@ -28,7 +29,9 @@ def _dir() -> Path:
 
 
 def _store(frame: pd.DataFrame, meta: dict) -> dict:
-    return store_by_content(_dir(), "pd", frame, meta)
+    stored = store_by_content(_dir(), "pd", frame, meta)
+    audit_log.record("phase table saved", phase_table=stored["id"], kind=stored.get("kind"), name=stored.get("name"))
+    return stored
 
 
 def save_upload(raw: bytes, filename: str | None) -> dict:

@@ -10,6 +10,7 @@ import secrets
 import time
 from pathlib import Path
 
+from dashboard import audit_log
 from dashboard.settings import var_path
 from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name
 
@@ -39,10 +40,12 @@ def save_scenario(page: str, params: dict, summary: dict, name: str | None = Non
         atomic_write_bytes(tmp, json.dumps(rec, indent=1).encode())
         os.link(tmp, path)
     except FileExistsError:
+        audit_log.record("scenario saved", scenario=sc_id, page=page, existing="yes")
         return {**load_scenario(sc_id), "existing": True}
     finally:
         tmp.unlink(missing_ok=True)
     _fsync_dir(path.parent)
+    audit_log.record("scenario saved", scenario=sc_id, page=page)
     return rec
 
 
@@ -70,3 +73,4 @@ def list_scenarios(page: str | None = None) -> list[dict]:
 def delete_scenario(sc_id: str) -> None:
     load_scenario(sc_id)
     (_scenarios_dir() / f"{sc_id}.json").unlink(missing_ok=True)
+    audit_log.record("scenario deleted", scenario=sc_id)

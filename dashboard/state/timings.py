@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dashboard import audit_log
 from dashboard.settings import var_path
 from dashboard.state.files import _parquet_bytes, atomic_write_bytes, clean_name, stored_meta
 
@@ -36,6 +37,7 @@ def save_timing(frame: pd.DataFrame, name: str) -> dict:
             "kernels": sorted(map(str, frame["kernel"].unique())), "sha256": hashlib.sha256(data).hexdigest()}
     atomic_write_bytes(root / f"{tt_id}.parquet", data)
     atomic_write_bytes(root / f"{tt_id}.json", json.dumps(meta, indent=1).encode())
+    audit_log.record("timing table saved", timing_table=tt_id, rows=meta["rows"], name=meta["name"])
     return meta
 
 

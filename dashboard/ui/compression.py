@@ -25,6 +25,7 @@ from collections import OrderedDict
 
 from flask import request
 
+from dashboard.request_checks import local_host
 from dashboard.settings import STATIC_COMPRESSION
 
 STATIC_PREFIXES = ("/_dash-component-suites/", "/assets/")
@@ -125,7 +126,7 @@ def bundle_urls(server) -> list[str]:
     from dash.development.base_component import ComponentRegistry
 
     with server.test_client() as client:
-        html = client.get("/", headers={"Accept-Encoding": "identity"}).get_data(as_text=True)
+        html = client.get("/", headers={"Accept-Encoding": "identity", "Host": local_host()}).get_data(as_text=True)
     urls = list(dict.fromkeys(u.replace("&amp;", "&") for u in _URL.findall(html)))
     libraries = set(ComponentRegistry.registry)
     modules = [m for name, m in sorted(sys.modules.items()) if name.split(".")[0] in libraries]
@@ -145,5 +146,5 @@ def compress_bundles(server) -> int:
     urls = bundle_urls(server)
     with server.test_client() as client:
         for url in urls:
-            client.get(url, headers={"Accept-Encoding": BROWSER_ACCEPT_ENCODING})
+            client.get(url, headers={"Accept-Encoding": BROWSER_ACCEPT_ENCODING, "Host": local_host()})
     return len(urls)
