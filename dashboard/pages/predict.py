@@ -8,20 +8,20 @@ from dashboard import jobs
 from dashboard.crossgen.params import METRIC_LABELS, TRANSFORM_LABELS, register_dataset_dependents
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.predict import views
+from dashboard.predict.inputs import SCENARIO_NAMES, store_upload
 from dashboard.predict.figures import predictions
 from dashboard.predict.kinds import PREDICT, transform_choices
 from dashboard.predict.work import unit_of
 from dashboard.state import datasets, predict_inputs
 from dashboard.state import predictions as saved
-from dashboard.state.uploads import decode_upload, parse_upload
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.format import si_col
 from dashboard.ui.share import register_url_sync, share_box
-from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default, to_query
+from dashboard.ui.url_state import InvalidParameter, parse_or_default, to_query
 from modeling.crossgen.ensemble import ALL_MODELS
-from modeling.crossgen.predict import SITUATIONS, new_workloads
+from modeling.crossgen.predict import SITUATIONS
 
 dash.register_page(__name__, path="/predict", name="Predict", title="perfcast · predict", order=2,
                    description=("Predict the workloads the target never ran: a model fitted on every measured "
@@ -32,7 +32,6 @@ P = "predict"
 PARAMS = list(PREDICT.params)
 NAMES = PREDICT.names
 FORM_IDS = [f"{P}-{n}" for n in NAMES]
-SCENARIO_NAMES = ("dataset", "host", "target", "metric")
 MODEL_LABELS = {"recommended": "recommended (nested cross-validation, baseline included; ~30 s)"}
 ROW_STYLE = {"styleConditions": [{"condition": "params.data && params.data.ok === false",
                                   "style": {"backgroundColor": "#fff4e6", "color": "#7a3b00"}}]}
@@ -41,15 +40,15 @@ ROW_STYLE = {"styleConditions": [{"condition": "params.data && params.data.ok ==
 def _interval_col(field_, header, unit):
     col = si_col(field_, header, unit)
     fmt = col["valueFormatter"]["function"]
-    return {**col, "minWidth": 104,
+    return {**col, "minWidth": 118,
             "valueFormatter": {"function": f"params.data && params.data.ok === false ? '{views.NOT_VALID}' : ({fmt})"}}
 
 
 def _columns(unit: str) -> list[dict]:
     return [
         {"field": "id", "headerName": "workload", "minWidth": 190, "pinned": "left"},
-        {"field": "application", "headerName": "application", "minWidth": 110},
-        {**si_col("predicted", "predicted", unit), "minWidth": 104},
+        {"field": "application", "headerName": "application", "minWidth": 120},
+        {**si_col("predicted", "predicted", unit), "minWidth": 110},
         _interval_col("lower", "lower", unit), _interval_col("upper", "upper", unit),
         {**si_col("baseline", "baseline", unit), "minWidth": 100},
         _interval_col("baseline_lower", "baseline lower", unit),
@@ -57,7 +56,7 @@ def _columns(unit: str) -> list[dict]:
         {"field": "applicable", "headerName": "applicable", "minWidth": 100, "maxWidth": 120,
          "cellStyle": {"styleConditions": [{"condition": "params.data && params.data.ok === false",
                                             "style": {"color": "#c92a2a", "fontWeight": "600"}}]}},
-        {"field": "why", "headerName": "why", "minWidth": 380, "flex": 3, "wrapText": True, "autoHeight": True,
+        {"field": "why", "headerName": "why", "minWidth": 620, "flex": 3, "wrapText": True, "autoHeight": True,
          "tooltipField": "why", "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}},
     ]
 
@@ -160,33 +159,12 @@ def _dataset_transforms(ds_id, current):
     return opts, current if any(o["value"] == current for o in opts) else "auto"
 
 
-def store_upload(contents, filename, scenario_values: dict) -> tuple[dict, str]:
-    """Parse an upload with the project's limits, check its columns against the chosen scenario's features
-    (an error names the missing ones; nothing is stored then) and store it; returns (metadata, message)."""
-    params = parse({k: scenario_values.get(k) for k in SCENARIO_NAMES}, PARAMS[:len(SCENARIO_NAMES)])
-    name = filename if isinstance(filename, str) else None
-    table = parse_upload(decode_upload(contents), name)
-    scen = datasets.get(params["dataset"]).scenario(params["host"], params["target"], params["metric"])
-    roles = predict_inputs.guess_roles(table.frame)
-    new = new_workloads(table.frame, scen["feature_names"], roles["id_col"], roles["group_col"])
-    meta = predict_inputs.save_inputs(table.frame, name)
-    text = [f"Stored {meta['name']!r}: {len(new['workload_ids'])} workload(s) to predict, {len(scen['feature_names'])} "
-            f"counters matched by name; id column: {roles['id_col'] or 'none (rows are numbered)'}, application "
-            f"column: {roles['group_col'] or 'none'}."]
-    if new["ignored"]:
-        text.append(f" Ignored columns (never read): {', '.join(new['ignored'][:15])}"
-                    + (f" and {len(new['ignored']) - 15} more." if len(new["ignored"]) > 15 else "."))
-    if new["skipped"]:
-        text.append(f" Skipped for a missing counter value: {', '.join(map(str, new['skipped'][:10]))}"
-                    + (" …" if len(new["skipped"]) > 10 else "") + ".")
-    return meta, "".join(text)
-
-
 @callback(Output(f"{P}-source", "options"), Output(f"{P}-source", "value"),
           Output(f"{P}-upload-status", "children"), Input(f"{P}-upload", "contents"),
           State(f"{P}-upload", "filename"), [State(f"{P}-{n}", "value") for n in SCENARIO_NAMES],
           prevent_initial_call=True)
 def _uploaded(contents, filename, *scenario):
+    """Check an upload against the chosen scenario and store it; it becomes the workloads to predict."""
     try:
         meta, text = store_upload(contents, filename, dict(zip(SCENARIO_NAMES, scenario)))
     except (InvalidParameter, LookupError) as exc:

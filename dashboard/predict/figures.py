@@ -61,8 +61,9 @@ def predictions(res: dict, metric_label: str, unit: str):
     xaxis = {**axis_title("workloads, sorted by prediction" + ("" if named else " (rank)")),
              **({"type": "category", "tickangle": -45, "tickfont": {"size": 10}} if named else {})}
     title = f"{res['n_new']} workloads predicted ({res['n_applicable']} inside the training data)"
-    fig = figure(data, title, 520 if named else 460, xaxis=xaxis,
+    fig = figure(data, title, 620 if named else 500, xaxis=xaxis,
                  yaxis=log_axis(f"{metric_label} ({unit}, log scale)", *series))
-    if named:
-        fig["layout"]["margin"] = {**fig["layout"]["margin"], "b": 150}
+    # the title above, the legend below it: neither covers the other
+    fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 90, "b": 160 if named else 60}
+    fig["layout"]["legend"] = {**fig["layout"]["legend"], "y": 1.02, "x": 0, "xanchor": "left"}
     return fig
