@@ -32,7 +32,7 @@ P = "predict"
 PARAMS = list(PREDICT.params)
 NAMES = PREDICT.names
 FORM_IDS = [f"{P}-{n}" for n in NAMES]
-MODEL_LABELS = {"recommended": "recommended (nested cross-validation, baseline included; ~30 s)"}
+MODEL_LABELS = {"recommended": "recommended (by cross-validation)"}
 ROW_STYLE = {"styleConditions": [{"condition": "params.data && params.data.ok === false",
                                   "style": {"backgroundColor": "#fff4e6", "color": "#7a3b00"}}]}
 
@@ -47,16 +47,16 @@ def _interval_col(field_, header, unit):
 def _columns(unit: str) -> list[dict]:
     return [
         {"field": "id", "headerName": "workload", "minWidth": 190, "pinned": "left"},
+        {"field": "applicable", "headerName": "applicable", "minWidth": 110, "maxWidth": 120, "pinned": "left",
+         "cellStyle": {"styleConditions": [{"condition": "params.data && params.data.ok === false",
+                                            "style": {"color": "#c92a2a", "fontWeight": "600"}}]}},
         {"field": "application", "headerName": "application", "minWidth": 120},
         {**si_col("predicted", "predicted", unit), "minWidth": 110},
         _interval_col("lower", "lower", unit), _interval_col("upper", "upper", unit),
-        {**si_col("baseline", "baseline", unit), "minWidth": 100},
+        {**si_col("baseline", "baseline", unit), "minWidth": 110},
         _interval_col("baseline_lower", "baseline lower", unit),
         _interval_col("baseline_upper", "baseline upper", unit),
-        {"field": "applicable", "headerName": "applicable", "minWidth": 100, "maxWidth": 120,
-         "cellStyle": {"styleConditions": [{"condition": "params.data && params.data.ok === false",
-                                            "style": {"color": "#c92a2a", "fontWeight": "600"}}]}},
-        {"field": "why", "headerName": "why", "minWidth": 620, "flex": 3, "wrapText": True, "autoHeight": True,
+        {"field": "why", "headerName": "why", "minWidth": 560, "flex": 3, "wrapText": True, "autoHeight": True,
          "tooltipField": "why", "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}},
     ]
 
@@ -80,14 +80,14 @@ def _form(v, ds):
                                     v["situation"]),
               "how the intervals are calibrated: random folds, or whole applications held out"),
         field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"], className="num-input")),
-        field("Workloads to predict", html.Div([
-            dropdown(f"{P}-source", predict_inputs.options(), v["source"], style={"minWidth": "300px"}),
+        html.Div(field("Workloads to predict", html.Div([
+            dropdown(f"{P}-source", predict_inputs.options(), v["source"]),
             dcc.Upload(html.Div(["Drop a CSV or Parquet table here, or ", html.A("choose a file")]),
                        id=f"{P}-upload", className="upload-area", multiple=False,
                        style={"border": "1px dashed #9aa7b4", "borderRadius": "6px", "padding": "8px 12px",
                               "marginTop": "6px", "cursor": "pointer"})]),
               "an upload: one row per workload, the host's counters named as in the training data; a target "
-              "column in it is never read"),
+              "column in it is never read"), style={"gridColumn": "span 2"}),
     ], className="form-grid")
 
 
@@ -131,7 +131,7 @@ def layout(**query):
                  grid(f"{P}-table", cols, rows=rows, height=460, file_name="predictions_view.csv",
                       row_style=ROW_STYLE)),
             card(html.H2("Predictions with their intervals"),
-                 dcc.Graph(id=f"{P}-graph", figure=fig, responsive=True)),
+                 dcc.Graph(id=f"{P}-graph", figure=fig)),
         ], id=f"{P}-results", style=None if shown else {"display": "none"}),
         card(html.H2("Saved predictions"),
              html.Div([dcc.Input(id=f"{P}-save-name", placeholder="name (optional)", className="text-input",
