@@ -46,8 +46,8 @@ def _interval_col(field_, header, unit):
 
 def _columns(unit: str) -> list[dict]:
     return [
-        {"field": "id", "headerName": "workload", "minWidth": 190, "pinned": "left"},
-        {"field": "applicable", "headerName": "applicable", "minWidth": 110, "maxWidth": 120, "pinned": "left",
+        {"field": "id", "headerName": "workload", "minWidth": 250, "pinned": "left"},
+        {"field": "applicable", "headerName": "applicable", "minWidth": 122, "maxWidth": 130, "pinned": "left",
          "cellStyle": {"styleConditions": [{"condition": "params.data && params.data.ok === false",
                                             "style": {"color": "#c92a2a", "fontWeight": "600"}}]}},
         {"field": "application", "headerName": "application", "minWidth": 120},
@@ -116,7 +116,7 @@ def layout(**query):
                 "on measured workloads: ", dcc.Link("the scenario leaderboard", href="/scenario"),
                 "; an application never run on the target: ", dcc.Link("/new-app", href="/new-app"), "."],
                className="lead"),
-        alert(error) if error else None,
+        html.Div(alert(error) if error else None, id=f"{P}-link-error"),
         card(_form(v, ds), html.Div(id=f"{P}-upload-status"), job_panel(P, request, "Predict"), share_box(P)),
         html.Div(summary, id=f"{P}-summary"),
         html.Div([
@@ -175,11 +175,12 @@ def _uploaded(contents, filename, *scenario):
 
 
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-table", "rowData"), Output(f"{P}-table", "columnDefs"),
-          Output(f"{P}-graph", "figure"), Output(f"{P}-results", "style"),
+          Output(f"{P}-graph", "figure"), Output(f"{P}-results", "style"), Output(f"{P}-link-error", "children"),
           Input(f"{P}-ready", "data"), prevent_initial_call=True)
 def _render(ready):
     summary, rows, cols, fig, shown = _content(jobs.result_for(ready))
-    return summary, rows, cols, fig, None if shown else {"display": "none"}
+    # a result replaces what the opened link said was wrong with it
+    return summary, rows, cols, fig, None if shown else {"display": "none"}, None if shown else no_update
 
 
 def _content(res: dict | None) -> tuple:

@@ -64,6 +64,7 @@ def test_upload_predict_export_and_share(dash_duo, perfcast_app, tmp_path):
                 if c.text and c.text != "applicable"]
     assert "✓ yes" in verdicts and "✗ no" in verdicts
     assert "not valid here" in dash_duo.find_element("#predict-table").text
+    assert not dash_duo.driver.find_elements("css selector", "#predict-link-error .alert")  # the link's error went
     screenshot(dash_duo.driver, "predict-upload")
 
     # the CSV the server writes, with the provenance
