@@ -11,7 +11,7 @@ from dashboard.predict import views
 from dashboard.predict.inputs import SCENARIO_NAMES, store_upload
 from dashboard.predict.figures import predictions
 from dashboard.predict.kinds import PREDICT, transform_choices
-from dashboard.predict.work import unit_of
+from dashboard.predict.work import restore_saved, unit_of
 from dashboard.state import datasets, predict_inputs
 from dashboard.state import predictions as saved
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
@@ -46,7 +46,7 @@ def _interval_col(field_, header, unit):
 
 def _columns(unit: str) -> list[dict]:
     return [
-        {"field": "id", "headerName": "workload", "minWidth": 250, "pinned": "left"},
+        {"field": "id", "headerName": "workload", "minWidth": 250, "pinned": "left", "tooltipField": "id"},
         {"field": "applicable", "headerName": "applicable", "minWidth": 122, "maxWidth": 130, "pinned": "left",
          "cellStyle": {"styleConditions": [{"condition": "params.data && params.data.ok === false",
                                             "style": {"color": "#c92a2a", "fontWeight": "600"}}]}},
@@ -104,6 +104,8 @@ def layout(**query):
             request = PREDICT.request(v)
         except (InvalidParameter, LookupError) as exc:
             error = message(exc)
+    if request:
+        restore_saved(request["key"])  # a saved prediction's link keeps its numbers after the cache let them go
     ds = datasets.get(v["dataset"])
     res = jobs.result_for(request)
     summary, rows, cols, fig, shown = _content(res)

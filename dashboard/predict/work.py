@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from dashboard.crossgen.work import JOB_WORKERS
+from dashboard import jobs
 from dashboard.state import datasets, predict_inputs
+from dashboard.state import predictions as saved
 from modeling.crossgen.predict import predict_scenario
 from modeling.crossgen.recommend import candidate_label
 
@@ -87,3 +89,12 @@ def predict_result(params: dict, report=_noop) -> dict:
                     "code_version": code_version(),
                     "date": datetime.now(UTC).isoformat(timespec="seconds")})
     return out
+
+
+def restore_saved(key: str) -> None:
+    """A saved prediction's link opens with its stored numbers even after the result cache let them go
+    (30 days): the result saved under this key (made by the server from the same validated inputs) goes back."""
+    if not jobs.has_result(key):
+        pr_id = saved.find_by_key(key)
+        if pr_id:
+            jobs.put_result(key, saved.load_result(pr_id))

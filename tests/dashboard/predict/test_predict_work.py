@@ -164,3 +164,15 @@ def test_saved_predictions_are_json_and_parquet_and_listed(var, unmeasured_resul
     for bad in ("../x", "pr-0123456789abcdef", None):
         with pytest.raises(NotFound):
             saved.load_meta(bad)
+
+
+def test_a_saved_prediction_comes_back_when_the_cache_let_it_go(var, unmeasured_result):
+    from dashboard import jobs
+
+    key = PREDICT.request(FAST)["key"]
+    res = unmeasured_result
+    saved.save_prediction(res, key, views.export_frame(res), views.summary_of(res), "kept")
+    assert not jobs.has_result(key)  # a fresh cache: nothing computed in it
+    work.restore_saved(key)
+    assert jobs.get_result(key)["predictions"] == res["predictions"]
+    work.restore_saved(PREDICT.request({**FAST, "seed": 3})["key"])  # nothing saved under it: nothing happens
