@@ -80,7 +80,9 @@ def layout(**query):
                  {"field": "note", "headerName": "note", "minWidth": 300, "flex": 2, "wrapText": True,
                   "autoHeight": True, "tooltipField": "note",
                   "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}}],
-                 rows=rows, height=520, file_name="leaderboard.csv")),
+                 rows=rows, height=520, file_name="leaderboard.csv"),
+             html.P(dcc.Link(*reversed(predict_link(res, v["model"])), id=f"{P}-predict-link"),
+                    className="hint")),
         card(html.H2("Per-workload prediction"),
              field("Model", dcc.Dropdown(id=f"{P}-model", options=names, value=v["model"], clearable=False)),
              dcc.Graph(id=f"{P}-workload-graph", figure=workload_view(res, v["model"]), responsive=True)),
@@ -202,6 +204,24 @@ def scenario_text(res: dict) -> list:
                  dcc.Link("/predict", href=predict_href(res), id=f"{P}-predict-link"), "."]
     text.append(f" Computed in {res['seconds']:.1f} s.")
     return text
+
+
+def predict_link(res: dict | None, model) -> tuple[str, str]:
+    """(href, text) of /predict with this scenario and the model chosen below (the recommended one for the
+    baseline): the workloads the target never ran, predicted with intervals."""
+    if not res:
+        return "/predict", "Predict the workloads the target never ran →"
+    p = res["params"]
+    m = model if model in ALL_MODELS else "recommended"
+    q = to_query({k: p[k] for k in ("dataset", "host", "target", "metric")} | {"model": m, "transform": p["transform"],
+                                                                               "seed": p["seed"]})
+    return f"/predict{q}", f"Predict with {m} ({p['transform']}): the workloads the target never ran →"
+
+
+@callback(Output(f"{P}-predict-link", "href"), Output(f"{P}-predict-link", "children"),
+          Input(f"{P}-ready", "data"), Input(f"{P}-model", "value"), prevent_initial_call=True)
+def _predict_link(ready, model):
+    return predict_link(jobs.result_for(ready), model)
 
 
 def workload_view(res: dict | None, model: str):

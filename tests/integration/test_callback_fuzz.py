@@ -20,7 +20,8 @@ import requests
 from benchmarks.dash_client import DashClient
 from dashboard.callback_errors import MARK
 
-PAGES = ["/", "/scenario", "/features", "/generations", "/repeats", "/apply", "/data", "/logca", "/accelerometer"]
+PAGES = ["/", "/scenario", "/features", "/generations", "/repeats", "/apply", "/data", "/logca", "/accelerometer",
+         "/predict", "/predict?model=NNLS&transform=logratio"]  # the last: a cached prediction (ready to export, save)
 
 BAD = [None, True, 5, -1, 2**63, 1e308, "", "NOPE", "../../../../tmp/perfcast-fuzz", "x" * 100_000,
        [], ["NOPE", 3], [None], {}, {"a": {"b": {"c": [1, {"d": None}]}}}, [[[[[[[[[[]]]]]]]]]],
@@ -104,6 +105,10 @@ def _seeded(http, base, end_id, deps, values, rounds=2):
     values[("data-upload", "filename")] = "fuzz.csv"
     values[("logca-upload", "contents")] = "data:text/csv;base64," + base64.b64encode(timing.encode()).decode()
     values[("logca-upload", "filename")] = "timing.csv"
+    from tests.dashboard.predict.upload_table import data_url, workloads_to_predict
+
+    values[("predict-upload", "contents")] = data_url(workloads_to_predict(4))  # valid: stored, then chosen
+    values[("predict-upload", "filename")] = "to_predict.csv"
     url = f"{base}/_dash-update-component?endId={end_id}"
     for _ in range(rounds):
         for dep in deps:
@@ -123,8 +128,12 @@ def _short(body):
     return text if len(text) < 400 else text[:400] + "…"
 
 
-def test_every_callback_survives_forged_values(live_server):
-    base, _var, log = live_server
+def test_every_callback_survives_forged_values(server_state):
+    from dashboard.crossgen.kinds import cached
+    from dashboard.predict.kinds import PREDICT
+
+    base, _var, log = server_state
+    cached(PREDICT, PREDICT.request({"model": "NNLS", "transform": "logratio"})["params"])  # in the server's cache
     client = DashClient(base)
     values: dict = {}
     for page in PAGES:
@@ -134,6 +143,8 @@ def test_every_callback_survives_forged_values(live_server):
     assert len(deps) > 50  # every page's callbacks were discovered
     _seeded(client.http, base, client.end_id, deps, values)
     assert isinstance(values.get(("data-token", "data")), str)  # the upload was staged: saves reach the mapping
+    assert str(values.get(("predict-source", "value"))).startswith("wp-")  # the workloads to predict were stored
+    assert (values.get(("predict-ready", "data")) or {}).get("key", "").startswith("predict-")
     failures: list = []
     posted = 0
     for dep in deps:

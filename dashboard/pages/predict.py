@@ -1,0 +1,289 @@
+"""Predict what was not measured: a model fitted on every measured workload, its predictions for workloads
+without a target, each with an interval, the baseline beside it and an applicability verdict."""
+
+import dash
+from dash import Input, Output, State, callback, ctx, dcc, html, no_update
+
+from dashboard import jobs
+from dashboard.crossgen.params import METRIC_LABELS, TRANSFORM_LABELS, register_dataset_dependents
+from dashboard.jobs.panel import job_panel, message, register_job
+from dashboard.predict import views
+from dashboard.predict.inputs import SCENARIO_NAMES, store_upload
+from dashboard.predict.figures import predictions
+from dashboard.predict.kinds import PREDICT, transform_choices
+from dashboard.predict.work import restore_saved, unit_of
+from dashboard.state import datasets, predict_inputs
+from dashboard.state import predictions as saved
+from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.ui.fields import dropdown, field
+from dashboard.ui.figures import empty
+from dashboard.ui.format import si_col
+from dashboard.ui.share import register_url_sync, share_box
+from dashboard.ui.url_state import InvalidParameter, parse_or_default, to_query
+from modeling.crossgen.ensemble import ALL_MODELS
+from modeling.crossgen.predict import SITUATIONS
+
+dash.register_page(__name__, path="/predict", name="Predict", title="perfcast · predict", order=2,
+                   description=("Predict the workloads the target never ran: a model fitted on every measured "
+                                "workload, an interval at the level you choose, the baseline beside it, and a "
+                                "verdict per workload on whether the model applies there."))
+
+P = "predict"
+PARAMS = list(PREDICT.params)
+NAMES = PREDICT.names
+FORM_IDS = [f"{P}-{n}" for n in NAMES]
+MODEL_LABELS = {"recommended": "recommended (by cross-validation)"}
+ROW_STYLE = {"styleConditions": [{"condition": "params.data && params.data.ok === false",
+                                  "style": {"backgroundColor": "#fff4e6", "color": "#7a3b00"}}]}
+
+
+def _interval_col(field_, header, unit):
+    col = si_col(field_, header, unit)
+    fmt = col["valueFormatter"]["function"]
+    return {**col, "minWidth": 118,
+            "valueFormatter": {"function": f"params.data && params.data.ok === false ? '{views.NOT_VALID}' : ({fmt})"}}
+
+
+def _columns(unit: str) -> list[dict]:
+    return [
+        {"field": "id", "headerName": "workload", "minWidth": 250, "pinned": "left", "tooltipField": "id"},
+        {"field": "applicable", "headerName": "applicable", "minWidth": 122, "maxWidth": 130, "pinned": "left",
+         "cellStyle": {"styleConditions": [{"condition": "params.data && params.data.ok === false",
+                                            "style": {"color": "#c92a2a", "fontWeight": "600"}}]}},
+        {"field": "application", "headerName": "application", "minWidth": 120},
+        {**si_col("predicted", "predicted", unit), "minWidth": 110},
+        _interval_col("lower", "lower", unit), _interval_col("upper", "upper", unit),
+        {**si_col("baseline", "baseline", unit), "minWidth": 110},
+        _interval_col("baseline_lower", "baseline lower", unit),
+        _interval_col("baseline_upper", "baseline upper", unit),
+        {"field": "why", "headerName": "why", "minWidth": 560, "flex": 3, "wrapText": True, "autoHeight": True,
+         "tooltipField": "why", "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}},
+    ]
+
+
+def _form(v, ds):
+    return html.Div([
+        field("Dataset", dropdown(f"{P}-dataset", datasets.options(), v["dataset"])),
+        field("Host (counters measured on)", dropdown(f"{P}-host", [{"label": ds.host_label(h), "value": h}
+                                                                  for h in ds.hosts], v["host"])),
+        field("Target (predicted)", dropdown(f"{P}-target", [t for t in ds.targets if t != v["host"]], v["target"])),
+        field("Metric", dropdown(f"{P}-metric", [{"label": METRIC_LABELS[m], "value": m} for m in ds.metrics],
+                                 v["metric"])),
+        field("Model", dropdown(f"{P}-model", [{"label": MODEL_LABELS.get(m, m), "value": m}
+                                               for m in ["recommended", *ALL_MODELS]], v["model"]),
+              "recommended: chosen among the models and the baseline by cross-validation"),
+        field("Target transform", dropdown(f"{P}-transform", _transform_options(v), v["transform"])),
+        field("Interval level", dcc.Input(id=f"{P}-level", type="number", min=0.5, max=0.99, step=0.01,
+                                          value=v["level"], debounce=True, className="num-input"),
+              "0.5 – 0.99: the share of workloads whose value the interval should hold"),
+        field("Situation", dropdown(f"{P}-situation", [{"label": t, "value": k} for k, t in SITUATIONS.items()],
+                                    v["situation"]),
+              "how the intervals are calibrated: random folds, or whole applications held out"),
+        field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"], className="num-input")),
+        html.Div(field("Workloads to predict", html.Div([
+            dropdown(f"{P}-source", predict_inputs.options(), v["source"]),
+            dcc.Upload(html.Div(["Drop a CSV or Parquet table here, or ", html.A("choose a file")]),
+                       id=f"{P}-upload", className="upload-area", multiple=False,
+                       style={"border": "1px dashed #9aa7b4", "borderRadius": "6px", "padding": "8px 12px",
+                              "marginTop": "6px", "cursor": "pointer"})]),
+              "an upload: one row per workload, the host's counters named as in the training data; a target "
+              "column in it is never read"), style={"gridColumn": "span 2"}),
+    ], className="form-grid")
+
+
+def _transform_options(v):
+    return [{"label": "auto (chosen by cross-validation)" if t == "auto" else TRANSFORM_LABELS[t], "value": t}
+            for t in transform_choices(v)]
+
+
+def layout(**query):
+    v, error = parse_or_default(query, PARAMS)
+    request = None
+    if query and not error:
+        try:
+            request = PREDICT.request(v)
+        except (InvalidParameter, LookupError) as exc:
+            error = message(exc)
+    if request:
+        restore_saved(request["key"])  # a saved prediction's link keeps its numbers after the cache let them go
+    ds = datasets.get(v["dataset"])
+    res = jobs.result_for(request)
+    summary, rows, cols, fig, shown = _content(res)
+    return html.Div([
+        html.H1("Predict workloads that were not measured"),
+        html.P(["A model fitted on every workload measured on both GPUs predicts the target's value of workloads "
+                "that only have host counters: the dataset's own workloads without a target, or a table you upload. "
+                "Each prediction comes with an interval, the baseline (host × median target/host ratio) beside it, "
+                "and a verdict on whether the workload lies inside the training data. How accurate the models are "
+                "on measured workloads: ", dcc.Link("the scenario leaderboard", href="/scenario"),
+                "; an application never run on the target: ", dcc.Link("/new-app", href="/new-app"), "."],
+               className="lead"),
+        html.Div(alert(error) if error else None, id=f"{P}-link-error"),
+        card(_form(v, ds), html.Div(id=f"{P}-upload-status"), job_panel(P, request, "Predict"), share_box(P)),
+        html.Div(summary, id=f"{P}-summary"),
+        html.Div([
+            card(html.H2("Predictions"),
+                 html.Div([
+                     html.Button("Download CSV", id=f"{P}-download-csv", className="btn btn-small", n_clicks=0),
+                     html.Button("Download Parquet", id=f"{P}-download-parquet", className="btn btn-small",
+                                 n_clicks=0),
+                     html.Span(" with provenance (model, dataset fingerprint, code version, date)", className="hint"),
+                 ], className="run-row"),
+                 dcc.Download(id=f"{P}-download"),
+                 grid(f"{P}-table", cols, rows=rows, height=460, file_name="predictions_view.csv",
+                      row_style=ROW_STYLE)),
+            card(html.H2("Predictions with their intervals"),
+                 dcc.Graph(id=f"{P}-graph", figure=fig)),
+        ], id=f"{P}-results", style=None if shown else {"display": "none"}),
+        card(html.H2("Saved predictions"),
+             html.Div([dcc.Input(id=f"{P}-save-name", placeholder="name (optional)", className="text-input",
+                                 maxLength=120),
+                       html.Button("Save this prediction", id=f"{P}-save", className="btn", n_clicks=0)],
+                      className="run-row"),
+             html.Div(id=f"{P}-save-status"),
+             html.Ul(saved_items(), id=f"{P}-saved-list")),
+    ])
+
+
+register_dataset_dependents(P)
+register_url_sync(P, NAMES, FORM_IDS)
+register_job(P, PREDICT, FORM_IDS)
+register_csv(f"{P}-table")
+
+
+@callback(Output(f"{P}-transform", "options"), Output(f"{P}-transform", "value"),
+          Input(f"{P}-dataset", "value"), State(f"{P}-transform", "value"), prevent_initial_call=True)
+def _dataset_transforms(ds_id, current):
+    try:
+        opts = _transform_options({"dataset": datasets.get(ds_id).id})
+    except (LookupError, TypeError):
+        return no_update, no_update
+    return opts, current if any(o["value"] == current for o in opts) else "auto"
+
+
+@callback(Output(f"{P}-source", "options"), Output(f"{P}-source", "value"),
+          Output(f"{P}-upload-status", "children"), Input(f"{P}-upload", "contents"),
+          State(f"{P}-upload", "filename"), [State(f"{P}-{n}", "value") for n in SCENARIO_NAMES],
+          prevent_initial_call=True)
+def _uploaded(contents, filename, *scenario):
+    """Check an upload against the chosen scenario and store it; it becomes the workloads to predict."""
+    try:
+        meta, text = store_upload(contents, filename, dict(zip(SCENARIO_NAMES, scenario)))
+    except (InvalidParameter, LookupError) as exc:
+        return no_update, no_update, alert(f"Not used: {message(exc)}")
+    except (ValueError, TypeError) as exc:  # ModelingError is a ValueError
+        return no_update, no_update, alert(f"Not used: {exc}")
+    return predict_inputs.options(), meta["id"], alert(text, "info")
+
+
+@callback(Output(f"{P}-summary", "children"), Output(f"{P}-table", "rowData"), Output(f"{P}-table", "columnDefs"),
+          Output(f"{P}-graph", "figure"), Output(f"{P}-results", "style"), Output(f"{P}-link-error", "children"),
+          Input(f"{P}-ready", "data"), prevent_initial_call=True)
+def _render(ready):
+    summary, rows, cols, fig, shown = _content(jobs.result_for(ready))
+    # a result replaces what the opened link said was wrong with it
+    return summary, rows, cols, fig, None if shown else {"display": "none"}, None if shown else no_update
+
+
+def _content(res: dict | None) -> tuple:
+    """Summary, table rows and columns, chart, and whether there is a result to show."""
+    if not res:
+        return None, [], _columns("s"), empty("Press Predict to see the predictions"), False
+    unit = res.get("unit") or unit_of(res["params"])
+    p = res["params"]
+    metric = METRIC_LABELS.get(p["metric"], p["metric"]).split(" (")[0] if p["metric"] != "value" else p["target"]
+    return (_summary(res), views.table_rows(res), _columns(unit),
+            predictions(res, f"predicted {metric} on {p['target']}", unit), True)
+
+
+def _summary(res: dict):
+    f = views.facts(res)
+    m = views.model_facts(res)
+    p = res["params"]
+    warns = []
+    if res["n_applicable"] < res["n_new"]:
+        warns.append(alert([html.Strong(f"{res['n_new'] - res['n_applicable']} of {res['n_new']} workloads are "
+                                        "outside the training data. "),
+                            "Their predictions are extrapolations and their intervals are not valid there: see each "
+                            "row's reason (highlighted in the table, red ✗ in the chart)."], "warning"))
+    if f["supported"]:
+        warns.append(alert(f["supported"], "warning"))
+    warns += [alert(n, "warning") for n in res.get("notes") or []]
+    facts = [html.Li([html.Strong("Model: "), f"{m['model']}: {m['why']}."]),
+             html.Li([html.Strong("Interval: "), f"nominal {f['level']}; {f['coverage_detail']}."]),
+             html.Li([html.Strong("Error: "), f"{f['error_detail']}."])]
+    if m["folds"]:
+        facts.append(html.Li([html.Strong("Stability: "), f"{m['folds']}."]))
+    if m["note"]:
+        facts.append(html.Li([html.Strong("Trade-off: "), m["note"]]))
+    if f["baseline_detail"]:
+        facts.append(html.Li([html.Strong("Baseline: "), f"{f['baseline_detail']}."]))
+    facts.append(html.Li([html.Strong("Workloads: "), f"{res['n_train']} measured ones trained the model; "
+                          f"{res['n_new']} predicted from {res['source_name']}, {res['n_applicable']} of them inside "
+                          "the training data."]))
+    if f["ignored"]:
+        facts.append(html.Li([html.Strong("Ignored columns (never read): "), f["ignored"]]))
+    if f["skipped"]:
+        facts.append(html.Li([html.Strong("Skipped (a counter value missing): "), f["skipped"]]))
+    cands = views.candidate_rows(res)
+    return card(
+        html.Div([
+            stat("model used", m["model"], f"{P}-model-used"),
+            stat("interval level (asked)", f["level"], f"{P}-level-asked"),
+            stat("held-out coverage reached", f["coverage"], f"{P}-coverage"),
+            stat("CV error (procedure)", f["error"], f"{P}-cv-error"),
+            stat("CV error (baseline)", f["baseline_error"], f"{P}-baseline-error"),
+            stat("trained / predicted / applicable", f["counts"], f"{P}-counts"),
+        ], className="stats"),
+        html.Div(warns, id=f"{P}-warnings"),
+        html.P(f["interval"], className="situation", id=f"{P}-meaning"),
+        html.Ul(facts, id=f"{P}-facts"),
+        grid(f"{P}-candidates", [
+            {"field": "chosen", "headerName": "", "width": 50, "maxWidth": 60},
+            {"field": "rank", "headerName": "#", "maxWidth": 70},
+            {"field": "candidate", "headerName": "candidate", "minWidth": 220},
+            num_col("male", "mean |log error|", 3), num_col("mean_ape", "mean APE %", 1),
+            num_col("median_ape", "median APE %", 1), num_col("ir10", "within 10 %", 0),
+        ], rows=cands, height=300, file_name="candidates.csv") if cands else None,
+        html.P(f"{res['dataset_name']}: {res['host_label']} → {p['target']}, {p['metric']} ({res['unit']}). "
+               f"{res['how']}. {views.provenance_text(res)}", className="hint", id=f"{P}-provenance"))
+
+
+register_csv(f"{P}-candidates")
+
+
+@callback(Output(f"{P}-download", "data"), Input(f"{P}-download-csv", "n_clicks"),
+          Input(f"{P}-download-parquet", "n_clicks"), State(f"{P}-ready", "data"), prevent_initial_call=True)
+def _download(_csv, _parquet, ready):
+    res = jobs.result_for(ready)
+    if not res:
+        return no_update
+    data, name = views.export_bytes(res, "parquet" if ctx.triggered_id == f"{P}-download-parquet" else "csv")
+    return dcc.send_bytes(data, name)
+
+
+def saved_items(limit=10) -> list:
+    """The newest saved predictions with their provenance, as links that reopen them (a link is its params)."""
+    out = []
+    for s in saved.list_predictions()[:limit]:
+        sm, pv = s.get("summary") or {}, s.get("provenance") or {}
+        out.append(html.Li([
+            dcc.Link(s["name"], href=f"/predict{to_query(s['params'])}", className="saved-link"),
+            html.Span(f" — {sm.get('model')}, {sm.get('n_new')} workloads ({sm.get('n_applicable')} applicable), "
+                      f"{(sm.get('level') or 0) * 100:g} % interval reached {sm.get('coverage', 0):.1f} %; dataset "
+                      f"{pv.get('dataset')} ({pv.get('dataset_fingerprint')}), code {pv.get('code_version')}, "
+                      f"{pv.get('date')}", className="hint")]))
+    return out or [html.Li("Nothing saved yet.", className="hint")]
+
+
+@callback(Output(f"{P}-save-status", "children"), Output(f"{P}-saved-list", "children"),
+          Input(f"{P}-save", "n_clicks"), State(f"{P}-ready", "data"), State(f"{P}-save-name", "value"),
+          prevent_initial_call=True)
+def _save(_n, ready, name):
+    key = jobs.key_of(ready)
+    res = jobs.result_for(ready)
+    if not res:
+        return alert("Predict first; then save the table.", "info"), no_update
+    rec = saved.save_prediction(res, key, views.export_frame(res), views.summary_of(res), name)
+    said = "Already saved as " if rec.get("existing") else "Saved as "
+    return alert([said, html.Strong(rec["name"]), f" ({rec['id']})."], "success"), saved_items()

@@ -1,0 +1,100 @@
+"""The work behind /predict: validated params -> the prediction as plain JSON, with its provenance (no Dash)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from dashboard.crossgen.work import JOB_WORKERS
+from dashboard import jobs
+from dashboard.state import datasets, predict_inputs
+from dashboard.state import predictions as saved
+from modeling.crossgen.predict import predict_scenario
+from modeling.crossgen.recommend import candidate_label
+
+UNITS = {"duration": "s", "cycles": "cycles"}
+
+
+def _noop(frac, label):
+    pass
+
+
+def code_version() -> str:
+    """The version of the code that made the numbers: :func:`modeling.version.code_version` (a digest of
+    the modeling sources and the numerical packages) where it exists, else the package version."""
+    try:
+        from modeling.version import code_version as digest  # noqa: PLC0415 - optional until it lands
+    except ImportError:
+        import modeling
+
+        return modeling.__version__
+    return digest()
+
+
+def unit_of(params: dict) -> str:
+    """The unit of the predicted values: seconds or cycles, or an uploaded table's target column's name."""
+    return UNITS.get(params["metric"], params["target"])
+
+
+def scenario_of(params: dict) -> dict:
+    return datasets.get(params["dataset"]).scenario(params["host"], params["target"], params["metric"])
+
+
+def workloads_of(params: dict, scen: dict) -> dict:
+    """The workloads to predict: the dataset's own without a target, or an uploaded table's rows (its
+    counters matched to the scenario's features by name; a target column in it is never read)."""
+    if params["source"] == predict_inputs.UNMEASURED:
+        return scen.get("unmeasured") or {"X": [], "workload_ids": [], "groups": None}
+    return predict_inputs.workloads_for(params["source"], scen["feature_names"])
+
+
+def targets_with_unmeasured(params: dict) -> list[str]:
+    """The targets of the dataset that have workloads without a measurement for this host and metric."""
+    ds = datasets.get(params["dataset"])
+    out = []
+    for t in ds.targets:
+        if t == params["host"]:
+            continue
+        try:
+            scen = ds.scenario(params["host"], t, params["metric"])
+        except (ValueError, LookupError):
+            continue
+        if len((scen.get("unmeasured") or {}).get("workload_ids", [])):
+            out.append(t)
+    return out
+
+
+def source_name(params: dict) -> str:
+    if params["source"] == predict_inputs.UNMEASURED:
+        return "the dataset's workloads without a measured target"
+    return f"uploaded table {predict_inputs.inputs_meta(params['source'])['name']!r}"
+
+
+def predict_result(params: dict, report=_noop) -> dict:
+    """The prediction of ``params`` (validated by :data:`dashboard.predict.kinds.PREDICT`) as JSON, with the
+    parameters, the unit of its values and its provenance (model, dataset and input fingerprints, code
+    version, date)."""
+    ds = datasets.get(params["dataset"])
+    scen = ds.scenario(params["host"], params["target"], params["metric"])
+    new = workloads_of(params, scen)
+    pred = predict_scenario(scen, new, model=params["model"], transform=params["transform"], level=params["level"],
+                            situation=params["situation"], seed=params["seed"], n_jobs=JOB_WORKERS, progress=report)
+    out = pred.to_dict()
+    source = params["source"]
+    out.update(
+        params=dict(params), dataset_name=ds.name, host_label=ds.host_label(params["host"]), unit=unit_of(params),
+        source_name=source_name(params),
+        provenance={"model": candidate_label(pred.model, pred.transform), "dataset": ds.id,
+                    "dataset_fingerprint": ds.fingerprint, "inputs": source,
+                    "inputs_fingerprint": ds.fingerprint if source == predict_inputs.UNMEASURED else source[3:],
+                    "code_version": code_version(),
+                    "date": datetime.now(UTC).isoformat(timespec="seconds")})
+    return out
+
+
+def restore_saved(key: str) -> None:
+    """A saved prediction's link opens with its stored numbers even after the result cache let them go
+    (30 days): the result saved under this key (made by the server from the same validated inputs) goes back."""
+    if not jobs.has_result(key):
+        pr_id = saved.find_by_key(key)
+        if pr_id:
+            jobs.put_result(key, saved.load_result(pr_id))

@@ -1,0 +1,110 @@
+"""Saved prediction tables: ``predictions/pr-<16 hex>/`` with ``meta.json`` (name, date, params, key,
+provenance, summary), ``result.json`` (the whole result, plain JSON) and ``table.parquet`` (the exported
+prediction table). Never pickle.
+
+The id is derived from the result's key and the name the user typed, so saving the same prediction
+twice (a double click, two users through two workers at once) gives one item: the item is written into
+a temporary directory and renamed into place; the loser of a race reads the winner's. A saved item is
+reopened through its link, which is its parameters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import secrets
+import shutil
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from dashboard.settings import var_path
+from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name
+
+PREDICTION_ID = re.compile(r"^pr-[0-9a-f]{16}$")
+
+
+def _dir() -> Path:
+    return var_path("predictions")
+
+
+def _item(pr_id) -> Path:
+    if not isinstance(pr_id, str) or not PREDICTION_ID.match(pr_id):
+        raise NotFound(f"saved prediction {str(pr_id)[:40]!r} not found")
+    path = _dir() / pr_id
+    if not (path / "meta.json").exists():
+        raise NotFound(f"saved prediction {pr_id} not found (it may have been deleted)")
+    return path
+
+
+def save_prediction(result: dict, key: str, table: pd.DataFrame, summary: dict, name: str | None = None) -> dict:
+    """Save a prediction result under a new id; returns its metadata (``existing=True`` when it was saved
+    before under the same key and name)."""
+    cleaned = clean_name(name, "")
+    pr_id = "pr-" + hashlib.sha256(json.dumps([key, cleaned]).encode()).hexdigest()[:16]
+    root = _dir()
+    if (root / pr_id / "meta.json").exists():
+        return {**load_meta(pr_id), "existing": True}
+    params = result["params"]
+    meta = {"id": pr_id, "name": cleaned or f"{params['host']} → {params['target']} "
+                                            f"{time.strftime('%Y-%m-%d %H:%M')}",
+            "created": time.time(), "key": key, "params": params, "provenance": result.get("provenance", {}),
+            "summary": summary}
+    tmp = root / f".{pr_id}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    tmp.mkdir()
+    try:
+        buf = io.BytesIO()
+        table.to_parquet(buf, index=False)
+        atomic_write_bytes(tmp / "table.parquet", buf.getvalue())
+        atomic_write_bytes(tmp / "result.json", json.dumps(result).encode())
+        atomic_write_bytes(tmp / "meta.json", json.dumps(meta, indent=1).encode())
+        try:
+            os.rename(tmp, root / pr_id)
+        except OSError:  # saved at the same moment by another request: theirs stands
+            shutil.rmtree(tmp, ignore_errors=True)
+            return {**load_meta(pr_id), "existing": True}
+        _fsync_dir(root)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return meta
+
+
+def load_meta(pr_id: str) -> dict:
+    return json.loads((_item(pr_id) / "meta.json").read_text())
+
+
+def load_result(pr_id: str) -> dict:
+    return json.loads((_item(pr_id) / "result.json").read_text())
+
+
+def load_table(pr_id: str) -> pd.DataFrame:
+    return pd.read_parquet(_item(pr_id) / "table.parquet")
+
+
+def list_predictions() -> list[dict]:
+    """Every saved prediction's metadata, newest first (unreadable ones skipped)."""
+    out = []
+    for p in _dir().iterdir():
+        if PREDICTION_ID.match(p.name):
+            try:
+                out.append(json.loads((p / "meta.json").read_text()))
+            except (OSError, ValueError):
+                continue
+    return sorted(out, key=lambda m: -m.get("created", 0))
+
+
+def find_by_key(key: str) -> str | None:
+    """The id of a saved prediction whose result has ``key``, or None."""
+    return next((m["id"] for m in list_predictions() if m.get("key") == key), None)
+
+
+def delete_prediction(pr_id: str) -> None:
+    path = _item(pr_id)
+    trash = path.with_name(f".{path.name}.deleted.{secrets.token_hex(4)}")
+    os.rename(path, trash)
+    shutil.rmtree(trash, ignore_errors=True)

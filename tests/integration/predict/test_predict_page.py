@@ -1,0 +1,116 @@
+"""/predict in headless Chromium: the empty state says what to do; a user uploads a table of workloads
+without a measured target, predicts, reads an interval and an applicability verdict per workload, downloads
+the CSV (its content checked), and a colleague opens the share link in a fresh browser and sees the same
+numbers; /scenario links here with its model."""
+
+import time
+
+import pandas as pd
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.support.ui import WebDriverWait
+
+from dashboard.crossgen.kinds import SCENARIO, cached
+from dashboard.ui.url_state import to_query
+from pc_browser import fresh_browser, screenshot, share_link, start, text_in, wait_text
+from tests.dashboard.predict.upload_table import workloads_to_predict
+
+STATS = ["model-used", "level-asked", "coverage", "cv-error", "baseline-error", "counts"]
+
+
+def click(dash_duo, selector):
+    def clicked(_):
+        try:
+            dash_duo.find_element(selector).click()
+            return True
+        except StaleElementReferenceException:
+            return False
+    WebDriverWait(dash_duo.driver, 15).until(clicked)
+
+
+def upload_table(tmp_path):
+    """12 shipped workloads (GTX-680 counters, their GTX-980 time as an extra column) and one made-up
+    workload 100x larger than anything measured: it must be flagged."""
+    df = workloads_to_predict(12)
+    big = df.iloc[[0]].copy()
+    num = [c for c in df.columns if c not in ("workload", "application")]
+    big[num] = big[num] * 100
+    big["workload"] = "made_up:100x"
+    df = pd.concat([df, big], ignore_index=True)
+    path = tmp_path / "to_predict.csv"
+    df.to_csv(path, index=False)
+    return df, path
+
+
+def stats(driver):
+    return {s: text_in(driver, f"#predict-{s}", 60) for s in STATS}
+
+
+def test_upload_predict_export_and_share(dash_duo, perfcast_app, tmp_path):
+    start(dash_duo, perfcast_app, "/predict?target=GTX-980&model=NNLS&transform=logratio")
+    dash_duo.wait_for_contains_text(".alert-error", "Nothing to predict", timeout=30)
+    assert "Upload a table of workloads to predict" in dash_duo.find_element(".alert-error").text
+
+    df, path = upload_table(tmp_path)
+    dash_duo.wait_for_element("#predict-upload input[type=file]", timeout=15).send_keys(str(path))
+    dash_duo.wait_for_contains_text("#predict-upload-status", "13 workload(s) to predict", timeout=30)
+    assert "duration@GTX-980" in dash_duo.find_element("#predict-upload-status").text  # reported, never read
+    click(dash_duo, "#predict-run")
+    assert wait_text(dash_duo, "#predict-model-used", timeout=120) == "NNLS (logratio)"
+    seen = stats(dash_duo.driver)
+    assert seen["counts"].startswith("283 / 13 / ")
+    assert seen["level-asked"] == "90 %" and seen["coverage"].endswith("%")
+    dash_duo.wait_for_contains_text("#predict-warnings", "outside the training data", timeout=10)
+    verdicts = [c.text for c in dash_duo.driver.find_elements("css selector", "#predict-table [col-id='applicable']")
+                if c.text and c.text != "applicable"]
+    assert "✓ yes" in verdicts and "✗ no" in verdicts
+    assert "not valid here" in dash_duo.find_element("#predict-table").text
+    assert not dash_duo.driver.find_elements("css selector", "#predict-link-error .alert")  # the link's error went
+    screenshot(dash_duo.driver, "predict-upload")
+
+    # the CSV the server writes, with the provenance
+    dash_duo.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    click(dash_duo, "#predict-download-csv")
+    deadline = time.time() + 30
+    while time.time() < deadline and not list(tmp_path.glob("predictions_*.csv")):
+        time.sleep(0.2)
+    got = pd.read_csv(next(tmp_path.glob("predictions_*.csv")))
+    assert got["id"].tolist()[:12] == df["workload"].tolist()[:12] and len(got) == 13
+    made_up = got.set_index("id").loc["made_up:100x"]
+    assert not made_up["applicable"] and "outside the training range" in made_up["why"]
+    assert got["applicable"].sum() >= 10
+    assert (got["lower"] <= got["predicted"]).all() and (got["predicted"] <= got["upper"]).all()
+    assert set(got["model"]) == {"NNLS"} and set(got["level"]) == {0.9} and set(got["unit"]) == {"s"}
+    assert got["dataset_fingerprint"].nunique() == 1 and got["code_version"].notna().all()
+    assert got["date"].str.startswith("20").all()
+    measured = df.set_index("workload")["duration@GTX-980"]
+    inside = [lo <= measured[i] <= hi for i, lo, hi in zip(got["id"], got["lower"], got["upper"]) if i in measured]
+    assert sum(inside) >= 8  # measured workloads the model knows: their time mostly within the interval
+
+    link = share_link(dash_duo, "predict")
+    assert "source=wp-" in link and "level=0.9" in link
+    other = fresh_browser()
+    try:
+        other.get(link)
+        assert stats(other) == seen
+        first = text_in(other, "#predict-table .ag-row", 30)
+        assert first.split("\n")[0] == dash_duo.find_element("#predict-table .ag-row").text.split("\n")[0]
+    finally:
+        other.quit()
+
+    # saved with its provenance, listed with a link that reopens it
+    dash_duo.find_element("#predict-save-name").send_keys("lab runs on GTX-980")
+    click(dash_duo, "#predict-save")
+    dash_duo.wait_for_contains_text("#predict-save-status", "Saved as lab runs on GTX-980", timeout=20)
+    dash_duo.wait_for_contains_text("#predict-saved-list", "NNLS (logratio), 13 workloads", timeout=10)
+    href = dash_duo.find_element("#predict-saved-list a").get_attribute("href")
+    assert "source=wp-" in href and "target=GTX-980" in href
+
+
+def test_scenario_leaderboard_links_to_predict_with_its_model(dash_duo, perfcast_app):
+    params = SCENARIO.request({"target": "GTX-970", "transform": "logratio"})["params"]
+    cached(SCENARIO, params)
+    start(dash_duo, perfcast_app, f"/scenario{to_query({**params, 'model': 'NNLS'})}")
+    dash_duo.wait_for_contains_text("#scenario-predict-link", "Predict with NNLS (logratio)", timeout=30)
+    click(dash_duo, "#scenario-predict-link")
+    dash_duo.wait_for_contains_text("#predict-model-used", "NNLS (logratio)", timeout=120)
+    assert text_in(dash_duo.driver, "#predict-counts", 30).startswith("251 / 32 / ")
