@@ -20,13 +20,9 @@ def _noop(frac, label):
 
 def code_version() -> str:
     """The version of the code that made the numbers: :func:`modeling.version.code_version` (a digest of
-    the modeling sources and the numerical packages) where it exists, else the package version."""
-    try:
-        from modeling.version import code_version as digest  # noqa: PLC0415 - optional until it lands
-    except ImportError:
-        import modeling
+    the modeling sources and the numerical packages)."""
+    from modeling.version import code_version as digest
 
-        return modeling.__version__
     return digest()
 
 
