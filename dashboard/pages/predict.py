@@ -50,14 +50,14 @@ def _columns(unit: str) -> list[dict]:
         {"field": "applicable", "headerName": "applicable", "minWidth": 122, "maxWidth": 130, "pinned": "left",
          "cellStyle": {"styleConditions": [{"condition": "params.data && params.data.ok === false",
                                             "style": {"color": "#c92a2a", "fontWeight": "600"}}]}},
+        # one line per workload (the whole reason in the cell's tooltip and in the exports), beside the verdict
+        {"field": "why", "headerName": "why", "minWidth": 380, "tooltipField": "why"},
         {"field": "application", "headerName": "application", "minWidth": 120},
         {**si_col("predicted", "predicted", unit), "minWidth": 110},
         _interval_col("lower", "lower", unit), _interval_col("upper", "upper", unit),
         {**si_col("baseline", "baseline", unit), "minWidth": 110},
         _interval_col("baseline_lower", "baseline lower", unit),
         _interval_col("baseline_upper", "baseline upper", unit),
-        {"field": "why", "headerName": "why", "minWidth": 560, "flex": 3, "wrapText": True, "autoHeight": True,
-         "tooltipField": "why", "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}},
     ]
 
 
