@@ -201,7 +201,7 @@ def scenario_text(res: dict) -> list:
         text += [f" {n} workload{'s have' if n != 1 else ' has'} host counters but no {s.get('target')} value "
                  f"({ids}): {'they are' if n != 1 else 'it is'} not scored here; predict "
                  f"{'them' if n != 1 else 'it'} on ",
-                 dcc.Link("/predict", href=predict_href(res), id=f"{P}-predict-link"), "."]
+                 dcc.Link("/predict", href=predict_href(res), id=f"{P}-unmeasured-link"), "."]
     text.append(f" Computed in {res['seconds']:.1f} s.")
     return text
 
