@@ -7,7 +7,7 @@ from dashboard.state import datasets, files, staging, uploads
 from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
 from dashboard.ui.fields import dropdown, field
-from dashboard.settings import MAX_UPLOAD_BYTES
+from dashboard.settings import MAX_UPLOAD_BYTES, TRASH_DAYS
 from modeling.errors import DataError
 from modeling.tables.workload import MISSING_RULES
 
@@ -78,8 +78,8 @@ def layout(**_query):
                 html.Div(id=f"{P}-save-status")),
         ]),
         card(html.H2("Saved datasets"), *delete_parts(P), html.Div(_dataset_list(), id=f"{P}-datasets"),
-             html.P(["Deleted datasets stay in ", dcc.Link("the trash", href="/trash", className="inline-link"),
-                     " for a while, where they can be restored."], className="hint")),
+             html.P(["A deleted dataset stays in ", dcc.Link("the trash", href="/trash", className="inline-link"),
+                     f" for {TRASH_DAYS:g} days, where it can be restored."], className="hint")),
         dcc.Store(id=f"{P}-token"),
     ])
 
