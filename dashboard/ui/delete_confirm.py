@@ -61,6 +61,6 @@ def register_delete(prefix: str, what: str, describe: Callable[[str], str], dele
             record = delete(item_id)
         except (LookupError, TypeError):
             return relist(), no_update
-        return relist(), alert([f"Moved the {what} ", html.Strong(record["name"]), f" ({record['id']}) to the trash: ",
+        return relist(), alert([f"Moved the {what} ", html.Strong(record["name"]), " to the trash: ",
                                 dcc.Link("restore it there", href="/trash", className="inline-link"),
                                 f" within {settings.TRASH_DAYS:g} days."], "info")

@@ -94,3 +94,28 @@ def test_emptying_the_trash_asks_first_and_removes_for_good(dash_duo, perfcast_a
     dash_duo.wait_for_contains_text("#trash-status", "Emptied the trash", timeout=15)
     dash_duo.wait_for_contains_text("#trash-list", "The trash is empty", timeout=10)
     assert trash.list_trash() == [] and not (trash._root("default") / record["entry"]).exists()
+
+
+def test_saved_scenarios_and_predictions_are_deleted_to_the_trash(dash_duo, perfcast_app):
+    """/scenario's and /predict's saved lists have a delete button (asked first); both land in the trash."""
+    from dashboard.state import predictions, scenarios
+
+    sc = scenarios.save_scenario("scenario", {"dataset": "rodinia", "seed": time.time_ns()},
+                                 {"best": "NNLS", "e_out": 12.5, "query": "target=GTX-970"}, "scenario to bin")["id"]
+    pr = predictions.save_prediction({"params": {"host": "GTX-680", "target": "GTX-980"}, "provenance": {}},
+                                     f"predict-{time.time_ns():032d}", pd.DataFrame({"id": ["w0"]}),
+                                     {"model": "NNLS"}, "prediction to bin")["id"]
+    start(dash_duo, perfcast_app, "/scenario")
+    for page, item, name in (("scenario", sc, "scenario to bin"), ("predict", pr, "prediction to bin")):
+        dash_duo.driver.get(dash_duo.server_url + f"/{page}")
+        dash_duo.wait_for_contains_text(f"#{page}-saved-list", name, timeout=20)
+        present(dash_duo.driver, f'button[id*="{item}"]')[0].click()
+        alert = WebDriverWait(dash_duo.driver, 10).until(expected_conditions.alert_is_present())
+        assert name in alert.text and "trash" in alert.text
+        alert.accept()
+        dash_duo.wait_for_contains_text(f"#{page}-delete-status", "to the trash", timeout=10)
+        _gone(dash_duo, f"#{page}-saved-list", name)
+    dash_duo.driver.get(dash_duo.server_url + "/trash")
+    dash_duo.wait_for_contains_text("#trash-list", "prediction to bin", timeout=15)
+    assert "scenario to bin" in dash_duo.find_element("#trash-list").text
+    assert {(r["kind"], r["id"]) for r in trash.list_trash()} >= {("scenario", sc), ("prediction", pr)}
