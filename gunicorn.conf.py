@@ -24,8 +24,10 @@ def post_worker_init(worker):
     """Let Dash finish its one-time set-up (done on the first request, and not
     thread-safe) with one request before the worker's threads serve any; then lay
     out every page once, so the data pages read is loaded before the first user
-    (dashboard/warmup.py), and compress the pages' scripts once (dashboard/ui/compression.py)."""
+    (dashboard/warmup.py), and compress the pages' scripts once (dashboard/ui/compression.py); and purge
+    the trash's expired items (dashboard/state/trash.py)."""
     from dashboard.request_checks import local_host
+    from dashboard.state.trash import purge_expired_everywhere
     from dashboard.ui.compression import compress_bundles
     from dashboard.warmup import lay_out_every_page
 
@@ -36,3 +38,10 @@ def post_worker_init(worker):
     t0 = time.perf_counter()
     n = compress_bundles(app)
     worker.log.info("%d scripts and style sheets compressed in %.2f s", n, time.perf_counter() - t0)
+    try:
+        purged = purge_expired_everywhere()
+    except OSError:  # a worker never stops for the trash: the next listing purges again
+        worker.log.exception("purging the trash failed")
+    else:
+        if purged:
+            worker.log.info("%d expired items purged from the trash", purged)

@@ -25,6 +25,8 @@ JOB_ABANDON_SECONDS = float(os.environ.get("PERFCAST_JOB_ABANDON_SECONDS", 150))
 #: Result cache bounds.
 RESULT_CACHE_BYTES = 1024**3
 RESULT_TTL_SECONDS = 30 * 24 * 3600
+#: Days a deleted dataset, saved scenario or saved prediction stays in the trash (dashboard/state/trash.py).
+TRASH_DAYS = float(os.environ.get("PERFCAST_TRASH_DAYS", 30))
 #: Browser polling interval of background jobs (ms).
 POLL_MS = 300
 

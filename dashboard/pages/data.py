@@ -1,12 +1,13 @@
 """Data: upload a workload table (CSV or Parquet), map its columns, save it as a dataset."""
 
 import dash
-from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
+from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard.state import datasets, files, staging, uploads
 from dashboard.ui.components import alert, card, grid, num_col, register_csv
+from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
 from dashboard.ui.fields import dropdown, field
-from dashboard.settings import MAX_UPLOAD_BYTES
+from dashboard.settings import MAX_UPLOAD_BYTES, TRASH_DAYS
 from modeling.errors import DataError
 from modeling.tables.workload import MISSING_RULES
 
@@ -25,7 +26,7 @@ def _dataset_list():
             html.Strong(m["name"]), html.Span(f"  {m['id']} · {m['rows']} workloads · targets: "
                                               f"{', '.join(mp['targets'])} · {len(mp['features'])} features"),
             dcc.Link("open scenario", href=f"/scenario?dataset={m['id']}", className="inline-link"),
-            html.Button("delete", id={"type": f"{P}-delete", "id": m["id"]}, className="btn btn-small", n_clicks=0),
+            delete_button(P, m["id"]),
         ], className="dataset-item"))
     return html.Ul(items, className="dataset-list") if items else html.P("No uploaded datasets yet.", className="hint")
 
@@ -76,10 +77,10 @@ def layout(**_query):
                          className="run-row"),
                 html.Div(id=f"{P}-save-status")),
         ]),
-        card(html.H2("Saved datasets"), html.Div(_dataset_list(), id=f"{P}-datasets")),
+        card(html.H2("Saved datasets"), *delete_parts(P), html.Div(_dataset_list(), id=f"{P}-datasets"),
+             html.P(["A deleted dataset stays in ", dcc.Link("the trash", href="/trash", className="inline-link"),
+                     f" for {TRASH_DAYS:g} days, where it can be restored."], className="hint")),
         dcc.Store(id=f"{P}-token"),
-        dcc.Store(id=f"{P}-delete-id"),
-        dcc.ConfirmDialog(id=f"{P}-confirm-delete"),
     ])
 
 
@@ -185,28 +186,9 @@ def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_
     return alert(msg, "success"), _dataset_list()
 
 
-@callback(Output(f"{P}-confirm-delete", "displayed"), Output(f"{P}-confirm-delete", "message"),
-          Output(f"{P}-delete-id", "data"),
-          Input({"type": f"{P}-delete", "id": ALL}, "n_clicks"), prevent_initial_call=True)
-def _delete_asked(clicks):
-    """Deleting a dataset deletes it for every user: ask first, naming it and its users' links."""
-    trigger = ctx.triggered_id
-    if not isinstance(trigger, dict) or not any(isinstance(c, int) and c > 0 for c in clicks or []):
-        return no_update, no_update, no_update
-    try:
-        meta = datasets.dataset_meta(trigger.get("id"))
-    except LookupError:
-        return no_update, no_update, no_update
-    return True, (f"Delete the dataset '{meta['name']}' ({meta['id']}, {meta['rows']} workloads) for everyone? "
-                  "Links and saved scenarios that use it will say 'not found'. This cannot be undone."), meta["id"]
+def _describe(ds_id) -> str:
+    meta = datasets.dataset_meta(ds_id)
+    return f"'{meta['name']}' ({meta['id']}, {meta['rows']} workloads)"
 
 
-@callback(Output(f"{P}-datasets", "children", allow_duplicate=True),
-          Input(f"{P}-confirm-delete", "submit_n_clicks"), State(f"{P}-delete-id", "data"),
-          prevent_initial_call=True)
-def _delete(_n, ds_id):
-    try:
-        datasets.delete_dataset(ds_id)
-    except LookupError:
-        pass
-    return _dataset_list()
+register_delete(P, "dataset", _describe, datasets.delete_dataset, _dataset_list, f"{P}-datasets")

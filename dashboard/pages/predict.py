@@ -15,6 +15,7 @@ from dashboard.predict.work import restore_saved, unit_of
 from dashboard.state import datasets, predict_inputs
 from dashboard.state import predictions as saved
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.format import si_col
@@ -140,7 +141,7 @@ def layout(**query):
                                  maxLength=120),
                        html.Button("Save this prediction", id=f"{P}-save", className="btn", n_clicks=0)],
                       className="run-row"),
-             html.Div(id=f"{P}-save-status"),
+             html.Div(id=f"{P}-save-status"), *delete_parts(P),
              html.Ul(saved_items(), id=f"{P}-saved-list")),
     ])
 
@@ -272,8 +273,15 @@ def saved_items(limit=10) -> list:
             html.Span(f" — {sm.get('model')}, {sm.get('n_new')} workloads ({sm.get('n_applicable')} applicable), "
                       f"{(sm.get('level') or 0) * 100:g} % interval reached {sm.get('coverage', 0):.1f} %; dataset "
                       f"{pv.get('dataset')} ({pv.get('dataset_fingerprint')}), code {pv.get('code_version')}, "
-                      f"{pv.get('date')}", className="hint")]))
+                      f"{pv.get('date')}", className="hint"), " ", delete_button(P, s["id"])]))
     return out or [html.Li("Nothing saved yet.", className="hint")]
+
+
+def _describe(pr_id) -> str:
+    return f"'{saved.load_meta(pr_id)['name']}' ({pr_id})"
+
+
+register_delete(P, "saved prediction", _describe, saved.delete_prediction, saved_items, f"{P}-saved-list")
 
 
 @callback(Output(f"{P}-save-status", "children"), Output(f"{P}-saved-list", "children"),

@@ -13,6 +13,7 @@ from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO, SWEEP
 from dashboard.crossgen.leaderboard import baseline_wins, leaderboard_rows
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
 from dashboard.ui.figures import empty
 from dashboard.crossgen.figures import inlier_curves, per_workload, tree_sweep
 from dashboard.ui.fields import field
@@ -106,7 +107,7 @@ def layout(**query):
              html.Div([dcc.Input(id=f"{P}-save-name", placeholder="name (optional)", className="text-input"),
                        html.Button("Save this scenario", id=f"{P}-save", className="btn", n_clicks=0)],
                       className="run-row"),
-             html.Div(id=f"{P}-save-status"),
+             html.Div(id=f"{P}-save-status"), *delete_parts(P),
              html.Ul(saved_items(), id=f"{P}-saved-list")),
     ])
 
@@ -282,11 +283,18 @@ def _sweep_graph(ready):
 
 
 def saved_items(limit=8) -> list:
-    """The newest saved scenarios as links that reopen them."""
-    return [html.Li(dcc.Link(f"{s['name']} — best {s['summary'].get('best')} "
-                             f"E_out {s['summary'].get('e_out', 0):.2f} %",
-                             href=f"/scenario?{s['summary'].get('query', '')}"))
+    """The newest saved scenarios as links that reopen them, each with its delete button."""
+    return [html.Li([dcc.Link(f"{s['name']} — best {s['summary'].get('best')} "
+                              f"E_out {s['summary'].get('e_out', 0):.2f} %",
+                              href=f"/scenario?{s['summary'].get('query', '')}"), " ", delete_button(P, s["id"])])
             for s in scenarios.list_scenarios("scenario")[:limit]]
+
+
+def _describe(sc_id) -> str:
+    return f"'{scenarios.load_scenario(sc_id)['name']}' ({sc_id})"
+
+
+register_delete(P, "saved scenario", _describe, scenarios.delete_scenario, saved_items, f"{P}-saved-list")
 
 
 @callback(Output(f"{P}-save-status", "children"), Output(f"{P}-saved-list", "children"),

@@ -35,6 +35,7 @@ import pandas as pd
 
 from dashboard import audit_log
 from dashboard.settings import var_path
+from dashboard.state import trash
 from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name, sha256_file, shipped_fingerprint
 from modeling import shipped
 from modeling.tables.workload import table_scenario
@@ -150,12 +151,11 @@ def list_datasets() -> list[dict]:
     return sorted(out, key=lambda m: -m["created"])
 
 
-def delete_dataset(ds_id: str) -> None:
-    path = _dataset_dir(ds_id)
-    trash = path.with_name(f".{path.name}.deleted.{secrets.token_hex(4)}")
-    os.rename(path, trash)  # atomic disappearance, then clean up
-    audit_log.record("dataset deleted", dataset=ds_id)
-    shutil.rmtree(trash, ignore_errors=True)
+def delete_dataset(ds_id: str) -> dict:
+    """Move the dataset to the trash (one atomic rename: "not found" everywhere at once); returns its trash
+    record. ``NotFound`` when there is no such dataset."""
+    _dataset_dir(ds_id)
+    return trash.move_to_trash("dataset", ds_id)
 
 
 def verify_dataset(ds_id: str) -> bool:

@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from dashboard.settings import var_path
+from dashboard.state import trash
 from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name
 
 PREDICTION_ID = re.compile(r"^pr-[0-9a-f]{16}$")
@@ -103,8 +104,7 @@ def find_by_key(key: str) -> str | None:
     return next((m["id"] for m in list_predictions() if m.get("key") == key), None)
 
 
-def delete_prediction(pr_id: str) -> None:
-    path = _item(pr_id)
-    trash = path.with_name(f".{path.name}.deleted.{secrets.token_hex(4)}")
-    os.rename(path, trash)
-    shutil.rmtree(trash, ignore_errors=True)
+def delete_prediction(pr_id: str) -> dict:
+    """Move the saved prediction to the trash; returns its trash record (``NotFound`` when there is none)."""
+    _item(pr_id)
+    return trash.move_to_trash("prediction", pr_id)

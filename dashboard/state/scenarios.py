@@ -12,6 +12,7 @@ from pathlib import Path
 
 from dashboard import audit_log
 from dashboard.settings import var_path
+from dashboard.state import trash
 from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name
 
 
@@ -70,7 +71,7 @@ def list_scenarios(page: str | None = None) -> list[dict]:
     return sorted(out, key=lambda r: -r["created"])
 
 
-def delete_scenario(sc_id: str) -> None:
+def delete_scenario(sc_id: str) -> dict:
+    """Move the saved scenario to the trash; returns its trash record (``NotFound`` when there is none)."""
     load_scenario(sc_id)
-    (_scenarios_dir() / f"{sc_id}.json").unlink(missing_ok=True)
-    audit_log.record("scenario deleted", scenario=sc_id)
+    return trash.move_to_trash("scenario", sc_id)

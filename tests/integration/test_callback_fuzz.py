@@ -20,7 +20,8 @@ import requests
 from benchmarks.dash_client import DashClient
 from dashboard.callback_errors import MARK
 
-PAGES = ["/", "/scenario", "/features", "/generations", "/repeats", "/apply", "/data", "/logca", "/accelerometer",
+PAGES = ["/", "/scenario", "/features", "/generations", "/repeats", "/apply", "/data", "/trash", "/logca",
+         "/accelerometer",
          "/predict", "/predict?model=NNLS&transform=logratio"]  # the last: a cached prediction (ready to export, save)
 
 BAD = [None, True, 5, -1, 2**63, 1e308, "", "NOPE", "../../../../tmp/perfcast-fuzz", "x" * 100_000,

@@ -156,9 +156,9 @@ def _save_dataset(client) -> str:
 
 def _delete(client, ds_id, headers):
     """The delete callback's POST, as the page sends it after the confirmation, with ``headers``."""
-    spec = next(s for s, d in client.deps.items() if s.startswith("data-datasets.children@")
+    spec = next(s for s, d in client.deps.items() if "data-datasets.children@" in s
                 and d["inputs"][0]["id"] == "data-confirm-delete")
-    body = client._body(client._dep(spec), {("data-confirm-delete", "submit_n_clicks"): 1,
+    body = client._body(client.deps[spec], {("data-confirm-delete", "submit_n_clicks"): 1,
                                             ("data-delete-id", "data"): ds_id})
     return requests.post(f"{client.base}/_dash-update-component?endId={client.end_id}", json=body,
                          headers=headers, timeout=60)
