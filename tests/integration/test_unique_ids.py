@@ -17,7 +17,8 @@ def _ids(layout):
 
 
 @pytest.mark.parametrize("page", ["/", "/scenario", "/features", "/predict", "/generations", "/repeats", "/apply",
-                                  "/new-app", "/data", "/phases", "/counts", "/logca", "/accelerometer"])
+                                  "/new-app", "/data", "/phases", "/counts", "/logca", "/accelerometer",
+                                  "/trash"])
 def test_every_page_has_unique_ids(perfcast_app, page):
     dup = [i for i, n in _ids(first_layout(perfcast_app, f"http://localhost{page}")).items() if n > 1]
     assert not dup, f"{page}: ids used more than once: {dup}"
