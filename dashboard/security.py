@@ -59,6 +59,19 @@ def router_inputs_ok(body) -> bool:
     return True
 
 
+def callback_request_problem(body, callback_map) -> str | None:
+    """What is wrong with a callback request before Dash sees it (Dash answers these with a traceback and
+    HTTP 500), or None: not a JSON object, no output, an output no callback has, a forged page address."""
+    if not isinstance(body, dict):
+        return "a callback request is a JSON object"
+    output = body.get("output")
+    if not isinstance(output, str) or output not in callback_map:
+        return "unknown callback output"
+    if not router_inputs_ok(body):
+        return "invalid page address"
+    return None
+
+
 def install(app) -> None:
     """Add the headers to every response of ``app`` (a Dash app), and refuse forged router input.
 
@@ -73,9 +86,20 @@ def install(app) -> None:
     @app.server.before_request
     def _router_guard():
         if request.path.endswith("/_dash-update-component") and request.method == "POST":
-            if not router_inputs_ok(request.get_json(silent=True)):
-                return {"message": "invalid page address"}, 400
+            try:
+                body = request.get_json(silent=True)
+            except RecursionError:  # a body nested thousands of levels deep: refused, not a traceback
+                return {"message": "the request body is nested too deeply"}, 400
+            problem = callback_request_problem(body, app.callback_map)
+            if problem:
+                return {"message": problem}, 400
         return None
+
+    @app.server.errorhandler(413)
+    def _too_large(_exc):
+        limit = app.server.config.get("MAX_CONTENT_LENGTH") or 0
+        return {"message": f"The request is larger than the server accepts ({limit / 2**20:,.0f} MB). "
+                           "Upload a smaller file."}, 413
 
     @app.server.after_request
     def _headers(response):

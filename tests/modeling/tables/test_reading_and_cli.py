@@ -134,3 +134,41 @@ def test_shipped_scenario_unmeasured_workloads():
     assert u["X"].shape == (32, s["X"].shape[1])
     assert all(w.startswith("lud_perimeter:") for w in u["workload_ids"])
     assert not set(u["workload_ids"]) & set(s["workload_ids"])
+
+
+def test_nul_anywhere_in_a_csv_is_refused():
+    body = b"a,b\n" + b"1,2\n" * 40_000 + b"3,\x004\n"  # past the first 64 KiB
+    assert len(body) > 65536
+    with pytest.raises(DataError, match="NUL bytes"):
+        read_csv_bytes(body)
+
+
+def test_a_row_error_says_nothing_was_imported_once():
+    from dashboard.pages import data as data_page  # noqa: F401 - the page appends the sentence itself
+
+    with pytest.raises(DataError) as exc:
+        read_csv_bytes(b"a,b\n1,2\n3\n")
+    assert "Nothing was imported" not in str(exc.value) and "Row 3 has 1 fields" in str(exc.value)
+
+
+def test_a_parquet_extension_type_not_registered_here_is_refused(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from modeling.tables.reading import read_parquet_bytes
+
+    class Money(pa.ExtensionType):
+        def __init__(self):
+            super().__init__(pa.int64(), "perfcast.test.money")
+
+        def __arrow_ext_serialize__(self):
+            return b""
+
+        @classmethod
+        def __arrow_ext_deserialize__(cls, storage_type, serialized):
+            return cls()
+
+    arr = pa.ExtensionArray.from_storage(Money(), pa.array([1, 2, 3]))
+    pq.write_table(pa.table({"x": [1.0, 2.0, 3.0], "m": arr}), tmp_path / "t.parquet")
+    with pytest.raises(DataError, match="extension type 'perfcast.test.money'"):
+        read_parquet_bytes((tmp_path / "t.parquet").read_bytes())
