@@ -184,6 +184,56 @@ def read_table(path) -> Table:
     return read_csv_bytes(raw)
 
 
+def _too_big(size: float) -> DataError:
+    return DataError(f"The file unpacks to {size / 2**20:,.0f} MB; at most {MAX_PARQUET_BYTES // 2**20} MB are "
+                     "accepted.")
+
+
+def _read_bounded(raw: bytes, pf, schema):
+    """The file's table, its decoded size bounded before it is materialized.
+
+    Two ways a small Parquet file decodes to gigabytes: compressed pages of repeated bytes (bounded by the
+    pages' uncompressed sizes in the metadata, checked first, nothing read) and a dictionary-encoded text
+    column whose few long values are repeated on every row (the pages hold only indices: the metadata's
+    sizes are small). Text columns are therefore read as dictionaries (their values once, plus an index per
+    row) and the size they would have as plain text, the sum of the referenced values' lengths, is checked
+    before they are expanded.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    md = pf.metadata
+    pages = sum(md.row_group(i).column(j).total_uncompressed_size
+                for i in range(md.num_row_groups) for j in range(md.num_columns))
+    if pages > MAX_PARQUET_BYTES:
+        raise _too_big(pages)
+    text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+    table = pq.ParquetFile(io.BytesIO(raw), read_dictionary=text or None).read(use_pandas_metadata=False)
+    expanded = 0
+    for name in table.column_names:
+        col = table.column(name)
+        if pa.types.is_dictionary(col.type):
+            for chunk in col.chunks:
+                lengths = pc.binary_length(chunk.dictionary).to_numpy(zero_copy_only=False)
+                idx = chunk.indices.to_numpy(zero_copy_only=False)
+                valid = ~np.asarray(chunk.is_null().to_numpy(zero_copy_only=False), bool)
+                expanded += int(lengths[idx[valid]].sum()) + 8 * len(chunk)
+        else:
+            expanded += col.nbytes
+        if expanded > MAX_PARQUET_BYTES:
+            raise _too_big(expanded)
+    cols = []
+    for name in table.column_names:
+        col = table.column(name)
+        # text read as a dictionary here is decoded back to plain text (as the file meant it); a column the
+        # file itself stored as a dictionary type stays one
+        if name in text and pa.types.is_dictionary(col.type) and not pa.types.is_dictionary(schema.field(name).type):
+            col = col.cast(schema.field(name).type)
+        cols.append(col)
+    return pa.table(cols, names=table.column_names)
+
+
 def read_parquet_bytes(raw: bytes) -> Table:
     """Read Parquet; refuse extension/object types that would need unpickling."""
     import pyarrow as pa
@@ -206,12 +256,8 @@ def read_parquet_bytes(raw: bytes) -> Table:
                 or pa.types.is_dictionary(f.type)):
             raise DataError(f"Column {f.name!r} has type {f.type}; only numbers and text are accepted.")
     check_cells(pf.metadata.num_rows, len(schema))
-    payload = sum(pf.metadata.row_group(i).total_byte_size for i in range(pf.metadata.num_row_groups))
-    if payload > MAX_PARQUET_BYTES:
-        raise DataError(f"The file unpacks to {payload / 2**20:,.0f} MB; at most {MAX_PARQUET_BYTES // 2**20} MB "
-                        "are accepted.")
-    meta = schema.metadata or {}
-    frame = pq.read_table(io.BytesIO(raw)).to_pandas(ignore_metadata=True) if meta else pf.read().to_pandas()
+    table = _read_bounded(raw, pf, schema)
+    frame = table.to_pandas(ignore_metadata=True)
     if frame.columns.duplicated().any():
         dups = sorted(set(frame.columns[frame.columns.duplicated()]))
         raise DataError(f"Duplicate column names: {', '.join(map(str, dups))}.")

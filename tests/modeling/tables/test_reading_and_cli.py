@@ -144,8 +144,7 @@ def test_nul_anywhere_in_a_csv_is_refused():
 
 
 def test_a_row_error_says_nothing_was_imported_once():
-    from dashboard.pages import data as data_page  # noqa: F401 - the page appends the sentence itself
-
+    """The /data page appends "Nothing was imported." to every reading error: the error itself does not."""
     with pytest.raises(DataError) as exc:
         read_csv_bytes(b"a,b\n1,2\n3\n")
     assert "Nothing was imported" not in str(exc.value) and "Row 3 has 1 fields" in str(exc.value)
@@ -172,3 +171,38 @@ def test_a_parquet_extension_type_not_registered_here_is_refused(tmp_path):
     pq.write_table(pa.table({"x": [1.0, 2.0, 3.0], "m": arr}), tmp_path / "t.parquet")
     with pytest.raises(DataError, match="extension type 'perfcast.test.money'"):
         read_parquet_bytes((tmp_path / "t.parquet").read_bytes())
+
+
+_BOMB = """
+import io, resource, sys
+import pyarrow as pa, pyarrow.parquet as pq
+from modeling.errors import DataError
+from modeling.tables.reading import read_parquet_bytes
+rows, size, dictionary = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "dict"
+b = io.BytesIO()
+pq.write_table(pa.table({"s": pa.array(["x" * size] * rows) if dictionary else pa.array(["x" * size] * 1).take(
+    pa.array([0] * rows)), "v": pa.array(range(rows))}), b, compression="zstd", use_dictionary=dictionary)
+raw = b.getvalue()
+del b
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    read_parquet_bytes(raw)
+    print("accepted", len(raw))
+except DataError as exc:
+    print("refused", len(raw), (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024, exc)
+"""
+
+
+@pytest.mark.parametrize("encoding", ["dict", "plain"])
+def test_a_parquet_bomb_is_refused_before_it_is_materialized(encoding):
+    """60,000 rows of one 10 kB text value (600 MB as text) in a file of a few hundred kB: refused, and the
+    reading process grows by far less than the text would take (measured in a fresh process)."""
+    root = Path(__file__).resolve().parents[3]
+    out = subprocess.run([sys.executable, "-c", _BOMB, "60000", "10000", encoding], cwd=root, capture_output=True,
+                         text=True, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}, timeout=300)
+    assert out.returncode == 0, out.stderr
+    word, size, *rest = out.stdout.split(maxsplit=3)
+    assert word == "refused", out.stdout
+    assert int(size) < 2_000_000  # the file is small
+    assert int(rest[0]) < 150, f"the process grew by {rest[0]} MB while refusing"
+    assert "unpacks to" in rest[1]
