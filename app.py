@@ -21,6 +21,12 @@ def _secret_key() -> str:
     backend it must be given: web servers on several machines sign and check each other's job handles
     with it, and with different keys they would silently reject each other's jobs."""
     key = os.environ.get("PERFCAST_SECRET_KEY")
+    if key and REDIS_URL:
+        from dashboard.startup_checks import StartupRefused, shared_key_problem
+
+        problem = shared_key_problem(REDIS_URL, key)
+        if problem:
+            raise StartupRefused(problem)
     if key:
         return key
     if REDIS_URL:

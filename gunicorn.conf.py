@@ -20,6 +20,14 @@ control_socket_disable = True
 accesslog = ACCESS_LOG
 
 
+def on_starting(server):
+    """In the master, before any worker is forked: a server that must not start stops here with the reason
+    (dashboard/startup_checks.py), instead of workers failing to boot one after another."""
+    from dashboard.startup_checks import check_before_workers
+
+    check_before_workers()
+
+
 def post_worker_init(worker):
     """Let Dash finish its one-time set-up (done on the first request, and not
     thread-safe) with one request before the worker's threads serve any; then lay

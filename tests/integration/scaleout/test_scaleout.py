@@ -190,3 +190,33 @@ def test_the_web_server_refuses_to_start_without_a_shared_secret(redis_server, t
     r = subprocess.run([sys.executable, "-c", "import app"], cwd=ROOT, env=env, capture_output=True, text=True,
                        timeout=120)
     assert r.returncode != 0 and "PERFCAST_SECRET_KEY must be set" in r.stderr
+
+
+def test_gunicorn_stops_at_once_without_a_shared_secret(redis_server, tmp_path):
+    """The master refuses before it forks any worker (it used to start new workers for ever, each failing)."""
+    env = {**os.environ, "PERFCAST_REDIS_URL": redis_server, "PERFCAST_VAR_DIR": str(tmp_path)}
+    env.pop("PERFCAST_SECRET_KEY", None)
+    r = subprocess.run([str(Path(sys.executable).parent / "gunicorn"), "app:server", "-c", "gunicorn.conf.py",
+                        "--bind", "127.0.0.1:0"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0
+    assert "PERFCAST_SECRET_KEY must be set" in r.stderr
+    assert "Booting worker" not in r.stderr
+
+
+def test_a_server_with_another_secret_refuses_to_start(redis_url, tmp_path):
+    """The first server keeps a digest of its key in Redis; one with another key says why it will not start;
+    one with the same key starts."""
+    import redis
+
+    def start(key):
+        env = {**os.environ, "PERFCAST_REDIS_URL": redis_url, "PERFCAST_VAR_DIR": str(tmp_path),
+               "PERFCAST_SECRET_KEY": key}
+        return subprocess.run([sys.executable, "-c", "import app"], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=120)
+
+    assert start("key-one").returncode == 0
+    stored = redis.Redis.from_url(redis_url).get("perfcast:secret-key-digest")
+    assert stored and b"key-one" not in stored  # a digest, never the key
+    other = start("key-two")
+    assert other.returncode != 0 and "PERFCAST_SECRET_KEY differs" in other.stderr
+    assert start("key-one").returncode == 0
