@@ -23,9 +23,14 @@ accesslog = ACCESS_LOG
 def on_starting(server):
     """In the master, before any worker is forked: a server that must not start stops here with the reason
     (dashboard/startup_checks.py), instead of workers failing to boot one after another."""
+    from dashboard.settings import VAR_DIR
     from dashboard.startup_checks import check_before_workers
+    from dashboard.state.files import remove_leftovers
 
     check_before_workers()
+    n = remove_leftovers(VAR_DIR)  # temporary files of saves killed mid-way (a failed save removes its own)
+    if n:
+        server.log.info("removed %d temporary files left by interrupted saves", n)
 
 
 def post_worker_init(worker):

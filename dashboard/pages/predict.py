@@ -5,6 +5,7 @@ import dash
 from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 
 from dashboard import jobs
+from dashboard.state.files import StorageError
 from dashboard.crossgen.params import METRIC_LABELS, TRANSFORM_LABELS, register_dataset_dependents
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.predict import views
@@ -292,6 +293,9 @@ def _save(_n, ready, name):
     res = jobs.result_for(ready)
     if not res:
         return alert("Predict first; then save the table.", "info"), no_update
-    rec = saved.save_prediction(res, key, views.export_frame(res), views.summary_of(res), name)
+    try:
+        rec = saved.save_prediction(res, key, views.export_frame(res), views.summary_of(res), name)
+    except StorageError as exc:
+        return alert(str(exc)), no_update
     said = "Already saved as " if rec.get("existing") else "Saved as "
     return alert([said, html.Strong(rec["name"]), f" ({rec['id']})."], "success"), saved_items()

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
 
+from dashboard.state.files import StorageError
 from dashboard.state import scenarios
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO, SWEEP
@@ -307,8 +308,11 @@ def _save(_n, ready, name):
     best = res["best"]["overall"]
     m = next(x for x in res["models"] if x["model"] == best)
     query = to_query(res["params"])[1:]
-    rec = scenarios.save_scenario("scenario", res["params"], {"best": best, "e_out": m["e_out"],
-                                                          "ir10": m["inlier_ratio"]["10"],
-                                                          "n_workloads": res["n_workloads"], "query": query}, name)
+    try:
+        rec = scenarios.save_scenario("scenario", res["params"], {"best": best, "e_out": m["e_out"],
+                                                              "ir10": m["inlier_ratio"]["10"],
+                                                              "n_workloads": res["n_workloads"], "query": query}, name)
+    except StorageError as exc:
+        return alert(str(exc)), no_update
     said = "Already saved as " if rec.get("existing") else "Saved as "
     return alert([said, html.Strong(rec["name"]), f" ({rec['id']})."], "success"), saved_items()

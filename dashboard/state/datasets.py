@@ -36,7 +36,8 @@ import pandas as pd
 from dashboard import audit_log
 from dashboard.settings import var_path
 from dashboard.state import trash
-from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name, sha256_file, shipped_fingerprint
+from dashboard.state.files import (NotFound, _fsync_dir, atomic_write_bytes, clean_name, sha256_file,
+                                   shipped_fingerprint, storage_error)
 from modeling import shipped
 from modeling.tables.workload import table_scenario
 
@@ -55,8 +56,8 @@ def save_dataset(table: pd.DataFrame, name: str, mapping: dict, notes: dict | No
     ds_id = "ds-" + secrets.token_hex(8)
     root = _datasets_dir()
     tmp = root / f".{ds_id}.{os.getpid()}.tmp"
-    tmp.mkdir()
     try:
+        tmp.mkdir()
         table.to_parquet(tmp / "table.parquet", index=False)
         files = {"table.parquet": sha256_file(tmp / "table.parquet")}
         if raw is not None:
@@ -71,6 +72,9 @@ def save_dataset(table: pd.DataFrame, name: str, mapping: dict, notes: dict | No
         atomic_write_bytes(tmp / "meta.json", json.dumps(meta, indent=1).encode())
         os.rename(tmp, root / ds_id)
         _fsync_dir(root)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise storage_error(exc) from exc
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -14,10 +14,57 @@ import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
+import errno
+import shutil
+import time
+
 import pandas as pd
 
+from modeling.errors import DataError
 
 NAME_MAX = 120
+
+
+class StorageError(DataError):
+    """The server could not write what was being saved (a full or read-only disk); nothing was saved and
+    what was there before is intact."""
+
+
+_WHY = {errno.ENOSPC: "the server's disk is full", errno.EDQUOT: "the server's disk quota is used up",
+        errno.EROFS: "the server's storage is read-only", errno.EACCES: "the server may not write there",
+        errno.EPERM: "the server may not write there"}
+
+
+def storage_error(exc: OSError) -> StorageError:
+    """The message a user reads for a failed write."""
+    why = _WHY.get(exc.errno, f"the server could not write ({exc.strerror or type(exc).__name__})")
+    return StorageError(f"Nothing was saved: {why}. What was saved before is intact; tell the administrator, "
+                        "then try again.")
+
+
+#: Temporary files and folders of a save (``.<name>.tmp``) older than this are left over from a save that
+#: was killed; :func:`remove_leftovers` deletes them when a server starts.
+LEFTOVER_SECONDS = 600.0
+
+
+def remove_leftovers(root: Path, older_than: float = LEFTOVER_SECONDS) -> int:
+    """Delete the temporary files and folders (``.*.tmp``) under ``root`` older than ``older_than`` seconds,
+    left by saves that were killed mid-way (a save that fails otherwise removes its own). Returns how many."""
+    if not root.is_dir():
+        return 0
+    now, n = time.time(), 0
+    for path in root.rglob(".*.tmp"):
+        try:
+            if now - path.lstat().st_mtime < older_than:
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+            n += 1
+        except OSError:
+            continue
+    return n
 
 
 class NotFound(LookupError):
@@ -44,12 +91,16 @@ def _fsync_dir(path: Path) -> None:
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old or the new file, never half."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise storage_error(exc) from exc
 
 
 def sha256_file(path: Path) -> str:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from dashboard.settings import var_path
 from dashboard.state import trash
-from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name
+from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name, storage_error
 
 PREDICTION_ID = re.compile(r"^pr-[0-9a-f]{16}$")
 
@@ -56,8 +56,8 @@ def save_prediction(result: dict, key: str, table: pd.DataFrame, summary: dict, 
             "created": time.time(), "key": key, "params": params, "provenance": result.get("provenance", {}),
             "summary": summary}
     tmp = root / f".{pr_id}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-    tmp.mkdir()
     try:
+        tmp.mkdir()
         buf = io.BytesIO()
         table.to_parquet(buf, index=False)
         atomic_write_bytes(tmp / "table.parquet", buf.getvalue())
@@ -69,6 +69,9 @@ def save_prediction(result: dict, key: str, table: pd.DataFrame, summary: dict, 
             shutil.rmtree(tmp, ignore_errors=True)
             return {**load_meta(pr_id), "existing": True}
         _fsync_dir(root)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise storage_error(exc) from exc
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -50,7 +50,7 @@ def test_crash_mid_save_leaves_nothing_half_written(var, monkeypatch):
     def boom(*a, **k):
         raise OSError("No space left on device")
     monkeypatch.setattr(pd.DataFrame, "to_parquet", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(files.StorageError, match="Nothing was saved"):
         datasets.save_dataset(_table(), "bad", MAP)
     assert [m["id"] for m in datasets.list_datasets()] == [good["id"]]
     assert not [p for p in (var / "datasets").iterdir() if p.name.startswith(".")]
