@@ -15,6 +15,7 @@ The names below are what pages and views use; each asks the active backend.
 from dashboard.jobs.backend import active
 from dashboard.jobs.keys import InvalidKey, JobKind, check_key, key_of, result_key
 from dashboard.jobs.local import pid_alive
+from dashboard.jobs.outage import JobServiceUnavailable, is_outage
 from dashboard.jobs.runner import run_job
 
 
@@ -28,10 +29,17 @@ def get_result(key: str):
 
 def result_for(ref):
     """The result named by a page store's ``{"key": …}`` (a request or a ready store), or None (also for a
-    store that is not well formed). Reading is safe: a key only ever holds the result of the inputs it was
-    derived from."""
+    store that is not well formed, and while the job service is unreachable, unless this process holds the
+    result in memory). Reading is safe: a key only ever holds the result of the inputs it was derived from."""
     key = key_of(ref)
-    return get_result(key) if key else None
+    if not key:
+        return None
+    try:
+        return get_result(key)
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        return None
 
 
 def has_result(key: str) -> bool:
@@ -46,8 +54,13 @@ def status(key: str):
     return active().status(key)
 
 
-def job_failed(key: str) -> bool:
-    return active().job_failed(key)
+def job_failed(key: str, run: str | None = None) -> bool:
+    """Has the job for ``key`` died (only run ``run`` is judged when given: see :mod:`dashboard.jobs.runs`)?"""
+    return active().job_failed(key, run)
+
+
+def run_submitted(run: str | None) -> None:
+    active().run_submitted(run)
 
 
 def beat(key: str) -> None:
@@ -58,14 +71,14 @@ def reap_finished() -> None:
     active().reap_finished()
 
 
-def job_started() -> None:
-    active().job_started()
+def job_started(run: str | None = None) -> None:
+    active().job_started(run)
 
 
-def job_ended() -> None:
-    active().job_ended()
+def job_ended(run: str | None = None) -> None:
+    active().job_ended(run)
 
 
-__all__ = ["InvalidKey", "JobKind", "background_manager", "beat", "check_key", "get_result", "has_result",
-           "job_ended", "job_failed", "job_started", "key_of", "pid_alive", "put_result", "reap_finished", "result_for",
-           "result_key", "run_job", "status"]
+__all__ = ["InvalidKey", "JobKind", "JobServiceUnavailable", "background_manager", "beat", "check_key",
+           "get_result", "has_result", "is_outage", "job_ended", "job_failed", "job_started", "key_of", "pid_alive",
+           "put_result", "reap_finished", "result_for", "result_key", "run_job", "run_submitted", "status"]

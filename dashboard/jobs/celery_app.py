@@ -29,6 +29,15 @@ def celery_app():
         worker_hijack_root_logger=False,
         worker_send_task_events=False,
         broker_transport_options={"visibility_timeout": 3600},
+        # Redis unreachable or restarting: a worker keeps reconnecting (and its running jobs keep running);
+        # a result-backend call fails within seconds instead of blocking a page's request for long (a job
+        # waits for Redis itself before it returns: dashboard.jobs.outage)
+        broker_connection_max_retries=None,
+        worker_cancel_long_running_tasks_on_connection_loss=False,
+        redis_socket_connect_timeout=3,
+        redis_socket_timeout=10,
+        result_backend_transport_options={"retry_policy": {"max_retries": 3, "interval_start": 0,
+                                                           "interval_step": 0.5, "interval_max": 1}},
     )
     _allow_process_pools_in_jobs()
     return app

@@ -14,6 +14,11 @@ The same guarantees as :mod:`dashboard.jobs.local`, across machines:
 * Dash's ``CeleryManager`` carries each job's answer to its page. Its "is the job running" is also asked
   of the job's liveness lease, so a job whose worker died ends the page's polling instead of leaving an
   endless spinner.
+* Runs: each run of a job has an id (:mod:`dashboard.jobs.runs`); the job records that it started and that it
+  ended under it and holds a lease named by it, and the watchdog judges only the page's own run.
+* Redis unreachable or restarting (:mod:`dashboard.jobs.outage`): the job keeps its result and writes it
+  (and its status, and Dash's answer) when Redis answers again; leases lost in the outage are taken back;
+  for a few seconds after a restart no job is judged dead; the page's poll keeps going meanwhile.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ from functools import lru_cache
 
 from dashboard import settings
 from dashboard.jobs.keys import check_key
-from dashboard.jobs.memo import remembered
+from dashboard.jobs.memo import known, remembered
+from dashboard.jobs.outage import is_outage, retrying
 
 PREFIX = "perfcast"
 
@@ -38,7 +44,12 @@ PREFIX = "perfcast"
 def _client_for(url: str, pid: int):
     import redis
 
-    return redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5, health_check_interval=30)
+    from redis.backoff import ExponentialBackoff
+    from redis.retry import Retry
+
+    # a refused or lost connection fails within a second (then the caller decides: say so, or retry later)
+    return redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=3, health_check_interval=30,
+                                retry=Retry(ExponentialBackoff(cap=0.4, base=0.1), 2))
 
 
 def client():
@@ -77,7 +88,7 @@ def get_result(key: str):
 
 
 def has_result(key: str) -> bool:
-    return bool(client().exists(_k("result", check_key(key))))
+    return known(check_key(key)) or bool(client().exists(_k("result", key)))
 
 
 def put_result(key: str, value: dict) -> None:
@@ -104,13 +115,49 @@ def last_beat(key: str) -> float | None:
     return float(raw) if raw else None
 
 
-def job_failed(key: str) -> bool:
-    """True when the job for ``key`` was started but holds no lease any more and left no result: its
-    process or its machine died."""
+def _quiet(fn, *args, default=False):
+    """``fn(*args)``, or ``default`` while Redis is unreachable."""
+    try:
+        return fn(*args)
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        return default
+
+
+def restarted_recently() -> bool:
+    """Has Redis (re)started less than a lease and a few seconds ago? Leases that ran out during the outage
+    are being taken back by their jobs: no job is judged dead meanwhile."""
+    uptime = client().info("server").get("uptime_in_seconds", 1e9)
+    return uptime < settings.LEASE_SECONDS + 3
+
+
+def run_submitted(run: str | None) -> None:
+    """The page has just submitted run ``run`` (it may wait in Celery's queue before a worker starts it)."""
+    if run:
+        client().set(_k("run", run, "submitted"), "1", ex=7200)
+
+
+def run_failed(key: str, run: str) -> bool:
+    """Is run ``run`` of ``key`` lost: started but no longer alive, or unknown to Redis (lost with Redis's
+    data), with no result? A run still queued, alive or ended (its answer goes to the page) is not."""
+    c = client()
+    if has_result(key) or c.exists(_k("run", run, "alive"), _k("run", run, "ended")):
+        return False
+    if c.exists(_k("run", run, "submitted")) and not c.exists(_k("run", run, "started")):
+        return False  # queued
+    return not restarted_recently()
+
+
+def job_failed(key: str, run: str | None = None) -> bool:
+    """True when the job for ``key`` (its run ``run`` when given: only that run is judged) was started but
+    holds no lease any more and left no result: its process or its machine died."""
+    if run:
+        return run_failed(key, run)
     st = status(key)
     if st is None or st["state"] not in ("queued", "running"):
         return False
-    return not client().exists(_k("lock", key)) and not has_result(key)
+    return not client().exists(_k("lock", key)) and not has_result(key) and not restarted_recently()
 
 
 # ------------------------------------------------------------------------ leases
@@ -151,8 +198,12 @@ _RENEWER = _Renewer()
 class Lease:
     """A Redis key held by this process with an expiry it renews while held (SET NX PX + token check)."""
 
-    _RENEW = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
-              "return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end")
+    # renew; a lease that ran out while Redis was unreachable (or was lost in a restart) is taken back
+    # when nobody else took it meanwhile
+    _RENEW = ("local v = redis.call('get', KEYS[1]) "
+              "if v == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end "
+              "if not v then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end "
+              "return 0")
     _RELEASE = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
                 "return redis.call('del', KEYS[1]) else return 0 end")
 
@@ -165,7 +216,13 @@ class Lease:
         return int(settings.LEASE_SECONDS * 1000)
 
     def acquire(self) -> bool:
-        if client().set(self.name, self.token, nx=True, px=self._ms()):
+        try:
+            got = client().set(self.name, self.token, nx=True, px=self._ms())
+        except Exception as exc:
+            if not is_outage(exc):
+                raise
+            return False  # Redis unreachable: not acquired (the caller waits and tries again)
+        if got:
             self.held = True
             _RENEWER.add(self)
         return self.held
@@ -183,6 +240,9 @@ class Lease:
         if self.held:
             try:
                 client().eval(self._RELEASE, 1, self.name, self.token)
+            except Exception as exc:
+                if not is_outage(exc):
+                    raise  # unreachable: the lease runs out by itself
             finally:
                 self.held = False
 
@@ -198,7 +258,7 @@ class KeyLock:
 
     def __enter__(self):
         while True:
-            if self.lease.acquire() or has_result(self.key):
+            if self.lease.acquire() or _quiet(has_result, self.key):
                 return self
             self.on_wait()
             time.sleep(0.25)
@@ -243,29 +303,40 @@ def _task_id() -> str | None:
     return getattr(getattr(current_task, "request", None), "id", None) if current_task else None
 
 
-def job_started() -> None:
-    """Called first in the job (a Celery task): a liveness lease for the page's poll, renewed every second."""
+def job_started(run: str | None = None) -> None:
+    """Called first in the job (a Celery task): liveness leases for the page's poll (by task) and its
+    watchdog (by run), renewed every second."""
     task = _task_id()
-    _TASK.task, _TASK.lease = task, None
+    _TASK.task, _TASK.leases = task, []
+    ttl = int(settings.RESULT_TTL_SECONDS)
     if task:
-        _TASK.lease = Lease(_k("alive", task))
-        _TASK.lease.acquire()
-        client().set(_k("started", task), "1", ex=int(settings.RESULT_TTL_SECONDS))
+        _TASK.leases.append(Lease(_k("alive", task)))
+        retrying(client().set, _k("started", task), "1", ex=ttl)
+    if run:
+        _TASK.leases.append(Lease(_k("run", run, "alive")))
+        retrying(client().set, _k("run", run, "started"), "1", ex=ttl)
+    for lease in _TASK.leases:
+        lease.acquire()
 
 
-def job_ended() -> None:
-    """The job returns: its liveness lease is no longer renewed but left to run out, so that the page's
-    poll does not see a dead job in the moment between the return and Dash storing the answer."""
-    lease = getattr(_TASK, "lease", None)
-    if lease:
+def job_ended(run: str | None = None) -> None:
+    """The job returns: it waits (within ``REDIS_OUTAGE_SECONDS``) until Redis answers, so that Dash can
+    store its answer, and records that the run ended. Its liveness leases are no longer renewed but left to
+    run out, so that the page's poll does not see a dead job in the moment between the return and Dash
+    storing the answer."""
+    for lease in getattr(_TASK, "leases", None) or []:
         _RENEWER.remove(lease)
-    _TASK.task = _TASK.lease = None
+    _TASK.task, _TASK.leases = None, []
+    if run:
+        retrying(client().set, _k("run", run, "ended"), "1", ex=int(settings.RESULT_TTL_SECONDS))
+    else:
+        retrying(client().ping)
 
 
 def cancelled() -> bool:
     """Has the page cancelled this job (checked by the runner at least once a second)?"""
     task = getattr(_TASK, "task", None)
-    return bool(task) and bool(client().exists(_k("cancel", task)))
+    return bool(task) and bool(_quiet(client().exists, _k("cancel", task)))  # unreachable: not cancelled
 
 
 def lower_priority() -> None:
@@ -293,6 +364,11 @@ def background_manager():
         """Dash's Celery manager, with a cooperative cancel (a flag the job checks; a queued task is also
         revoked) and a job whose liveness lease ran out counted as not running."""
 
+        def call_job_fn(self, key, job_fn, args, context):
+            job = super().call_job_fn(key, job_fn, args, context)
+            client().set(_k("queued", job), "1", ex=7200)  # submitted: not started yet, not lost
+            return job
+
         def terminate_job(self, job):
             if job is None:
                 return
@@ -300,9 +376,29 @@ def background_manager():
             self.handle.control.revoke(job)
 
         def job_running(self, job):
-            if not super().job_running(job):
-                return False
-            started = client().exists(_k("started", job))
-            return not started or bool(client().exists(_k("alive", job)))
+            # while Redis is unreachable the job is taken as running: the page keeps polling
+            try:
+                if not super().job_running(job):
+                    return False
+                c = client()
+                if c.exists(_k("started", job)):
+                    return bool(c.exists(_k("alive", job))) or restarted_recently()
+                return bool(c.exists(_k("queued", job))) or restarted_recently()  # queued, or lost with Redis
+            except Exception as exc:
+                if not is_outage(exc):
+                    raise
+                return True
+
+        # a poll while Redis is unreachable answers "still running", with no progress: the page keeps polling
+        # (an error would end its polling for good)
+
+        def get_progress(self, key):
+            return _quiet(super().get_progress, key, default=None)
+
+        def get_result(self, key, job):
+            return _quiet(super().get_result, key, job, default=self.UNDEFINED)
+
+        def get_updated_props(self, key):
+            return _quiet(super().get_updated_props, key, default={})
 
     return LeasedCeleryManager(celery_app(), expire=int(settings.RESULT_TTL_SECONDS))

@@ -184,14 +184,14 @@ def lower_priority() -> None:
         pass
 
 
-def job_started() -> None:
+def job_started(run: str | None = None) -> None:
     """First thing in the job process: a process group of its own (stopping the job ends its workers
     too), below the web threads' priority."""
     own_process_group()
     lower_priority()
 
 
-def job_ended() -> None:
+def job_ended(run: str | None = None) -> None:
     leave_process_group()
 
 
@@ -265,10 +265,18 @@ def reap_orphan_groups() -> None:
         rec.unlink(missing_ok=True)
 
 
-def job_failed(key: str) -> bool:
-    """True when the job for ``key`` was started but its process is gone with no result."""
+def run_submitted(run: str | None) -> None:
+    """Nothing to record: the job process is forked at once and writes its status itself."""
+
+
+def job_failed(key: str, run: str | None = None) -> bool:
+    """True when the job for ``key`` was started but its process is gone with no result. With ``run``, a
+    status another run left (an earlier one whose process died) does not count: the new run's process has
+    not written its own yet."""
     st = status(key)
     if st is None or st["state"] in ("done", "error", "abandoned"):
+        return False
+    if run and st.get("run") not in (None, run):
         return False
     return not pid_alive(st["pid"]) and not has_result(key)
 

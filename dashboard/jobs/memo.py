@@ -29,6 +29,12 @@ def remembered(key: str, read):
     return value
 
 
+def known(key: str) -> bool:
+    """Is the result of ``key`` in this process's memory?"""
+    with _MEMO_LOCK:
+        return key in _MEMO
+
+
 def _fresh_lock_after_fork() -> None:
     # a job is forked from a threaded web worker: a lock another thread held at the fork would never be released
     global _MEMO_LOCK

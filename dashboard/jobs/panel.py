@@ -10,6 +10,13 @@ stores that carry a job through its life::
     P-job-result {"key"} or {"key", "error"} from the job
     P-ready     {"key"} of a result to draw; the page's own callbacks listen here
     P-failed    {"key", "attempt"} of a job whose process died (set by the watchdog)
+    P-service   what the page says while the job service (Redis) is unreachable
+
+Each run has a run id (:mod:`dashboard.jobs.runs`) made here when the job is
+submitted; the watchdog judges only that run, so a status an earlier run left
+behind never condemns it. The watchdog beats while the job is shown running,
+and delivers a result that is in the cache even when the job's answer did not
+reach the page (a poll that ended during a Redis outage).
 
 A request carries ``cancels``, the Cancel button's click count when it was
 made: a job is cancelled exactly when the button has been clicked since. The
@@ -27,6 +34,8 @@ import json
 from dash import Input, Output, State, callback, clientside_callback, dcc, html, no_update
 
 from dashboard import audit_log, jobs
+from dashboard.jobs.outage import UNREACHABLE, UNREACHABLE_NEW, is_outage
+from dashboard.jobs.runs import new_run, run_of
 from dashboard.settings import POLL_MS
 from dashboard.ui.components import alert
 from dashboard.ui.url_state import InvalidParameter
@@ -44,7 +53,7 @@ def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html
     A link whose result is already cached starts out ready: the views render
     on the first round trip instead of after the lookup chain.
     """
-    ready = {"key": request["key"]} if request and jobs.has_result(request["key"]) else None
+    ready = {"key": request["key"]} if request and _has_result_or_none(request["key"]) else None
     return html.Div([
         html.Div([
             html.Button(run_label, id=f"{prefix}-run", className="btn btn-primary", n_clicks=0),
@@ -56,6 +65,7 @@ def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html
         ], className="run-row"),
         html.Div(id=f"{prefix}-status"),
         html.Div(id=f"{prefix}-job-status"),
+        html.Div(id=f"{prefix}-service"),
         dcc.Store(id=f"{prefix}-request", data=None if ready else request),
         dcc.Store(id=f"{prefix}-pending"),
         dcc.Store(id=f"{prefix}-result"),
@@ -66,6 +76,23 @@ def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html
     ], className="job-panel")
 
 
+def _has_result_or_none(key: str) -> bool:
+    """Is the result cached (False while the job service is unreachable: the page then says so)?"""
+    try:
+        return jobs.has_result(key)
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        return False
+
+
+def _unreachable(exc: Exception, text: str = UNREACHABLE):
+    """The page's note for a job service outage; any other exception is raised again."""
+    if not is_outage(exc):
+        raise exc
+    return alert(text)
+
+
 def count(n) -> int:
     """A click count from the browser: a non-negative integer, anything else counts as 0."""
     return n if isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2**53 else 0
@@ -73,6 +100,26 @@ def count(n) -> int:
 
 def message(exc: Exception) -> str:
     return str(exc).strip("'\"")
+
+
+class _Progress:
+    """The job's progress to its page; while the job service is unreachable progress is dropped (for a
+    few seconds after each failed write) instead of stopping the job."""
+
+    def __init__(self, set_progress):
+        self.set_progress, self.failed_at = set_progress, 0.0
+
+    def __call__(self, value: str, label: str) -> None:
+        import time
+
+        if time.time() - self.failed_at < 5.0:
+            return
+        try:
+            self.set_progress((value, label))
+        except Exception as exc:
+            if not is_outage(exc):
+                raise
+            self.failed_at = time.time()
 
 
 def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
@@ -103,18 +150,25 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
     @callback(Output(f"{prefix}-result", "data"), Output(f"{prefix}-pending", "data"),
               Output(f"{prefix}-watchdog", "disabled"),
               Output(f"{prefix}-job-status", "children", allow_duplicate=True),
+              Output(f"{prefix}-service", "children", allow_duplicate=True),
               Input(f"{prefix}-request", "data"), prevent_initial_call="initial_duplicate")
     def _lookup(stored):
         if not stored:
-            return no_update, no_update, no_update, no_update
+            return no_update, no_update, no_update, no_update, no_update
         try:
             request = kind.from_store(stored)
         except (InvalidParameter, LookupError) as exc:
-            return no_update, no_update, no_update, alert(message(exc))
-        if jobs.has_result(request["key"]):
-            return {"key": request["key"]}, no_update, no_update, no_update
-        pending = {**request, "attempt": count(stored.get("attempt")), "cancels": count(stored.get("cancels"))}
-        return no_update, pending, False, None
+            return no_update, no_update, no_update, alert(message(exc)), no_update
+        run = new_run()  # this run's id: the watchdog judges only this run
+        try:
+            if jobs.has_result(request["key"]):
+                return {"key": request["key"]}, no_update, no_update, no_update, None
+            jobs.run_submitted(run)
+        except Exception as exc:  # the job service is unreachable: no job can be started now
+            return no_update, no_update, no_update, None, _unreachable(exc, UNREACHABLE_NEW)
+        pending = {**request, "attempt": count(stored.get("attempt")), "cancels": count(stored.get("cancels")),
+                   "run": run}
+        return no_update, pending, False, None, None
 
     @callback(Output(f"{prefix}-job-result", "data"), Input(f"{prefix}-pending", "data"),
               background=True, manager=jobs.background_manager(), interval=POLL_MS,
@@ -135,16 +189,19 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
         audit_log.record("job run", key=request["key"], kind=kind.name)
         # this runs in the job's process (local: a forked process, a group of its own; redis: a Celery
         # task on a worker, with a liveness lease)
-        jobs.job_started()
-        set_progress(("0", "starting"))
+        run = run_of(pending)
+        jobs.job_started(run)
+        show = _Progress(set_progress)
+        show("0", "starting")
         try:
             return jobs.run_job(request["key"], lambda report: kind.compute(request["params"], report),
-                                progress=lambda frac, label: set_progress((f"{frac:.3f}", label)))
+                                progress=lambda frac, label: show(f"{frac:.3f}", label), run=run)
         finally:
-            jobs.job_ended()
+            jobs.job_ended(run)  # waits for the job service, so that the answer reaches the page
 
     @callback(Output(f"{prefix}-ready", "data"), Output(f"{prefix}-job-status", "children"),
               Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
+              Output(f"{prefix}-service", "children", allow_duplicate=True),
               Input(f"{prefix}-result", "data"), Input(f"{prefix}-job-result", "data"),
               prevent_initial_call=True)
     def _ready(cached, from_job):
@@ -153,30 +210,42 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
         got = cached if ctx.triggered_id == f"{prefix}-result" else from_job
         jobs.reap_finished()
         if not got or not isinstance(got, dict):
-            return no_update, no_update, no_update
+            return no_update, no_update, no_update, no_update
         if got.get("error"):
-            return None, alert(str(got["error"])[:500]), True
+            return None, alert(str(got["error"])[:500]), True, None
         key = jobs.key_of(got)
-        if key is None or not jobs.has_result(key):
-            return None, alert("The result is no longer in the cache: run again."), True
-        return {"key": key}, None, True
+        try:
+            there = key is not None and jobs.has_result(key)
+        except Exception as exc:  # unreachable: the watchdog delivers the result when the service returns
+            return no_update, no_update, False, _unreachable(exc)
+        if not there:
+            return None, alert("The result is no longer in the cache: run again."), True, None
+        return {"key": key}, None, True, None
 
     @callback(Output(f"{prefix}-failed", "data"),
               Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
+              Output(f"{prefix}-result", "data", allow_duplicate=True),
+              Output(f"{prefix}-service", "children", allow_duplicate=True),
               Input(f"{prefix}-watchdog", "n_intervals"), State(f"{prefix}-pending", "data"),
-              prevent_initial_call=True)
-    def _watchdog(_n, pending):
+              State(f"{prefix}-service", "children"), prevent_initial_call=True)
+    def _watchdog(_n, pending, service):
         # a job that dies answers nothing to the browser: its status record and
-        # the liveness of its pid are the only way to tell. Each tick also tells
+        # the liveness of its process are the only way to tell. Each tick also tells
         # the job that a page still waits for it.
         key = jobs.key_of(pending)
         if key is None:
-            return no_update, no_update
-        jobs.beat(key)
-        jobs.reap_finished()
-        if jobs.job_failed(key):
-            return {"key": key, "attempt": count(pending.get("attempt"))}, True
-        return no_update, no_update
+            return no_update, no_update, no_update, no_update
+        clear = None if service else no_update
+        try:
+            jobs.beat(key)
+            jobs.reap_finished()
+            if jobs.has_result(key):  # the result is there even if the job's answer never reached the page
+                return no_update, no_update, {"key": key}, clear
+            if jobs.job_failed(key, run_of(pending)):
+                return {"key": key, "attempt": count(pending.get("attempt"))}, True, no_update, clear
+        except Exception as exc:  # the job service is unreachable: say so and keep watching
+            return no_update, no_update, no_update, _unreachable(exc)
+        return no_update, no_update, no_update, clear
 
     clientside_callback(
         f"""function(nCancel, failed, pending) {{

@@ -10,6 +10,7 @@ import time
 
 from dashboard import settings
 from dashboard.jobs.backend import active
+from dashboard.jobs.outage import is_outage, retrying
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import ModelingError
 from modeling.version import code_version
@@ -31,6 +32,7 @@ class _Reporter:
         self.key, self.progress = key, progress
         self.started = time.time()
         self.checked = 0.0
+        self.unreachable = 0.0  # when Redis last did not answer: pages could not beat then
 
     def __call__(self, frac, label):
         now = time.time()
@@ -39,7 +41,13 @@ class _Reporter:
             b = active()
             if b.cancelled():
                 raise JobCancelled("cancelled")
-            seen = max(self.started, b.last_beat(self.key) or 0.0)
+            try:
+                beat = b.last_beat(self.key) or 0.0
+            except Exception as exc:
+                if not is_outage(exc):
+                    raise
+                beat = self.unreachable = now
+            seen = max(self.started, beat, self.unreachable)
             if now - seen > settings.JOB_ABANDON_SECONDS:
                 raise JobAbandoned(f"no page has waited for this result for {now - seen:.0f} s")
         if self.progress:
@@ -57,45 +65,51 @@ def compute_once(key: str, compute, report=None):
         value = b.get_result(key)
         if value is None:
             value = compute(report)
-            b.put_result(key, value)
+            retrying(b.put_result, key, value)
     return value
 
 
-def run_job(key: str, compute, progress=None) -> dict:
+def run_job(key: str, compute, progress=None, run: str | None = None) -> dict:
     """Compute (or fetch) the result for ``key``; never raises.
 
     ``compute(report)`` returns a JSON-ready dict; ``report(fraction, label)``
     forwards progress. Returns ``{"key": key}`` or ``{"key": key, "error": msg}``.
     One process computes a key at a time: a job whose key another process is
     computing waits for that result. A job that no page has watched for
-    ``JOB_ABANDON_SECONDS`` stops (status ``abandoned``).
+    ``JOB_ABANDON_SECONDS`` stops (status ``abandoned``). ``run`` names this run in its status
+    (:mod:`dashboard.jobs.runs`). A computed result and the statuses are written when the job service answers
+    (retried while it is unreachable, :mod:`dashboard.jobs.outage`).
     """
     b = active()
+
+    def set_status(state, **extra):
+        retrying(b.set_status, key, state, run=run, **extra)
+
     b.reap_orphan_groups()  # workers of jobs that died while no page watched them
-    if b.has_result(key):
+    if retrying(b.has_result, key):
         return {"key": key}
     report = _Reporter(key, progress)
     try:
         with b.KeyLock(key, on_wait=lambda: report(0.0, "the same inputs are being computed for another "
                                                          "user: waiting for that result")):
-            if b.has_result(key):
+            if retrying(b.has_result, key):
                 return {"key": key}
-            b.set_status(key, "queued")
+            set_status("queued")
             with b.Slot(on_wait=lambda: report(0.0, "queued: other jobs are training, waiting for a free slot")):
-                b.set_status(key, "running")
+                set_status("running")
                 value = compute(report)
-            b.put_result(key, value)
-            b.set_status(key, "done", code_version=code_version())  # which code computed the result
+            retrying(b.put_result, key, value)
+            set_status("done", code_version=code_version())  # which code computed the result
         return {"key": key}
     except JobCancelled:
-        b.set_status(key, "cancelled")
+        set_status("cancelled")
         return {"key": key, "error": "Cancelled. Change the inputs or run again."}
     except JobAbandoned as exc:
-        b.set_status(key, "abandoned", message=str(exc))
+        set_status("abandoned", message=str(exc))
         return {"key": key, "error": f"Stopped: {exc}. Run again."}
     except (ModelingError, InvalidParameter, LookupError) as exc:
-        b.set_status(key, "error", message=str(exc))
+        set_status("error", message=str(exc))
         return {"key": key, "error": str(exc)}
     except Exception as exc:  # noqa: BLE001 - shown to the user in place of the spinner
-        b.set_status(key, "error", message=f"{type(exc).__name__}: {exc}")
+        set_status("error", message=f"{type(exc).__name__}: {exc}")
         return {"key": key, "error": f"The job failed: {type(exc).__name__}: {exc}"}

@@ -1,0 +1,23 @@
+"""Run ids: each run of a job is named by a random id the server makes when the page starts it.
+
+The id travels in the page's ``pending`` store to the job, which records its status and its liveness under
+it; the page's watchdog judges only that run. So a status left by an earlier run of the same key (a worker
+that died, a cancelled run) never condemns a new run, and a new run is never taken for an old one.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+RUN = re.compile(r"^[0-9a-f]{32}$")
+
+
+def new_run() -> str:
+    return uuid.uuid4().hex
+
+
+def run_of(ref) -> str | None:
+    """The run id of a page store (it comes from the browser: checked), or None."""
+    run = ref.get("run") if isinstance(ref, dict) else None
+    return run if isinstance(run, str) and RUN.match(run) else None
