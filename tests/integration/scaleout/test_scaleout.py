@@ -155,6 +155,37 @@ def test_a_dead_worker_is_reported_failed_and_a_restarted_one_runs_the_job(clust
         d.quit()
 
 
+def test_run_again_after_a_dead_worker_is_shown_running_then_done_never_failed(cluster):
+    """The dead run's "running" status stays in Redis; the new run has its own run id and the watchdog judges
+    only that run: it is shown running (the watchdog beating) until its result, never "failed"."""
+    d = fresh_browser()
+    try:
+        d.get(cluster["a"] + LINK.format(seed=35))
+        assert _wait(lambda: (jobs.status(_key(35)) or {}).get("state") == "running", 60)
+        time.sleep(1.0)
+        cluster["workers"]["w1"].kill()
+        assert "job failed" in text_in(d, "#scenario-job-status", 60)
+        assert _wait(lambda: _run_enabled(d), 10)
+        assert jobs.status(_key(35))["state"] == "running"  # the dead run's status is left behind
+        cluster["workers"]["w1"] = Worker(cluster["env"], "w1", cluster["var"].parent / "w1-again.log")
+        present(d, "#scenario-run")[0].click()
+        assert _wait(lambda: "failed" not in d.find_element("id", "scenario-job-status").text, 10)
+        t0, running_for = time.time(), 0.0
+        while not (d.find_elements("css selector", "#scenario-best-eout")
+                   and d.find_element("id", "scenario-best-eout").text.strip()):
+            status = d.find_element("id", "scenario-job-status").text
+            assert "failed" not in status, f"the new run was reported failed after {time.time() - t0:.1f} s"
+            if not _run_enabled(d):
+                running_for = time.time() - t0
+            assert time.time() - t0 < 300
+            time.sleep(0.2)
+        print(f"\nrun again after a dead worker: shown running for {running_for:.1f} s, then the result")
+        assert running_for > 1.5  # longer than a watchdog tick: it was judged, and judged alive
+        assert jobs.status(_key(35))["state"] == "done"
+    finally:
+        d.quit()
+
+
 def test_two_web_servers_and_two_workers_share_jobs_and_results(cluster):
     from benchmarks.dash_client import DashClient
 

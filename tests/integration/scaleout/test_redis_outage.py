@@ -1,0 +1,129 @@
+"""Redis stops or restarts mid-job (the redis backend): a persistent Redis of its own (AOF on, its own
+directory and port), a Celery worker, a gunicorn web server and headless Chromium. A restart mid-job -> the
+result on the page; Redis down for some seconds -> the page says the job service is unreachable, keeps
+polling, and shows the result once Redis is back; the web server serves pages meanwhile."""
+
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+from benchmarks.load import _free_port, _stop_group
+from conftest import gunicorn_server
+from dashboard.crossgen.kinds import SCENARIO
+from pc_browser import fresh_browser, text_in
+from test_scaleout import LINK, Worker, _wait, cluster_env
+
+UNREACHABLE = "job service is unreachable"
+
+
+class PersistentRedis:
+    """redis-server with the persistence the README asks for (appendonly yes, appendfsync everysec), in
+    ``folder``, on its own loopback port; stopped with SIGTERM (as systemd stops it) and started again."""
+
+    def __init__(self, folder):
+        self.folder, self.port, self.proc = folder, _free_port(), None
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.start()
+
+    def start(self):
+        import redis
+
+        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                                      "--dir", str(self.folder), "--appendonly", "yes", "--appendfsync", "everysec",
+                                      "--save", ""], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
+        assert _wait(lambda: _answers(redis, self.url), 20, 0.05), "redis-server did not start"
+
+    def stop(self):
+        self.proc.terminate()  # SIGTERM: Redis flushes its append-only file and exits
+        self.proc.wait(20)
+
+
+def _answers(redis, url) -> bool:
+    try:
+        return bool(redis.Redis.from_url(url).ping())
+    except redis.exceptions.RedisError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    """A persistent Redis, worker w1, web server A; this test process reads the same Redis."""
+    folder = tmp_path_factory.mktemp("redis-aof")
+    redis_server = PersistentRedis(folder)
+    var = tmp_path_factory.mktemp("outage-var")
+    env = cluster_env(redis_server.url, var)
+    mp = pytest.MonkeyPatch()
+    for k, v in (("REDIS_URL", redis_server.url), ("LEASE_SECONDS", 3.0), ("VAR_DIR", var)):
+        mp.setattr(f"dashboard.settings.{k}", v)
+    from dashboard.jobs import backend
+
+    mp.setattr(backend, "_active", None)
+    backend.use("redis")
+    worker = Worker(env, "w1", var.parent / "w1.log")
+    try:
+        with gunicorn_server(var, "web-a.log", **env) as a:
+            yield {"redis": redis_server, "a": a[0], "log": a[2], "worker": worker}
+    finally:
+        worker.stop()
+        _stop_group(redis_server.proc)
+        mp.undo()
+
+
+def _key(seed):
+    return SCENARIO.request({"dataset": "rodinia", "host": "GTX-680", "target": "Tesla-P100", "preset": "rastsim",
+                             "transform": "log", "seed": str(seed)})["key"]
+
+
+def _state(key):
+    from dashboard import jobs
+
+    try:
+        return (jobs.status(key) or {}).get("state")
+    except Exception:  # noqa: BLE001 - Redis down
+        return None
+
+
+def test_a_redis_restart_mid_job_keeps_the_result(service):
+    d = fresh_browser()
+    try:
+        d.get(service["a"] + LINK.format(seed=41))
+        assert _wait(lambda: _state(_key(41)) == "running", 60)
+        time.sleep(1.0)
+        service["redis"].stop()
+        time.sleep(2.0)
+        service["redis"].start()
+        t0 = time.time()
+        assert text_in(d, "#scenario-best-eout", 300).endswith("%")
+        print(f"\nredis restarted mid-job -> result on the page {time.time() - t0:.1f} s later")
+        assert "failed" not in d.find_element("id", "scenario-job-status").text
+        assert _state(_key(41)) == "done"
+    finally:
+        d.quit()
+
+
+def test_redis_down_for_seconds_says_so_then_shows_the_result(service):
+    d = fresh_browser()
+    try:
+        d.get(service["a"] + LINK.format(seed=42))
+        assert _wait(lambda: _state(_key(42)) == "running", 60)
+        service["redis"].stop()
+        t0 = time.time()
+        said = text_in(d, "#scenario-service", 15)
+        print(f"\nredis stopped -> the page says so after {time.time() - t0:.1f} s: {said!r}")
+        assert UNREACHABLE in said
+        # the web server keeps serving pages meanwhile
+        with urllib.request.urlopen(service["a"] + "/scenario", timeout=10) as r:
+            assert r.status == 200
+        time.sleep(max(0.0, 10.0 - (time.time() - t0)))  # ten seconds without Redis: the job's leases ran out
+        assert "failed" not in d.find_element("id", "scenario-job-status").text
+        service["redis"].start()
+        t1 = time.time()
+        assert text_in(d, "#scenario-best-eout", 300).endswith("%")
+        print(f"redis back -> result on the page {time.time() - t1:.1f} s later")
+        assert _wait(lambda: not d.find_element("id", "scenario-service").text, 10)  # the note is gone
+        assert "failed" not in d.find_element("id", "scenario-job-status").text
+    finally:
+        d.quit()
