@@ -156,8 +156,9 @@ def test_a_dead_worker_is_reported_failed_and_a_restarted_one_runs_the_job(clust
 
 
 def test_run_again_after_a_dead_worker_is_shown_running_then_done_never_failed(cluster):
-    """The dead run's "running" status stays in Redis; the new run has its own run id and the watchdog judges
-    only that run: it is shown running (the watchdog beating) until its result, never "failed"."""
+    """The dead run's "running" status stays in Redis; the new run (queued until a worker is up again) has its
+    own run id and the watchdog judges only that run: it is shown running (the watchdog beating) until its
+    result, never "failed"."""
     d = fresh_browser()
     try:
         d.get(cluster["a"] + LINK.format(seed=35))
@@ -167,10 +168,11 @@ def test_run_again_after_a_dead_worker_is_shown_running_then_done_never_failed(c
         assert "job failed" in text_in(d, "#scenario-job-status", 60)
         assert _wait(lambda: _run_enabled(d), 10)
         assert jobs.status(_key(35))["state"] == "running"  # the dead run's status is left behind
-        cluster["workers"]["w1"] = Worker(cluster["env"], "w1", cluster["var"].parent / "w1-again.log")
-        present(d, "#scenario-run")[0].click()
-        assert _wait(lambda: "failed" not in d.find_element("id", "scenario-job-status").text, 10)
+        present(d, "#scenario-run")[0].click()  # Run again while no worker is up: the new run waits in the queue
         t0, running_for = time.time(), 0.0
+        assert _wait(lambda: "failed" not in d.find_element("id", "scenario-job-status").text, 10)
+        time.sleep(3.0)  # two watchdog ticks with the dead run's "running" status and no lease in Redis
+        cluster["workers"]["w1"] = Worker(cluster["env"], "w1", cluster["var"].parent / "w1-again.log")
         while not (d.find_elements("css selector", "#scenario-best-eout")
                    and d.find_element("id", "scenario-best-eout").text.strip()):
             status = d.find_element("id", "scenario-job-status").text
