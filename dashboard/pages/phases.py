@@ -113,7 +113,7 @@ def _np_content(res):
     if not res:
         return None, empty("Upload a host run and press Predict to see its predicted target trace"), []
     t, unit = res["total"], res["unit"]
-    fmt = (lambda x: f"{x:.4g}") if unit == "cycles" else (lambda x: f"{x:.3f}")
+    fmt = (lambda x: f"{x / 1e9:.3f} × 10⁹") if unit == "cycles" else (lambda x: f"{x:.3f}")
     what = "total cycles" if res["target"] == "cycles" else "average power"
     cv = res["cv"]
     summary = card(
@@ -135,7 +135,7 @@ def _np_content(res):
                f"{res['cv_coverage']['phases_percent']:.1f} % of phases and "
                f"{res['cv_coverage']['totals_percent']:.1f} % of program totals fell inside intervals built "
                "without their program. "
-               + " ".join(f"{n[0].upper()}{n[1:]}." for n in res["notes"]), className="hint"))
+               + ("Notes: " + "; ".join(res["notes"]) + "." if res["notes"] else ""), className="hint"))
     rows = [{"phase": p["phase"], "start": p["start_instructions"] / 1e9, "predicted": p["predicted"],
              "lower": p["lower"], "upper": p["upper"], "fallback": "yes" if p["fallback"] else ""}
             for p in res["phases"]]

@@ -114,8 +114,10 @@ def new_program(res: dict):
                      "hovertemplate": "fall-back: nearest training phases used<extra></extra>"})
     t = res["total"]
     what = "cycles per phase" if res["target"] == "cycles" else "average power per phase (W)"
-    tot = (f"total {t['predicted']:.4g} cycles [{t['lower']:.4g} – {t['upper']:.4g}]" if res["target"] == "cycles"
+    tot = (f"total {t['predicted'] / 1e9:.3f} × 10⁹ cycles [{t['lower'] / 1e9:.3f} – {t['upper'] / 1e9:.3f}]"
+           if res["target"] == "cycles"
            else f"average {t['predicted']:.3f} W [{t['lower']:.3f} – {t['upper']:.3f}]")
-    return figure(data, f"{res['program']} at {res['target_freq']:g} MHz, predicted from {res['host_freq']:g} MHz: "
-                        f"{tot}", 460, xaxis=axis_title("cumulative host instructions (×10⁹)"),
+    return figure(data, f"{res['program']} at {res['target_freq']:g} MHz, predicted from {res['host_freq']:g} MHz"
+                        f"<br><sup>{tot}, {level} interval; nothing measured on the target</sup>", 460,
+                  xaxis=axis_title("cumulative host instructions (×10⁹)"),
                   yaxis={**axis_title(what), "rangemode": "tozero" if res["target"] == "power" else "normal"})
