@@ -1,13 +1,16 @@
 """Phase-level prediction (LACross): target cycles and power per program phase on held-out programs."""
 
+import math
+
 import dash
-from dash import Input, Output, callback, dcc, html, no_update
+from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 
 from dashboard import jobs
 from dashboard.jobs.panel import job_panel, message, register_job
-from dashboard.phases.figures import NAMES, UNITS, per_program, sweep, trace
-from dashboard.phases.kinds import PHASES, SWEEP
-from dashboard.state import phasedata
+from dashboard.phases import work
+from dashboard.phases.figures import NAMES, UNITS, new_program, per_program, sweep, trace
+from dashboard.phases.kinds import NEW_PROGRAM, PHASES, SWEEP
+from dashboard.state import phase_traces, phasedata
 from dashboard.state.uploads import decode_upload
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
 from dashboard.ui.fields import dropdown, field
@@ -25,6 +28,9 @@ NAMES_ = PHASES.names
 FORM_IDS = [f"{P}-{n}" for n in NAMES_]
 SWEEP_IDS = [f"{P}-{n}" if n != "cache_l" else f"{P}-cache_l" for n in SWEEP.names]
 VIEW = ["program"]
+NP = f"{P}-new"  # the "Predict a new program" panel; its URL names start with np_
+NP_NAMES = NEW_PROGRAM.names
+NP_FORM_IDS = [f"{NP}-{n[3:]}" for n in NP_NAMES]
 LABELS = {"eps": "neighbourhood eps (percentile of training distances; 100 = global, cv = chosen by CV)",
           "T": "l1 bound T (multiple of the global NNLS norm; inf = none, cv = chosen by CV)"}
 
@@ -74,7 +80,102 @@ def _form(v):
     ], className="form-grid")
 
 
+def _np_form(v):
+    freqs = [{"label": f"{f} MHz", "value": f} for f in NEW_PROGRAM.params[1].allowed(v)]
+    try:
+        trace_opts = [] if v["np_trace"] == phase_traces.NONE else [
+            {"label": phase_traces.trace_meta(v["np_trace"])["name"], "value": v["np_trace"]}]
+    except LookupError:
+        trace_opts = []
+    return html.Div([
+        field("Host trace", html.Div([
+            dcc.Dropdown(id=f"{NP}-trace", options=trace_opts, value=v["np_trace"] if trace_opts else None,
+                         placeholder="upload the host run first", clearable=False, style={"minWidth": "260px"}),
+            dcc.Upload(html.Button("Upload the host run", className="btn btn-small"), id=f"{NP}-upload",
+                       max_size=60_000_000)]),
+              "the program's run on the host only: per-sample (CSV/Parquet like the shipped armpm_samples: program, "
+              "run, freq_mhz, duration_s, power_w, PMU events), the raw armpm trace, or a phase table's host "
+              "columns; target columns are dropped, never read"),
+        field("Host frequency", dropdown(f"{NP}-host_freq", freqs, v["np_host_freq"]), "the uploaded run's clock"),
+        field("Target frequency", dropdown(f"{NP}-target_freq", freqs, v["np_target_freq"])),
+        field("Predict", dropdown(f"{NP}-target", [{"label": "cycles per phase", "value": "cycles"},
+                                                  {"label": "average power per phase", "value": "power"}],
+                                  v["np_target"])),
+        field("Model", dropdown(f"{NP}-model", [{"label": "auto: the winner of program-grouped CV", "value": "auto"}]
+                                + [{"label": NAMES[m], "value": m} for m in NAMES], v["np_model"])),
+        field("Interval level", dcc.Input(id=f"{NP}-level", type="number", min=0.5, max=0.99, step=0.01,
+                                          value=v["np_level"], className="num-input"), "0.5 – 0.99"),
+    ], className="form-grid")
+
+
+def _np_content(res):
+    """Summary, chart and table rows of a new program's prediction."""
+    if not res:
+        return None, empty("Upload a host run and press Predict to see its predicted target trace"), []
+    t, unit = res["total"], res["unit"]
+    fmt = (lambda x: f"{x / 1e9:.3f} × 10⁹") if unit == "cycles" else (lambda x: f"{x:.3f}")
+    what = "total cycles" if res["target"] == "cycles" else "average power"
+    cv = res["cv"]
+    summary = card(
+        html.Div([stat(f"predicted {what}", f"{fmt(t['predicted'])} {unit}", f"{NP}-total"),
+                  stat(f"{res['level'] * 100:g} % interval", f"{fmt(t['lower'])} – {fmt(t['upper'])} {unit}",
+                       f"{NP}-interval"),
+                  stat("model", NAMES[res["model"]], f"{NP}-model-used"),
+                  stat("phases / fall-back", f"{len(res['phases'])} / {res['fallback_phases']}", f"{NP}-counts"),
+                  stat("host × median ratio", f"{fmt(t['baseline'])} {unit}")], className="stats"),
+        html.P(f"{res['program']} ({res['trace_name']}): {res['host_freq']:g} → {res['target_freq']:g} MHz, trained on "
+               f"{res['n_programs']} shipped programs ({res['n_phases']} phases). Model: {NAMES[res['model']]}"
+               + (" — the lowest per-phase MAPE in program-grouped CV (" + ", ".join(
+                   f"{NAMES[m]} {v['per_phase_mape']:.2f} %" for m, v in cv.items()) + ")"
+                  if res["requested_model"] == "auto" else " (as chosen)")
+               + f". Intervals from the same CV's residuals: per phase, each training program's own "
+               f"{res['level'] * 100:g} % quantile of |log(measured / predicted)|, then the conformal rank over "
+               f"programs (×/÷ {math.exp(res['phase_half_width']):.3f}); the total from the held-out "
+               f"programs' totals (×/÷ {math.exp(res['total_half_width']):.3f}). In that CV "
+               f"{res['cv_coverage']['phases_percent']:.1f} % of phases and "
+               f"{res['cv_coverage']['totals_percent']:.1f} % of program totals fell inside intervals built "
+               "without their program. "
+               + ("Notes: " + "; ".join(res["notes"]) + "." if res["notes"] else ""), className="hint"))
+    rows = [{"phase": p["phase"], "start": p["start_instructions"] / 1e9, "predicted": p["predicted"],
+             "lower": p["lower"], "upper": p["upper"], "fallback": "yes" if p["fallback"] else ""}
+            for p in res["phases"]]
+    return summary, new_program(res), rows
+
+
+def _np_card(v, res, request):
+    summary, fig, rows = _np_content(res)
+    unit = res["unit"] if res else "cycles"
+    dec = 0 if unit == "cycles" else 4
+    return card(
+        html.H2("Predict a new program"),
+        html.P("A program never run on the target: upload its host run, and its target trace is predicted phase by "
+               "phase from the shipped programs (the model that won program-grouped cross-validation, unless you "
+               "choose one), with intervals; nothing here is measured on the target.", className="hint"),
+        _np_form(v), html.Div(id=f"{NP}-upload-status"), job_panel(NP, request, "Predict the target trace"),
+        share_box(NP),
+        html.Div(summary, id=f"{NP}-summary"),
+        dcc.Graph(id=f"{NP}-graph", figure=fig),
+        html.Div([html.Button("Download CSV", id=f"{NP}-download-csv", className="btn btn-small", n_clicks=0),
+                  html.Button("Download Parquet", id=f"{NP}-download-parquet", className="btn btn-small", n_clicks=0),
+                  html.Span(" one row per phase and the whole program, with provenance (model, trace id, training "
+                            "fingerprint, code version, date)", className="hint")], className="run-row"),
+        dcc.Download(id=f"{NP}-download"),
+        grid(f"{NP}-table", [num_col("phase", "phase", 0), num_col("start", "start (×10⁹ instructions)", 2),
+                             num_col("predicted", f"predicted ({unit})", dec), num_col("lower", "lower", dec),
+                             num_col("upper", "upper", dec), {"field": "fallback", "headerName": "fall-back"}],
+             rows=rows, height=300, file_name="phases_new_program_view.csv"))
+
+
 def layout(**query):
+    np_query = {k: query.pop(k) for k in list(query) if k.startswith("np_")}
+    nv, np_error = parse_or_default(np_query, list(NEW_PROGRAM.params))
+    np_request = None
+    if np_query and not np_error and nv["np_trace"] != phase_traces.NONE:
+        try:
+            np_request = NEW_PROGRAM.request(nv)
+        except (InvalidParameter, LookupError) as exc:
+            np_error = message(exc)
+    np_res = jobs.result_for(np_request)  # a shared link's cached prediction, drawn in this first layout
     view = {k: query.pop(k) for k in VIEW + ["cache_l"] if k in query}
     v, error = parse_or_default(query, PARAMS)
     request = None
@@ -135,11 +236,19 @@ def layout(**query):
                                       num_col("lacross_program_ape", "whole-program %", 2),
                                       num_col("ratio_mape", "ratio baseline MAPE %", 2)],
                   height=240, file_name="phases_granularity.csv")),
+        alert(np_error) if np_error else None,
+        _np_card(nv, np_res, np_request),
     ])
 
 
-register_url_sync(P, NAMES_ + VIEW + ["cache_l"], FORM_IDS + [f"{P}-program", f"{P}-cache_l"])
+# one address for both panels: each share box shows it (the evaluation's and the new program's values)
+_ALL_NAMES = NAMES_ + VIEW + ["cache_l"] + NP_NAMES
+_ALL_IDS = FORM_IDS + [f"{P}-program", f"{P}-cache_l"] + NP_FORM_IDS
+register_url_sync(P, _ALL_NAMES, _ALL_IDS)
+register_url_sync(NP, _ALL_NAMES, _ALL_IDS)
 register_job(P, PHASES, FORM_IDS)
+register_job(NP, NEW_PROGRAM, NP_FORM_IDS)
+register_csv(f"{NP}-table")
 register_job(f"{P}-sweep", SWEEP, SWEEP_IDS)
 for _g in ("models", "programs", "sweep-grid"):
     register_csv(f"{P}-{_g}")
@@ -241,3 +350,30 @@ def _sweep(ready):
     if not res:
         return empty("Run the sweep to see accuracy against granularity"), []
     return sweep(res), res["rows"]
+
+
+@callback(Output(f"{NP}-trace", "options"), Output(f"{NP}-trace", "value"), Output(f"{NP}-upload-status", "children"),
+          Input(f"{NP}-upload", "contents"), State(f"{NP}-upload", "filename"), prevent_initial_call=True)
+def _np_uploaded(contents, filename):
+    """A host run: read with the upload limits, checked (missing columns named), stored by content."""
+    try:
+        meta = phase_traces.save_trace(decode_upload(contents), filename if isinstance(filename, str) else None)
+    except (ValueError, TypeError) as exc:  # ModelingError is a ValueError
+        return no_update, no_update, alert(f"Not used: {exc}")
+    return [{"label": meta["name"], "value": meta["id"]}], meta["id"], alert(phase_traces.describe(meta), "info")
+
+
+@callback(Output(f"{NP}-summary", "children"), Output(f"{NP}-graph", "figure"), Output(f"{NP}-table", "rowData"),
+          Input(f"{NP}-ready", "data"), prevent_initial_call=True)
+def _np_render(ready):
+    return _np_content(jobs.result_for(ready))
+
+
+@callback(Output(f"{NP}-download", "data"), Input(f"{NP}-download-csv", "n_clicks"),
+          Input(f"{NP}-download-parquet", "n_clicks"), State(f"{NP}-ready", "data"), prevent_initial_call=True)
+def _np_download(_csv, _parquet, ready):
+    res = jobs.result_for(ready)
+    if not res:
+        return no_update
+    data, name = work.predict_new_export(res, "parquet" if ctx.triggered_id == f"{NP}-download-parquet" else "csv")
+    return dcc.send_bytes(data, name)

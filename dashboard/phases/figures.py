@@ -81,3 +81,43 @@ def sweep(res: dict):
                   yaxis=axis_title("error %"),
                   yaxis2={**axis_title("phases (held-out, all folds)"), "overlaying": "y", "side": "right",
                           "showgrid": False, "rangemode": "tozero"})
+
+
+def new_program(res: dict):
+    """The predicted target trace of a program never run on the target: per phase over cumulative host
+    instructions, the interval as a band, fall-back phases marked; nothing measured (there is nothing)."""
+    ph = res["phases"]
+    if not ph:
+        return empty("No phases")
+    unit = UNITS[res["target"]]
+    x = values((np.array([p["start_instructions"] for p in ph]) + np.array([p["end_instructions"] for p in ph]))
+               / 2e9)
+    lo, hi = values([p["lower"] for p in ph]), values([p["upper"] for p in ph])
+    pred = values([p["predicted"] for p in ph])
+    level = f"{res['level'] * 100:g} %"
+    data = [
+        {"type": "scatter", "mode": "lines", "x": x, "y": hi, "line": {"width": 0, "color": PALETTE[0]},
+         "showlegend": False, "hoverinfo": "skip", "name": "upper"},
+        {"type": "scatter", "mode": "lines", "x": x, "y": lo, "line": {"width": 0, "color": PALETTE[0]},
+         "fill": "tonexty", "fillcolor": "rgba(31, 119, 180, 0.18)", "name": f"{level} interval",
+         "hoverinfo": "skip"},
+        {"type": "scatter", "mode": "lines+markers", "x": x, "y": pred, "name": f"predicted ({NAMES[res['model']]})",
+         "line": {"color": PALETTE[0], "width": 2}, "marker": {"size": 5},
+         "customdata": [[a, b] for a, b in zip(lo, hi)],
+         "hovertemplate": (f"%{{x:.1f}} G instructions<br>predicted %{{y:.4g}} {unit}<br>{level}: "
+                           f"%{{customdata[0]:.4g}} – %{{customdata[1]:.4g}}<extra></extra>")},
+    ]
+    fb = [i for i, p in enumerate(ph) if p["fallback"]]
+    if fb:
+        data.append({"type": "scatter", "mode": "markers", "x": [x[i] for i in fb], "y": [pred[i] for i in fb],
+                     "name": "neighbourhood fall-back", "marker": {"symbol": "x", "size": 10, "color": "#c0392b"},
+                     "hovertemplate": "fall-back: nearest training phases used<extra></extra>"})
+    t = res["total"]
+    what = "cycles per phase" if res["target"] == "cycles" else "average power per phase (W)"
+    tot = (f"total {t['predicted'] / 1e9:.3f} × 10⁹ cycles [{t['lower'] / 1e9:.3f} – {t['upper'] / 1e9:.3f}]"
+           if res["target"] == "cycles"
+           else f"average {t['predicted']:.3f} W [{t['lower']:.3f} – {t['upper']:.3f}]")
+    return figure(data, f"{res['program']} at {res['target_freq']:g} MHz, predicted from {res['host_freq']:g} MHz"
+                        f"<br><sup>{tot}, {level} interval; nothing measured on the target</sup>", 460,
+                  xaxis=axis_title("cumulative host instructions (×10⁹)"),
+                  yaxis={**axis_title(what), "rangemode": "tozero" if res["target"] == "power" else "normal"})

@@ -62,3 +62,38 @@ PHASES = jobs.JobKind("phases", COMMON, work.phases_result, _fingerprint)
 SWEEP = jobs.JobKind("phasesweep", (*[p for p in COMMON if p.name != "granularity"],
                                     Param("cache_l", "float", 0.05, None, 0.0, 10.0)),
                      work.sweep_result, _fingerprint)
+
+
+def _shipped_freqs(v):
+    return [int(f) if float(f).is_integer() else f for f in data.frequencies()]
+
+
+def _new_check(params):
+    from dashboard.state import phase_traces
+
+    if params["np_trace"] == phase_traces.NONE:
+        raise InvalidParameter("np_trace", "upload the host trace of the program to predict first")
+
+
+def _new_fingerprint(params):
+    """The shipped training traces (the uploaded trace's id already names its content)."""
+    return shipped_fingerprint("armpm_samples.parquet", "armpm_phases.parquet")
+
+
+def _trace_lookup(v):
+    from dashboard.state import phase_traces
+
+    return phase_traces.trace_meta(v)
+
+
+#: a program never run on the target, from its uploaded host trace (URL names start with ``np_``: they share
+#: the page's address with the evaluation's)
+NEW_PROGRAM = jobs.JobKind("phasesnew", (
+    StoredParam("np_trace", "choice", "none", lookup=_trace_lookup, what="host trace id"),
+    Param("np_host_freq", "choice", 1000, _shipped_freqs),
+    Param("np_target_freq", "choice", 2000, _shipped_freqs),
+    Param("np_target", "choice", "cycles", list(data.TARGETS)),
+    Param("np_model", "choice", "auto", ["auto", "lacross", "global", "nnls-baseline", "ratio-baseline",
+                                         "mean-baseline"]),
+    Param("np_level", "float", 0.9, None, 0.5, 0.99),
+), work.predict_new_result, _new_fingerprint, _new_check)

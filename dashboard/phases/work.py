@@ -61,3 +61,47 @@ def sweep_result(params: dict, report=_noop) -> dict:
                      "ratio_mape": m["ratio-baseline"]["per_phase_mape"]})
     return {"rows": rows, "eps_pct": eps, "t_factor": None if math.isinf(t) else t, "params": dict(params)}
 
+
+
+def predict_new_result(params: dict, report=_noop) -> dict:
+    """A program never run on the target: its target trace predicted from an uploaded host trace
+    (:func:`modeling.phases.predict.predict_trace`, trained on the shipped table of the pair), as JSON with
+    the parameters and the provenance (trace id, training data fingerprint, code version, date)."""
+    from datetime import UTC, datetime
+
+    from dashboard.state import phase_traces
+    from dashboard.state.files import shipped_fingerprint
+    from modeling.phases.predict import predict_trace
+    from modeling.version import code_version
+
+    meta = phase_traces.trace_meta(params["np_trace"])
+    res = predict_trace(phase_traces.trace_frame(params["np_trace"]), params["np_host_freq"],
+                        params["np_target_freq"], params["np_target"], params["np_model"], params["np_level"],
+                        progress=report)
+    out = res.to_dict()
+    out.update(params=dict(params), trace_name=meta["name"],
+               provenance={"model": res.model, "trace": params["np_trace"], "trace_name": meta["name"],
+                           "training": "shipped cBench (ODROID-XU3)",
+                           "training_fingerprint": shipped_fingerprint("armpm_samples.parquet",
+                                                                       "armpm_phases.parquet"),
+                           "code_version": code_version(),
+                           "date": datetime.now(UTC).isoformat(timespec="seconds")})
+    return out
+
+
+def predict_new_export(res: dict, fmt: str) -> tuple[bytes, str]:
+    """(bytes, file name) of the prediction table of a :func:`predict_new_result` in ``fmt`` (csv or
+    parquet): one row per phase and one for the whole program, with the provenance as columns."""
+    import io
+
+    from modeling.phases.predict import PhasePrediction
+
+    df = PhasePrediction.from_dict(res).to_frame(res.get("provenance"))
+    p = res["params"]
+    stem = f"phases_{res['program']}_{p['np_host_freq']:g}_to_{p['np_target_freq']:g}MHz_{p['np_target']}"
+    stem = "".join(c if c.isalnum() or c in "._-" else "_" for c in stem)
+    if fmt == "parquet":
+        buf = io.BytesIO()
+        df.to_parquet(buf, index=False)
+        return buf.getvalue(), f"{stem}.parquet"
+    return df.to_csv(index=False).encode(), f"{stem}.csv"

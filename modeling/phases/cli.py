@@ -3,6 +3,11 @@
 ``python -m modeling phases --host-freq 1000 --target-freq 2000 --target cycles [--features counters|counters+host]
 [--norm z|rate|raw] [--granularity 2e9] [--eps cv|PCT] [--T cv|FACTOR] [--folds 5] [--seed 0] [--json]``
 on the shipped cBench traces, or ``--phases DIR`` (written by ``build-data armpm --out DIR``).
+
+``python -m modeling phases predict --trace FILE --host-freq F --target-freq G [--target cycles|power]
+[--model auto|lacross|global|nnls-baseline|ratio-baseline|mean-baseline] [--level 0.9] [--phases DIR]
+[--json | --out FILE.csv|.parquet]``: the target trace of a program never run on the target, from its host
+run (:mod:`modeling.phases.predict`).
 """
 
 from __future__ import annotations
@@ -65,6 +70,58 @@ def cmd_phases(args) -> int:
     return 0
 
 
+def predict_json(res) -> dict:
+    """The command's JSON: the result's ``to_dict()`` (``program``, ``model``, ``level``, ``total``,
+    ``phases`` with ``start_instructions``, ``predicted``, ``lower``, ``upper``, ``fallback``, and the rest)."""
+    return res.to_dict()
+
+
+def cmd_phases_predict(args) -> int:
+    from modeling.phases import data
+    from modeling.phases.predict import predict_trace, read_trace_file
+    from modeling.version import code_version
+
+    frame = read_trace_file(args.trace)
+    training, name = None, "shipped cBench"
+    if args.phases:
+        training = data.pair_from(data.samples_from(args.phases), args.host_freq, args.target_freq,
+                                  args.granularity)
+        name = str(args.phases)
+    res = predict_trace(frame, args.host_freq, args.target_freq, args.target, args.model, args.level, training,
+                        name, args.granularity, args.program, args.run, folds=args.folds, seed=args.seed)
+    if args.out:
+        import datetime
+        from pathlib import Path
+
+        out = Path(args.out)
+        df = res.to_frame({"training": name, "code_version": code_version(),
+                           "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")})
+        if out.suffix.lower() == ".parquet":
+            df.to_parquet(out, index=False)
+        elif out.suffix.lower() == ".csv":
+            df.to_csv(out, index=False)
+        else:
+            raise ModelingError(f"--out must end in .csv or .parquet, not {out.name!r}")
+    if args.json:
+        print(json.dumps(predict_json(res), indent=2))
+        return 0
+    d = res.to_dict()
+    t = d["total"]
+    print(f"{d['program']}: {d['host_freq']:g} -> {d['target_freq']:g} MHz, {d['target']} ({d['unit']}), model "
+          f"{d['model']}, {len(d['phases'])} phases, trained on {d['n_programs']} programs")
+    print(f"whole program: {t['predicted']:.4g} [{t['lower']:.4g} - {t['upper']:.4g}] ({d['level'] * 100:g} %); "
+          f"baseline {t['baseline']:.4g}")
+    print(f"{'phase':>5s} {'start instr':>12s} {'predicted':>11s} {'lower':>11s} {'upper':>11s} fallback")
+    for p in d["phases"]:
+        print(f"{p['phase']:5d} {p['start_instructions']:12.4g} {p['predicted']:11.4g} {p['lower']:11.4g} "
+              f"{p['upper']:11.4g} {'yes' if p['fallback'] else ''}")
+    for n in d["notes"]:
+        print(f"note: {n}")
+    if args.out:
+        print(f"wrote {args.out}")
+    return 0
+
+
 def add_parsers(sub) -> None:
     p = sub.add_parser("phases", help="LACross phase-level prediction on held-out programs")
     p.add_argument("--phases", help="directory with armpm_samples.parquet (default: the shipped cBench traces)")
@@ -83,3 +140,23 @@ def add_parsers(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_phases)
+    acts = p.add_subparsers(dest="phases_action", required=False, metavar="predict")
+    q = acts.add_parser("predict", help="the target trace of a program never run on the target, from its host run")
+    q.add_argument("--trace", required=True, help="host trace: samples (Parquet/CSV, the shipped format), the raw "
+                   "armpm trace, or a phase table")
+    q.add_argument("--host-freq", type=float, required=True)
+    q.add_argument("--target-freq", type=float, required=True)
+    q.add_argument("--target", default="cycles", choices=["cycles", "power"])
+    q.add_argument("--model", default="auto", choices=["auto", "lacross", "global", "nnls-baseline",
+                                                       "ratio-baseline", "mean-baseline"])
+    q.add_argument("--level", type=float, default=0.9)
+    q.add_argument("--phases", help="directory with armpm_samples.parquet to train on (default: shipped)")
+    q.add_argument("--granularity", type=float, default=2e9)
+    q.add_argument("--program", help="the program, when the trace holds several")
+    q.add_argument("--run", type=int, help="the host run, when the trace holds several (default: the first)")
+    q.add_argument("--folds", type=int, default=5)
+    q.add_argument("--seed", type=int, default=0)
+    out = q.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true")
+    out.add_argument("--out", help="write the prediction table (.csv or .parquet) with provenance")
+    q.set_defaults(func=cmd_phases_predict)

@@ -1,0 +1,496 @@
+"""A program never run on the target: its target trace (cycles or power per phase, and the whole program)
+predicted from its host run, with intervals (DESIGN.md "Evaluate, then predict").
+
+**Input.** The host run as a per-sample trace (the shipped ``armpm_samples.parquet`` format: ``program``,
+``run``, ``freq_mhz``, ``duration_s``, ``power_w`` or ``energy_j``, one column per PMU event, ``sample``
+optional; or the raw armpm trace, :func:`modeling.build.armpm.read_trace`) cut into phases of
+``granularity`` retired instructions exactly as the phase tables are (:func:`host_phases`, the host side
+of :func:`modeling.build.armpm.align`); or a phase table's host columns. Target columns a table may carry
+are dropped before anything else and never read.
+
+**Training.** The phases of every training program at that frequency pair (default: the shipped table; a
+program with the predicted one's name is left out of it, so a shipped program's own target never helps).
+
+**Model.** ``auto`` (default): every model of :mod:`modeling.phases.evaluate` (LACross, the global model,
+NNLS, host x median ratio, training mean) is scored by program-grouped cross-validation on the training
+programs; the lowest per-phase MAPE wins (ties: the first in that order), so where the ratio baseline is
+best, the ratio is what is used. Or one of them by name. The winner is then fitted on all training
+programs (LACross and the global model choose eps and T by their own program-grouped CV, as in evaluation).
+
+**Intervals** (level 0.9 by default), from the same cross-validation's out-of-fold predictions of the
+model used, on the log scale (a ratio judges a prediction; the bounds stay positive):
+
+* per phase: rule ``per_application`` of :mod:`modeling.crossgen.conformal` with the program as the
+  group: each training program's own ``level``-quantile of ``|log(measured / predicted)|`` over its phases,
+  then the ``ceil(level (G + 1))``-th smallest of those G quantiles. Phases of one program share one bias
+  (they are not exchangeable with each other), and the new program is a new group, so the program is the
+  unit; pooling phases would let the longest programs decide.
+* whole program: one residual per held-out program, ``|log(measured total / predicted total)|`` (cycles
+  summed over phases; power as the program's average: target energy / target time measured, the
+  host-time-weighted mean of the phase predictions predicted), and the ``ceil(level (G + 1))``-th smallest
+  of the G residuals (split-conformal rank over programs). A total is not the sum of the phase bounds:
+  phase errors partly cancel, partly share the program's bias; only held-out totals show which.
+
+With too few programs for the level (``ceil(level (G + 1)) > G``) the largest residual is used and the
+level the data supports, ``G / (G + 1)``, is reported. Each phase carries the LACross neighbourhood
+fall-back flag (fewer than max(2d, 10) training phases within eps: the nearest ones were used).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from modeling.build import armpm
+from modeling.crossgen import conformal
+from modeling.errors import ConfigError, DataError
+from modeling.phases import data
+from modeling.phases.evaluate import EPS_GRID, MODELS, T_GRID, evaluate, tune
+from modeling.phases.model import nnls_fit
+from modeling.phases.model import predict as lacross_predict
+
+AUTO = "auto"
+#: per-phase MAPE differences (percentage points) below this are ties
+TIE = 1e-6
+UNITS = {"cycles": "cycles", "power": "W"}
+#: columns of a per-sample trace (besides the events)
+SAMPLE_NEED = ("program", "freq_mhz", "duration_s")
+#: a phase table's columns that belong to the target run (dropped on input, never read)
+TARGET_COLS = ("target_cycles", "target_time_s", "target_power_w", "target_run", "target_freq_mhz")
+
+
+# ------------------------------------------------------------------ the host run as phases
+
+def _is_phase_table(frame: pd.DataFrame) -> bool:
+    return "host_" + armpm.INSTR in frame.columns
+
+
+def host_only(frame: pd.DataFrame) -> tuple[pd.DataFrame, list]:
+    """The frame without target columns; returns (frame, names of the columns dropped)."""
+    drop = [c for c in frame.columns if str(c) in TARGET_COLS or str(c).startswith("target_")]
+    return frame.drop(columns=drop), drop
+
+
+def check_trace(frame: pd.DataFrame) -> str:
+    """``"phases"`` or ``"samples"``; ``DataError`` naming the missing columns of a trace that is neither."""
+    frame = frame.rename(columns={c: armpm.META[c] for c in frame.columns if c in armpm.META})
+    if _is_phase_table(frame):
+        need = ["program", "host_time_s", "host_power_w"]
+        missing = [c for c in need if c not in frame.columns]
+        if missing:
+            raise DataError(f"The phase table lacks column(s) {', '.join(missing)}.")
+        return "phases"
+    need = [*SAMPLE_NEED, armpm.INSTR, armpm.CYCLES]
+    missing = [c for c in need if c not in frame.columns]
+    if "power_w" not in frame.columns and "energy_j" not in frame.columns:
+        missing.append("power_w (or energy_j)")
+    if missing:
+        raise DataError(f"The host trace lacks column(s) {', '.join(missing)}: a per-sample trace needs program, "
+                        f"freq_mhz, duration_s, power_w, {armpm.INSTR}, {armpm.CYCLES} and the PMU event columns "
+                        f"(or a phase table: program, host_{armpm.INSTR}, host_time_s, host_power_w, "
+                        "host_<EVENT>).")
+    return "samples"
+
+
+def host_phases(run: armpm.Run, granularity: float = armpm.DEFAULT_GRANULARITY) -> pd.DataFrame:
+    """One host run cut into phases of ``granularity`` retired instructions: the host columns of
+    :func:`modeling.build.armpm.align` (same edges, same sums), plus ``start_instructions``."""
+    if granularity < armpm.SAMPLE_SLACK * run.per_sample_instr:
+        raise DataError(f"A granularity of {granularity:.3g} instructions is finer than one sample of the host "
+                        f"run ({run.per_sample_instr:.3g} instructions per sample).")
+    P = max(1, int(round(run.instructions / granularity)))
+    edges = np.linspace(0.0, 1.0, P + 1)
+
+    def spans(name):
+        return np.diff(np.interp(edges, run.u, run.cum[name]))
+
+    out = {"program": run.program, "host_run": run.run, "phase": np.arange(P), "u_start": edges[:-1],
+           "u_end": edges[1:]}
+    for c in run.cum:
+        if c not in ("duration_s", "energy_j"):
+            out[f"host_{c}"] = spans(c)
+    ht, he = spans("duration_s"), spans("energy_j")
+    out.update(host_time_s=ht, host_power_w=he / ht)
+    return pd.DataFrame(out)
+
+
+def _samples_of(frame: pd.DataFrame) -> pd.DataFrame:
+    """A per-sample frame in the cleaned format (``energy_j`` from power x duration when absent)."""
+    f = frame.rename(columns={c: armpm.META[c] for c in frame.columns if c in armpm.META})
+    if "energy_j" not in f.columns:
+        f = f.assign(energy_j=pd.to_numeric(f["power_w"], errors="coerce") * pd.to_numeric(f["duration_s"],
+                                                                                        errors="coerce"))
+    if "run" not in f.columns:
+        f = f.assign(run=1)
+    if "sample" not in f.columns:
+        f = f.assign(sample=f.groupby(["program", "run", "freq_mhz"]).cumcount())
+    events = [c for c in armpm.event_columns(f) if c not in ("sample", "duration_s", "energy_j", "timestamp_ns")]
+    cols = [*events, "duration_s", "energy_j", "freq_mhz"]
+    for c in cols:
+        f[c] = pd.to_numeric(f[c], errors="coerce")
+    bad = f[cols].isna().any(axis=1) | ~np.isfinite(f[cols].to_numpy(float)).all(axis=1)
+    if bad.any():
+        rows = ", ".join(str(i + 2) for i in np.flatnonzero(bad.to_numpy())[:5])
+        raise DataError(f"{int(bad.sum())} sample(s) have a missing or non-numeric value (data rows {rows}).")
+    if (f["duration_s"] <= 0).any():
+        raise DataError("Every sample needs a positive duration_s.")
+    return f[["program", "run", "freq_mhz", "sample", "duration_s", "energy_j", *events]]
+
+
+def new_program(frame: pd.DataFrame, host_freq: float, granularity: float = armpm.DEFAULT_GRANULARITY,
+                program: str | None = None, run: int | None = None) -> tuple[pd.DataFrame, list]:
+    """The host phases of the program to predict from a trace or a phase table; returns (phases, notes).
+
+    Target columns are dropped first (and named in the notes). A trace with several programs needs
+    ``program``; with several runs at ``host_freq`` the lowest-numbered one is used unless ``run`` says."""
+    frame, dropped = host_only(frame.copy())
+    notes = [f"column(s) {', '.join(map(str, dropped))} of the target run ignored, never read"] if dropped else []
+    kind = check_trace(frame)
+    progs = sorted(frame["program"].astype(str).unique().tolist())
+    if not progs:
+        raise DataError("The host trace has no rows.")
+    if program is None:
+        if len(progs) > 1:
+            raise DataError(f"The trace holds {len(progs)} programs ({', '.join(progs[:8])}…); choose one.")
+        program = progs[0]
+    elif program not in progs:
+        raise DataError(f"No program {program!r} in the trace; it has {', '.join(progs[:8])}.")
+    frame = frame[frame["program"].astype(str) == program]
+    if kind == "phases":
+        if "host_freq_mhz" in frame.columns:
+            freqs = sorted(set(frame["host_freq_mhz"].astype(float)))
+            if float(host_freq) not in freqs:
+                raise DataError(f"The phase table's host ran at {', '.join(f'{f:g}' for f in freqs)} MHz, "
+                                f"not {host_freq:g}.")
+            frame = frame[frame["host_freq_mhz"].astype(float) == float(host_freq)]
+        if "host_run" in frame.columns:
+            runs = sorted(set(frame["host_run"].tolist()))
+            pick = runs[0] if run is None else run
+            if pick not in runs:
+                raise DataError(f"No host run {pick} of {program}; it has {', '.join(map(str, runs))}.")
+            if len(runs) > 1:
+                notes.append(f"host run {pick} used (the table has runs {', '.join(map(str, runs))})")
+            frame = frame[frame["host_run"] == pick]
+        ph = frame.sort_values("phase") if "phase" in frame.columns else frame
+        ph = ph.reset_index(drop=True)
+        if "phase" not in ph.columns:
+            ph = ph.assign(phase=np.arange(len(ph)))
+        for c in [c for c in ph.columns if str(c).startswith("host_") and c not in ("host_run", "host_freq_mhz")]:
+            ph[c] = pd.to_numeric(ph[c], errors="coerce")
+        return ph, notes
+    s = _samples_of(frame)
+    freqs = sorted(set(s["freq_mhz"].tolist()))
+    if float(host_freq) not in freqs:
+        raise DataError(f"The trace's {program} ran at {', '.join(f'{f:g}' for f in freqs)} MHz, not at the "
+                        f"host frequency {host_freq:g} MHz.")
+    other = [f for f in freqs if f != float(host_freq)]
+    if other:
+        notes.append(f"samples at {', '.join(f'{f:g}' for f in other)} MHz ignored, never read")
+    s = s[s["freq_mhz"] == float(host_freq)]
+    runs = sorted(set(s["run"].tolist()))
+    pick = runs[0] if run is None else run
+    if pick not in runs:
+        raise DataError(f"No host run {pick} of {program}; the trace has {', '.join(map(str, runs))}.")
+    if len(runs) > 1:
+        notes.append(f"host run {pick} used (the trace has runs {', '.join(map(str, runs))})")
+    g = s[s["run"] == pick]
+    if len(g) < 2:
+        raise DataError(f"The host run of {program} has fewer than 2 samples.")
+    events = [c for c in g.columns if c not in ("program", "run", "freq_mhz", "sample", "duration_s", "energy_j")]
+    return host_phases(armpm.run_of(g, events), granularity), notes
+
+
+# ------------------------------------------------------------------ result
+
+@dataclass
+class PhasePrediction:
+    """A target trace predicted from a host run: per phase and for the whole program, with intervals."""
+
+    program: str
+    host_freq: float
+    target_freq: float
+    target: str
+    requested_model: str
+    model: str
+    level: float
+    level_supported: float
+    granularity: float
+    phase: list
+    start_instructions: list
+    end_instructions: list
+    predicted: list
+    lower: list
+    upper: list
+    fallback: list
+    host_value: list  # the host's own cycles (or power) per phase
+    baseline: list  # the naive baseline per phase: host value x median training target/host ratio
+    total: dict  # predicted, lower, upper, host, baseline
+    phase_half_width: float  # log scale
+    total_half_width: float
+    cv: dict  # model -> per_phase_mape, program_mean_ape (program-grouped CV on the training programs)
+    cv_coverage: dict  # percent of held-out phases / programs inside intervals built without them
+    n_programs: int
+    n_phases: int
+    training: str
+    features: str = "counters"
+    norm: str = "z"
+    chosen: dict = field(default_factory=dict)  # eps/T of LACross or the global model, when used
+    notes: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def unit(self) -> str:
+        return UNITS[self.target]
+
+    @property
+    def how(self) -> str:
+        made = self.model + (" (lowest per-phase MAPE in program-grouped CV)" if self.requested_model == AUTO
+                             else " (as asked)")
+        return (f"{made}; {self.level * 100:g} % interval: phases by each training program's own residual "
+                f"quantile, then the conformal rank over {self.n_programs} programs; the total by the held-out "
+                "programs' total residuals")
+
+    def rows(self) -> list[dict]:
+        """One dict per phase, then the whole program (``phase`` None)."""
+        out = [{"program": self.program, "phase": int(self.phase[i]),
+                "start_instructions": self.start_instructions[i], "end_instructions": self.end_instructions[i],
+                "predicted": self.predicted[i], "lower": self.lower[i], "upper": self.upper[i],
+                "fallback": bool(self.fallback[i]), "baseline": self.baseline[i], "host": self.host_value[i]}
+               for i in range(len(self.phase))]
+        out.append({"program": self.program, "phase": None, "start_instructions": 0.0,
+                    "end_instructions": self.end_instructions[-1] if self.end_instructions else 0.0,
+                    "predicted": self.total["predicted"], "lower": self.total["lower"], "upper": self.total["upper"],
+                    "fallback": bool(any(self.fallback)), "baseline": self.total["baseline"],
+                    "host": self.total["host"]})
+        return out
+
+    def to_dict(self) -> dict:
+        return {
+            "program": self.program, "host_freq": self.host_freq, "target_freq": self.target_freq,
+            "target": self.target, "unit": self.unit, "requested_model": self.requested_model, "model": self.model,
+            "level": self.level, "level_supported": self.level_supported, "granularity": self.granularity,
+            "interval_rule": "per_application", "interval_rule_text": conformal.RULE_LABELS["per_application"],
+            "total_rule": "conformal rank of held-out programs' |log(measured total / predicted total)|",
+            "phase_half_width": self.phase_half_width, "total_half_width": self.total_half_width,
+            "how": self.how, "cv": self.cv, "cv_coverage": self.cv_coverage, "n_programs": self.n_programs,
+            "n_phases": self.n_phases, "training": self.training, "features": self.features, "norm": self.norm,
+            "chosen": self.chosen, "notes": self.notes, "seconds": self.seconds,
+            "fallback_phases": int(sum(bool(f) for f in self.fallback)),
+            "total": dict(self.total),
+            "phases": [{"phase": int(self.phase[i]), "start_instructions": self.start_instructions[i],
+                        "end_instructions": self.end_instructions[i], "predicted": self.predicted[i],
+                        "lower": self.lower[i], "upper": self.upper[i], "fallback": bool(self.fallback[i]),
+                        "host": self.host_value[i], "baseline": self.baseline[i]} for i in range(len(self.phase))],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> PhasePrediction:
+        ph = d["phases"]
+        return cls(d["program"], d["host_freq"], d["target_freq"], d["target"], d["requested_model"], d["model"],
+                   d["level"], d["level_supported"], d["granularity"], [p["phase"] for p in ph],
+                   [p["start_instructions"] for p in ph], [p["end_instructions"] for p in ph],
+                   [p["predicted"] for p in ph], [p["lower"] for p in ph], [p["upper"] for p in ph],
+                   [p["fallback"] for p in ph], [p["host"] for p in ph], [p["baseline"] for p in ph],
+                   dict(d["total"]), d["phase_half_width"],
+                   d["total_half_width"], d["cv"], d["cv_coverage"], d["n_programs"], d["n_phases"], d["training"],
+                   d["features"], d["norm"], d["chosen"], list(d["notes"]), d["seconds"])
+
+    def to_frame(self, provenance: dict | None = None) -> pd.DataFrame:
+        """The prediction table (DESIGN.md): one row per phase and one for the whole program (``phase``
+        empty, id ``<program>/total``), then the provenance as constant columns."""
+        rows = self.rows()
+        df = pd.DataFrame({
+            "id": [f"{self.program}/phase {r['phase']}" if r["phase"] is not None else f"{self.program}/total"
+                   for r in rows],
+            "program": self.program,
+            "phase": pd.array([r["phase"] for r in rows], dtype="Int64"),
+            "start_instructions": [r["start_instructions"] for r in rows],
+            "end_instructions": [r["end_instructions"] for r in rows],
+            "predicted": [r["predicted"] for r in rows], "lower": [r["lower"] for r in rows],
+            "upper": [r["upper"] for r in rows], "unit": self.unit, "level": self.level,
+            "level_supported": self.level_supported, "how": self.how,
+            "applicable": [not r["fallback"] for r in rows],
+            "why": ["LACross neighbourhood too small: the nearest training phases were used" if r["fallback"] else ""
+                    for r in rows],
+            "fallback": [r["fallback"] for r in rows],
+            "baseline": [r["baseline"] for r in rows], "host": [r["host"] for r in rows],
+            "model": self.model, "target": self.target, "host_freq_mhz": self.host_freq,
+            "target_freq_mhz": self.target_freq,
+        })
+        for k, v in (provenance or {}).items():
+            df[k] = v
+        return df
+
+
+# ------------------------------------------------------------------ predicting
+
+def _total(target: str, values: np.ndarray, host_time: np.ndarray) -> float:
+    if target == "cycles":
+        return float(np.sum(values))
+    return float(np.sum(values * host_time) / np.sum(host_time))
+
+
+def choose_model(cv: dict) -> str:
+    """The model with the lowest per-phase MAPE (ties: the first in :data:`MODELS` order)."""
+    best = None
+    for m in MODELS:  # a later model must beat the best so far by more than rounding (LACross, the global
+        # model and NNLS coincide when CV picks eps = 100 % and no l1 bound; they differ in the 10th digit)
+        if m in cv and (best is None or cv[m]["per_phase_mape"] < cv[best]["per_phase_mape"] - TIE):
+            best = m
+    return best
+
+
+def phase_half_width(abs_resid, programs, level: float) -> tuple[float, float]:
+    """Log half-width of the phase interval (rule ``per_application``, programs as groups) and the
+    supported level."""
+    return conformal.group_half_width(np.asarray(abs_resid, float), np.asarray(programs), level,
+                                      "per_application")
+
+
+def total_half_width(abs_resid, level: float) -> tuple[float, float]:
+    """The ``ceil(level (G + 1))``-th smallest of G held-out programs' |log total residuals| (the largest,
+    with the supported level G / (G + 1), when G is too small)."""
+    r = np.sort(np.asarray(abs_resid, float))
+    g = len(r)
+    if g < 2:
+        raise DataError("Whole-program intervals need at least 2 training programs.")
+    k = conformal.conformal_rank(level, g)
+    return float(r[min(k, g) - 1]), (level if k <= g else conformal.supported_level(g))
+
+
+def _fit_predict(model: str, train: pd.DataFrame, test: pd.DataFrame, target: str, features: str, norm: str,
+                 seed: int) -> tuple[np.ndarray, np.ndarray, dict]:
+    """(predictions, fall-back flags, chosen settings) of ``model`` fitted on all of ``train``."""
+    y = train[data.TARGETS[target]].to_numpy(float)
+    host = data.HOST_OF_TARGET[target]
+    fb = np.zeros(len(test), bool)
+    if model == "ratio-baseline":
+        return test[host].to_numpy(float) * np.median(y / train[host].to_numpy(float)), fb, {}
+    if model == "mean-baseline":
+        return np.full(len(test), y.mean()), fb, {}
+    d = data.design(train, test, norm, features)
+    if model == "nnls-baseline":
+        return d.V @ nnls_fit(d.X, y), fb, {}
+    eps_grid = EPS_GRID if model == "lacross" else (100.0,)
+    e_, t_, err = tune(train, target, features, norm, eps_grid, T_GRID, seed)
+    p = lacross_predict(d.X, y, d.V, e_, t_, seed=seed)
+    return p.pred, p.fallback, {"eps_pct": e_, "t_factor": None if math.isinf(t_) else t_, "inner_mape": err}
+
+
+def predict_program(host: pd.DataFrame, training: pd.DataFrame, target: str = "cycles", model: str = AUTO,
+                    level: float = 0.9, features: str = "counters", norm: str = "z", folds: int = 5,
+                    seed: int = 0, host_freq: float | None = None, target_freq: float | None = None,
+                    granularity: float = armpm.DEFAULT_GRANULARITY, training_name: str = "shipped cBench",
+                    notes=(), progress=None) -> PhasePrediction:
+    """Predict the target trace of the program in ``host`` (its host phases, :func:`new_program`) from the
+    ``training`` phase table (module docstring). ``host``'s target columns, if any, are dropped unread."""
+    t0 = time.perf_counter()
+    if target not in data.TARGETS:
+        raise ConfigError(f"Unknown target {target!r}; use cycles or power.")
+    if model != AUTO and model not in MODELS:
+        raise ConfigError(f"Unknown model {model!r}; use {AUTO} or one of {', '.join(MODELS)}.")
+    conformal.conformal_rank(level, 1)  # checks 0 < level < 1
+    host, _ = host_only(host)
+    notes = list(notes)
+    program = str(host["program"].iloc[0])
+    train = training
+    if program in set(training["program"].astype(str)):
+        train = training[training["program"].astype(str) != program]
+        notes.append(f"{program} is in the training table: left out of training (its target never used)")
+    train = train.reset_index(drop=True)
+    events = data.event_names(train)
+    need = [*events, "host_time_s", "host_power_w", data.HOST_OF_TARGET[target]]
+    missing = [c for c in dict.fromkeys(need) if c not in host.columns]
+    if missing:
+        raise DataError(f"The host trace lacks the training event column(s) "
+                        f"{', '.join(c.removeprefix('host_') for c in missing)}.")
+    vals = host[list(dict.fromkeys(need))].to_numpy(float)
+    if not np.isfinite(vals).all() or (host["host_time_s"].to_numpy(float) <= 0).any():
+        raise DataError("Some host phases have missing, infinite or non-positive values.")
+    n_prog = int(train["program"].nunique())
+    if n_prog < 3:
+        raise DataError(f"Predicting a new program needs at least 3 training programs; there are {n_prog}.")
+
+    # program-grouped CV on the training programs: the model's choice and its residuals
+    def prog(done, total, label):
+        if progress:
+            progress(0.8 * done / total, f"cross-validation: {label}")
+
+    res = evaluate(train, target, features, norm, folds=folds, seed=seed, progress=prog)
+    cv = {m["model"]: {"per_phase_mape": m["per_phase_mape"], "program_mean_ape": m["program_mean_ape"],
+                       "program_max_ape": m["program_max_ape"]} for m in res["models"]}
+    used = choose_model(cv) if model == AUTO else model
+    y = train[data.TARGETS[target]].to_numpy(float)
+    floor = conformal.log_floor(y)
+    oof = np.asarray(res["phase_predictions"][used], float)
+    r_phase = np.abs(np.log(y) - conformal.to_log(oof, floor))
+    groups = train["program"].astype(str).to_numpy()
+    w_phase, sup_phase = phase_half_width(r_phase, groups, level)
+    tot = pd.DataFrame(res["programs"])
+    r_total = np.abs(np.log(tot["actual"].to_numpy(float))
+                     - conformal.to_log(tot[f"{used}|predicted"].to_numpy(float), floor))
+    w_total, sup_total = total_half_width(r_total, level)
+    cover_phase = conformal.held_out_coverage(r_phase, groups, level, "per_application", groups)
+    cover_total = conformal.held_out_coverage(r_total, np.arange(len(r_total)), level, "pooled")
+    if progress:
+        progress(0.85, f"fitting {used} on all {n_prog} training programs")
+
+    pred, fb, chosen = _fit_predict(used, train, host, target, features, norm, seed)
+    if (pred <= 0).any():
+        notes.append(f"{int((pred <= 0).sum())} phase prediction(s) at or below zero raised to {floor:.3g} "
+                     "for the interval")
+    lp = conformal.to_log(pred, floor)
+    ht = host["host_time_s"].to_numpy(float)
+    total = _total(target, pred, ht)
+    lt = float(conformal.to_log([total], floor)[0])
+    hv = host[data.HOST_OF_TARGET[target]].to_numpy(float)
+    base = hv * np.median(y / train[data.HOST_OF_TARGET[target]].to_numpy(float))
+    instr = host["host_" + armpm.INSTR].to_numpy(float)
+    ends = np.cumsum(instr)
+    return PhasePrediction(
+        program=program, host_freq=host_freq, target_freq=target_freq, target=target, requested_model=model,
+        model=used, level=level, level_supported=min(sup_phase, sup_total), granularity=granularity,
+        phase=[int(p) for p in host["phase"]], start_instructions=(ends - instr).tolist(),
+        end_instructions=ends.tolist(), predicted=pred.tolist(), lower=np.exp(lp - w_phase).tolist(),
+        upper=np.exp(lp + w_phase).tolist(), fallback=[bool(f) for f in fb], host_value=hv.tolist(),
+        baseline=base.tolist(),
+        total={"predicted": total, "lower": float(np.exp(lt - w_total)), "upper": float(np.exp(lt + w_total)),
+               "host": _total(target, hv, ht), "baseline": _total(target, base, ht)},
+        phase_half_width=w_phase, total_half_width=w_total, cv=cv,
+        cv_coverage={"phases_percent": cover_phase["workloads"], "phases_per_program_percent": cover_phase["folds"],
+                     "totals_percent": cover_total["workloads"]},
+        n_programs=n_prog, n_phases=int(len(train)), training=training_name, features=features, norm=norm,
+        chosen=chosen, notes=notes, seconds=time.perf_counter() - t0)
+
+
+def predict_trace(frame: pd.DataFrame, host_freq: float, target_freq: float, target: str = "cycles",
+                  model: str = AUTO, level: float = 0.9, training: pd.DataFrame | None = None,
+                  training_name: str = "shipped cBench", granularity: float = armpm.DEFAULT_GRANULARITY,
+                  program: str | None = None, run: int | None = None, **kw) -> PhasePrediction:
+    """:func:`new_program` then :func:`predict_program`; training defaults to the shipped table of the pair."""
+    host, notes = new_program(frame, host_freq, granularity, program, run)
+    if training is None:
+        training = data.shipped_pair(host_freq, target_freq, granularity)
+    return predict_program(host, training, target, model, level, host_freq=float(host_freq),
+                           target_freq=float(target_freq), granularity=granularity, training_name=training_name,
+                           notes=notes, **kw)
+
+
+def read_trace_file(path) -> pd.DataFrame:
+    """A host trace from a file: Parquet, CSV, or the raw armpm trace (tab-separated, optionally gzip)."""
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"No file {path}.")
+    raw = path.read_bytes()
+    if raw.startswith(b"PAR1"):
+        return pd.read_parquet(path)
+    head = raw[:4096]
+    if raw[:2] == b"\x1f\x8b" or (b"\t" in head and b"," not in head.split(b"\n", 1)[0]):
+        return armpm.samples(armpm.read_trace(raw), cores=None)[0]
+    return pd.read_csv(path)

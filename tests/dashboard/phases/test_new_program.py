@@ -1,0 +1,59 @@
+"""/phases "Predict a new program": an uploaded host run is checked (missing columns named) and stored by
+content; the job's work gives the library's numbers; the export carries the provenance."""
+
+import io
+
+import pandas as pd
+import pytest
+
+from dashboard.phases import work
+from dashboard.phases.kinds import NEW_PROGRAM
+from dashboard.state import phase_traces
+from dashboard.ui.url_state import InvalidParameter
+from modeling.errors import DataError
+from modeling.phases import data
+from modeling.phases.predict import predict_trace
+
+PROG = "automotive_susan_e"
+
+
+def host_run():
+    s = data.shipped_samples()
+    return s[(s["program"] == PROG) & (s["freq_mhz"] == 1000) & (s["run"] == 1)].reset_index(drop=True)
+
+
+def test_upload_is_checked_and_stored_by_content():
+    raw = host_run().to_csv(index=False).encode()
+    m = phase_traces.save_trace(raw, "susan_host.csv")
+    assert m["id"].startswith("ht-") and m["kind"] == "samples" and m["programs"] == [PROG]
+    assert m["frequencies"] == [1000.0]
+    assert phase_traces.save_trace(raw, "again.csv")["id"] == m["id"]
+    with pytest.raises(DataError, match="duration_s, INST_RETIRED"):
+        phase_traces.save_trace(host_run().drop(columns=["duration_s", "INST_RETIRED"]).to_csv(index=False).encode(),
+                                "bad.csv")
+    with pytest.raises(LookupError):
+        phase_traces.trace_meta("ht-0123456789abcdef")
+    # a phase table with target columns: they are dropped before storing
+    ph = data.shipped_pair(1000, 2000)
+    t = phase_traces.save_trace(ph[ph["program"] == PROG].to_csv(index=False).encode(), "table.csv")
+    assert t["kind"] == "phases" and "never read" in " ".join(t["notes"])
+    assert not any(c.startswith("target_") for c in phase_traces.trace_frame(t["id"]).columns)
+
+
+def test_the_job_gives_the_librarys_numbers_and_exports_with_provenance():
+    m = phase_traces.save_trace(host_run().to_csv(index=False).encode(), "susan_host.csv")
+    with pytest.raises(InvalidParameter, match="upload"):
+        NEW_PROGRAM.request({})
+    req = NEW_PROGRAM.request({"np_trace": m["id"], "np_target": "power"})
+    assert req["params"]["np_host_freq"] == 1000 and req["params"]["np_target_freq"] == 2000
+    res = work.predict_new_result(req["params"])
+    lib = predict_trace(host_run(), 1000, 2000, "power").to_dict()
+    assert res["total"] == lib["total"] and res["phases"] == lib["phases"] and res["model"] == lib["model"]
+    assert res["provenance"]["trace"] == m["id"] and res["provenance"]["code_version"]
+    body, name = work.predict_new_export(res, "parquet")
+    f = pd.read_parquet(io.BytesIO(body))
+    assert name.endswith(".parquet") and len(f) == len(res["phases"]) + 1
+    assert f["predicted"].iloc[-1] == pytest.approx(res["total"]["predicted"])
+    assert (f["trace"] == m["id"]).all() and f["code_version"].nunique() == 1
+    body, name = work.predict_new_export(res, "csv")
+    assert name.endswith(".csv") and f"{PROG}/total" in body.decode()
