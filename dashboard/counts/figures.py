@@ -124,7 +124,7 @@ def predicted_counts(res: dict, block: str):
     """The predicted count of one block (or the total over blocks) against input size, with its range as
     error bars, beside the measured counts; log-log."""
     blocks = [b["block"] for b in res["blocks"]]
-    params = res["params"]
+    params = res["sizes"]
     Xm = np.asarray(res["measured"]["X"], float)
     Ym = np.asarray(res["measured"]["Y"], float)
     rows = res["predictions"]

@@ -294,7 +294,7 @@ class CountPrediction:
 
     def to_dict(self) -> dict:
         n_exact = sum(h == "exact" for h in self.how)
-        return {"program": self.program, "params": list(self.params), "model": self.model,
+        return {"program": self.program, "sizes": list(self.params), "model": self.model,
                 "model_name": NAMES.get(self.model, self.model), "kind": self.kind,
                 "n_inputs": int(len(self.inputs)), "n_blocks": len(self.blocks), "n_exact": int(n_exact),
                 "n_irregular": int(sum(r is not None for r in self.irregular)),
@@ -322,7 +322,7 @@ def frame_of(res: dict, provenance: dict | None = None):
     rows = res["predictions"]
     df = pd.DataFrame({
         "program": res["program"],
-        **{p: [r["inputs"][p] for r in rows] for p in res["params"]},
+        **{p: [r["inputs"][p] for r in rows] for p in res["sizes"]},
         "block": [r["block"] for r in rows],
         "predicted": [r["predicted"] for r in rows],
         "lower": [r["lower"] for r in rows], "upper": [r["upper"] for r in rows],
