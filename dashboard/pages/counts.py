@@ -151,9 +151,9 @@ def layout(**query):
                     "inputs and a range from that error, wider the farther beyond the measured inputs.",
                     className="hint"),
              html.Div([
-                 field("Inputs", dcc.Input(id=f"{P}-at", type="text", value=pv.get("at"), debounce=True,
-                                           className="text-input", style={"width": "100%"}),
-                       html.Span(_inputs_hint(v), id=f"{P}-at-hint")),
+                 html.Div(field("Inputs", dcc.Input(id=f"{P}-at", type="text", value=pv.get("at"), debounce=True,
+                                                    className="text-input", style={"width": "100%"}),
+                                html.Span(_inputs_hint(v), id=f"{P}-at-hint")), style={"gridColumn": "span 2"}),
                  field("Model", dropdown(f"{P}-pmodel", [{"label": PMODEL_LABELS[m], "value": m}
                                                          for m in PREDICT_CHOICES], pv.get("pmodel", "best"))),
              ], className="form-grid"),
