@@ -118,3 +118,51 @@ def programs_bar(res: dict):
     return figure(data, f"Mean APE per program ({res['params']['split']} split)", 420, barmode="group",
                   xaxis={"tickangle": -35}, yaxis=log_axis("mean APE % (log; 1e-4 = exact)",
                                                           [max(r["mape"], 1e-4) for r in rows]))
+
+
+def predicted_counts(res: dict, block: str):
+    """The predicted count of one block (or the total over blocks) against input size, with its range as
+    error bars, beside the measured counts; log-log."""
+    blocks = [b["block"] for b in res["blocks"]]
+    params = res["sizes"]
+    Xm = np.asarray(res["measured"]["X"], float)
+    Ym = np.asarray(res["measured"]["Y"], float)
+    rows = res["predictions"]
+    if block == "all blocks":
+        ym = Ym.sum(axis=1)
+        pts = [t for t in res["totals"] if t["block"] == "all blocks" and isinstance(t["inputs"], dict)]
+        how = "sum over blocks"
+    elif block in blocks:
+        ym = Ym[:, blocks.index(block)]
+        pts = [r for r in rows if r["block"] == block]
+        h = res["blocks"][blocks.index(block)]["how"]
+        how = "exact polynomial" if h == "exact" else NAMES.get(h, h)
+    else:
+        return empty("Choose a block")
+    xm = Xm.prod(axis=1)
+    xp = np.array([float(np.prod([p["inputs"][k] for k in params])) for p in pts])
+    yp = np.array([p["predicted"] for p in pts], float)
+    lo = np.array([np.nan if p["lower"] is None else p["lower"] for p in pts], float)
+    hi = np.array([np.nan if p["upper"] is None else p["upper"] for p in pts], float)
+    label = " × ".join(params)
+    unit = "executions" if res["kind"] == "blocks" else "events"
+    keep = ym > 0
+    text = [", ".join(f"{k}={v:g}" for k, v in zip(params, x)) for x in Xm[keep]]
+    ptext = [", ".join(f"{k}={v:g}" for k, v in p["inputs"].items()) for p in pts]
+    data = [{"type": "scatter", "mode": "markers", "name": "measured", "x": values(xm[keep]), "y": values(ym[keep]),
+             "text": text, "marker": {"color": "#9aa7b4", "size": 5},
+             "hovertemplate": f"measured at %{{text}}<br>%{{y:,.0f}} {unit}<extra></extra>"},
+            {"type": "scatter", "mode": "markers", "name": f"predicted ({how})", "x": values(xp),
+             "y": values(np.maximum(yp, 1e-300)), "text": ptext,
+             "marker": {"color": PALETTE[0], "size": 10, "symbol": "diamond"},
+             "error_y": {"type": "data", "symmetric": False, "array": values(np.nan_to_num(hi - yp)),
+                         "arrayminus": values(np.nan_to_num(yp - lo)), "color": PALETTE[0], "thickness": 1.5},
+             "hovertemplate": f"predicted at %{{text}}<br>%{{y:,.0f}} {unit}<extra></extra>"}]
+    xs, ys = np.concatenate([xm, xp]), np.concatenate([ym[keep], yp[yp > 0], hi[np.isfinite(hi) & (hi > 0)]])
+    if not (ys > 0).any():
+        return empty(f"{block}: every count is zero")
+    return figure(data, f"{res['program']}: {block}, predicted beyond the measured inputs", 440,
+                  xaxis=log_axis(f"input size ({label}{', product' if len(params) > 1 else ''}; log)", xs),
+                  yaxis=log_axis(f"count ({unit} per run; log)", ys),
+                  legend={"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0, "xanchor": "left"},
+                  margin=margins(b=100))

@@ -6,10 +6,12 @@ from dashboard import jobs
 from dashboard.counts import work
 from dashboard.state import countdata
 from dashboard.state.files import shipped_fingerprint
-from dashboard.ui.url_state import Param, StoredParam
+from dashboard.ui.url_state import InvalidParameter, Param, StoredParam
 from modeling.counts import data
 from modeling.counts.evaluate import MODELS
+from modeling.counts.predict import MAX_SPEC_CHARS, PREDICT_MODELS
 from modeling.counts.splits import SPLITS
+from modeling.errors import ModelingError
 
 MODEL_CHOICES = [*MODELS[:2], "pnn", *MODELS[2:]]
 DEFAULT_MODELS = list(MODELS)
@@ -18,8 +20,12 @@ DEFAULT_PROGRAM = {"cpu": "gemm", "gpu": "lud_perimeter"}
 
 def _fingerprint(params):
     """The shipped tables' bytes (an upload's id already names its content)."""
-    if params["source"] not in countdata.SHIPPED:
-        return params["source"]
+    return table_fingerprint(params["source"])
+
+
+def table_fingerprint(source: str) -> str:
+    if source not in countdata.SHIPPED:
+        return source
     return shipped_fingerprint(*(file for file, _ in data.SHIPPED.values()))
 
 
@@ -56,3 +62,55 @@ SETTINGS = (
 COUNTS = jobs.JobKind("counts", (SOURCE, Param("program", "choice", _program_default, _programs), *SETTINGS),
                       work.counts_result, _fingerprint)
 PROGRAMS = jobs.JobKind("countsall", (SOURCE, *SETTINGS), work.programs_result, _fingerprint)
+
+
+# ------------------------------------------------------------------ predict at new inputs
+
+#: the models the page predicts with (the custom network needs the evaluation's settings: command line only)
+PREDICT_CHOICES = [m for m in PREDICT_MODELS if m != "pnn"]
+
+
+def program_params(source: str, program: str) -> tuple[str, ...]:
+    return data.program(countdata.frame(source), program).params
+
+
+def default_inputs(params: tuple[str, ...], measured_max: dict) -> str:
+    """Twice and 8 times the largest measured size of every parameter: an input never run."""
+    return "; ".join(",".join(f"{p}={int(measured_max[p] * f)}" for p in params) for f in (2, 8))
+
+
+def _at_default(v):
+    prog = data.program(countdata.frame(v["source"]), v["program"])
+    return default_inputs(prog.params, dict(zip(prog.params, prog.X.max(axis=0))))
+
+
+def split_specs(text: str) -> list[str]:
+    """The specs of the page's inputs field: one per ';' or line."""
+    return [s.strip() for s in text.replace("\n", ";").split(";") if s.strip()]
+
+
+class InputsParam(Param):
+    """The inputs to predict at, as typed (``N=4096,M=2048; N=1024,2048 x M=512``), checked against the
+    program's parameters on the server (names, positive finite numbers, at most 1,000 points)."""
+
+    def parse(self, raw, values):
+        if raw is None or raw == "":
+            return self.default(values)
+        if not isinstance(raw, str):
+            raise InvalidParameter(self.name, "expected text such as N=4096,M=2048")
+        if len(raw) > MAX_SPEC_CHARS:
+            raise InvalidParameter(self.name, f"longer than {MAX_SPEC_CHARS:,} characters")
+        text = " ".join(raw.split())
+        from modeling.counts.predict import parse_inputs
+
+        try:
+            parse_inputs(split_specs(text), program_params(values["source"], values["program"]))
+        except ModelingError as exc:
+            raise InvalidParameter(self.name, str(exc)) from None
+        return text
+
+
+PREDICT = jobs.JobKind("countspredict", (
+    SOURCE, Param("program", "choice", _program_default, _programs), InputsParam("at", "text", _at_default),
+    Param("pmodel", "choice", "best", PREDICT_CHOICES), Param("seed", "int", 0, None, 0, 2**31 - 1),
+), work.predict_result, _fingerprint)

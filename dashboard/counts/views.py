@@ -50,3 +50,71 @@ def summary_facts(res: dict) -> dict:
 def pct(v: float) -> str:
     """An error in percent as a person reads it: below 0.001 % the prediction is exact to the count."""
     return "exact (< 0.001 %)" if v < 1e-3 else f"{v:.3g} %"
+
+
+# ------------------------------------------------------------------ predict at new inputs
+
+def inputs_text(inputs) -> str:
+    return inputs if isinstance(inputs, str) else ", ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v:g}"
+                                                            for k, v in inputs.items())
+
+
+def prediction_rows(res: dict) -> list[dict]:
+    """The table of predicted counts: one row per (input, block), then the totals."""
+    rows = []
+    for r in res["predictions"]:
+        how = "exact polynomial" if r["how"] == "exact" else NAMES.get(r["how"], r["how"])
+        rows.append({"inputs": inputs_text(r["inputs"]), "block": r["block"], "how": how,
+                     "predicted": r["predicted"], "lower": r["lower"], "upper": r["upper"],
+                     "error": None if r["how"] == "exact" else r["error"], "beyond": r["beyond"],
+                     "irregular": r["irregular"] or ""})
+    for t in res["totals"]:
+        rows.append({"inputs": inputs_text(t["inputs"]), "block": f"total: {t['block']}", "how": "sum",
+                     "predicted": t["predicted"], "lower": t["lower"], "upper": t["upper"], "error": None,
+                     "beyond": None, "irregular": ""})
+    return rows
+
+
+def prediction_facts(res: dict) -> dict:
+    n_model = res["n_blocks"] - res["n_exact"]
+    levels = [b["level"] for b in res["blocks"] if b["how"] != "exact" and b["level"] is not None]
+    far = max(res["beyond"]) if res["beyond"] else 1.0
+    mx = ", ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v:g}" for k, v in res["measured_max"].items())
+    text = (f"{res['program']}: {res['model_name']} fitted on all {res['n_measured']} measured inputs (largest "
+            f"sizes {mx}); {res['n_inputs']} input(s) predicted, up to {far:,.3g}× beyond the measured ones (the "
+            f"smallest growth of the sizes from a measured input). Errors and ranges come from the high-low split "
+            f"of the measured inputs ({res['n_hl_train']} training, {res['n_hl_test']} test inputs).")
+    if res["n_irregular"]:
+        odd = [f"{b['block']} ({b['irregular']})" for b in res["blocks"] if b["irregular"]]
+        text += " Irregular (no model within 5 % on high-low): " + ", ".join(odd[:6]) + (" …" if len(odd) > 6 else ".")
+    return {"exact": f"{res['n_exact']} of {res['n_blocks']}", "model": f"{n_model} of {res['n_blocks']}",
+            "irregular": f"{res['n_irregular']}", "level": f"{levels[0] * 100:.0f} %" if levels else "–",
+            "text": text, "notes": res.get("notes") or []}
+
+
+def provenance_text(res: dict) -> str:
+    p = res.get("provenance") or {}
+    return (f"Range rule: {res['rule']}. Provenance: table {p.get('table_name')} ({p.get('table')}, fingerprint "
+            f"{str(p.get('table_fingerprint'))[:16]}); code version {p.get('code_version')}; computed {p.get('date')} "
+            f"in {res.get('seconds', 0):.1f} s.")
+
+
+def export_bytes(res: dict, fmt: str) -> tuple[bytes, str]:
+    """(bytes, file name) of the prediction table (:func:`modeling.counts.predict.frame_of`) with its
+    provenance, as CSV or Parquet."""
+    import io
+
+    from modeling.counts.predict import frame_of
+
+    prov = res.get("provenance") or {}
+    df = frame_of(res, {k: prov.get(k) for k in ("table", "table_fingerprint", "code_version", "date")})
+    stem = f"counts_{res['program']}_{res['model']}".replace("/", "-").replace(" ", "_")
+    if fmt == "parquet":
+        buf = io.BytesIO()
+        df.to_parquet(buf, index=False)
+        return buf.getvalue(), f"{stem}.parquet"
+    return df.to_csv(index=False).encode(), f"{stem}.csv"
+
+
+def block_choices(res: dict) -> list[str]:
+    return (["all blocks"] if res["kind"] == "blocks" else []) + [b["block"] for b in res["blocks"]]

@@ -26,6 +26,26 @@ def counts_result(params: dict, report=_noop) -> dict:
     return res
 
 
+def predict_result(params: dict, report=_noop) -> dict:
+    """Every block's count at the inputs of ``params["at"]`` (validated by
+    :data:`dashboard.counts.kinds.PREDICT`), the measured counts beside them for the chart, and the
+    provenance (table and its fingerprint, code version, date)."""
+    from datetime import UTC, datetime
+
+    from dashboard.counts.kinds import split_specs, table_fingerprint
+    from modeling.counts.predict import parse_inputs, predict_counts
+    from modeling.version import code_version
+
+    prog = data.program(countdata.frame(params["source"]), params["program"])
+    X = parse_inputs(split_specs(params["at"]), prog.params)
+    res = predict_counts(prog, X, params["pmodel"], params["seed"], progress=report).to_dict()
+    res.update(params=dict(params), measured={"X": prog.X.tolist(), "Y": prog.Y.tolist()},
+               provenance={"table": params["source"], "table_name": countdata.meta(params["source"])["name"],
+                           "table_fingerprint": table_fingerprint(params["source"]),
+                           "code_version": code_version(), "date": datetime.now(UTC).isoformat(timespec="seconds")})
+    return res
+
+
 def programs_result(params: dict, report=_noop) -> dict:
     """The leaderboard of every program of the table on the same split (no curve)."""
     table = countdata.frame(params["source"])

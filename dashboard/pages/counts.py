@@ -1,12 +1,21 @@
 """Count prediction (BB-ML): basic-block and event counts of large inputs from runs on small ones."""
 
 import dash
-from dash import Input, Output, State, callback, dcc, html, no_update
+from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 
 from dashboard import jobs
-from dashboard.counts.figures import NAMES, curve, heatmap, programs_bar, ratios
-from dashboard.counts.kinds import COUNTS, MODEL_CHOICES, PROGRAMS
-from dashboard.counts.views import block_rows, leaderboard_rows, summary_facts
+from dashboard.counts.figures import NAMES, curve, heatmap, predicted_counts, programs_bar, ratios
+from dashboard.counts.kinds import COUNTS, MODEL_CHOICES, PREDICT, PREDICT_CHOICES, PROGRAMS, program_params
+from dashboard.counts.views import (
+    block_choices,
+    block_rows,
+    export_bytes,
+    leaderboard_rows,
+    prediction_facts,
+    prediction_rows,
+    provenance_text,
+    summary_facts,
+)
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.state import countdata
 from dashboard.state.uploads import decode_upload
@@ -26,7 +35,13 @@ PARAMS = list(COUNTS.params)
 NAMES_ = COUNTS.names
 FORM_IDS = [f"{P}-{n}" for n in NAMES_]
 ALL_IDS = [f"{P}-{n}" for n in PROGRAMS.names]
-VIEW = ["view"]
+VIEW = ["view", "pblock"]
+PRED = "counts-pred"
+PRED_NAMES = ["at", "pmodel"]  # the predict panel's own link parameters (source, program, seed are shared)
+PRED_IDS = [f"{P}-{n}" for n in PREDICT.names]
+PMODEL_LABELS = {"best": "best per block (exact polynomial, else the lowest high-low error)",
+                 "glm": "Poisson GLM on log sizes", "poly": "polynomial counts (NNLS; exact where integers fit)",
+                 "pnn-tuned": "PNN, tuned", "pnn-paper": "PNN, paper settings"}
 MODEL_LABELS = {"pnn-paper": "PNN, paper settings (tanh, 300 epochs, batch 10, lr 1e-3)",
                 "pnn-tuned": "PNN, tuned (tanh, 1000 epochs, batch 32, lr 3e-3)",
                 "pnn": "PNN, custom (the network settings below)", "glm": "Poisson GLM on log sizes",
@@ -64,6 +79,7 @@ def _form(v):
 
 def layout(**query):
     view = {k: query.pop(k) for k in VIEW if k in query}
+    pred_query = {k: query.pop(k) for k in PRED_NAMES if k in query}
     v, error = parse_or_default(query, PARAMS)
     request = None
     if query and not error:
@@ -71,11 +87,23 @@ def layout(**query):
             request = COUNTS.request(v)
         except (InvalidParameter, LookupError) as exc:
             error = message(exc)
+    pred_request, pred_error = None, None
+    pv = {"source": v["source"], "program": v["program"], "seed": v["seed"], **pred_query}
+    try:
+        pv = PREDICT.request(pv)["params"] if not error else PREDICT.request({})["params"]
+        if pred_query and not error:
+            pred_request = PREDICT.request(pv)
+    except (InvalidParameter, LookupError) as exc:
+        pred_error = message(exc)
+        pv = {**PREDICT.request({"source": v["source"], "program": v["program"]})["params"],
+              **{k: val for k, val in pred_query.items() if isinstance(val, str)}}
     shown = view.get("view") if view.get("view") in MODEL_CHOICES else "best"
     # a cached result (a shared link) is drawn by the layout itself: no second round trip before the charts
     res = jobs.result_for(request)
     summary, board, blocks, curve_fig, total_cols, totals = _content(res)
     heat, rat = _figures(res, shown)
+    pres = jobs.result_for(pred_request)
+    p_summary, p_rows, p_opts, p_block, p_fig = _pred_content(pres, view.get("pblock"))
     return html.Div([
         html.H1("Count prediction: basic-block and event counts of large inputs"),
         html.P("Architects size simulations and predict event totals of inputs too big to simulate from counts "
@@ -116,6 +144,38 @@ def layout(**query):
              html.P("Case study (BB-ML 5.3): each block's (or event's) count summed over the test inputs, predicted "
                     "against measured; 'all blocks' is every block execution.", className="hint"),
              grid(f"{P}-totals", total_cols, rows=totals, height=320, file_name="counts_totals.csv")),
+        card(html.H2("Predict at new inputs", id=f"{P}-predict"),
+             html.P("Every block's (or event's) count at inputs never run, from the model fitted on all measured "
+                    "inputs. Exact blocks (an integer polynomial reproduced every measured count) give the count "
+                    "itself; other blocks give the model's count, its error on the high-low split of the measured "
+                    "inputs and a range from that error, wider the farther beyond the measured inputs.",
+                    className="hint"),
+             html.Div([
+                 html.Div(field("Inputs", dcc.Input(id=f"{P}-at", type="text", value=pv.get("at"), debounce=True,
+                                                    className="text-input", style={"width": "100%"}),
+                                html.Span(_inputs_hint(v), id=f"{P}-at-hint")), style={"gridColumn": "span 2"}),
+                 field("Model", dropdown(f"{P}-pmodel", [{"label": PMODEL_LABELS[m], "value": m}
+                                                         for m in PREDICT_CHOICES], pv.get("pmodel", "best"))),
+             ], className="form-grid"),
+             alert(pred_error) if pred_error else None,
+             job_panel(PRED, pred_request, "Predict"),
+             html.Div(p_summary, id=f"{PRED}-summary"),
+             html.Div([html.Button("Download CSV", id=f"{PRED}-download-csv", className="btn btn-small", n_clicks=0),
+                       html.Button("Download Parquet", id=f"{PRED}-download-parquet", className="btn btn-small",
+                                   n_clicks=0),
+                       html.Span(" the prediction table with provenance (table fingerprint, code version, date)",
+                                 className="hint")], className="run-row"),
+             dcc.Download(id=f"{PRED}-download"),
+             field("Block shown", dropdown(f"{P}-pblock", p_opts, p_block)),
+             dcc.Graph(id=f"{PRED}-graph", figure=p_fig),
+             grid(f"{PRED}-table", [{"field": "inputs", "headerName": "inputs", "minWidth": 170, "pinned": "left"},
+                                    {"field": "block", "headerName": "block / event", "minWidth": 170},
+                                    {"field": "how", "headerName": "how", "minWidth": 150},
+                                    num_col("predicted", "predicted count", 0), num_col("lower", "lower", 0),
+                                    num_col("upper", "upper", 0), num_col("error", "high-low error %", 3),
+                                    num_col("beyond", "× beyond measured", 2),
+                                    {"field": "irregular", "headerName": "irregular: reason", "minWidth": 170}],
+                  rows=p_rows, height=380, file_name="counts_predicted.csv")),
         card(html.H2("Every program of this table"),
              html.P("The same split, models and settings on every program (no training-size curve).",
                     className="hint"),
@@ -132,10 +192,11 @@ def layout(**query):
     ])
 
 
-register_url_sync(P, NAMES_ + VIEW, FORM_IDS + [f"{P}-view"])
+register_url_sync(P, NAMES_ + VIEW + PRED_NAMES, FORM_IDS + [f"{P}-{n}" for n in VIEW + PRED_NAMES])
 register_job(P, COUNTS, FORM_IDS)
 register_job(f"{P}-all", PROGRAMS, ALL_IDS)
-for _g in ("leaderboard", "blocks", "totals", "all-grid"):
+register_job(PRED, PREDICT, PRED_IDS)
+for _g in ("leaderboard", "blocks", "totals", "all-grid", "pred-table"):
     register_csv(f"{P}-{_g}")
 
 
@@ -211,3 +272,66 @@ def _all(ready):
     rows = [{**r, "name": NAMES.get(r["model"], r["model"])} for r in res["rows"]]
     return (programs_bar(res), rows,
             alert("Not evaluated on this split: " + " · ".join(skipped), "info") if skipped else None)
+
+
+# ------------------------------------------------------------------ predict at new inputs
+
+def _inputs_hint(v) -> str:
+    try:
+        params = program_params(v["source"], v["program"])
+    except (LookupError, ValueError):
+        return "e.g. N=4096,M=2048"
+    return (f"this program's inputs: {', '.join(params)}. One input per ';' (e.g. "
+            f"{','.join(f'{p}=4096' for p in params)}), a grid with x ("
+            f"{' x '.join(f'{p}=1024,2048' for p in params[:2])}); positive numbers, at most 1,000 inputs")
+
+
+@callback(Output(f"{P}-at", "value"), Output(f"{P}-at-hint", "children"), Input(f"{P}-program", "value"),
+          State(f"{P}-source", "value"), State(f"{P}-at", "value"), prevent_initial_call=True)
+def _program_changed(program, source, at):
+    """Inputs that do not fit the newly chosen program become its default (twice and 8× its largest sizes)."""
+    try:
+        req = PREDICT.request({"source": source, "program": program})
+    except (InvalidParameter, LookupError, TypeError):
+        return no_update, no_update
+    v = req["params"]
+    hint = _inputs_hint(v)
+    try:
+        PREDICT.request({**v, "at": at})
+    except (InvalidParameter, LookupError, TypeError):
+        return v["at"], hint
+    return no_update, hint
+
+
+def _pred_content(res: dict | None, block) -> tuple:
+    """Summary, table rows, block options, block shown and chart of a prediction (empty views without one)."""
+    if not res:
+        return None, [], [], None, empty("Press Predict to see the counts at the inputs")
+    f = prediction_facts(res)
+    opts = block_choices(res)
+    block = block if block in opts else opts[0]
+    summary = card(html.Div([stat("exact blocks (the count itself)", f["exact"], f"{PRED}-exact"),
+                             stat("model-predicted blocks", f["model"], f"{PRED}-model"),
+                             stat("irregular blocks", f["irregular"], f"{PRED}-irregular"),
+                             stat("range level (k / (k+1))", f["level"], f"{PRED}-level")], className="stats"),
+                   *[alert(n, "warning") for n in f["notes"]],
+                   html.P(f["text"], className="hint"),
+                   html.P(provenance_text(res), className="hint", id=f"{PRED}-provenance"))
+    return summary, prediction_rows(res), opts, block, predicted_counts(res, block)
+
+
+@callback(Output(f"{PRED}-summary", "children"), Output(f"{PRED}-table", "rowData"),
+          Output(f"{P}-pblock", "options"), Output(f"{P}-pblock", "value"), Output(f"{PRED}-graph", "figure"),
+          Input(f"{PRED}-ready", "data"), Input(f"{P}-pblock", "value"), prevent_initial_call=True)
+def _pred_render(ready, block):
+    return _pred_content(jobs.result_for(ready), block if isinstance(block, str) else None)
+
+
+@callback(Output(f"{PRED}-download", "data"), Input(f"{PRED}-download-csv", "n_clicks"),
+          Input(f"{PRED}-download-parquet", "n_clicks"), State(f"{PRED}-ready", "data"), prevent_initial_call=True)
+def _pred_download(_csv, _parquet, ready):
+    res = jobs.result_for(ready)
+    if not res:
+        return no_update
+    data, name = export_bytes(res, "parquet" if ctx.triggered_id == f"{PRED}-download-parquet" else "csv")
+    return dcc.send_bytes(data, name)

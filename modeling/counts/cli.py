@@ -1,4 +1,5 @@
-"""Command line: ``python -m modeling counts`` - count models per program on one split (BB-ML 4.3)."""
+"""Command line: ``python -m modeling counts`` - count models per program on one split (BB-ML 4.3);
+``python -m modeling counts predict`` - every block's count at inputs never run (:mod:`modeling.counts.predict`)."""
 
 from __future__ import annotations
 
@@ -61,6 +62,65 @@ def cmd_counts(args) -> int:
     return 0
 
 
+def _provenance(args) -> dict:
+    import hashlib
+    from datetime import UTC, datetime
+    from pathlib import Path
+
+    from modeling import DATA_DIR
+    from modeling.version import code_version
+
+    files = [Path(args.csv)] if args.csv else [DATA_DIR / f for f, _ in data.SHIPPED.values()]
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.read_bytes())
+    return {"table": args.csv or "shipped: " + ", ".join(data.SHIPPED), "table_fingerprint": h.hexdigest()[:16],
+            "code_version": code_version(), "date": datetime.now(UTC).isoformat(timespec="seconds")}
+
+
+def cmd_predict(args) -> int:
+    from modeling.counts.predict import parse_inputs, predict_counts
+
+    if not args.program:
+        raise ConfigError("counts predict needs --program (one program of the table).")
+    if not (args.at or args.grid):
+        raise ConfigError("counts predict needs the inputs: --at \"N=4096,M=2048\" or --grid \"N=1024,2048 x M=512\".")
+    prog = data.program(_table(args), args.program)
+    X = parse_inputs([*(args.at or []), *(args.grid or [])], prog.params)
+    model = {"pnn": "pnn-paper"}.get(args.model, args.model)
+    res = predict_counts(prog, X, model, args.seed)
+    if args.out:
+        df = res.to_frame(_provenance(args))
+        if args.out.endswith(".parquet"):
+            df.to_parquet(args.out, index=False)
+        elif args.out.endswith(".csv"):
+            df.to_csv(args.out, index=False)
+        else:
+            raise ConfigError(f"--out {args.out!r}: the file name must end with .csv or .parquet.")
+    if args.json:
+        json.dump(res.to_dict(), sys.stdout, indent=1)
+        print()
+        return 0
+    d = res.to_dict()
+    print(f"{d['program']}: {d['model_name']} fitted on {d['n_measured']} measured inputs (largest "
+          + ", ".join(f"{k}={v}" for k, v in d["measured_max"].items()) + f"); {d['n_exact']} of {d['n_blocks']} "
+          f"blocks exact; {d['n_irregular']} irregular")
+    for r in d["predictions"]:
+        ins = ",".join(f"{k}={v}" for k, v in r["inputs"].items())
+        rng = "" if r["how"] == "exact" or r["lower"] is None else f"  [{r['lower']:.6g}, {r['upper']:.6g}]"
+        err = "" if r["how"] == "exact" or r["error"] is None else f" (high-low {r['error']:.2g} %)"
+        odd = f"  irregular: {r['irregular']}" if r["irregular"] else ""
+        print(f"  {ins:30s} {r['block']:28s} {r['predicted']:>18,.0f}  {r['how']}{err}{rng}{odd}")
+    for t in d["totals"]:
+        if t["block"] == "all blocks":
+            ins = t["inputs"] if isinstance(t["inputs"], str) else ",".join(f"{k}={v}" for k, v in t["inputs"].items())
+            rng = f"  [{t['lower']:.6g}, {t['upper']:.6g}]" if t["lower"] is not None else ""
+            print(f"  total {ins:24s} {'all blocks':28s} {t['predicted']:>18,.0f}{rng}")
+    if args.out:
+        print(f"wrote {args.out}")
+    return 0
+
+
 def add_parsers(sub) -> None:
     c = sub.add_parser("counts", help="predict basic-block / event counts of large inputs from small ones (BB-ML)")
     c.add_argument("--csv", help="a count table (program, size columns, block, count); default: the shipped ones")
@@ -71,3 +131,15 @@ def add_parsers(sub) -> None:
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_counts)
+    csub = c.add_subparsers(dest="counts_command")
+    p = csub.add_parser("predict", help="every block's count at inputs never run, with how and a range")
+    p.add_argument("--csv", help="a count table; default: the shipped ones")
+    p.add_argument("--program", help="the program (required)")
+    p.add_argument("--at", action="append", help='one input, e.g. "N=4096,M=2048" (repeatable)')
+    p.add_argument("--grid", action="append", help='a grid, e.g. "N=1024,2048,4096 x M=512" (repeatable)')
+    p.add_argument("--model", default="best", choices=["best", "glm", "poly", "pnn-tuned", "pnn-paper", "pnn"],
+                   help="best (per block, on the high-low split) or one model (pnn = pnn-paper)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--out", help="write the prediction table with provenance (.csv or .parquet)")
+    p.set_defaults(func=cmd_predict)

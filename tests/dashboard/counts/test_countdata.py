@@ -77,3 +77,29 @@ def test_forged_parameters_are_refused():
     b = COUNTS.request({"models": "poly,glm"})
     assert a["key"] == b["key"]  # one choice, one result
     assert COUNTS.request({"source": "gpu"})["params"]["program"] == "lud_perimeter"
+
+
+def test_predict_at_new_inputs_validates_on_the_server_and_exports_with_provenance():
+    import io
+
+    from dashboard.counts.kinds import PREDICT
+    from dashboard.counts.views import export_bytes, prediction_rows
+
+    m = countdata.save_upload(_csv(_good()), "lab counts.csv")
+    for bad, why in [({"at": "N=64,Q=2"}, "Unknown input parameter"), ({"at": "N=-1,T=2"}, "positive"),
+                     ({"at": "N=64"}, "no value of T"), ({"at": ["N=64"]}, "expected text"),
+                     ({"pmodel": "nope"}, "not one of")]:
+        with pytest.raises(InvalidParameter, match=why):
+            PREDICT.request({"source": m["id"], **bad})
+    req = PREDICT.request({"source": m["id"], "at": "N=1000, T=50;  N=256 x T=7,8"})
+    assert req["params"]["at"] == "N=1000, T=50; N=256 x T=7,8" and req["params"]["pmodel"] == "best"
+    res = work.predict_result(req["params"])
+    assert res["n_inputs"] == 3 and res["n_exact"] == 2
+    assert [r["predicted"] for r in res["predictions"][:2]] == [1000 * 1000 * 50, 2 * 1000 * 1000 * 50]
+    rows = prediction_rows(res)
+    assert rows[0]["how"] == "exact polynomial" and rows[-1]["block"] == "total: all blocks"
+    data, name = export_bytes(res, "parquet")
+    df = pd.read_parquet(io.BytesIO(data))
+    assert name == "counts_stencil_best.parquet" and len(df) == 6
+    assert df["table"].iloc[0] == m["id"] and df["code_version"].notna().all() and df["date"].notna().all()
+    assert df[["N", "T"]].iloc[0].tolist() == [1000, 50]

@@ -2,6 +2,7 @@
 switch the model shown, run every program, open the share link in a fresh browser; uploads get their reason."""
 
 import pandas as pd
+from selenium.webdriver.support.ui import WebDriverWait
 
 from modeling.counts import data
 from modeling.counts.evaluate import evaluate_program
@@ -68,3 +69,52 @@ def test_an_uploaded_count_table_is_used_and_a_bad_one_gets_its_reason(dash_duo,
     dash_duo.wait_for_contains_text("#counts-upload-status", "1 programs", timeout=30)
     dash_duo.wait_for_contains_text("#counts-program", "stencil", timeout=15)
     assert "source=cd-" in share_link(dash_duo, "counts")
+
+
+def test_predict_at_an_unmeasured_input_export_and_share(dash_duo, perfcast_app, tmp_path):
+    """gemm at NI=1000, NJ=500, NK=250 (never run; measured up to 120): the exact loop counts, the CSV with its
+    provenance, and the same numbers from the share link in a fresh browser."""
+    import time
+
+    from modeling.counts.predict import parse_inputs, predict_counts
+
+    start(dash_duo, perfcast_app, "/counts")
+    box = dash_duo.wait_for_element("#counts-at", timeout=30)
+    assert "NI=240,NJ=240,NK=240" in box.get_attribute("value")  # the default: twice the largest measured sizes
+    box.clear()
+    box.send_keys("NI=1000,NJ=500,NK=250\n")
+    present(dash_duo.driver, "#counts-pred-run")[0].click()
+    exact = wait_text(dash_duo, "#counts-pred-exact", timeout=180)
+    prog = data.program(data.shipped("cpu"), "gemm")
+    want = predict_counts(prog, parse_inputs(["NI=1000,NJ=500,NK=250"], prog.params), "best").to_dict()
+    assert exact == f"{want['n_exact']} of {want['n_blocks']}" == "36 of 36"
+    dash_duo.driver.execute_script("document.getElementById('counts-pred-table').scrollIntoView()")
+    dash_duo.wait_for_contains_text("#counts-pred-table", "125,000,000", timeout=30)  # NI·NJ·NK, exactly
+    dash_duo.wait_for_element("#counts-pred-graph .scatterlayer .trace", timeout=30)
+    assert "log" in text_in(dash_duo.driver, "#counts-pred-graph .g-ytitle")
+    screenshot(dash_duo.driver, "counts-predict")
+
+    dash_duo.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    present(dash_duo.driver, "#counts-pred-download-csv")[0].click()
+    deadline = time.time() + 30
+    while time.time() < deadline and not list(tmp_path.glob("counts_gemm_best.csv")):
+        time.sleep(0.2)
+    got = pd.read_csv(tmp_path / "counts_gemm_best.csv")
+    assert len(got) == 36 and set(got["how"]) == {"exact"}
+    assert got.set_index("block").loc["kernel_gemm:6", "predicted"] == 1000 * 500 * 250
+    assert got[["NI", "NJ", "NK"]].drop_duplicates().values.tolist() == [[1000, 500, 250]]
+    assert got["code_version"].notna().all() and got["table"].eq("cpu").all() and got["date"].str.startswith("20").all()
+    assert got["predicted"].tolist() == [r["predicted"] for r in want["predictions"]]
+
+    link = share_link(dash_duo, "counts")
+    assert "at=NI%3D1000%2CNJ%3D500%2CNK%3D250" in link and "pmodel=best" in link
+    shown = text_in(dash_duo.driver, "#counts-pred-provenance")
+    other = fresh_browser()
+    try:
+        other.get(link)
+        assert text_in(other, "#counts-pred-exact", 60) == exact  # the cached result, drawn by the layout
+        assert text_in(other, "#counts-pred-provenance", 30) == shown  # same numbers, same computation
+        other.execute_script("document.getElementById('counts-pred-table').scrollIntoView()")
+        WebDriverWait(other, 30).until(lambda d: "125,000,000" in d.find_element("id", "counts-pred-table").text)
+    finally:
+        other.quit()

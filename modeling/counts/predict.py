@@ -1,0 +1,474 @@
+"""Predict counts at inputs never run: every block's (or event's) count of one program at input sizes the user
+gives, from a model fitted on ALL the measured inputs (BB-ML's use: size a simulation, or predict event totals,
+of inputs too big to run).
+
+How each block's count is obtained (``how``):
+
+* ``exact`` - the block's measured counts are an integer polynomial of the sizes: the least-squares polynomial
+  of :class:`modeling.counts.models.PolynomialCounts` reproduced every measured count (with points to spare),
+  its coefficients, read as fractions with denominators up to :data:`MAX_DENOMINATOR`, reproduce every measured
+  count again in exact integer arithmetic, and the count at a new input is that polynomial evaluated exactly.
+  Its range is the point itself.
+* a model name (``glm``, ``poly``, ``pnn-paper``, ``pnn-tuned``, ``pnn``) - the model fitted on all measured
+  inputs. Its ``error`` is the mean APE it reached on this block in the *high-low split* of the measured inputs
+  (trained on the lower 70 % of every size, scored on inputs with every size above: the extrapolation
+  situation). With ``best``, each block takes the candidate (:data:`BEST_CANDIDATES`) with the lowest such
+  error, exact blocks the exact polynomial.
+
+The range (``lower``, ``upper``) of a model's count, the rule: with q_i = log((measured_i + 0.5) /
+(predicted_i + 0.5)) on the k high-low test inputs of the block, w = max_i |q_i| x max(1, D / D_hl) (+ 1e-6),
+and the range is (predicted + 0.5) x exp(+-w) - 0.5 (clipped at 0). D is how far the new input lies beyond the
+measured ones (:func:`beyond`: the smallest total log-size increase from a measured input; 0 inside) and D_hl
+the same for the farthest high-low test input from the high-low training inputs: a model's log error grows
+about linearly with the log distance extrapolated (an exponent off by d gives d x log distance), so the
+observed worst error is stretched by the extra distance. Were the errors exchangeable, the largest of k would
+bound a new one with probability k / (k + 1) (split conformal): that is the ``level`` reported; the coverage
+reached is measured by ``benchmarks/counts_holdout.py``.
+
+A block no model predicts within 5 % on the high-low test inputs is *irregular*, with the reason seen on the
+measured counts (:func:`modeling.counts.evaluate._irregular_reason`). Totals: per input, the sum over blocks
+(basic-block tables; summing different events means nothing); per block or event, the sum over the requested
+inputs; their range is the sum of the ranges (it holds whenever every block's range holds).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from modeling.counts import models as M
+from modeling.counts.data import Program
+from modeling.counts.evaluate import IRREGULAR_PCT, NAMES, _irregular_reason, block_errors
+from modeling.counts.splits import split
+from modeling.errors import ConfigError, DataError, NotEnoughDataError
+
+PREDICT_MODELS = ("best", "glm", "poly", "pnn-tuned", "pnn-paper", "pnn")
+BEST_CANDIDATES = ("glm", "poly", "pnn-tuned")
+MAX_POINTS = 1000
+MAX_SIZE = 1e12
+MAX_SPEC_CHARS = 20_000
+MAX_DENOMINATOR = 720
+RANGE_FLOOR = 1e-6
+RULE = ("range: (predicted + 0.5) x exp(+-w) - 0.5, w = the block's largest |log ratio| on the high-low test "
+        "inputs x max(1, distance beyond the measured inputs / the high-low test inputs' distance); exact: the "
+        "point itself")
+
+
+# ------------------------------------------------------------------ inputs
+
+_FACTOR = re.compile(r"\s+[xX]\s+|\s*[×*]\s*")
+
+
+def _number(tok: str, name: str) -> float:
+    try:
+        v = float(tok)
+    except ValueError:
+        raise DataError(f"{name} = {tok[:30]!r} is not a number.") from None
+    if not math.isfinite(v) or v <= 0:
+        raise DataError(f"{name} = {tok[:30]!r}: input sizes must be positive finite numbers.")
+    if v > MAX_SIZE:
+        raise DataError(f"{name} = {tok[:30]!r} is above {MAX_SIZE:.0e}, the largest size predicted.")
+    return v
+
+
+def _name(raw: str, params: tuple[str, ...]) -> str:
+    if raw in params:
+        return raw
+    same = [p for p in params if p.lower() == raw.lower()]
+    if len(same) == 1:
+        return same[0]
+    raise DataError(f"Unknown input parameter {raw[:40]!r}: this program's inputs are {', '.join(params)}.")
+
+
+def parse_spec(text: str, params: tuple[str, ...]) -> list[dict]:
+    """The points of one spec: ``N=4096,M=2048`` (a point) or ``N=1024,2048,4096 x M=512`` (a grid: every
+    combination; factors separated by `` x ``, ``×`` or ``*``; a value without a name continues the previous
+    parameter's list; with a single parameter the name may be left out)."""
+    if not isinstance(text, str) or not text.strip():
+        raise DataError("An input spec is empty: write e.g. " + ", ".join(f"{p}=1024" for p in params) + ".")
+    values: dict[str, list[float]] = {}
+    for factor in _FACTOR.split(text.strip()):
+        current = None
+        for tok in (t.strip() for t in factor.split(",")):
+            if not tok:
+                continue
+            if "=" in tok:
+                raw, _, val = tok.partition("=")
+                current = _name(raw.strip(), params)
+                if current in values:
+                    raise DataError(f"{current} is given twice in {text[:80]!r}.")
+                values[current] = []
+                tok = val.strip()
+            elif current is None:
+                if len(params) != 1:
+                    raise DataError(f"{tok[:30]!r} in {text[:80]!r} has no parameter name: write "
+                                    f"{params[0]}={tok[:30]}.")
+                current = params[0]
+                values.setdefault(current, [])
+            values[current].append(_number(tok, current))
+    missing = [p for p in params if not values.get(p)]
+    if missing:
+        raise DataError(f"{text[:80]!r} gives no value of {', '.join(missing)} (this program's inputs are "
+                        f"{', '.join(params)}).")
+    n = math.prod(len(values[p]) for p in params)
+    if n > MAX_POINTS:
+        raise DataError(f"{text[:80]!r} makes {n:,} input points; at most {MAX_POINTS:,} are predicted at once.")
+    return [dict(zip(params, combo)) for combo in itertools.product(*(values[p] for p in params))]
+
+
+def parse_inputs(specs, params) -> np.ndarray:
+    """Input points (points x params, in ``params`` order, duplicates dropped) from specs (see
+    :func:`parse_spec`); ``DataError`` naming the first problem."""
+    params = tuple(params)
+    if isinstance(specs, str):
+        specs = [specs]
+    specs = [s for s in specs or [] if isinstance(s, str) and s.strip()]
+    if not specs:
+        raise DataError("No input to predict at: give e.g. " + ",".join(f"{p}=4096" for p in params) + ".")
+    if sum(len(s) for s in specs) > MAX_SPEC_CHARS:
+        raise DataError(f"The inputs are longer than {MAX_SPEC_CHARS:,} characters.")
+    points: list[tuple] = []
+    for s in specs:
+        for pt in parse_spec(s, params):
+            points.append(tuple(pt[p] for p in params))
+            if len(points) > MAX_POINTS:
+                raise DataError(f"More than {MAX_POINTS:,} input points; at most {MAX_POINTS:,} are predicted at "
+                                "once.")
+    return np.array(list(dict.fromkeys(points)), dtype=float)
+
+
+def beyond(X_new: np.ndarray, X_known: np.ndarray) -> np.ndarray:
+    """How far each new input lies beyond the known ones: min over known inputs t of sum_j max(0, log x_j -
+    log t_j) (0 when some known input is at least as large in every size)."""
+    L_new, L_known = np.log(np.asarray(X_new, float)), np.log(np.asarray(X_known, float))
+    out = np.empty(len(L_new))
+    for i, row in enumerate(L_new):
+        out[i] = np.maximum(row[None, :] - L_known, 0.0).sum(axis=1).min()
+    return out
+
+
+# ------------------------------------------------------------------ exact polynomials
+
+def _exponents(p: int, degree: int) -> list[tuple[int, ...]]:
+    """Exponent vectors in the column order of :func:`modeling.counts.models.monomials`."""
+    out = [(0,) * p]
+    for d in range(1, degree + 1):
+        for combo in itertools.combinations_with_replacement(range(p), d):
+            e = [0] * p
+            for j in combo:
+                e[j] += 1
+            out.append(tuple(e))
+    return out
+
+
+@dataclass(frozen=True)
+class ExactPolynomial:
+    """An integer-valued polynomial in the sizes with rational coefficients, evaluated exactly."""
+
+    terms: tuple  # ((Fraction coefficient, exponents), ...), zero terms dropped
+
+    def __call__(self, X) -> np.ndarray:
+        out = []
+        for row in np.asarray(X, float):
+            xs = [Fraction(v) for v in row]
+            total = Fraction(0)
+            for c, e in self.terms:
+                term = c
+                for x, k in zip(xs, e):
+                    if k:
+                        term *= x ** k
+                total += term
+            out.append(float(total))
+        return np.array(out)
+
+    def text(self, params) -> str:
+        parts = []
+        for c, e in self.terms:
+            mono = "·".join(f"{p}^{k}" if k > 1 else p for p, k in zip(params, e) if k)
+            parts.append(f"{c}" if not mono else (mono if c == 1 else f"{c}·{mono}"))
+        return " + ".join(parts) or "0"
+
+
+def exact_polynomial(poly: M.PolynomialCounts, b: int, X: np.ndarray, y: np.ndarray) -> ExactPolynomial | None:
+    """Block ``b``'s polynomial of a fitted :class:`PolynomialCounts` (marked exact) with its coefficients in
+    raw sizes read as fractions; returned only when it reproduces every measured count in integer arithmetic."""
+    if not poly.exact_[b]:
+        return None
+    X = np.asarray(X, float)
+    if not np.all(X == np.round(X)):
+        return None
+    exps = _exponents(X.shape[1], int(poly.degree_[b]))
+    terms = []
+    for c, e in zip(poly.coef_[b], exps):
+        raw = float(c) / float(np.prod(poly.unit_ ** np.array(e)))
+        f = Fraction(raw).limit_denominator(MAX_DENOMINATOR)
+        if f != 0:
+            terms.append((f, e))
+    denom = math.lcm(*(t[0].denominator for t in terms)) if terms else 1
+    ints = [(int(c * denom), e) for c, e in terms]
+    for row, count in zip(X.astype(int).tolist(), np.round(y).astype(int).tolist()):
+        total = 0
+        for c, e in ints:
+            term = c
+            for x, k in zip(row, e):
+                if k:
+                    term *= x ** k
+            total += term
+        if total != count * denom:
+            return None
+    return ExactPolynomial(tuple(terms))
+
+
+# ------------------------------------------------------------------ result
+
+@dataclass
+class CountPrediction:
+    """Every block's count of one program at new inputs: predicted, range, how, high-low error, irregular."""
+
+    program: str
+    params: list
+    model: str
+    blocks: list
+    kind: str                   # "blocks" (basic-block ids) or "events"
+    inputs: np.ndarray          # points x params
+    predicted: np.ndarray       # points x blocks
+    lower: np.ndarray
+    upper: np.ndarray
+    how: list                   # per block: "exact" or a model name
+    error: list                 # per block: mean APE % on the high-low test inputs (None: no high-low split)
+    level: list                 # per block: k / (k + 1), 1 for exact, None without a high-low split
+    irregular: list             # per block: reason or None
+    beyond: np.ndarray          # per point: log-size distance beyond the measured inputs (0 inside)
+    n_measured: int
+    measured_max: dict
+    n_hl_train: int = 0
+    n_hl_test: int = 0
+    hl_distance: float | None = None
+    formulas: dict = field(default_factory=dict)   # exact blocks: the polynomial as text
+    notes: list = field(default_factory=list)
+    by_model: dict = field(default_factory=dict)   # model -> {"predicted", "lower", "upper"} (benchmarks)
+    seconds: float = 0.0
+
+    @property
+    def rule(self) -> str:
+        return RULE
+
+    def inputs_of(self, i: int) -> dict:
+        return {p: _plain(v) for p, v in zip(self.params, self.inputs[i])}
+
+    def rows(self) -> list[dict]:
+        """One dict per (input, block), inputs in the order given, blocks in id order."""
+        out = []
+        for i in range(len(self.inputs)):
+            ins = self.inputs_of(i)
+            for b, blk in enumerate(self.blocks):
+                out.append({"inputs": ins, "block": blk, "predicted": float(self.predicted[i, b]),
+                            "lower": _num(self.lower[i, b]), "upper": _num(self.upper[i, b]),
+                            "how": self.how[b], "error": self.error[b], "level": self.level[b],
+                            "irregular": self.irregular[b], "beyond": float(math.exp(self.beyond[i]))})
+        return out
+
+    def totals(self) -> list[dict]:
+        """Per input: the sum over blocks (basic-block tables only); per block or event: the sum over the
+        requested inputs; then (blocks) the sum of everything. Ranges: sums of the ranges."""
+        out = []
+        lo, hi = np.nan_to_num(self.lower, nan=np.nan), self.upper
+        if self.kind == "blocks":
+            for i in range(len(self.inputs)):
+                out.append({"inputs": self.inputs_of(i), "block": "all blocks",
+                            "predicted": float(self.predicted[i].sum()), "lower": _num(lo[i].sum()),
+                            "upper": _num(hi[i].sum())})
+        for b, blk in enumerate(self.blocks):
+            out.append({"inputs": "all inputs", "block": blk, "predicted": float(self.predicted[:, b].sum()),
+                        "lower": _num(lo[:, b].sum()), "upper": _num(hi[:, b].sum())})
+        if self.kind == "blocks":
+            out.append({"inputs": "all inputs", "block": "all blocks", "predicted": float(self.predicted.sum()),
+                        "lower": _num(lo.sum()), "upper": _num(hi.sum())})
+        return out
+
+    def to_dict(self) -> dict:
+        n_exact = sum(h == "exact" for h in self.how)
+        return {"program": self.program, "sizes": list(self.params), "model": self.model,
+                "model_name": NAMES.get(self.model, self.model), "kind": self.kind,
+                "n_inputs": int(len(self.inputs)), "n_blocks": len(self.blocks), "n_exact": int(n_exact),
+                "n_irregular": int(sum(r is not None for r in self.irregular)),
+                "n_measured": self.n_measured, "measured_max": self.measured_max,
+                "n_hl_train": self.n_hl_train, "n_hl_test": self.n_hl_test, "hl_distance": self.hl_distance,
+                "rule": self.rule, "formulas": self.formulas, "notes": list(self.notes),
+                "seconds": self.seconds,
+                "inputs": [self.inputs_of(i) for i in range(len(self.inputs))],
+                "beyond": [float(math.exp(d)) for d in self.beyond],
+                "blocks": [{"block": blk, "how": self.how[b], "error": self.error[b], "level": self.level[b],
+                            "irregular": self.irregular[b]} for b, blk in enumerate(self.blocks)],
+                "predictions": self.rows(), "totals": self.totals()}
+
+    def to_frame(self, provenance: dict | None = None):
+        """The prediction table (DESIGN.md): one row per (input, block): program, one column per input
+        parameter, block, predicted, lower, upper, level, how, error, irregular, beyond, model, rule, then the
+        provenance (e.g. table fingerprint, code version, date) as constant columns."""
+        return frame_of(self.to_dict(), provenance)
+
+
+def frame_of(res: dict, provenance: dict | None = None):
+    """The prediction table of a :meth:`CountPrediction.to_dict` (what the dashboard keeps)."""
+    import pandas as pd
+
+    rows = res["predictions"]
+    df = pd.DataFrame({
+        "program": res["program"],
+        **{p: [r["inputs"][p] for r in rows] for p in res["sizes"]},
+        "block": [r["block"] for r in rows],
+        "predicted": [r["predicted"] for r in rows],
+        "lower": [r["lower"] for r in rows], "upper": [r["upper"] for r in rows],
+        "level": [r["level"] for r in rows], "how": [r["how"] for r in rows],
+        "error_high_low_pct": [r["error"] for r in rows],
+        "irregular": [r["irregular"] for r in rows],
+        "beyond_measured": [r["beyond"] for r in rows],
+        "model": res["model"], "rule": res["rule"],
+    })
+    for k, v in (provenance or {}).items():
+        df[k] = v
+    return df
+
+
+def _plain(v: float):
+    return int(v) if float(v).is_integer() and abs(v) < 2**53 else float(v)
+
+
+def _num(v):
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+# ------------------------------------------------------------------ predicting
+
+def _kind(blocks) -> str:
+    return "blocks" if all(re.fullmatch(r".+:\d+", b) for b in blocks) else "events"
+
+
+def _check_model(model: str) -> str:
+    if model not in PREDICT_MODELS:
+        raise ConfigError(f"unknown count model {model!r} (choose {', '.join(PREDICT_MODELS)})")
+    return model
+
+
+def _range(pred: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) of predictions (points x blocks) with log half-widths w (points x blocks)."""
+    lo = np.maximum((pred + 0.5) * np.exp(-w) - 0.5, 0.0)
+    hi = (pred + 0.5) * np.exp(w) - 0.5
+    return lo, hi
+
+
+def predict_counts(prog: Program, X_new, model: str = "best", seed: int = 0, pnn_settings: dict | None = None,
+                   candidates=BEST_CANDIDATES, progress=None) -> CountPrediction:
+    """Every block's count of ``prog`` at the inputs ``X_new`` (points x ``prog.params``; see
+    :func:`parse_inputs`), by ``model`` fitted on all of ``prog``'s measured inputs. See the module docstring
+    for ``how``, the error, the range rule and irregular blocks."""
+    t0 = time.perf_counter()
+    model = _check_model(model)
+    X_new = np.asarray(X_new, dtype=float)
+    if X_new.ndim != 2 or X_new.shape[1] != len(prog.params):
+        raise DataError(f"Inputs to predict need one value per parameter ({', '.join(prog.params)}).")
+    if len(X_new) == 0:
+        raise DataError("No input to predict at.")
+    if len(X_new) > MAX_POINTS:
+        raise DataError(f"{len(X_new):,} input points; at most {MAX_POINTS:,} are predicted at once.")
+    if not np.all(np.isfinite(X_new)) or (X_new <= 0).any() or (X_new > MAX_SIZE).any():
+        raise DataError(f"Input sizes must be positive finite numbers up to {MAX_SIZE:.0e}.")
+    X, Y = prog.X, M.check_counts(prog.Y)
+    run = list(dict.fromkeys([*(candidates if model == "best" else [model]), "glm", "poly"]))
+    report = progress or (lambda f, label: None)
+    notes = []
+    # the high-low split of the measured inputs: each model's error per block when extrapolating
+    try:
+        tr, te = split(X, "high-low", seed)
+    except NotEnoughDataError as exc:
+        tr = te = None
+        notes.append(f"No high-low split of the measured inputs ({exc}): no error or range for model-predicted "
+                     "counts.")
+    hl_err, hl_q = {}, {}
+    steps = 2 * len(run) + 1
+    for k, m in enumerate(run):
+        if tr is None:
+            break
+        report(k / steps, f"{prog.name}: {NAMES.get(m, m)} on the high-low split")
+        p = M.make(m, seed, pnn_settings).fit(X[tr], Y[tr]).predict(X[te])
+        hl_err[m] = block_errors(Y[te], p)
+        hl_q[m] = np.abs(np.log((Y[te] + 0.5) / (np.maximum(p, 0) + 0.5))).max(axis=0)
+    d_hl = float(beyond(X[te], X[tr]).max()) if tr is not None else None
+    # every model on all the measured inputs
+    fitted, preds = {}, {}
+    for k, m in enumerate(run):
+        report((len(run) + k) / steps, f"{prog.name}: {NAMES.get(m, m)} on all {len(X)} measured inputs")
+        fitted[m] = M.make(m, seed, pnn_settings).fit(X, Y)
+        preds[m] = np.maximum(fitted[m].predict(X_new), 0.0)
+    report((2 * len(run)) / steps, f"{prog.name}: exact polynomials and ranges")
+    exact = {b: e for b in range(len(prog.blocks))
+             if (e := exact_polynomial(fitted["poly"], b, X, Y[:, b])) is not None}
+    exact_pred = {b: e(X_new) for b, e in exact.items()}
+    dist = beyond(X_new, X)
+    stretch = np.maximum(1.0, dist / d_hl) if d_hl else np.ones(len(X_new))
+    n_blocks = len(prog.blocks)
+
+    def assemble(m_of_block):
+        pred = np.zeros((len(X_new), n_blocks))
+        lo, hi = np.full_like(pred, np.nan), np.full_like(pred, np.nan)
+        how, err, lev = [], [], []
+        for b in range(n_blocks):
+            m = m_of_block[b]
+            if m == "exact":
+                pred[:, b] = lo[:, b] = hi[:, b] = exact_pred[b]
+                how.append("exact")
+                err.append(float(hl_err["poly"][b]) if "poly" in hl_err else None)
+                lev.append(1.0)
+                continue
+            pred[:, b] = preds[m][:, b]
+            how.append(m)
+            if m in hl_q:
+                w = hl_q[m][b] * stretch + RANGE_FLOOR
+                lo[:, b], hi[:, b] = _range(pred[:, b], w)
+                err.append(float(hl_err[m][b]))
+                lev.append(len(te) / (len(te) + 1))
+            else:
+                err.append(None)
+                lev.append(None)
+        return pred, lo, hi, how, err, lev
+
+    if model == "best":
+        cands = [m for m in candidates if m in hl_err] or [candidates[0]]
+        choice = []
+        for b in range(n_blocks):
+            if b in exact:
+                choice.append("exact")
+            elif len(cands) > 1:
+                choice.append(min(cands, key=lambda m: (hl_err[m][b], cands.index(m))))
+            else:
+                choice.append(cands[0])
+    else:
+        choice = ["exact" if (b in exact and model == "poly") else model for b in range(n_blocks)]
+    pred, lo, hi, how, err, lev = assemble(choice)
+    by_model = {}
+    for m in run:
+        mp, ml, mh, *_ = assemble([m] * n_blocks)
+        by_model[m] = {"predicted": mp, "lower": ml, "upper": mh}
+    irregular = []
+    for b in range(n_blocks):
+        if hl_err and b not in exact and min(float(e[b]) for e in hl_err.values()) > IRREGULAR_PCT:
+            irregular.append(_irregular_reason(X, Y[:, b], prog.params))
+        else:
+            irregular.append(None)
+    return CountPrediction(
+        program=prog.name, params=list(prog.params), model=model, blocks=list(prog.blocks),
+        kind=_kind(prog.blocks), inputs=X_new, predicted=pred, lower=lo, upper=hi, how=how, error=err, level=lev,
+        irregular=irregular, beyond=dist, n_measured=int(len(X)),
+        measured_max={p: _plain(v) for p, v in zip(prog.params, X.max(axis=0))},
+        n_hl_train=0 if tr is None else int(len(tr)), n_hl_test=0 if te is None else int(len(te)),
+        hl_distance=None if d_hl is None else float(math.exp(d_hl)),
+        formulas={prog.blocks[b]: e.text(prog.params) for b, e in exact.items()}, notes=notes, by_model=by_model,
+        seconds=time.perf_counter() - t0)
