@@ -5,7 +5,6 @@ from __future__ import annotations
 from dashboard import jobs
 from dashboard.counts import work
 from dashboard.state import countdata
-from dashboard.state.files import shipped_fingerprint
 from dashboard.ui.url_state import InvalidParameter, Param, StoredParam
 from modeling.counts import data
 from modeling.counts.evaluate import MODELS
@@ -23,10 +22,7 @@ def _fingerprint(params):
     return table_fingerprint(params["source"])
 
 
-def table_fingerprint(source: str) -> str:
-    if source not in countdata.SHIPPED:
-        return source
-    return shipped_fingerprint(*(file for file, _ in data.SHIPPED.values()))
+table_fingerprint = work.table_fingerprint
 
 
 def _programs(v):
@@ -84,9 +80,7 @@ def _at_default(v):
     return default_inputs(prog.params, dict(zip(prog.params, prog.X.max(axis=0))))
 
 
-def split_specs(text: str) -> list[str]:
-    """The specs of the page's inputs field: one per ';' or line."""
-    return [s.strip() for s in text.replace("\n", ";").split(";") if s.strip()]
+split_specs = work.split_specs
 
 
 class InputsParam(Param):

@@ -26,13 +26,26 @@ def counts_result(params: dict, report=_noop) -> dict:
     return res
 
 
+def table_fingerprint(source: str) -> str:
+    """The fingerprint of a count table: an upload's id names its content; the shipped tables' files."""
+    from dashboard.state.files import shipped_fingerprint
+
+    if source not in countdata.SHIPPED:
+        return source
+    return shipped_fingerprint(*(file for file, _ in data.SHIPPED.values()))
+
+
+def split_specs(text: str) -> list[str]:
+    """The specs of the page's inputs field: one per ';' or line."""
+    return [s.strip() for s in text.replace("\n", ";").split(";") if s.strip()]
+
+
 def predict_result(params: dict, report=_noop) -> dict:
     """Every block's count at the inputs of ``params["at"]`` (validated by
     :data:`dashboard.counts.kinds.PREDICT`), the measured counts beside them for the chart, and the
     provenance (table and its fingerprint, code version, date)."""
     from datetime import UTC, datetime
 
-    from dashboard.counts.kinds import split_specs, table_fingerprint
     from modeling.counts.predict import parse_inputs, predict_counts
     from modeling.version import code_version
 
