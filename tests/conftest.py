@@ -5,6 +5,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests import signed_in  # noqa: E402
+
+signed_in.environment()  # before anything imports dashboard.settings or the app
+
 
 # ---------------------------------------------------------------- a real Redis for the redis job backend
 
@@ -34,3 +38,16 @@ def redis_url(redis_server):
 
     redis.Redis.from_url(redis_server).flushall()
     return redis_server
+
+
+# ---------------------------------------------------------------- the signed-in user (tests/signed_in.py)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def signed_in_user():
+    """The test session's account and session in its database, and benchmarks' DashClient signing in with it."""
+    from benchmarks import signin
+
+    signed_in.seed()
+    signin.DEFAULT_ACCOUNT = signin.Account(signed_in.NAME, signed_in.PASSWORD)
+    return signed_in

@@ -160,8 +160,9 @@ def _delete(client, ds_id, headers):
                 and d["inputs"][0]["id"] == "data-confirm-delete")
     body = client._body(client._dep(spec), {("data-confirm-delete", "submit_n_clicks"): 1,
                                             ("data-delete-id", "data"): ds_id})
+    # with the signed-in user's cookie (a forged request from another site would carry it), only ``headers``
     return requests.post(f"{client.base}/_dash-update-component?endId={client.end_id}", json=body,
-                         headers=headers, timeout=60)
+                         headers=headers, cookies=client.http.cookies, timeout=60)
 
 
 def test_a_forged_delete_from_another_origin_is_refused_and_logged(server_state):
