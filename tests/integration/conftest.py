@@ -30,7 +30,7 @@ def _signed_in_client_class():
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             name, value = cookie()
-            for domain in ("localhost", "127.0.0.1"):
+            for domain in ("localhost", "127.0.0.1", "::1"):  # the loopback names (as the test requests name them)
                 self.set_cookie(name, value, domain=domain)
 
     return SignedInClient

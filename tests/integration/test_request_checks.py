@@ -105,9 +105,19 @@ def test_a_callback_from_another_origin_is_refused_and_from_the_site_answered(pe
     assert client.get("/", headers={**site, "Referer": "http://evil.example/"}).status_code == 200
 
 
+def _signed_client(wsgi):
+    """A werkzeug test client of ``wsgi`` with the test session's sign-in cookie for the names used below."""
+    from tests.signed_in import cookie
+
+    client = Client(wsgi)
+    for domain in ("perfcast.example.com", "intranet", "localhost", "perfcast.internal"):
+        client.set_cookie(*cookie(), domain=domain)
+    return client
+
+
 def test_site_url_allowed_hosts_and_require_origin(perfcast_app):
     flask_app = perfcast_app.server.wsgi_app.app  # the app inside the installed checks
-    behind_proxy = Client(RequestChecks(flask_app, ["intranet:8050"], "https://perfcast.example.com"))
+    behind_proxy = _signed_client(RequestChecks(flask_app, ["intranet:8050"], "https://perfcast.example.com"))
     host = {"Host": "perfcast.example.com"}  # the proxy forwards plain http with the public Host
     assert behind_proxy.get("/_dash-layout", headers=host).status_code == 200
     assert behind_proxy.get("/_dash-layout", headers={"Host": "intranet:8050"}).status_code == 200
@@ -120,13 +130,13 @@ def test_site_url_allowed_hosts_and_require_origin(perfcast_app):
     assert behind_proxy.post("/_dash-update-component", json=ROUTER_BODY,
                              headers={**host, "Origin": "http://perfcast.example.com"}).status_code == 403
 
-    strict = Client(RequestChecks(flask_app, ["localhost"], require_origin=True))
+    strict = _signed_client(RequestChecks(flask_app, ["localhost"], require_origin=True))
     assert strict.post("/_dash-update-component", json=ROUTER_BODY, headers={"Host": "localhost"}).status_code == 403
     assert strict.post("/_dash-update-component", json=ROUTER_BODY,
                        headers={"Host": "localhost", "Origin": "http://localhost"}).status_code == 200
     assert strict.get("/_dash-layout", headers={"Host": "localhost"}).status_code == 200
 
-    anything = Client(RequestChecks(flask_app, ["*"]))
+    anything = _signed_client(RequestChecks(flask_app, ["*"]))
     assert anything.get("/_dash-layout", headers={"Host": "perfcast.internal:1"}).status_code == 200
     assert anything.post("/_dash-update-component", json=ROUTER_BODY,
                          headers={"Host": "perfcast.internal:1", "Origin": "http://evil.example"}).status_code == 403
