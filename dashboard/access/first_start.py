@@ -47,8 +47,8 @@ def announce(site: str, url: str | None = None, stream=None) -> str | None:
     if accounts.has_users(url):
         return None
     text = link(issue_token(url), settings.SITE_URL or site)
-    banner = ("\nperfcast has no user yet. Open this one-time link (valid %d h) to create the first owner:\n\n"
-              "    %s\n\n(or: python -m dashboard.admin user add NAME)\n" % (settings.SETUP_TOKEN_HOURS, text))
+    banner = (f"\nperfcast has no user yet. Open this one-time link (valid {settings.SETUP_TOKEN_HOURS} h) to create "
+              f"the first owner:\n\n    {text}\n\n(or: python -m dashboard.admin user add NAME)\n")
     print(banner, file=stream or sys.stderr, flush=True)
     _log.info("first-start link issued (no user yet)")
     return text

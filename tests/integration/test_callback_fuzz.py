@@ -15,7 +15,6 @@ import json
 import time
 
 import pytest
-import requests
 
 from benchmarks.dash_client import DashClient
 from dashboard.callback_errors import MARK
