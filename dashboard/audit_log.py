@@ -36,26 +36,24 @@ def client_address() -> str:
         return "-"
 
 
+#: set by dashboard.access when it is imported (it depends on this module, not the other way round):
+#: who is signed in for the code being served, and where each event is also stored (the audit_events table)
+_USER_SOURCE = [lambda: None]
+_SINKS: list = []
+
+
+def connect(user_source, sink) -> None:
+    """Called by :mod:`dashboard.access`: ``user_source()`` names the signed-in user (or None);
+    ``sink(action, address, user, ids)`` stores each event."""
+    _USER_SOURCE[:] = [user_source]
+    if sink not in _SINKS:
+        _SINKS.append(sink)
+
+
 def user_name() -> str | None:
-    """The signed-in user this code is serving: the request's session, or in a background job the session of
-    the request that started it; None when nobody is signed in (or outside both)."""
-    from flask import has_request_context
-
+    """The signed-in user this code is serving (None when nobody is, or outside a request and a job)."""
     try:
-        if has_request_context():
-            from dashboard.access import current_user
-
-            user = current_user()
-            return user.name if user else None
-        from dash._callback_context import context_value
-
-        from dashboard.access import gate, sessions
-        from dashboard.settings import SESSION_COOKIE
-
-        cookies = getattr(context_value.get(), "cookies", None) or {}
-        session_id = sessions.session_id_of(cookies.get(SESSION_COOKIE), gate.secret())
-        user = sessions.lookup(session_id, valid_only=False) if session_id else None
-        return user.name if user else None
+        return _USER_SOURCE[0]()
     except (LookupError, RuntimeError):
         return None
 
@@ -84,12 +82,8 @@ def record(action: str, address: str | None = None, **ids) -> None:
 
 
 def _store(action: str, address: str, user: str | None, ids: dict) -> None:
-    try:
-        from dashboard.access import database
-        from dashboard.access.models import AuditEvent
-
-        with database.session() as db:
-            db.add(AuditEvent(action=action[:64], address=str(address)[:64], user_name=user,
-                              detail={str(k): str(v)[:500] for k, v in ids.items()}))
-    except Exception:  # noqa: BLE001 - the trail's database failing never stops the action it records
-        logging.getLogger("perfcast").exception("audit event not stored in the database: %s", action)
+    for sink in _SINKS:
+        try:
+            sink(action, address, user, ids)
+        except Exception:  # noqa: BLE001 - the trail's database failing never stops the action it records
+            logging.getLogger("perfcast").exception("audit event not stored in the database: %s", action)

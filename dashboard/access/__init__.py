@@ -9,6 +9,11 @@ the Flask app's ``before_request`` functions.
 
 from __future__ import annotations
 
+from dashboard import audit_log
+from dashboard.access import audit_events
+
+audit_log.connect(audit_events.user_name, audit_events.store)
+
 
 def install(app) -> None:
     from dashboard.access import database, gate, routes

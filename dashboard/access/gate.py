@@ -77,6 +77,10 @@ def check():
 
 
 def install(server) -> None:
-    """Run :func:`check` before every other before_request function of ``server``."""
+    """Run :func:`check` before every before_request function of ``server`` but Dash's one-time set-up
+    (``Dash._setup_server``, which serves nothing: it registers the callbacks' inline scripts, whose hashes the
+    Content-Security-Policy of dashboard/security.py is built from on the first response, and the page router,
+    which then runs after the gate)."""
     funcs = server.before_request_funcs.setdefault(None, [])
-    funcs.insert(0, check)
+    setup = [i for i, f in enumerate(funcs) if getattr(f, "__name__", "") == "_setup_server"]
+    funcs.insert(setup[0] + 1 if setup else 0, check)

@@ -11,7 +11,7 @@ import requests
 from benchmarks.signin import Account, sign_in
 from dashboard.access import accounts, sessions
 
-from conftest import gunicorn_server
+from tests.integration.conftest import gunicorn_server
 from pc_browser import fresh_browser, present, text_in
 
 
