@@ -9,7 +9,7 @@ import secrets
 import dash
 from dash import Dash, dcc, html
 
-from dashboard import request_checks, security
+from dashboard import access, request_checks, security
 from dashboard.ui import chart_order, compression, first_page, plotly_bundle, polyfill
 from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager
@@ -70,6 +70,7 @@ request_checks.install(server)  # outermost: a foreign Host or Origin reaches no
 # assets are fingerprinted by Dash (?m=<mtime>): browsers may keep them for a year
 server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
 server.secret_key = _secret_key()
+access.install(app)  # the gate runs first of every before_request: without a session only /login, /setup, /assets
 if REDIS_URL:  # ./worker.sh: celery -A app:celery_app worker (the same code as the web servers)
     from dashboard.jobs.celery_app import celery_app as _make_celery
 
@@ -77,20 +78,30 @@ if REDIS_URL:  # ./worker.sh: celery -A app:celery_app worker (the same code as 
 # uploads arrive base64-encoded in a callback body: refuse bodies far above the limit early
 server.config["MAX_CONTENT_LENGTH"] = int(MAX_UPLOAD_BYTES * 1.4) + 1024 * 1024
 
-_TOPBAR = html.Header([
-    dcc.Link([html.Span("perf", className="brand-a"), html.Span("cast", className="brand-b")],
-             href="/", className="brand"),
-    html.Nav([dcc.Link(p["name"], href=p["relative_path"], className="nav-link", id=f"nav-{p['name'].lower()}")
-              for p in sorted(dash.page_registry.values(), key=lambda p: p.get("order", 99))], className="nav"),
-], className="topbar")
+def _topbar():
+    """Brand, page links, and who is signed in with a plain sign-out form (POST /logout)."""
+    user = access.current_user()
+    signout = html.Form([html.Span(user.display_name or user.name, className="signout-user", id="signed-in-user"),
+                         html.Button("Sign out", type="submit", id="signout-button")],
+                        action="/logout", method="POST", className="signout") if user else None
+    return html.Header([
+        dcc.Link([html.Span("perf", className="brand-a"), html.Span("cast", className="brand-b")],
+                 href="/", className="brand"),
+        html.Nav([dcc.Link(p["name"], href=p["relative_path"], className="nav-link", id=f"nav-{p['name'].lower()}")
+                  for p in sorted(dash.page_registry.values(), key=lambda p: p.get("order", 99))], className="nav"),
+        signout,
+    ], className="topbar")
 
 
 def _layout():
     """The top bar and the page container, which holds the opened page already (dashboard/ui/first_page.py)."""
-    return html.Div([_TOPBAR, html.Main(first_page.page_container(), className="content")])
+    return html.Div([_topbar(), html.Main(first_page.page_container(), className="content")])
 
 
 app.layout = _layout
 
 if __name__ == "__main__":
+    from dashboard.access import first_start
+
+    first_start.announce(f"http://127.0.0.1:{int(os.environ.get('PORT', 8050))}")
     app.run(debug=False, host="127.0.0.1", port=int(os.environ.get("PORT", 8050)))

@@ -33,6 +33,16 @@ def on_starting(server):
         server.log.info("removed %d temporary files left by interrupted saves", n)
 
 
+def when_ready(server):
+    """Once per start, in the master before it forks workers: apply the database migrations and, while there is
+    no user, print the one-time first-start link (dashboard/access/first_start.py)."""
+    from dashboard.access import first_start
+
+    host, _, port = str(server.cfg.bind[0]).rpartition(":")
+    first_start.announce(f"http://{host or '127.0.0.1'}:{port}")
+    os.environ[first_start.ANNOUNCED] = "1"
+
+
 def post_worker_init(worker):
     """Let Dash finish its one-time set-up (done on the first request, and not
     thread-safe) with one request before the worker's threads serve any; then lay
@@ -44,9 +54,11 @@ def post_worker_init(worker):
     from dashboard.ui.compression import compress_bundles
     from dashboard.warmup import lay_out_every_page
 
+    from dashboard.access.gate import INTERNAL
+
     app = worker.wsgi
-    with app.test_client() as client:
-        client.get("/", headers={"Host": local_host()})
+    with app.test_client() as client:  # the server's own request: marked in its WSGI environ, past the gate
+        client.get("/", headers={"Host": local_host()}, environ_base={INTERNAL: True})
     worker.log.info("pages laid out in %.2f s", lay_out_every_page(app))
     t0 = time.perf_counter()
     n = compress_bundles(app)

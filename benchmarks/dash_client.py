@@ -26,11 +26,17 @@ class DashError(RuntimeError):
 
 
 class DashClient:
-    """One user: a requests session plus the page load's signed ``endId``."""
+    """One user: a requests session, signed in with ``account`` (default ``benchmarks.signin.DEFAULT_ACCOUNT``)
+    through /login, plus the page load's signed ``endId``."""
 
-    def __init__(self, base: str, timeout: float = 60.0, on_request=None):
+    def __init__(self, base: str, timeout: float = 60.0, on_request=None, account=None):
+        from benchmarks import signin
+
         self.base = base.rstrip("/")
         self.http = requests.Session()
+        account = account or signin.DEFAULT_ACCOUNT
+        if account is not None:
+            signin.sign_in(self.http, self.base, account, timeout)
         self.timeout = timeout
         self.end_id = None
         self.deps: dict[str, dict] = {}

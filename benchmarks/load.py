@@ -179,6 +179,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
     var = tempfile.mkdtemp(prefix="perfcast-load-")
     os.environ["PERFCAST_VAR_DIR"] = var  # this process reads the same cache as the server
     from benchmarks.dash_client import DashClient, DashError
+    from benchmarks.signin import create_account
     from dashboard import jobs, settings
     from dashboard.crossgen.kinds import SCENARIO, cached
     from dashboard.jobs import backend as job_backend
@@ -199,6 +200,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
         settings.REDIS_URL = None
     job_backend.use(backend)
 
+    account = create_account(env)  # every scripted user signs in with it through /login
     view_params = SCENARIO.request({})["params"]
     cached_key, _ = cached(SCENARIO, view_params)  # the view the users open is cached
     query = to_query(view_params)
@@ -229,7 +231,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
         lock = threading.Lock()
 
         def user():
-            client = DashClient(base, on_request=rec)
+            client = DashClient(base, on_request=rec, account=account)
             while time.time() < stop_at:
                 with lock:
                     if budget["left"] <= 0:
@@ -245,7 +247,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
         def training(seed, outcome, kill=False):
             request = SCENARIO.request({"target": "Tesla-P100", "preset": "rastsim", "seed": str(seed)})
             params, key = request["params"], request["key"]
-            client = DashClient(base, on_request=rec)
+            client = DashClient(base, on_request=rec, account=account)
             client.open(f"/scenario{to_query(params)}")
             t = time.perf_counter()
             ticks = {"n": 0, "failed": False}
@@ -309,7 +311,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             kill["server_processes"] = _tree(server.pid)
             out["worker_killed_mid_job"] = kill
         if saves:
-            out["concurrent_save"] = _concurrent_save(base, query, cached_key, saves, rec, Path(var))
+            out["concurrent_save"] = _concurrent_save(base, query, cached_key, saves, rec, Path(var), account)
         out["http_5xx"] = sum(s >= 500 for s in rec.statuses)
         if workers:
             out.update(_deliveries([log for _, log in workers]))
@@ -371,10 +373,10 @@ def _kill_job_worker(key, jobs, outcome):
     outcome["kill_missed"] = True
 
 
-def _concurrent_save(base, query, key, n, rec, var: Path) -> dict:
+def _concurrent_save(base, query, key, n, rec, var: Path, account=None) -> dict:
     from benchmarks.dash_client import DashClient, DashError
 
-    clients = [DashClient(base, on_request=rec) for _ in range(n)]
+    clients = [DashClient(base, on_request=rec, account=account) for _ in range(n)]
     for c in clients:
         c.open(f"/scenario{query}")
     gate = threading.Barrier(n)

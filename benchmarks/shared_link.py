@@ -108,10 +108,16 @@ def _open(driver, url) -> tuple[float, float, int, float]:
     return marks["numbers"] / 1000, marks["chart"] / 1000, int(driver.execute_script(BYTES)), marks["all"] / 1000
 
 
-def _measure(url: str, opens: int, marks=SCENARIO_MARKS) -> dict:
+def _measure(url: str, opens: int, marks=SCENARIO_MARKS, cookie=None) -> dict:
+    """``cookie``: the session cookie (benchmarks/signin.py) each new browser starts with, so it opens the
+    link signed in without loading the sign-in page first."""
+    from benchmarks.signin import set_browser_cookie
+
     cold, warm = [], []
     for i in range(opens):  # each a new browser profile: nothing cached
         d = _browser()
+        if cookie:
+            set_browser_cookie(d, url.split("/", 3)[0] + "//" + url.split("/", 3)[2], cookie)
         _watch(d, marks)
         try:
             cold.append(_open(d, url))
@@ -156,16 +162,19 @@ def _page_links() -> dict:
 def run_pages(opens: int = 5, bundles=("full", "partial")) -> dict:
     """First numbers and first chart of every page's shared link, per plotly.js bundle, medians of ``opens``."""
     from benchmarks.load import _free_port, _gunicorn, _wait_up
+    from benchmarks.signin import create_account, session_cookie
 
     links = _page_links()
     out = {path: {} for path in links}
+    account = create_account(dict(os.environ))
     for bundle in bundles:
         port = _free_port()
         server = _gunicorn(port, {**os.environ, **SIDES[bundle]}, 4)
         try:
             _wait_up(f"http://127.0.0.1:{port}")
+            cookie = session_cookie(f"http://127.0.0.1:{port}", account)
             for path, link in links.items():
-                out[path][bundle] = _measure(f"http://127.0.0.1:{port}{link}", opens, PAGE_MARKS[path])
+                out[path][bundle] = _measure(f"http://127.0.0.1:{port}{link}", opens, PAGE_MARKS[path], cookie)
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(30)
@@ -176,18 +185,21 @@ def run(opens: int = 5, bundles=("full", "partial"), pages: bool = True) -> dict
     var = tempfile.mkdtemp(prefix="perfcast-link-")
     os.environ["PERFCAST_VAR_DIR"] = var
     from benchmarks.load import _free_port, _gunicorn, _wait_up
+    from benchmarks.signin import create_account, session_cookie
     from dashboard.crossgen.kinds import SCENARIO, cached
     from dashboard.ui.url_state import to_query
 
     params = SCENARIO.request({})["params"]
     cached(SCENARIO, params)
     out = {}
+    account = create_account({**os.environ, "PERFCAST_VAR_DIR": var})
     for bundle in bundles:
         port = _free_port()
         server = _gunicorn(port, {**os.environ, "PERFCAST_VAR_DIR": var, **SIDES[bundle]}, 4)
         try:
             _wait_up(f"http://127.0.0.1:{port}")
-            out[bundle] = _measure(f"http://127.0.0.1:{port}/scenario{to_query(params)}", opens)
+            cookie = session_cookie(f"http://127.0.0.1:{port}", account)
+            out[bundle] = _measure(f"http://127.0.0.1:{port}/scenario{to_query(params)}", opens, cookie=cookie)
         finally:
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(30)

@@ -3,8 +3,12 @@ request, e.g. ``audit: dataset deleted from=127.0.0.1 dataset=ds-0123456789abcde
 
 The client's address is derived on the server (the connection's peer address, ``request.remote_addr``;
 in a job process the one Dash recorded from the request that started it), never from anything the browser
-sends. Behind a proxy it is the proxy's address: the proxy's own access log has the client's. Sign-in will
-add the user to :func:`actor`.
+sends. Behind a proxy it is the proxy's address: the proxy's own access log has the client's. The user is
+the one signed in by the request's session (``user=``, last on the line; in a background job, the session
+that started it), derived on the server, never from a callback value.
+
+Each event is also a row of the ``audit_events`` table (dashboard/access: when, user, address, action and
+the ids as JSON), written after the log line; a database failure is logged and never stops the action.
 """
 
 from __future__ import annotations
@@ -32,9 +36,34 @@ def client_address() -> str:
         return "-"
 
 
+#: set by dashboard.access when it is imported (it depends on this module, not the other way round):
+#: who is signed in for the code being served, and where each event is also stored (the audit_events table)
+_USER_SOURCE = [lambda: None]
+_SINKS: list = []
+
+
+def connect(user_source, sink) -> None:
+    """Called by :mod:`dashboard.access`: ``user_source()`` names the signed-in user (or None);
+    ``sink(action, address, user, ids)`` stores each event."""
+    _USER_SOURCE[:] = [user_source]
+    if sink not in _SINKS:
+        _SINKS.append(sink)
+
+
+def user_name() -> str | None:
+    """The signed-in user this code is serving (None when nobody is, or outside a request and a job)."""
+    try:
+        return _USER_SOURCE[0]()
+    except (LookupError, RuntimeError):
+        return None
+
+
 def actor(address: str | None = None) -> dict:
-    """Who acts: for now the client's address."""
-    return {"from": address or client_address()}
+    """Who acts: the client's address, and the signed-in user when there is one."""
+    who = {"from": address or client_address()}
+    if (name := user_name()) is not None:
+        who["user"] = name
+    return who
 
 
 def _text(value) -> str:
@@ -45,5 +74,16 @@ def _text(value) -> str:
 
 def record(action: str, address: str | None = None, **ids) -> None:
     """Log ``action`` (a few words: "dataset saved") with who did it and the ids involved."""
-    fields = {**actor(address), **ids}
+    who = actor(address)
+    user = who.pop("user", None)
+    fields = {**who, **ids, **({"user": user} if user else {})}
     log.info("audit: %s %s", action, " ".join(f"{k}={_text(v)}" for k, v in fields.items()))
+    _store(action, who["from"], user, ids)
+
+
+def _store(action: str, address: str, user: str | None, ids: dict) -> None:
+    for sink in _SINKS:
+        try:
+            sink(action, address, user, ids)
+        except Exception:  # noqa: BLE001 - the trail's database failing never stops the action it records
+            logging.getLogger("perfcast").exception("audit event not stored in the database: %s", action)

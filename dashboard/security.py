@@ -75,13 +75,13 @@ def callback_request_problem(body, callback_map) -> str | None:
 def install(app) -> None:
     """Add the headers to every response of ``app`` (a Dash app), and refuse forged router input.
 
-    The policy is built on the first response, when every page module (and so
-    every clientside callback) has been imported.
+    The policy is built on the first response, and again whenever a clientside
+    callback's inline script was registered after it.
     """
     from flask import request
 
     lock = threading.Lock()
-    policy: list[str] = []
+    policy: list = []  # [policy text, number of inline scripts it covers]
 
     @app.server.before_request
     def _router_guard():
@@ -101,12 +101,20 @@ def install(app) -> None:
         return {"message": f"The request is larger than the server accepts ({limit / 2**20:,.0f} MB). "
                            "Upload a smaller file."}, 413
 
+    def known_scripts() -> int:
+        from dash import _callback
+
+        return len(getattr(app, "_inline_scripts", ())) + len(_callback.GLOBAL_INLINE_SCRIPTS)
+
     @app.server.after_request
     def _headers(response):
-        if not policy:
+        # built again whenever an inline script was registered since (a module a page imports on first use
+        # may add a clientside callback after the first response, e.g. a sign-in refusal)
+        if not policy or policy[1] != known_scripts():
             with lock:
-                if not policy:
-                    policy.append(content_security_policy(dict.fromkeys(app.csp_hashes())))
+                if not policy or policy[1] != known_scripts():
+                    text = content_security_policy(dict.fromkeys(app.csp_hashes()))
+                    policy[:] = [text, known_scripts()]
         response.headers["Content-Security-Policy"] = policy[0]
         for name, value in HEADERS.items():
             response.headers.setdefault(name, value)

@@ -73,3 +73,35 @@ ALLOWED_HOSTS = [h.strip() for h in os.environ.get("PERFCAST_ALLOWED_HOSTS", "")
 REQUIRE_ORIGIN = os.environ.get("PERFCAST_REQUIRE_ORIGIN", "") == "1"
 #: Where gunicorn writes its access log (one line per request, with the client's address); "-": stderr.
 ACCESS_LOG = os.environ.get("PERFCAST_ACCESS_LOG", "-")
+
+# ----------------------------------------------------------------- sign-in (dashboard/access)
+
+
+def database_url(environ=os.environ) -> str:
+    """The one database of users, projects, sessions and the audit trail: ``PERFCAST_DATABASE_URL``
+    (``postgresql+psycopg://user:password@host/db`` when several web servers share it), else a SQLite file
+    ``perfcast.db`` in ``PERFCAST_VAR_DIR``."""
+    url = (environ.get("PERFCAST_DATABASE_URL") or "").strip()
+    if url:
+        return url
+    var = Path(environ.get("PERFCAST_VAR_DIR", ROOT / "var"))
+    return f"sqlite:///{var / 'perfcast.db'}"
+
+
+DATABASE_URL = database_url()
+#: Hours a sign-in lasts; after that every request of that browser is sent to /login again.
+SESSION_HOURS = float(os.environ.get("PERFCAST_SESSION_HOURS", 12))
+#: argon2 cost profile (a name in ``argon2.profiles``): the default costs about 170 ms per hash or check;
+#: ``CHEAPEST`` is for the test suite only.
+ARGON2_PROFILE = os.environ.get("PERFCAST_ARGON2_PROFILE", "RFC_9106_LOW_MEMORY").strip().upper()
+#: Failed sign-ins allowed per account and per client address within LOGIN_WINDOW_SECONDS; beyond them
+#: every attempt is refused (HTTP 429) without checking the password until the window has passed.
+LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_ACCOUNT", 5))
+LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_ADDRESS", 20))
+LOGIN_WINDOW_SECONDS = float(os.environ.get("PERFCAST_LOGIN_WINDOW_SECONDS", 900))
+#: Seconds every failed sign-in waits before it is answered (slows guessing; a thread is held meanwhile).
+LOGIN_FAILURE_DELAY = float(os.environ.get("PERFCAST_LOGIN_FAILURE_DELAY", 1.0))
+#: Hours the first-start link (/setup?token=...) stays valid.
+SETUP_TOKEN_HOURS = 24
+#: Name of the session cookie (cookies ignore ports: two perfcast servers on one host need different names).
+SESSION_COOKIE = os.environ.get("PERFCAST_SESSION_COOKIE", "perfcast_session")

@@ -5,6 +5,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests import signed_in  # noqa: E402
+
+signed_in.environment()  # before anything imports dashboard.settings or the app
+
 
 # ---------------------------------------------------------------- a real Redis for the redis job backend
 
@@ -34,3 +38,71 @@ def redis_url(redis_server):
 
     redis.Redis.from_url(redis_server).flushall()
     return redis_server
+
+
+# ---------------------------------------------------------------- the signed-in user (tests/signed_in.py)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def signed_in_user():
+    """The test session's account and session in its database, and benchmarks' DashClient signing in with it."""
+    from benchmarks import signin
+
+    signed_in.seed()
+    signin.DEFAULT_ACCOUNT = signin.Account(signed_in.NAME, signed_in.PASSWORD)
+    return signed_in
+
+
+# ---------------------------------------------------------------- a throwaway PostgreSQL cluster
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """Debian's PostgreSQL (installed by ./test.sh): a throwaway cluster on a free loopback port for this test
+    session, run as the postgres user (initdb refuses root), removed at the end. Yields a server URL
+    without a database name (``postgresql+psycopg://postgres@127.0.0.1:PORT``)."""
+    import glob
+    import shutil
+    import subprocess
+    import tempfile
+
+    from benchmarks.load import _free_port
+
+    bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    assert bins, "PostgreSQL is not installed (./test.sh installs Debian's postgresql)"
+    pgbin = Path(bins[-1]).parent
+    base = tempfile.mkdtemp(prefix="perfcast-pg-", dir="/tmp")
+    shutil.chown(base, "postgres", "postgres")
+    port = _free_port()
+
+    def as_postgres(*cmd):
+        subprocess.run(["runuser", "-u", "postgres", "--", *map(str, cmd)], check=True, capture_output=True)
+
+    as_postgres(pgbin / "initdb", "-D", f"{base}/data", "-U", "postgres", "-A", "trust", "-E", "UTF8",
+                "--no-locale", "--no-sync")
+    as_postgres(pgbin / "pg_ctl", "-D", f"{base}/data", "-l", f"{base}/pg.log", "-w", "-o",
+                f"-p {port} -k {base} -h 127.0.0.1 -c fsync=off", "start")
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}", lambda name: as_postgres(
+            pgbin / "createdb", "-h", "127.0.0.1", "-p", port, "-U", "postgres", name)
+    finally:
+        subprocess.run(["runuser", "-u", "postgres", "--", str(pgbin / "pg_ctl"), "-D", f"{base}/data", "-m",
+                        "fast", "-w", "stop"], capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture()
+def postgres_url(postgres_server, request):
+    """A new, empty database in the session's PostgreSQL cluster for this test."""
+    import re
+
+    server, createdb = postgres_server
+    name = "t_" + re.sub(r"\W", "_", request.node.name.lower())[:50] + "_" + secrets_hex()
+    createdb(name)
+    return f"{server}/{name}"
+
+
+def secrets_hex() -> str:
+    import secrets
+
+    return secrets.token_hex(4)

@@ -125,8 +125,11 @@ def bundle_urls(server) -> list[str]:
     """The static URLs a page loads: those in the index page, and the chunks Dash fetches on demand."""
     from dash.development.base_component import ComponentRegistry
 
-    with server.test_client() as client:
-        html = client.get("/", headers={"Accept-Encoding": "identity", "Host": local_host()}).get_data(as_text=True)
+    from dashboard.access.gate import INTERNAL
+
+    with server.test_client() as client:  # the server's own request (past the gate: see dashboard/access/gate.py)
+        html = client.get("/", headers={"Accept-Encoding": "identity", "Host": local_host()},
+                          environ_base={INTERNAL: True}).get_data(as_text=True)
     urls = list(dict.fromkeys(u.replace("&amp;", "&") for u in _URL.findall(html)))
     libraries = set(ComponentRegistry.registry)
     modules = [m for name, m in sorted(sys.modules.items()) if name.split(".")[0] in libraries]
@@ -143,8 +146,11 @@ def compress_bundles(server) -> int:
     and kept before the first visitor; returns how many were requested."""
     if STATIC_COMPRESSION == "per-request":
         return 0
+    from dashboard.access.gate import INTERNAL
+
     urls = bundle_urls(server)
     with server.test_client() as client:
         for url in urls:
-            client.get(url, headers={"Accept-Encoding": BROWSER_ACCEPT_ENCODING, "Host": local_host()})
+            client.get(url, headers={"Accept-Encoding": BROWSER_ACCEPT_ENCODING, "Host": local_host()},
+                       environ_base={INTERNAL: True})
     return len(urls)

@@ -13,7 +13,36 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 @pytest.fixture(scope="session")
 def perfcast_app():
-    return importlib.import_module("app").app
+    """The app, its Flask test clients signed in as the test session's user (tests/signed_in.py)."""
+    app = importlib.import_module("app").app
+    app.server.test_client_class = _signed_in_client_class()
+    return app
+
+
+def _signed_in_client_class():
+    from flask.testing import FlaskClient
+
+    from tests.signed_in import cookie
+
+    class SignedInClient(FlaskClient):
+        """A Flask test client carrying the session cookie of the test session's user."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            name, value = cookie()
+            for domain in ("localhost", "127.0.0.1", "::1"):  # the loopback names (as the test requests name them)
+                self.set_cookie(name, value, domain=domain)
+
+    return SignedInClient
+
+
+@pytest.fixture()
+def dash_duo(dash_duo):
+    """dash.testing's dash_duo, its browser signed in (the session cookie, before it opens any page)."""
+    from tests.signed_in import sign_in_browser
+
+    sign_in_browser(dash_duo.driver)
+    return dash_duo
 
 
 @contextlib.contextmanager

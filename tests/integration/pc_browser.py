@@ -32,12 +32,18 @@ def share_link(dash_duo, prefix, timeout=20):
     return WebDriverWait(dash_duo.driver, timeout).until(link)
 
 
-def fresh_browser():
-    """A second, separate headless Chromium: the colleague who opens a shared link."""
+def fresh_browser(signed_in=True):
+    """A second, separate headless Chromium: the colleague who opens a shared link (signed in as the test
+    session's user, tests/signed_in.py, unless ``signed_in=False``)."""
+    from tests.signed_in import sign_in_browser
+
     o = Options()
     for a in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800"):
         o.add_argument(a)
-    return webdriver.Chrome(options=o)
+    driver = webdriver.Chrome(options=o)
+    if signed_in:
+        sign_in_browser(driver)
+    return driver
 
 
 def text_in(driver, selector, timeout=30):

@@ -15,7 +15,6 @@ import json
 import time
 
 import pytest
-import requests
 
 from benchmarks.dash_client import DashClient
 from dashboard.callback_errors import MARK
@@ -139,7 +138,7 @@ def test_every_callback_survives_forged_values(server_state):
     values: dict = {}
     for page in PAGES:
         _walk(client.open(page), values)
-    _walk(requests.get(base + "/_dash-layout", timeout=30).json(), values)
+    _walk(client.http.get(base + "/_dash-layout", timeout=30).json(), values)
     deps = [d for d in client.deps.values() if not d.get("clientside_function")]
     assert len(deps) > 50  # every page's callbacks were discovered
     _seeded(client.http, base, client.end_id, deps, values)
@@ -164,7 +163,7 @@ def test_every_callback_survives_forged_values(server_state):
                     x["value"] = bad
             _post(client.http, base, client.end_id, dep, body, failures)
             posted += 1
-    assert requests.get(base + "/scenario", timeout=30).status_code == 200  # still serving
+    assert client.http.get(base + "/scenario", timeout=30).status_code == 200  # still serving
     text = log.read_text()
     tracebacks = [chunk[:1500] for chunk in text.split("\n\n") if "Traceback" in chunk or MARK in chunk]
     print(f"\nfuzzer: {len(deps)} callbacks, {posted} forged requests, {len(failures)} 5xx")
@@ -174,8 +173,10 @@ def test_every_callback_survives_forged_values(server_state):
 
 @pytest.mark.parametrize("path", ["/etc/passwd", "/_dash-update-component"])
 def test_stray_requests_are_not_server_errors(live_server, path):
-    base = live_server[0]
-    assert requests.get(base + path, timeout=30).status_code < 500
-    r = requests.post(base + "/_dash-update-component", data=b"{not json", timeout=30,
-                      headers={"Content-Type": "application/json"})
+    from tests.signed_in import http
+
+    base, signed_in = live_server[0], http()
+    assert signed_in.get(base + path, timeout=30).status_code < 500
+    r = signed_in.post(base + "/_dash-update-component", data=b"{not json", timeout=30,
+                       headers={"Content-Type": "application/json"})
     assert r.status_code < 500

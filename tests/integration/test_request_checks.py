@@ -105,9 +105,19 @@ def test_a_callback_from_another_origin_is_refused_and_from_the_site_answered(pe
     assert client.get("/", headers={**site, "Referer": "http://evil.example/"}).status_code == 200
 
 
+def _signed_client(wsgi):
+    """A werkzeug test client of ``wsgi`` with the test session's sign-in cookie for the names used below."""
+    from tests.signed_in import cookie
+
+    client = Client(wsgi)
+    for domain in ("perfcast.example.com", "intranet", "localhost", "perfcast.internal"):
+        client.set_cookie(*cookie(), domain=domain)
+    return client
+
+
 def test_site_url_allowed_hosts_and_require_origin(perfcast_app):
     flask_app = perfcast_app.server.wsgi_app.app  # the app inside the installed checks
-    behind_proxy = Client(RequestChecks(flask_app, ["intranet:8050"], "https://perfcast.example.com"))
+    behind_proxy = _signed_client(RequestChecks(flask_app, ["intranet:8050"], "https://perfcast.example.com"))
     host = {"Host": "perfcast.example.com"}  # the proxy forwards plain http with the public Host
     assert behind_proxy.get("/_dash-layout", headers=host).status_code == 200
     assert behind_proxy.get("/_dash-layout", headers={"Host": "intranet:8050"}).status_code == 200
@@ -120,13 +130,13 @@ def test_site_url_allowed_hosts_and_require_origin(perfcast_app):
     assert behind_proxy.post("/_dash-update-component", json=ROUTER_BODY,
                              headers={**host, "Origin": "http://perfcast.example.com"}).status_code == 403
 
-    strict = Client(RequestChecks(flask_app, ["localhost"], require_origin=True))
+    strict = _signed_client(RequestChecks(flask_app, ["localhost"], require_origin=True))
     assert strict.post("/_dash-update-component", json=ROUTER_BODY, headers={"Host": "localhost"}).status_code == 403
     assert strict.post("/_dash-update-component", json=ROUTER_BODY,
                        headers={"Host": "localhost", "Origin": "http://localhost"}).status_code == 200
     assert strict.get("/_dash-layout", headers={"Host": "localhost"}).status_code == 200
 
-    anything = Client(RequestChecks(flask_app, ["*"]))
+    anything = _signed_client(RequestChecks(flask_app, ["*"]))
     assert anything.get("/_dash-layout", headers={"Host": "perfcast.internal:1"}).status_code == 200
     assert anything.post("/_dash-update-component", json=ROUTER_BODY,
                          headers={"Host": "perfcast.internal:1", "Origin": "http://evil.example"}).status_code == 403
@@ -160,8 +170,9 @@ def _delete(client, ds_id, headers):
                 and d["inputs"][0]["id"] == "data-confirm-delete")
     body = client._body(client.deps[spec], {("data-confirm-delete", "submit_n_clicks"): 1,
                                             ("data-delete-id", "data"): ds_id})
+    # with the signed-in user's cookie (a forged request from another site would carry it), only ``headers``
     return requests.post(f"{client.base}/_dash-update-component?endId={client.end_id}", json=body,
-                         headers=headers, timeout=60)
+                         headers=headers, cookies=client.http.cookies, timeout=60)
 
 
 def test_a_forged_delete_from_another_origin_is_refused_and_logged(server_state):

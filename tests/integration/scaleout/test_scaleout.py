@@ -20,7 +20,7 @@ from dashboard.crossgen.kinds import SCENARIO
 from pc_browser import fresh_browser, present, text_in
 
 ROOT = Path(__file__).resolve().parents[3]
-SECRET = "scale-out-test-secret"
+SECRET = os.environ["PERFCAST_SECRET_KEY"]  # the test session's key (tests/signed_in.py), so its cookie is valid
 LEASE = "3"
 
 

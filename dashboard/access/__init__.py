@@ -1,0 +1,36 @@
+"""Sign-in and access: one database (SQLAlchemy 2, Alembic migrations in ``migrations/``, applied at start),
+built-in accounts with argon2 password hashes, server-side sessions, the gate in front of every route,
+the first-start link, and the tables later steps build on (projects and memberships with roles; a user's
+``oidc_subject``).
+
+``install(app)`` (app.py): migrate, add ``/login``, ``/logout`` and ``/setup``, and put the gate first among
+the Flask app's ``before_request`` functions.
+"""
+
+from __future__ import annotations
+
+from dashboard import audit_log
+from dashboard.access import audit_events
+
+audit_log.connect(audit_events.user_name, audit_events.store)
+
+
+def install(app) -> None:
+    from dashboard.access import database, gate, routes
+
+    server = app.server
+    database.migrate()
+    gate.set_secret(server.secret_key)
+    routes.install(server)
+    gate.install(server)
+
+
+def current_user():
+    """The signed-in user of the request being served (None outside a request or when nobody is)."""
+    from flask import has_request_context
+
+    from dashboard.access import gate
+
+    if not has_request_context():
+        return None
+    return gate.signed_in_user()

@@ -1,0 +1,58 @@
+"""The sign-in and first-start pages: plain server-rendered HTML (no script at all, so they run under the
+site's Content-Security-Policy unchanged), every value escaped."""
+
+from __future__ import annotations
+
+from markupsafe import escape
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} - perfcast</title><link rel="stylesheet" href="/assets/style.css"></head>
+<body class="signin-body"><main class="signin">
+<p class="brand"><span class="brand-a">perf</span><span class="brand-b">cast</span></p>
+<h1>{title}</h1>
+{message}
+{body}
+</main></body></html>
+"""
+
+
+def page(title: str, body: str = "", message: str = "", error: bool = True) -> str:
+    note = ""
+    if message:
+        note = f'<p class="signin-{"error" if error else "note"}" role="alert">{escape(message)}</p>'
+    return _PAGE.format(title=escape(title), message=note, body=body)
+
+
+def login_page(next_path: str = "/", name: str = "", message: str = "", error: bool = True) -> str:
+    form = f"""<form method="post" action="/login" class="signin-form">
+<input type="hidden" name="next" value="{escape(next_path)}">
+<label for="signin-name">Name</label>
+<input id="signin-name" name="name" autocomplete="username" required maxlength="64" value="{escape(name)}" autofocus>
+<label for="signin-password">Password</label>
+<input id="signin-password" name="password" type="password" autocomplete="current-password" required maxlength="1024">
+<button type="submit" id="signin-submit">Sign in</button>
+</form>"""
+    return page("Sign in", form, message, error)
+
+
+def setup_page(token: str, name: str = "", display_name: str = "", message: str = "") -> str:
+    form = f"""<p>perfcast has no user yet. Choose the first owner's name and password: this account owns the
+first project, <code>default</code>, and adds everyone else (<code>python -m dashboard.admin</code>).</p>
+<form method="post" action="/setup" class="signin-form">
+<input type="hidden" name="token" value="{escape(token)}">
+<label for="setup-name">Name</label>
+<input id="setup-name" name="name" autocomplete="username" required maxlength="64" value="{escape(name)}" autofocus>
+<label for="setup-display">Display name (optional)</label>
+<input id="setup-display" name="display_name" maxlength="200" value="{escape(display_name)}">
+<label for="setup-password">Password (at least 10 characters)</label>
+<input id="setup-password" name="password" type="password" autocomplete="new-password" required maxlength="1024">
+<label for="setup-again">Password again</label>
+<input id="setup-again" name="again" type="password" autocomplete="new-password" required maxlength="1024">
+<button type="submit" id="setup-submit">Create the first owner</button>
+</form>"""
+    return page("Set up perfcast", form, message)
+
+
+def notice_page(title: str, message: str, link: str = "/login", link_text: str = "Sign in") -> str:
+    return page(title, f'<p><a href="{escape(link)}">{escape(link_text)}</a></p>', message, error=False)

@@ -1,0 +1,92 @@
+"""The tables of sign-in and access (SQLAlchemy 2 declarative). Times are naive UTC (SQLite keeps no zone).
+
+Schema changes go through a new Alembic migration in ``migrations/versions``, never ``create_all``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+ROLES = ("viewer", "editor", "owner")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    display_name: Mapped[str] = mapped_column(String(200), default="")
+    #: argon2 hash; None: no password (an account that signs in through OIDC only, later)
+    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    #: the OpenID Connect ``sub`` (issuer-qualified) once OIDC sign-in exists
+    oidc_subject: Mapped[str | None] = mapped_column(String(255), unique=True, nullable=True)
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    created: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Project(Base):
+    __tablename__ = "projects"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    created: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Membership(Base):
+    __tablename__ = "memberships"
+    __table_args__ = (UniqueConstraint("project_id", "user_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    role: Mapped[str] = mapped_column(String(16))  # viewer | editor | owner
+
+
+class Session(Base):
+    """A sign-in: the browser's cookie holds a random id, this row its SHA-256 digest."""
+    __tablename__ = "sessions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    expires: Mapped[datetime] = mapped_column(DateTime)
+    revoked: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    address: Mapped[str] = mapped_column(String(64), default="")
+
+
+class AuditEvent(Base):
+    """Append-only: rows are inserted, never updated or deleted by the app."""
+    __tablename__ = "audit_events"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
+    user_name: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    address: Mapped[str] = mapped_column(String(64), default="-")
+    action: Mapped[str] = mapped_column(String(64), index=True)
+    detail: Mapped[dict] = mapped_column(JSON, default=dict)
+
+
+class SetupToken(Base):
+    """The first-start link's token (its SHA-256 digest): valid until ``expires``, once."""
+    __tablename__ = "setup_tokens"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    created: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    expires: Mapped[datetime] = mapped_column(DateTime)
+    used: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class LoginFailure(Base):
+    """One failed sign-in (the login limiter counts these per account and per address in a window)."""
+    __tablename__ = "login_failures"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
+    account: Mapped[str] = mapped_column(String(64), index=True)
+    address: Mapped[str] = mapped_column(String(64), index=True)

@@ -1,0 +1,52 @@
+"""Password hashing with argon2id (argon2-cffi); the cost profile is ``PERFCAST_ARGON2_PROFILE``."""
+
+from __future__ import annotations
+
+import functools
+
+MIN_LENGTH = 10
+MAX_LENGTH = 1024
+
+
+@functools.cache
+def hasher():
+    import argon2
+
+    from dashboard.settings import ARGON2_PROFILE
+
+    profile = getattr(argon2.profiles, ARGON2_PROFILE, None)
+    if profile is None:
+        raise SystemExit(f"perfcast: PERFCAST_ARGON2_PROFILE={ARGON2_PROFILE!r} is not a profile of argon2-cffi "
+                         "(e.g. RFC_9106_LOW_MEMORY)")
+    return argon2.PasswordHasher.from_parameters(profile)
+
+
+def weakness(password: str) -> str | None:
+    """Why ``password`` cannot be used, or None."""
+    if len(password) < MIN_LENGTH:
+        return f"The password must have at least {MIN_LENGTH} characters."
+    if len(password) > MAX_LENGTH:
+        return f"The password must have at most {MAX_LENGTH} characters."
+    return None
+
+
+def hash_password(password: str) -> str:
+    return hasher().hash(password)
+
+
+def verify(stored: str | None, password: str) -> bool:
+    """True when ``password`` matches the argon2 hash ``stored``; an account without a hash never matches."""
+    import argon2
+
+    if not stored or len(password) > MAX_LENGTH:
+        hasher().hash("x" * MIN_LENGTH)  # the same cost as a check, so timing does not tell accounts apart
+        return False
+    try:
+        return hasher().verify(stored, password)
+    except (argon2.exceptions.VerificationError, argon2.exceptions.InvalidHashError):
+        return False
+
+
+def dummy_check() -> None:
+    """Spend what a password check costs (an unknown account answers as slowly as a known one)."""
+    verify(None, "")

@@ -1,0 +1,93 @@
+"""Server-side sessions: the browser's cookie holds a random id and its HMAC under the server's secret key;
+the ``sessions`` table holds the id's SHA-256 digest, the user, when it expires and whether it was revoked.
+
+Every request looks its session up in the table, so a sign-out, a revocation (``python -m dashboard.admin
+session revoke USER``) or a disabled account takes effect on every worker and every web server at once.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import select, update
+
+from dashboard.access import database
+from dashboard.access.models import Session, User, utcnow
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    """Who a request comes from, as the server found it in its session table."""
+    user_id: int
+    name: str
+    display_name: str
+    session_digest: str
+    expires: datetime
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _mac(session_id: str, secret: str) -> str:
+    mac = hmac.new(secret.encode(), b"perfcast-session:" + session_id.encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+def cookie_value(session_id: str, secret: str) -> str:
+    return f"{session_id}.{_mac(session_id, secret)}"
+
+
+def session_id_of(cookie: str | None, secret: str) -> str | None:
+    """The session id in a cookie value whose signature is right, else None."""
+    if not cookie or len(cookie) > 200 or "." not in cookie:
+        return None
+    session_id, _, mac = cookie.rpartition(".")
+    return session_id if hmac.compare_digest(mac, _mac(session_id, secret)) else None
+
+
+def create(db, user_id: int, hours: float, address: str = "", session_id: str | None = None) -> str:
+    """A new session of ``user_id`` valid for ``hours``; returns its id (the only place it exists in clear)."""
+    session_id = session_id or secrets.token_urlsafe(32)
+    now = utcnow()
+    db.add(Session(digest=digest(session_id), user_id=user_id, created=now, expires=now + timedelta(hours=hours),
+                   address=address[:64]))
+    return session_id
+
+
+def lookup(session_id: str, url: str | None = None, *, valid_only: bool = True) -> SignedIn | None:
+    """The signed-in user of ``session_id``: None when unknown, expired, revoked or the account is disabled
+    (``valid_only=False``: whoever it belonged to, for the audit trail of a job it started)."""
+    with database.session(url) as db:
+        row = db.execute(select(Session, User).join(User, User.id == Session.user_id)
+                         .where(Session.digest == digest(session_id))).first()
+        if row is None:
+            return None
+        s, u = row
+        if valid_only and (s.revoked is not None or s.expires <= utcnow() or u.disabled):
+            return None
+        return SignedIn(u.id, u.name, u.display_name, s.digest, s.expires)
+
+
+def revoke(session_id_digest: str, url: str | None = None) -> None:
+    with database.session(url) as db:
+        db.execute(update(Session).where(Session.digest == session_id_digest, Session.revoked.is_(None))
+                   .values(revoked=utcnow()))
+
+
+def revoke_user(name: str, url: str | None = None) -> int:
+    """End every session of user ``name``; returns how many were still open."""
+    with database.session(url) as db:
+        user_id = db.scalar(select(User.id).where(User.name == name))
+        if user_id is None:
+            from dashboard.access.accounts import AccessError
+
+            raise AccessError(f"There is no user {name}.")
+        result = db.execute(update(Session).where(Session.user_id == user_id, Session.revoked.is_(None),
+                                                  Session.expires > utcnow()).values(revoked=utcnow()))
+        return result.rowcount or 0
