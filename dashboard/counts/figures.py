@@ -158,7 +158,14 @@ def predicted_counts(res: dict, block: str):
              "error_y": {"type": "data", "symmetric": False, "array": values(np.nan_to_num(hi - yp)),
                          "arrayminus": values(np.nan_to_num(yp - lo)), "color": PALETTE[0], "thickness": 1.5},
              "hovertemplate": f"predicted at %{{text}}<br>%{{y:,.0f}} {unit}<extra></extra>"}]
-    xs, ys = np.concatenate([xm, xp]), np.concatenate([ym[keep], yp[yp > 0], hi[np.isfinite(hi) & (hi > 0)]])
+    yb = np.array([np.nan if p.get("baseline") is None else p["baseline"] for p in pts], float)
+    if np.isfinite(yb).any() and (yb > 0).any():
+        data.append({"type": "scatter", "mode": "markers", "name": "naive scaling (nearest measured × size ratio)",
+                     "x": values(xp), "y": values(np.where(yb > 0, yb, np.nan)), "text": ptext,
+                     "marker": {"color": "#c0392b", "size": 8, "symbol": "x"},
+                     "hovertemplate": f"naive scaling at %{{text}}<br>%{{y:,.0f}} {unit}<extra></extra>"})
+    xs, ys = np.concatenate([xm, xp]), np.concatenate([ym[keep], yp[yp > 0], hi[np.isfinite(hi) & (hi > 0)],
+                                                       yb[np.isfinite(yb) & (yb > 0)]])
     if not (ys > 0).any():
         return empty(f"{block}: every count is zero")
     return figure(data, f"{res['program']}: {block}, predicted beyond the measured inputs", 440,

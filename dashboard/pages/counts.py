@@ -174,6 +174,8 @@ def layout(**query):
                                     num_col("predicted", "predicted count", 0), num_col("lower", "lower", 0),
                                     num_col("upper", "upper", 0), num_col("error", "high-low error %", 3),
                                     num_col("beyond", "× beyond measured", 2),
+                                    num_col("baseline", "naive scaling", 0),
+                                    num_col("baseline_error", "naive high-low error %", 3),
                                     {"field": "irregular", "headerName": "irregular: reason", "minWidth": 170}],
                   rows=p_rows, height=380, file_name="counts_predicted.csv")),
         card(html.H2("Every program of this table"),

@@ -302,28 +302,24 @@ class PhasePrediction:
     def to_frame(self, provenance: dict | None = None) -> pd.DataFrame:
         """The prediction table (DESIGN.md): one row per phase and one for the whole program (``phase``
         empty, id ``<program>/total``), then the provenance as constant columns."""
+        from modeling.prediction_table import frame
+
         rows = self.rows()
-        df = pd.DataFrame({
-            "id": [f"{self.program}/phase {r['phase']}" if r["phase"] is not None else f"{self.program}/total"
-                   for r in rows],
-            "program": self.program,
-            "phase": pd.array([r["phase"] for r in rows], dtype="Int64"),
-            "start_instructions": [r["start_instructions"] for r in rows],
-            "end_instructions": [r["end_instructions"] for r in rows],
-            "predicted": [r["predicted"] for r in rows], "lower": [r["lower"] for r in rows],
-            "upper": [r["upper"] for r in rows], "unit": self.unit, "level": self.level,
-            "level_supported": self.level_supported, "how": self.how,
-            "applicable": [not r["fallback"] for r in rows],
-            "why": ["LACross neighbourhood too small: the nearest training phases were used" if r["fallback"] else ""
-                    for r in rows],
-            "fallback": [r["fallback"] for r in rows],
-            "baseline": [r["baseline"] for r in rows], "host": [r["host"] for r in rows],
-            "model": self.model, "target": self.target, "host_freq_mhz": self.host_freq,
-            "target_freq_mhz": self.target_freq,
-        })
-        for k, v in (provenance or {}).items():
-            df[k] = v
-        return df
+        core = {"id": [f"{self.program}/phase {r['phase']}" if r["phase"] is not None else f"{self.program}/total"
+                       for r in rows],
+                "predicted": [r["predicted"] for r in rows], "lower": [r["lower"] for r in rows],
+                "upper": [r["upper"] for r in rows], "level": self.level, "how": self.how,
+                "applicable": [not r["fallback"] for r in rows],
+                "why": ["LACross neighbourhood too small: the nearest training phases were used" if r["fallback"]
+                        else "" for r in rows],
+                "baseline": [r["baseline"] for r in rows]}
+        extra = {"program": self.program, "phase": pd.array([r["phase"] for r in rows], dtype="Int64"),
+                 "start_instructions": [r["start_instructions"] for r in rows],
+                 "end_instructions": [r["end_instructions"] for r in rows], "unit": self.unit,
+                 "level_supported": self.level_supported, "fallback": [r["fallback"] for r in rows],
+                 "host": [r["host"] for r in rows], "model": self.model, "target": self.target,
+                 "host_freq_mhz": self.host_freq, "target_freq_mhz": self.target_freq}
+        return frame(core, extra, provenance)
 
 
 # ------------------------------------------------------------------ predicting
