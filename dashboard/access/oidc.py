@@ -200,13 +200,31 @@ def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
 
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def sign_out_origin() -> str | None:
+    """The origin sign-out may send the browser to (the issuer's; the Content-Security-Policy's form-action
+    names it), or None when sign-out stays on this site."""
+    if not (enabled() and settings.OIDC_PROVIDER_SIGNOUT):
+        return None
+    return _origin(issuer())
+
+
 def logout_url(post_logout_redirect_uri: str) -> str | None:
     """Where the browser goes to end its session at the provider, or None (no end_session_endpoint, the
     provider unreachable, or PERFCAST_OIDC_PROVIDER_SIGNOUT=0)."""
     if not (enabled() and settings.OIDC_PROVIDER_SIGNOUT):
         return None
     try:
-        if not metadata().get("end_session_endpoint"):
+        endpoint = metadata().get("end_session_endpoint")
+        if not endpoint:
+            return None
+        if _origin(endpoint) != sign_out_origin():  # the browser would refuse it (form-action): stay here
+            _log.warning("OpenID Connect end_session_endpoint %s is not on the issuer's origin: sign-out ends "
+                         "the perfcast session only", endpoint)
             return None
         return client().create_logout_url(post_logout_redirect_uri=post_logout_redirect_uri,
                                           client_id=settings.OIDC_CLIENT_ID)["url"]
