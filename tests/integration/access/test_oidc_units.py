@@ -134,7 +134,8 @@ def test_an_unreachable_or_misconfigured_provider_is_a_clear_message(perfcast_ap
     assert r.status_code == 502 and "another issuer" in r.get_data(as_text=True)
     assert "evil.example" not in r.headers.get("Location", "")
     with database.session() as db:
-        whys = [e.detail.get("why") for e in db.scalars(select(AuditEvent).where(AuditEvent.action == "sign-in failed"))]
+        failed = db.scalars(select(AuditEvent).where(AuditEvent.action == "sign-in failed"))
+        whys = [e.detail.get("why") for e in failed]
     assert "provider unreachable" in whys and "issuer mismatch" in whys
 
 

@@ -8,7 +8,6 @@ import time
 from urllib.parse import urlsplit
 
 import pytest
-import requests
 from flask.testing import FlaskClient
 from sqlalchemy import select
 
