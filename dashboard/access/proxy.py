@@ -146,3 +146,22 @@ def _account(name: str, address: str):
     if _once("in:" + name, settings.SESSION_HOURS * 3600):  # not one line per request
         audit_log.record("signed in", address, method="proxy", account=name)
     return signed
+
+
+def account_name(headers: dict, address: str | None) -> str | None:
+    """The account a trusted proxy's header named on a request that is over (a background job's audit lines:
+    Dash hands the job the starting request's headers and peer address); None when it named nobody valid."""
+    if not enabled() or not trusted(address):
+        return None
+    wanted = settings.PROXY_USER_HEADER.lower()
+    value = next((v for k, v in (headers or {}).items() if str(k).lower() == wanted), None)
+    if not isinstance(value, str):
+        return None
+    from dashboard.access import accounts, database
+
+    try:
+        name = accounts.check_name(value)
+    except accounts.AccessError:
+        return None
+    with database.session() as db:
+        return name if accounts.find_user(db, name) is not None else None

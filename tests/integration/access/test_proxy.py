@@ -154,3 +154,26 @@ def test_in_process_only_the_peer_address_counts(perfcast_app, header_settings, 
     assert client_from(perfcast_app, "10.0.0.5").get("/_dash-layout", headers={HEADER: stranger}).status_code == 401
     assert [e.detail["why"] for e in audit("sign-in failed", stranger)] == ["no such account"]
     assert client_from(perfcast_app, "10.0.0.5").get("/_dash-layout", headers={HEADER: who}).status_code == 200
+
+
+def test_a_background_job_names_the_proxy_user_in_its_audit_lines(perfcast_app, header_settings):
+    """A job runs after its request is over: Dash hands it the request's headers and peer address, and the
+    audit trail names the user the trusted proxy's header named (and nobody for an untrusted peer)."""
+    from dash._callback_context import context_value
+    from dash._utils import AttributeDict
+
+    from dashboard.access import audit_events
+
+    who = name()
+    assert client_from(perfcast_app, "10.0.0.5").get("/_dash-layout", headers={HEADER: who}).status_code == 200
+    token = context_value.set(AttributeDict(cookies={}, headers={HEADER: who}, remote="10.0.0.5"))
+    try:
+        assert audit_events.user_name() == who
+        context_value.set(AttributeDict(cookies={}, headers={HEADER.lower(): who}, remote="10.0.0.5"))
+        assert audit_events.user_name() == who
+        context_value.set(AttributeDict(cookies={}, headers={HEADER: who}, remote="192.0.2.1"))
+        assert audit_events.user_name() is None
+        context_value.set(AttributeDict(cookies={}, headers={HEADER: "nobody-" + who}, remote="10.0.0.5"))
+        assert audit_events.user_name() is None
+    finally:
+        context_value.reset(token)
