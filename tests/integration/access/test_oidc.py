@@ -11,7 +11,7 @@ import pytest
 import requests
 from sqlalchemy import select
 
-from dashboard.access import database, sessions
+from dashboard.access import accounts, database, sessions
 from dashboard.access.models import AuditEvent, User
 from tests.integration.conftest import gunicorn_server
 from tests.oidc.provider import free_port, running, sign_in_at_provider
@@ -71,6 +71,7 @@ def test_a_browser_signs_in_through_the_provider_and_signs_out_of_both(sso):
         with database.session() as db:
             user = db.scalar(select(User).where(User.name == login))
             assert user.oidc_subject == f"{provider.issuer}#{login}" and user.password_hash is None
+        assert accounts.memberships(login) == {}  # created a member of no project: an owner adds them
         assert any(e["method"] == "oidc" and e["account"] == login for _u, e in audit("signed in", since))
         assert audit("account created", since)
 
@@ -147,7 +148,10 @@ def test_a_callback_this_browser_did_not_begin_is_refused(sso):
 
 def test_the_sign_in_page_offers_the_provider_and_passwords(sso):
     base, _provider, _log = sso
-    page = requests.get(base + "/login?next=/predict", timeout=30).text
+    r = requests.get(base + "/login?next=/predict", timeout=30)
+    page = r.text
+    # sign-out's form POST is redirected to the provider's end_session_endpoint: form-action admits its origin
+    assert f"form-action 'self' {sso[1].issuer};" in r.headers["Content-Security-Policy"]
     assert 'href="/oidc/login?next=/predict"' in page and "Sign in with Test IdP" in page
     assert 'id="signin-password"' in page and "<script" not in page
     r = requests.get(base + "/oidc/login?next=//evil.example", allow_redirects=False, timeout=30)
