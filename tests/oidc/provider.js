@@ -24,6 +24,7 @@ const configuration = {
     profile: ['name', 'preferred_username'],
   },
   conformIdTokenClaims: false, // else the id_token carries only sub
+  pkce: { required: () => true }, // every client must prove its code_verifier (the default asks only public ones)
   features: {
     devInteractions: { enabled: true },
     rpInitiatedLogout: { enabled: true },

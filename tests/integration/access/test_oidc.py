@@ -164,3 +164,30 @@ def test_the_sign_in_page_offers_the_provider_and_passwords(sso):
 
 def _provider_auth(sso):
     return sso[1].issuer + "/auth?"
+
+
+def _reforged(session, base, **changes):
+    """The flow cookie of ``session`` with ``changes`` to its flows, signed again with the server's key (as only
+    the server could): what PKCE and the nonce still catch."""
+    import os
+
+    from itsdangerous import URLSafeTimedSerializer
+
+    ser = URLSafeTimedSerializer(os.environ["PERFCAST_SECRET_KEY"], salt="perfcast-oidc-flow")
+    flows = ser.loads(session.cookies.get("perfcast_session_oidc"))
+    session.cookies.set("perfcast_session_oidc", ser.dumps([{**f, **changes} for f in flows]),
+                        domain="127.0.0.1", path="/oidc/")
+
+
+@pytest.mark.parametrize("change,why", [({"code_verifier": "x" * 64}, "token refused"),
+                                        ({"nonce": "not-the-nonce"}, "id_token invalid")])
+def test_a_wrong_pkce_verifier_or_nonce_is_refused(sso, change, why):
+    base, _provider, _log = sso
+    since = last_audit_id()
+    http = requests.Session()
+    callback = sign_in_at_provider(http, base + "/oidc/login", base + "/oidc/callback", login_name())
+    _reforged(http, base, **change)
+    r = http.get(callback, allow_redirects=False, timeout=30)
+    assert r.status_code == 401 and not http.cookies.get("perfcast_session")
+    assert http.get(base + "/_dash-layout", timeout=30).status_code == 401
+    assert [d["why"] for _u, d in audit("sign-in failed", since)] == [why]
