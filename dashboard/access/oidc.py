@@ -259,7 +259,7 @@ def _free_name(db, base: str) -> str:
     return name
 
 
-def user_for(claims: dict, iss: str | None = None, create: bool | None = None):
+def user_for(claims: dict, iss: str | None = None, create: bool | None = None, url: str | None = None):
     """The account of the verified ``claims``: (user id, name, created?). Raises :class:`SignInError` for a
     disabled account, or an unknown subject when accounts are not created."""
     from sqlalchemy import select
@@ -273,7 +273,7 @@ def user_for(claims: dict, iss: str | None = None, create: bool | None = None):
     display = claims.get("name") if isinstance(claims.get("name"), str) else None
     for _attempt in range(3):  # two first sign-ins of one person at once: the loser finds the winner's row
         try:
-            with database.session() as db:
+            with database.session(url) as db:
                 user = db.scalar(select(User).where(User.oidc_subject == subject))
                 created = False
                 if user is None:

@@ -148,3 +148,27 @@ def test_a_forged_callback_is_refused_before_the_provider_is_asked(perfcast_app,
     assert r.status_code == 400 and "not started in this browser" in r.get_data(as_text=True)
     r = anonymous(perfcast_app).get("/oidc/callback?error=access_denied")
     assert r.status_code == 400
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    url = f"sqlite:///{tmp_path / 'perfcast.db'}" if request.param == "sqlite" else request.getfixturevalue(
+        "postgres_url")
+    database.migrate(url)
+    return url
+
+
+def test_first_sign_ins_of_one_person_at_once_make_one_account(db_url):
+    """Several workers finishing the same person's first sign-in together: one account, every one finds it
+    (SQLite and PostgreSQL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    claims = {"sub": unique("s"), "preferred_username": "twin"}
+    with ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(lambda _i: oidc.user_for(claims, ISS, True, db_url), range(6)))
+    assert len({r[0] for r in results}) == 1 and {r[1] for r in results} == {"twin"}
+    assert sum(r[2] for r in results) == 1
+    other = oidc.user_for({"sub": unique("s"), "preferred_username": "twin"}, ISS, True, db_url)
+    assert other[1] == "twin-2"
+    with database.session(db_url) as db:
+        assert len(db.scalars(select(User)).all()) == 2
