@@ -1,5 +1,5 @@
-"""``/login``, ``/logout``, ``/setup`` and single sign-on's ``/oidc/login`` and ``/oidc/callback`` (dashboard/access/oidc.py):
-Flask routes beside Dash's."""
+"""``/login``, ``/logout``, ``/setup``, and single sign-on's ``/oidc/login`` and ``/oidc/callback``
+(dashboard/access/oidc.py): Flask routes beside Dash's."""
 
 from __future__ import annotations
 
