@@ -22,9 +22,9 @@ accesslog = ACCESS_LOG
 
 def on_starting(server):
     """In the master, before any worker is forked: a server that must not start stops here with the reason
-    (dashboard/startup_checks.py), instead of workers failing to boot one after another."""
+    (dashboard/jobs/startup_checks.py), instead of workers failing to boot one after another."""
     from dashboard.settings import VAR_DIR
-    from dashboard.startup_checks import check_before_workers
+    from dashboard.jobs.startup_checks import check_before_workers
     from dashboard.state.files import remove_leftovers
 
     check_before_workers()

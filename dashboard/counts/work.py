@@ -5,6 +5,7 @@ from __future__ import annotations
 from dashboard.state import countdata
 from modeling.counts import data
 from modeling.counts.evaluate import evaluate_program
+from modeling.errors import ModelingError
 
 
 def _noop(frac, label):
@@ -70,7 +71,7 @@ def programs_result(params: dict, report=_noop) -> dict:
             r = evaluate_program(data.program(table, name), params["split"], tuple(params["models"]),
                                  params["seed"], network_settings(params), curve=False,
                                  progress=lambda f, label, i=i: report((i + f) / len(names), label))
-        except ValueError as exc:  # a program the split cannot serve is reported, not fatal
+        except ModelingError as exc:  # a program the split cannot serve is reported, not fatal (a defect is)
             skipped.append({"program": name, "reason": str(exc)})
             continue
         for m in r["models"]:
