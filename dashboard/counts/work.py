@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
+from dashboard.jobs.progress import silent
 from dashboard.state import countdata
 from modeling.counts import data
 from modeling.counts.evaluate import evaluate_program
 from modeling.errors import ModelingError
-
-
-def _noop(frac, label):
-    pass
 
 
 def network_settings(params: dict) -> dict:
@@ -18,7 +15,7 @@ def network_settings(params: dict) -> dict:
             "batch_size": params["batch"], "learning_rate": params["lr"]}
 
 
-def counts_result(params: dict, report=_noop) -> dict:
+def counts_result(params: dict, report=silent) -> dict:
     """Every chosen model on one program: leaderboard, test predictions, blocks, curve and totals."""
     prog = data.program(countdata.frame(params["source"]), params["program"])
     res = evaluate_program(prog, params["split"], tuple(params["models"]), params["seed"], network_settings(params),
@@ -41,7 +38,7 @@ def split_specs(text: str) -> list[str]:
     return [s.strip() for s in text.replace("\n", ";").split(";") if s.strip()]
 
 
-def predict_result(params: dict, report=_noop) -> dict:
+def predict_result(params: dict, report=silent) -> dict:
     """Every block's count at the inputs of ``params["at"]`` (validated by
     :data:`dashboard.counts.kinds.PREDICT`), the measured counts beside them for the chart, and the
     provenance (table and its fingerprint, code version, date)."""
@@ -60,7 +57,7 @@ def predict_result(params: dict, report=_noop) -> dict:
     return res
 
 
-def programs_result(params: dict, report=_noop) -> dict:
+def programs_result(params: dict, report=silent) -> dict:
     """The leaderboard of every program of the table on the same split (no curve)."""
     table = countdata.frame(params["source"])
     names = data.programs(table)
