@@ -6,8 +6,7 @@ import numpy as np
 
 from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, margins, values
 
-NAMES = {"pnn-paper": "PNN (paper)", "pnn-tuned": "PNN (tuned)", "pnn": "PNN (custom)", "glm": "Poisson GLM",
-         "poly": "polynomial (NNLS)", "best": "best per block"}
+from modeling.counts.evaluate import NAMES  # noqa: F401 - the one set of model names (views import it here)
 IRREGULAR = "#d9480f"
 
 

@@ -40,6 +40,16 @@ PNN_PRESETS = {
     "tuned": {"activation": "tanh", "epochs": 1000, "batch_size": 32, "learning_rate": 3e-3},
 }
 
+#: what a user may set for the custom network (the form's bounds and the link parameters' checks)
+NETWORK_BOUNDS = {"hidden": (1, 200), "epochs": (10, 5000), "batch_size": (1, 1024), "learning_rate": (1e-5, 1.0)}
+ACTIVATIONS = ("tanh", "relu", "logistic")
+
+
+def preset_text(preset: str) -> str:
+    """A preset's settings in a few words: "tanh, 300 epochs, batch 10, lr 1e-3"."""
+    s = PNN_PRESETS[preset]
+    return f"{s['activation']}, {s['epochs']} epochs, batch {s['batch_size']}, lr {s['learning_rate']:g}"
+
 
 def check_counts(Y) -> np.ndarray:
     Y = np.asarray(Y, dtype=float)
