@@ -35,7 +35,7 @@ def block_rows(res: dict) -> list[dict]:
 
 def summary_facts(res: dict) -> dict:
     by = {m["model"]: m for m in res["models"]}
-    best = min(res["models"], key=lambda m: m["mape"])
+    best = by[res["best_model"]]  # chosen by the result (modeling/counts/results.py)
     pnn = by.get("pnn-paper")
     text = (f"{res['program']}: {res['n_blocks']} blocks; input sizes {', '.join(res['sizes'])}; {res['split']} "
             f"split, {res['n_train']} training and {res['n_test']} test inputs. Errors are over the test inputs' "

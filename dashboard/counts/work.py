@@ -20,8 +20,7 @@ def counts_result(params: dict, report=silent) -> dict:
     prog = data.program(countdata.frame(params["source"]), params["program"])
     res = evaluate_program(prog, params["split"], tuple(params["models"]), params["seed"], network_settings(params),
                            progress=report)
-    res["params"] = dict(params)
-    return res
+    return {**res.to_dict(), "params": dict(params)}
 
 
 def table_fingerprint(source: str) -> str:
@@ -71,7 +70,7 @@ def programs_result(params: dict, report=silent) -> dict:
         except ModelingError as exc:  # a program the split cannot serve is reported, not fatal (a defect is)
             skipped.append({"program": name, "reason": str(exc)})
             continue
-        for m in r["models"]:
-            rows.append({"program": name, "n_blocks": r["n_blocks"], "n_train": r["n_train"], "n_test": r["n_test"],
-                         "irregular": len(r["irregular"]), **{k: v for k, v in m.items() if k != "seeds"}})
+        for m in r.models:
+            rows.append({"program": name, "n_blocks": r.n_blocks, "n_train": r.n_train, "n_test": r.n_test,
+                         "irregular": len(r.irregular), **{k: v for k, v in m.to_dict().items() if k != "seeds"}})
     return {"rows": rows, "skipped": skipped, "params": dict(params)}

@@ -17,7 +17,7 @@ def _expected(program="gesummv", models=("pnn-paper", "glm", "poly", "best"), so
     res = evaluate_program(data.program(data.shipped(source), program), "high-low", models, 0,
                            {"hidden": 10, "activation": "tanh", "epochs": 1000, "batch_size": 32,
                             "learning_rate": 3e-3}, curve=False)
-    return {m["model"]: m["mape"] for m in res["models"]}
+    return {m.model: m.mape for m in res.models}
 
 
 def _percent(text: str) -> float:

@@ -96,7 +96,11 @@ def test_evaluation_reports_every_model_and_flags_a_periodic_block():
                  {"program": "k", "N": v, "block": "f:4", "count": v % 8 // 4 * 100 + 1},
                  {"program": "k", "N": v, "block": "f:5", "count": 7}]
     prog = data.program(validate_counts(pd.DataFrame(rows)), "k")
-    r = evaluate.evaluate_program(prog, "high-low", ("glm", "poly", "best"), curve=True)
+    result = evaluate.evaluate_program(prog, "high-low", ("glm", "poly", "best"), curve=True)
+    assert result.score("poly").exact_blocks == 2 and result.score("glm").exact_blocks is None
+    assert result.best.mape == min(m.mape for m in result.models) and result.n_exact == 2
+    r = result.to_dict()
+    assert r["best_model"] == result.best.model and "exact_blocks" not in r["models"][0]
     m = {x["model"]: x for x in r["models"]}
     assert set(m) == {"glm", "poly", "best"} and r["n_test"] > 0
     assert m["poly"]["exact_blocks"] == 2  # n^2 and the constant, not the alternating block
