@@ -24,7 +24,7 @@ def phases_result(params: dict, report=silent) -> dict:
                                     params["granularity"])
     res = evaluate(ph, params["target"], params["features"], params["norm"], _num(params["eps"]),
                    _num(params["T"]), params["folds"], params["seed"],
-                   progress=lambda d, t, label: report(d / t, label))
+                   progress=lambda d, t, label: report(d / t, label)).to_dict()
     res["phases"] = {"program": ph["program"].astype(str).tolist(), "instructions": ph["host_INST_RETIRED"].tolist(),
                      "actual": ph[data.TARGETS[params["target"]]].tolist()}
     res["excluded_runs"] = excluded
@@ -46,7 +46,7 @@ def sweep_result(params: dict, report=silent) -> dict:
             break  # a phase table has one granularity
         ph, _ = phasedata.phases(params["source"], params["host_freq"], params["target_freq"], g)
         res = evaluate(ph, params["target"], params["features"], params["norm"], eps, t, params["folds"],
-                       params["seed"], cache_l=params["cache_l"], models=("lacross", "ratio-baseline"))
+                       params["seed"], cache_l=params["cache_l"], models=("lacross", "ratio-baseline")).to_dict()
         m = {r["model"]: r for r in res["models"]}
         d = data.design(ph, ph, params["norm"], params["features"])  # the phases' own feature units
         unique = len(set(unique_representatives(d.V, params["cache_l"]).tolist()))

@@ -417,16 +417,16 @@ def predict_program(host: pd.DataFrame, training: pd.DataFrame, target: str = "c
             progress(0.8 * done / total, f"cross-validation: {label}")
 
     res = evaluate(train, target, features, norm, folds=folds, seed=seed, progress=prog)
-    cv = {m["model"]: {"per_phase_mape": m["per_phase_mape"], "program_mean_ape": m["program_mean_ape"],
-                       "program_max_ape": m["program_max_ape"]} for m in res["models"]}
+    cv = {m.model: {"per_phase_mape": m.per_phase_mape, "program_mean_ape": m.program_mean_ape,
+                    "program_max_ape": m.program_max_ape} for m in res.models}
     used = choose_model(cv) if model == AUTO else model
     y = train[data.TARGETS[target]].to_numpy(float)
     floor = conformal.log_floor(y)
-    oof = np.asarray(res["phase_predictions"][used], float)
+    oof = np.asarray(res.phase_predictions[used], float)
     r_phase = np.abs(np.log(y) - conformal.to_log(oof, floor))
     groups = train["program"].astype(str).to_numpy()
     w_phase, sup_phase = phase_half_width(r_phase, groups, level)
-    tot = pd.DataFrame(res["programs"])
+    tot = pd.DataFrame(res.programs)
     r_total = np.abs(np.log(tot["actual"].to_numpy(float))
                      - conformal.to_log(tot[f"{used}|predicted"].to_numpy(float), floor))
     w_total, sup_total = total_half_width(r_total, level)
