@@ -50,15 +50,16 @@ def average_repeats(df: pd.DataFrame, keys: list, measure: str, columns: list, k
 def combine_parts(runs: pd.DataFrame, by: list, kinds: dict, weight: str) -> pd.DataFrame:
     """One row per workload (``by``): each metric of ``kinds`` (name -> ``sum`` | ``wmean`` | ``mean``)
     combined over the workload's parts, ``wmean`` weighted by the ``weight`` column; ``launches`` is the
-    number of parts, ``repeats_total`` / ``repeats_outliers`` are summed."""
+    number of parts, ``repeats_total`` / ``repeats_outliers`` are summed. A metric no part of a workload
+    has stays empty (not 0)."""
     by_key = runs.groupby(by, sort=True)
     w = runs[weight]
     cols = {}
     for c, kind in kinds.items():
         if kind == "sum":
-            cols[c] = by_key[c].sum()
+            cols[c] = by_key[c].sum(min_count=1)
         elif kind == "wmean":
-            cols[c] = (runs[c] * w).groupby([runs[s] for s in by]).sum() / by_key[weight].sum()
+            cols[c] = (runs[c] * w).groupby([runs[s] for s in by]).sum(min_count=1) / by_key[weight].sum()
         else:
             cols[c] = by_key[c].mean()
     cols["launches"] = by_key.size().astype(float)
