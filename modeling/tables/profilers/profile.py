@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from modeling.build.counters import clean_name, describe
+from modeling.errors import DataError
 
 _GEOMETRY = re.compile(r"^(launch__|grid|block|registers|static_?smem|dynamic_?smem|lds|scr|arch_vgpr|accum_vgpr"
                        r"|sgpr|wave_size|workgroup|grid_size|workgroup_size|lds_per_workgroup|scratch_per)",
@@ -72,6 +73,8 @@ def finish(fmt: str, rows: list[dict], units: dict, config: list, notes: list, d
     frame = pd.DataFrame(rows)
     frame.insert(0, "launch", range(len(frame)))
     metrics = [m for m in units if m in frame.columns]
+    if not metrics:
+        raise DataError("The file holds no numeric metric (every metric column is text). Nothing was imported.")
     for m in metrics:
         frame[m] = pd.to_numeric(frame[m], errors="coerce").astype(float)
     kinds = {m: metric_kind(m, units[m]) for m in metrics}

@@ -159,6 +159,7 @@ def test_simulator_join_lists_one_sided_rows():
     ('"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte"\n'
      '"1","k","x","byte","2"\n'.encode(), "Line 2 has 4 fields"),
     ("a\x00b".encode(), "NUL"),
+    ('"ID","Kernel Name","Metric Name","Metric Value"\n"0","k","name","abc"\n'.encode(), "no numeric metric"),
 ])
 def test_bad_files_are_refused_with_a_message(content, message):
     with pytest.raises(DataError, match=message):
