@@ -36,8 +36,8 @@ def card_layout():
                                                  className="upload-zone",
                                                  children=html.Div(["Drop profiler files, or ", html.A("choose")]))),
             field("Target: profile or simulator table (optional)",
-                  dcc.Upload(id=f"{P}-target", multiple=False, max_size=MAX_UPLOAD_BYTES, className="upload-zone",
-                             children=html.Div(["Drop the target's file, or ", html.A("choose")]))),
+                  dcc.Upload(id=f"{P}-target", multiple=True, max_size=MAX_UPLOAD_BYTES, className="upload-zone",
+                             children=html.Div(["Drop the target's file(s), or ", html.A("choose")]))),
         ], className="form-grid"),
         html.Div(id=f"{P}-host-status"), html.Div(id=f"{P}-target-status"),
         field("A workload is", dcc.RadioItems(id=f"{P}-key", value="kernel", className="radio-list",
@@ -52,7 +52,7 @@ def card_layout():
                      className="run-row"),
             html.Div(id=f"{P}-save-status"),
         ]),
-        dcc.Store(id=f"{P}-host-tokens"), dcc.Store(id=f"{P}-target-token"),
+        dcc.Store(id=f"{P}-host-tokens"), dcc.Store(id=f"{P}-target-tokens"),
     )
 
 
@@ -68,7 +68,8 @@ def _described(infos) -> list:
     return html.Ul(items, className="dataset-list")
 
 
-def _host_files(contents, filenames):
+def _files(contents, filenames) -> tuple[list, list]:
+    """The uploads as lists (one file arrives as a string), their number bounded."""
     if isinstance(contents, str):
         contents, filenames = [contents], [filenames]
     if not isinstance(contents, list) or not contents:
@@ -76,6 +77,11 @@ def _host_files(contents, filenames):
     if len(contents) > staged.MAX_FILES:
         raise DataError(f"{len(contents)} files: at most {staged.MAX_FILES} at once.")
     filenames = filenames if isinstance(filenames, list) and len(filenames) == len(contents) else [None] * len(contents)
+    return contents, filenames
+
+
+def _host_files(contents, filenames):
+    contents, filenames = _files(contents, filenames)
     tokens, infos = [], []
     for c, name in zip(contents, filenames):
         try:
@@ -115,14 +121,14 @@ def _main_upload_was_a_profile(contents, filename):
     return html.Div([html.P("Host: read from the upload above.", className="hint"), _described([info])]), [token]
 
 
-@callback(Output(f"{P}-target-status", "children"), Output(f"{P}-target-token", "data"),
+@callback(Output(f"{P}-target-status", "children"), Output(f"{P}-target-tokens", "data"),
           Input(f"{P}-target", "contents"), State(f"{P}-target", "filename"), prevent_initial_call=True)
-def _target_uploaded(contents, filename):
+def _target_uploaded(contents, filenames):
     try:
-        token, info = staged.stage_target(uploads.decode_upload(contents), filename)
+        tokens, infos = staged.stage_targets(*_files(contents, filenames), uploads.decode_upload)
     except DataError as exc:
         return alert(f"Target: {exc} Nothing was imported."), None
-    return html.Div([html.P("Target:", className="hint"), _described([info])]), token
+    return html.Div([html.P(f"Target: {len(tokens)} file(s) read.", className="hint"), _described(infos)]), tokens
 
 
 def _sides(joined) -> list:
@@ -143,14 +149,14 @@ def _sides(joined) -> list:
 
 @callback(Output(f"{P}-box", "style"), Output(f"{P}-summary", "children"), Output(f"{P}-preview", "rowData"),
           Output(f"{P}-preview", "columnDefs"), Output(f"{P}-sides", "children"),
-          Input(f"{P}-host-tokens", "data"), Input(f"{P}-target-token", "data"), Input(f"{P}-key", "value"),
+          Input(f"{P}-host-tokens", "data"), Input(f"{P}-target-tokens", "data"), Input(f"{P}-key", "value"),
           prevent_initial_call=True)
-def _preview(host_tokens, target_token, key):
+def _preview(host_tokens, target_tokens, key):
     if not host_tokens:
         return {"display": "none"}, None, [], [], None
     try:
-        joined, host = staged.joined_table(host_tokens, target_token, key)
-    except DataError as exc:
+        joined, host = staged.joined_table(host_tokens, target_tokens, key)
+    except (DataError, LookupError) as exc:
         return {"display": "block"}, alert(str(exc)), [], [], None
     frame = joined.frame
     head = frame.head(PREVIEW_ROWS)
@@ -166,11 +172,11 @@ def _preview(host_tokens, target_token, key):
 
 
 @callback(Output(f"{P}-save-status", "children"), Input(f"{P}-save", "n_clicks"),
-          State(f"{P}-host-tokens", "data"), State(f"{P}-target-token", "data"), State(f"{P}-key", "value"),
+          State(f"{P}-host-tokens", "data"), State(f"{P}-target-tokens", "data"), State(f"{P}-key", "value"),
           State(f"{P}-name", "value"), prevent_initial_call=True)
-def _save(_n, host_tokens, target_token, key, name):
+def _save(_n, host_tokens, target_tokens, key, name):
     try:
-        joined, host = staged.joined_table(host_tokens, target_token, key)
+        joined, host = staged.joined_table(host_tokens, target_tokens, key)
         table, raw, mapping, notes = staged.dataset_parts(joined)
     except (DataError, LookupError) as exc:
         return alert(f"Not saved: {str(exc).strip(chr(39))}")

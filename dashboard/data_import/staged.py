@@ -19,7 +19,7 @@ from modeling.tables.profilers.detect import FORMATS, detect, read_profile
 from modeling.tables.profilers.join import host_only, with_profile, with_simulator
 from modeling.tables.profilers.profile import Profile
 from modeling.tables.profilers.values import profiler_text
-from modeling.tables.profilers.workloads import KEYS, to_workloads
+from modeling.tables.profilers.workloads import KEYS, file_tags, to_workloads
 
 #: At most this many files per side (one per input size is the usual case).
 MAX_FILES = 20
@@ -59,12 +59,17 @@ def stage_target(raw: bytes, filename) -> tuple[str, dict]:
     return staging.stage_upload(table.frame, info), info
 
 
-def _profile(token) -> tuple[Profile, str]:
-    frame, info = staging.staged_upload(token)
-    if info.get("kind") != "profile":
-        raise DataError("That upload is not a profile: upload the host's profiler files again.")
-    return Profile(info["format"], frame, info["units"], info["kinds"], info["duration"], info["config"],
-                   info["notes"], info["per_launch"]), info["tag"]
+def _profiles(tokens) -> list[tuple[Profile, str]]:
+    """The staged profiles, each with its input tag (``file_tags`` of the side's file names)."""
+    out, names = [], []
+    for token in tokens:
+        frame, info = staging.staged_upload(token)
+        if info.get("kind") != "profile":
+            raise DataError("That upload is not a profile: upload the host's profiler files again.")
+        out.append(Profile(info["format"], frame, info["units"], info["kinds"], info["duration"], info["config"],
+                           info["notes"], info["per_launch"]))
+        names.append(info["filename"])
+    return list(zip(out, file_tags(names)))
 
 
 def checked_tokens(tokens) -> list[str]:
@@ -80,18 +85,35 @@ def checked_key(key) -> str:
     return key
 
 
-def joined_table(host_tokens, target_token, key):
-    """``(Joined, host Workloads)`` from the staged files and the chosen workload key."""
+def joined_table(host_tokens, target_tokens, key):
+    """``(Joined, host Workloads)`` from the staged files and the chosen workload key; ``target_tokens`` is
+    None (no target yet), one simulator table's token, or the target's profiles (one per input)."""
     key = checked_key(key)
-    host = to_workloads([_profile(t) for t in checked_tokens(host_tokens)], key)
-    if not target_token:
+    host = to_workloads(_profiles(checked_tokens(host_tokens)), key)
+    if not target_tokens:
         return host_only(host), host
-    if not isinstance(target_token, str):
-        raise DataError("The target upload is not valid: upload it again.")
-    frame, info = staging.staged_upload(target_token)
+    target_tokens = checked_tokens(target_tokens)
+    frame, info = staging.staged_upload(target_tokens[0])
     if info.get("kind") == "simulator":
+        if len(target_tokens) > 1:
+            raise DataError("Give one simulator table, or the target's profiles only.")
         return with_simulator(host, frame), host
-    return with_profile(host, to_workloads([_profile(target_token)], key)), host
+    return with_profile(host, to_workloads(_profiles(target_tokens), key)), host
+
+
+def stage_targets(contents: list, filenames: list, decode) -> tuple[list, list]:
+    """Stage the target's files: one simulator table, or one or more profiles."""
+    tokens, infos = [], []
+    for c, name in zip(contents, filenames):
+        try:
+            token, info = stage_target(decode(c), name)
+        except DataError as exc:
+            raise DataError(f"{name if isinstance(name, str) else 'A file'}: {exc}") from None
+        tokens.append(token)
+        infos.append(info)
+    if len(infos) > 1 and any(i["kind"] == "simulator" for i in infos):
+        raise DataError("Give one simulator table, or the target's profiles only.")
+    return tokens, infos
 
 
 def dataset_parts(joined) -> tuple:

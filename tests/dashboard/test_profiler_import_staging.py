@@ -29,7 +29,7 @@ def test_host_and_target_staged_joined_and_saved():
     assert infos[0]["format"] == "ncu-details" and infos[0]["tag"] == "ncu_details"
     target, tinfo = staged.stage_target((F / "nvprof_metrics_events.csv").read_bytes(), "v100.csv")
     assert tinfo["format"] == "nvprof-metrics"
-    joined, host = staged.joined_table(tokens, target, "kernel")
+    joined, host = staged.joined_table(tokens, [target], "kernel")
     assert joined.targets == ["sm__cycles_elapsed.sum@target"] and joined.host_only_rows == ["scan_blelloch"]
     table, raw, mapping, notes = staged.dataset_parts(joined)
     # registers per thread has an n/a: its column is left out rather than inventing a value or dropping a kernel
@@ -45,7 +45,7 @@ def test_simulator_target_and_no_target():
     tokens, _ = panel._host_files(url("ncu_details.csv"), "ncu_details.csv")
     target, info = staged.stage_target((F / "simulator_results.csv").read_bytes(), "sim.csv")
     assert info["kind"] == "simulator"
-    joined, _ = staged.joined_table(tokens, target, "kernel")
+    joined, _ = staged.joined_table(tokens, [target], "kernel")
     assert joined.target_only_rows == ["never_on_host"]
     alone, _ = staged.joined_table(tokens, None, "kernel")
     with pytest.raises(DataError, match="No target yet"):
@@ -72,3 +72,14 @@ def test_a_bad_file_names_itself_and_nothing_is_staged():
         panel._host_files([url("ncu_details.csv"), bad], ["ok.csv", "broken.csv"])
     status, tokens = panel._host_uploaded([bad], ["broken.csv"])
     assert tokens is None and "Nothing was imported" in str(status)
+
+
+def test_one_file_per_input_on_both_sides_matches_by_input_tag():
+    host, _ = panel._host_files([url("ncu_details.csv")] * 2, ["a100_n1024.csv", "a100_n2048.csv"])
+    status, target = panel._target_uploaded([url("nvprof_metrics_events.csv")] * 2, ["v100_n1024.csv", "v100_n2048.csv"])
+    assert "2 file(s) read" in str(status)
+    joined, _ = staged.joined_table(host, target, "kernel+tag")
+    assert "vectorAdd@2048" in set(joined.frame["workload"]) and joined.host_only_rows == ["scan_blelloch@1024",
+                                                                                             "scan_blelloch@2048"]
+    status, tokens = panel._target_uploaded([url("simulator_results.csv")] * 2, ["s1.csv", "s2.csv"])
+    assert tokens is None and "one simulator table" in str(status)

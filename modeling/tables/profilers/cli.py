@@ -1,7 +1,7 @@
 """Command line: ``import (ncu|nvprof|rocprof) FILE... [--target-file FILE] [--workload KEY] --out TABLE``.
 
 Host files of one profiler become one workload table (``--workload kernel|kernel+tag|app``; the tag of each
-file is its name without extension); ``--target-file`` adds the target: another profile (any of the three
+file is the part of its name that differs from the side's other files, ``modeling.tables.profilers.workloads.file_tags``); ``--target-file`` adds the target: another profile (any of the three
 profilers, recognised from its header) or a simulator's results table (CSV / Parquet with a workload key
 and cycles or time columns). Prints what was read and the one-sided rows and metrics as JSON.
 """
@@ -19,11 +19,11 @@ def run_import(tool: str, files: list, target_files: list, key: str, out: str | 
     from modeling.tables.profilers.join import host_only, with_profile, with_simulator
     from modeling.tables.profilers.values import profiler_text
     from modeling.tables.profilers.detect import detect
-    from modeling.tables.profilers.workloads import to_workloads
+    from modeling.tables.profilers.workloads import file_tags, to_workloads
     from modeling.tables.reading import read_table
 
     def profiles(paths, tool):
-        return [(read_profile(Path(p).read_bytes(), tool), Path(p).stem) for p in paths]
+        return [(read_profile(Path(p).read_bytes(), tool), tag) for p, tag in zip(paths, file_tags(paths))]
 
     host = to_workloads(profiles(files, tool), key, k)
     if not target_files:

@@ -149,3 +149,24 @@ def to_workloads(profiles: list[tuple[Profile, str]], key: str = "kernel", k: fl
     for p, tag in profiles:
         notes += [f"{tag}: {n}" for n in p.notes]
     return Workloads(out, units, kinds, duration, formats, notes, {"launches": total, "outliers": outliers})
+
+
+def file_tags(names: list[str]) -> list[str]:
+    """Input tags from one side's file names: the part that differs between them (common prefix and suffix
+    removed: ``host_n1024.csv``, ``host_n2048.csv`` -> ``1024``, ``2048``, and a target's ``v100_n1024.csv``,
+    ``v100_n2048.csv`` give the same tags); a single file's tag is its name without extension."""
+    stems = [str(n).rsplit("/", 1)[-1].rsplit(".", 1)[0] for n in names]
+    if len(stems) < 2 or len(set(stems)) < len(stems):
+        return stems
+    pre = len(_common_prefix(stems))
+    suf = len(_common_prefix([s[pre:][::-1] for s in stems]))
+    tags = [s[pre:len(s) - suf] for s in stems]
+    return tags if all(tags) else stems
+
+
+def _common_prefix(words: list[str]) -> str:
+    out = words[0]
+    for w in words[1:]:
+        while not w.startswith(out):
+            out = out[:-1]
+    return out

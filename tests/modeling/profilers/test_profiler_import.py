@@ -185,3 +185,29 @@ def test_cli_writes_the_joined_table(tmp_path, capsys):
     assert len(frame) == 8 and "sm__cycles_elapsed.sum@target" in frame
     assert '"host_only_rows": [\n    "scan_blelloch"' in capsys.readouterr().out
     assert main(["import", "nvprof", str(F / "ncu_details.csv")]) == 2
+
+
+def test_file_tags_are_the_part_of_the_names_that_differs():
+    from modeling.tables.profilers.workloads import file_tags
+
+    assert file_tags(["runs/host_n1024.csv", "runs/host_n2048.csv"]) == ["1024", "2048"]
+    assert file_tags(["v100_n1024.csv", "v100_n2048.csv"]) == ["1024", "2048"]
+    assert file_tags(["only.csv"]) == ["only"]
+    assert file_tags(["same.csv", "same.csv"]) == ["same", "same"]
+
+
+def test_cli_kernel_and_input_tag_across_files(tmp_path, capsys):
+    from modeling.__main__ import main
+
+    paths = {}
+    for name, src in [("host_n1.csv", "ncu_details.csv"), ("host_n2.csv", "ncu_details.csv"),
+                      ("v100_n1.csv", "nvprof_metrics_events.csv"), ("v100_n2.csv", "nvprof_metrics_events.csv")]:
+        paths[name] = tmp_path / name
+        paths[name].write_bytes((F / src).read_bytes())
+    out = tmp_path / "t.csv"
+    assert main(["import", "ncu", str(paths["host_n1.csv"]), str(paths["host_n2.csv"]), "--workload", "kernel+tag",
+                 "--target-file", str(paths["v100_n1.csv"]), "--target-file", str(paths["v100_n2.csv"]),
+                 "--out", str(out)]) == 0
+    frame = pd.read_csv(out)
+    assert len(frame) == 16 and frame["sm__cycles_elapsed.sum@target"].notna().sum() == 14
+    assert "vectorAdd@2" in set(frame["workload"])
