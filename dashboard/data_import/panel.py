@@ -185,7 +185,8 @@ def _save(_n, host_tokens, target_tokens, key, name):
                                  mapping, notes, raw)
     extra = []
     if notes.get("missing", {}).get("columns"):
-        extra.append("feature columns with missing values left out: " + ", ".join(list(notes["missing"]["columns"])[:8]))
+        left_out = list(notes["missing"]["columns"])[:8]
+        extra.append("feature columns with missing values left out: " + ", ".join(left_out))
     if notes.get("unmeasured"):
         extra.append(uploads.unmeasured_text(notes["unmeasured"]).rstrip("."))
     return alert([f"Saved {meta['rows']} workloads as ", html.Strong(meta["name"]), f" ({meta['id']}). ",

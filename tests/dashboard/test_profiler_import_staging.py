@@ -76,7 +76,8 @@ def test_a_bad_file_names_itself_and_nothing_is_staged():
 
 def test_one_file_per_input_on_both_sides_matches_by_input_tag():
     host, _ = panel._host_files([url("ncu_details.csv")] * 2, ["a100_n1024.csv", "a100_n2048.csv"])
-    status, target = panel._target_uploaded([url("nvprof_metrics_events.csv")] * 2, ["v100_n1024.csv", "v100_n2048.csv"])
+    status, target = panel._target_uploaded([url("nvprof_metrics_events.csv")] * 2,
+                                             ["v100_n1024.csv", "v100_n2048.csv"])
     assert "2 file(s) read" in str(status)
     joined, _ = staged.joined_table(host, target, "kernel+tag")
     assert "vectorAdd@2048" in set(joined.frame["workload"]) and joined.host_only_rows == ["scan_blelloch@1024",

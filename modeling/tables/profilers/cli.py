@@ -1,9 +1,10 @@
 """Command line: ``import (ncu|nvprof|rocprof) FILE... [--target-file FILE] [--workload KEY] --out TABLE``.
 
 Host files of one profiler become one workload table (``--workload kernel|kernel+tag|app``; the tag of each
-file is the part of its name that differs from the side's other files, ``modeling.tables.profilers.workloads.file_tags``); ``--target-file`` adds the target: another profile (any of the three
-profilers, recognised from its header) or a simulator's results table (CSV / Parquet with a workload key
-and cycles or time columns). Prints what was read and the one-sided rows and metrics as JSON.
+file is the part of its name that differs from the side's other files: ``workloads.file_tags``);
+``--target-file`` adds the target: another profile (any of the three profilers, recognised from its
+header) or a simulator's results table (CSV / Parquet with a workload key and cycles or time columns).
+Prints what was read and the one-sided rows and metrics as JSON.
 """
 
 from __future__ import annotations

@@ -4,9 +4,10 @@
   "Metric Description","Min","Max","Avg"``; events: ``"Event Name"`` and a ``"Total"`` column). nvprof has
   already averaged each kernel's launches: the row's ``Avg`` is kept with ``invocations`` = the launch count
   (the launches are taken as repeats of one work, as ``modeling.tables.launches`` does for launches of the
-  same configuration), and they cannot be filtered for outliers any more (the profile says so). A file holding both an event and a metric section is read whole. Values
-  may carry their unit (``15.5%``, ``1.1655GB/s``, ``12.0KB``) or be a utilization level (``Low (2)`` ->
-  2); the description column is not read.
+  same configuration), and they cannot be filtered for outliers any more (the profile says so). A file
+  holding both an event and a metric section is read whole. Values may carry their unit (``15.5%``,
+  ``1.1655GB/s``, ``12.0KB``) or be a utilization level (``Low (2)`` -> 2); the description column is
+  not read.
 * GPU trace: one row per launch or copy (``"Start","Duration","Grid X",...,"Name"``) with a row of units
   under the header (``ms,us,,,...``); copies and memsets (no grid) are left out and counted.
 

@@ -77,7 +77,7 @@ def renamed_to_ncu(profile: Profile) -> Profile:
     if not mapping:
         return profile
     launches = profile.launches.copy()
-    for old, (new, scale) in mapping.items():
+    for old, (_new, scale) in mapping.items():
         launches[old] = launches[old] * scale
     rename = {old: new for old, (new, _) in mapping.items()}
     units = {rename.get(m, m): ("%" if rename.get(m, "").endswith(".pct") or "pct_of_peak" in rename.get(m, "")

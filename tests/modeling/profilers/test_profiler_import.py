@@ -152,14 +152,14 @@ def test_simulator_join_lists_one_sided_rows():
 @pytest.mark.parametrize("content,message", [
     (b"a,b\n1,2\n", "Not a profiler"),
     (b"PK\x03\x04zip", "Excel"),
-    ('"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte","1"\n'
-     '"1","k","x","%","2"\n'.encode(), "do not convert to one"),
-    ('"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte","1"\n'
-     '"1","k","x","byte","abc"\n'.encode(), "'abc' is not a number"),
-    ('"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte"\n'
-     '"1","k","x","byte","2"\n'.encode(), "Line 2 has 4 fields"),
-    ("a\x00b".encode(), "NUL"),
-    ('"ID","Kernel Name","Metric Name","Metric Value"\n"0","k","name","abc"\n'.encode(), "no numeric metric"),
+    (b'"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte","1"\n'
+     b'"1","k","x","%","2"\n', "do not convert to one"),
+    (b'"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte","1"\n'
+     b'"1","k","x","byte","abc"\n', "'abc' is not a number"),
+    (b'"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte"\n'
+     b'"1","k","x","byte","2"\n', "Line 2 has 4 fields"),
+    (b"a\x00b", "NUL"),
+    (b'"ID","Kernel Name","Metric Name","Metric Value"\n"0","k","name","abc"\n', "no numeric metric"),
 ])
 def test_bad_files_are_refused_with_a_message(content, message):
     with pytest.raises(DataError, match=message):
