@@ -19,7 +19,8 @@ from modeling.tables.profilers.profile import Profile, finish
 from modeling.tables.profilers.values import decimal_comma, numeric_or_skip, table_rows
 
 DURATION = "gpu__time_duration.sum"
-_DETAIL_NAMES = {"Duration": DURATION}
+#: the details page's section names for the metrics it shows (GPU Speed Of Light section), as their metric names
+_DETAIL_NAMES = {"Duration": DURATION, "Elapsed Cycles": "gpc__cycles_elapsed.max"}
 _CONFIG = ("Block Size", "Grid Size")
 _NOT_METRICS = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time", "Context",
                 "Stream", "Device", "CC", "Block Size", "Grid Size", "Section Name", "Metric Name", "Metric Unit",

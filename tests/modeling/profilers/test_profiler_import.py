@@ -211,3 +211,32 @@ def test_cli_kernel_and_input_tag_across_files(tmp_path, capsys):
     frame = pd.read_csv(out)
     assert len(frame) == 16 and frame["sm__cycles_elapsed.sum@target"].notna().sum() == 14
     assert "vectorAdd@2" in set(frame["workload"])
+
+
+def test_rocprof_v1_layout():
+    text = ("Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,"
+            "wave_size,sig,obj,DispatchNs,BeginNs,EndNs,CompleteNs,SQ_WAVES,GRBM_GUI_ACTIVE\n"
+            '0,"matrixTranspose(float*, float*, int) (.kd)",2,0,0,9,9,1048576,16,0,0,8,0,16,64,0x0,0x1,100,'
+            "1000,3000,3100,16384,4100\n"
+            '1,"matrixTranspose(float*, float*, int) (.kd)",2,0,2,9,9,1048576,16,0,0,8,0,16,64,0x0,0x1,4000,'
+            "5000,7100,7200,16384,4300\n")
+    assert detect(text) == "rocprof"
+    p = read_profile(text.encode(), "rocprof")
+    assert p.launches["kernel"].tolist() == ["matrixTranspose(float*, float*, int)"] * 2
+    assert p.launches["duration"].tolist() == pytest.approx([2e-6, 2.1e-6])
+    assert p.config == ["grd", "wgr", "lds"] and "BeginNs" not in p.units and p.kinds["SQ_WAVES"] == "sum"
+
+
+def test_ncu_details_page_names_and_a_metric_in_two_sections():
+    head = '"ID","Kernel Name","Section Name","Metric Name","Metric Unit","Metric Value"\n'
+    rows = ['"0","k(int, int)","GPU Speed Of Light Throughput","Duration","usecond","2.50"\n',
+            '"0","k(int, int)","GPU Speed Of Light Throughput","Elapsed Cycles","cycle","4,100"\n',
+            '"0","k(int, int)","Launch Statistics","Registers Per Thread","register/thread","32"\n',
+            '"0","k(int, int)","Occupancy","Registers Per Thread","register/thread","32"\n',
+            '"0","k(int, int)","Occupancy","Block Limit Registers","block","8"\n',
+            '"0","k(int, int)","Memory Workload Analysis","Block Limit Registers","block","6"\n']
+    p = read_profile((head + "".join(rows)).encode())
+    assert p.launches["gpu__time_duration.sum"].iloc[0] == pytest.approx(2.5e-6)
+    assert p.launches["gpc__cycles_elapsed.max"].iloc[0] == 4100
+    assert "Registers Per Thread" in p.units and "Occupancy: Registers Per Thread" not in p.units  # same value
+    assert p.launches["Memory Workload Analysis: Block Limit Registers"].iloc[0] == 6           # another value
