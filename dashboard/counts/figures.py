@@ -6,7 +6,7 @@ import numpy as np
 
 from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, margins, values
 
-from modeling.counts.evaluate import NAMES  # noqa: F401 - the one set of model names (views import it here)
+from modeling.counts.names import NAMES  # noqa: F401 - the one set of model names (views import it here)
 IRREGULAR = "#d9480f"
 
 

@@ -21,13 +21,12 @@ from scipy.stats import pearsonr, spearmanr
 
 from modeling.counts import models as M
 from modeling.counts.data import Program
+from modeling.counts.names import NAMES
 from modeling.counts.results import BlockChoice, CountEvaluation, IrregularBlock, ModelScore
 from modeling.counts.splits import inner_split, split
 from modeling.errors import ConfigError
 
 MODELS = ("pnn-paper", "pnn-tuned", "glm", "poly", "best")
-NAMES = {"pnn-paper": "PNN (paper settings)", "pnn-tuned": "PNN (tuned)", "pnn": "PNN (custom)",
-         "glm": "Poisson GLM on log sizes", "poly": "polynomial counts (NNLS)", "best": "best per block"}
 IRREGULAR_PCT = 5.0
 SEEDS = 3
 CURVE_FRACTIONS = (0.2, 0.4, 0.6, 0.8, 1.0)
