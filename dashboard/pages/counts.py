@@ -234,10 +234,12 @@ def _content(res: dict | None) -> tuple:
         return None, [], [], empty("Run to see the training-size curve"), [], []
     f = summary_facts(res)
     summary = card(html.Div([stat("lowest mean APE", f["best"], f"{P}-best"),
-                             stat("PNN (paper) mean APE", f["pnn"], f"{P}-pnn"),
+                             stat(f"{NAMES['pnn-paper']} mean APE", f["pnn"], f"{P}-pnn"),
                              stat("irregular blocks", f"{len(res['irregular'])} of {res['n_blocks']}",
                                   f"{P}-irregular"),
                              stat("train / test inputs", f"{res['n_train']} / {res['n_test']}")], className="stats"),
+                   alert(f"Only {res['n_test']} test inputs on this split: the errors above rest on that few "
+                         "points.", "warning") if f["few"] else None,
                    html.P(f["text"], className="hint"))
     return summary, leaderboard_rows(res), block_rows(res), curve(res), _total_columns(res), res["totals"]
 
