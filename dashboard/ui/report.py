@@ -96,7 +96,7 @@ h3 { font-size: 14px; } .meta { color: #5b6b7b; } .facts { display: flex; flex-w
 .fact { border: 1px solid #dde3ea; border-radius: 6px; padding: 8px 12px; min-width: 150px; }
 .fact b { display: block; font-size: 16px; } table { border-collapse: collapse; margin: 8px 0 16px; }
 th, td { border: 1px solid #dde3ea; padding: 3px 8px; text-align: left; font-size: 13px; }
-th { background: #f3f6f9; } .chart { width: 100%; margin-bottom: 12px; } td { max-width: 420px; } code { word-break: break-all; }
+th { background: #f3f6f9; } .chart { width: 100%; margin-bottom: 12px; } td { max-width: 420px; }
 """
 
 
