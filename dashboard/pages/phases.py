@@ -109,38 +109,50 @@ def _np_form(v):
     ], className="form-grid")
 
 
+def np_facts(res: dict) -> list[tuple[str, str]]:
+    """The headline numbers of a new program's prediction: (label, value)."""
+    t, unit = res["total"], res["unit"]
+    fmt = (lambda x: f"{x / 1e9:.3f} × 10⁹") if unit == "cycles" else (lambda x: f"{x:.3f}")
+    what = "total cycles" if res["target"] == "cycles" else "average power"
+    return [(f"predicted {what}", f"{fmt(t['predicted'])} {unit}"),
+            (f"{res['level'] * 100:g} % interval", f"{fmt(t['lower'])} – {fmt(t['upper'])} {unit}"),
+            ("model", NAMES[res["model"]]), ("phases / fall-back", f"{len(res['phases'])} / {res['fallback_phases']}"),
+            ("host × median ratio", f"{fmt(t['baseline'])} {unit}")]
+
+
+def np_text(res: dict) -> str:
+    """What a new program's prediction is, how the model was chosen and what its intervals reached."""
+    cv = res["cv"]
+    return (f"{res['program']} ({res['trace_name']}): {res['host_freq']:g} → {res['target_freq']:g} MHz, trained on "
+            f"{res['n_programs']} shipped programs ({res['n_phases']} phases). Model: {NAMES[res['model']]}"
+            + (" — the lowest per-phase MAPE in program-grouped CV (" + ", ".join(
+                f"{NAMES[m]} {v['per_phase_mape']:.2f} %" for m, v in cv.items()) + ")"
+               if res["requested_model"] == "auto" else " (as chosen)")
+            + f". Intervals from the same CV's residuals: per phase, each training program's own "
+            f"{res['level'] * 100:g} % quantile of |log(measured / predicted)|, then the conformal rank over "
+            f"programs (×/÷ {math.exp(res['phase_half_width']):.3f}); the total from the held-out "
+            f"programs' totals (×/÷ {math.exp(res['total_half_width']):.3f}). In that CV "
+            f"{res['cv_coverage']['phases_percent']:.1f} % of phases and "
+            f"{res['cv_coverage']['totals_percent']:.1f} % of program totals fell inside intervals built "
+            "without their program. "
+            + ("Notes: " + "; ".join(res["notes"]) + "." if res["notes"] else ""))
+
+
+def np_rows(res: dict) -> list[dict]:
+    return [{"phase": p["phase"], "start": p["start_instructions"] / 1e9, "predicted": p["predicted"],
+             "lower": p["lower"], "upper": p["upper"], "fallback": "yes" if p["fallback"] else ""}
+            for p in res["phases"]]
+
+
 def _np_content(res):
     """Summary, chart and table rows of a new program's prediction."""
     if not res:
         return None, empty("Upload a host run and press Predict to see its predicted target trace"), []
-    t, unit = res["total"], res["unit"]
-    fmt = (lambda x: f"{x / 1e9:.3f} × 10⁹") if unit == "cycles" else (lambda x: f"{x:.3f}")
-    what = "total cycles" if res["target"] == "cycles" else "average power"
-    cv = res["cv"]
-    summary = card(
-        html.Div([stat(f"predicted {what}", f"{fmt(t['predicted'])} {unit}", f"{NP}-total"),
-                  stat(f"{res['level'] * 100:g} % interval", f"{fmt(t['lower'])} – {fmt(t['upper'])} {unit}",
-                       f"{NP}-interval"),
-                  stat("model", NAMES[res["model"]], f"{NP}-model-used"),
-                  stat("phases / fall-back", f"{len(res['phases'])} / {res['fallback_phases']}", f"{NP}-counts"),
-                  stat("host × median ratio", f"{fmt(t['baseline'])} {unit}")], className="stats"),
-        html.P(f"{res['program']} ({res['trace_name']}): {res['host_freq']:g} → {res['target_freq']:g} MHz, trained on "
-               f"{res['n_programs']} shipped programs ({res['n_phases']} phases). Model: {NAMES[res['model']]}"
-               + (" — the lowest per-phase MAPE in program-grouped CV (" + ", ".join(
-                   f"{NAMES[m]} {v['per_phase_mape']:.2f} %" for m, v in cv.items()) + ")"
-                  if res["requested_model"] == "auto" else " (as chosen)")
-               + f". Intervals from the same CV's residuals: per phase, each training program's own "
-               f"{res['level'] * 100:g} % quantile of |log(measured / predicted)|, then the conformal rank over "
-               f"programs (×/÷ {math.exp(res['phase_half_width']):.3f}); the total from the held-out "
-               f"programs' totals (×/÷ {math.exp(res['total_half_width']):.3f}). In that CV "
-               f"{res['cv_coverage']['phases_percent']:.1f} % of phases and "
-               f"{res['cv_coverage']['totals_percent']:.1f} % of program totals fell inside intervals built "
-               "without their program. "
-               + ("Notes: " + "; ".join(res["notes"]) + "." if res["notes"] else ""), className="hint"))
-    rows = [{"phase": p["phase"], "start": p["start_instructions"] / 1e9, "predicted": p["predicted"],
-             "lower": p["lower"], "upper": p["upper"], "fallback": "yes" if p["fallback"] else ""}
-            for p in res["phases"]]
-    return summary, new_program(res), rows
+    ids = [f"{NP}-total", f"{NP}-interval", f"{NP}-model-used", f"{NP}-counts", None]
+    summary = card(html.Div([stat(label, value, i) for (label, value), i in zip(np_facts(res), ids)],
+                            className="stats"),
+                   html.P(np_text(res), className="hint"))
+    return summary, new_program(res), np_rows(res)
 
 
 def _np_card(v, res, request):
@@ -158,9 +170,12 @@ def _np_card(v, res, request):
         dcc.Graph(id=f"{NP}-graph", figure=fig),
         html.Div([html.Button("Download CSV", id=f"{NP}-download-csv", className="btn btn-small", n_clicks=0),
                   html.Button("Download Parquet", id=f"{NP}-download-parquet", className="btn btn-small", n_clicks=0),
+                  html.Button("Download report", id=f"{NP}-download-report", className="btn btn-small",
+                              n_clicks=0),
                   html.Span(" one row per phase and the whole program, with provenance (model, trace id, training "
-                            "fingerprint, code version, date)", className="hint")], className="run-row"),
-        dcc.Download(id=f"{NP}-download"),
+                            "fingerprint, code version, date); the report is one HTML file that opens offline",
+                            className="hint")], className="run-row"),
+        dcc.Download(id=f"{NP}-download"), dcc.Download(id=f"{NP}-report"),
         grid(f"{NP}-table", [num_col("phase", "phase", 0), num_col("start", "start (×10⁹ instructions)", 2),
                              num_col("predicted", f"predicted ({unit})", dec), num_col("lower", "lower", dec),
                              num_col("upper", "upper", dec), {"field": "fallback", "headerName": "fall-back"}],
@@ -387,3 +402,29 @@ def _np_download(_csv, _parquet, ready):
         return no_update
     data, name = work.predict_new_export(res, "parquet" if ctx.triggered_id == f"{NP}-download-parquet" else "csv")
     return dcc.send_bytes(data, name)
+
+
+@callback(Output(f"{NP}-report", "data"), Input(f"{NP}-download-report", "n_clicks"), State(f"{NP}-ready", "data"),
+          prevent_initial_call=True)
+def _np_report(n, ready):
+    res = jobs.result_for(ready)
+    if not res or not isinstance(n, int) or n <= 0:
+        return no_update
+    import time
+
+    from dashboard.ui.report import Report, Section, Table, file_name, view_link
+
+    unit = res["unit"]
+    prov = res.get("provenance") or {}
+    table = Table([("phase", "phase"), ("start", "start (×10⁹ instructions)"), ("predicted", f"predicted ({unit})"),
+                   ("lower", f"lower ({unit})"), ("upper", f"upper ({unit})"), ("fallback", "fall-back")],
+                  np_rows(res), digits=6)
+    report = Report(
+        title=f"Target trace of {res['program']}, never run on the target",
+        facts=np_facts(res), sections=[Section("What was predicted, and how sure", [np_text(res)]),
+                                       Section("Predicted target trace", figures=[new_program(res)], tables=[table])],
+        inputs=dict(res.get("params") or {}),
+        provenance="; ".join(f"{k} {v}" for k, v in prov.items()) or "–",
+        link=view_link("/phases", res.get("params") or {}),
+        generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    return dcc.send_bytes(report.html(), file_name(f"perfcast_phases_{res['program']}_{res['target']}"))

@@ -60,6 +60,15 @@ def test_upload_predict_export_and_share(dash_duo, perfcast_app, tmp_path):
     pq = pd.read_parquet(_download(dash_duo, tmp_path, "#phases-new-download-parquet", "phases_*.parquet"))
     assert pq["predicted"].tolist() == pytest.approx(got["predicted"].tolist())
 
+    report = _download(dash_duo, tmp_path, "#phases-new-download-report", "perfcast_phases_*.html")
+    assert total in report.read_text() and "never run on the target" in report.read_text()
+    offline = fresh_browser(signed_in=False)
+    try:  # the review report, in a browser with no server
+        offline.get(report.as_uri())
+        present(offline, "#chart-0 .scatterlayer .trace")
+    finally:
+        offline.quit()
+
     link = share_link(dash_duo, "phases-new")
     assert "np_trace=ht-" in link and "np_target=power" in link
     other = fresh_browser()
