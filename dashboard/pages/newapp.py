@@ -231,6 +231,11 @@ def _hypo_view(summary, track_rows, graph, rows, cols, style):
                     className="hint"),
              grid(f"{P}-track", TRACK_COLS, rows=track_rows, height=380, file_name="roofline_record.csv")),
         card(html.H2("Estimates per workload"),
+             html.Div([html.Button("Download report", id=f"{P}-hypo-download-report", className="btn btn-small",
+                                   n_clicks=0),
+                       html.Span(" one HTML file for a design review (the estimates, the rule's record, the "
+                                 "device's specs); it opens offline", className="hint"),
+                       dcc.Download(id=f"{P}-hypo-report")], className="run-row"),
              dcc.Graph(id=f"{P}-hypo-graph", figure=graph),
              grid(f"{P}-hypo-workloads", cols, rows=rows, height=420,
                  file_name="never_measured_gpu_estimates.csv")),
@@ -264,38 +269,52 @@ def _interval_stat(iv):
             f"×{iv['factor']:.2f} (each pair held out: {iv['held_out_coverage']:.0f} % inside{cap})")
 
 
-def _hypo_summary(res):
+def hypo_facts(res) -> list[tuple[str, str, str | None]]:
+    """The headline numbers of a never-measured GPU's estimates: (label, value, component id)."""
     h = res["hypothetical"]
     d, tr, pooled = h["device"], h["track"], h["track"]["pooled"]
-    verdict = h["applicability"]["verdict"]
-    warns = [alert([html.Strong(w["title"] + " "), w["evidence"]], "warning") for w in h["warnings"]]
     same = tr["same_architecture"]
+    return [
+        ("device", f"{d['architecture']}, {d['sms']:.0f} SMs, {d['cuda_cores']:,.0f} cores, "
+                   f"{d['boost_clock_mhz']:,.4g} MHz, {d['memory_bandwidth_gbs']:,.4g} GB/s", None),
+        ("workloads estimated", f"{h['n_workloads']}", f"{P}-hypo-n"),
+        ("rule's median APE on measured pairs", _pct(pooled["median_ape"]), f"{P}-hypo-median"),
+        ("mean APE", _pct(pooled["mean_ape"]), f"{P}-hypo-mean"),
+        ("measured inside the class range", _pct(pooled["in_range"]), f"{P}-hypo-inrange"),
+        (*_interval_stat(tr.get("interval")), f"{P}-hypo-interval"),
+        ("same architecture: median APE", _pct(same["median_ape"]) if same else "none measured", None),
+        ("applicability", h["applicability"]["verdict"], f"{P}-hypo-verdict"),
+    ]
+
+
+def hypo_texts(res) -> tuple[str | None, list[str], str]:
+    """(the note when the device is itself measured, the warnings, the sentence on where the figures come from)."""
+    h = res["hypothetical"]
+    d, tr = h["device"], h["track"]
+    verdict = h["applicability"]["verdict"]
     itself = [p for p in tr["pairs"] if p["target"] == d["device"]]
-    note = alert(f"{d['device']} is itself one of the measured targets: its row in the record below is this very "
-                 "estimate scored against its measured times (nothing measured on it is used for the estimate).",
-                 "info") if itself else None
+    note = (f"{d['device']} is itself one of the measured targets: its row in the record below is this very "
+            "estimate scored against its measured times (nothing measured on it is used for the estimate).") \
+        if itself else None
+    text = (f"From {res['dataset_name']}: {h['host']['device']}'s counters, {METRIC_LABELS.get(h['metric'])}. "
+            f"Classes: {h['class_counts']['memory']} memory-, {h['class_counts']['compute']} compute-, "
+            f"{h['class_counts']['latency']} latency-bound. The error figures come from {tr['source']} (pooled over "
+            "all their workloads)"
+            + ("" if verdict == "inside" else "; a device unlike those measured is an extrapolation of them") + ".")
+    return note, [f"{w['title']} {w['evidence']}" for w in h["warnings"]], text
+
+
+def _hypo_summary(res):
+    h = res["hypothetical"]
+    d = h["device"]
+    note, _, text = hypo_texts(res)
+    warns = [alert([html.Strong(w["title"] + " "), w["evidence"]], "warning") for w in h["warnings"]]
     return card(
         html.H2(["Spec roofline on ", html.Span(d["device"], id=f"{P}-hypo-device"), " (from its specs only)"]),
-        note,
-        html.Div([
-            stat("device", f"{d['architecture']}, {d['sms']:.0f} SMs, {d['cuda_cores']:,.0f} cores, "
-                           f"{d['boost_clock_mhz']:,.4g} MHz, {d['memory_bandwidth_gbs']:,.4g} GB/s"),
-            stat("workloads estimated", f"{h['n_workloads']}", f"{P}-hypo-n"),
-            stat("rule's median APE on measured pairs", _pct(pooled["median_ape"]), f"{P}-hypo-median"),
-            stat("mean APE", _pct(pooled["mean_ape"]), f"{P}-hypo-mean"),
-            stat("measured inside the class range", _pct(pooled["in_range"]), f"{P}-hypo-inrange"),
-            stat(*_interval_stat(tr.get("interval")), f"{P}-hypo-interval"),
-            stat("same architecture: median APE", _pct(same["median_ape"]) if same else "none measured"),
-            stat("applicability", verdict, f"{P}-hypo-verdict"),
-        ], className="stats"),
+        alert(note, "info") if note else None,
+        html.Div([stat(label, value, i) for label, value, i in hypo_facts(res)], className="stats"),
         html.Div(warns, id=f"{P}-hypo-warnings"),
-        html.P([f"From {res['dataset_name']}: {h['host']['device']}'s counters, {METRIC_LABELS.get(h['metric'])}. "
-                f"Classes: {h['class_counts']['memory']} memory-, {h['class_counts']['compute']} compute-, "
-                f"{h['class_counts']['latency']} latency-bound. The error figures come from ",
-                html.Strong(tr["source"]),
-                " (pooled over all their workloads)",
-                "" if verdict == "inside" else "; a device unlike those measured is an extrapolation of them",
-                "."], className="hint"))
+        html.P(text, className="hint"))
 
 
 def _hypo_content(res):
@@ -542,3 +561,35 @@ def _content(res: dict | None, cal, cal_time) -> tuple:
           Output(f"{P}-hypo-view", "style"), Input(f"{P}-ready", "data"), prevent_initial_call=True)
 def _render_hypo(ready):
     return _hypo_content(jobs.result_for(ready))
+
+
+@callback(Output(f"{P}-hypo-report", "data"), Input(f"{P}-hypo-download-report", "n_clicks"),
+          State(f"{P}-ready", "data"), prevent_initial_call=True)
+def _hypo_report(n, ready):
+    res = jobs.result_for(ready)
+    if not res or "hypothetical" not in res or not isinstance(n, int) or n <= 0:
+        return no_update
+    import time
+
+    from dashboard.ui.report import Report, Section, Table, file_name, view_link
+    from modeling.version import code_version
+
+    h = res["hypothetical"]
+    note, warnings, text = hypo_texts(res)
+    unit = UNITS.get(h["metric"], "")
+    track = Table([(c["field"], c["headerName"]) for c in TRACK_COLS], _track_rows(h["track"]))
+    rows = Table([(c["field"], c["headerName"] + (f" ({unit})" if c["field"] in ("host", "point", "lower", "upper",
+                                                                                 "lo", "hi") else ""))
+                  for c in _hypo_cols(h["metric"])], h["rows"], digits=5)
+    report = Report(
+        title=f"{h['device']['device']}: estimates for a GPU never measured (from its specs only)",
+        facts=[(label, value) for label, value, _ in hypo_facts(res)],
+        sections=[Section("What the estimates are, and how far the same rule was", [t for t in (note, text) if t]
+                          + warnings, tables=[track]),
+                  Section("Estimates per workload", figures=[hypothetical(h)], tables=[rows])],
+        inputs=dict(res.get("params") or {}),
+        provenance=(f"Dataset {res['dataset_name']} (fingerprint {NEWAPP.fingerprint(res['params'])}); code version "
+                    f"{code_version()} (part of the result's key)."),
+        link=view_link("/new-app", res.get("params") or {}),
+        generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    return dcc.send_bytes(report.html(), file_name(f"perfcast_unbuilt_gpu_{h['device']['device']}"))

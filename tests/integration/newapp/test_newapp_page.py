@@ -127,7 +127,7 @@ def type_into(dash_duo, selector, text):
     box.send_keys(str(text), Keys.ENTER)
 
 
-def test_a_gpu_never_built_typed_in_estimated_labelled_and_shared(dash_duo, perfcast_app):
+def test_a_gpu_never_built_typed_in_estimated_labelled_and_shared(dash_duo, perfcast_app, tmp_path):
     from modeling.newapp.hypothetical import shipped_hypothetical, typed_device
 
     start(dash_duo, perfcast_app, "/new-app")
@@ -155,6 +155,23 @@ def test_a_gpu_never_built_typed_in_estimated_labelled_and_shared(dash_duo, perf
     first = min(api["rows"], key=lambda r: r["id"])
     dash_duo.wait_for_contains_text("#newapp-hypo-workloads", first["class"], timeout=30)
     screenshot(dash_duo.driver, "new-app-never-measured")
+
+    # the review report of the unbuilt GPU: the same record, opened with no server, its chart drawn
+    import time
+
+    dash_duo.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    click(dash_duo, "#newapp-hypo-download-report")
+    deadline = time.time() + 60
+    while time.time() < deadline and not list(tmp_path.glob("perfcast_unbuilt_gpu_*.html")):
+        time.sleep(0.2)
+    report = next(tmp_path.glob("perfcast_unbuilt_gpu_*.html"))
+    assert "H100-ish" in report.read_text() and f"{pooled['median_ape']:.1f} %" in report.read_text()
+    offline = fresh_browser(signed_in=False)
+    try:
+        offline.get(report.as_uri())
+        WebDriverWait(offline, 30).until(lambda d: d.find_elements("css selector", "#chart-0 .scatterlayer .trace"))
+    finally:
+        offline.quit()
 
     link = share_link(dash_duo, "newapp")
     assert "mode=typed" in link and "gpu_sms=132" in link and "gpu_arch=Hopper" in link
