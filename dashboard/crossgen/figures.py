@@ -120,10 +120,21 @@ def speedups(gen: dict, order_by: str | None = None) -> dict:
                      "customdata": [[w, apps.get(w, "")] for w in ws],
                      "hovertemplate": target + "<br>%{customdata[0]}<br>%{customdata[1]}<br>speedup %{y:.3g}x"
                                                "<extra></extra>"})
+    pred = (gen.get("predicted_speedup") or {}).get(key) or {}
+    if pred:  # the ordering target's predicted speedups beside its measured ones: what the page is for
+        ws = [w for w in order if w in pred]
+        best = next((r["best_model"] for r in gen.get("summary", []) if r["target"] == key), "best model")
+        data.append({"type": "scatter", "mode": "markers", "name": f"{key} predicted ({best}, out of fold)",
+                     "x": [order.index(w) + 1 for w in ws], "y": values([pred[w] for w in ws]),
+                     "marker": {"size": 7, "symbol": "x-thin", "line": {"width": 1.5, "color": "#212529"}},
+                     "customdata": [[w, apps.get(w, "")] for w in ws],
+                     "hovertemplate": key + " predicted<br>%{customdata[0]}<br>%{customdata[1]}<br>speedup "
+                                            "%{y:.3g}x<extra></extra>"})
     one, _ = hline(1, "#868e96", "dot")
-    return figure(data, f"Speedup of each target over {gen['host']}", 420, shapes=[one],
+    return figure(data, f"Speedup of each target over {gen['host']}: measured, and {key} predicted", 420,
+                  shapes=[one],
                   yaxis=log_axis(f"speedup over {gen['host']} (host time / target time)",
-                                 *[list(sp.values()) for sp in gen["speedup"].values()]),
+                                 *[list(sp.values()) for sp in gen["speedup"].values()], list(pred.values())),
                   xaxis=axis_title(f"workloads, ordered by the {key} speedup (the same order on every curve)"))
 
 

@@ -87,7 +87,7 @@ def generations_result(params: dict, report=silent, *, scenario) -> dict:
     result, from the cache when it is there (``job_kinds.cached``)."""
     ds = datasets.get(params["dataset"])
     targets = params["targets"]
-    summary, keys, speedup, sim_speedup = [], {}, {}, {}
+    summary, keys, speedup, predicted_speedup, sim_speedup = [], {}, {}, {}, {}
     host = ds.host_metric(params["host"], params["metric"])
     for i, target in enumerate(targets):
         key, res = scenario(
@@ -102,12 +102,18 @@ def generations_result(params: dict, report=silent, *, scenario) -> dict:
                         "ir10": best["inlier_ratio"]["10"], "ir20": best["inlier_ratio"]["20"],
                         "best_nnls": best_nn["model"] if best_nn else None,
                         "nnls_e_out": best_nn["e_out"] if best_nn else None,
-                        "baseline_e_out": base.get("e_out"), "n_workloads": res["n_workloads"]})
+                        "baseline_e_out": base.get("e_out"), "n_workloads": res["n_workloads"],
+                        "n_excluded": int(res.get("excluded_rows") or 0) + int(res.get("missing_rows") or 0)})
         if host is not None:
             tv = ds.target_values(target, params["metric"])
             ratio = (host / tv).replace([np.inf, -np.inf], np.nan).dropna()
             ratio = ratio[ratio > 0]
             speedup[target] = {str(k): float(v) for k, v in ratio.items()}
+            # what the page is for: the speedup the best model predicts (host / its out-of-fold prediction)
+            oof = dict(zip(map(str, res["workload_ids"]), best["oof_prediction"]))
+            host_of = {str(k): float(v) for k, v in host.items()}
+            predicted_speedup[target] = {w: host_of[w] / oof[w] for w in speedup[target]
+                                         if oof.get(w, 0) > 0 and np.isfinite(host_of.get(w, np.nan))}
         times = ds.simulator_times(target)
         if times is not None:
             sim_speedup[target] = simulator_speedups(*times)
@@ -119,7 +125,8 @@ def generations_result(params: dict, report=silent, *, scenario) -> dict:
 
         apps = dict(zip(shipped.workloads()["workload"], shipped.workloads()["application"]))
     return {"host": params["host"], "targets": targets, "summary": summary, "scenario_keys": keys,
-            "speedup": speedup, "sim_speedup": sim_speedup, "applications": apps}
+            "speedup": speedup, "predicted_speedup": predicted_speedup, "sim_speedup": sim_speedup,
+            "applications": apps}
 
 
 def simulator_speedups(host_seconds, sim_seconds) -> dict:

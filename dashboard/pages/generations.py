@@ -58,10 +58,13 @@ def layout(**query):
                  {"field": "best_model", "headerName": "best model", "minWidth": 150},
                  num_col("e_out", "E_out %"), num_col("ir10", "IR@10 %", 1), num_col("ir20", "IR@20 %", 1),
                  {"field": "best_nnls", "headerName": "best NNLS", "minWidth": 160},
-                 num_col("nnls_e_out", "NNLS E_out %"), num_col("baseline_e_out", "baseline E_out %"),
-                 num_col("n_workloads", "workloads", 0),
+                 {**num_col("nnls_e_out", "NNLS E_out %"), "minWidth": 112},
+                 {**num_col("baseline_e_out", "baseline E_out %"), "minWidth": 124},
+                 {**num_col("n_workloads", "workloads", 0), "minWidth": 112},
+                 {**num_col("n_excluded", "left out", 0), "minWidth": 100},
                  num_col("sim_speedup_mean", "× vs simulator (mean)", 0)], rows=rows, height=260,
                  file_name="generations.csv"),
+             html.Div(set_note(res), id=f"{P}-set-note"),
              html.P(sim_note, id=f"{P}-sim-note", className="hint")),
         html.Div(card(html.H2("Model vs simulator"),
                       html.P("Seconds a cycle-accurate simulator took per workload against the host run the model "
@@ -87,6 +90,22 @@ register_csv(f"{P}-summary-grid")
 def _pair_options(targets):
     targets = [t for t in targets if isinstance(t, str)] if isinstance(targets, list) else []
     return targets, targets, targets
+
+
+def set_note(res: dict | None):
+    """Targets scored on different workload sets, said (a target without a measured value for a workload
+    leaves it out of that target's scenario, so their errors are not over the same workloads)."""
+    rows = (res or {}).get("summary") or []
+    sizes = {r["target"]: r["n_workloads"] for r in rows}
+    if len(set(sizes.values())) <= 1:
+        return None
+    groups = {}
+    for t, n in sizes.items():
+        groups.setdefault(n, []).append(t)
+    parts = "; ".join(f"{', '.join(ts)}: {n}" for n, ts in sorted(groups.items(), reverse=True))
+    return alert(f"The targets are scored on different workload sets ({parts} workloads): a workload without a "
+                 "measured value on a target is left out of that target's scenario, so compare their errors with "
+                 "that in mind.", "warning")
 
 
 def render_view(res: dict | None, order_by: str | None = None):
@@ -122,9 +141,11 @@ def pair_view(res: dict | None, left: str, right: str):
 # A cached result is drawn by the layout itself; these redraw on a new result or a changed pair.
 @callback(Output(f"{P}-speedup-graph", "figure"), Output(f"{P}-summary-grid", "rowData"),
           Output(f"{P}-sim-graph", "figure"), Output(f"{P}-sim-box", "style"), Output(f"{P}-sim-note", "children"),
+          Output(f"{P}-set-note", "children"),
           Input(f"{P}-ready", "data"), Input(f"{P}-order", "value"), prevent_initial_call=True)
 def _render(ready, order_by):
-    return render_view(jobs.result_for(ready), order_by if isinstance(order_by, str) else None)
+    res = jobs.result_for(ready)
+    return *render_view(res, order_by if isinstance(order_by, str) else None), set_note(res)
 
 
 @callback(Output(f"{P}-pair-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-left", "value"),

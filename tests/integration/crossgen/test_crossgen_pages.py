@@ -55,6 +55,22 @@ def test_generations_side_by_side(dash_duo, perfcast_app):
     by_x = [dict(o) for o in orders]
     assert all(by_x[0][x] == by_x[1][x] for x in set(by_x[0]) & set(by_x[1]))
     assert "No simulator times in this dataset" in dash_duo.find_element("#generations-sim-note").text
+    # beside the measured speedups, the predicted ones of the ordering target: host time / the best model's
+    # out-of-fold prediction, from the scenario result computed independently here
+    from dashboard.crossgen.kinds import SCENARIO, cached
+
+    params = SCENARIO.request({"dataset": "rodinia", "host": "GTX-680", "target": "Tesla-P100",
+                               "preset": "halwpe"})["params"]
+    _, scen = cached(SCENARIO, params)
+    best = next(m for m in scen["models"] if m["model"] == scen["best"]["overall"])
+    oof = dict(zip(scen["workload_ids"], best["oof_prediction"]))
+    want = {wid: w.set_index("workload").loc[wid, "duration@GTX-680"] / p for wid, p in oof.items()}
+    got = dash_duo.driver.execute_script(
+        "const g = document.querySelector('#generations-speedup-graph .js-plotly-plot');"
+        "const t = g.data.find(t => t.name.startsWith('Tesla-P100 predicted'));"
+        "return t ? t.y.map((y, i) => [t.customdata[i][0], y]) : null;")
+    assert got and len(got) == len(sp)
+    assert all(np.isclose(y, want[wid], rtol=1e-9) for wid, y in got)
     screenshot(dash_duo.driver, "generations")
     # the shared link opens drawn from the cache: same table, both charts
     link = share_link(dash_duo, "generations")
