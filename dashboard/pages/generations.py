@@ -4,13 +4,14 @@ import dash
 from dash import Input, Output, callback, dcc, html
 
 from dashboard import jobs
-from dashboard.crossgen.kinds import GENERATIONS
-from dashboard.ui.components import alert, card, grid, num_col, register_csv
-from dashboard.ui.figures import empty
 from dashboard.crossgen.figures import side_by_side, simulator_speedups, speedups
-from dashboard.ui.fields import field, dropdown
+from dashboard.crossgen.generations import workload_sets_text
+from dashboard.crossgen.kinds import GENERATIONS
 from dashboard.crossgen.params import register_dataset_dependents, scenario_controls
 from dashboard.jobs.panel import job_panel, register_job
+from dashboard.ui.components import alert, card, grid, num_col, register_csv
+from dashboard.ui.fields import dropdown, field
+from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, Param, parse_or_default
 
@@ -93,19 +94,8 @@ def _pair_options(targets):
 
 
 def set_note(res: dict | None):
-    """Targets scored on different workload sets, said (a target without a measured value for a workload
-    leaves it out of that target's scenario, so their errors are not over the same workloads)."""
-    rows = (res or {}).get("summary") or []
-    sizes = {r["target"]: r["n_workloads"] for r in rows}
-    if len(set(sizes.values())) <= 1:
-        return None
-    groups = {}
-    for t, n in sizes.items():
-        groups.setdefault(n, []).append(t)
-    parts = "; ".join(f"{', '.join(ts)}: {n}" for n, ts in sorted(groups.items(), reverse=True))
-    return alert(f"The targets are scored on different workload sets ({parts} workloads): a workload without a "
-                 "measured value on a target is left out of that target's scenario, so compare their errors with "
-                 "that in mind.", "warning")
+    text = workload_sets_text(res)
+    return alert(text, "warning") if text else None
 
 
 def render_view(res: dict | None, order_by: str | None = None):
