@@ -37,6 +37,15 @@ def _observed_predicted(obs, pred, ape, ids, groups, pred_name, unit, ape_title,
          "marker": {"size": 5, "color": "#0b6e99"}, "customdata": custom,
          "hovertemplate": "%{customdata[0]}<br>%{customdata[1]}<br>predicted %{y:.4g}<extra></extra>"},
     ]
+    over = np.flatnonzero(ape[order] > cap)
+    if over.size:  # bars the APE axis cuts: marked at the top with their value, and the axis title says so
+        data.append({"type": "scatter", "mode": "markers", "yaxis": "y2", "name": f"APE beyond {cap:.0f} % (cut)",
+                     "x": [x[i] for i in over], "y": [cap * 0.985] * int(over.size),
+                     "customdata": [[custom[i][0], custom[i][1], float(ape[order][i])] for i in over],
+                     "marker": {"symbol": "triangle-up", "size": 9, "color": "#d9480f"},
+                     "hovertemplate": "%{customdata[0]}<br>%{customdata[1]}<br>APE %{customdata[2]:.1f} % "
+                                      "(beyond the axis)<extra></extra>"})
+        ape_title = f"{ape_title}, axis cut at {cap:.0f} % (▲ beyond)"
     return figure(data, title, 440, bargap=0.1, xaxis=axis_title(x_title),
                    yaxis=log_axis(f"target ({unit}, log scale)", obs, pred),
                    yaxis2={**axis_title(ape_title), "overlaying": "y", "side": "right", "range": [0, cap],

@@ -112,8 +112,9 @@ def make_splits(n: int, cv: str = "kfold", folds: int = 10, groups=None, seed: i
     if cv == "logo":
         return list(LeaveOneGroupOut().split(idx, groups=groups))
     if n_groups < folds:
-        raise NotEnoughDataError(f"Grouped {folds}-fold CV needs at least {folds} groups; the data has "
-                                 f"{n_groups}. Use --cv logo or --folds {n_groups}.")
+        raise NotEnoughDataError(f"Grouped {folds}-fold cross-validation needs at least {folds} applications; the "
+                                 f"data has {n_groups}. Choose leave-one-application-out, or {n_groups} folds "
+                                 f"(command line: --cv logo, or --folds {n_groups}).")
     return list(GroupKFold(folds, shuffle=True, random_state=seed).split(idx, groups=groups))
 
 

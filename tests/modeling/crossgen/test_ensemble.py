@@ -137,7 +137,7 @@ def test_group_errors():
     X, y, g = toy()
     with pytest.raises(NotEnoughDataError, match="at least 2 groups"):
         run_ensemble(X, y, models=["OLS"], cv="logo", groups=np.array(["a"] * len(y)))
-    with pytest.raises(NotEnoughDataError, match="needs at least 10 groups"):
+    with pytest.raises(NotEnoughDataError, match="needs at least 10 applications.*leave-one-application-out"):
         run_ensemble(X, y, models=["OLS"], cv="group", folds=10, groups=g)
     with pytest.raises(ConfigError, match="group column"):
         run_ensemble(X, y, models=["OLS"], cv="group")
