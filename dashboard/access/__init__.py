@@ -12,17 +12,18 @@ from __future__ import annotations
 from dashboard import audit_log
 from dashboard.access import audit_events
 
-audit_log.connect(audit_events.user_name, audit_events.store)
+audit_log.connect(audit_events.user_name, audit_events.store, audit_events.project_id)
 
 
 def install(app) -> None:
-    from dashboard.access import database, gate, routes
+    from dashboard.access import database, gate, projects, routes
 
     server = app.server
     database.migrate()
     gate.set_secret(server.secret_key)
     routes.install(server)
     gate.install(server)
+    projects.install(server)  # right after the gate: a share link's ?project= switches a member's session
 
 
 def current_user():
