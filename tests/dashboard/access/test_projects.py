@@ -21,7 +21,8 @@ def url(request, tmp_path, monkeypatch):
     monkeypatch.setattr(settings, "DATABASE_URL", url)
     monkeypatch.setattr(settings, "VAR_DIR", tmp_path / "var")
     gate.set_secret(SECRET)
-    return url
+    with projects.scope(None):  # not the test session's default project (tests/conftest.py)
+        yield url
 
 
 def _user(name: str, memberships: dict[str, str]) -> str:
