@@ -202,6 +202,16 @@ def require(role_needed: str, action: str | None = None) -> Current:
     raise AccessDenied(refusal(role_needed, action))
 
 
+def refused(role_needed: str, action: str | None = None) -> str | None:
+    """For a callback that changes something: None when the current role may, else the sentence to answer
+    with (the refusal is in the audit trail). Checked before the callback reads or changes anything."""
+    try:
+        require(role_needed, action)
+    except AccessDenied as exc:
+        return str(exc)
+    return None
+
+
 # ---------------------------------------------------------------- the session's project
 
 
