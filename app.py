@@ -102,6 +102,9 @@ app.layout = _layout
 
 if __name__ == "__main__":
     from dashboard.access import first_start
+    from dashboard.state.upgrade import move_into_first_project
+
+    move_into_first_project()  # gunicorn does this in on_starting (gunicorn.conf.py)
 
     first_start.announce(f"http://127.0.0.1:{int(os.environ.get('PORT', 8050))}")
     app.run(debug=False, host="127.0.0.1", port=int(os.environ.get("PORT", 8050)))
