@@ -255,13 +255,37 @@ def open_share_link() -> None:
     return None
 
 
+def switch_route():
+    """``POST /project`` (the project menu's form, dashboard/ui/project_menu.py): switch the session's project,
+    then back to the page it was sent from (its path only: the old query's ids belong to the old project).
+    A name the user is not a member of changes nothing."""
+    from urllib.parse import urlsplit
+
+    from flask import redirect, request
+
+    from dashboard import audit_log
+    from dashboard.access.gate import safe_next
+
+    before = current_project()
+    try:
+        now = switch((request.form.get("project") or "")[:100])
+    except AccessDenied:
+        audit_log.record("project switch refused")
+    else:
+        if before is None or before.id != now.id:
+            audit_log.record("project switched", to=now.name)
+    return redirect(safe_next(urlsplit(request.referrer or "/").path or "/"), code=303)
+
+
 def install(server) -> None:
-    """Run :func:`open_share_link` right after the gate (dashboard/access/gate.py puts itself first)."""
+    """Run :func:`open_share_link` right after the gate (dashboard/access/gate.py puts itself first), and add
+    ``POST /project`` (behind the gate, like every route but the sign-in pages)."""
     from dashboard.access import gate
 
     funcs = server.before_request_funcs.setdefault(None, [])
     at = funcs.index(gate.check) + 1 if gate.check in funcs else len(funcs)
     funcs.insert(at, open_share_link)
+    server.add_url_rule("/project", "perfcast_project", switch_route, methods=["POST"])
 
 
 # ---------------------------------------------------------------- where a project's things are stored

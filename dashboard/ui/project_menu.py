@@ -1,0 +1,31 @@
+"""The project menu of the navigation bar: the current project and the role in it, and the user's other
+projects to switch to. A plain form (``POST /project``, dashboard/access/projects.py ``switch_route``): the
+server checks the membership, changes the session's project and sends the browser back to the page, which
+loads again in the new project. No script: the Content-Security-Policy allows none inline."""
+
+from __future__ import annotations
+
+from dash import html
+
+from dashboard.access import projects
+
+
+def project_menu():
+    """The menu, or None for a visitor without a session; a user without a project is told so."""
+    mine = projects.my_projects()
+    cur = projects.current_project()
+    if cur is None:
+        return html.Span("no project", className="project-current", id="project-current",
+                         title="You are not a member of any project: ask an owner of a project to add you.")
+    label = html.Span([html.Strong(cur.name), f" · {cur.role}"], className="project-current", id="project-current",
+                      title="the project you work in, and your role in it")
+    if len(mine) < 2:
+        return html.Div(label, className="project-menu")
+    return html.Form([
+        label,
+        # the current project first: a select shows its first option (React ignores ``selected``)
+        html.Select([html.Option(f"{p.name} ({p.role})", value=p.name)
+                     for p in sorted(mine, key=lambda p: p.id != cur.id)],
+                    name="project", id="project-select", className="project-select", title="switch project"),
+        html.Button("Switch", type="submit", id="project-switch", className="btn btn-small"),
+    ], action="/project", method="POST", className="project-menu")
