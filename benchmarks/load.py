@@ -201,6 +201,10 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
     job_backend.use(backend)
 
     account = create_account(env)  # every scripted user signs in with it through /login
+    from benchmarks.signin import work_in_project
+    from dashboard.access.projects import project_dir
+
+    project_var = project_dir(work_in_project(env))  # the users' project: where their saves go
     view_params = SCENARIO.request({})["params"]
     cached_key, _ = cached(SCENARIO, view_params)  # the view the users open is cached
     query = to_query(view_params)
@@ -311,7 +315,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             kill["server_processes"] = _tree(server.pid)
             out["worker_killed_mid_job"] = kill
         if saves:
-            out["concurrent_save"] = _concurrent_save(base, query, cached_key, saves, rec, Path(var), account)
+            out["concurrent_save"] = _concurrent_save(base, query, cached_key, saves, rec, project_var, account)
         out["http_5xx"] = sum(s >= 500 for s in rec.statuses)
         if workers:
             out.update(_deliveries([log for _, log in workers]))

@@ -399,8 +399,11 @@ def _devices_follow(host, target, ds_id):
         return no_update, no_update
     if ds.kind != "shipped":
         return work.NO_DEVICE, work.NO_DEVICE
-    ok = set(ds.hosts)
-    return (host if host in ok else no_update), (target if target in ok else no_update)
+    ok = set(ds.hosts)  # the browser's values may be anything (a forged list or dict is not a device)
+
+    def known(v):
+        return isinstance(v, str) and v in ok
+    return (host if known(host) else no_update), (target if known(target) else no_update)
 
 
 def _workloads(params):
