@@ -65,7 +65,7 @@ def stored_key(key) -> str:
     from dashboard.access.projects import current_id
 
     pid = current_id()
-    return f"{check_key(key)}@{'p%d' % pid if pid is not None else 'none'}"
+    return f"{check_key(key)}@{f'p{pid}' if pid is not None else 'none'}"
 
 
 @dataclass(frozen=True)

@@ -171,7 +171,7 @@ def restore(entry_id: str) -> dict:
     """Move an item back under its id, after checking it has the bytes it had when it was deleted. Returns its
     record. ``TrashError`` when an item with that id exists or a checksum differs; ``NotFound`` when the entry
     is not in the current project's trash; ``AccessDenied`` below an editor."""
-    cur = require("editor", "restore from the trash")
+    require("editor", "restore from the trash")
     entry, record, item = _entry(entry_id)
     kind, item_id = record["kind"], record["id"]  # as the entry's name says (checked by _read)
     live = KINDS[kind].live(item_id)

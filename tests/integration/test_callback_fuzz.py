@@ -273,7 +273,8 @@ def test_a_member_of_another_project_sees_and_changes_nothing(server_state):
     secrets_shown = [f"victim-data-{tag}", f"victim-deleted-{tag}", f"victim-sc-{tag}", f"victimctr_{tag}",
                      f"victim-result-{tag}"]
     ids = [ds, gone, entry, sc, key, ranked]
-    forged = [*ids, {"key": key}, {"key": ranked}, request, {**request, "attempt": 1, "cancels": 0, "run": "r-" + "0" * 16},
+    forged = [*ids, {"key": key}, {"key": ranked}, request,
+              {**request, "attempt": 1, "cancels": 0, "run": "r-" + "0" * 16},
               f"/scenario?dataset={ds}&project=default"]
 
     mallory = signed_in.member(f"mallory-{tag}", f"elsewhere-{tag}", "owner")
