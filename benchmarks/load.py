@@ -26,6 +26,7 @@ zombie processes left, and the save outcome. Loops are bounded by count and time
 from __future__ import annotations
 
 import argparse
+import contextvars
 import json
 import os
 import re
@@ -266,7 +267,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             if kill:
                 target = _kill_job_worker if backend == "local" else _kill_celery_worker
                 args = (key, jobs, outcome) if backend == "local" else (key, jobs, outcome, workers)
-                threading.Thread(target=target, args=args, daemon=True).start()
+                threading.Thread(target=contextvars.copy_context().run, args=(target, *args), daemon=True).start()
             try:
                 got = client.run_background("scenario-job-result.data", {("scenario-pending", "data"): request},
                                             tick=watchdog)
@@ -285,7 +286,9 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             outcome["seconds"] = round(time.perf_counter() - t, 2)
 
         train_out = [{} for _ in range(trainings)]
-        threads = [threading.Thread(target=training, args=(101 + i, train_out[i])) for i in range(trainings)]
+        # in this process's project (benchmarks/signin.py work_in_project): a thread starts with an empty context
+        threads = [threading.Thread(target=contextvars.copy_context().run, args=(training, 101 + i, train_out[i]))
+                   for i in range(trainings)]
         threads += [threading.Thread(target=user) for _ in range(users)]
         t_load = time.perf_counter()
         for th in threads:

@@ -53,8 +53,13 @@ def work_in_project(env: dict) -> int:
     from dashboard.access import projects
 
     pid = project_id(env)
-    projects.scope(pid).__enter__()  # left open: it lasts as long as the benchmark's process
+    scope = projects.scope(pid)
+    scope.__enter__()  # left open for the rest of the process (kept referenced: collecting it would close it)
+    _OPEN_SCOPES.append(scope)
     return pid
+
+
+_OPEN_SCOPES: list = []
 
 
 def sign_in(http, base: str, account: Account, timeout: float = 60.0) -> None:
