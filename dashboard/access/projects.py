@@ -267,10 +267,14 @@ def switch_route():
     from dashboard.access.gate import safe_next
 
     before = current_project()
+    name = (request.form.get("project") or "")[:100]
     try:
-        now = switch((request.form.get("project") or "")[:100])
+        if not name:  # "switch to…" left as it was: nothing to do
+            raise AccessDenied("no project chosen")
+        now = switch(name)
     except AccessDenied:
-        audit_log.record("project switch refused")
+        if name:
+            audit_log.record("project switch refused")
     else:
         if before is None or before.id != now.id:
             audit_log.record("project switched", to=now.name)

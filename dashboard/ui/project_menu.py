@@ -23,9 +23,8 @@ def project_menu():
         return html.Div(label, className="project-menu")
     return html.Form([
         label,
-        # the current project first: a select shows its first option (React ignores ``selected``)
-        html.Select([html.Option(f"{p.name} ({p.role})", value=p.name)
-                     for p in sorted(mine, key=lambda p: p.id != cur.id)],
-                    name="project", id="project-select", className="project-select", title="switch project"),
+        html.Select([html.Option("switch to…", value=""),
+                     *[html.Option(f"{p.name} ({p.role})", value=p.name) for p in mine if p.id != cur.id]],
+                    name="project", id="project-select", className="project-select", title="your other projects"),
         html.Button("Switch", type="submit", id="project-switch", className="btn btn-small"),
     ], action="/project", method="POST", className="project-menu")

@@ -17,7 +17,7 @@ from benchmarks.signin import Account
 from dashboard.access import database, projects
 from dashboard.access.models import AuditEvent
 from dashboard.state import datasets
-from pc_browser import choose, fresh_browser, present, share_link, start, text_in
+from pc_browser import choose, fresh_browser, present, screenshot, share_link, start, text_in
 from tests import signed_in
 
 TAG = secrets.token_hex(4)
@@ -141,6 +141,7 @@ def test_another_project_sees_nothing_and_a_viewer_cannot_delete(dash_duo, perfc
     dash_duo.driver.find_element("css selector", f'#project-select option[value="{Y}"]').click()
     dash_duo.find_element("#project-switch").click()
     dash_duo.wait_for_contains_text("#project-current", f"{Y} · viewer", timeout=20)
+    screenshot(dash_duo.driver, "project-menu")
     assert ds not in dash_duo.driver.page_source
     dash_duo.driver.get(link)
     dash_duo.wait_for_contains_text("#project-current", f"{X} · editor", timeout=20)
