@@ -23,7 +23,7 @@ def _secret_key() -> str:
     with it, and with different keys they would silently reject each other's jobs."""
     key = os.environ.get("PERFCAST_SECRET_KEY")
     if key and REDIS_URL:
-        from dashboard.startup_checks import StartupRefused, shared_key_problem
+        from dashboard.jobs.startup_checks import StartupRefused, shared_key_problem
 
         problem = shared_key_problem(REDIS_URL, key)
         if problem:

@@ -22,10 +22,10 @@ accesslog = ACCESS_LOG
 
 def on_starting(server):
     """In the master, before any worker is forked: a server that must not start stops here with the reason
-    (dashboard/startup_checks.py), instead of workers failing to boot one after another; then the state of
+    (dashboard/jobs/startup_checks.py), instead of workers failing to boot one after another; then the state of
     earlier versions moves into the first project (dashboard/state/upgrade.py), once."""
     from dashboard.settings import VAR_DIR
-    from dashboard.startup_checks import check_before_workers
+    from dashboard.jobs.startup_checks import check_before_workers
     from dashboard.state.files import remove_leftovers
     from dashboard.state.upgrade import move_into_first_project
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs (virtualenv, pinned packages, Debian's
 # chromium + chromium-driver for the browser tests, gcc with gcov for the basic-block
-# collector, redis-server for the redis job backend's tests, postgresql for the access database's tests) and
-# runs the whole suite.
+# collector, redis-server for the redis job backend's tests, postgresql for the access database's tests, node
+# and npm for the OpenID Connect provider of the single sign-on tests, installed from tests/oidc's lock file)
+# and runs the whole suite.
 # Extra arguments go to pytest, e.g. ./test.sh -k ensemble
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -13,11 +14,22 @@ command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 { command -v gcc && command -v gcov && command -v gcov-dump; } >/dev/null 2>&1 || need+=(gcc)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
-  echo "[setup] installing Debian ${need[*]} (browser tests, basic-block collector, redis job backend, access database)"
+  echo "[setup] installing Debian ${need[*]} (browser tests, basic-block collector, redis job backend, access database, OIDC provider)"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+# the test OpenID Connect provider (npm oidc-provider, pinned by tests/oidc/package-lock.json); again only when
+# the lock file changed
+oidc_stamp="tests/oidc/node_modules/.perfcast-lock-stamp"
+oidc_want="$(sha256sum tests/oidc/package-lock.json | cut -d' ' -f1)"
+if [ ! -f "$oidc_stamp" ] || [ "$(cat "$oidc_stamp")" != "$oidc_want" ]; then
+  echo "[setup] installing the test OpenID Connect provider (npm ci in tests/oidc)"
+  (cd tests/oidc && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  echo "$oidc_want" > "$oidc_stamp"
 fi
 export PERFCAST_VAR_DIR="${PERFCAST_VAR_DIR:-$(mktemp -d /tmp/perfcast-test.XXXXXX)}"
 exec .venv/bin/python -m pytest "$@"

@@ -8,6 +8,8 @@ split of the remaining inputs for errors and ranges), and only then is the held-
 
 * per model (``best`` per block, and each of glm, poly, pnn-tuned, pnn-paper): the median and max over blocks
   of the absolute percentage error |predicted - measured| / max(measured, 1);
+* the same error of the naive scaling baseline beside every prediction (:mod:`modeling.counts.baseline`:
+  the nearest remaining input's count x the size ratio), which has no range;
 * the share of non-exact blocks whose measured count fell inside the range, and how many exact blocks were
   predicted to the count.
 
@@ -57,6 +59,8 @@ def predict_held_out(prog: Program, seed: int = 0):
     out = {"best": {"predicted": best.predicted, "lower": best.lower, "upper": best.upper, "how": best.how}}
     for m in BEST_CANDIDATES:
         out[m] = {**best.by_model[m], "how": [h if h == "exact" and m == "poly" else m for h in best.how]}
+    out["naive"] = {"predicted": best.baseline, "lower": np.full_like(best.baseline, np.nan),
+                    "upper": np.full_like(best.baseline, np.nan), "how": ["naive"] * len(best.how)}
     for m in EXTRA:
         r = predict_counts(rest, X_new, m, seed)
         out[m] = {"predicted": r.predicted, "lower": r.lower, "upper": r.upper, "how": r.how}
@@ -99,7 +103,7 @@ def run(tables, programs=None, seed=0, log=None) -> dict:
                 b = r["models"]["best"]
                 log(f"{t:3s} {name:26s} best median {b['median_ape']:.3g} % max {b['max_ape']:.3g} %, "
                     f"range {b['n_inside']}/{b['n_ranged']}, exact {exact_ok}/{r['n_exact']} ({r['seconds']:.1f} s)")
-    models = ["best", *BEST_CANDIDATES, *EXTRA]
+    models = ["best", *BEST_CANDIDATES, *EXTRA, "naive"]
     summary = {}
     for m in models:
         meds = [r["models"][m]["median_ape"] for r in rows]

@@ -31,10 +31,19 @@ def content_security_policy(script_hashes) -> str:
         "worker-src": ["'self'", "blob:"],
         "object-src": ["'none'"],
         "base-uri": ["'self'"],
-        "form-action": ["'self'"],
+        "form-action": ["'self'", *_sign_out_origins()],
         "frame-ancestors": ["'none'"],
     }
     return "; ".join(f"{k} {' '.join(v)}" for k, v in directives.items())
+
+
+def _sign_out_origins() -> list[str]:
+    """The OpenID Connect provider's origin when sign-out continues there (the sign-out form's POST is
+    redirected to its end_session_endpoint, and form-action governs that redirect too)."""
+    from dashboard.access import oidc
+
+    origin = oidc.sign_out_origin()
+    return [origin] if origin else []
 
 
 ROUTER = "_pages_location"

@@ -105,3 +105,39 @@ LOGIN_FAILURE_DELAY = float(os.environ.get("PERFCAST_LOGIN_FAILURE_DELAY", 1.0))
 SETUP_TOKEN_HOURS = 24
 #: Name of the session cookie (cookies ignore ports: two perfcast servers on one host need different names).
 SESSION_COOKIE = os.environ.get("PERFCAST_SESSION_COOKIE", "perfcast_session")
+
+# ----------------------------------------------------------------- other ways of signing in (dashboard/access)
+
+
+def _flag(name: str, default: str) -> bool:
+    return os.environ.get(name, default).strip().lower() in ("1", "true", "yes", "on")
+
+
+#: "0": no sign-in with a built-in password (the form is not shown, a POST to /login is refused); use it when
+#: everyone signs in through OpenID Connect or the proxy header.
+PASSWORD_SIGNIN = _flag("PERFCAST_PASSWORD_SIGNIN", "1")
+#: Single sign-on through OpenID Connect (dashboard/access/oidc.py): the provider's issuer URL (its discovery
+#: document is ``ISSUER/.well-known/openid-configuration``), and this site's client id and secret there. The
+#: client's redirect URI is ``<site>/oidc/callback``, its post-logout redirect URI ``<site>/login``.
+OIDC_ISSUER = os.environ.get("PERFCAST_OIDC_ISSUER", "").strip() or None
+OIDC_CLIENT_ID = os.environ.get("PERFCAST_OIDC_CLIENT_ID", "").strip() or None
+OIDC_CLIENT_SECRET = os.environ.get("PERFCAST_OIDC_CLIENT_SECRET", "").strip() or None
+#: The provider's name on the sign-in button ("Sign in with <name>"); default: the issuer's host.
+OIDC_NAME = os.environ.get("PERFCAST_OIDC_NAME", "").strip() or None
+#: The claim a new user's perfcast name is taken from (then ``email``, then ``sub``).
+OIDC_USERNAME_CLAIM = os.environ.get("PERFCAST_OIDC_USERNAME_CLAIM", "preferred_username").strip()
+#: "1" (default): someone the provider signs in who has no perfcast account yet gets one, a member of no
+#: project (they see nothing until an owner adds them); "0": they are refused until an administrator links
+#: their subject to an account (python -m dashboard.access.oidc link NAME SUBJECT).
+OIDC_CREATE_USERS = _flag("PERFCAST_OIDC_CREATE_USERS", "1")
+#: "1" (default): sign-out also sends the browser to the provider's end_session_endpoint, when it has one.
+OIDC_PROVIDER_SIGNOUT = _flag("PERFCAST_OIDC_PROVIDER_SIGNOUT", "1")
+#: Seconds a sign-in begun at the provider may take before its callback is refused.
+OIDC_FLOW_SECONDS = float(os.environ.get("PERFCAST_OIDC_FLOW_SECONDS", 600))
+#: A trusted reverse proxy's header naming the signed-in user (dashboard/access/proxy.py), e.g.
+#: ``X-Forwarded-User``; honoured only on connections from PERFCAST_TRUSTED_PROXIES (addresses or CIDRs,
+#: comma separated), ignored (and logged) from anyone else.
+PROXY_USER_HEADER = os.environ.get("PERFCAST_PROXY_USER_HEADER", "").strip() or None
+TRUSTED_PROXIES = [p.strip() for p in os.environ.get("PERFCAST_TRUSTED_PROXIES", "").split(",") if p.strip()]
+#: "1" (default): a name the proxy sends that has no perfcast account yet gets one, a member of no project.
+PROXY_CREATE_USERS = _flag("PERFCAST_PROXY_CREATE_USERS", "1")

@@ -17,10 +17,15 @@ def user_name() -> str | None:
         return user.name if user else None
     from dash._callback_context import context_value
 
-    cookies = getattr(context_value.get(), "cookies", None) or {}
+    context = context_value.get()
+    cookies = getattr(context, "cookies", None) or {}
     session_id = sessions.session_id_of(cookies.get(SESSION_COOKIE), gate.secret())
     user = sessions.lookup(session_id, valid_only=False) if session_id else None
-    return user.name if user else None
+    if user is None:  # signed in by a trusted proxy's header (dashboard/access/proxy.py)
+        from dashboard.access import proxy
+
+        return proxy.account_name(getattr(context, "headers", None) or {}, getattr(context, "remote", None))
+    return user.name
 
 
 def project_id() -> int | None:

@@ -24,8 +24,23 @@ def page(title: str, body: str = "", message: str = "", error: bool = True) -> s
     return _PAGE.format(title=escape(title), message=note, body=body)
 
 
-def login_page(next_path: str = "/", name: str = "", message: str = "", error: bool = True) -> str:
-    form = f"""<form method="post" action="/login" class="signin-form">
+def login_page(next_path: str = "/", name: str = "", message: str = "", error: bool = True, *,
+               password: bool = True, sso: str | None = None) -> str:
+    """The sign-in page: the password form (unless ``password`` is False) and, with ``sso`` (the provider's
+    name), a "Sign in with <sso>" button that starts the OpenID Connect sign-in."""
+    from urllib.parse import quote
+
+    button = ""
+    if sso:
+        href = "/oidc/login?next=" + quote(next_path, safe="/")
+        button = (f'<p class="signin-sso"><a class="signin-sso-button" id="signin-sso" href="{escape(href)}">'
+                  f'Sign in with {escape(sso)}</a></p>')
+    if not password:
+        if not sso:
+            return page("Sign in", "", message or "No way of signing in is configured on this server "
+                        "(PERFCAST_PASSWORD_SIGNIN=0 and no OpenID Connect provider).", error)
+        return page("Sign in", button, message, error)
+    form = button + f"""<form method="post" action="/login" class="signin-form">
 <input type="hidden" name="next" value="{escape(next_path)}">
 <label for="signin-name">Name</label>
 <input id="signin-name" name="name" autocomplete="username" required maxlength="64" value="{escape(name)}" autofocus>

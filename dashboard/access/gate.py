@@ -16,9 +16,10 @@ from urllib.parse import quote
 
 from flask import g, jsonify, redirect, request
 
-from dashboard.access import sessions
+from dashboard.access import proxy, sessions
 
-PUBLIC_ENDPOINTS = frozenset({"perfcast_login", "perfcast_logout", "perfcast_setup", "_dash_assets.static"})
+PUBLIC_ENDPOINTS = frozenset({"perfcast_login", "perfcast_logout", "perfcast_setup", "perfcast_oidc_login",
+                              "perfcast_oidc_callback", "_dash_assets.static"})
 #: WSGI environ key of the server's own in-process requests (the worker's warm-up in gunicorn.conf.py and
 #: dashboard/ui/compression.py): an environ key, which no HTTP request can set (headers arrive as HTTP_*)
 INTERNAL = "perfcast.internal"
@@ -51,10 +52,12 @@ def signed_in_user():
         return g.perfcast_user
     from dashboard.settings import SESSION_COOKIE
 
-    user = None
-    session_id = sessions.session_id_of(request.cookies.get(SESSION_COOKIE), secret())
-    if session_id:
-        user = sessions.lookup(session_id)
+    g.perfcast_user = None  # (while it is being found: an audit line written meanwhile names nobody)
+    user = proxy.signed_in(request)  # a trusted proxy's header, when configured (dashboard/access/proxy.py)
+    if user is None:
+        session_id = sessions.session_id_of(request.cookies.get(SESSION_COOKIE), secret())
+        if session_id:
+            user = sessions.lookup(session_id)
     g.perfcast_user = user
     return user
 

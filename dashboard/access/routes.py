@@ -1,15 +1,19 @@
-"""``/login``, ``/logout`` and ``/setup``: Flask routes beside Dash's."""
+"""``/login``, ``/logout``, ``/setup``, and single sign-on's ``/oidc/login`` and ``/oidc/callback``
+(dashboard/access/oidc.py): Flask routes beside Dash's."""
 
 from __future__ import annotations
 
+import logging
 import time
 from urllib.parse import quote
 
 from flask import g, make_response, redirect, request
 
 from dashboard import audit_log, settings
-from dashboard.access import accounts, database, first_start, forms, limiter, passwords, sessions
+from dashboard.access import accounts, database, first_start, forms, limiter, oidc, passwords, proxy, sessions
 from dashboard.access.gate import safe_next, secret, signed_in_user
+
+_log = logging.getLogger("perfcast")
 
 
 def _html(body: str, status: int = 200):
@@ -36,12 +40,16 @@ def login():
         next_path = safe_next(request.args.get("next"))
         if signed_in_user() is not None:
             return redirect(next_path, code=302)
-        if not accounts.has_users():
+        if not accounts.has_users() and not oidc.enabled():
             return _html(forms.notice_page("Sign in", "perfcast has no user yet: open the one-time link the "
                                            "server printed when it started, or run python -m dashboard.admin "
                                            "user add NAME on the server.", "/login", "Reload"))
-        return _html(forms.login_page(next_path))
+        return _html(_login_page(next_path))
     name = (request.form.get("name") or "").strip()[:64]
+    if not settings.PASSWORD_SIGNIN:
+        audit_log.record("sign-in failed", account=name, why="password sign-in is off")
+        return _html(_login_page(safe_next(request.form.get("next")), message="Sign-in with a password is "
+                                 "switched off on this server."), 403)
     password = request.form.get("password") or ""
     next_path = safe_next(request.form.get("next"))
     address = request.remote_addr or "-"
@@ -49,7 +57,7 @@ def login():
         audit_log.record("sign-in throttled", address, account=name)
         time.sleep(settings.LOGIN_FAILURE_DELAY)
         minutes = max(1, round(settings.LOGIN_WINDOW_SECONDS / 60))
-        return _html(forms.login_page(next_path, name, f"Too many failed sign-ins for this name or from this "
+        return _html(_login_page(next_path, name, f"Too many failed sign-ins for this name or from this "
                                       f"address: try again in {minutes} minutes."), 429)
     with database.session() as db:
         user = accounts.find_user(db, name) if name else None
@@ -59,23 +67,40 @@ def login():
         limiter.failed(name, address)
         audit_log.record("sign-in failed", address, account=name, why="disabled" if ok else "wrong password")
         time.sleep(settings.LOGIN_FAILURE_DELAY)
-        return _html(forms.login_page(next_path, name, "Wrong name or password."), 401)
+        return _html(_login_page(next_path, name, "Wrong name or password."), 401)
     limiter.succeeded(name)
     g.perfcast_user = None
-    audit_log.record("signed in", address, account=name)
+    audit_log.record("signed in", address, account=name, method="password")
     response = redirect(next_path, code=303)
     _start_session(response, user_id)
     return response
 
 
+def _login_page(next_path: str = "/", name: str = "", message: str = "", error: bool = True) -> str:
+    return forms.login_page(next_path, name, message, error, password=settings.PASSWORD_SIGNIN,
+                            sso=oidc.provider_name() if oidc.enabled() else None)
+
+
+def _site() -> str:
+    """This site's address as browsers see it (``PERFCAST_SITE_URL``, else the request's own, whose Host
+    dashboard/request_checks.py has checked), without a trailing slash."""
+    return (settings.SITE_URL or request.host_url).rstrip("/")
+
+
 def logout():
     user = signed_in_user()
+    provider_url = None
     if request.method == "POST" and user is not None:
+        if user.session_digest == proxy.DIGEST:  # signed in by the proxy's header: only the proxy signs out
+            return _html(forms.notice_page("Sign out", "You are signed in by your organisation's proxy: sign "
+                                           "out there.", "/", "Back to perfcast"), 409)
         sessions.revoke(user.session_digest)
         audit_log.record("signed out")
+        if oidc.enabled() and _has_subject(user.user_id):
+            provider_url = oidc.logout_url(_site() + "/login")
     if request.method == "GET" and user is not None:  # a link cannot sign anyone out (only the form's POST)
         return redirect("/", code=302)
-    response = redirect("/login", code=303)
+    response = redirect(provider_url or "/login", code=303)
     response.delete_cookie(settings.SESSION_COOKIE, path="/", httponly=True, samesite="Lax", secure=_secure())
     return response
 
@@ -107,7 +132,78 @@ def setup():
     return response
 
 
+def _has_subject(user_id: int) -> bool:
+    from dashboard.access.models import User
+
+    with database.session() as db:
+        user = db.get(User, user_id)
+        return bool(user and user.oidc_subject)
+
+
+def _flow_cookie(response, value: str | None) -> None:
+    if value is None:
+        response.delete_cookie(oidc.flow_cookie(), path=oidc.FLOW_COOKIE_PATH, httponly=True, samesite="Lax",
+                               secure=_secure())
+    else:
+        response.set_cookie(oidc.flow_cookie(), value, max_age=int(settings.OIDC_FLOW_SECONDS),
+                            path=oidc.FLOW_COOKIE_PATH, httponly=True, samesite="Lax", secure=_secure())
+
+
+def oidc_login():
+    """Begin a sign-in at the OpenID Connect provider (a redirect to its authorization endpoint)."""
+    next_path = safe_next(request.args.get("next"))
+    if not oidc.enabled():
+        return _html(forms.notice_page("Sign in", "Single sign-on is not configured on this server."), 404)
+    if signed_in_user() is not None:
+        return redirect(next_path, code=302)
+    try:
+        url, cookie = oidc.begin(_site() + "/oidc/callback", next_path, request.cookies.get(oidc.flow_cookie()))
+    except oidc.SignInError as e:
+        audit_log.record("sign-in failed", method="oidc", why=e.why, **e.detail)
+        return _html(_login_page(next_path, message=e.message), e.status)
+    response = redirect(url, code=302)
+    _flow_cookie(response, cookie)
+    return response
+
+
+def oidc_callback():
+    """The provider's answer: verify it, find (or create) the account, start a perfcast session."""
+    if not oidc.enabled():
+        return _html(forms.notice_page("Sign in", "Single sign-on is not configured on this server."), 404)
+    cookie = request.cookies.get(oidc.flow_cookie())
+    address = request.remote_addr or "-"
+    try:
+        claims, next_path = oidc.finish(request.args, cookie)
+        user_id, name, created = oidc.user_for(claims)
+    except oidc.SignInError as e:
+        audit_log.record("sign-in failed", address, method="oidc", why=e.why, **e.detail)
+        if e.why in ("provider unreachable", "issuer mismatch"):
+            _log.error("OpenID Connect provider %s: %s %s", oidc.issuer(), e.why, e.detail)
+        response = _html(_login_page(message=e.message), e.status)
+        if e.why != "state mismatch":  # this browser's flow was used (or failed): it cannot be used again
+            _flow_cookie(response, _without(cookie, request.args.get("state")))
+        return response
+    if created:
+        audit_log.record("account created", address, method="oidc", account=name,
+                         subject=oidc.subject_of(oidc.issuer(), str(claims["sub"])))
+    g.perfcast_user = None
+    audit_log.record("signed in", address, account=name, method="oidc")
+    response = redirect(safe_next(next_path), code=303)
+    _start_session(response, user_id)
+    _flow_cookie(response, _without(cookie, request.args.get("state")))
+    return response
+
+
+def _without(cookie: str | None, state: str | None) -> str | None:
+    """The flow cookie without the flow of ``state`` (None: nothing left, delete it)."""
+    rest = [f for f in oidc.pending(cookie) if f.get("state") != state]
+    return oidc._serializer().dumps(rest) if rest else None
+
+
 def install(server) -> None:
+    proxy.check_settings()
+    server.add_url_rule("/oidc/login", "perfcast_oidc_login", oidc_login, methods=["GET"])
+    server.add_url_rule("/oidc/callback", "perfcast_oidc_callback", oidc_callback, methods=["GET"])
     server.add_url_rule("/login", "perfcast_login", login, methods=["GET", "POST"])
     server.add_url_rule("/logout", "perfcast_logout", logout, methods=["GET", "POST"])
     server.add_url_rule("/setup", "perfcast_setup", setup, methods=["GET", "POST"])

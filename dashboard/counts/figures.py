@@ -6,8 +6,7 @@ import numpy as np
 
 from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, margins, values
 
-NAMES = {"pnn-paper": "PNN (paper)", "pnn-tuned": "PNN (tuned)", "pnn": "PNN (custom)", "glm": "Poisson GLM",
-         "poly": "polynomial (NNLS)", "best": "best per block"}
+from modeling.counts.names import NAMES  # noqa: F401 - the one set of model names (views import it here)
 IRREGULAR = "#d9480f"
 
 
@@ -158,7 +157,14 @@ def predicted_counts(res: dict, block: str):
              "error_y": {"type": "data", "symmetric": False, "array": values(np.nan_to_num(hi - yp)),
                          "arrayminus": values(np.nan_to_num(yp - lo)), "color": PALETTE[0], "thickness": 1.5},
              "hovertemplate": f"predicted at %{{text}}<br>%{{y:,.0f}} {unit}<extra></extra>"}]
-    xs, ys = np.concatenate([xm, xp]), np.concatenate([ym[keep], yp[yp > 0], hi[np.isfinite(hi) & (hi > 0)]])
+    yb = np.array([np.nan if p.get("baseline") is None else p["baseline"] for p in pts], float)
+    if np.isfinite(yb).any() and (yb > 0).any():
+        data.append({"type": "scatter", "mode": "markers", "name": "naive scaling (nearest measured × size ratio)",
+                     "x": values(xp), "y": values(np.where(yb > 0, yb, np.nan)), "text": ptext,
+                     "marker": {"color": "#c0392b", "size": 8, "symbol": "x"},
+                     "hovertemplate": f"naive scaling at %{{text}}<br>%{{y:,.0f}} {unit}<extra></extra>"})
+    xs, ys = np.concatenate([xm, xp]), np.concatenate([ym[keep], yp[yp > 0], hi[np.isfinite(hi) & (hi > 0)],
+                                                       yb[np.isfinite(yb) & (yb > 0)]])
     if not (ys > 0).any():
         return empty(f"{block}: every count is zero")
     return figure(data, f"{res['program']}: {block}, predicted beyond the measured inputs", 440,

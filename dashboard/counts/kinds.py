@@ -8,6 +8,7 @@ from dashboard.state import countdata
 from dashboard.ui.url_state import InvalidParameter, Param, StoredParam
 from modeling.counts import data
 from modeling.counts.evaluate import MODELS
+from modeling.counts.models import ACTIVATIONS, NETWORK_BOUNDS, PNN_PRESETS
 from modeling.counts.predict import MAX_SPEC_CHARS, PREDICT_MODELS
 from modeling.counts.splits import SPLITS
 from modeling.errors import ModelingError
@@ -43,17 +44,20 @@ class Models(Param):
         return sorted(out, key=MODEL_CHOICES.index)
 
 
+_TUNED = PNN_PRESETS["tuned"]  # the custom network starts from the tuned preset
 SOURCE = StoredParam("source", "choice", countdata.DEFAULT, lookup=countdata.meta, what="count table id")
 SETTINGS = (
     Param("split", "choice", "high-low", list(SPLITS)),
     Models("models", "multi", DEFAULT_MODELS, MODEL_CHOICES),
-    Param("hidden", "int", 10, None, 1, 200),
-    Param("activation", "choice", "tanh", ["tanh", "relu", "logistic"]),
-    Param("epochs", "int", 1000, None, 10, 5000),
-    Param("batch", "int", 32, None, 1, 1024),
-    Param("lr", "float", 3e-3, None, 1e-5, 1.0),
+    Param("hidden", "int", 10, None, *NETWORK_BOUNDS["hidden"]),
+    Param("activation", "choice", _TUNED["activation"], list(ACTIVATIONS)),
+    Param("epochs", "int", _TUNED["epochs"], None, *NETWORK_BOUNDS["epochs"]),
+    Param("batch", "int", _TUNED["batch_size"], None, *NETWORK_BOUNDS["batch_size"]),
+    Param("lr", "float", _TUNED["learning_rate"], None, *NETWORK_BOUNDS["learning_rate"]),
     Param("seed", "int", 0, None, 0, 2**31 - 1),
 )
+#: each setting by its link name (the form reads its bounds here)
+SETTING = {p.name: p for p in SETTINGS}
 
 COUNTS = jobs.JobKind("counts", (SOURCE, Param("program", "choice", _program_default, _programs), *SETTINGS),
                       work.counts_result, _fingerprint)

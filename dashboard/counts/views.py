@@ -35,7 +35,7 @@ def block_rows(res: dict) -> list[dict]:
 
 def summary_facts(res: dict) -> dict:
     by = {m["model"]: m for m in res["models"]}
-    best = min(res["models"], key=lambda m: m["mape"])
+    best = by[res["best_model"]]  # chosen by the result (modeling/counts/results.py)
     pnn = by.get("pnn-paper")
     text = (f"{res['program']}: {res['n_blocks']} blocks; input sizes {', '.join(res['sizes'])}; {res['split']} "
             f"split, {res['n_train']} training and {res['n_test']} test inputs. Errors are over the test inputs' "
@@ -67,11 +67,12 @@ def prediction_rows(res: dict) -> list[dict]:
         rows.append({"inputs": inputs_text(r["inputs"]), "block": r["block"], "how": how,
                      "predicted": r["predicted"], "lower": r["lower"], "upper": r["upper"],
                      "error": None if r["how"] == "exact" else r["error"], "beyond": r["beyond"],
+                     "baseline": r.get("baseline"), "baseline_error": r.get("baseline_error"),
                      "irregular": r["irregular"] or ""})
     for t in res["totals"]:
         rows.append({"inputs": inputs_text(t["inputs"]), "block": f"total: {t['block']}", "how": "sum",
                      "predicted": t["predicted"], "lower": t["lower"], "upper": t["upper"], "error": None,
-                     "beyond": None, "irregular": ""})
+                     "beyond": None, "baseline": t.get("baseline"), "baseline_error": None, "irregular": ""})
     return rows
 
 
@@ -84,6 +85,15 @@ def prediction_facts(res: dict) -> dict:
             f"sizes {mx}); {res['n_inputs']} input(s) predicted, up to {far:,.3g}× beyond the measured ones (the "
             f"smallest growth of the sizes from a measured input). Errors and ranges come from the high-low split "
             f"of the measured inputs ({res['n_hl_train']} training, {res['n_hl_test']} test inputs).")
+    base = [b["baseline_error"] for b in res["blocks"] if b.get("baseline_error") is not None]
+    model = [b["error"] for b in res["blocks"] if b["how"] != "exact" and b["error"] is not None]
+    if base:
+        import statistics
+
+        text += (f" Beside each count, the naive estimate ({res.get('baseline_rule', 'naive scaling')}): on the "
+                 f"high-low split its median error over blocks is {statistics.median(base):.3g} %"
+                 + (f", the models' {statistics.median(model):.3g} % on the blocks they predict." if model
+                    else "; every block here is an exact polynomial."))
     if res["n_irregular"]:
         odd = [f"{b['block']} ({b['irregular']})" for b in res["blocks"] if b["irregular"]]
         text += " Irregular (no model within 5 % on high-low): " + ", ".join(odd[:6]) + (" …" if len(odd) > 6 else ".")

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
+from dashboard.jobs.progress import silent
 from dashboard.state import countdata
 from modeling.counts import data
 from modeling.counts.evaluate import evaluate_program
-
-
-def _noop(frac, label):
-    pass
+from modeling.errors import ModelingError
 
 
 def network_settings(params: dict) -> dict:
@@ -17,13 +15,12 @@ def network_settings(params: dict) -> dict:
             "batch_size": params["batch"], "learning_rate": params["lr"]}
 
 
-def counts_result(params: dict, report=_noop) -> dict:
+def counts_result(params: dict, report=silent) -> dict:
     """Every chosen model on one program: leaderboard, test predictions, blocks, curve and totals."""
     prog = data.program(countdata.frame(params["source"]), params["program"])
     res = evaluate_program(prog, params["split"], tuple(params["models"]), params["seed"], network_settings(params),
                            progress=report)
-    res["params"] = dict(params)
-    return res
+    return {**res.to_dict(), "params": dict(params)}
 
 
 def table_fingerprint(source: str) -> str:
@@ -40,7 +37,7 @@ def split_specs(text: str) -> list[str]:
     return [s.strip() for s in text.replace("\n", ";").split(";") if s.strip()]
 
 
-def predict_result(params: dict, report=_noop) -> dict:
+def predict_result(params: dict, report=silent) -> dict:
     """Every block's count at the inputs of ``params["at"]`` (validated by
     :data:`dashboard.counts.kinds.PREDICT`), the measured counts beside them for the chart, and the
     provenance (table and its fingerprint, code version, date)."""
@@ -59,7 +56,7 @@ def predict_result(params: dict, report=_noop) -> dict:
     return res
 
 
-def programs_result(params: dict, report=_noop) -> dict:
+def programs_result(params: dict, report=silent) -> dict:
     """The leaderboard of every program of the table on the same split (no curve)."""
     table = countdata.frame(params["source"])
     names = data.programs(table)
@@ -70,10 +67,10 @@ def programs_result(params: dict, report=_noop) -> dict:
             r = evaluate_program(data.program(table, name), params["split"], tuple(params["models"]),
                                  params["seed"], network_settings(params), curve=False,
                                  progress=lambda f, label, i=i: report((i + f) / len(names), label))
-        except ValueError as exc:  # a program the split cannot serve is reported, not fatal
+        except ModelingError as exc:  # a program the split cannot serve is reported, not fatal (a defect is)
             skipped.append({"program": name, "reason": str(exc)})
             continue
-        for m in r["models"]:
-            rows.append({"program": name, "n_blocks": r["n_blocks"], "n_train": r["n_train"], "n_test": r["n_test"],
-                         "irregular": len(r["irregular"]), **{k: v for k, v in m.items() if k != "seeds"}})
+        for m in r.models:
+            rows.append({"program": name, "n_blocks": r.n_blocks, "n_train": r.n_train, "n_test": r.n_test,
+                         "irregular": len(r.irregular), **{k: v for k, v in m.to_dict().items() if k != "seeds"}})
     return {"rows": rows, "skipped": skipped, "params": dict(params)}

@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 
+from dashboard.jobs.progress import silent
 from dashboard.state import datasets
 from modeling.crossgen.ensemble import categories_of
 
@@ -18,12 +19,7 @@ from modeling.crossgen.ensemble import categories_of
 JOB_WORKERS = int(os.environ.get("PERFCAST_JOB_WORKERS", 2))
 
 
-
-def _noop(frac, label):
-    pass
-
-
-def scenario_result(params: dict, report=_noop) -> dict:
+def scenario_result(params: dict, report=silent) -> dict:
     """Leaderboard, out-of-fold predictions and step tables of one scenario."""
     from modeling.crossgen.ensemble import run_scenario
 
@@ -57,7 +53,7 @@ def _prepared(params: dict) -> tuple[dict, dict]:
     return scen, prepare_scenario(scen)
 
 
-def sweep_result(params: dict, report=_noop) -> dict:
+def sweep_result(params: dict, report=silent) -> dict:
     """Random Forest tree-count sweep (RastSim 4.4) on the scenario's folds."""
     from modeling.crossgen.ensemble import make_splits
     from modeling.crossgen.sweep import tree_sweep
@@ -69,7 +65,7 @@ def sweep_result(params: dict, report=_noop) -> dict:
     return res.to_dict()
 
 
-def ranking_result(params: dict, report=_noop) -> dict:
+def ranking_result(params: dict, report=silent) -> dict:
     """Feature ranking of one model fitted on all workloads of the scenario."""
     from modeling.crossgen.ranking import rank_features
 
@@ -83,7 +79,7 @@ def ranking_result(params: dict, report=_noop) -> dict:
     return out
 
 
-def generations_result(params: dict, report=_noop, *, scenario) -> dict:
+def generations_result(params: dict, report=silent, *, scenario) -> dict:
     """One host, several targets: a scenario per target, speedups vs the host.
 
     ``scenario(params, report) -> (key, result)`` gives one target's scenario (it keeps the scenario kind's
@@ -137,7 +133,7 @@ def simulator_speedups(host_seconds, sim_seconds) -> dict:
     return {str(k): float(v) for k, v in ratio[ratio > 0].items()}
 
 
-def apply_result(params: dict, report=_noop) -> dict:
+def apply_result(params: dict, report=silent) -> dict:
     """Train on one scenario, evaluate on a second validation set without retraining."""
     from modeling.crossgen.apply import apply_model
 

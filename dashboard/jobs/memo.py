@@ -7,25 +7,24 @@ from __future__ import annotations
 
 import os
 import threading
-from collections import OrderedDict
+
+from cachetools import LRUCache
 
 MEMO_ENTRIES = 16
-_MEMO: OrderedDict = OrderedDict()
+_MEMO: LRUCache = LRUCache(maxsize=MEMO_ENTRIES)
 _MEMO_LOCK = threading.Lock()  # a worker may serve requests from several threads
 
 
 def remembered(key: str, read):
     """The result of ``key``: from memory, or ``read()`` (kept when it is not None)."""
     with _MEMO_LOCK:
-        if key in _MEMO:
-            _MEMO.move_to_end(key)
-            return _MEMO[key]
+        value = _MEMO.get(key)
+    if value is not None:
+        return value
     value = read()
     if value is not None:
         with _MEMO_LOCK:
             _MEMO[key] = value
-            while len(_MEMO) > MEMO_ENTRIES:
-                _MEMO.popitem(last=False)
     return value
 
 

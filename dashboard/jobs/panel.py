@@ -39,8 +39,8 @@ from dashboard.jobs.outage import UNREACHABLE, UNREACHABLE_NEW, is_outage
 from dashboard.jobs.runs import new_run, run_of
 from dashboard.settings import POLL_MS
 from dashboard.ui.components import alert
+from dashboard.ui.format import message  # noqa: F401 - pages import it from here too
 from dashboard.ui.url_state import InvalidParameter
-
 
 CANCELLED = "Cancelled. Change the inputs or run again."
 
@@ -97,10 +97,6 @@ def _unreachable(exc: Exception, text: str = UNREACHABLE):
 def count(n) -> int:
     """A click count from the browser: a non-negative integer, anything else counts as 0."""
     return n if isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2**53 else 0
-
-
-def message(exc: Exception) -> str:
-    return str(exc).strip("'\"")
 
 
 class _Progress:

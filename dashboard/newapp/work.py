@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from dashboard.crossgen.work import JOB_WORKERS
+from dashboard.jobs.progress import silent
 from dashboard.state import datasets, devices
 from modeling.newapp.application import estimate_application
 from modeling.newapp.data import ROLES, device_spec, frame_table, shipped_table
@@ -28,10 +29,6 @@ ROLE_PARAMS = {f"role_{r}": r for r in ROLES}
 def mapping_of(params: dict) -> dict:
     """The counter roles the user mapped: {role: column} (``auto`` left out)."""
     return {r: params[p] for p, r in ROLE_PARAMS.items() if params.get(p, AUTO) != AUTO}
-
-
-def _noop(frac, label):
-    pass
 
 
 def missing_roles(ds) -> str | None:
@@ -81,7 +78,7 @@ def hypothetical_device(params: dict) -> dict:
     return device_spec(params["gpu"], table)
 
 
-def hypothetical_result(params: dict, report=_noop) -> dict:
+def hypothetical_result(params: dict, report=silent) -> dict:
     """The spec roofline of every workload on the never-measured GPU, labelled with the same rule's error on
     the measured pairs (shipped data: the host with every measured target; an upload: its target column on
     the target device chosen, if any)."""
@@ -97,7 +94,7 @@ def hypothetical_result(params: dict, report=_noop) -> dict:
     return {"params": dict(params), "dataset_name": ds.name, "hypothetical": res.to_dict()}
 
 
-def newapp_result(params: dict, report=_noop) -> dict:
+def newapp_result(params: dict, report=silent) -> dict:
     """The held-out application's estimates, ranges and warnings, and every application held out in turn;
     for a GPU never built or measured (mode typed / table), :func:`hypothetical_result`."""
     if params.get("mode", "measured") != "measured":

@@ -13,6 +13,7 @@ from dashboard.ui.fields import dropdown, field, number_field
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.accelerators.views import ACCEL_PARAMS, accelerometer_view
 from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default
+from dashboard.ui.format import message
 from modeling.errors import ModelingError
 from modeling.accelerators.advisor import fmt_bytes
 
@@ -115,7 +116,7 @@ def _render(*vals):
 
 def _invalid(exc) -> tuple:
     e = empty("Invalid input")
-    return e, e, e, [], [], None, alert(str(exc).strip("'\"")), ""
+    return e, e, e, [], [], None, alert(message(exc)), ""
 
 
 def _outputs(v: dict, start: float) -> tuple:

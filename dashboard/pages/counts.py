@@ -5,7 +5,8 @@ from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 
 from dashboard import jobs
 from dashboard.counts.figures import NAMES, curve, heatmap, predicted_counts, programs_bar, ratios
-from dashboard.counts.kinds import COUNTS, MODEL_CHOICES, PREDICT, PREDICT_CHOICES, PROGRAMS, program_params
+from dashboard.counts.kinds import (COUNTS, MODEL_CHOICES, PREDICT, PREDICT_CHOICES, PROGRAMS, SETTING,
+                                    program_params)
 from dashboard.counts.views import (
     block_choices,
     block_rows,
@@ -24,6 +25,7 @@ from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default
+from modeling.counts.models import ACTIVATIONS, preset_text
 
 dash.register_page(__name__, path="/counts", name="Counts", title="perfcast · counts", order=7,
                    description=("Predict how often each basic block (or GPU event) runs for large inputs from runs "
@@ -39,18 +41,19 @@ VIEW = ["view", "pblock"]
 PRED = "counts-pred"
 PRED_NAMES = ["at", "pmodel"]  # the predict panel's own link parameters (source, program, seed are shared)
 PRED_IDS = [f"{P}-{n}" for n in PREDICT.names]
-PMODEL_LABELS = {"best": "best per block (exact polynomial, else the lowest high-low error)",
-                 "glm": "Poisson GLM on log sizes", "poly": "polynomial counts (NNLS; exact where integers fit)",
-                 "pnn-tuned": "PNN, tuned", "pnn-paper": "PNN, paper settings"}
-MODEL_LABELS = {"pnn-paper": "PNN, paper settings (tanh, 300 epochs, batch 10, lr 1e-3)",
-                "pnn-tuned": "PNN, tuned (tanh, 1000 epochs, batch 32, lr 3e-3)",
-                "pnn": "PNN, custom (the network settings below)", "glm": "Poisson GLM on log sizes",
-                "poly": "polynomial counts (NNLS; exact where integers fit)", "best": "best model per block"}
+#: the dropdowns' labels: the model names of modeling/counts/evaluate.py, with what the choice means here
+MODEL_LABELS = {**NAMES, "pnn-paper": f"{NAMES['pnn-paper']}: {preset_text('paper')}",
+                "pnn-tuned": f"{NAMES['pnn-tuned']}: {preset_text('tuned')}",
+                "pnn": f"{NAMES['pnn']}: the network settings below",
+                "poly": f"{NAMES['poly']}, exact where integers fit"}
+PMODEL_LABELS = {**MODEL_LABELS, "best": f"{NAMES['best']} (exact polynomial, else the lowest high-low error)"}
 
 
-def _num(name, value, lo, hi, step=1):
-    return dcc.Input(id=f"{P}-{name}", type="number", value=value, min=lo, max=hi, step=step, debounce=True,
-                     className="num-input")
+def _num(name, value, step=1):
+    """A number box whose bounds are the link parameter's (dashboard/counts/kinds.py), so both agree."""
+    param = SETTING[name]
+    return dcc.Input(id=f"{P}-{name}", type="number", value=value, min=param.lo, max=param.hi, step=step,
+                     debounce=True, className="num-input")
 
 
 def _form(v):
@@ -68,12 +71,12 @@ def _form(v):
             {"label": "random 70 / 30", "value": "random"}], v["split"])),
         field("Models", dropdown(f"{P}-models", [{"label": MODEL_LABELS[m], "value": m} for m in MODEL_CHOICES],
                                  v["models"], multi=True)),
-        field("Network: hidden units", _num("hidden", v["hidden"], 1, 200)),
-        field("Network: activation", dropdown(f"{P}-activation", ["tanh", "relu", "logistic"], v["activation"])),
-        field("Network: epochs", _num("epochs", v["epochs"], 10, 5000)),
-        field("Network: batch size", _num("batch", v["batch"], 1, 1024)),
-        field("Network: learning rate", _num("lr", v["lr"], 1e-5, 1, "any"), "adam's initial step"),
-        field("Seed", _num("seed", v["seed"], 0, 2**31 - 1)),
+        field("Network: hidden units", _num("hidden", v["hidden"])),
+        field("Network: activation", dropdown(f"{P}-activation", list(ACTIVATIONS), v["activation"])),
+        field("Network: epochs", _num("epochs", v["epochs"])),
+        field("Network: batch size", _num("batch", v["batch"])),
+        field("Network: learning rate", _num("lr", v["lr"], "any"), "adam's initial step"),
+        field("Seed", _num("seed", v["seed"])),
     ], className="form-grid")
 
 
@@ -174,6 +177,8 @@ def layout(**query):
                                     num_col("predicted", "predicted count", 0), num_col("lower", "lower", 0),
                                     num_col("upper", "upper", 0), num_col("error", "high-low error %", 3),
                                     num_col("beyond", "× beyond measured", 2),
+                                    num_col("baseline", "naive scaling", 0),
+                                    num_col("baseline_error", "naive high-low error %", 3),
                                     {"field": "irregular", "headerName": "irregular: reason", "minWidth": 170}],
                   rows=p_rows, height=380, file_name="counts_predicted.csv")),
         card(html.H2("Every program of this table"),

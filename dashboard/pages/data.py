@@ -4,6 +4,7 @@ import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard.access.projects import refused
+from dashboard.data_import import panel as profiler_panel, staged as profiler_files
 from dashboard.state import datasets, files, staging, uploads
 from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
@@ -43,6 +44,7 @@ def layout(**_query):
                                                             html.A("choose one")]),
                         className="upload-zone", max_size=MAX_UPLOAD_BYTES, multiple=False),
              html.Div(id=f"{P}-upload-status")),
+        profiler_panel.card_layout(),
         html.Div(id=f"{P}-preview-box", style={"display": "none"}, children=[
             card(html.H2("Preview"), html.Div(id=f"{P}-preview-info", className="hint"),
                  grid(f"{P}-preview", [], height=260, file_name="preview.csv"),
@@ -105,6 +107,10 @@ def _uploaded(contents, filename):
         return (alert(why), None, {"display": "none"}, *[no_update] * 19)
     try:
         raw = uploads.decode_upload(contents)
+        if profiler_files.profiler_format(raw):  # read in the "Profiler output" card (dashboard.data_import)
+            fmt = profiler_files.FORMATS[profiler_files.profiler_format(raw)][1]
+            return (alert(f"This is {fmt}: it is read in \"Profiler output\" below.", "success"), None,
+                    {"display": "none"}, *[no_update] * 19)
         table = uploads.parse_upload(raw, filename)
     except DataError as exc:
         return (alert(f"{exc} Nothing was imported."), None, {"display": "none"}, *[no_update] * 19)

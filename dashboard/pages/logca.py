@@ -16,6 +16,7 @@ from dashboard.ui.share import register_url_sync, share_box
 from dashboard.accelerators.views import LOGCA_PARAMS, MULTI_MODES, logca_view
 from dashboard.state.uploads import decode_upload, parse_upload
 from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default
+from dashboard.ui.format import message
 from modeling.errors import ModelingError
 
 dash.register_page(__name__, path="/logca", name="LogCA", title="perfcast · LogCA", order=7,
@@ -152,7 +153,7 @@ def _render(*vals):
 
 
 def _invalid(exc) -> tuple:
-    msg = str(exc).strip("'\"")
+    msg = message(exc)
     e = empty("Invalid input")
     return e, [], e, "", e, [], "", [], alert(msg), ""
 

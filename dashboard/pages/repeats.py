@@ -6,7 +6,7 @@ from dash import Input, Output, callback, dcc, html, no_update
 
 from dashboard.state import datasets
 from dashboard.ui import format as fmt
-from dashboard.ui.format import si_col
+from dashboard.ui.format import message, si_col
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui.figures import empty
 from dashboard.crossgen.figures import repeats
@@ -101,7 +101,7 @@ def _render(ds_id, workload, measure, k):
     try:
         v = parse({"dataset": ds_id, "workload": workload, "measure": measure, "k": k}, PARAMS)
     except (InvalidParameter, LookupError) as exc:
-        return empty("Invalid input"), alert(str(exc).strip("'\"")), [], no_update
+        return empty("Invalid input"), alert(message(exc)), [], no_update
     frame, id_col, _ = raw_runs(v["dataset"])
     rows = []
     for wid, grp in frame.groupby(id_col, sort=False):

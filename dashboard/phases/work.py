@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from dashboard.jobs.progress import silent
 from dashboard.state import phasedata
 from modeling.phases import data
 from modeling.phases.evaluate import evaluate
@@ -13,21 +14,17 @@ from modeling.phases.model import unique_representatives
 SWEEP = (2e9, 3e9, 5e9, 1e10, 2e10)
 
 
-def _noop(frac, label):
-    pass
-
-
 def _num(v):
     return v if v == "cv" else float(v)
 
 
-def phases_result(params: dict, report=_noop) -> dict:
+def phases_result(params: dict, report=silent) -> dict:
     """Every model on held-out programs, with each phase's prediction for the traces."""
     ph, excluded = phasedata.phases(params["source"], params["host_freq"], params["target_freq"],
                                     params["granularity"])
     res = evaluate(ph, params["target"], params["features"], params["norm"], _num(params["eps"]),
                    _num(params["T"]), params["folds"], params["seed"],
-                   progress=lambda d, t, label: report(d / t, label))
+                   progress=lambda d, t, label: report(d / t, label)).to_dict()
     res["phases"] = {"program": ph["program"].astype(str).tolist(), "instructions": ph["host_INST_RETIRED"].tolist(),
                      "actual": ph[data.TARGETS[params["target"]]].tolist()}
     res["excluded_runs"] = excluded
@@ -35,7 +32,7 @@ def phases_result(params: dict, report=_noop) -> dict:
     return res
 
 
-def sweep_result(params: dict, report=_noop) -> dict:
+def sweep_result(params: dict, report=silent) -> dict:
     """Accuracy, speed and unique phases against granularity (LACross Figs. 8-10), eps and T fixed at the
     given values (cv: the global model with T = the global NNLS norm, the setting CV chose on these traces).
     Unique phases: representatives of the l-inf cache at ``cache_l`` among all phases in the chosen
@@ -49,7 +46,7 @@ def sweep_result(params: dict, report=_noop) -> dict:
             break  # a phase table has one granularity
         ph, _ = phasedata.phases(params["source"], params["host_freq"], params["target_freq"], g)
         res = evaluate(ph, params["target"], params["features"], params["norm"], eps, t, params["folds"],
-                       params["seed"], cache_l=params["cache_l"], models=("lacross", "ratio-baseline"))
+                       params["seed"], cache_l=params["cache_l"], models=("lacross", "ratio-baseline")).to_dict()
         m = {r["model"]: r for r in res["models"]}
         d = data.design(ph, ph, params["norm"], params["features"])  # the phases' own feature units
         unique = len(set(unique_representatives(d.V, params["cache_l"]).tolist()))
@@ -62,8 +59,7 @@ def sweep_result(params: dict, report=_noop) -> dict:
     return {"rows": rows, "eps_pct": eps, "t_factor": None if math.isinf(t) else t, "params": dict(params)}
 
 
-
-def predict_new_result(params: dict, report=_noop) -> dict:
+def predict_new_result(params: dict, report=silent) -> dict:
     """A program never run on the target: its target trace predicted from an uploaded host trace
     (:func:`modeling.phases.predict.predict_trace`, trained on the shipped table of the pair), as JSON with
     the parameters and the provenance (trace id, training data fingerprint, code version, date)."""

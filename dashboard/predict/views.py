@@ -119,24 +119,11 @@ def provenance_text(res: dict) -> str:
 def export_frame(res: dict) -> pd.DataFrame:
     """The prediction table (DESIGN.md): one row per workload, then the provenance as constant columns
     (the columns of :meth:`modeling.crossgen.predict.Prediction.to_frame`)."""
-    preds = res["predictions"]
-    has_group = any(r["group"] is not None for r in preds)
-    has_base = res.get("baseline_cv") is not None
-    df = pd.DataFrame({
-        "id": [r["id"] for r in preds],
-        **({"application": [r["group"] for r in preds]} if has_group else {}),
-        "predicted": [r["predicted"] for r in preds], "lower": [r["lower"] for r in preds],
-        "upper": [r["upper"] for r in preds], "unit": res.get("unit"), "level": res["level"],
-        "level_supported": res["level_supported"],
-        **({"baseline": [r["baseline"] for r in preds], "baseline_lower": [r["baseline_lower"] for r in preds],
-            "baseline_upper": [r["baseline_upper"] for r in preds]} if has_base else {}),
-        "applicable": [bool(r["applicable"]) for r in preds], "why": [r["why"] for r in preds],
-        "how": res["how"], "model": res["model"], "transform": res["transform"], "situation": res["situation"],
-    })
+    from modeling.crossgen.predict import frame_of
+
     prov = res.get("provenance") or {}
-    for k in ("dataset", "dataset_fingerprint", "inputs", "inputs_fingerprint", "code_version", "date"):
-        df[k] = prov.get(k)
-    return df
+    return frame_of(res, {k: prov.get(k) for k in ("dataset", "dataset_fingerprint", "inputs", "inputs_fingerprint",
+                                                    "code_version", "date")})
 
 
 def export_bytes(res: dict, fmt: str) -> tuple[bytes, str]:

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from dashboard.crossgen.work import JOB_WORKERS
 from dashboard import jobs
+from dashboard.crossgen.work import JOB_WORKERS
+from dashboard.jobs.progress import silent
 from dashboard.state import datasets, predict_inputs
 from dashboard.state import predictions as saved
 from modeling.crossgen.predict import predict_scenario
 from modeling.crossgen.recommend import candidate_label
 
 UNITS = {"duration": "s", "cycles": "cycles"}
-
-
-def _noop(frac, label):
-    pass
 
 
 def code_version() -> str:
@@ -65,7 +62,7 @@ def source_name(params: dict) -> str:
     return f"uploaded table {predict_inputs.inputs_meta(params['source'])['name']!r}"
 
 
-def predict_result(params: dict, report=_noop) -> dict:
+def predict_result(params: dict, report=silent) -> dict:
     """The prediction of ``params`` (validated by :data:`dashboard.predict.kinds.PREDICT`) as JSON, with the
     parameters, the unit of its values and its provenance (model, dataset and input fingerprints, code
     version, date)."""

@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 import sys
 import threading
-from collections import OrderedDict
 
+from cachetools import LRUCache
 from flask import request
 
 from dashboard.request_checks import local_host
@@ -51,12 +51,12 @@ def cache_key(req) -> str:
 
 class BundleCache:
     """flask-compress's cache backend (``get``/``set``): compressed bytes by key, least recently used
-    dropped beyond :data:`MAX_BYTES`; keys ending in :data:`NOT_KEPT` are never stored."""
+    dropped beyond :data:`MAX_BYTES` (a ``cachetools.LRUCache`` sized in bytes); keys ending in
+    :data:`NOT_KEPT` are never stored."""
 
     def __init__(self, max_bytes: int = MAX_BYTES):
         self.max_bytes = max_bytes
-        self._items: OrderedDict[str, bytes] = OrderedDict()
-        self._bytes = 0
+        self._items = LRUCache(maxsize=max_bytes, getsizeof=len)
         self._lock = threading.Lock()
 
     @staticmethod
@@ -67,22 +67,13 @@ class BundleCache:
         if not self._kept(key):
             return None
         with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
+            return self._items.get(key)
 
     def set(self, key: str, value: bytes) -> None:
         if not self._kept(key) or len(value) > self.max_bytes:
             return
         with self._lock:
-            old = self._items.pop(key, None)
-            self._bytes -= len(old) if old is not None else 0
             self._items[key] = value
-            self._bytes += len(value)
-            while self._bytes > self.max_bytes:
-                _, dropped = self._items.popitem(last=False)
-                self._bytes -= len(dropped)
 
     def __len__(self) -> int:
         return len(self._items)

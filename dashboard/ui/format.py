@@ -80,3 +80,8 @@ def pvalue_col(field: str, header: str) -> dict:
 def si_col(field: str, header: str, unit: str) -> dict:
     return {"field": field, "headerName": header, "type": "numericColumn", "filter": "agNumberColumnFilter",
             "valueFormatter": {"function": js_si(unit)}}
+
+
+def message(exc: BaseException) -> str:
+    """An exception's text as a sentence for the page: a ``KeyError``'s quotes (``str`` adds them) dropped."""
+    return str(exc).strip("'\"")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from urllib.parse import urlencode
+from dashboard.ui.format import message
 
 
 class InvalidParameter(ValueError):
@@ -125,4 +126,4 @@ def parse_or_default(query: dict, params: list[Param]) -> tuple[dict, str | None
     try:
         return parse(query, params), None
     except (InvalidParameter, LookupError) as exc:
-        return parse({}, params), str(exc).strip("'\"")
+        return parse({}, params), message(exc)

@@ -39,7 +39,8 @@ import pandas as pd
 
 from modeling.build.counters import TARGETS, clean_name, describe
 from modeling.errors import DataError
-from modeling.tables.repeats import DEFAULT_K, MAD_SCALE
+from modeling.tables.launches import average_repeats, combine_parts
+from modeling.tables.repeats import DEFAULT_K
 from modeling import DATA_DIR
 
 KERNEL_APPLICATION = {
@@ -90,37 +91,12 @@ def _read_launches(path: Path) -> pd.DataFrame:
 def _aggregate_gpu(df: pd.DataFrame, k: float) -> pd.DataFrame:
     """Aggregate one (kernel, GPU) launch table to one row per input size.
 
-    Vectorised form of ``modeling.tables.repeats.mad_window`` applied to every group of
-    repeated runs (same median, scaled MAD and MAD = 0 rule).
+    The launch-to-workload rules of ``modeling.tables.launches`` (also used by profiler imports):
+    repeated runs filtered at +/- k scaled MADs and averaged, distinct parts combined by kind.
     """
     counters = [c for c in df.columns if c not in DROP_COLS and c not in SIZE_COLS]
-    keys = SIZE_COLS + CONFIG_COLS + WORK_COLS
-    df = df.reset_index(drop=True)
-    gid = df.groupby(keys, sort=True).ngroup()
-    dur = df["duration"]
-    med = dur.groupby(gid).transform("median")
-    mad = MAD_SCALE * (dur - med).abs().groupby(gid).transform("median")
-    inlier = (mad == 0) | ((dur - med).abs() <= k * mad)
-    runs = df.loc[inlier, counters].groupby(gid[inlier]).mean()
-    runs["repeats_total"] = gid.value_counts().sort_index()
-    runs["repeats_outliers"] = (~inlier).groupby(gid).sum()
-    first = df.groupby(gid)[SIZE_COLS].first()
-    runs[SIZE_COLS] = first
-    by_size = runs.groupby(SIZE_COLS, sort=True)
-    w = runs["duration"]
-    cols = {}
-    for c in counters:
-        agg = describe(c)[2]
-        if agg == "sum":
-            cols[c] = by_size[c].sum()
-        elif agg == "wmean":
-            cols[c] = (runs[c] * w).groupby([runs[s] for s in SIZE_COLS]).sum() / by_size["duration"].sum()
-        else:
-            cols[c] = by_size[c].mean()
-    cols["launches"] = by_size.size().astype(float)
-    cols["repeats_total"] = by_size["repeats_total"].sum()
-    cols["repeats_outliers"] = by_size["repeats_outliers"].sum()
-    return pd.concat(cols, axis=1).reset_index()
+    runs = average_repeats(df, SIZE_COLS + CONFIG_COLS + WORK_COLS, "duration", counters, k, SIZE_COLS)
+    return combine_parts(runs, SIZE_COLS, {c: describe(c)[2] for c in counters}, "duration")
 
 
 def build(source: Path, out: Path, k: float = DEFAULT_K) -> dict:

@@ -36,7 +36,7 @@ def cmd_counts(args) -> int:
     names = [args.program] if args.program else data.programs(table)
     out = []
     for name in names:
-        r = evaluate_program(data.program(table, name), args.split, models, args.seed, curve=False)
+        r = evaluate_program(data.program(table, name), args.split, models, args.seed, curve=False).to_dict()
         out.append({"program": r["program"], "n_blocks": r["n_blocks"], "n_train": r["n_train"],
                     "n_test": r["n_test"],
                     "models": [{k: m.get(k) for k in ("model", "mape", "max_ape", "nmse", "pearson", "spearman",

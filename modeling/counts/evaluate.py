@@ -14,18 +14,19 @@ Metrics on the test points (counts of blocks, or events, at each test input):
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
 from modeling.counts import models as M
 from modeling.counts.data import Program
+from modeling.counts.names import NAMES
+from modeling.counts.results import BlockChoice, CountEvaluation, IrregularBlock, ModelScore
 from modeling.counts.splits import inner_split, split
 from modeling.errors import ConfigError
 
 MODELS = ("pnn-paper", "pnn-tuned", "glm", "poly", "best")
-NAMES = {"pnn-paper": "PNN (paper settings)", "pnn-tuned": "PNN (tuned)", "pnn": "PNN (custom)",
-         "glm": "Poisson GLM on log sizes", "poly": "polynomial counts (NNLS)", "best": "best per block"}
 IRREGULAR_PCT = 5.0
 SEEDS = 3
 CURVE_FRACTIONS = (0.2, 0.4, 0.6, 0.8, 1.0)
@@ -91,8 +92,23 @@ def _irregular_reason(X: np.ndarray, y: np.ndarray, params) -> str:
     return "not smooth in the sizes"
 
 
+@dataclass(frozen=True)
+class _Run:
+    """One fit of one model with one seed: its test metrics and predictions, time and estimator."""
+    scores: dict
+    pred: np.ndarray
+    seconds: float
+    estimator: object
+
+
+def _median_run(runs: list[_Run]) -> _Run:
+    """The run with the median mean APE (the middle one of an odd number, the upper middle of an even)."""
+    order = sorted(runs, key=lambda r: r.scores["mape"])
+    return order[len(order) // 2]
+
+
 def evaluate_program(prog: Program, split_kind: str = "high-low", model_names=MODELS, seed: int = 0,
-                     pnn_settings: dict | None = None, curve: bool = True, progress=None) -> dict:
+                     pnn_settings: dict | None = None, curve: bool = True, progress=None) -> CountEvaluation:
     """Every chosen model on one split of one program; see the module docstring for the metrics."""
     unknown = [m for m in model_names if m not in MODELS and m != "pnn"]
     if unknown or not model_names:
@@ -102,25 +118,26 @@ def evaluate_program(prog: Program, split_kind: str = "high-low", model_names=MO
     base = [m for m in model_names if m != "best"] or ["glm", "poly"]
     if "best" in model_names:
         base = list(dict.fromkeys(base + ["glm", "poly"]))
-    rows, preds = [], {}
+    scores: dict[str, ModelScore] = {}
+    preds: dict[str, np.ndarray] = {}
+    exact = np.zeros(len(prog.blocks), dtype=bool)
     for k, m in enumerate(base):
         if progress:
             progress(k / (len(base) + 2), f"{prog.name}: {NAMES[m]}")
         runs = []
         for s in range(_seeds(m)):
             est, p, secs = _fit_predict(m, X[tr], Y[tr], X[te], seed + s, pnn_settings)
-            runs.append((metrics(Y[te], p), p, secs, est))
-        order = sorted(range(len(runs)), key=lambda i: runs[i][0]["mape"])
-        mid = runs[order[len(order) // 2]]
-        preds[m] = mid[1]
-        row = {"model": m, **mid[0], "fit_seconds": float(np.median([r[2] for r in runs]))}
-        if len(runs) > 1:
-            row["mape_range"] = [min(r[0]["mape"] for r in runs), max(r[0]["mape"] for r in runs)]
-            row["seeds"] = [seed + s for s in range(len(runs))]
+            runs.append(_Run(metrics(Y[te], p), p, secs, est))
+        mid = _median_run(runs)
+        preds[m] = mid.pred
+        several = len(runs) > 1
         if m == "poly":
-            row["exact_blocks"] = int(mid[3].exact_.sum())
-            exact = mid[3].exact_
-        rows.append(row)
+            exact = mid.estimator.exact_.copy()
+        scores[m] = ModelScore(
+            m, **mid.scores, fit_seconds=float(np.median([r.seconds for r in runs])),
+            mape_range=(min(r.scores["mape"] for r in runs), max(r.scores["mape"] for r in runs)) if several else None,
+            seeds=tuple(seed + s for s in range(len(runs))) if several else None,
+            exact_blocks=int(exact.sum()) if m == "poly" else None)
     # best per block: each block's model with the smallest error on an inner split of the training points
     if progress:
         progress(len(base) / (len(base) + 2), f"{prog.name}: choosing a model per block")
@@ -136,30 +153,27 @@ def evaluate_program(prog: Program, split_kind: str = "high-low", model_names=MO
         choice[exact] = base.index("poly")
     best = np.column_stack([preds[base[c]][:, b] for b, c in enumerate(choice)]) if len(choice) else preds[base[0]]
     if "best" in model_names:
-        rows.append({"model": "best", **metrics(Y[te], best),
-                     "fit_seconds": float(time.perf_counter() - t0 + sum(r["fit_seconds"] for r in rows))})
+        scores["best"] = ModelScore("best", **metrics(Y[te], best),
+                                    fit_seconds=float(time.perf_counter() - t0
+                                                      + sum(sc.fit_seconds for sc in scores.values())))
         preds["best"] = best
-    irregular = []
-    for b in np.flatnonzero(err.min(axis=0) > IRREGULAR_PCT):
-        irregular.append({"block": prog.blocks[b], "inner_error": float(err[:, b].min()),
-                          "reason": _irregular_reason(X[tr], Y[tr][:, b], prog.params)})
+    irregular = [IrregularBlock(prog.blocks[b], float(err[:, b].min()),
+                                _irregular_reason(X[tr], Y[tr][:, b], prog.params))
+                 for b in np.flatnonzero(err.min(axis=0) > IRREGULAR_PCT)]
     test_err = block_errors(Y[te], preds.get("best", preds[base[0]]))
-    blocks = [{"block": blk, "chosen": base[choice[b]], "exact": bool("poly" in base and exact[b]),
-               "inner_error": float(err[choice[b], b]), "test_ape": float(test_err[b])}
-              for b, blk in enumerate(prog.blocks)]
-    out = {"program": prog.name, "sizes": list(prog.params), "split": split_kind, "n_blocks": len(prog.blocks),
-           "n_train": int(len(tr)), "n_test": int(len(te)),
-           "models": [r for m in model_names for r in rows if r["model"] == m],
-           "irregular": irregular, "blocks": blocks,
-           "test": {"X": X[te].tolist(), "actual": Y[te].tolist(),
-                    "pred": {m: preds[m].tolist() for m in model_names if m in preds}},
-           "train_X": X[tr].tolist(), "block_ids": list(prog.blocks),
-           "totals": totals(Y[te], {m: preds[m] for m in model_names if m in preds}, prog.blocks)}
+    blocks = [BlockChoice(blk, base[choice[b]], bool("poly" in base and exact[b]), float(err[choice[b], b]),
+                          float(test_err[b])) for b, blk in enumerate(prog.blocks)]
+    shown = [m for m in model_names if m in preds]
+    result = CountEvaluation(
+        program=prog.name, sizes=list(prog.params), split=split_kind, n_train=int(len(tr)), n_test=int(len(te)),
+        models=[scores[m] for m in model_names if m in scores], blocks=blocks, irregular=irregular,
+        test={"X": X[te].tolist(), "actual": Y[te].tolist(), "pred": {m: preds[m].tolist() for m in shown}},
+        train_X=X[tr].tolist(), totals=totals(Y[te], {m: preds[m] for m in shown}, prog.blocks))
     if curve:
         if progress:
             progress((len(base) + 1) / (len(base) + 2), f"{prog.name}: training-size curve")
-        out["curve"] = training_curve(X, Y, tr, te, [m for m in model_names if m != "best"], seed, pnn_settings)
-    return out
+        result.curve = training_curve(X, Y, tr, te, [m for m in model_names if m != "best"], seed, pnn_settings)
+    return result
 
 
 def totals(y: np.ndarray, preds: dict, blocks) -> list[dict]:

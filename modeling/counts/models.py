@@ -29,6 +29,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import PoissonRegressor
 from sklearn.neural_network import MLPRegressor
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from modeling.counts.splits import inner_split
 from modeling.errors import DataError
@@ -38,6 +39,16 @@ PNN_PRESETS = {
     "paper": {"activation": "tanh", "epochs": 300, "batch_size": 10, "learning_rate": 1e-3},
     "tuned": {"activation": "tanh", "epochs": 1000, "batch_size": 32, "learning_rate": 3e-3},
 }
+
+#: what a user may set for the custom network (the form's bounds and the link parameters' checks)
+NETWORK_BOUNDS = {"hidden": (1, 200), "epochs": (10, 5000), "batch_size": (1, 1024), "learning_rate": (1e-5, 1.0)}
+ACTIVATIONS = ("tanh", "relu", "logistic")
+
+
+def preset_text(preset: str) -> str:
+    """A preset's settings in a few words: "tanh, 300 epochs, batch 10, lr 1e-3"."""
+    s = PNN_PRESETS[preset]
+    return f"{s['activation']}, {s['epochs']} epochs, batch {s['batch_size']}, lr {s['learning_rate']:g}"
 
 
 def check_counts(Y) -> np.ndarray:
@@ -49,24 +60,66 @@ def check_counts(Y) -> np.ndarray:
     return Y
 
 
+#: the smallest size a logarithm is taken of: a size of zero (which the count tables refuse, see
+#: modeling/tables/counts.py) is read as this rather than giving -inf
+LOG_FLOOR = 1e-12
+
+
+def _log(X) -> np.ndarray:
+    return np.log(np.maximum(np.asarray(X, dtype=float), LOG_FLOOR))
+
+
+class _CountModel(RegressorMixin, BaseEstimator):
+    """The scikit-learn contract shared by the count models (checked by ``check_estimator`` in the tests):
+    inputs validated (2-D, finite, not sparse, sizes not negative), ``n_features_in_``, ``NotFittedError``
+    before ``fit``, and a 1-D target (one block) answered with 1-D predictions."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True     # input sizes
+        tags.target_tags.positive_only = True    # counts
+        tags.target_tags.multi_output = True     # one output per block
+        tags.regressor_tags.poor_score = True    # count laws, not arbitrary regression surfaces
+        return tags
+
+    def _validate_fit(self, X, Y):
+        X, Y = validate_data(self, X, Y, multi_output=True, y_numeric=True, dtype=float)
+        if (X < 0).any():
+            raise ValueError(f"Negative values in data passed to {type(self).__name__}: input sizes must be "
+                             "positive.")
+        self.one_block_ = Y.ndim == 1
+        return X, check_counts(Y.reshape(len(Y), -1))
+
+    def _validate_predict(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=float)
+        if (X < 0).any():
+            raise ValueError(f"Negative values in data passed to {type(self).__name__}: input sizes must be "
+                             "positive.")
+        return X
+
+    def _answer(self, P: np.ndarray) -> np.ndarray:
+        return P[:, 0] if self.one_block_ else P
+
+
 class _LogSizes:
     """Standardized log sizes (fitted on the training points)."""
 
     def fit(self, X):
-        L = np.log(np.asarray(X, dtype=float))
+        L = _log(X)
         self.mu, self.sd = L.mean(axis=0), L.std(axis=0)
         self.sd[self.sd == 0] = 1.0
         return self
 
     def __call__(self, X):
-        return (np.log(np.asarray(X, dtype=float)) - self.mu) / self.sd
+        return (_log(X) - self.mu) / self.sd
 
 
-class _PerBlockScale(BaseEstimator, RegressorMixin):
+class _PerBlockScale(_CountModel):
     """Shared plumbing: log-size inputs, per-block scaling by the largest training count, zero blocks."""
 
     def _prepare(self, X, Y):
-        Y = check_counts(Y)
+        X, Y = self._validate_fit(X, Y)
         self.n_blocks_ = Y.shape[1]
         self.scale_ = Y.max(axis=0)
         self.active_ = self.scale_ > 0
@@ -100,9 +153,10 @@ class PoissonNetwork(_PerBlockScale):
         return self
 
     def predict(self, X):
+        X = self._validate_predict(X)
         Z = self.inputs_(X)
         part = self.net_.predict(Z).reshape(len(Z), -1) if self.net_ is not None else np.zeros((len(Z), 0))
-        return self._expand(part, len(Z))
+        return self._answer(self._expand(part, len(Z)))
 
 
 class PoissonGLM(_PerBlockScale):
@@ -120,9 +174,10 @@ class PoissonGLM(_PerBlockScale):
         return self
 
     def predict(self, X):
+        X = self._validate_predict(X)
         Z = self.inputs_(X)
         part = np.column_stack([g.predict(Z) for g in self.glms_]) if self.glms_ else np.zeros((len(Z), 0))
-        return self._expand(part, len(Z))
+        return self._answer(self._expand(part, len(Z)))
 
 
 def monomials(X: np.ndarray, degree: int) -> np.ndarray:
@@ -139,7 +194,7 @@ def _max_degree(p: int) -> int:
     return 4 if p <= 2 else 3
 
 
-class PolynomialCounts(BaseEstimator, RegressorMixin):
+class PolynomialCounts(_CountModel):
     def __init__(self, max_degree=None, seed=0):
         self.max_degree, self.seed = max_degree, seed
 
@@ -151,9 +206,9 @@ class PolynomialCounts(BaseEstimator, RegressorMixin):
         return coef
 
     def fit(self, X, Y):
-        Y = check_counts(Y)
-        X = np.asarray(X, dtype=float)
+        X, Y = self._validate_fit(X, Y)
         self.unit_ = X.max(axis=0)
+        self.unit_[self.unit_ == 0] = 1.0
         top = self.max_degree or _max_degree(X.shape[1])
         fit_i, val_i = inner_split(X, self.seed)
         n_blocks = Y.shape[1]
@@ -195,9 +250,9 @@ class PolynomialCounts(BaseEstimator, RegressorMixin):
         return None
 
     def predict(self, X):
-        X = np.asarray(X, dtype=float)
+        X = self._validate_predict(X)
         cols = [np.maximum(self._design(X, int(d)) @ c, 0.0) for d, c in zip(self.degree_, self.coef_)]
-        return np.column_stack(cols)
+        return self._answer(np.column_stack(cols))
 
 
 def make(model: str, seed: int = 0, pnn_settings: dict | None = None):

@@ -43,6 +43,7 @@ from fractions import Fraction
 import numpy as np
 
 from modeling.counts import models as M
+from modeling.counts.baseline import scaled_counts
 from modeling.counts.data import Program
 from modeling.counts.evaluate import IRREGULAR_PCT, NAMES, _irregular_reason, block_errors
 from modeling.counts.splits import split
@@ -55,6 +56,8 @@ MAX_SIZE = 1e12
 MAX_SPEC_CHARS = 20_000
 MAX_DENOMINATOR = 720
 RANGE_FLOOR = 1e-6
+BASELINE_RULE = ("naive scaling: the count at the nearest measured input x (product of the new sizes / product of "
+                 "its sizes)")
 RULE = ("range: (predicted + 0.5) x exp(+-w) - 0.5, w = the block's largest |log ratio| on the high-low test "
         "inputs x max(1, distance beyond the measured inputs / the high-low test inputs' distance); exact: the "
         "point itself")
@@ -253,6 +256,8 @@ class CountPrediction:
     formulas: dict = field(default_factory=dict)   # exact blocks: the polynomial as text
     notes: list = field(default_factory=list)
     by_model: dict = field(default_factory=dict)   # model -> {"predicted", "lower", "upper"} (benchmarks)
+    baseline: np.ndarray | None = None              # points x blocks: nearest measured input x size ratio
+    baseline_error: list = field(default_factory=list)  # per block: the baseline's mean APE % on high-low
     seconds: float = 0.0
 
     @property
@@ -271,25 +276,30 @@ class CountPrediction:
                 out.append({"inputs": ins, "block": blk, "predicted": float(self.predicted[i, b]),
                             "lower": _num(self.lower[i, b]), "upper": _num(self.upper[i, b]),
                             "how": self.how[b], "error": self.error[b], "level": self.level[b],
-                            "irregular": self.irregular[b], "beyond": float(math.exp(self.beyond[i]))})
+                            "irregular": self.irregular[b], "beyond": float(math.exp(self.beyond[i])),
+                            "baseline": None if self.baseline is None else float(self.baseline[i, b]),
+                            "baseline_error": self.baseline_error[b] if self.baseline_error else None})
         return out
 
     def totals(self) -> list[dict]:
         """Per input: the sum over blocks (basic-block tables only); per block or event: the sum over the
-        requested inputs; then (blocks) the sum of everything. Ranges: sums of the ranges."""
+        requested inputs; then (blocks) the sum of everything. Ranges: sums of the ranges; the baseline: the sum
+        of the baseline's counts."""
         out = []
         lo, hi = np.nan_to_num(self.lower, nan=np.nan), self.upper
+        base = self.baseline if self.baseline is not None else np.full_like(self.predicted, np.nan)
         if self.kind == "blocks":
             for i in range(len(self.inputs)):
                 out.append({"inputs": self.inputs_of(i), "block": "all blocks",
                             "predicted": float(self.predicted[i].sum()), "lower": _num(lo[i].sum()),
-                            "upper": _num(hi[i].sum())})
+                            "upper": _num(hi[i].sum()), "baseline": _num(base[i].sum())})
         for b, blk in enumerate(self.blocks):
             out.append({"inputs": "all inputs", "block": blk, "predicted": float(self.predicted[:, b].sum()),
-                        "lower": _num(lo[:, b].sum()), "upper": _num(hi[:, b].sum())})
+                        "lower": _num(lo[:, b].sum()), "upper": _num(hi[:, b].sum()),
+                        "baseline": _num(base[:, b].sum())})
         if self.kind == "blocks":
             out.append({"inputs": "all inputs", "block": "all blocks", "predicted": float(self.predicted.sum()),
-                        "lower": _num(lo.sum()), "upper": _num(hi.sum())})
+                        "lower": _num(lo.sum()), "upper": _num(hi.sum()), "baseline": _num(base.sum())})
         return out
 
     def to_dict(self) -> dict:
@@ -305,7 +315,10 @@ class CountPrediction:
                 "inputs": [self.inputs_of(i) for i in range(len(self.inputs))],
                 "beyond": [float(math.exp(d)) for d in self.beyond],
                 "blocks": [{"block": blk, "how": self.how[b], "error": self.error[b], "level": self.level[b],
-                            "irregular": self.irregular[b]} for b, blk in enumerate(self.blocks)],
+                            "irregular": self.irregular[b],
+                            "baseline_error": self.baseline_error[b] if self.baseline_error else None}
+                           for b, blk in enumerate(self.blocks)],
+                "baseline_rule": BASELINE_RULE,
                 "predictions": self.rows(), "totals": self.totals()}
 
     def to_frame(self, provenance: dict | None = None):
@@ -316,25 +329,31 @@ class CountPrediction:
 
 
 def frame_of(res: dict, provenance: dict | None = None):
-    """The prediction table of a :meth:`CountPrediction.to_dict` (what the dashboard keeps)."""
-    import pandas as pd
+    """The prediction table (:mod:`modeling.prediction_table`) of a :meth:`CountPrediction.to_dict` (what the
+    dashboard keeps): one row per (input, block), id ``program/block@N=..,M=..``; ``applicable`` is false for an
+    irregular block (``why`` gives the reason) and ``baseline`` is the naive scaling of :mod:`.baseline`."""
+    from modeling.prediction_table import frame
 
     rows = res["predictions"]
-    df = pd.DataFrame({
-        "program": res["program"],
-        **{p: [r["inputs"][p] for r in rows] for p in res["sizes"]},
-        "block": [r["block"] for r in rows],
-        "predicted": [r["predicted"] for r in rows],
-        "lower": [r["lower"] for r in rows], "upper": [r["upper"] for r in rows],
-        "level": [r["level"] for r in rows], "how": [r["how"] for r in rows],
-        "error_high_low_pct": [r["error"] for r in rows],
-        "irregular": [r["irregular"] for r in rows],
-        "beyond_measured": [r["beyond"] for r in rows],
-        "model": res["model"], "rule": res["rule"],
-    })
-    for k, v in (provenance or {}).items():
-        df[k] = v
-    return df
+
+    def at(inputs):
+        return ",".join(f"{p}={inputs[p]}" for p in res["sizes"])
+
+    core = {"id": [f"{res['program']}/{r['block']}@{at(r['inputs'])}" for r in rows],
+            "predicted": [r["predicted"] for r in rows],
+            "lower": [r["lower"] for r in rows], "upper": [r["upper"] for r in rows],
+            "level": [r["level"] for r in rows], "how": [r["how"] for r in rows],
+            "applicable": [r["irregular"] is None for r in rows],
+            "why": [f"irregular block: {r['irregular']}" if r["irregular"] else "" for r in rows],
+            "baseline": [r.get("baseline") for r in rows]}
+    extra = {"program": res["program"], **{p: [r["inputs"][p] for r in rows] for p in res["sizes"]},
+             "block": [r["block"] for r in rows],
+             "error_high_low_pct": [r["error"] for r in rows],
+             "baseline_error_high_low_pct": [r.get("baseline_error") for r in rows],
+             "irregular": [r["irregular"] for r in rows],
+             "beyond_measured": [r["beyond"] for r in rows],
+             "model": res["model"], "rule": res["rule"], "baseline_rule": res.get("baseline_rule", BASELINE_RULE)}
+    return frame(core, extra, provenance)
 
 
 def _plain(v: float):
@@ -401,6 +420,8 @@ def predict_counts(prog: Program, X_new, model: str = "best", seed: int = 0, pnn
         p = M.make(m, seed, pnn_settings).fit(X[tr], Y[tr]).predict(X[te])
         hl_err[m] = block_errors(Y[te], p)
         hl_q[m] = np.abs(np.log((Y[te] + 0.5) / (np.maximum(p, 0) + 0.5))).max(axis=0)
+    base_err = ([float(e) for e in block_errors(Y[te], scaled_counts(X[tr], Y[tr], X[te]))]
+                if tr is not None else [])
     d_hl = float(beyond(X[te], X[tr]).max()) if tr is not None else None
     # every model on all the measured inputs
     fitted, preds = {}, {}
@@ -471,4 +492,4 @@ def predict_counts(prog: Program, X_new, model: str = "best", seed: int = 0, pnn
         n_hl_train=0 if tr is None else int(len(tr)), n_hl_test=0 if te is None else int(len(te)),
         hl_distance=None if d_hl is None else float(math.exp(d_hl)),
         formulas={prog.blocks[b]: e.text(prog.params) for b, e in exact.items()}, notes=notes, by_model=by_model,
-        seconds=time.perf_counter() - t0)
+        baseline=scaled_counts(X, Y, X_new), baseline_error=base_err, seconds=time.perf_counter() - t0)

@@ -13,29 +13,37 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from modeling.errors import DataError
 from modeling.crossgen.linear import shared_independent_subset, shared_nnls, standardize, to_original
 from modeling.crossgen.stepwise import SELECTORS
 
 
-def _check_xy(X, y=None):
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise DataError(f"Features must be a 2-D table, got shape {X.shape}.")
-    if not np.all(np.isfinite(X)):
-        raise DataError("Features contain NaN or infinite values; clean or drop those rows or columns.")
-    if y is None:
-        return X
-    y = np.asarray(y, dtype=float).ravel()
-    if y.shape[0] != X.shape[0]:
-        raise DataError(f"{X.shape[0]} feature rows but {y.shape[0]} target values.")
+def _check_fit(est, X, y):
+    """X and y for ``est.fit``: scikit-learn's validation (2-D, numeric, not complex or sparse or empty, as many
+    rows as targets; sets ``n_features_in_``), then perfcast's own messages for non-finite values and too few
+    workloads."""
+    X, y = validate_data(est, X, y, dtype=float, y_numeric=True, ensure_all_finite=False)
+    _finite(X)
     if not np.all(np.isfinite(y)):
         raise DataError("The target contains NaN or infinite values; those workloads cannot be used.")
     if X.shape[0] < 3:
-        raise DataError(f"At least 3 workloads are needed to fit a model, got {X.shape[0]}.")
+        raise DataError(f"At least 3 workloads are needed to fit a model, got {X.shape[0]} "
+                        f"(n_samples = {X.shape[0]}).")
     return X, y
+
+
+def _check_x(est, X):
+    """X for ``est.predict``: validated as in fit and against the number of features ``est`` was fitted on."""
+    X = validate_data(est, X, dtype=float, ensure_all_finite=False, reset=False)
+    _finite(X)
+    return X
+
+
+def _finite(X):
+    if not np.all(np.isfinite(X)):
+        raise DataError("Features contain NaN or infinite values; clean or drop those rows or columns.")
 
 
 class _LinearBase(RegressorMixin, BaseEstimator):
@@ -49,9 +57,7 @@ class _LinearBase(RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         check_is_fitted(self, "coef_")
-        X = _check_xy(X)
-        if X.shape[1] != self.n_features_in_:
-            raise DataError(f"The model was trained on {self.n_features_in_} features, got {X.shape[1]}.")
+        X = _check_x(self, X)
         return X @ self.coef_ + self.intercept_
 
 
@@ -63,7 +69,7 @@ class OLSRegressor(_LinearBase):
     """
 
     def fit(self, X, y):
-        X, y = _check_xy(X, y)
+        X, y = _check_fit(self, X, y)
         std = standardize(X, y)
         S = shared_independent_subset(std.X)
         beta = np.linalg.lstsq(std.X[:, S], std.y, rcond=None)[0] if S.size else np.zeros(0)
@@ -75,7 +81,7 @@ class NNLSRegressor(_LinearBase):
     """Full non-negative least squares (HALWPE IV.C), free intercept."""
 
     def fit(self, X, y):
-        X, y = _check_xy(X, y)
+        X, y = _check_fit(self, X, y)
         std = standardize(X, y)
         beta, _ = shared_nnls(std.X, std.y)
         S = np.flatnonzero(beta > 0)
@@ -105,7 +111,7 @@ class StepwiseRegressor(_LinearBase):
         self.criterion = criterion
 
     def fit(self, X, y):
-        X, y = _check_xy(X, y)
+        X, y = _check_fit(self, X, y)
         key = (self.fit_kind, self.direction)
         if key not in SELECTORS or self.criterion not in ("aic", "bic"):
             raise ValueError(f"unknown stepwise variant {self.fit_kind}/{self.direction}/{self.criterion}")
@@ -138,7 +144,7 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
         from sklearn.linear_model import ElasticNetCV, LassoCV
         from sklearn.model_selection import KFold
 
-        X, y = _check_xy(X, y)
+        X, y = _check_fit(self, X, y)
         std = standardize(X, y)
         folds = min(self.inner_folds, X.shape[0])
         cv = KFold(folds, shuffle=True, random_state=self.random_state)
@@ -188,7 +194,7 @@ class ForestRegressor(RegressorMixin, BaseEstimator):
     def fit(self, X, y):
         from modeling.crossgen.forest_trees import TreeArrays
 
-        X, y = _check_xy(X, y)
+        X, y = _check_fit(self, X, y)
         p = X.shape[1]
         self.mtry_ = max(1, min(p, int(np.floor(p * self.max_features))))
         self.trees_ = TreeArrays(X, y, int(self.n_estimators), self.mtry_, self.nodesize,
@@ -201,9 +207,7 @@ class ForestRegressor(RegressorMixin, BaseEstimator):
     def tree_predictions(self, X) -> np.ndarray:
         """Prediction of each tree, shape (n_estimators, n_rows)."""
         check_is_fitted(self, "trees_")
-        X = _check_xy(X)
-        if X.shape[1] != self.n_features_in_:
-            raise DataError(f"The model was trained on {self.n_features_in_} features, got {X.shape[1]}.")
+        X = _check_x(self, X)
         return self.trees_.predict_per_tree(X)
 
     def predict(self, X):
@@ -225,11 +229,16 @@ class HostRatioBaseline(RegressorMixin, BaseEstimator):
     target metric (e.g. the host GPU's duration when predicting duration).
     """
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.regressor_tags.poor_score = True  # one column times a constant: the naive baseline, by design
+        return tags
+
     def __init__(self, host_index=0):
         self.host_index = host_index
 
     def fit(self, X, y):
-        X, y = _check_xy(X, y)
+        X, y = _check_fit(self, X, y)
         h = X[:, self.host_index]
         ok = h > 0
         if not ok.any():
@@ -242,13 +251,13 @@ class HostRatioBaseline(RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         check_is_fitted(self, "ratio_")
-        return _check_xy(X)[:, self.host_index] * self.ratio_
+        return _check_x(self, X)[:, self.host_index] * self.ratio_
 
 
 class TargetTransformRegressor(RegressorMixin, BaseEstimator):
     """Fit a model on a transformed target and predict in target units.
 
-    transform: ``"none"`` (the papers), ``"log"`` (fit log y, predict exp),
+    target_transform: ``"none"`` (the papers), ``"log"`` (fit log y, predict exp),
     ``"ratio"`` (fit y / host metric, predict ratio x host metric) or
     ``"logratio"`` (fit log(y / host metric), predict host metric x exp; the
     ratio and log ratio need ``host_index``). Errors are always computed on the
@@ -262,33 +271,40 @@ class TargetTransformRegressor(RegressorMixin, BaseEstimator):
 
     LOG_MARGIN = float(np.log(1e6))
 
-    def __init__(self, estimator=None, transform="none", host_index=None):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # the log transforms need a positive target, the ratios a positive host metric (a column of X)
+        tags.target_tags.positive_only = self.target_transform in ("log", "logratio")
+        tags.input_tags.positive_only = self.target_transform in ("ratio", "logratio")
+        return tags
+
+    def __init__(self, estimator=None, target_transform="none", host_index=None):
         self.estimator = estimator
-        self.transform = transform
+        self.target_transform = target_transform
         self.host_index = host_index
 
     def _forward(self, X, y):
-        if self.transform == "none":
+        if self.target_transform == "none":
             return y
-        if self.transform == "log":
+        if self.target_transform == "log":
             if np.any(y <= 0):
                 raise DataError("The log transform needs a positive target; drop rows with target <= 0.")
             return np.log(y)
-        if self.transform in ("ratio", "logratio"):
+        if self.target_transform in ("ratio", "logratio"):
             if self.host_index is None:
                 raise DataError("The ratio transform needs the host's own metric column (--host-col).")
             h = X[:, self.host_index]
             if np.any(h <= 0):
                 raise DataError("The ratio transform needs a positive host metric in every row.")
-            if self.transform == "ratio":
+            if self.target_transform == "ratio":
                 return y / h
             if np.any(y <= 0):
                 raise DataError("The log-ratio transform needs a positive target; drop rows with target <= 0.")
             return np.log(y / h)
-        raise ValueError(f"unknown transform {self.transform!r}")
+        raise ValueError(f"unknown transform {self.target_transform!r}")
 
     def fit(self, X, y):
-        X, y = _check_xy(X, y)
+        X, y = _check_fit(self, X, y)
         z = self._forward(X, y)
         self.z_range_ = (float(z.min()), float(z.max()))
         self.estimator_ = clone(self.estimator).fit(X, z)
@@ -297,13 +313,13 @@ class TargetTransformRegressor(RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         check_is_fitted(self, "estimator_")
-        X = _check_xy(X)
+        X = _check_x(self, X)
         z = self.estimator_.predict(X)
-        if self.transform in ("log", "logratio"):
+        if self.target_transform in ("log", "logratio"):
             lo, hi = self.z_range_
             z = np.exp(np.clip(z, lo - self.LOG_MARGIN, hi + self.LOG_MARGIN))
-            return z * X[:, self.host_index] if self.transform == "logratio" else z
-        if self.transform == "ratio":
+            return z * X[:, self.host_index] if self.target_transform == "logratio" else z
+        if self.target_transform == "ratio":
             return z * X[:, self.host_index]
         return z
 

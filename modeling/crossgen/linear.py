@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
+from cachetools import LRUCache
 from scipy import linalg, optimize, stats
 
 from modeling.errors import DataError
@@ -79,19 +79,15 @@ def fold_memo(fn):
     repeated, and hashing them would only cost time and push the shared
     results out. Results are returned as copies, so a caller may change them.
     """
-    cache: OrderedDict = OrderedDict()
+    cache = LRUCache(maxsize=8)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         key = (tuple(_array_key(a) if isinstance(a, np.ndarray) else a for a in args),
                tuple(sorted(kwargs.items())))
-        if key in cache:
-            cache.move_to_end(key)
-        else:
-            cache[key] = fn(*args, **kwargs)
-            if len(cache) > 8:
-                cache.popitem(last=False)
-        out = cache[key]
+        out = cache.get(key)
+        if out is None:
+            out = cache[key] = fn(*args, **kwargs)
         return tuple(o.copy() if isinstance(o, np.ndarray) else o for o in out) if isinstance(out, tuple) \
             else out.copy()
 

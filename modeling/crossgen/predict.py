@@ -184,22 +184,31 @@ class Prediction:
         """The prediction table as a DataFrame (CSV/Parquet export): one row per workload, then the
         provenance (model, level, situation, and whatever ``provenance`` adds, e.g. the dataset
         fingerprint, the code version and the date) as constant columns."""
-        import pandas as pd
+        return frame_of(self.to_dict(), provenance)
 
-        rows = self.rows()
-        df = pd.DataFrame({
-            "id": [r["id"] for r in rows],
-            **({"application": [r["group"] for r in rows]} if self.groups is not None else {}),
-            "predicted": self.predicted, "lower": self.lower, "upper": self.upper,
-            "level": self.level, "level_supported": self.level_supported,
-            **({"baseline": self.baseline, "baseline_lower": self.baseline_lower,
-                "baseline_upper": self.baseline_upper} if self.baseline is not None else {}),
-            "applicable": [bool(a) for a in self.applicable], "why": self.why,
-            "how": self.how, "model": self.model, "transform": self.transform, "situation": self.situation,
-        })
-        for k, v in (provenance or {}).items():
-            df[k] = v
-        return df
+
+def frame_of(res: dict, provenance: dict | None = None):
+    """The prediction table (:mod:`modeling.prediction_table`) of a :meth:`Prediction.to_dict` (what the
+    dashboard keeps): one row per workload; ``application`` when the workloads have groups; the baseline's
+    interval when the scenario has a baseline; ``unit`` when the dict names one."""
+    from modeling.prediction_table import frame
+
+    rows = res["predictions"]
+    has_group = any(r["group"] is not None for r in rows)
+    has_base = any(r["baseline"] is not None for r in rows)
+    core = {"id": [r["id"] for r in rows], "predicted": [r["predicted"] for r in rows],
+            "lower": [r["lower"] for r in rows], "upper": [r["upper"] for r in rows], "level": res["level"],
+            "how": res["how"], "applicable": [bool(r["applicable"]) for r in rows], "why": [r["why"] for r in rows],
+            "baseline": [r["baseline"] for r in rows]}
+    extra = {
+        **({"application": [r["group"] for r in rows]} if has_group else {}),
+        **({"unit": res["unit"]} if res.get("unit") else {}),
+        "level_supported": res["level_supported"],
+        **({"baseline_lower": [r["baseline_lower"] for r in rows],
+            "baseline_upper": [r["baseline_upper"] for r in rows]} if has_base else {}),
+        "model": res["model"], "transform": res["transform"], "situation": res["situation"],
+    }
+    return frame(core, extra, provenance)
 
 
 # ------------------------------------------------------------------ fitting one candidate

@@ -38,11 +38,11 @@ def cmd_phases(args) -> int:
         ph = data.shipped_pair(args.host_freq, args.target_freq, args.granularity)
         excluded = data.excluded_runs()
     res = evaluate(ph, args.target, args.features, args.norm, _num_or_cv(args.eps), _num_or_cv(args.T),
-                   args.folds, args.seed, args.cache_l, args.search)
+                   args.folds, args.seed, args.cache_l, args.search).to_dict()
     res.pop("phase_predictions")
     if args.cache_l > 0:  # what the unique-phase cache costs: the same LACross run without it
         plain = evaluate(ph, args.target, args.features, args.norm, _num_or_cv(args.eps), _num_or_cv(args.T),
-                         args.folds, args.seed, 0.0, args.search, models=("lacross",))
+                         args.folds, args.seed, 0.0, args.search, models=("lacross",)).to_dict()
         with_cache = next(m for m in res["models"] if m["model"] == "lacross")["per_phase_mape"]
         res["cache_cost"] = {"lacross_mape_without_cache": plain["models"][0]["per_phase_mape"],
                              "lacross_mape_with_cache": with_cache,

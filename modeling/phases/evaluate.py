@@ -24,6 +24,7 @@ import pandas as pd
 from sklearn.model_selection import GroupKFold
 
 from modeling.errors import ConfigError, NotEnoughDataError
+from modeling.phases.results import PhaseEvaluation, PhaseModelScore
 from modeling.phases.data import HOST_OF_TARGET, TARGETS, design
 from modeling.phases.model import nnls_fit, predict
 
@@ -86,8 +87,8 @@ def _program_errors(test: pd.DataFrame, target: str, pred: np.ndarray) -> pd.Dat
 
 def evaluate(phases: pd.DataFrame, target: str = "cycles", features: str = "counters", norm: str = "z",
              eps="cv", t="cv", folds: int = 5, seed: int = 0, cache_l: float = 0.0, search: str = "best",
-             models=MODELS, progress=None) -> dict:
-    """Every model on the same held-out-program folds; JSON-ready (module docstring)."""
+             models=MODELS, progress=None) -> PhaseEvaluation:
+    """Every model on the same held-out-program folds (module docstring)."""
     if target not in TARGETS:
         raise ConfigError(f"Unknown target {target!r}; use cycles or power.")
     if search not in SEARCHES:
@@ -135,8 +136,7 @@ def evaluate(phases: pd.DataFrame, target: str = "cycles", features: str = "coun
     for m, p in preds.items():
         pe = _program_errors(phases, target, p)
         per_program[m] = pe
-        out_models.append({"model": m, "per_phase_mape": _mape(y, p), "program_mean_ape": float(pe["ape"].mean()),
-                           "program_max_ape": float(pe["ape"].max())})
+        out_models.append(PhaseModelScore(m, _mape(y, p), float(pe["ape"].mean()), float(pe["ape"].max())))
     programs = []
     for i, prog in enumerate(per_program[models[0]]["program"]):
         row = {"program": prog, "actual": float(per_program[models[0]]["actual"].iloc[i])}
@@ -145,12 +145,10 @@ def evaluate(phases: pd.DataFrame, target: str = "cycles", features: str = "coun
             row[f"{m}|ape"] = float(per_program[m]["ape"].iloc[i])
         programs.append(row)
     total_hit = sum(h * n for h, n in hit) / max(sum(n for _, n in hit), 1)
-    return {
-        "target": target, "features": features, "norm": norm, "folds": len(outer), "seed": seed,
-        "n_programs": int(phases["program"].nunique()), "n_phases": int(len(phases)),
-        "unique_hit_rate": float(total_hit), "cache_l": cache_l,
-        "phases_per_second": float(n_lacross / solve_s) if solve_s > 0 else None,
-        "fallback_phases": int(fallback.sum()), "chosen": chosen, "models": out_models, "programs": programs,
-        "phase_predictions": {m: [None if not np.isfinite(v) else float(v) for v in p] for m, p in preds.items()},
-        "seconds": time.perf_counter() - t0,
-    }
+    return PhaseEvaluation(
+        target=target, features=features, norm=norm, folds=len(outer), seed=seed,
+        n_programs=int(phases["program"].nunique()), n_phases=int(len(phases)), unique_hit_rate=float(total_hit),
+        cache_l=cache_l, phases_per_second=float(n_lacross / solve_s) if solve_s > 0 else None,
+        fallback_phases=int(fallback.sum()), chosen=chosen, models=out_models, programs=programs,
+        phase_predictions={m: [None if not np.isfinite(v) else float(v) for v in p] for m, p in preds.items()},
+        seconds=time.perf_counter() - t0)

@@ -302,28 +302,24 @@ class PhasePrediction:
     def to_frame(self, provenance: dict | None = None) -> pd.DataFrame:
         """The prediction table (DESIGN.md): one row per phase and one for the whole program (``phase``
         empty, id ``<program>/total``), then the provenance as constant columns."""
+        from modeling.prediction_table import frame
+
         rows = self.rows()
-        df = pd.DataFrame({
-            "id": [f"{self.program}/phase {r['phase']}" if r["phase"] is not None else f"{self.program}/total"
-                   for r in rows],
-            "program": self.program,
-            "phase": pd.array([r["phase"] for r in rows], dtype="Int64"),
-            "start_instructions": [r["start_instructions"] for r in rows],
-            "end_instructions": [r["end_instructions"] for r in rows],
-            "predicted": [r["predicted"] for r in rows], "lower": [r["lower"] for r in rows],
-            "upper": [r["upper"] for r in rows], "unit": self.unit, "level": self.level,
-            "level_supported": self.level_supported, "how": self.how,
-            "applicable": [not r["fallback"] for r in rows],
-            "why": ["LACross neighbourhood too small: the nearest training phases were used" if r["fallback"] else ""
-                    for r in rows],
-            "fallback": [r["fallback"] for r in rows],
-            "baseline": [r["baseline"] for r in rows], "host": [r["host"] for r in rows],
-            "model": self.model, "target": self.target, "host_freq_mhz": self.host_freq,
-            "target_freq_mhz": self.target_freq,
-        })
-        for k, v in (provenance or {}).items():
-            df[k] = v
-        return df
+        core = {"id": [f"{self.program}/phase {r['phase']}" if r["phase"] is not None else f"{self.program}/total"
+                       for r in rows],
+                "predicted": [r["predicted"] for r in rows], "lower": [r["lower"] for r in rows],
+                "upper": [r["upper"] for r in rows], "level": self.level, "how": self.how,
+                "applicable": [not r["fallback"] for r in rows],
+                "why": ["LACross neighbourhood too small: the nearest training phases were used" if r["fallback"]
+                        else "" for r in rows],
+                "baseline": [r["baseline"] for r in rows]}
+        extra = {"program": self.program, "phase": pd.array([r["phase"] for r in rows], dtype="Int64"),
+                 "start_instructions": [r["start_instructions"] for r in rows],
+                 "end_instructions": [r["end_instructions"] for r in rows], "unit": self.unit,
+                 "level_supported": self.level_supported, "fallback": [r["fallback"] for r in rows],
+                 "host": [r["host"] for r in rows], "model": self.model, "target": self.target,
+                 "host_freq_mhz": self.host_freq, "target_freq_mhz": self.target_freq}
+        return frame(core, extra, provenance)
 
 
 # ------------------------------------------------------------------ predicting
@@ -421,16 +417,16 @@ def predict_program(host: pd.DataFrame, training: pd.DataFrame, target: str = "c
             progress(0.8 * done / total, f"cross-validation: {label}")
 
     res = evaluate(train, target, features, norm, folds=folds, seed=seed, progress=prog)
-    cv = {m["model"]: {"per_phase_mape": m["per_phase_mape"], "program_mean_ape": m["program_mean_ape"],
-                       "program_max_ape": m["program_max_ape"]} for m in res["models"]}
+    cv = {m.model: {"per_phase_mape": m.per_phase_mape, "program_mean_ape": m.program_mean_ape,
+                    "program_max_ape": m.program_max_ape} for m in res.models}
     used = choose_model(cv) if model == AUTO else model
     y = train[data.TARGETS[target]].to_numpy(float)
     floor = conformal.log_floor(y)
-    oof = np.asarray(res["phase_predictions"][used], float)
+    oof = np.asarray(res.phase_predictions[used], float)
     r_phase = np.abs(np.log(y) - conformal.to_log(oof, floor))
     groups = train["program"].astype(str).to_numpy()
     w_phase, sup_phase = phase_half_width(r_phase, groups, level)
-    tot = pd.DataFrame(res["programs"])
+    tot = pd.DataFrame(res.programs)
     r_total = np.abs(np.log(tot["actual"].to_numpy(float))
                      - conformal.to_log(tot[f"{used}|predicted"].to_numpy(float), floor))
     w_total, sup_total = total_half_width(r_total, level)

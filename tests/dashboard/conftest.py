@@ -1,8 +1,7 @@
 """Fixtures of the dashboard's plain-function tests."""
 
-from collections import OrderedDict
-
 import pytest
+from cachetools import LRUCache
 
 
 @pytest.fixture()
@@ -10,5 +9,5 @@ def var(tmp_path, monkeypatch):
     """A fresh state directory: datasets, scenarios and the result cache start empty."""
     monkeypatch.setattr("dashboard.settings.VAR_DIR", tmp_path)
     monkeypatch.setattr("dashboard.jobs.local._RESULTS", {})
-    monkeypatch.setattr("dashboard.jobs.memo._MEMO", OrderedDict())
+    monkeypatch.setattr("dashboard.jobs.memo._MEMO", LRUCache(maxsize=16))
     return tmp_path

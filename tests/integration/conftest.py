@@ -3,10 +3,10 @@
 import contextlib
 import importlib
 import sys
-from collections import OrderedDict
 from pathlib import Path
 
 import pytest
+from cachetools import LRUCache
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -94,5 +94,5 @@ def server_state(live_server, monkeypatch):
 
     monkeypatch.setattr("dashboard.settings.VAR_DIR", live_server[1])
     monkeypatch.setattr("dashboard.jobs.local._RESULTS", {})
-    monkeypatch.setattr("dashboard.jobs.memo._MEMO", OrderedDict())
+    monkeypatch.setattr("dashboard.jobs.memo._MEMO", LRUCache(maxsize=16))
     return live_server

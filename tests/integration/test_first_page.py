@@ -57,6 +57,24 @@ def test_the_router_setting_keeps_dash_s_two_steps(perfcast_app, monkeypatch):
     monkeypatch.setattr("dashboard.ui.first_page.FIRST_PAGE", "router")
     layout = first_layout(perfcast_app, "http://localhost/logca")
     assert not by_id(layout, CONTENT)["props"].get("children")
+    # the second step: Dash's router callback, posted as the browser posts it, answers with the /logca page
+    with perfcast_app.server.test_client() as client:
+        deps = client.get("/_dash-dependencies").get_json()
+        router = next(d for d in deps if d["output"].startswith(f"..{CONTENT}.children") or
+                      d["output"].startswith(f"{CONTENT}.children"))
+        inputs = [{"id": i["id"], "property": i["property"],
+                   "value": {"pathname": "/logca", "search": "", "hash": ""}.get(i["property"])}
+                  for i in router["inputs"]]
+        states = [{"id": st["id"], "property": st["property"], "value": None} for st in router["state"]]
+        r = client.post("/_dash-update-component", json={
+            "output": router["output"], "outputs": [{"id": o.split(".")[0].strip("."), "property": o.split(".")[1]}
+                                                      for o in router["output"].strip(".").split("...")],
+            "inputs": inputs, "state": states, "changedPropIds": [f"{LOCATION}.pathname"]},
+            headers={"Origin": "http://localhost"})
+    assert r.status_code == 200, r.get_data(as_text=True)[:300]
+    page = r.get_json()["response"][CONTENT]["children"]
+    ids = {c["props"].get("id") for c in components(page)}
+    assert "logca-kernel" in ids or any(isinstance(i, str) and i.startswith("logca-") for i in ids)
 
 
 def test_pages_opened_in_the_first_layout_still_navigate(dash_duo, perfcast_app):

@@ -142,6 +142,9 @@ def test_export_has_the_table_and_its_provenance(var, unmeasured_result):
     data, name = views.export_bytes(unmeasured_result, "csv")
     df = pd.read_csv(io.BytesIO(data))
     assert name.endswith(".csv") and len(df) == 32
+    from modeling.prediction_table import CORE
+
+    assert tuple(df.columns[:len(CORE)]) == CORE  # the same leading columns as every method's table
     for col in ("id", "predicted", "lower", "upper", "baseline", "applicable", "why", "model", "dataset_fingerprint",
                 "code_version", "date", "level"):
         assert col in df.columns, col

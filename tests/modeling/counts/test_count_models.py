@@ -96,15 +96,22 @@ def test_evaluation_reports_every_model_and_flags_a_periodic_block():
                  {"program": "k", "N": v, "block": "f:4", "count": v % 8 // 4 * 100 + 1},
                  {"program": "k", "N": v, "block": "f:5", "count": 7}]
     prog = data.program(validate_counts(pd.DataFrame(rows)), "k")
-    r = evaluate.evaluate_program(prog, "high-low", ("glm", "poly", "best"), curve=True)
+    result = evaluate.evaluate_program(prog, "high-low", ("glm", "poly", "best"), curve=True)
+    assert result.score("poly").exact_blocks == 2 and result.score("glm").exact_blocks is None
+    assert result.best.mape == min(m.mape for m in result.models) and result.n_exact == 2
+    r = result.to_dict()
+    assert r["best_model"] == result.best.model and "exact_blocks" not in r["models"][0]
     m = {x["model"]: x for x in r["models"]}
     assert set(m) == {"glm", "poly", "best"} and r["n_test"] > 0
     assert m["poly"]["exact_blocks"] == 2  # n^2 and the constant, not the alternating block
     assert [i["block"] for i in r["irregular"]] == ["f:4"]
-    assert r["irregular"][0]["reason"].startswith(("periodic in N", "non-monotone in N"))
+    # one size: every training point is in one group along N, where the block goes 1, 101, 1, 101, ...
+    assert r["irregular"][0]["reason"] == "non-monotone in N"
     assert {c["fraction"] for c in r["curve"]} == set(evaluate.CURVE_FRACTIONS)
     total = [t for t in r["totals"] if t["block"] == "all blocks"][0]
-    assert total["actual"] == pytest.approx(sum(sum(a) for a in r["test"]["actual"]))
+    test_n = [int(x[0]) for x in r["test"]["X"]]
+    assert test_n and total["actual"] == sum(v * v + (v % 8 // 4 * 100 + 1) + 7 for v in test_n)  # from the formulas
+    assert total["poly"] == pytest.approx(sum(v * v + 7 for v in test_n), rel=0.05)  # exact blocks, the odd one off
 
 
 def test_the_cli_prints_the_leaderboard_as_json(tmp_path, capsys):
@@ -119,7 +126,10 @@ def test_the_cli_prints_the_leaderboard_as_json(tmp_path, capsys):
     (p,) = out["programs"]
     assert p["program"] == "p" and p["n_blocks"] == 2 and p["n_test"] >= 1 and p["irregular"] == []
     assert [m["model"] for m in p["models"]] == ["glm", "poly", "best"]
-    assert {"mape", "max_ape", "nmse", "pearson", "spearman", "fit_seconds"} <= set(p["models"][0])
-    assert p["models"][1]["mape"] == pytest.approx(0, abs=1e-9)  # linear counts: the polynomial is exact
+    poly = p["models"][1]  # linear counts: the polynomial is exact, so every metric takes its perfect value
+    assert poly["mape"] == pytest.approx(0, abs=1e-9) and poly["max_ape"] == pytest.approx(0, abs=1e-9)
+    assert poly["nmse"] == pytest.approx(0, abs=1e-12)
+    assert poly["pearson"] == pytest.approx(1) and poly["spearman"] == pytest.approx(1)
+    assert p["models"][0]["fit_seconds"] > 0
     assert main(["counts", "--csv", str(path), "--models", "nope"]) == 2
     assert "unknown model" in capsys.readouterr().err

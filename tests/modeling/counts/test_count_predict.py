@@ -159,7 +159,11 @@ def test_cli_json_equals_the_library_and_the_export_has_provenance(tmp_path):
         assert main(["counts", "predict", "--csv", str(csv), "--program", "p", "--at", "N=4096,M=2048",
                      "--out", str(parquet)]) == 0
     df = pd.read_parquet(parquet)
-    assert list(df.columns[:8]) == ["program", "N", "M", "block", "predicted", "lower", "upper", "level"]
+    from modeling.prediction_table import CORE
+
+    assert tuple(df.columns[:len(CORE)]) == CORE
+    assert list(df.columns[len(CORE):len(CORE) + 4]) == ["program", "N", "M", "block"]
+    assert df["id"].tolist() == ["p/f:0@N=4096,M=2048", "p/f:1@N=4096,M=2048"] and df["applicable"].all()
     assert {"how", "irregular", "code_version", "table_fingerprint", "date"} <= set(df.columns)
     assert df["how"].tolist() == ["exact", "exact"] and df["predicted"].tolist() == [
         4096 * 2048 * 4097 // 2, 3 * 4096 ** 2 + 2048 + 1]
@@ -170,3 +174,30 @@ def test_the_old_counts_command_still_works():
     with redirect_stdout(out):
         assert main(["counts", "--program", "gesummv", "--models", "glm", "--json"]) == 0
     assert json.loads(out.getvalue())["programs"][0]["program"] == "gesummv"
+
+
+def test_the_naive_scaling_baseline_stands_beside_every_count():
+    """The baseline scales the nearest measured input's count by the size product: exact for the block whose
+    count is proportional to N x M, off by the missing factor for the others; its high-low error is reported
+    beside the model's."""
+    from modeling.counts.baseline import nearest, scaled_counts
+
+    rows = []
+    for n in range(8, 65, 8):
+        for m in range(4, 33, 4):
+            rows += [{"program": "p", "N": n, "M": m, "block": "f:0", "count": 5 * n * m},
+                     {"program": "p", "N": n, "M": m, "block": "f:1", "count": n * n * m}]
+    prog = data.program(_table(rows), "p")
+    X = parse_inputs(["N=640,M=320"], prog.params)
+    assert prog.X[nearest(prog.X, X)[0]].tolist() == [64, 32]
+    res = predict_counts(prog, X, "poly")
+    d = res.to_dict()
+    got = {r["block"]: r for r in d["predictions"]}
+    assert got["f:0"]["baseline"] == pytest.approx(5 * 640 * 320)  # proportional: the baseline is right
+    assert got["f:1"]["baseline"] == pytest.approx(64 * 64 * 32 * 100)  # N^2 M: a factor 10 short
+    assert got["f:1"]["predicted"] == 640 * 640 * 320
+    errs = {b["block"]: b["baseline_error"] for b in d["blocks"]}
+    assert errs["f:0"] == pytest.approx(0, abs=1e-9) and errs["f:1"] > 10
+    assert np.allclose(scaled_counts(prog.X, prog.Y, prog.X), prog.Y)  # at a measured input: its own count
+    total = [t for t in d["totals"] if t["block"] == "all blocks" and t["inputs"] != "all inputs"][0]
+    assert total["baseline"] == pytest.approx(5 * 640 * 320 + 64 * 64 * 32 * 100)

@@ -1,0 +1,194 @@
+"""The "Profiler output" card of /data: upload Nsight Compute, nvprof or rocprof files, see the workload
+table they make, save it as a dataset.
+
+Asks only what the files cannot tell: what a workload is (kernel, kernel x input, application run) and
+which file is the target (its own upload). The format of each file is recognised and named; the host's
+launches are turned into workloads and joined with the target (``dashboard.data_import.staged``); the
+preview shows the pivoted table, the rows and metrics only one side has, and what the readers converted.
+A file dropped on the page's main upload that turns out to be profiler output is taken as a host file here.
+"""
+
+from __future__ import annotations
+
+from dash import Input, Output, State, callback, dcc, html, no_update
+
+from dashboard.data_import import staged
+from dashboard.state import datasets, uploads
+from dashboard.ui.components import alert, card, grid, register_csv
+from dashboard.ui.fields import field
+from dashboard.settings import MAX_UPLOAD_BYTES
+from modeling.errors import DataError
+
+P = "data-prof"
+PREVIEW_ROWS = 50
+
+
+def card_layout():
+    """The card, placed on /data under the table upload."""
+    return card(
+        html.H2("Profiler output (Nsight Compute, nvprof, rocprof)"),
+        html.P("Drop the host's profiler CSV files (ncu --csv, details or --page raw; nvprof --csv --metrics / "
+               "--events or --print-gpu-trace; rocprof / rocprofv3 counters or rocprof-compute pmc_perf.csv), "
+               "one per input if you have several; then the target's profile or a simulator's results table "
+               "(workload key and cycles or time). The format is recognised from the file.", className="hint"),
+        html.Div([
+            field("Host profile(s)", dcc.Upload(id=f"{P}-host", multiple=True, max_size=MAX_UPLOAD_BYTES,
+                                                 className="upload-zone",
+                                                 children=html.Div(["Drop profiler files, or ", html.A("choose")]))),
+            field("Target: profile or simulator table (optional)",
+                  dcc.Upload(id=f"{P}-target", multiple=True, max_size=MAX_UPLOAD_BYTES, className="upload-zone",
+                             children=html.Div(["Drop the target's file(s), or ", html.A("choose")]))),
+        ], className="form-grid"),
+        html.Div(id=f"{P}-host-status"), html.Div(id=f"{P}-target-status"),
+        field("A workload is", dcc.RadioItems(id=f"{P}-key", value="kernel", className="radio-list",
+                                             options=[{"label": t, "value": k}
+                                                      for k, t in staged.KEY_LABELS.items()])),
+        html.Div(id=f"{P}-box", style={"display": "none"}, children=[
+            html.Div(id=f"{P}-summary", className="hint"),
+            grid(f"{P}-preview", [], height=280, file_name="profile_workloads.csv"),
+            html.Div(id=f"{P}-sides", className="hint"),
+            field("Dataset name", dcc.Input(id=f"{P}-name", className="text-input", maxLength=200)),
+            html.Div(html.Button("Save dataset", id=f"{P}-save", className="btn btn-primary", n_clicks=0),
+                     className="run-row"),
+            html.Div(id=f"{P}-save-status"),
+        ]),
+        dcc.Store(id=f"{P}-host-tokens"), dcc.Store(id=f"{P}-target-tokens"),
+    )
+
+
+register_csv(f"{P}-preview")
+
+
+def _described(infos) -> list:
+    items = []
+    for info in infos:
+        notes = "; ".join(info.get("notes", [])[:4])
+        items.append(html.Li([html.Strong(info["filename"]), f": {info['description']}",
+                              html.Span(f" ({notes})" if notes else "", className="hint")]))
+    return html.Ul(items, className="dataset-list")
+
+
+def _files(contents, filenames) -> tuple[list, list]:
+    """The uploads as lists (one file arrives as a string), their number bounded."""
+    if isinstance(contents, str):
+        contents, filenames = [contents], [filenames]
+    if not isinstance(contents, list) or not contents:
+        raise DataError("The upload did not arrive as files; try again.")
+    if len(contents) > staged.MAX_FILES:
+        raise DataError(f"{len(contents)} files: at most {staged.MAX_FILES} at once.")
+    filenames = filenames if isinstance(filenames, list) and len(filenames) == len(contents) else [None] * len(contents)
+    return contents, filenames
+
+
+def _host_files(contents, filenames):
+    contents, filenames = _files(contents, filenames)
+    tokens, infos = [], []
+    for c, name in zip(contents, filenames):
+        try:
+            token, info = staged.stage_profile(uploads.decode_upload(c), name)
+        except DataError as exc:
+            raise DataError(f"{name if isinstance(name, str) else 'A file'}: {exc}") from None
+        tokens.append(token)
+        infos.append(info)
+    return tokens, infos
+
+
+@callback(Output(f"{P}-host-status", "children"), Output(f"{P}-host-tokens", "data"),
+          Input(f"{P}-host", "contents"), State(f"{P}-host", "filename"), prevent_initial_call=True)
+def _host_uploaded(contents, filenames):
+    try:
+        tokens, infos = _host_files(contents, filenames)
+    except DataError as exc:
+        return alert(f"{exc} Nothing was imported."), None
+    return html.Div([html.P(f"Host: {len(tokens)} file(s) read.", className="hint"), _described(infos)]), tokens
+
+
+@callback(Output(f"{P}-host-status", "children", allow_duplicate=True),
+          Output(f"{P}-host-tokens", "data", allow_duplicate=True),
+          Input("data-upload", "contents"), State("data-upload", "filename"), prevent_initial_call=True)
+def _main_upload_was_a_profile(contents, filename):
+    """A profiler file dropped on the page's table upload becomes the host file here."""
+    try:
+        raw = uploads.decode_upload(contents)
+    except DataError:
+        return no_update, no_update
+    if not staged.profiler_format(raw):
+        return no_update, no_update
+    try:
+        token, info = staged.stage_profile(raw, filename)
+    except DataError as exc:
+        return alert(f"{exc} Nothing was imported."), None
+    return html.Div([html.P("Host: read from the upload above.", className="hint"), _described([info])]), [token]
+
+
+@callback(Output(f"{P}-target-status", "children"), Output(f"{P}-target-tokens", "data"),
+          Input(f"{P}-target", "contents"), State(f"{P}-target", "filename"), prevent_initial_call=True)
+def _target_uploaded(contents, filenames):
+    try:
+        tokens, infos = staged.stage_targets(*_files(contents, filenames), uploads.decode_upload)
+    except DataError as exc:
+        return alert(f"Target: {exc} Nothing was imported."), None
+    return html.Div([html.P(f"Target: {len(tokens)} file(s) read.", className="hint"), _described(infos)]), tokens
+
+
+def _sides(joined) -> list:
+    out = []
+    if joined.host_only_rows:
+        out.append(html.P(f"Host workloads without a target value (kept to predict): "
+                          f"{', '.join(joined.host_only_rows[:12])}", id=f"{P}-host-only"))
+    if joined.target_only_rows:
+        out.append(html.P(f"Target workloads the host never ran (left out): "
+                          f"{', '.join(joined.target_only_rows[:12])}", id=f"{P}-target-only"))
+    if joined.host_only_metrics or joined.target_only_metrics:
+        out.append(html.P(f"Metrics only the host has ({len(joined.host_only_metrics)}): "
+                          f"{', '.join(joined.host_only_metrics[:12])}. Only the target has "
+                          f"({len(joined.target_only_metrics)}): {', '.join(joined.target_only_metrics[:12])}. "
+                          "The features are the host's metrics.", id=f"{P}-metrics-sides"))
+    return out
+
+
+@callback(Output(f"{P}-box", "style"), Output(f"{P}-summary", "children"), Output(f"{P}-preview", "rowData"),
+          Output(f"{P}-preview", "columnDefs"), Output(f"{P}-sides", "children"),
+          Input(f"{P}-host-tokens", "data"), Input(f"{P}-target-tokens", "data"), Input(f"{P}-key", "value"),
+          prevent_initial_call=True)
+def _preview(host_tokens, target_tokens, key):
+    if not host_tokens:
+        return {"display": "none"}, None, [], [], None
+    try:
+        joined, host = staged.joined_table(host_tokens, target_tokens, key)
+    except (DataError, LookupError) as exc:
+        return {"display": "block"}, alert(str(exc)), [], [], None
+    frame = joined.frame
+    head = frame.head(PREVIEW_ROWS)
+    rows = head.astype(object).where(head.notna(), None).to_dict("records")
+    cols = [{"field": c, "headerName": c + (f" ({joined.units[c]})" if joined.units.get(c) else "")}
+            for c in frame.columns]
+    target = (f"targets: {', '.join(joined.targets)}" if joined.targets else
+              "no target yet: add the target's profile or a simulator table to save a dataset")
+    summary = (f"{len(frame)} workloads ({staged.KEY_LABELS[key]}) from {host.repeats['launches']} launches "
+               f"({host.repeats['outliers']} outlier launches dropped at ±7 MAD); {len(joined.features)} "
+               f"features; {target}.")
+    return {"display": "block"}, html.P(summary, id=f"{P}-summary-text"), rows, cols, _sides(joined)
+
+
+@callback(Output(f"{P}-save-status", "children"), Input(f"{P}-save", "n_clicks"),
+          State(f"{P}-host-tokens", "data"), State(f"{P}-target-tokens", "data"), State(f"{P}-key", "value"),
+          State(f"{P}-name", "value"), prevent_initial_call=True)
+def _save(_n, host_tokens, target_tokens, key, name):
+    try:
+        joined, host = staged.joined_table(host_tokens, target_tokens, key)
+        table, raw, mapping, notes = staged.dataset_parts(joined)
+    except (DataError, LookupError) as exc:
+        return alert(f"Not saved: {str(exc).strip(chr(39))}")
+    notes["profiler_import"] = {"formats": host.formats, "workload_key": key, **joined.to_dict()}
+    meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else "profiler import",
+                                 mapping, notes, raw)
+    extra = []
+    if notes.get("missing", {}).get("columns"):
+        left_out = list(notes["missing"]["columns"])[:8]
+        extra.append("feature columns with missing values left out: " + ", ".join(left_out))
+    if notes.get("unmeasured"):
+        extra.append(uploads.unmeasured_text(notes["unmeasured"]).rstrip("."))
+    return alert([f"Saved {meta['rows']} workloads as ", html.Strong(meta["name"]), f" ({meta['id']}). ",
+                  dcc.Link("Run a scenario on it", href=f"/scenario?dataset={meta['id']}", id=f"{P}-saved-link"),
+                  html.Div("; ".join(extra), className="hint") if extra else None], "success")

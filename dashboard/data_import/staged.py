@@ -1,0 +1,125 @@
+"""Profiler files between their upload and the Save: staged on the server, turned into one workload table.
+
+A profile is staged as its launches (Parquet) and what the reader found (JSON: format, units, kinds,
+duration, notes, tag), through ``dashboard.state.staging`` like every upload (same expiry, never pickled);
+a simulator table as its parsed table. :func:`joined_table` rebuilds the host's workloads (and the
+target's) from the tokens with the workload key the user chose, and joins them
+(``modeling.tables.profilers``); :func:`dataset_parts` turns that into the table, mapping and notes a
+dataset is saved with. Every value from the browser is checked here: tokens by ``staging``, the key
+against ``KEYS``.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from dashboard.state import files, staging, uploads
+from modeling.errors import DataError
+from modeling.tables.profilers.detect import FORMATS, detect, read_profile
+from modeling.tables.profilers.join import host_only, with_profile, with_simulator
+from modeling.tables.profilers.profile import Profile
+from modeling.tables.profilers.values import profiler_text
+from modeling.tables.profilers.workloads import KEYS, file_tags, to_workloads
+
+#: At most this many files per side (one per input size is the usual case).
+MAX_FILES = 20
+KEY_LABELS = {"kernel": "kernel (all launches of a kernel)",
+              "kernel+tag": "kernel × input (the file name is the input tag)",
+              "app": "application run (a whole file)"}
+
+
+def profiler_format(raw: bytes) -> str | None:
+    """The profiler format of an uploaded file, or None (Parquet, another table, unreadable text)."""
+    if raw.startswith(b"PAR1"):
+        return None
+    try:
+        return detect(profiler_text(raw))
+    except DataError:
+        return None
+
+
+def stage_profile(raw: bytes, filename) -> tuple[str, dict]:
+    """Read and stage one profiler file; returns ``(token, what was found)``."""
+    profile = read_profile(raw)
+    name = files.clean_name(filename, "profile")
+    info = {"kind": "profile", "filename": name, "tag": PurePath(name).stem or name, "format": profile.format,
+            "description": FORMATS[profile.format][1], "units": profile.units, "kinds": profile.kinds,
+            "duration": profile.duration, "config": profile.config, "notes": profile.notes,
+            "per_launch": profile.per_launch}
+    return staging.stage_upload(profile.launches, info), info
+
+
+def stage_target(raw: bytes, filename) -> tuple[str, dict]:
+    """Stage the target: a profile (recognised from its header) or a simulator's results table."""
+    if profiler_format(raw):
+        return stage_profile(raw, filename)
+    table = uploads.parse_upload(raw, filename)
+    info = {"kind": "simulator", "filename": files.clean_name(filename, "simulator"),
+            "description": "simulator results table", "rows": int(len(table.frame))}
+    return staging.stage_upload(table.frame, info), info
+
+
+def _profiles(tokens) -> list[tuple[Profile, str]]:
+    """The staged profiles, each with its input tag (``file_tags`` of the side's file names)."""
+    out, names = [], []
+    for token in tokens:
+        frame, info = staging.staged_upload(token)
+        if info.get("kind") != "profile":
+            raise DataError("That upload is not a profile: upload the host's profiler files again.")
+        out.append(Profile(info["format"], frame, info["units"], info["kinds"], info["duration"], info["config"],
+                           info["notes"], info["per_launch"]))
+        names.append(info["filename"])
+    return list(zip(out, file_tags(names)))
+
+
+def checked_tokens(tokens) -> list[str]:
+    if not isinstance(tokens, list) or not tokens or len(tokens) > MAX_FILES or not all(isinstance(t, str)
+                                                                                         for t in tokens):
+        raise DataError("Upload the host's profiler files first.")
+    return tokens
+
+
+def checked_key(key) -> str:
+    if key not in KEYS:
+        raise DataError(f"Choose what a workload is: one of {', '.join(KEYS)}.")
+    return key
+
+
+def joined_table(host_tokens, target_tokens, key):
+    """``(Joined, host Workloads)`` from the staged files and the chosen workload key; ``target_tokens`` is
+    None (no target yet), one simulator table's token, or the target's profiles (one per input)."""
+    key = checked_key(key)
+    host = to_workloads(_profiles(checked_tokens(host_tokens)), key)
+    if not target_tokens:
+        return host_only(host), host
+    target_tokens = checked_tokens(target_tokens)
+    frame, info = staging.staged_upload(target_tokens[0])
+    if info.get("kind") == "simulator":
+        if len(target_tokens) > 1:
+            raise DataError("Give one simulator table, or the target's profiles only.")
+        return with_simulator(host, frame), host
+    return with_profile(host, to_workloads(_profiles(target_tokens), key)), host
+
+
+def stage_targets(contents: list, filenames: list, decode) -> tuple[list, list]:
+    """Stage the target's files: one simulator table, or one or more profiles."""
+    tokens, infos = [], []
+    for c, name in zip(contents, filenames):
+        try:
+            token, info = stage_target(decode(c), name)
+        except DataError as exc:
+            raise DataError(f"{name if isinstance(name, str) else 'A file'}: {exc}") from None
+        tokens.append(token)
+        infos.append(info)
+    if len(infos) > 1 and any(i["kind"] == "simulator" for i in infos):
+        raise DataError("Give one simulator table, or the target's profiles only.")
+    return tokens, infos
+
+
+def dataset_parts(joined) -> tuple:
+    """``(table, raw, mapping, notes)`` of the dataset to save, checked as every upload's mapping is."""
+    if not joined.targets:
+        raise DataError("No target yet: add the target's profile or a simulator's results table, then save.")
+    return uploads.build_dataset(joined.frame, {
+        "id_col": "workload", "group_col": "application", "targets": joined.targets,
+        "host_col": joined.host_col, "features": joined.features, "missing": "columns"})

@@ -1,0 +1,62 @@
+"""Which profiler printed a file, and its launches: :func:`read_profile`.
+
+The format is recognised from the table's header line (the lines before it are profiler messages and
+program output), so a file needs no particular name. ``tool`` (``ncu``, ``nvprof``, ``rocprof``) restricts
+the choice, as the command line's ``import ncu FILE`` does.
+"""
+
+from __future__ import annotations
+
+import re
+
+from modeling.errors import DataError
+from modeling.tables.profilers import ncu, nvprof, rocprof
+from modeling.tables.profilers.profile import Profile
+from modeling.tables.profilers.values import profiler_text
+
+#: format -> (tool, description shown to the user)
+FORMATS = {
+    "ncu-details": ("ncu", "Nsight Compute CSV, details page (one row per launch x metric)"),
+    "ncu-raw": ("ncu", "Nsight Compute CSV, raw page (one row per launch, units under the header)"),
+    "nvprof-metrics": ("nvprof", "nvprof CSV, --metrics / --events summary (one row per kernel x metric)"),
+    "nvprof-trace": ("nvprof", "nvprof CSV, --print-gpu-trace (one row per launch)"),
+    "rocprof": ("rocprof", "rocprof counter CSV (one row per dispatch)"),
+    "rocprofv3": ("rocprof", "rocprofv3 counter collection CSV (one row per dispatch x counter)"),
+    "rocprof-compute": ("rocprof", "rocprof-compute (omniperf) pmc_perf.csv (one row per dispatch)"),
+}
+TOOLS = ("ncu", "nvprof", "rocprof")
+
+
+def detect(text: str) -> str | None:
+    """The format of a profiler's text, or None when it is not one of :data:`FORMATS`."""
+    for line in text.split("\n")[:5000]:
+        s = line.strip()
+        if s.startswith(nvprof.SUMMARY_HEADER):
+            return "nvprof-metrics"
+        if re.match(r'^"?Start"?,"?Duration"?,', s):
+            return "nvprof-trace"
+        if re.match(r'^"?ID"?,', s):
+            return "ncu-details" if "Metric Name" in s and "Metric Value" in s else "ncu-raw"
+        if re.match(r'^"?(Dispatch_I[Dd]|Index|Correlation_Id|Agent_Id)"?,', s) and re.search(r"Kernel_?Name", s, re.I):
+            if "Counter_Name" in s:
+                return "rocprofv3"
+            return "rocprof-compute" if re.search(r",wave_size_\d+,", s) else "rocprof"
+    return None
+
+
+_READERS = {"ncu-details": ncu.read_details, "ncu-raw": ncu.read_raw, "nvprof-metrics": nvprof.read_summary,
+            "nvprof-trace": nvprof.read_trace, "rocprof": rocprof.read_counters,
+            "rocprofv3": rocprof.read_counters, "rocprof-compute": rocprof.read_counters}
+
+
+def read_profile(raw: bytes, tool: str | None = None) -> Profile:
+    """The launches of a profiler's CSV output (bytes as uploaded); DataError says what is wrong."""
+    if tool is not None and tool not in TOOLS:
+        raise DataError(f"Unknown profiler {tool!r}: use one of {', '.join(TOOLS)}.")
+    text = profiler_text(raw)
+    fmt = detect(text)
+    if fmt is None:
+        raise DataError("Not a profiler's CSV output: no Nsight Compute, nvprof or rocprof table header found.")
+    if tool is not None and FORMATS[fmt][0] != tool:
+        raise DataError(f"This is {FORMATS[fmt][1]}, not {tool} output.")
+    return _READERS[fmt](text)

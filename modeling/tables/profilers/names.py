@@ -1,0 +1,85 @@
+"""nvprof metric and event names and their Nsight Compute equivalents, so two profilers give one set of columns.
+
+Source: NVIDIA, *Nsight Compute CLI* documentation, "nvprof Transition Guide", sections "Metric Comparison"
+and "Event Comparison" (https://docs.nvidia.com/nsight-compute/NsightComputeCli/index.html#nvprof-guide).
+Only one-to-one correspondences are listed; nvprof metrics that the guide expresses as a formula over
+several ncu metrics (``flop_count_sp``, ``cf_executed``, ``stall_exec_dependency``, ...) are not, and stay
+under their nvprof name (so they are listed as one-sided when the other profile is ncu, never silently
+dropped).
+
+``scale`` converts the nvprof value to the ncu metric's unit where the two differ: nvprof's
+``achieved_occupancy`` is a fraction, ncu's ``sm__warps_active.avg.pct_of_peak_sustained_active`` a percent
+(x 100); ``warp_execution_efficiency`` is a percent of 32 threads, ncu's
+``smsp__thread_inst_executed_per_inst_executed.ratio`` threads per instruction (x 32 / 100). nvprof trace's
+``Duration`` is ncu's ``gpu__time_duration.sum`` (both converted to seconds on reading).
+"""
+
+from __future__ import annotations
+
+#: nvprof name -> (Nsight Compute name, scale from the nvprof value to the ncu value)
+NVPROF_TO_NCU = {
+    # metrics
+    "achieved_occupancy": ("sm__warps_active.avg.pct_of_peak_sustained_active", 100.0),
+    "branch_efficiency": ("smsp__sass_average_branch_targets_threads_uniform.pct", 1.0),
+    "dram_read_bytes": ("dram__bytes_read.sum", 1.0),
+    "dram_write_bytes": ("dram__bytes_write.sum", 1.0),
+    "dram_read_throughput": ("dram__bytes_read.sum.per_second", 1.0),
+    "dram_write_throughput": ("dram__bytes_write.sum.per_second", 1.0),
+    "dram_read_transactions": ("dram__sectors_read.sum", 1.0),
+    "dram_write_transactions": ("dram__sectors_write.sum", 1.0),
+    "eligible_warps_per_cycle": ("smsp__warps_eligible.sum.per_cycle_active", 1.0),
+    "flop_count_sp_add": ("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", 1.0),
+    "flop_count_sp_mul": ("smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", 1.0),
+    "flop_count_sp_fma": ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 1.0),
+    "flop_count_dp_add": ("smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", 1.0),
+    "flop_count_dp_mul": ("smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", 1.0),
+    "flop_count_dp_fma": ("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", 1.0),
+    "gld_efficiency": ("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", 1.0),
+    "gst_efficiency": ("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct", 1.0),
+    "gld_throughput": ("l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second", 1.0),
+    "gst_throughput": ("l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum.per_second", 1.0),
+    "gld_transactions": ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 1.0),
+    "gst_transactions": ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", 1.0),
+    "gld_transactions_per_request": ("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_ld.ratio", 1.0),
+    "gst_transactions_per_request": ("l1tex__average_t_sectors_per_request_pipe_lsu_mem_global_op_st.ratio", 1.0),
+    "global_load_requests": ("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1.0),
+    "global_store_requests": ("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 1.0),
+    "inst_executed": ("smsp__inst_executed.sum", 1.0),
+    "inst_issued": ("smsp__inst_issued.sum", 1.0),
+    "inst_per_warp": ("smsp__average_inst_executed_per_warp.ratio", 1.0),
+    "ipc": ("smsp__inst_executed.avg.per_cycle_active", 1.0),
+    "issued_ipc": ("smsp__inst_issued.avg.per_cycle_active", 1.0),
+    "issue_slot_utilization": ("smsp__issue_active.avg.pct_of_peak_sustained_active", 1.0),
+    "l2_read_transactions": ("lts__t_sectors_op_read.sum", 1.0),
+    "l2_write_transactions": ("lts__t_sectors_op_write.sum", 1.0),
+    "shared_efficiency": ("smsp__sass_average_data_bytes_per_wavefront_mem_shared.pct", 1.0),
+    "shared_load_transactions": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 1.0),
+    "shared_store_transactions": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 1.0),
+    "sm_efficiency": ("smsp__cycles_active.avg.pct_of_peak_sustained_elapsed", 1.0),
+    "stall_memory_dependency": ("smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct", 1.0),
+    "stall_sync": ("smsp__warp_issue_stalled_barrier_per_warp_active.pct", 1.0),
+    "warp_execution_efficiency": ("smsp__thread_inst_executed_per_inst_executed.ratio", 0.32),
+    # events
+    "active_cycles": ("sm__cycles_active.sum", 1.0),
+    "active_warps": ("sm__warps_active.sum", 1.0),
+    "elapsed_cycles_sm": ("sm__cycles_elapsed.sum", 1.0),
+    "warps_launched": ("smsp__warps_launched.sum", 1.0),
+    "gld_request": ("smsp__inst_executed_op_global_ld.sum", 1.0),
+    "gst_request": ("smsp__inst_executed_op_global_st.sum", 1.0),
+    "shared_load": ("smsp__inst_executed_op_shared_ld.sum", 1.0),
+    "shared_store": ("smsp__inst_executed_op_shared_st.sum", 1.0),
+    # GPU trace
+    "Duration": ("gpu__time_duration.sum", 1.0),
+}
+
+
+def ncu_names(metrics: list[str]) -> dict[str, tuple[str, float]]:
+    """For each nvprof metric with an Nsight Compute equivalent: ``{nvprof name: (ncu name, scale)}``."""
+    return {m: NVPROF_TO_NCU[m] for m in metrics if m in NVPROF_TO_NCU}
+
+
+def align(host: list[str], target: list[str]) -> dict:
+    """The metrics both sides have and those only one side has (in each side's order)."""
+    t, h = set(target), set(host)
+    return {"common": [m for m in host if m in t], "host_only": [m for m in host if m not in t],
+            "target_only": [m for m in target if m not in h]}

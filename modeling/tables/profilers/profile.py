@@ -1,0 +1,85 @@
+"""What every profiler reader returns: its launches, one row each, with one unit per metric.
+
+:class:`Profile` holds the launches (``kernel``, ``launch`` in file order, ``invocations`` = how many launches
+the row stands for, the launch configuration as text, one numeric column per metric), each metric's unit
+and kind (how its launches combine into a workload: ``modeling.tables.launches``), the duration column
+(the measure of the MAD test and the weight of rates) and notes on what the reader converted.
+
+:func:`metric_kind` decides the kind from the metric's name and unit, the way ``modeling.build.counters``
+does for the shipped nvprof counters: counts, times, bytes and cycles add up over launches; rates,
+percentages, ratios and per-cycle or per-second values are averaged weighted by duration; launch geometry
+(grid, block, registers, shared memory) is averaged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from modeling.build.counters import clean_name, describe
+from modeling.errors import DataError
+
+_GEOMETRY = re.compile(r"^(launch__|grid|block|registers|static_?smem|dynamic_?smem|lds|scr|arch_vgpr|accum_vgpr"
+                       r"|sgpr|wave_size|workgroup|grid_size|workgroup_size|lds_per_workgroup|scratch_per)",
+                       re.IGNORECASE)
+_RATE = re.compile(r"(pct|ratio|per_second|per_cycle|per_warp|per_request|\.avg|efficiency|utilization|ipc$"
+                   r"|throughput|occupancy|_rate$|frequency)", re.IGNORECASE)
+_RATE_UNITS = {"%", "byte/s", "Hz", "level", "ratio"}
+
+
+def metric_kind(name: str, unit: str) -> str:
+    """``sum``, ``wmean`` or ``mean`` for a metric (see the module docstring)."""
+    if _GEOMETRY.match(name):
+        return "mean"
+    if unit in _RATE_UNITS or "/" in unit:
+        return "wmean"
+    if re.fullmatch(r"[a-z0-9_]+", name):  # nvprof / rocprof style: the shipped build's rules when they know it
+        try:
+            return describe(clean_name(name))[2]
+        except KeyError:
+            pass
+    return "wmean" if _RATE.search(name) else "sum"
+
+
+@dataclass
+class Profile:
+    format: str
+    launches: pd.DataFrame
+    units: dict = field(default_factory=dict)
+    kinds: dict = field(default_factory=dict)
+    duration: str | None = None
+    config: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    #: False when the file holds one row per kernel already averaged over its launches (nvprof --metrics):
+    #: its launches cannot be filtered for outliers any more.
+    per_launch: bool = True
+
+    @property
+    def metrics(self) -> list[str]:
+        return list(self.units)
+
+    def to_dict(self) -> dict:
+        return {"format": self.format, "launches": int(self.launches["invocations"].sum()),
+                "rows": int(len(self.launches)), "kernels": int(self.launches["kernel"].nunique()),
+                "metrics": self.metrics, "units": self.units, "kinds": self.kinds, "duration": self.duration,
+                "notes": self.notes, "per_launch": self.per_launch}
+
+
+def finish(fmt: str, rows: list[dict], units: dict, config: list, notes: list, duration: str | None,
+           per_launch: bool = True) -> Profile:
+    """A :class:`Profile` from per-launch dicts (``kernel``, ``invocations``, config, metrics)."""
+    frame = pd.DataFrame(rows)
+    frame.insert(0, "launch", range(len(frame)))
+    metrics = [m for m in units if m in frame.columns]
+    if not metrics:
+        raise DataError("The file holds no numeric metric (every metric column is text). Nothing was imported.")
+    for m in metrics:
+        frame[m] = pd.to_numeric(frame[m], errors="coerce").astype(float)
+    kinds = {m: metric_kind(m, units[m]) for m in metrics}
+    if duration and duration in kinds:
+        kinds[duration] = "sum"
+    frame = frame[["launch", "kernel", "invocations", *config, *metrics]]
+    return Profile(fmt, frame, {m: units[m] for m in metrics}, kinds, duration if duration in metrics else None,
+                   config, notes, per_launch)

@@ -1,0 +1,106 @@
+"""AMD counter CSVs: rocprof (v1), rocprofv2 / rocprofv3 counter collection, rocprof-compute ``pmc_perf.csv``.
+
+One row per dispatch, a counter per column, in every variant:
+
+* rocprof v1 (``Index,KernelName,gpu-id,...,DispatchNs,BeginNs,EndNs,CompleteNs,<counters>``) and the layout
+  rocprof-compute (omniperf) keeps per counter file (``Dispatch_ID,Kernel_Name,...,Start_Timestamp,
+  End_Timestamp``);
+* rocprof-compute's merged ``pmc_perf.csv`` (``Dispatch_ID,Kernel_Name,GPU_ID,Grid_Size,Workgroup_Size,...``
+  with ``wave_size_1``/``obj_1`` repeated per merged pass: kept once);
+* rocprofv3 ``counter_collection.csv`` in the long layout (one row per dispatch x counter: ``Dispatch_Id``,
+  ``Kernel_Name``, ``Counter_Name``, ``Counter_Value``), pivoted to one row per dispatch.
+
+The duration of a dispatch is ``End - Start`` (``EndNs - BeginNs``) in seconds; timestamps themselves,
+queue / process / object ids and signatures are not metrics. Kernel names keep their C++ signature (commas
+inside quotes); the ``(.kd)`` / ``[clone .kd]`` suffix is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from modeling.errors import DataError
+from modeling.tables.profilers.profile import Profile, finish
+from modeling.tables.profilers.values import decimal_comma, numeric_or_skip, table_rows
+
+DURATION = "duration"
+_NOT_METRICS = re.compile(
+    r"^(index|dispatch_id|kernel_?name|gpu[-_]id|queue[-_]id|queue[-_]index|pid|tid|sig|obj(_\d+)?"
+    r"|wave_size_\d+|dispatchns|beginns|endns|completens|start_timestamp|end_timestamp|correlation_id"
+    r"|agent_id|process_id|thread_id|kernel_id|counter_name|counter_value|node_id|stream_id|private_segment_size"
+    r"|group_segment_size|sgpr_count|arch_vgpr_count|accum_vgpr_count|lds_block_size_v|ordinal|workgroup_size_[xyz]"
+    r"|grid_size_[xyz]|dispatch_id_\d+)$", re.IGNORECASE)
+_CONFIG = ("Grid_Size", "Workgroup_Size", "grd", "wgr", "LDS_Per_Workgroup", "lds")
+_HEADERS = ("Dispatch_ID,", "Dispatch_Id,", "Index,", '"Dispatch_ID"', '"Dispatch_Id"', '"Index"',
+            "Correlation_Id,", '"Correlation_Id"', "Agent_Id,", '"Agent_Id"')
+
+
+def _kernel(name: str) -> str:
+    return re.sub(r"\s*(\(\.kd\)|\[clone \.kd\]|\.kd)\s*$", "", name.strip())
+
+
+def _find(header, *names):
+    low = {h.lower(): j for j, h in enumerate(header)}
+    return next((low[n.lower()] for n in names if n.lower() in low), None)
+
+
+def _pivot_long(header, body):
+    """rocprofv3's long layout (one row per dispatch x counter) as one row per dispatch."""
+    i_d = _find(header, "Dispatch_Id", "Dispatch_ID", "Correlation_Id")
+    i_n, i_v = _find(header, "Counter_Name"), _find(header, "Counter_Value")
+    fixed = [j for j in range(len(header)) if j not in (i_n, i_v)]
+    rows: dict[str, list] = {}
+    names: list[str] = []
+    for r in body:
+        row = rows.setdefault(r[i_d], [r[j] for j in fixed] + [None] * 0)
+        name = r[i_n].strip()
+        if name not in names:
+            names.append(name)
+        row.append((name, r[i_v]))
+    new_header = [header[j] for j in fixed] + names
+    out = []
+    for row in rows.values():
+        base = [c for c in row if not isinstance(c, tuple)]
+        vals = dict(c for c in row if isinstance(c, tuple))
+        out.append(base + [vals.get(n, "") for n in names])
+    return new_header, out
+
+
+def read_counters(text: str) -> Profile:
+    """The dispatches of a rocprof / rocprofv3 / rocprof-compute counter CSV."""
+    _, rows = table_rows(text, _HEADERS, "rocprof counter")
+    header, body = [h.strip() for h in rows[0]], rows[1:]
+    fmt = "rocprof-compute" if any(re.fullmatch(r"wave_size_\d+", h) for h in header) else "rocprof"
+    if _find(header, "Counter_Name") is not None and _find(header, "Counter_Value") is not None:
+        header, body = _pivot_long(header, body)
+        fmt = "rocprofv3"
+    i_k = _find(header, "Kernel_Name", "KernelName")
+    if i_k is None:
+        raise DataError("The rocprof table has no 'Kernel_Name' (or 'KernelName') column.")
+    i_start, i_end = _find(header, "Start_Timestamp", "BeginNs"), _find(header, "End_Timestamp", "EndNs")
+    config = [header[j] for j in range(len(header)) if header[j] in _CONFIG]
+    metrics = [j for j, h in enumerate(header) if not _NOT_METRICS.match(h) and h not in config]
+    comma = decimal_comma(r[j] for r in body for j in metrics)
+    launches = [{"kernel": _kernel(r[i_k]), "invocations": 1.0, **{header[j]: r[j].strip() for j in
+                                                                     range(len(header)) if header[j] in config}}
+                for r in body]
+    units, notes = {}, []
+    if i_start is not None and i_end is not None:
+        for launch, r in zip(launches, body):
+            try:
+                launch[DURATION] = (int(r[i_end]) - int(r[i_start])) * 1e-9
+            except ValueError:
+                launch[DURATION] = float("nan")
+        units[DURATION] = "s"
+    else:
+        notes.append("no start / end timestamps: durations unknown, repeated dispatches are averaged unfiltered")
+    for j in metrics:
+        got = numeric_or_skip(header[j], [r[j] for r in body], [None] * len(body), comma)
+        if got is None:
+            continue
+        vals, unit, more = got
+        for launch, v in zip(launches, vals):
+            launch[header[j]] = v
+        units[header[j]] = unit
+        notes += more
+    return finish(fmt, launches, units, config, notes, DURATION if DURATION in units else None)

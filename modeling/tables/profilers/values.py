@@ -1,0 +1,173 @@
+"""What profilers print around and inside their tables: text, numbers and units.
+
+* The text: a profiler's CSV arrives inside whatever the run printed (``==PROF==`` / ``==1234==`` lines,
+  the program's own output). :func:`profiler_text` decodes the bytes with the same rules as every upload
+  (``modeling.tables.reading``: size, UTF-8 / UTF-16 with a byte-order mark, line endings, no NUL bytes);
+  :func:`table_rows` finds the header line and returns the rows of the table that follows it.
+* Numbers: ``1,234,567.5`` (thousands separators), ``1.234.567,5`` / ``117,3`` (a decimal comma: ncu on a
+  European locale), ``n/a``, ``15.5%``, ``1.1655GB/s``, ``Low (1)`` (nvprof's utilization levels). The
+  decimal mark is decided once per file (:func:`decimal_comma`), since ``1,024`` alone cannot tell.
+* Units: every metric gets one unit (:func:`to_base`): times in seconds, sizes in bytes, throughputs in
+  bytes per second, frequencies in hertz; ``%``, ``inst``, ``cycle`` and other counts stay as printed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+
+from modeling.errors import DataError
+from modeling.tables.reading import MAX_BYTES, _MAGIC, _one_line_ending, _utf16_to_utf8, check_cells
+
+#: unit as printed (lower case) -> (base unit, factor to the base unit)
+UNITS = {
+    "nsecond": ("s", 1e-9), "ns": ("s", 1e-9), "usecond": ("s", 1e-6), "us": ("s", 1e-6),
+    "msecond": ("s", 1e-3), "ms": ("s", 1e-3), "second": ("s", 1.0), "s": ("s", 1.0),
+    "byte": ("byte", 1.0), "b": ("byte", 1.0), "kbyte": ("byte", 1e3), "kb": ("byte", 1e3),
+    "mbyte": ("byte", 1e6), "mb": ("byte", 1e6), "gbyte": ("byte", 1e9), "gb": ("byte", 1e9),
+    "tbyte": ("byte", 1e12), "tb": ("byte", 1e12),
+    "byte/second": ("byte/s", 1.0), "b/s": ("byte/s", 1.0), "kbyte/second": ("byte/s", 1e3),
+    "kb/s": ("byte/s", 1e3), "mbyte/second": ("byte/s", 1e6), "mb/s": ("byte/s", 1e6),
+    "gbyte/second": ("byte/s", 1e9), "gb/s": ("byte/s", 1e9), "tbyte/second": ("byte/s", 1e12),
+    "tb/s": ("byte/s", 1e12),
+    "hz": ("Hz", 1.0), "khz": ("Hz", 1e3), "mhz": ("Hz", 1e6), "ghz": ("Hz", 1e9),
+    "cycle/second": ("Hz", 1.0), "cycle/msecond": ("Hz", 1e3), "cycle/usecond": ("Hz", 1e6),
+    "cycle/nsecond": ("Hz", 1e9),
+}
+_NA = {"", "n/a", "na", "nan", "-", "null", "none"}
+_LEVEL = re.compile(r"^[A-Za-z ]+\((\d+)\)$")  # nvprof utilization levels: "Idle (0)" .. "Max (10)"
+_SUFFIX = re.compile(r"^([+-]?[0-9.,]+(?:[eE][+-]?\d+)?)\s*([A-Za-z%/]+)$")
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+_DEC_COMMA = re.compile(r"^[+-]?(\d{1,3}(\.\d{3})+,\d+|\d+,(\d{1,2}|\d{4,}))$")
+
+
+def profiler_text(raw: bytes) -> str:
+    """The file's text, checked as every upload is (size, binary formats, encoding, NUL bytes)."""
+    if len(raw) > MAX_BYTES:
+        raise DataError(f"The file is {len(raw) / 1e6:.0f} MB; the limit is {MAX_BYTES / 1e6:.0f} MB.")
+    for magic, what in _MAGIC.items():
+        if raw.startswith(magic):
+            raise DataError(f"This looks like {what}, not a profiler's CSV output.")
+    raw = _one_line_ending(_utf16_to_utf8(raw))
+    if b"\x00" in raw:
+        raise DataError("The file contains NUL bytes: it is binary, not a profiler's CSV output.")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataError(f"The file is not UTF-8: byte 0x{raw[exc.start]:02x} on line {line}.") from None
+
+
+def table_rows(text: str, header_starts: tuple, what: str) -> tuple[int, list[list[str]]]:
+    """``(line number of the header, rows)`` of the CSV table whose header line starts with one of
+    ``header_starts``; lines before it (profiler messages, program output) are skipped, and so are
+    ``==...==`` lines and blank lines after it. Rows of another length than the header end the table
+    (the program printed after it) only when no row of the header's length follows; otherwise they are
+    refused with their line number."""
+    lines = text.split("\n")
+    start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith(header_starts)), None)
+    if start is None:
+        raise DataError(f"No {what} table found: no line starts with {header_starts[0]!r}.")
+    check_cells(max(len(lines) - start - 1, 0), lines[start].count(",") + 1)
+    kept = [(i + 1, ln) for i, ln in enumerate(lines[start:], start) if ln.strip() and not ln.startswith("==")]
+    try:
+        parsed = [(n, r) for (n, _), r in zip(kept, csv.reader(io.StringIO("\n".join(ln for _, ln in kept))))]
+    except csv.Error as exc:
+        raise DataError(f"The {what} table is not readable CSV ({exc}).") from None
+    header = [h.strip() for h in parsed[0][1]]
+    rows = []
+    for j, (n, r) in enumerate(parsed[1:], 1):
+        if len(r) != len(header):
+            if all(len(r2) != len(header) for _, r2 in parsed[j:]):
+                break  # the program's own output after the table
+            raise DataError(f"Line {n} has {len(r)} fields but the {what} header (line {start + 1}) has "
+                            f"{len(header)}. Nothing was imported.")
+        rows.append(r)
+    if not rows:
+        raise DataError(f"The {what} table has a header but no rows.")
+    return start + 1, [header] + rows
+
+
+def decimal_comma(values) -> bool:
+    """True when the file's numbers use a decimal comma (``117,3``, ``1.234,5``); ``1,024`` alone reads as
+    a thousands separator, as ncu prints it in an English locale."""
+    return any(_DEC_COMMA.match(v.strip()) for v in values if isinstance(v, str))
+
+
+def number(text: str, comma_decimal: bool = False) -> tuple[float, str | None]:
+    """``(value, unit printed after the number or None)``; NaN for ``n/a`` and empty cells.
+
+    Raises DataError for text that is not a number (the caller names the metric)."""
+    s = text.strip()
+    if s.lower() in _NA:
+        return math.nan, None
+    m = _LEVEL.match(s)
+    if m:
+        return float(m.group(1)), "level"
+    unit = None
+    m = _SUFFIX.match(s)
+    if m:
+        s, unit = m.group(1), m.group(2)
+    if comma_decimal:
+        s = s.replace(".", "").replace(",", ".")
+    else:
+        s = s.replace(",", "")
+    try:
+        return float(s), unit
+    except ValueError:
+        raise DataError(f"{text[:40]!r} is not a number") from None
+
+
+def to_base(value: float, unit: str | None) -> tuple[float, str]:
+    """The value in its metric's base unit (see :data:`UNITS`); unknown units are kept as printed."""
+    if not unit:
+        return value, ""
+    base = UNITS.get(unit.strip().lower())
+    if base is None:
+        return value, unit.strip()
+    return value * base[1], base[0]
+
+
+def metric_values(name: str, cells: list, printed_units: list, comma_decimal: bool) -> tuple[list, str, list]:
+    """One metric's cells as numbers in one base unit: ``(values, unit, notes)``.
+
+    ``printed_units`` holds the unit column's text per cell (or None); a unit printed after the number
+    (nvprof: ``15.5%``, ``1.2GB/s``) is used where the column gives none. A metric printed in units that
+    do not convert to one base (``byte`` in one launch, ``%`` in another) is refused, naming both.
+    """
+    values, units, n_na = [], set(), 0
+    for cell, printed in zip(cells, printed_units):
+        try:
+            v, suffix = number(cell, comma_decimal)
+        except DataError as exc:
+            raise DataError(f"Metric {name!r}: {exc}. Nothing was imported.") from None
+        if v != v:
+            n_na += 1
+            values.append(v)
+            continue
+        v, unit = to_base(v, printed or suffix)
+        values.append(v)
+        units.add(unit)
+    if len(units) > 1:
+        raise DataError(f"Metric {name!r} is printed in units that do not convert to one "
+                        f"({', '.join(sorted(units))}). Nothing was imported.")
+    notes = [f"{name}: {n_na} n/a value(s) kept empty"] if n_na else []
+    return values, (units.pop() if units else ""), notes
+
+
+def numeric_or_skip(name: str, cells: list, printed_units: list, comma_decimal: bool):
+    """:func:`metric_values`, or None for a column of text only (a name, a cache configuration): such a
+    column is not a metric. A column of numbers with some text in it is refused as before."""
+    try:
+        return metric_values(name, cells, printed_units, comma_decimal)
+    except DataError:
+        for c in cells:
+            try:
+                v, _ = number(c, comma_decimal)
+            except DataError:
+                continue
+            if v == v:
+                raise
+        return None

@@ -1,0 +1,86 @@
+"""The /data profiler card's server side as plain functions: staging, key and token checks, join, save parts."""
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from dashboard.data_import import panel, staged
+from dashboard.state import datasets
+from modeling.errors import DataError
+from modeling.tables.workload import table_scenario
+
+F = Path(__file__).resolve().parents[1] / "fixtures" / "profilers"
+
+
+def url(name):
+    return "data:text/csv;base64," + base64.b64encode((F / name).read_bytes()).decode()
+
+
+def test_recognises_each_format_and_refuses_a_plain_table():
+    assert staged.profiler_format((F / "ncu_details.csv").read_bytes()) == "ncu-details"
+    assert staged.profiler_format((F / "rocprof_compute_MI100_pmc_perf.csv").read_bytes()) == "rocprof-compute"
+    assert staged.profiler_format(b"workload,x\nw1,1\n") is None
+    assert staged.profiler_format(b"PAR1....") is None
+
+
+def test_host_and_target_staged_joined_and_saved():
+    tokens, infos = panel._host_files([url("ncu_details.csv")], ["ncu_details.csv"])
+    assert infos[0]["format"] == "ncu-details" and infos[0]["tag"] == "ncu_details"
+    target, tinfo = staged.stage_target((F / "nvprof_metrics_events.csv").read_bytes(), "v100.csv")
+    assert tinfo["format"] == "nvprof-metrics"
+    joined, host = staged.joined_table(tokens, [target], "kernel")
+    assert joined.targets == ["sm__cycles_elapsed.sum@target"] and joined.host_only_rows == ["scan_blelloch"]
+    table, raw, mapping, notes = staged.dataset_parts(joined)
+    # registers per thread has an n/a: its column is left out rather than inventing a value or dropping a kernel
+    assert "launch__registers_per_thread" not in mapping["features"] and len(table) == 8
+    assert notes["unmeasured"]["sm__cycles_elapsed.sum@target"]["ids"] == ["scan_blelloch"]
+    meta = datasets.save_dataset(table, "ncu host", mapping, notes, raw)
+    s = table_scenario(datasets.dataset_table(meta["id"]), mapping["targets"][0], "application", "workload",
+                       mapping["features"], mapping["host_col"])
+    assert s["X"].shape[0] == 7
+
+
+def test_simulator_target_and_no_target():
+    tokens, _ = panel._host_files(url("ncu_details.csv"), "ncu_details.csv")
+    target, info = staged.stage_target((F / "simulator_results.csv").read_bytes(), "sim.csv")
+    assert info["kind"] == "simulator"
+    joined, _ = staged.joined_table(tokens, [target], "kernel")
+    assert joined.target_only_rows == ["never_on_host"]
+    alone, _ = staged.joined_table(tokens, None, "kernel")
+    with pytest.raises(DataError, match="No target yet"):
+        staged.dataset_parts(alone)
+
+
+@pytest.mark.parametrize("tokens,target,key,message", [
+    (None, None, "kernel", "Upload the host"),
+    (["st-0000000000000000"] * 21, None, "kernel", "Upload the host"),
+    ([{"x": 1}], None, "kernel", "Upload the host"),
+    (["../../etc"], None, "kernel", "not found"),
+    (["st-0000000000000000"], None, "launch", "Choose what a workload is"),
+    (["st-0000000000000000"], None, ["kernel"], "Choose what a workload is"),
+])
+def test_forged_values_are_refused(tokens, target, key, message):
+    with pytest.raises((DataError, LookupError), match=message):
+        staged.joined_table(tokens, target, key)
+
+
+def test_a_bad_file_names_itself_and_nothing_is_staged():
+    bad = "data:text/csv;base64," + base64.b64encode(b'"ID","Kernel Name","Metric Name","Metric Value"\n'
+                                                     b'"0","k","x","1"\n"1","k","x","abc"\n').decode()
+    with pytest.raises(DataError, match="broken.csv: Metric 'x'"):
+        panel._host_files([url("ncu_details.csv"), bad], ["ok.csv", "broken.csv"])
+    status, tokens = panel._host_uploaded([bad], ["broken.csv"])
+    assert tokens is None and "Nothing was imported" in str(status)
+
+
+def test_one_file_per_input_on_both_sides_matches_by_input_tag():
+    host, _ = panel._host_files([url("ncu_details.csv")] * 2, ["a100_n1024.csv", "a100_n2048.csv"])
+    status, target = panel._target_uploaded([url("nvprof_metrics_events.csv")] * 2,
+                                             ["v100_n1024.csv", "v100_n2048.csv"])
+    assert "2 file(s) read" in str(status)
+    joined, _ = staged.joined_table(host, target, "kernel+tag")
+    assert "vectorAdd@2048" in set(joined.frame["workload"]) and joined.host_only_rows == ["scan_blelloch@1024",
+                                                                                             "scan_blelloch@2048"]
+    status, tokens = panel._target_uploaded([url("simulator_results.csv")] * 2, ["s1.csv", "s2.csv"])
+    assert tokens is None and "one simulator table" in str(status)

@@ -1,0 +1,82 @@
+"""/data in the browser: profiler files (an ncu details CSV as host, an nvprof metrics CSV as target) become a
+saved dataset a scenario runs on; a rocprof-compute pmc_perf.csv is recognised and previewed; bad files lose
+nothing."""
+
+from pathlib import Path
+from urllib.parse import quote
+
+from dashboard.state import datasets
+from modeling.crossgen.ensemble import run_ensemble
+from modeling.tables.profilers.detect import read_profile
+from modeling.tables.workload import table_scenario
+from pc_browser import screenshot, start, wait_text
+
+F = Path(__file__).resolve().parents[1] / "fixtures" / "profilers"
+
+
+def test_ncu_host_and_nvprof_target_saved_and_run(dash_duo, perfcast_app):
+    before = len(datasets.list_datasets())
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_element("#data-prof-host input[type=file]").send_keys(str(F / "ncu_details.csv"))
+    dash_duo.wait_for_contains_text("#data-prof-host-status", "Nsight Compute CSV, details page", timeout=20)
+    dash_duo.wait_for_contains_text("#data-prof-summary", "8 workloads", timeout=20)
+    assert "13 launches (1 outlier launches dropped" in dash_duo.find_element("#data-prof-summary").text
+    dash_duo.find_element("#data-prof-target input[type=file]").send_keys(str(F / "nvprof_metrics_events.csv"))
+    dash_duo.wait_for_contains_text("#data-prof-target-status", "nvprof CSV, --metrics / --events", timeout=20)
+    dash_duo.wait_for_contains_text("#data-prof-summary", "targets: sm__cycles_elapsed.sum@target", timeout=20)
+    dash_duo.wait_for_contains_text("#data-prof-preview", "gemm_tiled<128, 64>", timeout=10)
+    dash_duo.wait_for_contains_text("#data-prof-host-only", "scan_blelloch", timeout=10)
+    assert "flop_count_sp" in dash_duo.find_element("#data-prof-metrics-sides").text
+    screenshot(dash_duo.driver, "data_profiler_import")
+    dash_duo.find_element("#data-prof-name").send_keys("ncu host, V100 target")
+    dash_duo.find_element("#data-prof-save").click()
+    dash_duo.wait_for_contains_text("#data-prof-save-status", "Saved 8 workloads", timeout=20)
+    assert "1 workload has no value for sm__cycles_elapsed.sum@target" in \
+        dash_duo.find_element("#data-prof-save-status").text
+    assert len(datasets.list_datasets()) == before + 1
+    meta = next(m for m in datasets.list_datasets() if m["name"] == "ncu host, V100 target")
+    assert meta["notes"]["profiler_import"]["formats"] == ["ncu-details"]
+    assert datasets.verify_dataset(meta["id"])
+
+    target = meta["mapping"]["targets"][0]
+    dash_duo.driver.get(dash_duo.server_url + f"/scenario?dataset={meta['id']}&target={quote(target)}&folds=3")
+    eout = wait_text(dash_duo, "#scenario-best-eout", timeout=180)
+    s = table_scenario(datasets.dataset_table(meta["id"]), target, "application", "workload",
+                       meta["mapping"]["features"], meta["mapping"]["host_col"])
+    res = run_ensemble(s["X"], s["y"], models="halwpe", folds=3, host_index=s["host_index"], seed=0,
+                       groups=s["groups"], drop_constant=True)
+    assert eout == f"{res.best().e_out:.2f} %"
+
+
+def test_rocprof_compute_pmc_perf_is_recognised_and_previewed(dash_duo, perfcast_app, tmp_path):
+    before = len(datasets.list_datasets())
+    start(dash_duo, perfcast_app, "/data")
+    # dropped on the page's table upload: recognised there and read by the profiler card
+    dash_duo.wait_for_element("#data-upload input[type=file]").send_keys(str(F / "rocprof_compute_MI100_pmc_perf.csv"))
+    dash_duo.wait_for_contains_text("#data-upload-status", "rocprof-compute (omniperf) pmc_perf.csv", timeout=20)
+    dash_duo.wait_for_contains_text("#data-prof-host-status", "rocprof-compute (omniperf) pmc_perf.csv", timeout=20)
+    dash_duo.wait_for_contains_text("#data-prof-summary", "1 workloads", timeout=20)
+    assert "from 3 launches" in dash_duo.find_element("#data-prof-summary").text
+    assert "no target yet" in dash_duo.find_element("#data-prof-summary").text
+    dash_duo.wait_for_contains_text("#data-prof-preview", "vecCopy", timeout=10)
+    # every counter of the file is a column (the grid shows only the first ones on screen)
+    profile = read_profile((F / "rocprof_compute_MI100_pmc_perf.csv").read_bytes())
+    assert "GRBM_GUI_ACTIVE" in profile.metrics
+    assert f"{len(profile.metrics) + 1} features" in dash_duo.find_element("#data-prof-summary").text
+    dash_duo.find_element("#data-prof-save").click()
+    dash_duo.wait_for_contains_text("#data-prof-save-status", "No target yet", timeout=20)
+    # the target: the same run's per-counter rocprof file; then a host file of other kernels matches nothing
+    dash_duo.find_element("#data-prof-target input[type=file]").send_keys(str(F / "rocprof_MI100_SQ_LEVEL_WAVES.csv"))
+    dash_duo.wait_for_contains_text("#data-prof-target-status", "rocprof counter CSV", timeout=20)
+    dash_duo.wait_for_contains_text("#data-prof-summary", "targets: duration@target", timeout=20)
+    dash_duo.find_element("#data-prof-host input[type=file]").send_keys(str(F / "ncu_raw.csv"))
+    dash_duo.wait_for_contains_text("#data-prof-summary", "No workload of the host matches", timeout=20)
+    # a broken file: named with its problem, nothing imported, nothing saved
+    broken = tmp_path / "broken_ncu.csv"
+    broken.write_text('"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte","1"\n'
+                      '"1","k","x","%","2"\n')
+    dash_duo.find_element("#data-prof-host input[type=file]").send_keys(str(broken))
+    dash_duo.wait_for_contains_text("#data-prof-host-status", "broken_ncu.csv: Metric 'x' is printed in units that "
+                                    "do not convert to one (%, byte)", timeout=20)
+    assert "Nothing was imported" in dash_duo.find_element("#data-prof-host-status").text
+    assert len(datasets.list_datasets()) == before
