@@ -143,19 +143,28 @@ def scope(project, role: str = "owner"):
 
 def _job_session():
     """(session digest, user id) of the session whose request started this background job (Dash hands the
-    job that request's cookies), or None."""
+    job that request's cookies and headers; a user signed in by a trusted proxy's header has no session row
+    and works in their first project), or None."""
     from dash._callback_context import context_value
 
     from dashboard.access import gate, sessions
     from dashboard.settings import SESSION_COOKIE
 
     try:
-        cookies = getattr(context_value.get(), "cookies", None) or {}
+        context = context_value.get()
     except LookupError:
         return None
+    cookies = getattr(context, "cookies", None) or {}
     session_id = sessions.session_id_of(cookies.get(SESSION_COOKIE), gate.secret())
     user = sessions.lookup(session_id) if session_id else None
-    return (user.session_digest, user.user_id) if user else None
+    if user is not None:
+        return user.session_digest, user.user_id
+    from dashboard.access import accounts, proxy  # signed in by a trusted proxy's header: no session row
+
+    name = proxy.account_name(getattr(context, "headers", None) or {}, getattr(context, "remote", None))
+    with database.session() as db:
+        found = accounts.find_user(db, name) if name else None
+        return (proxy.DIGEST, found.id) if found is not None and not found.disabled else None
 
 
 @contextlib.contextmanager
@@ -226,9 +235,22 @@ def switch(project_name: str) -> Current:
     if user is None or target is None:
         raise AccessDenied(f"There is no project {name[:100]!r} among yours.")
     with database.session() as db:
-        db.execute(update(Session).where(Session.digest == user.session_digest).values(project_id=target.id))
+        done = db.execute(update(Session).where(Session.digest == user.session_digest)
+                          .values(project_id=target.id)).rowcount
+    if not done:  # signed in by a trusted proxy's header: no session row keeps a choice
+        raise AccessDenied(f"Signed in through your organisation's proxy, you work in your first project by name; "
+                           f"ask for a perfcast sign-in to switch to {name[:100]}.")
     g.perfcast_project = target
     return target
+
+
+def can_switch() -> bool:
+    """Can this request's user switch projects (a session row keeps the choice; a user signed in by a trusted
+    proxy's header has none and works in their first project)?"""
+    from dashboard.access import proxy
+
+    user = _request_user()
+    return user is not None and user.session_digest != proxy.DIGEST
 
 
 def open_share_link() -> None:

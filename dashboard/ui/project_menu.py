@@ -19,7 +19,7 @@ def project_menu():
                          title="You are not a member of any project: ask an owner of a project to add you.")
     label = html.Span([html.Strong(cur.name), f" · {cur.role}"], className="project-current", id="project-current",
                       title="the project you work in, and your role in it")
-    if len(mine) < 2:
+    if len(mine) < 2 or not projects.can_switch():
         return html.Div(label, className="project-menu")
     return html.Form([
         label,
