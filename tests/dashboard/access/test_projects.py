@@ -172,3 +172,42 @@ def test_each_project_stores_in_its_own_directory(url):
     for bad in ("../x", "", None, "Datasets"):
         with pytest.raises(ValueError):
             projects.project_path(bad)
+
+
+def _job_context(cookies=None, headers=None, remote="127.0.0.1"):
+    """What Dash hands a background job: the starting request's cookies, headers and peer address."""
+    from dash._callback_context import context_value
+    from dash._utils import AttributeDict
+
+    return context_value.set(AttributeDict(cookies=cookies or {}, headers=headers or {}, remote=remote))
+
+
+def test_a_job_runs_in_the_project_of_the_session_that_started_it(url, app, monkeypatch):
+    from dash._callback_context import context_value
+
+    cookie = _user("ada", {"alpha": "viewer", "beta": "editor"})
+    with _as(app, cookie):
+        projects.switch("beta")
+    token = _job_context({settings.SESSION_COOKIE: cookie})
+    try:
+        with projects.job_scope() as cur:
+            assert (cur.name, cur.role) == ("beta", "editor") and projects.current_project() == cur
+    finally:
+        context_value.reset(token)
+    for forged in ({settings.SESSION_COOKIE: cookie[:-2] + "xx"}, {}):  # a bad signature, no cookie: no project
+        token = _job_context(forged)
+        try:
+            with projects.job_scope() as cur:
+                assert cur is None and projects.current_project() is None
+        finally:
+            context_value.reset(token)
+    # signed in by a trusted proxy's header: no session row, the first project by name
+    monkeypatch.setattr(settings, "PROXY_USER_HEADER", "X-Forwarded-User")
+    monkeypatch.setattr(settings, "TRUSTED_PROXIES", ["10.0.0.5"])
+    for remote, expected in (("10.0.0.5", "alpha"), ("10.9.9.9", None)):  # only from the proxy's address
+        token = _job_context(headers={"X-Forwarded-User": "ada"}, remote=remote)
+        try:
+            with projects.job_scope() as cur:
+                assert (cur.name if cur else None) == expected
+        finally:
+            context_value.reset(token)
