@@ -5,6 +5,10 @@ from __future__ import annotations
 from dashboard.counts.figures import NAMES
 
 
+#: fewer test inputs than this and the summary says the errors rest on few points
+FEW_TEST_INPUTS = 8
+
+
 def leaderboard_rows(res: dict) -> list[dict]:
     rows = []
     for m in res["models"]:
@@ -30,7 +34,14 @@ def block_rows(res: dict) -> list[dict]:
             status = "regular"
         rows.append({"block": b["block"], "status": status, "chosen": NAMES.get(b["chosen"], b["chosen"]),
                      "inner_error": b["inner_error"], "test_ape": b["test_ape"]})
-    return sorted(rows, key=lambda r: (not r["status"].startswith("irregular"), r["block"]))
+    return sorted(rows, key=lambda r: (not r["status"].startswith("irregular"), natural(r["block"])))
+
+
+def natural(name: str) -> tuple:
+    """A sort key that orders the numbers inside a name by value: "f:2" before "f:10"."""
+    import re
+
+    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", name) if t)
 
 
 def summary_facts(res: dict) -> dict:
@@ -40,11 +51,14 @@ def summary_facts(res: dict) -> dict:
     text = (f"{res['program']}: {res['n_blocks']} blocks; input sizes {', '.join(res['sizes'])}; {res['split']} "
             f"split, {res['n_train']} training and {res['n_test']} test inputs. Errors are over the test inputs' "
             "non-zero counts.")
+    if res["n_test"] < FEW_TEST_INPUTS:
+        text += (f" Only {res['n_test']} test input{'s' if res['n_test'] != 1 else ''}: every error here rests on "
+                 "that few points; read them as indications, not rates.")
     if res["irregular"]:
         text += " Irregular: " + ", ".join(f"{i['block']} ({i['reason']})" for i in res["irregular"][:6])
         text += " …" if len(res["irregular"]) > 6 else "."
     return {"best": f"{NAMES.get(best['model'], best['model'])}: {pct(best['mape'])}",
-            "pnn": pct(pnn["mape"]) if pnn else "not run", "text": text}
+            "pnn": pct(pnn["mape"]) if pnn else "not run", "text": text, "few": res["n_test"] < FEW_TEST_INPUTS}
 
 
 def pct(v: float) -> str:

@@ -166,8 +166,11 @@ def layout(**query):
              html.Div([html.Button("Download CSV", id=f"{PRED}-download-csv", className="btn btn-small", n_clicks=0),
                        html.Button("Download Parquet", id=f"{PRED}-download-parquet", className="btn btn-small",
                                    n_clicks=0),
-                       html.Span(" the prediction table with provenance (table fingerprint, code version, date)",
-                                 className="hint")], className="run-row"),
+                       html.Button("Download report", id=f"{PRED}-download-report", className="btn btn-small",
+                                   n_clicks=0),
+                       html.Span(" the prediction table with provenance (table fingerprint, code version, date); "
+                                 "the report is one HTML file that opens offline", className="hint"),
+                       dcc.Download(id=f"{PRED}-report")], className="run-row"),
              dcc.Download(id=f"{PRED}-download"),
              field("Block shown", dropdown(f"{P}-pblock", p_opts, p_block)),
              dcc.Graph(id=f"{PRED}-graph", figure=p_fig),
@@ -234,10 +237,12 @@ def _content(res: dict | None) -> tuple:
         return None, [], [], empty("Run to see the training-size curve"), [], []
     f = summary_facts(res)
     summary = card(html.Div([stat("lowest mean APE", f["best"], f"{P}-best"),
-                             stat("PNN (paper) mean APE", f["pnn"], f"{P}-pnn"),
+                             stat(f"{NAMES['pnn-paper']} mean APE", f["pnn"], f"{P}-pnn"),
                              stat("irregular blocks", f"{len(res['irregular'])} of {res['n_blocks']}",
                                   f"{P}-irregular"),
                              stat("train / test inputs", f"{res['n_train']} / {res['n_test']}")], className="stats"),
+                   alert(f"Only {res['n_test']} test inputs on this split: the errors above rest on that few "
+                         "points.", "warning") if f["few"] else None,
                    html.P(f["text"], className="hint"))
     return summary, leaderboard_rows(res), block_rows(res), curve(res), _total_columns(res), res["totals"]
 
@@ -340,3 +345,16 @@ def _pred_download(_csv, _parquet, ready):
         return no_update
     data, name = export_bytes(res, "parquet" if ctx.triggered_id == f"{PRED}-download-parquet" else "csv")
     return dcc.send_bytes(data, name)
+
+
+@callback(Output(f"{PRED}-report", "data"), Input(f"{PRED}-download-report", "n_clicks"),
+          State(f"{PRED}-ready", "data"), prevent_initial_call=True)
+def _pred_report(n, ready):
+    res = jobs.result_for(ready)
+    if not res or not isinstance(n, int) or n <= 0:
+        return no_update
+    from dashboard.counts.report import build
+    from dashboard.ui.report import file_name, view_link
+
+    report = build(res, view_link("/counts", res.get("params") or {}))
+    return dcc.send_bytes(report.html(), file_name(f"perfcast_counts_{res['program']}"))

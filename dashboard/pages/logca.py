@@ -166,7 +166,9 @@ def _outputs(v: dict, start: float) -> tuple:
         out = logca_view(v)
     except (InvalidParameter, LookupError, ModelingError) as exc:
         return _invalid(exc)
-    items = [html.Li([html.B(f"{i['id']}. "), i["text"]], className="" if i["applies"] else "muted")
+    # each item names the thesis' implication it evaluates (4 and 7 apply only to some accelerators, so the
+    # numbers may skip); a list's own numbering would suggest a missing item
+    items = [html.Li([html.B(f"Implication {i['id']}: "), i["text"]], className="" if i["applies"] else "muted")
              for i in out["implications"]]
     ms = (time.perf_counter() - start) * 1000
     return (out["speedup"], out["rows"], out["energy"], out["energy_note"], out["multi"], out["fit_rows"],

@@ -58,7 +58,8 @@ def _form(v):
         field("Host frequency", dropdown(f"{P}-host_freq", _freq_options(v["source"]), v["host_freq"]),
               "counters measured on the Cortex-A15 at this clock"),
         field("Target frequency", dropdown(f"{P}-target_freq", _freq_options(v["source"]), v["target_freq"]),
-              "the same frequency: run 1 predicts run 2 (the noise floor)"),
+              "another clock: the prediction; the host's own clock: one run predicts its repeat (the noise "
+              "floor)"),
         field("Predict", dropdown(f"{P}-target", [{"label": "cycles per phase", "value": "cycles"},
                                                  {"label": "average power per phase", "value": "power"}],
                                   v["target"])),
@@ -167,6 +168,14 @@ def _np_card(v, res, request):
              rows=rows, height=300, file_name="phases_new_program_view.csv"))
 
 
+def _n_programs(source) -> str:
+    try:
+        n = len(phasedata.programs(source))
+    except LookupError:
+        return "programs"
+    return f"{n} program{'s' if n != 1 else ''}"
+
+
 def layout(**query):
     np_query = {k: query.pop(k) for k in list(query) if k.startswith("np_")}
     nv, np_error = parse_or_default(np_query, list(NEW_PROGRAM.params))
@@ -198,8 +207,9 @@ def layout(**query):
         html.H1("Phase-level prediction: cycles and power per program phase"),
         html.P("LACross fits, for every phase of a program, a non-negative model with an l1 bound on the training "
                "phases whose host counters are near it (eq. 4.1), and sums the phases into the program. Here the "
-               "host and the target are the same Cortex-A15 at two clock frequencies (30 cBench programs measured "
-               "on an ODROID-XU3); every program is held out of training in turn, and LACross is shown beside the "
+               f"host and the target are the same Cortex-A15 at two clock frequencies ({_n_programs(v['source'])} "
+               "measured on an ODROID-XU3 in the chosen table); every program is held out of training in turn, "
+               "and LACross is shown beside the "
                "global model and simple baselines on the same folds, so the data says which wins.",
                className="lead"),
         alert(error) if error else None,

@@ -130,9 +130,13 @@ def layout(**query):
                      html.Button("Download CSV", id=f"{P}-download-csv", className="btn btn-small", n_clicks=0),
                      html.Button("Download Parquet", id=f"{P}-download-parquet", className="btn btn-small",
                                  n_clicks=0),
-                     html.Span(" with provenance (model, dataset fingerprint, code version, date)", className="hint"),
+                     html.Button("Download report", id=f"{P}-download-report", className="btn btn-small",
+                                 n_clicks=0),
+                     html.Span(" with provenance (model, dataset fingerprint, code version, date); the report is one "
+                               "HTML file that opens offline, charts included", className="hint"),
                  ], className="run-row"),
                  dcc.Download(id=f"{P}-download"),
+                 dcc.Download(id=f"{P}-report"),
                  grid(f"{P}-table", cols, rows=rows, height=460, file_name="predictions_view.csv",
                       row_style=ROW_STYLE)),
             card(html.H2("Predictions with their intervals"),
@@ -265,6 +269,22 @@ def _download(_csv, _parquet, ready):
         return no_update
     data, name = views.export_bytes(res, "parquet" if ctx.triggered_id == f"{P}-download-parquet" else "csv")
     return dcc.send_bytes(data, name)
+
+
+@callback(Output(f"{P}-report", "data"), Input(f"{P}-download-report", "n_clicks"), State(f"{P}-ready", "data"),
+          prevent_initial_call=True)
+def _report(n, ready):
+    res = jobs.result_for(ready)
+    if not res or not isinstance(n, int) or n <= 0:
+        return no_update
+    from dashboard.predict.report import build
+    from dashboard.ui.report import file_name, view_link
+
+    unit = res.get("unit") or unit_of(res["params"])
+    p = res["params"]
+    metric = METRIC_LABELS.get(p["metric"], p["metric"]).split(" (")[0] if p["metric"] != "value" else p["target"]
+    report = build(res, view_link("/predict", p), f"predicted {metric} on {p['target']}", unit)
+    return dcc.send_bytes(report.html(), file_name(f"perfcast_predict_{p['host']}_to_{p['target']}"))
 
 
 def saved_items(limit=10) -> list:

@@ -85,7 +85,12 @@ def layout(**query):
                   "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}}],
                  rows=rows, height=520, file_name="leaderboard.csv"),
              html.P(dcc.Link(*reversed(predict_link(res, v["model"])), id=f"{P}-predict-link"),
-                    className="hint")),
+                    className="hint"),
+             html.Div([html.Button("Download report", id=f"{P}-download-report", className="btn btn-small",
+                                   n_clicks=0),
+                       html.Span(" one HTML file for a design review: the leaderboard, the charts, the inputs and "
+                                 "the provenance; it opens offline", className="hint"),
+                       dcc.Download(id=f"{P}-report")], className="run-row")),
         card(html.H2("Per-workload prediction"),
              field("Model", dcc.Dropdown(id=f"{P}-model", options=names, value=v["model"], clearable=False)),
              dcc.Graph(id=f"{P}-workload-graph", figure=workload_view(res, v["model"]), responsive=True)),
@@ -282,6 +287,22 @@ def _steps(ready, model):
 def _sweep_graph(ready):
     res = jobs.result_for(ready)
     return tree_sweep(res) if res else empty("Run the tree sweep to see E_out per tree count")
+
+
+@callback(Output(f"{P}-report", "data"), Input(f"{P}-download-report", "n_clicks"), State(f"{P}-ready", "data"),
+          prevent_initial_call=True)
+def _report(n, ready):
+    res = jobs.result_for(ready)
+    if not res or not isinstance(n, int) or n <= 0:
+        return no_update
+    from dashboard.crossgen.report import build
+    from dashboard.ui.report import file_name, view_link
+
+    p = res["params"]
+    text = "".join(t if isinstance(t, str) else "/predict" for t in scenario_text(res))
+    report = build(res, view_link("/scenario", p), UNITS.get(p["metric"], ""), text, IR_MODELS,
+                   SCENARIO.fingerprint(p))
+    return dcc.send_bytes(report.html(), file_name(f"perfcast_scenario_{p['host']}_to_{p['target']}_{p['cv']}"))
 
 
 def saved_items(limit=8) -> list:

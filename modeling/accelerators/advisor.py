@@ -129,7 +129,7 @@ def implications(p: LogCAParams) -> list[dict]:
     if b1 is not None and p.A > 1:
         b1_2a = g1(p.with_(A=2 * p.A))
         out.append({"id": 1, "applies": True, "text":
-                    f"Doubling A to {2 * p.A:g} moves break-even from {fmt_bytes(b1)} to {fmt_bytes(b1_2a)}: "
+                    f"Doubling A to {2 * p.A:.3g} moves break-even from {fmt_bytes(b1)} to {fmt_bytes(b1_2a)}: "
                     "g1 hardly depends on acceleration; lower it through the interface."})
         b1_2c = g1(p.with_(C=2 * p.C))
         out.append({"id": 2, "applies": True, "text":

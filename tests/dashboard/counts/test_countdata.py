@@ -103,3 +103,17 @@ def test_predict_at_new_inputs_validates_on_the_server_and_exports_with_provenan
     assert name == "counts_stencil_best.parquet" and len(df) == 6
     assert df["table"].iloc[0] == m["id"] and df["code_version"].notna().all() and df["date"].notna().all()
     assert df[["N", "T"]].iloc[0].tolist() == [1000, 50]
+
+
+def test_blocks_sort_by_number_and_few_test_inputs_are_said():
+    from dashboard.counts.views import FEW_TEST_INPUTS, block_rows, natural, summary_facts
+
+    assert sorted(["f:10", "f:2", "g:1", "f:1"], key=natural) == ["f:1", "f:2", "f:10", "g:1"]
+    blocks = [{"block": b, "chosen": "glm", "exact": False, "inner_error": 0.0, "test_ape": 0.0}
+              for b in ("k:10", "k:2", "k:9")]
+    res = {"irregular": [], "blocks": blocks, "models": [{"model": "glm", "mape": 1.0}], "best_model": "glm",
+           "program": "p", "n_blocks": 3, "sizes": ["N"], "split": "high-low", "n_train": 20, "n_test": 4}
+    assert [r["block"] for r in block_rows(res)] == ["k:2", "k:9", "k:10"]
+    few = summary_facts(res)
+    assert few["few"] and "Only 4 test inputs" in few["text"]
+    assert not summary_facts({**res, "n_test": FEW_TEST_INPUTS})["few"]

@@ -113,6 +113,20 @@ def test_predict_at_an_unmeasured_input_export_and_share(dash_duo, perfcast_app,
     assert got["code_version"].notna().all() and got["table"].eq("cpu").all() and got["date"].str.startswith("20").all()
     assert got["predicted"].tolist() == [r["predicted"] for r in want["predictions"]]
 
+    # the review report: opened with no server, its charts drawn, the exact count in its table
+    present(dash_duo.driver, "#counts-pred-download-report")[0].click()
+    deadline = time.time() + 60
+    while time.time() < deadline and not list(tmp_path.glob("perfcast_counts_gemm.html")):
+        time.sleep(0.2)
+    report = tmp_path / "perfcast_counts_gemm.html"
+    assert "125000000" in report.read_text() and "naive scaling" in report.read_text()
+    offline = fresh_browser(signed_in=False)
+    try:
+        offline.get(report.as_uri())
+        WebDriverWait(offline, 30).until(lambda d: d.find_elements("css selector", "#chart-0 .scatterlayer .trace"))
+    finally:
+        offline.quit()
+
     link = share_link(dash_duo, "counts")
     assert "at=NI%3D1000%2CNJ%3D500%2CNK%3D250" in link and "pmodel=best" in link
     shown = text_in(dash_duo.driver, "#counts-pred-provenance")

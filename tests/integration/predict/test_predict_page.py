@@ -3,6 +3,7 @@ without a measured target, predicts, reads an interval and an applicability verd
 the CSV (its content checked), and a colleague opens the share link in a fresh browser and sees the same
 numbers; /scenario links here with its model."""
 
+import re
 import time
 
 import pandas as pd
@@ -85,6 +86,25 @@ def test_upload_predict_export_and_share(dash_duo, perfcast_app, tmp_path):
     measured = df.set_index("workload")["duration@GTX-980"]
     inside = [lo <= measured[i] <= hi for i, lo, hi in zip(got["id"], got["lower"], got["upper"]) if i in measured]
     assert sum(inside) >= 8  # measured workloads the model knows: their time mostly within the interval
+
+    # the review report: one HTML file that draws its chart in a browser with no server at all
+    click(dash_duo, "#predict-download-report")
+    deadline = time.time() + 60
+    while time.time() < deadline and not list(tmp_path.glob("perfcast_predict_*.html")):
+        time.sleep(0.2)
+    report = next(tmp_path.glob("perfcast_predict_*.html"))
+    text = report.read_text()
+    assert "made_up:100x" in text and "outside the training range" in text and "code version" in text
+    markup = re.sub(r"<script>.*?</script>", "", text, count=1, flags=re.S)  # all but the inlined plotly.js
+    assert not re.search(r"""(src|href)=['"]?(https?:)?//(?!127\.0\.0\.1|localhost)""", markup)  # no fetch
+    offline = fresh_browser(signed_in=False)
+    try:
+        offline.get(report.as_uri())
+        WebDriverWait(offline, 30).until(
+            lambda d: d.find_elements("css selector", "#chart-0 .scatterlayer .trace"))
+        assert "Predictions for GTX-980" in offline.find_element("css selector", "h1").text
+    finally:
+        offline.quit()
 
     link = share_link(dash_duo, "predict")
     assert "source=wp-" in link and "level=0.9" in link

@@ -1,0 +1,34 @@
+"""Counts predicted at inputs never run, as a design-review report (dashboard/ui/report.py): how each count
+was obtained, the chart of the total (and of each block with a model) against input size with the measured
+counts, the table with ranges and the naive baseline, the inputs and the provenance."""
+
+from __future__ import annotations
+
+import time
+
+from dashboard.counts.figures import predicted_counts
+from dashboard.counts.views import block_choices, prediction_facts, prediction_rows, provenance_text
+from dashboard.ui.report import Report, Section, Table
+
+MAX_CHARTS = 6  # the total and the first model-predicted blocks: a report, not every block of a program
+
+
+def build(res: dict, link: str) -> Report:
+    f = prediction_facts(res)
+    shown = [b for b in block_choices(res)][:MAX_CHARTS]
+    table = Table([("inputs", "inputs"), ("block", "block / event"), ("how", "how"), ("predicted", "predicted count"),
+                   ("lower", "lower"), ("upper", "upper"), ("error", "high-low error %"),
+                   ("beyond", "× beyond measured"), ("baseline", "naive scaling"),
+                   ("baseline_error", "naive high-low error %"), ("irregular", "irregular: reason")],
+                  prediction_rows(res), digits=6)
+    return Report(
+        title=f"Counts of {res['program']} at inputs never run",
+        facts=[("exact blocks (the count itself)", f["exact"]), ("model-predicted blocks", f["model"]),
+               ("irregular blocks", f["irregular"]), ("range level (k / (k+1))", f["level"])],
+        sections=[Section("How each count was obtained", [f["text"], *f["notes"], f"Range rule: {res['rule']}."]),
+                  Section("Predicted against input size", figures=[predicted_counts(res, b) for b in shown]),
+                  Section("Every predicted count", tables=[table])],
+        inputs={"program": res["program"], "model": res["model"], "inputs": res["inputs"],
+                **{k: v for k, v in (res.get("params") or {}).items() if k not in ("program", "model")}},
+        provenance=provenance_text(res), link=link,
+        generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
