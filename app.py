@@ -11,6 +11,7 @@ from dash import Dash, dcc, html
 
 from dashboard import access, request_checks, security
 from dashboard.ui import chart_order, compression, first_page, plotly_bundle, polyfill
+from dashboard.ui.project_menu import project_menu
 from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager
 from dashboard.settings import MAX_UPLOAD_BYTES, REDIS_URL, ROOT, VAR_DIR
@@ -79,7 +80,8 @@ if REDIS_URL:  # ./worker.sh: celery -A app:celery_app worker (the same code as 
 server.config["MAX_CONTENT_LENGTH"] = int(MAX_UPLOAD_BYTES * 1.4) + 1024 * 1024
 
 def _topbar():
-    """Brand, page links, and who is signed in with a plain sign-out form (POST /logout)."""
+    """Brand, page links, the project menu (dashboard/ui/project_menu.py), and who is signed in with a plain
+    sign-out form (POST /logout)."""
     user = access.current_user()
     signout = html.Form([html.Span(user.display_name or user.name, className="signout-user", id="signed-in-user"),
                          html.Button("Sign out", type="submit", id="signout-button")],
@@ -89,6 +91,7 @@ def _topbar():
                  href="/", className="brand"),
         html.Nav([dcc.Link(p["name"], href=p["relative_path"], className="nav-link", id=f"nav-{p['name'].lower()}")
                   for p in sorted(dash.page_registry.values(), key=lambda p: p.get("order", 99))], className="nav"),
+        project_menu() if user else None,
         signout,
     ], className="topbar")
 
@@ -102,6 +105,9 @@ app.layout = _layout
 
 if __name__ == "__main__":
     from dashboard.access import first_start
+    from dashboard.state.upgrade import move_into_first_project
+
+    move_into_first_project()  # gunicorn does this in on_starting (gunicorn.conf.py)
 
     first_start.announce(f"http://127.0.0.1:{int(os.environ.get('PORT', 8050))}")
     app.run(debug=False, host="127.0.0.1", port=int(os.environ.get("PORT", 8050)))

@@ -22,12 +22,17 @@ accesslog = ACCESS_LOG
 
 def on_starting(server):
     """In the master, before any worker is forked: a server that must not start stops here with the reason
-    (dashboard/jobs/startup_checks.py), instead of workers failing to boot one after another."""
+    (dashboard/jobs/startup_checks.py), instead of workers failing to boot one after another; then the state of
+    earlier versions moves into the first project (dashboard/state/upgrade.py), once."""
     from dashboard.settings import VAR_DIR
     from dashboard.jobs.startup_checks import check_before_workers
     from dashboard.state.files import remove_leftovers
+    from dashboard.state.upgrade import move_into_first_project
 
     check_before_workers()
+    moved = move_into_first_project()
+    if moved:
+        server.log.info("state of earlier versions moved into project default: %s", moved)
     n = remove_leftovers(VAR_DIR)  # temporary files of saves killed mid-way (a failed save removes its own)
     if n:
         server.log.info("removed %d temporary files left by interrupted saves", n)

@@ -26,6 +26,7 @@ zombie processes left, and the save outcome. Loops are bounded by count and time
 from __future__ import annotations
 
 import argparse
+import contextvars
 import json
 import os
 import re
@@ -201,6 +202,10 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
     job_backend.use(backend)
 
     account = create_account(env)  # every scripted user signs in with it through /login
+    from benchmarks.signin import work_in_project
+    from dashboard.access.projects import project_dir
+
+    project_var = project_dir(work_in_project(env))  # the users' project: where their saves go
     view_params = SCENARIO.request({})["params"]
     cached_key, _ = cached(SCENARIO, view_params)  # the view the users open is cached
     query = to_query(view_params)
@@ -262,7 +267,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             if kill:
                 target = _kill_job_worker if backend == "local" else _kill_celery_worker
                 args = (key, jobs, outcome) if backend == "local" else (key, jobs, outcome, workers)
-                threading.Thread(target=target, args=args, daemon=True).start()
+                threading.Thread(target=contextvars.copy_context().run, args=(target, *args), daemon=True).start()
             try:
                 got = client.run_background("scenario-job-result.data", {("scenario-pending", "data"): request},
                                             tick=watchdog)
@@ -281,7 +286,9 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             outcome["seconds"] = round(time.perf_counter() - t, 2)
 
         train_out = [{} for _ in range(trainings)]
-        threads = [threading.Thread(target=training, args=(101 + i, train_out[i])) for i in range(trainings)]
+        # in this process's project (benchmarks/signin.py work_in_project): a thread starts with an empty context
+        threads = [threading.Thread(target=contextvars.copy_context().run, args=(training, 101 + i, train_out[i]))
+                   for i in range(trainings)]
         threads += [threading.Thread(target=user) for _ in range(users)]
         t_load = time.perf_counter()
         for th in threads:
@@ -311,7 +318,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             kill["server_processes"] = _tree(server.pid)
             out["worker_killed_mid_job"] = kill
         if saves:
-            out["concurrent_save"] = _concurrent_save(base, query, cached_key, saves, rec, Path(var), account)
+            out["concurrent_save"] = _concurrent_save(base, query, cached_key, saves, rec, project_var, account)
         out["http_5xx"] = sum(s >= 500 for s in rec.statuses)
         if workers:
             out.update(_deliveries([log for _, log in workers]))

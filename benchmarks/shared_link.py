@@ -162,11 +162,12 @@ def _page_links() -> dict:
 def run_pages(opens: int = 5, bundles=("full", "partial")) -> dict:
     """First numbers and first chart of every page's shared link, per plotly.js bundle, medians of ``opens``."""
     from benchmarks.load import _free_port, _gunicorn, _wait_up
-    from benchmarks.signin import create_account, session_cookie
+    from benchmarks.signin import create_account, session_cookie, work_in_project
 
-    links = _page_links()
-    out = {path: {} for path in links}
     account = create_account(dict(os.environ))
+    work_in_project(dict(os.environ))
+    links = _page_links()  # computed in the account's project (create_account + work_in_project)
+    out = {path: {} for path in links}
     for bundle in bundles:
         port = _free_port()
         server = _gunicorn(port, {**os.environ, **SIDES[bundle]}, 4)
@@ -185,14 +186,15 @@ def run(opens: int = 5, bundles=("full", "partial"), pages: bool = True) -> dict
     var = tempfile.mkdtemp(prefix="perfcast-link-")
     os.environ["PERFCAST_VAR_DIR"] = var
     from benchmarks.load import _free_port, _gunicorn, _wait_up
-    from benchmarks.signin import create_account, session_cookie
+    from benchmarks.signin import create_account, session_cookie, work_in_project
     from dashboard.crossgen.kinds import SCENARIO, cached
     from dashboard.ui.url_state import to_query
 
-    params = SCENARIO.request({})["params"]
-    cached(SCENARIO, params)
-    out = {}
     account = create_account({**os.environ, "PERFCAST_VAR_DIR": var})
+    work_in_project({**os.environ, "PERFCAST_VAR_DIR": var})
+    params = SCENARIO.request({})["params"]
+    cached(SCENARIO, params)  # in the account's project (work_in_project)
+    out = {}
     for bundle in bundles:
         port = _free_port()
         server = _gunicorn(port, {**os.environ, "PERFCAST_VAR_DIR": var, **SIDES[bundle]}, 4)

@@ -22,7 +22,8 @@ DEFAULT_ACCOUNT: Account | None = None
 
 
 def create_account(env: dict, name: str | None = None) -> Account:
-    """A new account in the database of a server started with environment ``env``."""
+    """A new account in the database of a server started with environment ``env``, owner of the project
+    ``default`` (:func:`work_in_project` makes the benchmark process compute there too)."""
     from dashboard.access import accounts, database
     from dashboard.settings import database_url
 
@@ -30,7 +31,35 @@ def create_account(env: dict, name: str | None = None) -> Account:
     database.migrate(url)
     account = Account(name or f"bench-{secrets.token_hex(4)}", secrets.token_urlsafe(18))
     accounts.add_user(account.name, account.password, "benchmark", url=url)
+    project_id(env)
+    accounts.set_member(accounts.DEFAULT_PROJECT, account.name, "owner", url=url)
     return account
+
+
+def project_id(env: dict) -> int:
+    """The id of the benchmark accounts' project (``default``, created when missing)."""
+    from dashboard.access import accounts, database
+    from dashboard.settings import database_url
+
+    url = database_url(env)
+    database.migrate(url)
+    with database.locked(url), database.session(url) as db:
+        return accounts.ensure_project(db, accounts.DEFAULT_PROJECT).id
+
+
+def work_in_project(env: dict) -> int:
+    """For the rest of this benchmark process, work in the accounts' project: results it computes beforehand
+    are then the ones its signed-in users find in the cache. Returns the project's id."""
+    from dashboard.access import projects
+
+    pid = project_id(env)
+    scope = projects.scope(pid)
+    scope.__enter__()  # left open for the rest of the process (kept referenced: collecting it would close it)
+    _OPEN_SCOPES.append(scope)
+    return pid
+
+
+_OPEN_SCOPES: list = []
 
 
 def sign_in(http, base: str, account: Account, timeout: float = 60.0) -> None:

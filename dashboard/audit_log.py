@@ -37,17 +37,30 @@ def client_address() -> str:
 
 
 #: set by dashboard.access when it is imported (it depends on this module, not the other way round):
-#: who is signed in for the code being served, and where each event is also stored (the audit_events table)
+#: who is signed in for the code being served, the project it works in, and where each event is also stored
+#: (the audit_events table)
 _USER_SOURCE = [lambda: None]
+_PROJECT_SOURCE = [lambda: None]
 _SINKS: list = []
 
 
-def connect(user_source, sink) -> None:
-    """Called by :mod:`dashboard.access`: ``user_source()`` names the signed-in user (or None);
-    ``sink(action, address, user, ids)`` stores each event."""
+def connect(user_source, sink, project_source=None) -> None:
+    """Called by :mod:`dashboard.access`: ``user_source()`` names the signed-in user (or None),
+    ``project_source()`` gives the current project's id (or None); ``sink(action, address, user, ids,
+    project_id)`` stores each event."""
     _USER_SOURCE[:] = [user_source]
+    if project_source is not None:
+        _PROJECT_SOURCE[:] = [project_source]
     if sink not in _SINKS:
         _SINKS.append(sink)
+
+
+def project_id() -> int | None:
+    """The id of the project the code being served works in (None: none, or unknown)."""
+    try:
+        return _PROJECT_SOURCE[0]()
+    except Exception:  # noqa: BLE001 - the trail never stops an action; an unknown project is recorded as none
+        return None
 
 
 def user_name() -> str | None:
@@ -76,14 +89,15 @@ def record(action: str, address: str | None = None, **ids) -> None:
     """Log ``action`` (a few words: "dataset saved") with who did it and the ids involved."""
     who = actor(address)
     user = who.pop("user", None)
-    fields = {**who, **ids, **({"user": user} if user else {})}
+    project = project_id()
+    fields = {**who, **ids, **({"user": user} if user else {}), **({"in_project": project} if project else {})}
     log.info("audit: %s %s", action, " ".join(f"{k}={_text(v)}" for k, v in fields.items()))
-    _store(action, who["from"], user, ids)
+    _store(action, who["from"], user, ids, project)
 
 
-def _store(action: str, address: str, user: str | None, ids: dict) -> None:
+def _store(action: str, address: str, user: str | None, ids: dict, project: int | None) -> None:
     for sink in _SINKS:
         try:
-            sink(action, address, user, ids)
+            sink(action, address, user, ids, project)
         except Exception:  # noqa: BLE001 - the trail's database failing never stops the action it records
             logging.getLogger("perfcast").exception("audit event not stored in the database: %s", action)

@@ -53,6 +53,16 @@ def signed_in_user():
     return signed_in
 
 
+@pytest.fixture(autouse=True)
+def in_default_project(signed_in_user):
+    """Code a test calls outside a request (the stores, the job runner) works in the test user's project
+    ``default``, as owner (dashboard/access/projects.py ``scope``); requests use their own session's project."""
+    from dashboard.access import projects
+
+    with projects.scope(signed_in.project_id()) as current:
+        yield current
+
+
 # ---------------------------------------------------------------- a throwaway PostgreSQL cluster
 
 

@@ -37,8 +37,16 @@ def _label(name: str) -> str:
     return name
 
 
-@lru_cache(maxsize=16)
 def upload_fit(tt_id: str, kernel: str):
+    """The fit of ``kernel`` in the current project's timing table ``tt_id`` (kept per project: the same id
+    in another project is another table, or none)."""
+    from dashboard.access.projects import current_id
+
+    return _upload_fit(current_id(), tt_id, kernel)
+
+
+@lru_cache(maxsize=16)
+def _upload_fit(project_id, tt_id: str, kernel: str):  # project_id: part of the cache key only
     from modeling.accelerators.calibrate import fit_table
 
     return fit_table(timings.timing_table(tt_id), kernel)

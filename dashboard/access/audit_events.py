@@ -1,6 +1,7 @@
 """The audit trail in the database: every :func:`dashboard.audit_log.record` also becomes a row of
 ``audit_events`` (append-only), with the user signed in by the request's session, or in a background job by
-the session of the request that started it (Dash passes that request's cookies to the job)."""
+the session of the request that started it (Dash passes that request's cookies to the job), and the
+project it happened in (``project_id``: the request's current project, or the scope a job runs in)."""
 
 from __future__ import annotations
 
@@ -27,10 +28,17 @@ def user_name() -> str | None:
     return user.name
 
 
-def store(action: str, address: str, user: str | None, ids: dict) -> None:
+def project_id() -> int | None:
+    """The current project's id (dashboard/access/projects.py): the request's, or the scope's in a job."""
+    from dashboard.access import projects
+
+    return projects.current_id()
+
+
+def store(action: str, address: str, user: str | None, ids: dict, project: int | None = None) -> None:
     from dashboard.access import database
     from dashboard.access.models import AuditEvent
 
     with database.session() as db:
-        db.add(AuditEvent(action=action[:64], address=str(address)[:64], user_name=user,
+        db.add(AuditEvent(action=action[:64], address=str(address)[:64], user_name=user, project_id=project,
                           detail={str(k): str(v)[:500] for k, v in ids.items()}))

@@ -60,6 +60,8 @@ class Session(Base):
     expires: Mapped[datetime] = mapped_column(DateTime)
     revoked: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
     address: Mapped[str] = mapped_column(String(64), default="")
+    #: the project this browser works in (dashboard/access/projects.py checks it against the memberships)
+    project_id: Mapped[int | None] = mapped_column(ForeignKey("projects.id", ondelete="SET NULL"), nullable=True)
 
 
 class AuditEvent(Base):
@@ -71,6 +73,8 @@ class AuditEvent(Base):
     address: Mapped[str] = mapped_column(String(64), default="-")
     action: Mapped[str] = mapped_column(String(64), index=True)
     detail: Mapped[dict] = mapped_column(JSON, default=dict)
+    #: the project the event happened in (None: none, e.g. a sign-in); no foreign key, the trail outlives it
+    project_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
 
 
 class SetupToken(Base):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dash import Input, Output, State, callback, dcc, html, no_update
 
+from dashboard.access.projects import can, refused
 from dashboard.data_import import staged
 from dashboard.state import datasets, uploads
 from dashboard.ui.components import alert, card, grid, register_csv
@@ -96,6 +97,8 @@ def _host_files(contents, filenames):
 @callback(Output(f"{P}-host-status", "children"), Output(f"{P}-host-tokens", "data"),
           Input(f"{P}-host", "contents"), State(f"{P}-host", "filename"), prevent_initial_call=True)
 def _host_uploaded(contents, filenames):
+    if why := refused("editor", "upload"):
+        return alert(why), None
     try:
         tokens, infos = _host_files(contents, filenames)
     except DataError as exc:
@@ -108,6 +111,8 @@ def _host_uploaded(contents, filenames):
           Input("data-upload", "contents"), State("data-upload", "filename"), prevent_initial_call=True)
 def _main_upload_was_a_profile(contents, filename):
     """A profiler file dropped on the page's table upload becomes the host file here."""
+    if not can("editor"):  # the table upload's own callback says why
+        return no_update, no_update
     try:
         raw = uploads.decode_upload(contents)
     except DataError:
@@ -124,6 +129,8 @@ def _main_upload_was_a_profile(contents, filename):
 @callback(Output(f"{P}-target-status", "children"), Output(f"{P}-target-tokens", "data"),
           Input(f"{P}-target", "contents"), State(f"{P}-target", "filename"), prevent_initial_call=True)
 def _target_uploaded(contents, filenames):
+    if why := refused("editor", "upload"):
+        return alert(why), None
     try:
         tokens, infos = staged.stage_targets(*_files(contents, filenames), uploads.decode_upload)
     except DataError as exc:
@@ -175,6 +182,8 @@ def _preview(host_tokens, target_tokens, key):
           State(f"{P}-host-tokens", "data"), State(f"{P}-target-tokens", "data"), State(f"{P}-key", "value"),
           State(f"{P}-name", "value"), prevent_initial_call=True)
 def _save(_n, host_tokens, target_tokens, key, name):
+    if why := refused("editor", "save"):
+        return alert(why)
     try:
         joined, host = staged.joined_table(host_tokens, target_tokens, key)
         table, raw, mapping, notes = staged.dataset_parts(joined)

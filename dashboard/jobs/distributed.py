@@ -2,8 +2,9 @@
 
 The same guarantees as :mod:`dashboard.jobs.local`, across machines:
 
-* Results: compressed JSON under ``perfcast:result:<key>``, with the same expiry; a page that finds its
-  key renders at once, from any web server.
+* Results: compressed JSON under ``perfcast:result:<key>@p<project id>`` (the project's name space,
+  :func:`keys.stored_key`), with the same expiry; a page that finds its key renders at once, from any web
+  server.
 * Status (queued / running / done / error / cancelled / abandoned) and the pages' heartbeats in Redis.
 * One computation per key: a Redis lock with a lease (``LEASE_SECONDS``) that the job renews every second.
   A job whose machine died stops renewing: its lease runs out, a waiting job takes the key over, and the
@@ -33,7 +34,7 @@ import zlib
 from functools import lru_cache
 
 from dashboard import settings
-from dashboard.jobs.keys import check_key
+from dashboard.jobs.keys import check_key, stored_key
 from dashboard.jobs.memo import known, remembered
 from dashboard.jobs.outage import is_outage, retrying
 
@@ -82,17 +83,19 @@ def _unpack(raw):
 
 
 def get_result(key: str):
-    """A result by key, through this process's memo of recent reads."""
-    check_key(key)
-    return remembered(key, lambda: _unpack(client().get(_k("result", key))))
+    """A result of the current project by key, through this process's memo of recent reads."""
+    where = stored_key(key)
+    return remembered(where, lambda: _unpack(client().get(_k("result", where))))
 
 
 def has_result(key: str) -> bool:
-    return known(check_key(key)) or bool(client().exists(_k("result", key)))
+    where = stored_key(key)
+    return known(where) or bool(client().exists(_k("result", where)))
 
 
 def put_result(key: str, value: dict) -> None:
-    client().set(_k("result", check_key(key)), _pack(value), ex=int(settings.RESULT_TTL_SECONDS))
+    where = stored_key(key)
+    client().set(_k("result", where), _pack(value), ex=int(settings.RESULT_TTL_SECONDS))
 
 
 def set_status(key: str, state: str, **extra) -> None:

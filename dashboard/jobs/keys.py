@@ -3,8 +3,13 @@
 A key is ``<kind>-<32 hex>``, a digest of the job kind, its validated parameters, the fingerprint of
 the data they name and the code version (:func:`modeling.version.code_version`, a digest of the
 modeling sources and the numerical packages' versions: a changed model gets new keys, so a shared link
-never serves a result an older model computed); :func:`check_key` is applied before a key names a file
-or a cache entry."""
+never serves a result an older model computed), and the id of the current project
+(:mod:`dashboard.access.projects`, taken on the server, never from the browser), so two projects with the
+same inputs never share a result and two members of one project do; :func:`check_key` is applied before a
+key names a file or a cache entry.
+
+Results are also kept in the project's name space (:func:`stored_key`): a key copied from another project's
+link or page names nothing in yours, whatever its digest."""
 
 from __future__ import annotations
 
@@ -45,11 +50,22 @@ def key_of(ref) -> str | None:
 
 
 def result_key(kind: str, params: dict, fingerprint: str) -> str:
-    """The key of a ``kind`` result for validated ``params`` on data of ``fingerprint``, computed by this
-    process's code (:func:`modeling.version.code_version`)."""
-    blob = json.dumps({"kind": kind, "params": params, "data": fingerprint, "code": code_version()},
-                      sort_keys=True, default=str)
+    """The key of a ``kind`` result for validated ``params`` on data of ``fingerprint`` in the current
+    project, computed by this process's code (:func:`modeling.version.code_version`)."""
+    from dashboard.access.projects import current_id
+
+    blob = json.dumps({"kind": kind, "params": params, "data": fingerprint, "code": code_version(),
+                       "project": current_id()}, sort_keys=True, default=str)
     return check_key(f"{kind}-{hashlib.sha256(blob.encode()).hexdigest()[:32]}")
+
+
+def stored_key(key) -> str:
+    """Where the result of ``key`` is kept: in the current project's name space (``<key>@p<id>``, or
+    ``<key>@none`` without a project). ``InvalidKey`` for a malformed key."""
+    from dashboard.access.projects import current_id
+
+    pid = current_id()
+    return f"{check_key(key)}@{f'p{pid}' if pid is not None else 'none'}"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ import time
 from functools import lru_cache
 
 from dashboard import settings
-from dashboard.jobs.keys import check_key
+from dashboard.jobs.keys import check_key, stored_key
 from dashboard.jobs.memo import remembered
 from dashboard.settings import RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
 
@@ -143,18 +143,19 @@ os.register_at_fork(before=lambda: _SQLITE.acquire(), after_in_parent=lambda: _S
 
 
 def get_result(key: str):
-    """A result by key (``InvalidKey`` for a malformed one), through this process's memo of recent reads."""
-    check_key(key)
-    return remembered(key, lambda: results().get(key))
+    """A result of the current project by key (``InvalidKey`` for a malformed one), through this process's
+    memo of recent reads."""
+    where = stored_key(key)
+    return remembered(where, lambda: results().get(where))
 
 
 def has_result(key: str) -> bool:
-    """Presence check that does not read the (possibly large) result."""
-    return check_key(key) in results()
+    """Presence check (in the current project) that does not read the (possibly large) result."""
+    return stored_key(key) in results()
 
 
 def put_result(key: str, value: dict) -> None:
-    results().set(check_key(key), value, expire=RESULT_TTL_SECONDS)
+    results().set(stored_key(key), value, expire=RESULT_TTL_SECONDS)
 
 
 def set_status(key: str, state: str, **extra) -> None:

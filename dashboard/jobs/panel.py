@@ -34,6 +34,7 @@ import json
 from dash import Input, Output, State, callback, clientside_callback, dcc, html, no_update
 
 from dashboard import audit_log, jobs
+from dashboard.access import projects
 from dashboard.jobs.outage import UNREACHABLE, UNREACHABLE_NEW, is_outage
 from dashboard.jobs.runs import new_run, run_of
 from dashboard.settings import POLL_MS
@@ -178,13 +179,18 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
     def _job(set_progress, pending):
         if not pending:
             return no_update
+        # this runs in the job's process (local: a forked process, a group of its own; redis: a Celery task on a
+        # worker, with a liveness lease), in the project of the session that started it (looked up on the
+        # server from that request's cookie): its key, its data and its result are that project's
+        with projects.job_scope():
+            return _run(set_progress, pending)
+
+    def _run(set_progress, pending):
         try:  # the inputs and the key are taken from the browser's store only after checking them again
             request = kind.from_store(pending)
         except (InvalidParameter, LookupError) as exc:
             return {"error": f"Refused: {message(exc)}"}
         audit_log.record("job run", key=request["key"], kind=kind.name)
-        # this runs in the job's process (local: a forked process, a group of its own; redis: a Celery
-        # task on a worker, with a liveness lease)
         run = run_of(pending)
         jobs.job_started(run)
         show = _Progress(set_progress)

@@ -3,6 +3,7 @@
 import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
 
+from dashboard.access.projects import refused
 from dashboard.data_import import panel as profiler_panel, staged as profiler_files
 from dashboard.state import datasets, files, staging, uploads
 from dashboard.ui.components import alert, card, grid, num_col, register_csv
@@ -102,6 +103,8 @@ register_csv(f"{P}-columns")
           Output(f"{P}-sim-cols", "options"), Output(f"{P}-sim-cols", "value"), Output(f"{P}-missing-info", "children"),
           Input(f"{P}-upload", "contents"), State(f"{P}-upload", "filename"), prevent_initial_call=True)
 def _uploaded(contents, filename):
+    if why := refused("editor", "upload"):
+        return (alert(why), None, {"display": "none"}, *[no_update] * 19)
     try:
         raw = uploads.decode_upload(contents)
         if profiler_files.profiler_format(raw):  # read in the "Profiler output" card (dashboard.data_import)
@@ -155,6 +158,8 @@ def _targets_chosen(targets, id_col, token):
           State(f"{P}-host-time", "value"), State(f"{P}-sim-cols", "value"), State(f"{P}-missing", "value"),
           prevent_initial_call=True)
 def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_time, sim_cols, missing):
+    if why := refused("editor", "save"):
+        return alert(why), no_update
     try:
         frame, info = staging.staged_upload(token)
         table, raw, mapping, notes = uploads.build_dataset(frame, {

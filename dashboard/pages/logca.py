@@ -5,6 +5,7 @@ import time
 import dash
 from dash import Input, Output, callback, dcc, html, no_update
 
+from dashboard.access.projects import refused
 from dashboard.accelerators import sources
 from dashboard.state import files
 from dashboard.ui.components import alert, card, grid, num_col, register_csv
@@ -122,6 +123,8 @@ def _focus_choices(acc, timing, focus):
           Output(f"{P}-upload-status", "children"), Input(f"{P}-upload", "contents"),
           dash.State(f"{P}-upload", "filename"), dash.State(f"{P}-acc", "value"), prevent_initial_call=True)
 def _uploaded(contents, filename, acc):
+    if why := refused("editor", "upload"):
+        return no_update, no_update, no_update, alert(why)
     name = files.clean_name(filename, "timing table")
     try:
         meta = sources.save_timing_upload(parse_upload(decode_upload(contents), name).frame, name)

@@ -4,6 +4,7 @@ built or measured: the spec roofline for every workload, labelled with the same 
 import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
 
+from dashboard.access.projects import refused
 from dashboard import jobs
 from dashboard.crossgen.params import METRIC_LABELS, register_dataset_dependents
 from dashboard.jobs.panel import job_panel, message, register_job
@@ -377,6 +378,8 @@ def _controls(ds_id, mode):
           State(f"{P}-devices-upload", "filename"), prevent_initial_call=True)
 def _devices_uploaded(contents, filename):
     """Validate and store an uploaded device table; it becomes the page's device table."""
+    if why := refused("editor", "upload"):
+        return no_update, no_update, alert(why)
     try:
         table = parse_upload(decode_upload(contents), filename if isinstance(filename, str) else None)
         meta = devices.save_devices(table.frame, filename if isinstance(filename, str) else "device table")
@@ -415,8 +418,11 @@ def _devices_follow(host, target, ds_id):
         return no_update, no_update
     if ds.kind != "shipped":
         return work.NO_DEVICE, work.NO_DEVICE
-    ok = set(ds.hosts)
-    return (host if host in ok else no_update), (target if target in ok else no_update)
+    ok = set(ds.hosts)  # the browser's values may be anything (a forged list or dict is not a device)
+
+    def known(v):
+        return isinstance(v, str) and v in ok
+    return (host if known(host) else no_update), (target if known(target) else no_update)
 
 
 def _workloads(params):

@@ -5,6 +5,7 @@ import math
 import dash
 from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 
+from dashboard.access.projects import refused
 from dashboard import jobs
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.phases import work
@@ -381,6 +382,8 @@ def _sweep(ready):
           Input(f"{NP}-upload", "contents"), State(f"{NP}-upload", "filename"), prevent_initial_call=True)
 def _np_uploaded(contents, filename):
     """A host run: read with the upload limits, checked (missing columns named), stored by content."""
+    if why := refused("editor", "upload"):
+        return no_update, no_update, alert(why)
     try:
         meta = phase_traces.save_trace(decode_upload(contents), filename if isinstance(filename, str) else None)
     except (ValueError, TypeError) as exc:  # ModelingError is a ValueError

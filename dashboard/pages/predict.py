@@ -4,6 +4,7 @@ without a target, each with an interval, the baseline beside it and an applicabi
 import dash
 from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 
+from dashboard.access.projects import refused
 from dashboard import jobs
 from dashboard.state.files import StorageError
 from dashboard.crossgen.params import METRIC_LABELS, TRANSFORM_LABELS, register_dataset_dependents
@@ -173,6 +174,8 @@ def _dataset_transforms(ds_id, current):
           prevent_initial_call=True)
 def _uploaded(contents, filename, *scenario):
     """Check an upload against the chosen scenario and store it; it becomes the workloads to predict."""
+    if why := refused("editor", "upload"):
+        return no_update, no_update, alert(why)
     try:
         meta, text = store_upload(contents, filename, dict(zip(SCENARIO_NAMES, scenario)))
     except (InvalidParameter, LookupError) as exc:
@@ -309,6 +312,8 @@ register_delete(P, "saved prediction", _describe, saved.delete_prediction, saved
           Input(f"{P}-save", "n_clicks"), State(f"{P}-ready", "data"), State(f"{P}-save-name", "value"),
           prevent_initial_call=True)
 def _save(_n, ready, name):
+    if why := refused("editor", "save"):
+        return alert(why), no_update
     key = jobs.key_of(ready)
     res = jobs.result_for(ready)
     if not res:

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
 
+from dashboard.access.projects import refused
 from dashboard.state.files import StorageError
 from dashboard.state import scenarios
 from dashboard import jobs
@@ -325,6 +326,8 @@ register_delete(P, "saved scenario", _describe, scenarios.delete_scenario, saved
           Input(f"{P}-save", "n_clicks"), State(f"{P}-ready", "data"), State(f"{P}-save-name", "value"),
           prevent_initial_call=True)
 def _save(_n, ready, name):
+    if why := refused("editor", "save"):
+        return alert(why), no_update
     res = jobs.result_for(ready)
     if not res:
         return alert("Run the scenario first; then save it.", "info"), no_update

@@ -1,8 +1,9 @@
 """Trash: deleted datasets, saved scenarios and saved predictions, restorable for ``PERFCAST_TRASH_DAYS`` days.
 
 A page of its own rather than a section of /data: the trash holds what three pages delete (/data, /scenario,
-/predict), and it is one of the project pages to come (members, trash, audit), where emptying it will be an
-owner's right. The browser sends only an entry's name (checked against ``trash.ENTRY_ID``), never a path.
+/predict). It shows the current project's trash; editors restore, owners empty it (checked on the server; the
+button is also disabled for others). The browser sends only an entry's name (checked against
+``trash.ENTRY_ID``), never a path.
 """
 
 import time
@@ -11,6 +12,7 @@ import dash
 from dash import ALL, Input, Output, callback, ctx, dcc, html, no_update
 
 from dashboard import settings
+from dashboard.access import projects
 from dashboard.state import files, predictions, scenarios, trash
 from dashboard.ui.components import alert, card
 from dashboard.ui.url_state import to_query
@@ -49,7 +51,9 @@ def layout(**_query):
         html.P(f"Deleted datasets, saved scenarios and saved predictions stay here for {settings.TRASH_DAYS:g} "
                "days, then they are removed for good. Restore puts an item back under its id, exactly as it was "
                "(its checksums are verified), and its links work again.", className="lead"),
-        card(html.Div([html.Button("Empty the trash", id=f"{P}-empty", className="btn", n_clicks=0)],
+        card(html.Div([html.Button("Empty the trash", id=f"{P}-empty", className="btn", n_clicks=0,
+                                   disabled=not projects.can("owner"),
+                                   title=None if projects.can("owner") else "only an owner of the project can")],
                       className="run-row"),
              html.Div(id=f"{P}-status"),
              html.Div(trash_table(), id=f"{P}-list")),
@@ -72,6 +76,8 @@ def _link(kind: str, item_id: str) -> str | None:
 
 def restore_message(entry) -> object:
     """Restore an entry (its name from the browser, checked on the server); the message to show."""
+    if why := projects.refused("editor", "restore from the trash"):
+        return alert(why)
     try:
         record = trash.restore(entry)
     except trash.TrashError as exc:
@@ -94,18 +100,23 @@ def _restore(_clicks):
 
 
 @callback(Output(f"{P}-confirm-empty", "displayed"), Output(f"{P}-confirm-empty", "message"),
+          Output(f"{P}-status", "children", allow_duplicate=True),
           Input(f"{P}-empty", "n_clicks"), prevent_initial_call=True)
 def _empty_asked(_n):
+    if why := projects.refused("owner", "empty the trash"):
+        return False, no_update, alert(why)
     n = len(trash.list_trash())
     if not n:
-        return False, no_update
+        return False, no_update, no_update
     return True, (f"Remove the {n} item{'s' if n != 1 else ''} in the trash for good, for everyone? "
-                  "This cannot be undone.")
+                  "This cannot be undone."), no_update
 
 
 @callback(Output(f"{P}-status", "children", allow_duplicate=True), Output(f"{P}-list", "children",
                                                                            allow_duplicate=True),
           Input(f"{P}-confirm-empty", "submit_n_clicks"), prevent_initial_call=True)
 def _empty(_n):
+    if why := projects.refused("owner", "empty the trash"):
+        return alert(why), no_update
     n = trash.purge(everything=True)
     return alert(f"Emptied the trash: {n} item{'s' if n != 1 else ''} removed for good.", "info"), trash_table()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from dashboard import audit_log
-from dashboard.settings import var_path
+from dashboard.access.projects import project_path, require
 from dashboard.state.files import clean_name, store_by_content, stored_meta, stored_metas
 from modeling.counts import data
 from modeling.counts.splits import split
@@ -23,11 +23,12 @@ DEFAULT = "cpu"
 
 
 def _dir() -> Path:
-    return var_path("countdata")
+    return project_path("countdata")
 
 
 def save_upload(raw: bytes, filename: str | None) -> dict:
     """Validate an uploaded count table (CSV or Parquet) and store it; ``DataError`` says what is wrong."""
+    require("editor", "upload")  # the callbacks check first; this holds for every caller
     from dashboard.state.uploads import parse_upload
 
     table = validate_counts(parse_upload(raw, filename).frame)

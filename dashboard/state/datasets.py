@@ -1,6 +1,6 @@
 """Datasets: the shipped GPU profiles and uploaded workload tables, on disk and as the pages see them.
 
-On disk under ``VAR_DIR``::
+On disk in the current project's directory (``VAR_DIR/projects/<project id>``, dashboard/access/projects.py)::
 
     datasets/ds-<16 hex>/meta.json      mapping, display name, checksums
     datasets/ds-<16 hex>/table.parquet  one row per workload (after repeat filtering)
@@ -34,7 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from dashboard import audit_log
-from dashboard.settings import var_path
+from dashboard.access.projects import project_path, require
 from dashboard.state import trash
 from dashboard.state.files import (NotFound, _fsync_dir, atomic_write_bytes, clean_name, sha256_file,
                                    shipped_fingerprint, storage_error)
@@ -47,12 +47,13 @@ TABLE_HOST = "table"
 
 
 def _datasets_dir() -> Path:
-    return var_path("datasets")
+    return project_path("datasets")
 
 
 def save_dataset(table: pd.DataFrame, name: str, mapping: dict, notes: dict | None = None,
                  raw: pd.DataFrame | None = None) -> dict:
     """Store a mapped workload table under a new id; returns its metadata."""
+    require("editor", "save")  # the callbacks check first; this holds for every caller
     ds_id = "ds-" + secrets.token_hex(8)
     root = _datasets_dir()
     tmp = root / f".{ds_id}.{os.getpid()}.tmp"
@@ -158,6 +159,7 @@ def list_datasets() -> list[dict]:
 def delete_dataset(ds_id: str) -> dict:
     """Move the dataset to the trash (one atomic rename: "not found" everywhere at once); returns its trash
     record. ``NotFound`` when there is no such dataset."""
+    require("editor", "delete")  # the callbacks check first; this holds for every caller
     _dataset_dir(ds_id)
     return trash.move_to_trash("dataset", ds_id)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from dashboard import audit_log
-from dashboard.settings import var_path
+from dashboard.access.projects import project_path, require
 from dashboard.state.files import clean_name, store_by_content, stored_meta, stored_metas
 from modeling.newapp.data import device_table
 
@@ -23,11 +23,12 @@ SHIPPED = "shipped"
 
 
 def _dir() -> Path:
-    return var_path("devices")
+    return project_path("devices")
 
 
 def save_devices(frame: pd.DataFrame, name: str) -> dict:
     """Validate and store a device table; returns its metadata (id, name, devices)."""
+    require("editor", "upload")  # the callbacks check first; this holds for every caller
     table = device_table(frame)
     meta = store_by_content(_dir(), "dev", table, {"name": clean_name(name), "created": time.time(),
                                                    "devices": table["device"].tolist()})

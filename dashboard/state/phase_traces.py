@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from dashboard import audit_log
-from dashboard.settings import var_path
+from dashboard.access.projects import project_path, require
 from dashboard.state.files import clean_name, store_by_content, stored_meta
 from modeling.build import armpm
 from modeling.errors import DataError
@@ -29,7 +29,7 @@ NONE = "none"
 
 
 def _dir() -> Path:
-    return var_path("phase_traces")
+    return project_path("phase_traces")
 
 
 def read(raw: bytes, filename: str | None) -> tuple[pd.DataFrame, list]:
@@ -53,6 +53,7 @@ def read(raw: bytes, filename: str | None) -> tuple[pd.DataFrame, list]:
 
 def save_trace(raw: bytes, filename: str | None) -> dict:
     """Check and store an uploaded host trace; returns its metadata (id, name, kind, programs, frequencies)."""
+    require("editor", "upload")  # the callbacks check first; this holds for every caller
     frame, notes = read(raw, filename)
     kind = notes.pop()
     freq_col = "freq_mhz" if "freq_mhz" in frame.columns else "host_freq_mhz"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from dashboard import audit_log
-from dashboard.settings import var_path
+from dashboard.access.projects import project_path, require
 from dashboard.state.files import clean_name, store_by_content, stored_meta, stored_metas
 from modeling.build import armpm
 from modeling.errors import DataError
@@ -25,7 +25,7 @@ SHIPPED = "shipped"
 
 
 def _dir() -> Path:
-    return var_path("phasedata")
+    return project_path("phasedata")
 
 
 def _store(frame: pd.DataFrame, meta: dict) -> dict:
@@ -37,6 +37,7 @@ def _store(frame: pd.DataFrame, meta: dict) -> dict:
 def save_upload(raw: bytes, filename: str | None) -> dict:
     """A trace (tab-separated, ``#Timestamp`` header) becomes cleaned samples; anything else must be a
     phase table (CSV or Parquet). Raises ``DataError`` saying what is wrong."""
+    require("editor", "upload")  # the callbacks check first; this holds for every caller
     name = clean_name(filename or "upload")
     head = raw[:4096].lstrip(b"\xef\xbb\xbf")
     if raw[:2] == b"\x1f\x8b" or head.startswith(b"#Timestamp") or b"\tINST_RETIRED" in head:

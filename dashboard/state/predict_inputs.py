@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dashboard.settings import var_path
+from dashboard.access.projects import project_path, require
 from dashboard.state.files import clean_name, store_by_content, stored_meta, stored_metas
 from modeling.errors import DataError
 
@@ -29,7 +29,7 @@ GROUP_NAMES = ("application", "app", "group", "benchmark")
 
 
 def _dir() -> Path:
-    return var_path("predict_inputs")
+    return project_path("predict_inputs")
 
 
 def guess_roles(frame: pd.DataFrame) -> dict:
@@ -48,6 +48,7 @@ def guess_roles(frame: pd.DataFrame) -> dict:
 
 def save_inputs(frame: pd.DataFrame, name: str | None) -> dict:
     """Store a parsed table of workloads to predict; returns its metadata (id, name, rows, columns, roles)."""
+    require("editor", "upload")  # the callbacks check first; this holds for every caller
     if frame.empty:
         raise DataError("The table of workloads to predict has no data rows.")
     frame = frame.copy()

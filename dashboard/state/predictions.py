@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dashboard.settings import var_path
+from dashboard.access.projects import project_path, require
 from dashboard.state import trash
 from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name, storage_error
 
@@ -30,7 +30,7 @@ PREDICTION_ID = re.compile(r"^pr-[0-9a-f]{16}$")
 
 
 def _dir() -> Path:
-    return var_path("predictions")
+    return project_path("predictions")
 
 
 def _item(pr_id) -> Path:
@@ -45,6 +45,7 @@ def _item(pr_id) -> Path:
 def save_prediction(result: dict, key: str, table: pd.DataFrame, summary: dict, name: str | None = None) -> dict:
     """Save a prediction result under a new id; returns its metadata (``existing=True`` when it was saved
     before under the same key and name)."""
+    require("editor", "save")  # the callbacks check first; this holds for every caller
     cleaned = clean_name(name, "")
     pr_id = "pr-" + hashlib.sha256(json.dumps([key, cleaned]).encode()).hexdigest()[:16]
     root = _dir()
@@ -109,5 +110,6 @@ def find_by_key(key: str) -> str | None:
 
 def delete_prediction(pr_id: str) -> dict:
     """Move the saved prediction to the trash; returns its trash record (``NotFound`` when there is none)."""
+    require("editor", "delete")  # the callbacks check first; this holds for every caller
     _item(pr_id)
     return trash.move_to_trash("prediction", pr_id)

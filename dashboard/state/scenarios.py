@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from dashboard import audit_log
-from dashboard.settings import var_path
+from dashboard.access.projects import project_path, require
 from dashboard.state import trash
 from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name
 
@@ -20,7 +20,7 @@ SCENARIO_ID = re.compile(r"^sc-[0-9a-f]{16}$")
 
 
 def _scenarios_dir() -> Path:
-    return var_path("scenarios")
+    return project_path("scenarios")
 
 
 def save_scenario(page: str, params: dict, summary: dict, name: str | None = None) -> dict:
@@ -31,6 +31,7 @@ def save_scenario(page: str, params: dict, summary: dict, name: str | None = Non
     workers at the same moment) gives one record: the file is created with an
     atomic link that fails when it exists, and the loser reads the winner's.
     """
+    require("editor", "save")  # the callbacks check first; this holds for every caller
     blob = json.dumps({"page": page, "params": params, "name": clean_name(name, "")}, sort_keys=True, default=str)
     sc_id = "sc-" + hashlib.sha256(blob.encode()).hexdigest()[:16]
     path = _scenarios_dir() / f"{sc_id}.json"
@@ -73,5 +74,6 @@ def list_scenarios(page: str | None = None) -> list[dict]:
 
 def delete_scenario(sc_id: str) -> dict:
     """Move the saved scenario to the trash; returns its trash record (``NotFound`` when there is none)."""
+    require("editor", "delete")  # the callbacks check first; this holds for every caller
     load_scenario(sc_id)
     return trash.move_to_trash("scenario", sc_id)

@@ -9,7 +9,7 @@ import time
 
 import pandas as pd
 
-from dashboard.settings import var_path
+from dashboard.access.projects import project_path, require
 from dashboard.state.files import NotFound, _parquet_bytes, atomic_write_bytes
 
 
@@ -24,7 +24,7 @@ def expire_staged(now: float | None = None) -> int:
     """Delete staged uploads older than ``STAGE_TTL_SECONDS``; returns how many went."""
     now = time.time() if now is None else now
     gone = 0
-    for p in var_path("staging").iterdir():
+    for p in project_path("staging").iterdir():
         try:
             if now - p.stat().st_mtime > STAGE_TTL_SECONDS:
                 p.unlink()
@@ -37,9 +37,10 @@ def expire_staged(now: float | None = None) -> int:
 def stage_upload(frame: pd.DataFrame, info: dict) -> str:
     """Keep a parsed upload between the preview and the save step; returns its token.
     Older staged uploads that expired are removed here."""
+    require("editor", "upload")  # the callbacks check first; this holds for every caller
     expire_staged()
     token = "st-" + secrets.token_hex(8)
-    root = var_path("staging")
+    root = project_path("staging")
     atomic_write_bytes(root / f"{token}.parquet", _parquet_bytes(frame))
     atomic_write_bytes(root / f"{token}.json", json.dumps(info).encode())
     return token
@@ -48,7 +49,7 @@ def stage_upload(frame: pd.DataFrame, info: dict) -> str:
 def staged_upload(token: str) -> tuple[pd.DataFrame, dict]:
     if not isinstance(token, str) or not STAGE_ID.match(token):
         raise NotFound("upload not found: upload the file again")
-    root = var_path("staging")
+    root = project_path("staging")
     try:
         if time.time() - (root / f"{token}.json").stat().st_mtime > STAGE_TTL_SECONDS:
             raise FileNotFoundError

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from dashboard import audit_log
-from dashboard.settings import var_path
+from dashboard.access.projects import project_path, require
 from dashboard.state.files import _parquet_bytes, atomic_write_bytes, clean_name, stored_meta
 
 
@@ -20,7 +20,7 @@ TIMING_ID = re.compile(r"^tt-[0-9a-f]{16}$")
 
 
 def _timings_dir() -> Path:
-    return var_path("timings")
+    return project_path("timings")
 
 
 def save_timing(frame: pd.DataFrame, name: str) -> dict:
@@ -30,6 +30,7 @@ def save_timing(frame: pd.DataFrame, name: str) -> dict:
     kept. Both files are written to a temp file, fsynced and renamed; the
     metadata goes last, so a table without it is never listed or opened.
     """
+    require("editor", "upload")  # the callbacks check first; this holds for every caller
     tt_id = "tt-" + secrets.token_hex(8)
     root = _timings_dir()
     data = _parquet_bytes(frame)

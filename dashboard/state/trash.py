@@ -1,9 +1,10 @@
 """The trash: a deleted dataset, saved scenario or saved prediction is kept for ``TRASH_DAYS`` (30) days.
 
-On disk, one directory per deleted item under ``VAR_DIR``::
+On disk, one directory per deleted item in its project's directory (``VAR_DIR/projects/<project id>``, beside
+the project's live items, so every move is a rename on one filesystem)::
 
-    trash/<project>/<kind>-<id>.<deleted at, UTC>/record.json    kind, id, name, when, by whom, checksums
-    trash/<project>/<kind>-<id>.<deleted at, UTC>/<id>[.json]    the item itself, moved here unchanged
+    trash/<kind>-<id>.<deleted at, UTC>/record.json    kind, id, name, project, when, by whom, checksums
+    trash/<kind>-<id>.<deleted at, UTC>/<id>[.json]    the item itself, moved here unchanged
 
 The record sits beside the item rather than inside it, so the item's directory (or a scenario's one file) is
 moved in and out byte for byte. Every step is one atomic rename on one filesystem, followed by an fsync of
@@ -24,8 +25,9 @@ purged when the trash is listed and when a server worker starts (``gunicorn.conf
 The checksums are the item's own where its metadata records them (a dataset's ``files``: the original
 bytes of its table and raw runs), and sha256 computed at deletion for every other file.
 
-Projects do not exist yet: everything is in project ``default``; a ``project`` argument is checked against a
-strict pattern so that it can name a directory.
+Everything here works in the current project (:mod:`dashboard.access.projects`): an entry of another project
+is "not found". Deleting and restoring need an editor, emptying the trash an owner; expired items are purged
+whoever lists the trash (and at every worker's start, in every project).
 """
 
 from __future__ import annotations
@@ -41,11 +43,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dashboard import audit_log, settings
-from dashboard.settings import var_path
+from dashboard.access import projects
+from dashboard.access.projects import project_path, require
 from dashboard.state import moves
 from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, sha256_file
 
-PROJECT_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 ENTRY_ID = re.compile(r"^(dataset|scenario|prediction)-((?:ds|sc|pr)-[0-9a-f]{16})\.(\d{8}T\d{12}Z)$")
 RECORD = "record.json"
 #: an entry with a record and no item younger than this may be a delete or restore under way: left alone
@@ -60,7 +62,7 @@ class TrashError(ValueError):
 class Kind:
     name: str  # "dataset"
     prefix: str  # "ds"
-    folder: str  # under VAR_DIR
+    folder: str  # in the project's directory
     suffix: str  # "" for an item that is a directory, ".json" for one file
 
     def check(self, item_id) -> str:
@@ -69,7 +71,7 @@ class Kind:
         return item_id
 
     def live(self, item_id: str) -> Path:
-        return var_path(self.folder) / f"{self.check(item_id)}{self.suffix}"
+        return project_path(self.folder) / f"{self.check(item_id)}{self.suffix}"
 
 
 KINDS = {k.name: k for k in (Kind("dataset", "ds", "datasets", ""), Kind("scenario", "sc", "scenarios", ".json"),
@@ -80,10 +82,9 @@ def _days() -> float:
     return settings.TRASH_DAYS
 
 
-def _root(project: str) -> Path:
-    if not isinstance(project, str) or not PROJECT_ID.match(project):
-        raise NotFound(f"project {str(project)[:40]!r} not found")
-    return var_path("trash", project)
+def _root() -> Path:
+    """The current project's trash."""
+    return project_path("trash")
 
 
 def _files(item: Path) -> dict[str, str]:
@@ -104,10 +105,12 @@ def _stamp(t: float) -> str:
     return time.strftime("%Y%m%dT%H%M%S", time.gmtime(t)) + f"{int(t * 1e6) % 1_000_000:06d}Z"
 
 
-def move_to_trash(kind: str, item_id: str, project: str = "default") -> dict:
-    """Move a live item into the trash; returns its record. ``NotFound`` when there is no such item."""
+def move_to_trash(kind: str, item_id: str) -> dict:
+    """Move a live item of the current project into its trash; returns its record. ``NotFound`` when there is
+    no such item; ``AccessDenied`` below an editor."""
+    cur = require("editor", "delete")
     k = KINDS[kind]
-    live, root = k.live(item_id), _root(project)
+    live, root = k.live(item_id), _root()
     if not live.exists():
         raise NotFound(f"{kind} {item_id} not found (it may have been deleted)")
     meta = _meta(live)
@@ -120,7 +123,7 @@ def move_to_trash(kind: str, item_id: str, project: str = "default") -> dict:
             break
         except FileExistsError:  # the same item deleted twice in one microsecond: take the next one
             time.sleep(1e-6)
-    record = {"kind": kind, "id": item_id, "name": meta.get("name") or item_id, "project": project,
+    record = {"kind": kind, "id": item_id, "name": meta.get("name") or item_id, "project": cur.id,
               "entry": entry.name, "deleted_at": now, "deleted_by": audit_log.actor(), "checksums": checksums}
     atomic_write_bytes(entry / RECORD, json.dumps(record, indent=1).encode())
     _fsync_dir(root)
@@ -129,7 +132,7 @@ def move_to_trash(kind: str, item_id: str, project: str = "default") -> dict:
     except FileNotFoundError:  # deleted at the same moment by another request: theirs stands
         shutil.rmtree(entry, ignore_errors=True)
         raise NotFound(f"{kind} {item_id} not found (it may have been deleted)") from None
-    audit_log.record(f"{kind} deleted", **{kind: item_id}, to="trash", entry=entry.name, project=project)
+    audit_log.record(f"{kind} deleted", **{kind: item_id}, to="trash", entry=entry.name)
     return record
 
 
@@ -151,24 +154,25 @@ def _read(entry: Path, kind: Kind, item_id: str) -> dict | None:
     return record if ok and isinstance(record.get("checksums"), dict) else None
 
 
-def _entry(entry_id, project: str) -> tuple[Path, dict, Path]:
+def _entry(entry_id) -> tuple[Path, dict, Path]:
     """(entry directory, record, the item inside it) of a complete entry; ``NotFound`` otherwise."""
     parsed = _parse(entry_id)
     if not parsed:
         raise NotFound(f"trash item {str(entry_id)[:60]!r} not found")
     kind, item_id = parsed
-    entry = _root(project) / entry_id
+    entry = _root() / entry_id
     record, item = _read(entry, kind, item_id), entry / f"{item_id}{kind.suffix}"
     if not record or not item.exists():
         raise NotFound(f"trash item {entry_id} not found (restored or purged meanwhile)")
     return entry, record, item
 
 
-def restore(entry_id: str, project: str = "default") -> dict:
+def restore(entry_id: str) -> dict:
     """Move an item back under its id, after checking it has the bytes it had when it was deleted. Returns its
     record. ``TrashError`` when an item with that id exists or a checksum differs; ``NotFound`` when the entry
-    is not in the trash."""
-    entry, record, item = _entry(entry_id, project)
+    is not in the current project's trash; ``AccessDenied`` below an editor."""
+    require("editor", "restore from the trash")
+    entry, record, item = _entry(entry_id)
     kind, item_id = record["kind"], record["id"]  # as the entry's name says (checked by _read)
     live = KINDS[kind].live(item_id)
     what = f"{kind} '{record['name']}' ({item_id})"
@@ -188,12 +192,12 @@ def restore(entry_id: str, project: str = "default") -> dict:
         if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
             raise TrashError(f"Not restored: a {kind} with the id {item_id} exists already.") from None
         raise
-    _remove(entry, project)
-    audit_log.record(f"{kind} restored", **{kind: item_id}, entry=entry.name, project=project)
+    _remove(entry)
+    audit_log.record(f"{kind} restored", **{kind: item_id}, entry=entry.name)
     return record
 
 
-def _remove(entry: Path, project: str) -> bool:
+def _remove(entry: Path) -> bool:
     """Remove an entry: renamed away first (atomic), then deleted. False when it was gone already."""
     gone = entry.with_name(f".purge-{entry.name}.{secrets.token_hex(4)}")
     try:
@@ -205,11 +209,11 @@ def _remove(entry: Path, project: str) -> bool:
     return True
 
 
-def _scan(project: str) -> list[tuple[Path, dict | None, bool]]:
+def _scan() -> list[tuple[Path, dict | None, bool]]:
     """Every entry directory: (path, record or None, whether it holds its item). An item that is also live
     as the same file (a restore by link and unlink, interrupted between the two) counts as restored."""
     out = []
-    for p in _root(project).iterdir():
+    for p in _root().iterdir():
         parsed = _parse(p.name)
         if not parsed or not p.is_dir():
             continue
@@ -222,39 +226,51 @@ def _scan(project: str) -> list[tuple[Path, dict | None, bool]]:
     return out
 
 
-def purge(project: str = "default", everything: bool = False, now: float | None = None) -> int:
-    """Remove expired entries (or ``everything``), the leftovers of interrupted moves and purges; returns how
-    many items were purged."""
+def purge(everything: bool = False, now: float | None = None) -> int:
+    """Remove the current project's expired entries (or ``everything``: an owner's right, ``AccessDenied``
+    below), the leftovers of interrupted moves and purges; returns how many items were purged."""
+    if everything:
+        require("owner", "empty the trash")
     now = time.time() if now is None else now
-    root, n = _root(project), 0
+    root, n = _root(), 0
     for p in root.glob(".purge-*"):
         shutil.rmtree(p, ignore_errors=True)
-    for entry, record, has_item in _scan(project):
+    for entry, record, has_item in _scan():
         if not has_item:  # a delete that did not happen or a restore that did: the item is live
             if now - (record or {}).get("deleted_at", entry.stat().st_mtime) > INCOMPLETE_GRACE_SECONDS:
-                _remove(entry, project)
+                _remove(entry)
             continue
         if record is None:  # an item whose record cannot be read: never removed without one
             continue
         if everything or now - record["deleted_at"] > _days() * 86400:
-            if _remove(entry, project):
+            if _remove(entry):
                 n += 1
                 audit_log.record(f"{record['kind']} purged", **{record["kind"]: record["id"]}, entry=entry.name,
-                                 project=project, reason="emptied" if everything else "expired")
+                                 reason="emptied" if everything else "expired")
     return n
 
 
 def purge_expired_everywhere() -> int:
-    """At server start: the expired entries of every project."""
-    return sum(purge(p.name) for p in var_path("trash").iterdir() if PROJECT_ID.match(p.name) and p.is_dir())
+    """At server start: the expired entries of every project that has a trash."""
+    n, top = 0, settings.VAR_DIR / "projects"
+    for p in sorted(top.iterdir()) if top.is_dir() else []:
+        if not (p.name.isdigit() and (p / "trash").is_dir()):
+            continue
+        try:
+            with projects.scope(int(p.name)):
+                n += purge()
+        except LookupError:  # a project removed from the database: its files are left for an administrator
+            continue
+    return n
 
 
-def list_trash(project: str = "default", now: float | None = None) -> list[dict]:
-    """The items in the trash, newest first (expired ones purged first), each its record with ``days_left``."""
+def list_trash(now: float | None = None) -> list[dict]:
+    """The current project's items in the trash, newest first (expired ones purged first), each its record
+    with ``days_left``."""
     now = time.time() if now is None else now
-    purge(project, now=now)
+    purge(now=now)
     out = []
-    for _entry_dir, record, has_item in _scan(project):
+    for _entry_dir, record, has_item in _scan():
         if record and has_item:
             out.append({**record, "days_left": max(0.0, (record["deleted_at"] + _days() * 86400 - now) / 86400)})
     return sorted(out, key=lambda r: -r["deleted_at"])

@@ -69,6 +69,10 @@ def register_stored_upload(prefix, save, options, describe):
               Output(f"{prefix}-upload-status", "children"), Input(f"{prefix}-upload", "contents"),
               State(f"{prefix}-upload", "filename"), prevent_initial_call=True)
     def _uploaded(contents, filename):
+        from dashboard.access.projects import refused
+
+        if why := refused("editor", "upload"):
+            return no_update, no_update, alert(why)
         try:
             meta = save(contents, filename if isinstance(filename, str) else None)
         except (ValueError, TypeError) as exc:  # ModelingError is a ValueError

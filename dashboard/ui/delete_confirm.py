@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 
 from dashboard import settings
+from dashboard.access.projects import refused
 from dashboard.ui.components import alert
 
 
@@ -57,6 +58,8 @@ def register_delete(prefix: str, what: str, describe: Callable[[str], str], dele
               Input(f"{prefix}-confirm-delete", "submit_n_clicks"), State(f"{prefix}-delete-id", "data"),
               prevent_initial_call=True)
     def _confirmed(_n, item_id):
+        if why := refused("editor", "delete"):
+            return no_update, alert(why)
         try:
             record = delete(item_id)
         except (LookupError, TypeError):

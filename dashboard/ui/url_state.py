@@ -97,8 +97,15 @@ def _plain(v) -> str:
     return f"{int(v):,}" if float(v) == int(v) and abs(v) < 1e15 else f"{v:,.6g}"
 
 
+#: parameters of a link that no page reads: ``project`` names the project a share link belongs to, handled by
+#: the server before the page is laid out (dashboard/access/projects.py ``open_share_link``), never a job input
+LINK_ONLY = frozenset({"project"})
+
+
 def parse(query: dict, params: list[Param]) -> dict:
-    """Validate ``query`` against ``params`` in order (later options may depend on earlier values)."""
+    """Validate ``query`` against ``params`` in order (later options may depend on earlier values); the
+    link-only parameters (:data:`LINK_ONLY`) are left out."""
+    query = {k: v for k, v in query.items() if k not in LINK_ONLY}
     known = {p.name for p in params}
     unknown = [k for k in query if k not in known]
     if unknown:

@@ -8,6 +8,11 @@ type, out of range, outside a dropdown's options, huge, deeply nested or
 null. Background callbacks are polled to their answer. Every answer must be
 a message or no update: never an HTTP 5xx, and never a traceback (or the
 "callback raised" line of ``dashboard.callback_errors``) in the server's log.
+
+It also runs signed out (every callback answers HTTP 401) and as an owner of another project, who posts the
+victim project's ids, trash entries and result keys into every slot: no answer may hold anything of the
+victim's (names, column names, result numbers, ids the request did not name) and nothing of the victim's
+changes on disk or in the result cache.
 """
 
 import base64
@@ -20,7 +25,7 @@ from benchmarks.dash_client import DashClient
 from dashboard.callback_errors import MARK
 
 PAGES = ["/", "/scenario", "/features", "/generations", "/repeats", "/apply", "/data", "/trash", "/logca",
-         "/accelerometer",
+         "/accelerometer", "/counts", "/phases", "/new-app",
          "/predict", "/predict?model=NNLS&transform=logratio"]  # the last: a cached prediction (ready to export, save)
 
 BAD = [None, True, 5, -1, 2**63, 1e308, "", "NOPE", "../../../../tmp/perfcast-fuzz", "x" * 100_000,
@@ -49,22 +54,26 @@ def _outputs(spec):
     return outs if spec.startswith("..") else outs[0]
 
 
-def _slot(item, value):
+def _slot(item, value, concrete="ds-0123456789abcdef"):
     if item["id"].startswith("{"):  # a pattern-matching (ALL) input: one concrete component
         pattern = json.loads(item["id"])
-        concrete = {k: ("ds-0123456789abcdef" if v == ["ALL"] else v) for k, v in pattern.items()}
-        return [{"id": concrete, "property": item["property"], "value": value}]
+        named = {k: (concrete if v == ["ALL"] else v) for k, v in pattern.items()}
+        return [{"id": named, "property": item["property"], "value": value}]
     return {"id": item["id"], "property": item["property"], "value": value}
 
 
-def _body(dep, values, bad_slot=None, bad_value=None):
+def _body(dep, values, bad_slot=None, bad_value=None, concrete="ds-0123456789abcdef", clicked=None):
+    """A callback request at the page's ``values``, slot ``bad_slot`` set to ``bad_value``; a pattern-matching
+    input names the component ``concrete`` (with the value ``clicked`` when given: a click on it)."""
     slots = dep["inputs"] + dep.get("state", [])
 
     def filled(items, offset):
         out = []
         for j, x in enumerate(items):
             value = bad_value if offset + j == bad_slot else values.get((x["id"], x["property"]))
-            out.append(_slot(x, value))
+            if clicked is not None and offset + j != bad_slot and x["id"].startswith("{"):
+                value = clicked
+            out.append(_slot(x, value, concrete))
         return out
     inputs = filled(dep["inputs"], 0)
     changed = slots[bad_slot] if bad_slot is not None and bad_slot < len(dep["inputs"]) else dep["inputs"][0]
@@ -180,3 +189,132 @@ def test_stray_requests_are_not_server_errors(live_server, path):
     r = signed_in.post(base + "/_dash-update-component", data=b"{not json", timeout=30,
                        headers={"Content-Type": "application/json"})
     assert r.status_code < 500
+
+
+def _dependencies(base):
+    """The server's callbacks (read signed in as the test session's user) and a page's signed ``endId``."""
+    client = DashClient(base)
+    client.open("/data")
+    return [d for d in client.deps.values() if not d.get("clientside_function")], client.end_id
+
+
+def test_signed_out_every_callback_is_refused(live_server):
+    import requests
+
+    base = live_server[0]
+    deps, end_id = _dependencies(base)
+    anonymous = requests.Session()
+    statuses = {}
+    for dep in deps:
+        r = anonymous.post(f"{base}/_dash-update-component?endId={end_id}", json=_body(dep, {}), timeout=60)
+        statuses[dep["output"][:80]] = (r.status_code, r.text[:200])
+    assert len(statuses) > 50
+    assert {code for code, _ in statuses.values()} == {401}, [k for k, v in statuses.items() if v[0] != 401][:5]
+    assert all('"Sign in first."' in text for _, text in statuses.values())
+    assert anonymous.get(base + "/_dash-layout", timeout=30).status_code == 401
+
+
+def _tree(root):
+    import hashlib
+
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _answers(http, url, dep, body):
+    """Every answer to ``body``: the first, and for a background callback its polls until it answers."""
+    r = http.post(url, json=body, timeout=120)
+    out = [r]
+    if dep.get("background") and r.status_code == 200 and "cacheKey" in r.json():
+        handles = {k: r.json()[k] for k in ("cacheKey", "job")}
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            time.sleep(0.1)
+            r = http.post(url, params=handles, json=body, timeout=120)
+            out.append(r)
+            if r.status_code >= 500 or r.status_code == 204 or "response" in r.json():
+                break
+    return out
+
+
+def test_a_member_of_another_project_sees_and_changes_nothing(server_state):
+    import secrets
+
+    import pandas as pd
+
+    from benchmarks.signin import Account
+    from dashboard import jobs
+    from dashboard.access import projects
+    from dashboard.crossgen.kinds import RANKING, SCENARIO, cached
+    from dashboard.state import datasets, scenarios, trash
+    from tests import signed_in
+
+    base, _var, _log = server_state
+    tag = secrets.token_hex(4)
+    # the victim: the test user's project, with a dataset, a saved scenario, a trash entry and a cached result
+    n = 30
+    frame = pd.DataFrame({"workload": [f"w{i}" for i in range(n)], "application": [f"a{i % 5}" for i in range(n)],
+                          f"victimctr_{tag}": [float(i + 1) for i in range(n)],
+                          "other": [float((7 * i) % 11 + 1) for i in range(n)],
+                          "t": [float(2 * i + 3 + (i % 3)) for i in range(n)]})
+    mapping = {"id_col": "workload", "group_col": "application", "targets": ["t"],
+               "features": [f"victimctr_{tag}", "other"]}
+    ds = datasets.save_dataset(frame, f"victim-data-{tag}", mapping)["id"]
+    gone = datasets.save_dataset(frame, f"victim-deleted-{tag}", mapping)["id"]
+    entry = datasets.delete_dataset(gone)["entry"]
+    sc = scenarios.save_scenario("scenario", {"dataset": ds, "folds": 5}, {"best": "OLS"}, f"victim-sc-{tag}")["id"]
+    request = SCENARIO.request({"dataset": ds, "target": "t"})
+    key = request["key"]
+    jobs.put_result(key, {"marker": f"victim-result-{tag}"})
+    # a real result on the victim's data, which /features draws with the victim's column names
+    ranked, _ = cached(RANKING, RANKING.request({"dataset": ds})["params"])
+    victim_dir = projects.project_dir(projects.current_id())
+    before = _tree(victim_dir)
+    secrets_shown = [f"victim-data-{tag}", f"victim-deleted-{tag}", f"victim-sc-{tag}", f"victimctr_{tag}",
+                     f"victim-result-{tag}"]
+    ids = [ds, gone, entry, sc, key, ranked]
+    forged = [*ids, {"key": key}, {"key": ranked}, request,
+              {**request, "attempt": 1, "cancels": 0, "run": "r-" + "0" * 16},
+              f"/scenario?dataset={ds}&project=default"]
+
+    mallory = signed_in.member(f"mallory-{tag}", f"elsewhere-{tag}", "owner")
+    client = DashClient(base, account=Account(mallory.name, mallory.password))
+    values: dict = {}
+    for page in PAGES:
+        _walk(client.open(page), values)
+    deps = [d for d in client.deps.values() if not d.get("clientside_function")]
+    url = f"{base}/_dash-update-component?endId={client.end_id}"
+    leaks, errors, posted = [], [], 0
+
+    def check(dep, body):
+        nonlocal posted
+        sent = json.dumps(body)
+        for r in _answers(client.http, url, dep, body):
+            posted += 1
+            if r.status_code >= 500:
+                errors.append((dep["output"][:80], r.status_code, _short(body)))
+            text = r.text
+            shown = [s for s in secrets_shown if s in text] + [i for i in ids if i in text and i not in sent]
+            if shown:
+                leaks.append((dep["output"][:80], shown, _short(body)))
+
+    for dep in deps:
+        n_slots = len(dep["inputs"]) + len(dep.get("state", []))
+        if any(x["id"].startswith("{") for x in dep["inputs"]):  # a click on the victim's item (delete, restore)
+            for item in ids:
+                check(dep, _body(dep, values, concrete=item, clicked=1))
+        for slot in range(n_slots):
+            for value in forged:
+                check(dep, _body(dep, values, slot, value, concrete=ds, clicked=1))
+    print(f"\nanother project: {len(deps)} callbacks, {posted} answers, {len(leaks)} leaks")
+    assert len(deps) > 50
+    assert not errors, errors[:10]
+    assert not leaks, leaks[:10]
+    # nothing changed: the victim's files, its trash, its cached result
+    assert _tree(victim_dir) == before
+    assert entry in [r["entry"] for r in trash.list_trash()]
+    assert datasets.verify_dataset(ds) and jobs.get_result(key) == {"marker": f"victim-result-{tag}"}
+    assert jobs.has_result(ranked)
+    # and mallory's own project holds nothing of the victim's either
+    with projects.scope(signed_in.project_id(f"elsewhere-{tag}")):
+        assert datasets.list_datasets() == [] and trash.list_trash() == []

@@ -93,7 +93,7 @@ def test_emptying_the_trash_asks_first_and_removes_for_good(dash_duo, perfcast_a
     _confirm(dash_duo.driver)
     dash_duo.wait_for_contains_text("#trash-status", "Emptied the trash", timeout=15)
     dash_duo.wait_for_contains_text("#trash-list", "The trash is empty", timeout=10)
-    assert trash.list_trash() == [] and not (trash._root("default") / record["entry"]).exists()
+    assert trash.list_trash() == [] and not (trash._root() / record["entry"]).exists()
 
 
 def test_saved_scenarios_and_predictions_are_deleted_to_the_trash(dash_duo, perfcast_app):

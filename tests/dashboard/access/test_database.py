@@ -22,11 +22,13 @@ def url(request, tmp_path):
 def test_migrations_create_every_table_and_run_again_harmlessly(url):
     database.migrate(url)
     database.migrate(url)
-    assert database.current_revision(url) == "0001"
+    assert database.current_revision(url) == "0002"
     found = set(inspect(database.engine(url)).get_table_names())
     assert TABLES <= found and "alembic_version" in found
     columns = {c["name"] for c in inspect(database.engine(url)).get_columns("users")}
     assert {"name", "display_name", "password_hash", "oidc_subject", "disabled", "created"} <= columns
+    for table in ("sessions", "audit_events"):
+        assert "project_id" in {c["name"] for c in inspect(database.engine(url)).get_columns(table)}
 
 
 def test_migrations_go_down_and_up_again(url):

@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
+from dashboard.access.projects import project_path
 from dashboard.predict.inputs import store_upload
 from dashboard.predict import figures, views, work
 from dashboard.predict.kinds import PREDICT, Refused
@@ -158,7 +159,7 @@ def test_saved_predictions_are_json_and_parquet_and_listed(var, unmeasured_resul
     rec = saved.save_prediction(res, key, views.export_frame(res), views.summary_of(res), "lud <b>perimeter</b>")
     again = saved.save_prediction(res, key, views.export_frame(res), views.summary_of(res), "lud <b>perimeter</b>")
     assert again["existing"] and again["id"] == rec["id"]
-    files = sorted(p.name for p in (var / "predictions" / rec["id"]).iterdir())
+    files = sorted(p.name for p in (project_path("predictions") / rec["id"]).iterdir())
     assert files == ["meta.json", "result.json", "table.parquet"]
     listed = saved.list_predictions()
     assert [m["id"] for m in listed] == [rec["id"]] and listed[0]["params"] == res["params"]

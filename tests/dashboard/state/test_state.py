@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dashboard.access.projects import project_path
 from dashboard.state import datasets, files, scenarios, uploads
 from dashboard import jobs
 from dashboard.jobs import local
@@ -35,7 +36,7 @@ def test_dataset_roundtrip_checksums_and_restart(var):
     meta = datasets.save_dataset(_table(), "bench", MAP)
     assert datasets.DATASET_ID.match(meta["id"])
     # a "restart": nothing in memory, everything read back from disk
-    again = json.loads((var / "datasets" / meta["id"] / "meta.json").read_text())
+    again = json.loads((project_path("datasets") / meta["id"] / "meta.json").read_text())
     assert again == datasets.dataset_meta(meta["id"])
     assert datasets.verify_dataset(meta["id"])
     pd.testing.assert_frame_equal(datasets.dataset_table(meta["id"]), _table())
@@ -53,7 +54,7 @@ def test_crash_mid_save_leaves_nothing_half_written(var, monkeypatch):
     with pytest.raises(files.StorageError, match="Nothing was saved"):
         datasets.save_dataset(_table(), "bad", MAP)
     assert [m["id"] for m in datasets.list_datasets()] == [good["id"]]
-    assert not [p for p in (var / "datasets").iterdir() if p.name.startswith(".")]
+    assert not [p for p in project_path("datasets").iterdir() if p.name.startswith(".")]
     assert datasets.verify_dataset(good["id"])
 
 
@@ -62,8 +63,8 @@ def test_user_names_are_text_only(var, name):
     meta = datasets.save_dataset(_table(), name, MAP)
     assert meta["id"].startswith("ds-") and "/" not in meta["id"]
     assert "\x00" not in meta["name"] and len(meta["name"]) <= files.NAME_MAX
-    assert (var / "datasets" / meta["id"]).is_dir()
-    assert sorted(p.name for p in (var / "datasets").iterdir()) == [meta["id"]]
+    assert (project_path("datasets") / meta["id"]).is_dir()
+    assert sorted(p.name for p in project_path("datasets").iterdir()) == [meta["id"]]
 
 
 def test_scenarios_survive_restart(var):
@@ -94,7 +95,7 @@ def test_the_same_scenario_saved_at_once_gives_one_record(var):
     for p in procs:
         p.join(10)
     assert len({r["id"] for r in recs}) == 1 and sum(not r.get("existing") for r in recs) == 1
-    assert [p.name for p in (var / "scenarios").iterdir()] == [f"{recs[0]['id']}.json"]  # no temp files left
+    assert [p.name for p in project_path("scenarios").iterdir()] == [f"{recs[0]['id']}.json"]  # no temp files left
 
 
 def test_url_state_validates_and_roundtrips():

@@ -8,6 +8,7 @@ import time
 import pandas as pd
 import pytest
 
+from dashboard.access.projects import project_path
 from dashboard.state import datasets, files, scenarios
 from dashboard.state.files import StorageError, remove_leftovers
 
@@ -71,15 +72,15 @@ def test_the_scenario_page_shows_the_message(var, monkeypatch):
 
 
 def test_leftovers_of_killed_saves_are_removed_at_start(var):
-    old_dir = var / "datasets" / ".ds-0123456789abcdef.77.tmp"
+    old_dir = project_path("datasets") / ".ds-0123456789abcdef.77.tmp"
     old_dir.mkdir(parents=True)
     (old_dir / "table.parquet").write_bytes(b"x")
-    old_file = var / "staging" / ".st-abc.parquet.77.beef.tmp"
-    old_file.parent.mkdir()
+    old_file = project_path("staging") / ".st-abc.parquet.77.beef.tmp"
+    old_file.parent.mkdir(exist_ok=True)
     old_file.write_bytes(b"")
-    fresh = var / "staging" / ".st-new.parquet.78.cafe.tmp"
+    fresh = project_path("staging") / ".st-new.parquet.78.cafe.tmp"
     fresh.write_bytes(b"")
-    kept = var / "staging" / "st-abc.parquet"
+    kept = project_path("staging") / "st-abc.parquet"
     kept.write_bytes(b"data")
     past = time.time() - 3600
     for p in (old_dir, old_file):

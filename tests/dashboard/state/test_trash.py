@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dashboard.access.projects import project_path
 from dashboard.state import datasets, files, moves, predictions, scenarios, trash
 
 MAP = {"id_col": "workload", "group_col": None, "targets": ["t"], "features": ["x1", "x2"], "host_col": None,
@@ -65,13 +66,13 @@ def test_delete_then_restore_gives_the_same_bytes(var, kind, caplog):
         pd.testing.assert_frame_equal(datasets.dataset_table(item_id), _table())
     assert f"{kind} deleted from=- {kind}={item_id} to=trash entry={record['entry']}" in caplog.text
     assert f"{kind} restored from=- {kind}={item_id} entry={record['entry']}" in caplog.text
-    assert not [p for p in (var / "trash" / "default").iterdir()]  # nothing left behind
+    assert not [p for p in (project_path("trash")).iterdir()]  # nothing left behind
 
 
 def test_a_dataset_records_the_checksums_of_its_metadata(var):
     ds = _dataset()
     record = datasets.delete_dataset(ds)
-    meta_files = datasets._json(var / "trash" / "default" / record["entry"] / ds / "meta.json")["files"]
+    meta_files = datasets._json(project_path("trash") / record["entry"] / ds / "meta.json")["files"]
     assert {k: record["checksums"][k] for k in meta_files} == meta_files
     assert set(record["checksums"]) == {"meta.json", "table.parquet", "raw.parquet"}
 
@@ -104,7 +105,7 @@ def test_without_renameat2_a_restore_still_never_replaces(var, monkeypatch, kind
 def test_a_changed_item_is_not_restored(var):
     ds = _dataset()
     record = datasets.delete_dataset(ds)
-    (var / "trash" / "default" / record["entry"] / ds / "table.parquet").write_bytes(b"not the table")
+    (project_path("trash") / record["entry"] / ds / "table.parquet").write_bytes(b"not the table")
     with pytest.raises(trash.TrashError, match="changed: table.parquet"):
         trash.restore(record["entry"])
     with pytest.raises(files.NotFound):
@@ -120,8 +121,8 @@ def test_expired_items_are_purged_and_emptying_purges_all(var, monkeypatch, capl
     with caplog.at_level(logging.INFO, logger="perfcast.audit"):
         left = trash.list_trash(now=old["deleted_at"] + 30.5 * 86400)
     assert [r["id"] for r in left] == [new["id"]] and round(left[0]["days_left"], 1) == 9.5
-    assert f"dataset purged from=- dataset={old['id']} entry={old['entry']} project=default reason=expired" \
-        in caplog.text
+    assert (f"dataset purged from=- dataset={old['id']} entry={old['entry']} reason=expired "
+            f"in_project={old['project']}") in caplog.text
     monkeypatch.setattr("dashboard.settings.TRASH_DAYS", 5.0)  # PERFCAST_TRASH_DAYS
     clock[0] += 6 * 86400
     assert trash.purge_expired_everywhere() == 1 and trash.list_trash() == []
@@ -138,15 +139,43 @@ def test_expired_items_are_purged_and_emptying_purges_all(var, monkeypatch, capl
 def test_a_forged_entry_id_is_refused(var, forged):
     with pytest.raises(files.NotFound):
         trash.restore(forged)
-    for bad_project in ("../x", "", "A", None):
+
+
+def test_another_projects_trash_is_not_found_and_roles_are_checked(var):
+    from dashboard.access import projects
+    from tests import signed_in
+
+    ds = _dataset()
+    record = datasets.delete_dataset(ds)
+    with projects.scope(signed_in.project_id("elsewhere")):  # owner of another project
+        assert trash.list_trash() == []
         with pytest.raises(files.NotFound):
-            trash.list_trash(bad_project)
+            trash.restore(record["entry"])
+        assert trash.purge(everything=True) == 0
+    here = projects.current_id()
+    with projects.scope(here, role="viewer"):
+        with pytest.raises(projects.AccessDenied, match="Viewers cannot restore from the trash"):
+            trash.restore(record["entry"])
+        with pytest.raises(projects.AccessDenied, match="Viewers cannot delete"):
+            datasets.delete_dataset(_dataset_as_owner(here))
+    with projects.scope(here, role="editor"):
+        with pytest.raises(projects.AccessDenied, match="Editors cannot empty the trash"):
+            trash.purge(everything=True)
+        assert trash.restore(record["entry"])["id"] == ds
+    assert datasets.dataset_meta(ds)["id"] == ds
+
+
+def _dataset_as_owner(project_id):
+    from dashboard.access import projects
+
+    with projects.scope(project_id):
+        return _dataset()
 
 
 def test_a_record_that_names_another_item_is_not_restored(var):
     a, b = _dataset(), _dataset()
     ra = datasets.delete_dataset(a)
-    rec_path = var / "trash" / "default" / ra["entry"] / "record.json"
+    rec_path = project_path("trash") / ra["entry"] / "record.json"
     rec_path.write_text(rec_path.read_text().replace(a, b))
     with pytest.raises(files.NotFound):
         trash.restore(ra["entry"])
@@ -198,7 +227,7 @@ def test_a_crash_mid_delete_or_restore_leaves_the_item_or_its_entry(var, monkeyp
     if listed:
         trash.restore(listed[0]["entry"])
     assert _bytes(kind, item_id) == before
-    assert not [p for p in (var / "trash" / "default").iterdir()]  # leftovers purged (after the grace period)
+    assert not [p for p in (project_path("trash")).iterdir()]  # leftovers purged (after the grace period)
 
 
 def test_patterns_match_the_stores():

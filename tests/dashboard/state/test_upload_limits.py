@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from dashboard.access.projects import project_path
 from dashboard.accelerators import sources
 from dashboard.state import files, staging, timings, uploads
 from modeling.tables import reading as tabular
@@ -89,10 +90,10 @@ def test_a_timing_table_that_fails_validation_or_fitting_is_not_kept(var):
                 "kernel,granularity_bytes,repeat,host_s,accel_s\nk,16,0,1,1\n"):
         with pytest.raises(DataError):
             sources.save_timing_upload(uploads.parse_upload(bad.encode()).frame, "bad.csv")
-    assert not (var / "timings").exists() or not list((var / "timings").iterdir())
+    assert not project_path("timings").exists() or not list(project_path("timings").iterdir())
     meta = sources.save_timing_upload(uploads.parse_upload(TIMING.encode()).frame, "good.csv")
-    assert sorted(p.name for p in (var / "timings").iterdir()) == [f"{meta['id']}.json", f"{meta['id']}.parquet"]
-    assert files.sha256_file(var / "timings" / f"{meta['id']}.parquet") == meta["sha256"]
+    assert sorted(p.name for p in project_path("timings").iterdir()) == [f"{meta['id']}.json", f"{meta['id']}.parquet"]
+    assert files.sha256_file(project_path("timings") / f"{meta['id']}.parquet") == meta["sha256"]
     assert len(timings.timing_table(meta["id"])) == 10
 
 
@@ -101,12 +102,12 @@ def test_staged_uploads_expire_as_the_message_says(var):
     frame, info = staging.staged_upload(token)
     assert info == {"filename": "x.csv"} and len(frame) == 1
     old = time.time() - staging.STAGE_TTL_SECONDS - 60
-    for p in (var / "staging").iterdir():
+    for p in project_path("staging").iterdir():
         os.utime(p, (old, old))
     with pytest.raises(files.NotFound, match="expire"):
         staging.staged_upload(token)
     fresh = staging.stage_upload(pd.DataFrame({"a": [2]}), {})  # staging sweeps the expired ones away
-    assert sorted(p.name for p in (var / "staging").iterdir()) == [f"{fresh}.json", f"{fresh}.parquet"]
+    assert sorted(p.name for p in project_path("staging").iterdir()) == [f"{fresh}.json", f"{fresh}.parquet"]
 
 
 def test_forged_mapping_values_are_refused_not_crashed():
