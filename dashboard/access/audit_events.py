@@ -23,9 +23,9 @@ def user_name() -> str | None:
 
 
 def store(action: str, address: str, user: str | None, ids: dict) -> None:
-    from dashboard.access import database
-    from dashboard.access.models import AuditEvent
+    from dashboard.access import audit_chain, database
+    from dashboard.access.models import AuditEvent, utcnow
 
     with database.session() as db:
-        db.add(AuditEvent(action=action[:64], address=str(address)[:64], user_name=user,
-                          detail={str(k): str(v)[:500] for k, v in ids.items()}))
+        audit_chain.append(db, AuditEvent(at=utcnow(), action=action[:64], address=str(address)[:64], user_name=user,
+                                          detail={str(k): str(v)[:500] for k, v in ids.items()}))
