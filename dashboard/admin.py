@@ -9,6 +9,8 @@
     python -m dashboard.admin member add PROJECT USER viewer|editor|owner
     python -m dashboard.admin session revoke USER
     python -m dashboard.admin setup-link [--site URL]
+    python -m dashboard.admin audit export [--project NAME]   # CSV on stdout, oldest first, with the verdict
+    python -m dashboard.admin audit verify                    # exit 0: the chain is intact; 3: altered
 
 The first user added while there is none becomes owner of the ``default`` project, as the first-start link's
 owner does. A password is read from standard input (one line; typed twice on a terminal, without echo).
@@ -54,6 +56,10 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("role", choices=ROLES)
     session = sub.add_parser("session").add_subparsers(dest="action", required=True)
     session.add_parser("revoke", help="end every session of a user, on every worker").add_argument("user")
+    audit = sub.add_parser("audit").add_subparsers(dest="action", required=True)
+    audit.add_parser("export", help="the audit trail as CSV (every event, or one project's)").add_argument(
+        "--project", default=None)
+    audit.add_parser("verify", help="recompute the audit trail's hash chain")
     link = sub.add_parser("setup-link", help="a new one-time first-start link (only while there is no user)")
     link.add_argument("--site", default="http://127.0.0.1:8050")
     return p
@@ -103,11 +109,19 @@ def main(argv=None, stdin=None, out=None) -> int:
         elif args.what == "member":
             accounts.set_member(args.project, args.user, args.role)
             print(f"{args.user} is {args.role} of {args.project}", file=out)
-            audit_log.record("member set", "cli", project=args.project, account=args.user, role=args.role)
+            from dashboard.access import projects
+            from dashboard.access.models import Project
+
+            with database.session() as db:
+                pid = db.scalar(select(Project.id).where(Project.name == args.project))
+            with projects.scope(pid):  # the event is in the project's trail, where its owners read it
+                audit_log.record("member set", "cli", project=args.project, account=args.user, role=args.role)
         elif args.what == "session":
             n = sessions.revoke_user(args.user)
             print(f"{n} session(s) of {args.user} ended", file=out)
             audit_log.record("sessions revoked", "cli", account=args.user, sessions=n)
+        elif args.what == "audit":
+            return _audit(args, out)
         elif args.what == "setup-link":
             if accounts.has_users():
                 print("perfcast has users already: add more with: user add NAME", file=out)
@@ -116,6 +130,27 @@ def main(argv=None, stdin=None, out=None) -> int:
     except accounts.AccessError as e:
         print(f"perfcast: {e}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _audit(args, out) -> int:
+    from sqlalchemy import select
+
+    from dashboard.access import accounts, audit_chain, audit_trail, database
+    from dashboard.access.models import Project
+
+    if args.action == "verify":
+        with database.session() as db:
+            verdict = audit_chain.verify(db)
+        print(verdict.sentence(), file=out)
+        return 0 if verdict.intact else 3
+    project_id = None
+    if args.project:
+        with database.session() as db:
+            project_id = db.scalar(select(Project.id).where(Project.name == args.project))
+        if project_id is None:
+            raise accounts.AccessError(f"There is no project {args.project}.")
+    out.write(audit_trail.export_csv(project_id))
     return 0
 
 

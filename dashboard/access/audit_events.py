@@ -36,9 +36,9 @@ def project_id() -> int | None:
 
 
 def store(action: str, address: str, user: str | None, ids: dict, project: int | None = None) -> None:
-    from dashboard.access import database
-    from dashboard.access.models import AuditEvent
+    from dashboard.access import audit_chain, database
+    from dashboard.access.models import AuditEvent, utcnow
 
     with database.session() as db:
-        db.add(AuditEvent(action=action[:64], address=str(address)[:64], user_name=user, project_id=project,
-                          detail={str(k): str(v)[:500] for k, v in ids.items()}))
+        audit_chain.append(db, AuditEvent(at=utcnow(), action=action[:64], address=str(address)[:64], user_name=user,
+                                          project_id=project, detail={str(k): str(v)[:500] for k, v in ids.items()}))

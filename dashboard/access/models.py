@@ -73,8 +73,18 @@ class AuditEvent(Base):
     address: Mapped[str] = mapped_column(String(64), default="-")
     action: Mapped[str] = mapped_column(String(64), index=True)
     detail: Mapped[dict] = mapped_column(JSON, default=dict)
-    #: the project the event happened in (None: none, e.g. a sign-in); no foreign key, the trail outlives it
+    #: the project the event happened in (None: an account's or the site's event, e.g. a sign-in)
     project_id: Mapped[int | None] = mapped_column(Integer, nullable=True, index=True)
+    #: SHA-256 of the previous event's digest and this event's fields (dashboard/access/audit_chain.py)
+    digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class AuditHead(Base):
+    """One row (id 1): the newest audit event's id and digest, the end of the chain."""
+    __tablename__ = "audit_head"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    last_event_id: Mapped[int] = mapped_column(Integer, default=0)
+    digest: Mapped[str] = mapped_column(String(64))
 
 
 class SetupToken(Base):

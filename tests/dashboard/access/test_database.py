@@ -9,7 +9,8 @@ from sqlalchemy import inspect, select, update
 from dashboard.access import accounts, database, first_start, limiter, sessions
 from dashboard.access.models import AuditEvent, Session, utcnow
 
-TABLES = {"users", "projects", "memberships", "sessions", "audit_events", "setup_tokens", "login_failures"}
+TABLES = {"users", "projects", "memberships", "sessions", "audit_events", "setup_tokens", "login_failures",
+          "audit_head"}
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -22,7 +23,7 @@ def url(request, tmp_path):
 def test_migrations_create_every_table_and_run_again_harmlessly(url):
     database.migrate(url)
     database.migrate(url)
-    assert database.current_revision(url) == "0002"
+    assert database.current_revision(url) == "0003"
     found = set(inspect(database.engine(url)).get_table_names())
     assert TABLES <= found and "alembic_version" in found
     columns = {c["name"] for c in inspect(database.engine(url)).get_columns("users")}

@@ -1,0 +1,107 @@
+"""A project's members as its owners manage them: list, add an existing account, change a role, remove.
+
+Every change is checked here, on the server, whatever page or command asks for it: the acting user must be an
+owner of the project, and a project never loses its last owner (nobody could manage it any more). Each change
+is an audit event ("member added", "member role changed", "member removed") with the project, the member and
+the roles before and after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+
+from dashboard import audit_log
+from dashboard.access import database
+from dashboard.access.accounts import AccessError, check_name
+from dashboard.access.models import ROLES, Membership, Project, User
+
+
+@dataclass(frozen=True)
+class Member:
+    name: str
+    display_name: str
+    role: str
+    disabled: bool
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "display_name": self.display_name, "role": self.role, "disabled": self.disabled}
+
+
+def members(project_id: int, url: str | None = None) -> list[Member]:
+    """The members of a project, owners first, then by name."""
+    order = {r: i for i, r in enumerate(reversed(ROLES))}
+    with database.session(url) as db:
+        rows = db.execute(select(User.name, User.display_name, Membership.role, User.disabled)
+                          .join(Membership, Membership.user_id == User.id)
+                          .where(Membership.project_id == project_id)).all()
+    return sorted((Member(*r) for r in rows), key=lambda m: (order.get(m.role, 9), m.name))
+
+
+def member_names(project_id: int, url: str | None = None) -> list[str]:
+    return [m.name for m in members(project_id, url)]
+
+
+def _owner_check(db, project_id: int, acting_user: str) -> Project:
+    project = db.get(Project, project_id)
+    role = db.scalar(select(Membership.role).join(User, User.id == Membership.user_id)
+                     .where(Membership.project_id == project_id, User.name == acting_user))
+    if project is None or role is None:
+        raise AccessError("There is no such project.")
+    if role != "owner":
+        raise AccessError(f"Only owners of project {project.name} manage its members.")
+    return project
+
+
+def _owners(db, project_id: int) -> int:
+    return db.scalar(select(func.count()).select_from(Membership)
+                     .where(Membership.project_id == project_id, Membership.role == "owner")) or 0
+
+
+def set_role(project_id: int, acting_user: str, member: str, role: str, url: str | None = None) -> str:
+    """Add ``member`` (an existing account) to the project with ``role``, or change their role. Returns a
+    sentence saying what changed."""
+    if role not in ROLES:
+        raise AccessError(f"A role is one of {', '.join(ROLES)}.")
+    member = check_name(str(member or "").strip())
+    with database.session(url) as db:
+        project = _owner_check(db, project_id, acting_user)
+        user = db.scalar(select(User).where(User.name == member))
+        if user is None:
+            raise AccessError(f"There is no account {member}. Accounts are created with "
+                              "'python -m dashboard.admin user add NAME' or by a first single sign-on.")
+        m = db.scalar(select(Membership).where(Membership.project_id == project_id, Membership.user_id == user.id))
+        before = m.role if m else None
+        if before == role:
+            return f"{member} is already {_a(role)} of {project.name}."
+        if before == "owner" and _owners(db, project_id) <= 1:
+            raise AccessError(f"{member} is the last owner of {project.name}; make someone else an owner first.")
+        if m is None:
+            db.add(Membership(project_id=project_id, user_id=user.id, role=role))
+        else:
+            m.role = role
+        name = project.name
+    audit_log.record("member added" if before is None else "member role changed", project=name, member=member,
+                     role=role, **({"previous": before} if before else {}))
+    return f"{member} is now {_a(role)} of {name}." if before else f"Added {member} to {name} as {_a(role)}."
+
+
+def remove(project_id: int, acting_user: str, member: str, url: str | None = None) -> str:
+    member = check_name(str(member or "").strip())
+    with database.session(url) as db:
+        project = _owner_check(db, project_id, acting_user)
+        m = db.scalar(select(Membership).join(User, User.id == Membership.user_id)
+                      .where(Membership.project_id == project_id, User.name == member))
+        if m is None:
+            raise AccessError(f"{member} is not a member of {project.name}.")
+        if m.role == "owner" and _owners(db, project_id) <= 1:
+            raise AccessError(f"{member} is the last owner of {project.name}; make someone else an owner first.")
+        before, name = m.role, project.name
+        db.delete(m)
+    audit_log.record("member removed", project=name, member=member, previous=before)
+    return f"Removed {member} from {name}."
+
+
+def _a(role: str) -> str:
+    return f"an {role}" if role[0] in "aeiou" else f"a {role}"
