@@ -94,8 +94,8 @@ class Verdict:
 
     def sentence(self) -> str:
         if self.intact:
-            return (f"The trail's chain is intact: all {self.events:,} events hash to their recorded digests and "
-                    "the newest one is the one the head names.")
+            return (f"The trail's chain is intact: all {self.events:,} events recorded on this server (every "
+                    "project's) hash to their recorded digests and the newest one is the one the head names.")
         return f"The trail was altered outside perfcast: {self.why}"
 
 

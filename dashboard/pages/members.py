@@ -53,17 +53,19 @@ def layout(**_query):
         return _no_project()
     owner = project.role == "owner"
     form = html.Div([
-        dcc.Input(id=f"{P}-name", placeholder="account name", debounce=False, maxLength=64, className="text-input"),
-        dcc.Dropdown(id=f"{P}-role", options=[{"label": f"{r} — {ROLE_HELP[r]}", "value": r} for r in ROLES],
-                     value="viewer", clearable=False, style={"minWidth": "28rem"}),
+        dcc.Input(id=f"{P}-name", placeholder="account name", debounce=False, maxLength=64, className="text-input",
+                  style={"maxWidth": "20rem"}),
+        dcc.Dropdown(id=f"{P}-role", options=list(ROLES), value="viewer", clearable=False,
+                     style={"minWidth": "10rem"}),
         html.Button("Add or change role", id=f"{P}-set", className="btn", n_clicks=0),
     ], className="run-row") if owner else html.P(
         f"You are {project.role} of {project.name}. Only its owners manage members.", className="hint",
         id=f"{P}-read-only")
     return html.Div([
         html.H1(f"Members of {project.name}"),
-        html.P(["Viewers ", ROLE_HELP["viewer"], "; editors ", ROLE_HELP["editor"], "; owners ", ROLE_HELP["owner"],
-                ". Everything stored belongs to one project and is seen only by its members."], className="lead"),
+        html.P(["A viewer ", ROLE_HELP["viewer"], "; an editor ", ROLE_HELP["editor"], "; an owner ",
+                ROLE_HELP["owner"], ". Everything stored belongs to one project and is seen only by its members."],
+               className="lead"),
         card(form, html.Div(id=f"{P}-status"), html.Div(members_table(project, owner), id=f"{P}-list")),
         dcc.ConfirmDialog(id=f"{P}-confirm-remove"),
         dcc.Store(id=f"{P}-to-remove"),
