@@ -142,11 +142,14 @@ def file_name(stem: str) -> str:
 
 def view_link(path: str, params: dict) -> str:
     """The link that reopens a view: the site's address (``PERFCAST_SITE_URL``, else the request's own, whose
-    ``Host`` passed the allow-list) and the view's parameters as the server parsed them."""
+    ``Host`` passed the allow-list), the view's parameters as the server parsed them and the current project."""
     from flask import has_request_context, request
 
     from dashboard.settings import SITE_URL
     from dashboard.ui.url_state import to_query
 
+    from dashboard.access.projects import current_project
+
     base = (SITE_URL or (request.host_url if has_request_context() else "http://127.0.0.1:8050/")).rstrip("/")
-    return f"{base}{path}{to_query(params)}"
+    cur = current_project()  # a colleague in another of their projects lands in this one (as the share box's)
+    return f"{base}{path}{to_query({**params, **({'project': cur.name} if cur else {})})}"

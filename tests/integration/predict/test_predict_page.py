@@ -95,6 +95,7 @@ def test_upload_predict_export_and_share(dash_duo, perfcast_app, tmp_path):
     report = next(tmp_path.glob("perfcast_predict_*.html"))
     text = report.read_text()
     assert "made_up:100x" in text and "outside the training range" in text and "code version" in text
+    assert "project=default" in text  # the link reopens the view in its project
     markup = re.sub(r"<script>.*?</script>", "", text, count=1, flags=re.S)  # all but the inlined plotly.js
     assert not re.search(r"""(src|href)=['"]?(https?:)?//(?!127\.0\.0\.1|localhost)""", markup)  # no fetch
     offline = fresh_browser(signed_in=False)
