@@ -43,6 +43,10 @@ def stage_upload(frame: pd.DataFrame, info: dict) -> str:
     root = project_path("staging")
     atomic_write_bytes(root / f"{token}.parquet", _parquet_bytes(frame))
     atomic_write_bytes(root / f"{token}.json", json.dumps(info).encode())
+    from dashboard import audit_log
+
+    audit_log.record("upload staged", upload=token, rows=len(frame), columns=frame.shape[1],
+                     file=str(info.get("filename") or info.get("name") or "-"))
     return token
 
 

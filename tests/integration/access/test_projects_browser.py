@@ -153,3 +153,28 @@ def test_another_project_sees_nothing_and_a_viewer_cannot_delete(dash_duo, perfc
                                                        AuditEvent.user_name == a.name)).all()
     assert [e.detail.get("switched") for e in opened] == ["True"] and opened[0].project_id == x_id
     assert [e.detail.get("to") for e in switched] == [Y]
+
+    # A deletes the dataset (it goes to X's trash) and restores it; X's owner reads all of it in X's trail
+    dash_duo.driver.get(dash_duo.server_url + "/data")
+    dash_duo.wait_for_contains_text("#data-datasets", ds, timeout=20)
+    present(dash_duo.driver, f'button[id*="{ds}"]')[0].click()
+    WebDriverWait(dash_duo.driver, 10).until(expected_conditions.alert_is_present()).accept()
+    dash_duo.wait_for_contains_text("#data-delete-status", "trash", timeout=15)
+    with projects.scope(x_id):
+        assert not any(m["id"] == ds for m in datasets.list_datasets())
+    dash_duo.driver.get(dash_duo.server_url + "/trash")
+    dash_duo.wait_for_contains_text("#trash-table", ds, timeout=20)
+    present(dash_duo.driver, 'button[id*="trash-restore"]')[0].click()
+    dash_duo.wait_for_contains_text("#trash-status", "Restored the dataset", timeout=20)
+    with projects.scope(x_id):
+        assert datasets.verify_dataset(ds)
+    owner = signed_in.member(f"olga-{TAG}", X, "owner")
+    _as(dash_duo.driver, owner)
+    dash_duo.driver.get(dash_duo.server_url + "/audit")
+    dash_duo.wait_for_contains_text("#audit-verdict", "chain is intact", timeout=30)
+    trail = text_in(dash_duo.driver, "#audit-table")
+    for action in ("upload staged", "dataset saved", "share-link open", "dataset deleted", "dataset restored",
+                   "refused"):
+        assert action in trail, action
+    assert a.name in trail and viewer.name in trail and b.name not in trail  # B acted only in Y
+    screenshot(dash_duo.driver, "audit-of-x")
