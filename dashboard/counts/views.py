@@ -142,3 +142,14 @@ def export_bytes(res: dict, fmt: str) -> tuple[bytes, str]:
 
 def block_choices(res: dict) -> list[str]:
     return (["all blocks"] if res["kind"] == "blocks" else []) + [b["block"] for b in res["blocks"]]
+
+
+def saved_summary(res: dict) -> dict:
+    """What the list of saved predictions shows of counts predicted at new inputs."""
+    pv = res.get("provenance") or {}
+    first = inputs_text(res["inputs"][0]) if res["inputs"] else ""
+    more = f" and {res['n_inputs'] - 1} more" if res["n_inputs"] > 1 else ""
+    return {"text": (f"{res['program']} at {first}{more}: {res['n_exact']} of {res['n_blocks']} blocks exact, "
+                     f"{res['n_irregular']} irregular ({res['model_name']}); table {pv.get('table_name')} "
+                     f"({str(pv.get('table_fingerprint'))[:16]}), code {pv.get('code_version')}, {pv.get('date')}"),
+            "model": res["model"], "n_inputs": res["n_inputs"]}

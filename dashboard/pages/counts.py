@@ -171,6 +171,12 @@ def layout(**query):
                        html.Span(" the prediction table with provenance (table fingerprint, code version, date); "
                                  "the report is one HTML file that opens offline", className="hint"),
                        dcc.Download(id=f"{PRED}-report")], className="run-row"),
+             html.Div([dcc.Input(id=f"{PRED}-save-name", placeholder="name (optional)", maxLength=200,
+                                 className="text-input"),
+                       html.Button("Save this prediction", id=f"{PRED}-save", className="btn btn-small", n_clicks=0),
+                       html.Span([" listed with every saved prediction on ", dcc.Link("/predict", href="/predict")],
+                                 className="hint")], className="run-row"),
+             html.Div(id=f"{PRED}-save-status"),
              dcc.Download(id=f"{PRED}-download"),
              field("Block shown", dropdown(f"{P}-pblock", p_opts, p_block)),
              dcc.Graph(id=f"{PRED}-graph", figure=p_fig),
@@ -358,3 +364,32 @@ def _pred_report(n, ready):
 
     report = build(res, view_link("/counts", res.get("params") or {}))
     return dcc.send_bytes(report.html(), file_name(f"perfcast_counts_{res['program']}"))
+
+
+@callback(Output(f"{PRED}-save-status", "children"), Input(f"{PRED}-save", "n_clicks"),
+          State(f"{PRED}-ready", "data"), State(f"{PRED}-save-name", "value"), prevent_initial_call=True)
+def _pred_save(n, ready, name):
+    from dashboard.access.projects import refused
+    from dashboard.counts.views import saved_summary
+    from dashboard.state import predictions as saved
+    from dashboard.state.files import StorageError
+    from modeling.counts.predict import frame_of
+
+    if not isinstance(n, int) or n <= 0:
+        return no_update
+    if why := refused("editor", "save"):
+        return alert(why)
+    res = jobs.result_for(ready)
+    if not res:
+        return alert("Predict first; then save the table.", "info")
+    prov = res.get("provenance") or {}
+    table = frame_of(res, {k: prov.get(k) for k in ("table", "table_fingerprint", "code_version", "date")})
+    try:
+        rec = saved.save_prediction(res, jobs.key_of(ready), table, saved_summary(res),
+                                    name if isinstance(name, str) else None, method="counts",
+                                    default_name=f"{res['program']} counts")
+    except StorageError as exc:
+        return alert(str(exc))
+    said = "Already saved as " if rec.get("existing") else "Saved as "
+    return alert([said, html.Strong(rec["name"]), f" ({rec['id']}); it is listed on ",
+                  dcc.Link("/predict", href="/predict"), "."], "success")

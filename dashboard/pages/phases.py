@@ -177,6 +177,12 @@ def _np_card(v, res, request):
                             "fingerprint, code version, date); the report is one HTML file that opens offline",
                             className="hint")], className="run-row"),
         dcc.Download(id=f"{NP}-download"), dcc.Download(id=f"{NP}-report"),
+        html.Div([dcc.Input(id=f"{NP}-save-name", placeholder="name (optional)", maxLength=200,
+                            className="text-input"),
+                  html.Button("Save this prediction", id=f"{NP}-save", className="btn btn-small", n_clicks=0),
+                  html.Span([" listed with every saved prediction on ", dcc.Link("/predict", href="/predict")],
+                            className="hint")], className="run-row"),
+        html.Div(id=f"{NP}-save-status"),
         grid(f"{NP}-table", [num_col("phase", "phase", 0), num_col("start", "start (×10⁹ instructions)", 2),
                              num_col("predicted", f"predicted ({unit})", dec), num_col("lower", "lower", dec),
                              num_col("upper", "upper", dec), {"field": "fallback", "headerName": "fall-back"}],
@@ -431,3 +437,27 @@ def _np_report(n, ready):
         link=view_link("/phases", res.get("params") or {}),
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
     return dcc.send_bytes(report.html(), file_name(f"perfcast_phases_{res['program']}_{res['target']}"))
+
+
+@callback(Output(f"{NP}-save-status", "children"), Input(f"{NP}-save", "n_clicks"), State(f"{NP}-ready", "data"),
+          State(f"{NP}-save-name", "value"), prevent_initial_call=True)
+def _np_save(n, ready, name):
+    from dashboard.state import predictions as saved
+    from dashboard.state.files import StorageError
+
+    if not isinstance(n, int) or n <= 0:
+        return no_update
+    if why := refused("editor", "save"):
+        return alert(why)
+    res = jobs.result_for(ready)
+    if not res:
+        return alert("Predict first; then save the table.", "info")
+    try:
+        rec = saved.save_prediction(res, jobs.key_of(ready), work.prediction_table(res), work.saved_summary(res),
+                                    name if isinstance(name, str) else None, method="phases",
+                                    default_name=f"{res['program']} {res['target']}")
+    except StorageError as exc:
+        return alert(str(exc))
+    said = "Already saved as " if rec.get("existing") else "Saved as "
+    return alert([said, html.Strong(rec["name"]), f" ({rec['id']}); it is listed on ",
+                  dcc.Link("/predict", href="/predict"), "."], "success")

@@ -292,12 +292,16 @@ def saved_items(limit=10) -> list:
     out = []
     for s in saved.list_predictions()[:limit]:
         sm, pv = s.get("summary") or {}, s.get("provenance") or {}
+        if sm.get("text"):  # counts and phase predictions say what they are themselves
+            line = f" — {saved.METHOD_LABELS.get(s.get('method'), '')}: {sm['text']}"
+        else:
+            line = (f" — {sm.get('model')}, {sm.get('n_new')} workloads ({sm.get('n_applicable')} applicable), "
+                    f"{(sm.get('level') or 0) * 100:g} % interval reached {sm.get('coverage', 0):.1f} %; dataset "
+                    f"{pv.get('dataset')} ({pv.get('dataset_fingerprint')}), code {pv.get('code_version')}, "
+                    f"{pv.get('date')}")
         out.append(html.Li([
-            dcc.Link(s["name"], href=f"/predict{to_query(s['params'])}", className="saved-link"),
-            html.Span(f" — {sm.get('model')}, {sm.get('n_new')} workloads ({sm.get('n_applicable')} applicable), "
-                      f"{(sm.get('level') or 0) * 100:g} % interval reached {sm.get('coverage', 0):.1f} %; dataset "
-                      f"{pv.get('dataset')} ({pv.get('dataset_fingerprint')}), code {pv.get('code_version')}, "
-                      f"{pv.get('date')}", className="hint"), " ", delete_button(P, s["id"])]))
+            dcc.Link(s["name"], href=f"{saved.page_of(s)}{to_query(s['params'])}", className="saved-link"),
+            html.Span(line, className="hint"), " ", delete_button(P, s["id"])]))
     return out or [html.Li("Nothing saved yet.", className="hint")]
 
 

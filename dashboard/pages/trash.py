@@ -69,7 +69,8 @@ def _link(kind: str, item_id: str) -> str | None:
         if kind == "scenario":
             rec = scenarios.load_scenario(item_id)
             return f"/{rec.get('page', 'scenario')}?{(rec.get('summary') or {}).get('query', '')}"
-        return f"/predict{to_query(predictions.load_meta(item_id)['params'])}"
+        meta = predictions.load_meta(item_id)
+        return f"{predictions.page_of(meta)}{to_query(meta['params'])}"
     except (LookupError, ValueError, TypeError):
         return None
 

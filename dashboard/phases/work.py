@@ -90,9 +90,7 @@ def predict_new_export(res: dict, fmt: str) -> tuple[bytes, str]:
     parquet): one row per phase and one for the whole program, with the provenance as columns."""
     import io
 
-    from modeling.phases.predict import PhasePrediction
-
-    df = PhasePrediction.from_dict(res).to_frame(res.get("provenance"))
+    df = prediction_table(res)
     p = res["params"]
     stem = f"phases_{res['program']}_{p['np_host_freq']:g}_to_{p['np_target_freq']:g}MHz_{p['np_target']}"
     stem = "".join(c if c.isalnum() or c in "._-" else "_" for c in stem)
@@ -101,3 +99,20 @@ def predict_new_export(res: dict, fmt: str) -> tuple[bytes, str]:
         df.to_parquet(buf, index=False)
         return buf.getvalue(), f"{stem}.parquet"
     return df.to_csv(index=False).encode(), f"{stem}.csv"
+
+
+def prediction_table(res: dict):
+    """The prediction table of a :func:`predict_new_result` (one row per phase and one for the program)."""
+    from modeling.phases.predict import PhasePrediction
+
+    return PhasePrediction.from_dict(res).to_frame(res.get("provenance"))
+
+
+def saved_summary(res: dict) -> dict:
+    """What the list of saved predictions shows of a new program's predicted trace."""
+    t, p, pv = res["total"], res["params"], res.get("provenance") or {}
+    return {"text": (f"{res['program']} ({res['trace_name']}), {p['np_host_freq']:g} → {p['np_target_freq']:g} MHz, "
+                     f"{res['target']}: total {t['predicted']:.4g} {res['unit']} in [{t['lower']:.4g}, "
+                     f"{t['upper']:.4g}] at {res['level'] * 100:g} % ({res['model']}); code "
+                     f"{pv.get('code_version')}, {pv.get('date')}"),
+            "model": res["model"], "level": res["level"]}

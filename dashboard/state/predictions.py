@@ -42,9 +42,19 @@ def _item(pr_id) -> Path:
     return path
 
 
-def save_prediction(result: dict, key: str, table: pd.DataFrame, summary: dict, name: str | None = None) -> dict:
-    """Save a prediction result under a new id; returns its metadata (``existing=True`` when it was saved
-    before under the same key and name)."""
+#: the pages a saved prediction reopens on, by method (its link is the page and the result's parameters)
+PAGES = {"crossgen": "/predict", "counts": "/counts", "phases": "/phases"}
+METHOD_LABELS = {"crossgen": "next-generation time", "counts": "counts at new inputs",
+                 "phases": "a new program's target trace"}
+
+
+def save_prediction(result: dict, key: str, table: pd.DataFrame, summary: dict, name: str | None = None,
+                    method: str = "crossgen", default_name: str | None = None) -> dict:
+    """Save a prediction result of ``method`` (crossgen, counts or phases: every method's table has the same
+    leading columns, modeling/prediction_table.py) under a new id; returns its metadata (``existing=True`` when
+    it was saved before under the same key and name). ``summary["text"]``: the line the saved list shows."""
+    if method not in PAGES:
+        raise ValueError(f"unknown prediction method {method!r}")
     require("editor", "save")  # the callbacks check first; this holds for every caller
     cleaned = clean_name(name, "")
     pr_id = "pr-" + hashlib.sha256(json.dumps([key, cleaned]).encode()).hexdigest()[:16]
@@ -52,8 +62,9 @@ def save_prediction(result: dict, key: str, table: pd.DataFrame, summary: dict, 
     if (root / pr_id / "meta.json").exists():
         return {**load_meta(pr_id), "existing": True}
     params = result["params"]
-    meta = {"id": pr_id, "name": cleaned or f"{params['host']} → {params['target']} "
-                                            f"{time.strftime('%Y-%m-%d %H:%M')}",
+    stamp = time.strftime("%Y-%m-%d %H:%M")
+    fallback = f"{default_name} {stamp}" if default_name else f"{params.get('host')} → {params.get('target')} {stamp}"
+    meta = {"id": pr_id, "name": cleaned or fallback, "method": method, "page": PAGES[method],
             "created": time.time(), "key": key, "params": params, "provenance": result.get("provenance", {}),
             "summary": summary}
     tmp = root / f".{pr_id}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
@@ -77,6 +88,11 @@ def save_prediction(result: dict, key: str, table: pd.DataFrame, summary: dict, 
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return meta
+
+
+def page_of(meta: dict) -> str:
+    """The page a saved prediction reopens on (items saved before methods were recorded: /predict)."""
+    return PAGES.get(meta.get("method", "crossgen"), "/predict")
 
 
 def load_meta(pr_id: str) -> dict:

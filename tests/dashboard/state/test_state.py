@@ -256,3 +256,22 @@ def test_a_page_reads_a_datasets_files_once(var, monkeypatch):
     datasets.delete_dataset(meta["id"])
     with pytest.raises(files.NotFound):
         datasets.dataset_meta(meta["id"])
+
+
+def test_saved_predictions_of_every_method_reopen_on_their_page(var):
+    import pandas as pd
+
+    from dashboard.state import predictions
+
+    table = pd.DataFrame({"id": ["p/b@N=1"], "predicted": [1.0]})
+    counts = predictions.save_prediction({"params": {"source": "cpu", "program": "gemm", "at": "N=1"}},
+                                         "countspred-" + "1" * 32, table, {"text": "gemm at N=1"}, None,
+                                         method="counts", default_name="gemm counts")
+    cross = predictions.save_prediction({"params": {"host": "GTX-680", "target": "GTX-970"}},
+                                        "predict-" + "2" * 32, table, {"model": "NNLS"}, "mine")
+    assert counts["name"].startswith("gemm counts ") and counts["method"] == "counts"
+    assert predictions.page_of(counts) == "/counts" and predictions.page_of(cross) == "/predict"
+    assert predictions.page_of({"params": {}}) == "/predict"  # saved before methods were recorded
+    assert {m["id"] for m in predictions.list_predictions()} == {counts["id"], cross["id"]}
+    with pytest.raises(ValueError, match="unknown prediction method"):
+        predictions.save_prediction({"params": {}}, "x-" + "3" * 32, table, {}, None, method="nope")

@@ -127,6 +127,11 @@ def test_predict_at_an_unmeasured_input_export_and_share(dash_duo, perfcast_app,
     finally:
         offline.quit()
 
+    # saved with the other methods' predictions: listed on /predict with a link back to /counts
+    dash_duo.find_element("#counts-pred-save-name").send_keys("gemm at 1000x500x250")
+    present(dash_duo.driver, "#counts-pred-save")[0].click()
+    dash_duo.wait_for_contains_text("#counts-pred-save-status", "Saved as gemm at 1000x500x250", timeout=20)
+
     link = share_link(dash_duo, "counts")
     assert "at=NI%3D1000%2CNJ%3D500%2CNK%3D250" in link and "pmodel=best" in link
     shown = text_in(dash_duo.driver, "#counts-pred-provenance")
@@ -139,3 +144,10 @@ def test_predict_at_an_unmeasured_input_export_and_share(dash_duo, perfcast_app,
         WebDriverWait(other, 30).until(lambda d: "125,000,000" in d.find_element("id", "counts-pred-table").text)
     finally:
         other.quit()
+    start(dash_duo, perfcast_app, "/predict")
+    dash_duo.wait_for_contains_text("#predict-saved-list", "gemm at 1000x500x250", timeout=30)
+    item = next(li for li in dash_duo.driver.find_elements("css selector", "#predict-saved-list li")
+                if "gemm at 1000x500x250" in li.text)
+    assert "counts at new inputs: gemm at NI=1,000" in item.text and "36 of 36 blocks exact" in item.text
+    href = item.find_element("css selector", "a").get_attribute("href")
+    assert "/counts?" in href and "pmodel=best" in href

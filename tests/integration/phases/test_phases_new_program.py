@@ -69,6 +69,9 @@ def test_upload_predict_export_and_share(dash_duo, perfcast_app, tmp_path):
     finally:
         offline.quit()
 
+    click(dash_duo, "#phases-new-save")
+    dash_duo.wait_for_contains_text("#phases-new-save-status", f"Saved as {PROG} power", timeout=20)
+
     link = share_link(dash_duo, "phases-new")
     assert "np_trace=ht-" in link and "np_target=power" in link
     other = fresh_browser()
@@ -79,3 +82,9 @@ def test_upload_predict_export_and_share(dash_duo, perfcast_app, tmp_path):
         present(other, "#phases-new-graph .scatterlayer .trace")
     finally:
         other.quit()
+    start(dash_duo, perfcast_app, "/predict")  # listed with every saved prediction, linked back to /phases
+    dash_duo.wait_for_contains_text("#predict-saved-list", f"{PROG} power", timeout=30)
+    item = next(li for li in dash_duo.driver.find_elements("css selector", "#predict-saved-list li")
+                if f"{PROG} power" in li.text)
+    assert "a new program's target trace" in item.text and "1000 → 2000 MHz" in item.text
+    assert "/phases?" in item.find_element("css selector", "a").get_attribute("href")
