@@ -27,11 +27,11 @@ import secrets
 import shutil
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+from cachetools import LRUCache
 
 from dashboard import audit_log
 from dashboard.access.projects import project_path, require
@@ -95,9 +95,16 @@ def _dataset_dir(ds_id: str) -> Path:
 # A saved dataset never changes (a new save is a new id), so what was read is kept in memory, keyed by
 # the file's identity (path, size, mtime): a page render that asks for a dataset's metadata or table
 # many times reads it once per process; a deleted dataset is "not found" at once (its file is gone).
-_READ: OrderedDict = OrderedDict()
-_READ_LOCK = threading.Lock()
 _READ_ENTRIES = {"meta": 64, "table": 4}
+
+
+def fresh_read_cache() -> dict:
+    """One least-recently-used cache per kind of read (a few tables, more metadata)."""
+    return {kind: LRUCache(maxsize=n) for kind, n in _READ_ENTRIES.items()}
+
+
+_READ = fresh_read_cache()
+_READ_LOCK = threading.Lock()
 
 
 def _fresh_lock_after_fork() -> None:
@@ -112,15 +119,12 @@ def _read_once(kind: str, path: Path, read):
     st = path.stat()  # FileNotFoundError when it was deleted
     ident = (kind, str(path), st.st_size, st.st_mtime_ns)
     with _READ_LOCK:
-        if ident in _READ:
-            _READ.move_to_end(ident)
-            return _READ[ident]
+        value = _READ[kind].get(ident)
+    if value is not None:
+        return value
     value = read(path)
     with _READ_LOCK:
-        _READ[ident] = value
-        kept = [k for k in _READ if k[0] == kind]
-        for k in kept[: max(0, len(kept) - _READ_ENTRIES[kind])]:
-            del _READ[k]
+        _READ[kind][ident] = value
     return value
 
 

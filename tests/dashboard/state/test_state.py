@@ -242,7 +242,7 @@ def test_a_page_reads_a_datasets_files_once(var, monkeypatch):
 
     monkeypatch.setattr(datasets, "_json", count_json)
     monkeypatch.setattr(datasets.pd, "read_parquet", count_parquet)
-    monkeypatch.setattr(datasets, "_READ", type(datasets._READ)())
+    monkeypatch.setattr(datasets, "_READ", datasets.fresh_read_cache())
     import app  # noqa: F401 - registers the pages
 
     scenario = importlib.import_module("dashboard.pages.scenario")
