@@ -26,7 +26,10 @@ _MIGRATION_LOCK_ID = 0x7065726663  # "perfc": the PostgreSQL advisory lock of mi
 
 
 def _reset_after_fork() -> None:
-    """A forked job process must not share the parent's connections: forget them (without closing)."""
+    """A forked job process must not share the parent's connections: forget them (without closing). And a lock
+    another thread of the parent held at the fork would never be released in the child: a new one."""
+    global _LOCK
+    _LOCK = threading.Lock()
     for engine, _ in _ENGINES.values():
         engine.dispose(close=False)
 
