@@ -369,27 +369,12 @@ def _pred_report(n, ready):
 @callback(Output(f"{PRED}-save-status", "children"), Input(f"{PRED}-save", "n_clicks"),
           State(f"{PRED}-ready", "data"), State(f"{PRED}-save-name", "value"), prevent_initial_call=True)
 def _pred_save(n, ready, name):
-    from dashboard.access.projects import refused
     from dashboard.counts.views import saved_summary
-    from dashboard.state import predictions as saved
-    from dashboard.state.files import StorageError
+    from dashboard.ui.save_prediction import save_message
     from modeling.counts.predict import frame_of
 
-    if not isinstance(n, int) or n <= 0:
-        return no_update
-    if why := refused("editor", "save"):
-        return alert(why)
-    res = jobs.result_for(ready)
-    if not res:
-        return alert("Predict first; then save the table.", "info")
-    prov = res.get("provenance") or {}
-    table = frame_of(res, {k: prov.get(k) for k in ("table", "table_fingerprint", "code_version", "date")})
-    try:
-        rec = saved.save_prediction(res, jobs.key_of(ready), table, saved_summary(res),
-                                    name if isinstance(name, str) else None, method="counts",
-                                    default_name=f"{res['program']} counts")
-    except StorageError as exc:
-        return alert(str(exc))
-    said = "Already saved as " if rec.get("existing") else "Saved as "
-    return alert([said, html.Strong(rec["name"]), f" ({rec['id']}); it is listed on ",
-                  dcc.Link("/predict", href="/predict"), "."], "success")
+    def table(res):
+        prov = res.get("provenance") or {}
+        return frame_of(res, {k: prov.get(k) for k in ("table", "table_fingerprint", "code_version", "date")})
+
+    return save_message(n, ready, name, "counts", table, saved_summary, lambda res: f"{res['program']} counts")

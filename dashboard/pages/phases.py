@@ -442,22 +442,7 @@ def _np_report(n, ready):
 @callback(Output(f"{NP}-save-status", "children"), Input(f"{NP}-save", "n_clicks"), State(f"{NP}-ready", "data"),
           State(f"{NP}-save-name", "value"), prevent_initial_call=True)
 def _np_save(n, ready, name):
-    from dashboard.state import predictions as saved
-    from dashboard.state.files import StorageError
+    from dashboard.ui.save_prediction import save_message
 
-    if not isinstance(n, int) or n <= 0:
-        return no_update
-    if why := refused("editor", "save"):
-        return alert(why)
-    res = jobs.result_for(ready)
-    if not res:
-        return alert("Predict first; then save the table.", "info")
-    try:
-        rec = saved.save_prediction(res, jobs.key_of(ready), work.prediction_table(res), work.saved_summary(res),
-                                    name if isinstance(name, str) else None, method="phases",
-                                    default_name=f"{res['program']} {res['target']}")
-    except StorageError as exc:
-        return alert(str(exc))
-    said = "Already saved as " if rec.get("existing") else "Saved as "
-    return alert([said, html.Strong(rec["name"]), f" ({rec['id']}); it is listed on ",
-                  dcc.Link("/predict", href="/predict"), "."], "success")
+    return save_message(n, ready, name, "phases", work.prediction_table, work.saved_summary,
+                        lambda res: f"{res['program']} {res['target']}")
