@@ -9,7 +9,7 @@ may be inline (plotly and the grids set styles at run time). Images may be
 
 from __future__ import annotations
 
-import threading
+from modeling.forksafe import ForkSafeLock
 
 HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -89,7 +89,7 @@ def install(app) -> None:
     """
     from flask import request
 
-    lock = threading.Lock()
+    lock = ForkSafeLock()
     policy: list = []  # [policy text, number of inline scripts it covers]
 
     @app.server.before_request

@@ -8,7 +8,7 @@ behind. Here the workers are forked from the caller, so the function and its
 (possibly large) arguments reach them without pickling, the semaphores of a
 fork pool are unlinked as soon as they are made (nothing in ``/dev/shm``),
 and an idle worker exits by itself once its parent is gone (the task pipe
-reaches end of file). The pool is terminated, not drained, when the consumer
+reaches end of file). The workers are killed (SIGKILL), not drained, when the consumer
 stops early (an exception, e.g. a job that was abandoned).
 """
 
@@ -71,7 +71,21 @@ def map_unordered(fn: Callable, items: Iterable, n_jobs: int | None = 1) -> Iter
         yield from pool.imap_unordered(_run, [(token, i) for i in range(len(items))], chunksize=1)
         pool.close()
         pool.join()
+        pool = None
     finally:
-        if pool is not None:
-            pool.terminate()  # no-op after a clean close; kills the workers when the consumer stopped early
+        if pool is not None:  # the consumer stopped early: the remaining results are not wanted
+            _kill_workers(pool)
+            pool.terminate()
         del _TASKS[token]
+
+
+def _kill_workers(pool) -> None:
+    """SIGKILL every worker of ``pool``. ``Pool.terminate`` sends SIGTERM and then waits for each worker;
+    a worker forked from a threaded process can be stuck on a lock some other thread held at the fork
+    before its initializer restored SIGTERM's default action, and would then ignore SIGTERM (its parent's
+    Python-level handler only sets a flag) and be waited for for ever."""
+    for process in list(getattr(pool, "_pool", ())):
+        try:
+            process.kill()
+        except (OSError, ValueError):  # already gone, or closed
+            pass

@@ -12,24 +12,23 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import threading
 from pathlib import Path
 
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from modeling.forksafe import ForkSafeLock
+
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _ENGINES: dict[str, tuple[Engine, sessionmaker]] = {}
-_LOCK = threading.Lock()
+_LOCK = ForkSafeLock()
 _MIGRATION_LOCK_ID = 0x7065726663  # "perfc": the PostgreSQL advisory lock of migrations
 
 
 def _reset_after_fork() -> None:
     """A forked job process must not share the parent's connections: forget them (without closing). And a lock
-    another thread of the parent held at the fork would never be released in the child: a new one."""
-    global _LOCK
-    _LOCK = threading.Lock()
+    lock of this module is a ForkSafeLock (renewed in the child by modeling.forksafe)."""
     for engine, _ in _ENGINES.values():
         engine.dispose(close=False)
 

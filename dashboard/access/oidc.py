@@ -22,15 +22,15 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-import threading
 import time
 from urllib.parse import urlsplit
 
 from dashboard import settings
+from modeling.forksafe import ForkSafeLock
 
 _log = logging.getLogger("perfcast")
 _CLIENT: list = []
-_LOCK = threading.Lock()
+_LOCK = ForkSafeLock()
 FLOW_COOKIE_PATH = "/oidc/"
 #: how many sign-ins begun in one browser (several tabs) may wait for their callback at once
 MAX_PENDING = 3

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import threading
 import time
 from datetime import datetime, timedelta
 
 from dashboard import settings
+from modeling.forksafe import ForkSafeLock
 
 _log = logging.getLogger("perfcast")
 _NOTED: dict[str, float] = {}  # address or account -> when it was last logged (per process)
-_NOTED_LOCK = threading.Lock()
+_NOTED_LOCK = ForkSafeLock()
 #: the session "digest" of a proxy sign-in: no session row has it (sign-out revokes nothing)
 DIGEST = "proxy-header"
 

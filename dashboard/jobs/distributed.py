@@ -37,6 +37,7 @@ from dashboard import settings
 from dashboard.jobs.keys import check_key, stored_key
 from dashboard.jobs.memo import known, remembered
 from dashboard.jobs.outage import is_outage, retrying
+from modeling.forksafe import ForkSafeLock
 
 PREFIX = "perfcast"
 
@@ -44,7 +45,6 @@ PREFIX = "perfcast"
 @lru_cache(maxsize=4)
 def _client_for(url: str, pid: int):
     import redis
-
     from redis.backoff import ExponentialBackoff
     from redis.retry import Retry
 
@@ -170,7 +170,7 @@ class _Renewer:
 
     def __init__(self):
         self.leases: dict[str, object] = {}
-        self.lock = threading.Lock()
+        self.lock = ForkSafeLock()
         self.thread = None
         self.pid = None
 

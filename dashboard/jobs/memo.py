@@ -5,14 +5,13 @@ result from several callbacks reads (and decodes) it once."""
 
 from __future__ import annotations
 
-import os
-import threading
-
 from cachetools import LRUCache
+
+from modeling.forksafe import ForkSafeLock
 
 MEMO_ENTRIES = 16
 _MEMO: LRUCache = LRUCache(maxsize=MEMO_ENTRIES)
-_MEMO_LOCK = threading.Lock()  # a worker may serve requests from several threads
+_MEMO_LOCK = ForkSafeLock()  # a worker may serve requests from several threads
 
 
 def remembered(key: str, read):
@@ -34,10 +33,3 @@ def known(key: str) -> bool:
         return key in _MEMO
 
 
-def _fresh_lock_after_fork() -> None:
-    # a job is forked from a threaded web worker: a lock another thread held at the fork would never be released
-    global _MEMO_LOCK
-    _MEMO_LOCK = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_fresh_lock_after_fork)

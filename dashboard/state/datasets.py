@@ -25,7 +25,6 @@ import os
 import re
 import secrets
 import shutil
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +38,7 @@ from dashboard.state import trash
 from dashboard.state.files import (NotFound, _fsync_dir, atomic_write_bytes, clean_name, sha256_file,
                                    shipped_fingerprint, storage_error)
 from modeling import shipped
+from modeling.forksafe import ForkSafeLock
 from modeling.tables.workload import table_scenario
 
 DATASET_ID = re.compile(r"^ds-[0-9a-f]{16}$")
@@ -104,15 +104,9 @@ def fresh_read_cache() -> dict:
 
 
 _READ = fresh_read_cache()
-_READ_LOCK = threading.Lock()
+_READ_LOCK = ForkSafeLock()  # renewed in a forked job (modeling.forksafe)
 
 
-def _fresh_lock_after_fork() -> None:
-    global _READ_LOCK  # a job is forked from a threaded worker: a lock held at the fork would never be released
-    _READ_LOCK = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_fresh_lock_after_fork)
 
 
 def _read_once(kind: str, path: Path, read):

@@ -6,8 +6,6 @@ Pure functions over bytes and DataFrames; the data page calls them.
 from __future__ import annotations
 
 import base64
-import os
-import threading
 import binascii
 
 import numpy as np
@@ -15,9 +13,10 @@ import pandas as pd
 
 from dashboard.settings import MAX_UPLOAD_BYTES
 from modeling.errors import DataError
+from modeling.forksafe import ForkSafeLock
+from modeling.tables.reading import Table, read_csv_bytes, read_parquet_bytes
 from modeling.tables.repeats import DEFAULT_K, aggregate_repeats
 from modeling.tables.workload import MISSING_RULES, handle_missing, missing_report
-from modeling.tables.reading import Table, read_csv_bytes, read_parquet_bytes
 
 MIN_ROWS = 3
 MIN_FEATURES = 2
@@ -43,15 +42,9 @@ def decode_upload(contents: str) -> bytes:
 LARGE_PARSE_BYTES = 8 * 2**20
 #: How long a large file waits for the one before it, then the user is asked to try again.
 LARGE_PARSE_WAIT_SECONDS = 120.0
-_LARGE_PARSE = threading.Lock()
+_LARGE_PARSE = ForkSafeLock()  # renewed in a forked job (modeling.forksafe)
 
 
-def _fresh_lock_after_fork() -> None:
-    global _LARGE_PARSE  # a job is forked from a threaded worker: a lock held at the fork is never released
-    _LARGE_PARSE = threading.Lock()
-
-
-os.register_at_fork(after_in_child=_fresh_lock_after_fork)
 
 
 def _parse(raw: bytes, filename: str | None) -> Table:

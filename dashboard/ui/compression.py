@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import re
 import sys
-import threading
 
 from cachetools import LRUCache
 from flask import request
 
 from dashboard.request_checks import local_host
 from dashboard.settings import STATIC_COMPRESSION
+from modeling.forksafe import ForkSafeLock
 
 STATIC_PREFIXES = ("/_dash-component-suites/", "/assets/")
 #: the key of a response that is not kept (a URL path always starts with "/")
@@ -57,7 +57,7 @@ class BundleCache:
     def __init__(self, max_bytes: int = MAX_BYTES):
         self.max_bytes = max_bytes
         self._items = LRUCache(maxsize=max_bytes, getsizeof=len)
-        self._lock = threading.Lock()
+        self._lock = ForkSafeLock()
 
     @staticmethod
     def _kept(key: str) -> bool:

@@ -48,3 +48,39 @@ def test_a_consumer_that_stops_early_does_not_hang_on_workers_that_ignore_sigter
         os.killpg(p.pid, signal.SIGKILL)
     assert not alive and p.exitcode == 0
     assert q.get(timeout=1) < 10
+
+
+def _stop_early_while_a_worker_ignores_sigterm(q):
+    os.setsid()
+
+    ignoring = mp.get_context("fork").Event()
+
+    def work(i):
+        if i == 0:  # the first result, once the other worker ignores SIGTERM
+            ignoring.wait(10)
+            return i
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # as a worker stuck before its initializer would
+        ignoring.set()
+        time.sleep(60)
+        return i
+
+    started = time.time()
+    try:
+        for _ in map_unordered(work, range(4), n_jobs=2):
+            raise RuntimeError("the consumer stops")
+    except RuntimeError:
+        pass
+    q.put(time.time() - started)
+
+
+def test_workers_that_ignore_sigterm_entirely_are_killed_when_the_consumer_stops():
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_stop_early_while_a_worker_ignores_sigterm, args=(q,))
+    p.start()
+    p.join(30)
+    alive = p.is_alive()
+    if alive:
+        os.killpg(p.pid, signal.SIGKILL)
+    assert not alive and p.exitcode == 0
+    assert q.get(timeout=1) < 10
