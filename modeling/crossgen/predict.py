@@ -221,8 +221,27 @@ def _factory(model: str, host_index):
     return MODEL_FACTORIES[model]
 
 
-def _fit_predict(model, transform, X_tr, y_tr, evals, host_index, seed):
-    """Fit (model, transform) on the training rows (constant columns dropped) and predict each of ``evals``."""
+@dataclass
+class _Fitted:
+    """One fitted (model, transform) and the training columns it saw (constant ones dropped)."""
+
+    est: object
+    keep: np.ndarray
+
+    def predict(self, X, columns: dict | None = None) -> np.ndarray:
+        """Predict the rows of ``X``; ``columns`` (optional) keeps ``X[:, keep]`` for the next model that
+        saw the same columns (the fold models mostly did: one copy of a large table instead of K)."""
+        if columns is None:
+            return self.est.predict(X[:, self.keep])
+        key = self.keep.tobytes()
+        if key not in columns:
+            columns.clear()
+            columns[key] = X[:, self.keep]
+        return self.est.predict(columns[key])
+
+
+def _fit(model, transform, X_tr, y_tr, host_index, seed) -> _Fitted:
+    """Fit (model, transform) on the training rows, constant columns dropped."""
     ptp = np.ptp(X_tr, axis=0)
     keep = np.flatnonzero(ptp > 1e-12 * np.maximum(np.abs(X_tr).max(axis=0), 1e-300))
     if keep.size == 0:
@@ -238,7 +257,13 @@ def _fit_predict(model, transform, X_tr, y_tr, evals, host_index, seed):
     if model != BASELINE and transform != "none":
         est = TargetTransformRegressor(est, transform, hi)
     est.fit(X_tr[:, keep], y_tr)
-    return [est.predict(E[:, keep]) for E in evals]
+    return _Fitted(est, keep)
+
+
+def _fit_predict(model, transform, X_tr, y_tr, evals, host_index, seed):
+    """Fit (model, transform) on the training rows and predict each of ``evals``."""
+    fitted = _fit(model, transform, X_tr, y_tr, host_index, seed)
+    return [fitted.predict(E) for E in evals]
 
 
 # ------------------------------------------------------------------ the procedure
@@ -285,9 +310,138 @@ class _Procedure:
         return (best["model"], best["transform"]), scored
 
 
-def _interval_pack(rule, level, fold_log, abs_r, groups, center_log):
-    return conformal.intervals(rule, level, fold_log_pred=fold_log, abs_resid=abs_r, groups=groups,
-                               center_log=center_log)
+def _new_matrix(new, names) -> np.ndarray:
+    """The counters of the workloads to predict, in the training column order (checked)."""
+    if new is None or len(new["workload_ids"]) == 0:
+        raise NotEnoughDataError("There are no workloads to predict: every workload of this scenario has a measured "
+                                 "target. Upload a table of workloads to predict (host counters, no target).")
+    Xn = np.asarray(new["X"], dtype=float)
+    new_names = list(new.get("feature_names") or names)
+    if new_names != names:
+        idx = {n: i for i, n in enumerate(new_names)}
+        missing = [n for n in names if n not in idx]
+        if missing:
+            raise DataError(f"The workloads to predict lack counter column(s): {', '.join(missing[:10])}.")
+        Xn = Xn[:, [idx[n] for n in names]]
+    if not np.all(np.isfinite(Xn)):
+        raise DataError("A workload to predict has a missing or infinite counter value.")
+    return Xn
+
+
+def _log_fold_predictions(models, Xn, floor) -> np.ndarray:
+    """(n_new, K): each fold model's log prediction of the new workloads."""
+    out = np.empty((len(Xn), len(models)))
+    columns: dict = {}
+    for k, fitted in enumerate(models):
+        out[:, k] = fitted.predict(Xn, columns)
+    return conformal.to_log(out, floor)
+
+
+def _intervals(rule, level, fold_models, Xn, floor, abs_r, fold_of, groups, point) -> conformal.Intervals:
+    """The interval of every new workload by ``rule``: CV+ from the fold models (pooled) or symmetric
+    around the full model's log prediction (the application rules)."""
+    center = conformal.to_log(point, floor)
+    if rule == "pooled":
+        return conformal.cv_plus_by_fold(_log_fold_predictions(fold_models, Xn, floor), abs_r, fold_of, level)
+    return conformal.intervals(rule, level, abs_resid=abs_r, groups=groups, center_log=center)
+
+
+@dataclass
+class Predictor:
+    """Everything :func:`predict_scenario` fits, kept: the fold models (for CV+), the model fitted on every
+    measured workload, the baseline beside it, the out-of-fold residuals and the applicability reference.
+    :meth:`predict` then costs predictions and array work only (``benchmarks/predict_speed.py``)."""
+
+    scenario: dict
+    requested_model: str
+    requested_transform: str
+    model: str
+    transform: str
+    level: float
+    situation: str
+    rule: str
+    scheme: str
+    n_folds: int
+    names: list
+    floor: float
+    fold_of: np.ndarray
+    abs_r: np.ndarray
+    groups: np.ndarray | None
+    fold_models: list
+    full: _Fitted
+    cover: dict
+    cv_error: dict
+    reference: applicability.Reference
+    base_fold_models: list | None = None
+    base_full: _Fitted | None = None
+    base_abs_r: np.ndarray | None = None
+    base_cv: dict | None = None
+    base_ratio_range: tuple | None = None
+    selection: dict | None = None
+    fit_seconds: float = 0.0
+
+    @property
+    def n_train(self) -> int:
+        return len(self.abs_r)
+
+    def predict(self, new: dict, progress=None) -> Prediction:
+        """Predict the workloads of ``new`` (see :func:`predict_scenario`)."""
+        t0 = time.perf_counter()
+        report = progress or (lambda frac, label: None)
+        names, floor, level, rule = self.names, self.floor, self.level, self.rule
+        Xn = _new_matrix(new, names)
+        new_groups = None if new.get("groups") is None else np.asarray(new["groups"]).astype(str)
+        point = self.full.predict(Xn)
+        iv = _intervals(rule, level, self.fold_models, Xn, floor, self.abs_r, self.fold_of, self.groups, point)
+        base = base_iv = None
+        if self.base_full is not None:
+            base = self.base_full.predict(Xn)
+            base_iv = _intervals(rule, level, self.base_fold_models, Xn, floor, self.base_abs_r, self.fold_of,
+                                 self.groups, base)
+        report(0.95, "checking the workloads against the training data")
+        app = applicability.assess_against(self.reference, Xn, names, new_groups=new_groups,
+                                           situation=self.situation)
+        if base is not None:  # a prediction far outside the measured workloads' targets, relative to the host
+            lo_r, hi_r = self.base_ratio_range
+            ratio_new = point / np.maximum(base, floor)
+            for i in np.flatnonzero((ratio_new < lo_r / 2) | (ratio_new > hi_r * 2)):
+                app.applicable[i] = False
+                app.why[i] = "; ".join(filter(None, [app.why[i], (
+                    f"the prediction is {ratio_new[i]:.3g}x the baseline's, while every measured workload lies "
+                    f"within {lo_r:.3g}-{hi_r:.3g}x of it: implausible, do not use it without checking")]))
+        outside = (point < iv.lower) | (point > iv.upper)
+        for i in np.flatnonzero(outside):  # CV+ is centred on the fold models, the point is the full model's
+            app.why[i] = "; ".join(filter(None, [app.why[i], (
+                "the model fitted on all workloads predicts outside the interval of the models fitted without "
+                "each fold: the model is unstable here")]))
+        notes = []
+        if iv.level_supported < level:
+            unit = "applications" if rule != "pooled" else "workloads"
+            notes.append(f"The data cannot support a {level * 100:g} % interval here: with {self.n_folds} held-out "
+                         f"{'applications' if self.situation == 'new-applications' else 'folds'} the conformal rank "
+                         f"exceeds the number of {unit}, so the widest residual is used; that guarantees "
+                         f"{iv.level_supported * 100:.0f} % at most.")
+        if self.situation == "new-inputs" and app.new_application.any():
+            notes.append(f"{int(app.new_application.sum())} workload(s) belong to applications not in the training "
+                         "data: their intervals come from random folds and do not describe them (see each row's "
+                         "reason).")
+        return Prediction(
+            scenario=dict(self.scenario), requested_model=self.requested_model,
+            requested_transform=self.requested_transform, model=self.model,
+            transform=self.transform if self.model != BASELINE else "none", level=level,
+            level_supported=iv.level_supported, situation=self.situation, interval_rule=rule,
+            cv_scheme=self.scheme, cv_coverage=self.cover, cv_error=self.cv_error, baseline_cv=self.base_cv,
+            n_train=self.n_train, feature_names=names, ids=[str(i) for i in new["workload_ids"]],
+            groups=None if new_groups is None else new_groups.tolist(),
+            predicted=point.tolist(), lower=iv.lower.tolist(), upper=iv.upper.tolist(),
+            baseline=None if base is None else base.tolist(),
+            baseline_lower=None if base_iv is None else base_iv.lower.tolist(),
+            baseline_upper=None if base_iv is None else base_iv.upper.tolist(),
+            applicable=app.applicable.tolist(), why=app.why, out_of_range=app.out_of_range,
+            distance=app.distance.tolist(), distance_threshold=app.distance_threshold,
+            distance_percentile=self.reference.percentile,
+            ignored_columns=list(new.get("ignored") or []), skipped=list(new.get("skipped") or []),
+            selection=self.selection, notes=notes, seconds=self.fit_seconds + time.perf_counter() - t0)
 
 
 def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMMENDED, transform: str = AUTO,
@@ -310,6 +464,18 @@ def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMM
     percentile : the applicability distance percentile
     progress : callable(fraction, label), optional
     """
+    new = new if new is not None else scen.get("unmeasured")
+    _new_matrix(new, list(scen["feature_names"]))  # a table that cannot be predicted fails before any fit
+    predictor = fit_predictor(scen, model=model, transform=transform, level=level, situation=situation, rule=rule,
+                              seed=seed, folds=folds, models=models, percentile=percentile, n_jobs=n_jobs,
+                              progress=progress)
+    return predictor.predict(new, progress)
+
+
+def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO, level: float = 0.9,
+                  situation: str = "new-inputs", rule: str | None = None, seed: int = 0, folds: int = 10,
+                  models="halwpe", percentile: float = 95.0, n_jobs: int = 1, progress=None) -> Predictor:
+    """Fit what :func:`predict_scenario` needs on every measured workload of ``scen`` (same parameters)."""
     t0 = time.perf_counter()
     report = progress or (lambda frac, label: None)
     if situation not in SITUATIONS:
@@ -344,22 +510,6 @@ def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMM
     if len(y) < 3:
         raise NotEnoughDataError(f"Only {len(y)} measured workloads can train a model; at least 3 are needed.")
 
-    new = new if new is not None else scen.get("unmeasured")
-    if new is None or len(new["workload_ids"]) == 0:
-        raise NotEnoughDataError("There are no workloads to predict: every workload of this scenario has a measured "
-                                 "target. Upload a table of workloads to predict (host counters, no target).")
-    Xn = np.asarray(new["X"], dtype=float)
-    new_names = list(new.get("feature_names") or names)
-    if new_names != names:
-        idx = {n: i for i, n in enumerate(new_names)}
-        missing = [n for n in names if n not in idx]
-        if missing:
-            raise DataError(f"The workloads to predict lack counter column(s): {', '.join(missing[:10])}.")
-        Xn = Xn[:, [idx[n] for n in names]]
-    if not np.all(np.isfinite(Xn)):
-        raise DataError("A workload to predict has a missing or infinite counter value.")
-    new_groups = None if new.get("groups") is None else np.asarray(new["groups"]).astype(str)
-
     proc = _Procedure(candidates, host_index, situation, seed, n_jobs, include_baseline)
     splits, _, _, scheme = _splits(len(y), situation, groups, folds, seed)
     floor = conformal.log_floor(y)
@@ -368,20 +518,21 @@ def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMM
     for k, (_, test) in enumerate(splits):
         fold_of[test] = k
     oof = np.empty(len(y))
-    fold_new = np.empty((len(Xn), n_folds))
+    fold_models: list = [None] * n_folds
     chosen_in_folds: dict[str, int] = {}
 
-    # outer folds: the procedure (fixed, or choose-then-fit) without the fold; each fold's model also
-    # predicts the new workloads (CV+)
+    # outer folds: the procedure (fixed, or choose-then-fit) without the fold; each fold's model is kept to
+    # predict the new workloads (CV+)
     if proc.fixed:
         m, t = proc.candidates[0]
 
         def fold_task(k):
             tr, te = splits[k]
-            return k, _fit_predict(m, t, X[tr], y[tr], [X[te], Xn], host_index, seed)
+            fitted = _fit(m, t, X[tr], y[tr], host_index, seed)
+            return k, fitted, fitted.predict(X[te])
 
-        for i, (k, (p_te, p_new)) in enumerate(map_unordered(fold_task, range(n_folds), n_jobs)):
-            oof[splits[k][1]], fold_new[:, k] = p_te, p_new
+        for i, (k, fitted, p_te) in enumerate(map_unordered(fold_task, range(n_folds), n_jobs)):
+            oof[splits[k][1]], fold_models[k] = p_te, fitted
             report(0.8 * (i + 1) / n_folds, f"fold {i + 1} of {n_folds} fitted ({scheme})")
         chosen, scored = proc.candidates[0], []
     else:
@@ -392,82 +543,40 @@ def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMM
                                                                                 f"choosing a model ({lab})"))
             lab = candidate_label(m, t)
             chosen_in_folds[lab] = chosen_in_folds.get(lab, 0) + 1
-            oof[te], fold_new[:, k] = _fit_predict(m, t, X[tr], y[tr], [X[te], Xn], host_index, seed)
+            fold_models[k] = _fit(m, t, X[tr], y[tr], host_index, seed)
+            oof[te] = fold_models[k].predict(X[te])
         chosen, scored = proc.choose(X, y, groups, lambda f, lab: report(share * (n_folds + f),
                                                                           f"choosing on all workloads ({lab})"))
     m, t = chosen
     report(0.9, f"fitting {candidate_label(m, t)} on all {len(y)} workloads")
-    (point,) = _fit_predict(m, t, X, y, [Xn], host_index, seed)
-
+    full = _fit(m, t, X, y, host_index, seed)
     abs_r = np.abs(np.log(y) - conformal.to_log(oof, floor))
-    center = conformal.to_log(point, floor)
-    iv = _interval_pack(rule, level, conformal.to_log(fold_new, floor)[:, fold_of], abs_r, groups, center)
     cover = conformal.held_out_coverage(abs_r, fold_of, level, rule, groups)
 
     # the baseline beside it, through the same folds and rule
-    base = base_iv = base_cv = None
+    base = {}
     if host_index is not None:
-        def base_task(k):
-            tr, te = splits[k]
-            return k, _fit_predict(BASELINE, "none", X[tr], y[tr], [X[te], Xn], host_index, seed)
-
-        b_oof, b_new = np.empty(len(y)), np.empty((len(Xn), n_folds))
-        for k, (p_te, p_new) in map(base_task, range(n_folds)):
-            b_oof[splits[k][1]], b_new[:, k] = p_te, p_new
-        base, base_fit_train = _fit_predict(BASELINE, "none", X, y, [Xn, X], host_index, seed)
+        b_models, b_oof = [None] * n_folds, np.empty(len(y))
+        for k, (tr, te) in enumerate(splits):
+            b_models[k] = _fit(BASELINE, "none", X[tr], y[tr], host_index, seed)
+            b_oof[te] = b_models[k].predict(X[te])
+        b_full = _fit(BASELINE, "none", X, y, host_index, seed)
         b_r = np.abs(np.log(y) - conformal.to_log(b_oof, floor))
-        base_iv = _interval_pack(rule, level, conformal.to_log(b_new, floor)[:, fold_of], b_r, groups,
-                                 conformal.to_log(base, floor))
-        base_cv = {**oof_scores(y, b_oof, floor),
-                   "coverage": conformal.held_out_coverage(b_r, fold_of, level, rule, groups)}
-
-    report(0.95, "checking the workloads against the training data")
-    app = applicability.assess(X, Xn, names, train_groups=groups, new_groups=new_groups, percentile=percentile,
-                               situation=situation)
-    if base is not None:  # a prediction far outside what the measured workloads' targets were, relative to the host
-        ratio_train = y / np.maximum(base_fit_train, floor)
-        lo_r, hi_r = float(ratio_train.min()), float(ratio_train.max())
-        ratio_new = point / np.maximum(base, floor)
-        for i in np.flatnonzero((ratio_new < lo_r / 2) | (ratio_new > hi_r * 2)):
-            app.applicable[i] = False
-            app.why[i] = "; ".join(filter(None, [app.why[i], (
-                f"the prediction is {ratio_new[i]:.3g}x the baseline's, while every measured workload lies within "
-                f"{lo_r:.3g}-{hi_r:.3g}x of it: implausible, do not use it without checking")]))
-    outside = (point < iv.lower) | (point > iv.upper)
-    for i in np.flatnonzero(outside):  # CV+ is centred on the fold models, the point is the full model's
-        app.why[i] = "; ".join(filter(None, [app.why[i], (
-            "the model fitted on all workloads predicts outside the interval of the models fitted without each "
-            "fold: the model is unstable here")]))
-    notes = []
-    if iv.level_supported < level:
-        unit = "applications" if rule != "pooled" else "workloads"
-        notes.append(f"The data cannot support a {level * 100:g} % interval here: with {n_folds} held-out "
-                     f"{'applications' if situation == 'new-applications' else 'folds'} the conformal rank exceeds "
-                     f"the number of {unit}, so the widest residual is used; that guarantees "
-                     f"{iv.level_supported * 100:.0f} % at most.")
-    if situation == "new-inputs" and app.new_application.any():
-        notes.append(f"{int(app.new_application.sum())} workload(s) belong to applications not in the training data: "
-                     "their intervals come from random folds and do not describe them (see each row's reason).")
+        ratio_train = y / np.maximum(b_full.predict(X), floor)
+        base = {"base_fold_models": b_models, "base_full": b_full, "base_abs_r": b_r,
+                "base_cv": {**oof_scores(y, b_oof, floor),
+                            "coverage": conformal.held_out_coverage(b_r, fold_of, level, rule, groups)},
+                "base_ratio_range": (float(ratio_train.min()), float(ratio_train.max()))}
     selection = None
     if not proc.fixed:
         selection = {"chosen": candidate_label(m, t), "criterion": "mean |log error| of out-of-fold predictions",
                      "candidates": scored[:12] + [c for c in scored[12:] if c["model"] == BASELINE],
                      "n_candidates": len(scored), "chosen_in_folds": chosen_in_folds,
                      "note": trade_off(scored)}
-    return Prediction(
+    return Predictor(
         scenario=dict(scen.get("scenario") or {}), requested_model=model, requested_transform=transform,
-        model=m, transform=t if m != BASELINE else "none", level=level, level_supported=iv.level_supported,
-        situation=situation, interval_rule=rule, cv_scheme=scheme, cv_coverage=cover,
-        cv_error=oof_scores(y, oof, floor), baseline_cv=base_cv, n_train=len(y), feature_names=names,
-        ids=[str(i) for i in new["workload_ids"]], groups=None if new_groups is None else new_groups.tolist(),
-        predicted=point.tolist(), lower=iv.lower.tolist(), upper=iv.upper.tolist(),
-        baseline=None if base is None else base.tolist(),
-        baseline_lower=None if base_iv is None else base_iv.lower.tolist(),
-        baseline_upper=None if base_iv is None else base_iv.upper.tolist(),
-        applicable=app.applicable.tolist(), why=app.why, out_of_range=app.out_of_range,
-        distance=app.distance.tolist(), distance_threshold=app.distance_threshold, distance_percentile=percentile,
-        ignored_columns=list(new.get("ignored") or []), skipped=list(new.get("skipped") or []),
-        selection=selection, notes=notes, seconds=time.perf_counter() - t0)
-
-
-__all__ = ["AUTO", "DEFAULT_RULES", "Prediction", "RECOMMENDED", "SITUATIONS", "new_workloads", "predict_scenario"]
+        model=m, transform=t, level=level, situation=situation, rule=rule, scheme=scheme, n_folds=n_folds,
+        names=names, floor=floor, fold_of=fold_of, abs_r=abs_r, groups=groups, fold_models=fold_models, full=full,
+        cover=cover, cv_error=oof_scores(y, oof, floor),
+        reference=applicability.reference(X, train_groups=groups, percentile=percentile),
+        selection=selection, fit_seconds=time.perf_counter() - t0, **base)
