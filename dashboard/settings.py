@@ -40,6 +40,10 @@ LEASE_SECONDS = float(os.environ.get("PERFCAST_LEASE_SECONDS", 10))
 #: Celery worker pool (``prefork`` or ``threads``) and concurrency, per worker machine (./worker.sh).
 WORKER_POOL = os.environ.get("PERFCAST_WORKER_POOL", "prefork")
 WORKER_CONCURRENCY = int(os.environ.get("PERFCAST_WORKER_CONCURRENCY", MAX_CONCURRENT_JOBS))
+#: the redis backend shares a leaderboard's (model, fold) fits over every worker (dashboard/jobs/fanout.py)
+FANOUT = os.environ.get("PERFCAST_FANOUT", "1") != "0"
+#: helper tasks a leaderboard sends (one per worker process that may help; those that find nothing end at once)
+FANOUT_HELPERS = int(os.environ.get("PERFCAST_FANOUT_HELPERS", 8))
 
 #: "router": a page arrives by Dash's router callback after the first layout, as Dash does by default (the
 #: "before" side of benchmarks/shared_link.py); otherwise inside the first layout (dashboard/ui/first_page.py)

@@ -23,11 +23,26 @@ def scenario_result(params: dict, report=silent) -> dict:
     """Leaderboard, out-of-fold predictions and step tables of one scenario."""
     from modeling.crossgen.ensemble import run_scenario
 
+    from dashboard.jobs import fanout
+
     ds = datasets.get(params["dataset"])
     scen = ds.scenario(params["host"], params["target"], params["metric"])
+    shown = [0.0]
+
+    def progress(done, total, label):
+        shown[0] = done / total
+        report(shown[0], label)
+
+    runner = None
+    if fanout.enabled():  # the fits over every worker, not only this job's
+        from dashboard.access.projects import current_project
+
+        cur = current_project()
+        runner = fanout.runner({"project": None if cur is None else cur.id, "params": dict(params)},
+                               on_wait=lambda: report(shown[0], "waiting for fits on other workers"))
     res = run_scenario(scen, models=params["preset"], cv=params["cv"], folds=params["folds"],
                        transform=params["transform"], seed=params["seed"], n_jobs=JOB_WORKERS,
-                       progress=lambda done, total, label: report(done / total, label))
+                       progress=progress, fit_runner=runner)
     out = res.to_dict(full=True)
     todo = (scen.get("unmeasured") or {}).get("workload_ids") or []
     out["unmeasured"] = {"count": len(todo), "ids": [str(i) for i in todo[:8]]}  # not scored: for /predict

@@ -295,9 +295,53 @@ def _assemble(name, X, y, splits, parts) -> ModelResult:
         steps=info["steps"])
 
 
+class FitPlan:
+    """Every (model, fold) fit of one ensemble run, each computable on its own and anywhere.
+
+    ``tasks`` lists them as ``(model, fold)`` (fold None: the fit on all workloads) in the order they are
+    handed out: the forest first so that its many tasks spread over the workers instead of finishing last;
+    then fold by fold, so that a worker running several models of one fold reuses their shared
+    factorizations (``linear.fold_memo``). :meth:`fit` computes one, the same wherever it runs (a worker
+    process, another machine): the plan is rebuilt there from the same scenario and options.
+    """
+
+    def __init__(self, X, y, splits, factories: dict, transform, host_index, seed):
+        self.X, self.y, self.splits = X, y, splits
+        self.factories, self.transform, self.host_index, self.seed = factories, transform, host_index, seed
+        fold_ids = [*range(len(splits)), None]
+        first = [n for n in factories if n == "RandomForest"]
+        rest = [n for n in factories if n != "RandomForest"]
+        self.tasks = [(n, k) for n in first for k in fold_ids] + [(n, k) for k in fold_ids for n in rest]
+        self._all = np.arange(len(y))
+
+    def fit(self, name: str, fold: int | None):
+        """``(predictions of the fold's test rows or None, the all-workload fit's info or None, seconds)``."""
+        if name not in self.factories or not (fold is None or 0 <= fold < len(self.splits)):
+            raise ConfigError(f"No fit {name!r}, fold {fold} in this plan.")
+        train, test = (self._all, None) if fold is None else self.splits[fold]
+        return _fit_task(name, self.factories[name], self.X, self.y, train, test, self.transform,
+                         self.host_index, self.seed)
+
+
+def plan_fits(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, transform="none", host_index=None,
+              seed=0, feature_names=None, workload_ids=None, drop_constant=False) -> tuple[FitPlan, dict]:
+    """The fits of :func:`run_ensemble` (same parameters) and the prepared data (:func:`prepare`)."""
+    names = resolve_models(models)
+    if transform not in TRANSFORMS:
+        raise ConfigError(f"Unknown transform {transform!r}; use one of {', '.join(TRANSFORMS)}.")
+    if transform in ("ratio", "logratio") and host_index is None:
+        raise ConfigError("The ratio transform needs the host's own metric column (--host-col).")
+    d = prepare(X, y, feature_names, workload_ids, groups, drop_constant, host_index)
+    splits = make_splits(len(d["y"]), cv, folds, d["groups"], seed)
+    factories = {n: MODEL_FACTORIES[n] for n in names}
+    if d["host_index"] is not None:
+        factories[BASELINE] = lambda s, h=d["host_index"]: HostRatioBaseline(h)
+    return FitPlan(d["X"], d["y"], splits, factories, transform, d["host_index"], seed), d
+
+
 def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, transform="none",
                  host_index=None, seed=0, feature_names=None, workload_ids=None, scenario=None,
-                 drop_constant=False, n_jobs=1, progress=None) -> EnsembleResult:
+                 drop_constant=False, n_jobs=1, progress=None, fit_runner=None) -> EnsembleResult:
     """Evaluate the ensemble on one scenario.
 
     Parameters
@@ -325,51 +369,41 @@ def run_ensemble(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, tr
     progress : callable(done, total, label), optional
         Called after each fit, with the number of fits done and in all, and a
         label "d of T fits done (last: name, fold f of K)": fits finish in parallel, out of order.
+    fit_runner : callable(tasks, fit) -> iterable of (model, fold, output), optional
+        Runs the fits elsewhere (``dashboard.jobs.fanout``: over every Celery worker): ``tasks`` are
+        :attr:`FitPlan.tasks`, ``fit(model, fold)`` computes one here. Default: ``n_jobs`` forked
+        processes. The result is the same either way (each fit is deterministic; the assembly does not
+        depend on the order).
     """
     t0 = time.perf_counter()
+    plan, d = plan_fits(X, y, models=models, cv=cv, folds=folds, groups=groups, transform=transform,
+                        host_index=host_index, seed=seed, feature_names=feature_names, workload_ids=workload_ids,
+                        drop_constant=drop_constant)
     names = resolve_models(models)
-    if transform not in TRANSFORMS:
-        raise ConfigError(f"Unknown transform {transform!r}; use one of {', '.join(TRANSFORMS)}.")
-    if transform in ("ratio", "logratio") and host_index is None:
-        raise ConfigError("The ratio transform needs the host's own metric column (--host-col).")
-    d = prepare(X, y, feature_names, workload_ids, groups, drop_constant, host_index)
-    X, y, host_index = d["X"], d["y"], d["host_index"]
-    splits = make_splits(len(y), cv, folds, d["groups"], seed)
-    jobs = [(n, MODEL_FACTORIES[n]) for n in names]
-    if host_index is not None:
-        jobs.append((BASELINE, lambda s, h=host_index: HostRatioBaseline(h)))
-    # one task per (model, fold) plus the all-workload fit; the forest first so
-    # that its many tasks spread over the workers instead of finishing last; then
-    # fold by fold, so that a worker running several models of one fold reuses
-    # their shared factorizations (linear.fold_memo)
-    fold_ids = [*range(len(splits)), None]
-    first = [j for j in jobs if j[0] == "RandomForest"]
-    rest = [j for j in jobs if j[0] != "RandomForest"]
-    tasks = [(n, f, k) for n, f in first for k in fold_ids] + [(n, f, k) for k in fold_ids for n, f in rest]
-    all_rows = np.arange(len(y))
-
-    def args(n, f, k):
-        train, test = (all_rows, None) if k is None else splits[k]
-        return (n, f, X, y, train, test, transform, host_index, seed)
-
-    parts: dict[str, list] = {n: [] for n, _ in jobs}
+    X, y, splits, tasks = plan.X, plan.y, plan.splits, plan.tasks
+    parts: dict[str, list] = {n: [] for n in plan.factories}
     per_model = len(splits) + 1
-    def tagged(task):
-        n, f, k = task
-        return n, k, _fit_task(*args(n, f, k))
 
-    outputs = map_unordered(tagged, tasks, n_jobs)
+    def tagged(task):
+        n, k = task
+        return n, k, plan.fit(n, k)
+
+    outputs = map_unordered(tagged, tasks, n_jobs) if fit_runner is None else fit_runner(tasks, plan.fit)
     results_by_name = {}
-    for n, k, out in outputs:
-        parts[n].append((k, out))
-        if len(parts[n]) == per_model:
-            results_by_name[n] = _assemble(n, X, y, splits, parts[n])
-        if progress:
-            where = "fit on all workloads" if k is None else f"fold {k + 1} of {len(splits)}"
-            done = sum(len(v) for v in parts.values())
-            # fits finish in parallel and out of order: count what is done, name the last one
-            progress(done, len(tasks), f"{done} of {len(tasks)} fits done (last: {n}, {where})")
-    results = [results_by_name[n] for n, _ in jobs]
+    outputs = iter(outputs)
+    try:
+        for n, k, out in outputs:
+            parts[n].append((k, out))
+            if len(parts[n]) == per_model:
+                results_by_name[n] = _assemble(n, X, y, splits, parts[n])
+            if progress:
+                where = "fit on all workloads" if k is None else f"fold {k + 1} of {len(splits)}"
+                done = sum(len(v) for v in parts.values())
+                # fits finish in parallel and out of order: count what is done, name the last one
+                progress(done, len(tasks), f"{done} of {len(tasks)} fits done (last: {n}, {where})")
+    finally:  # a consumer that stops early (cancelled, abandoned) ends the fits at once
+        getattr(outputs, "close", lambda: None)()
+    results = [results_by_name[n] for n in plan.factories]
     baseline = next((r for r in results if r.model == BASELINE), None)
     models_res = [r for r in results if r.model != BASELINE]
     scen = dict(scenario or {})
@@ -389,6 +423,16 @@ def prepare_scenario(scen: dict) -> dict:
     """:func:`prepare` on a scenario dict, constant columns dropped (as the ensemble does)."""
     return prepare(scen["X"], scen["y"], scen["feature_names"], scen["workload_ids"], scen["groups"], True,
                    scen["host_index"])
+
+
+def scenario_plan(scen: dict, **options) -> FitPlan:
+    """The :class:`FitPlan` of :func:`run_scenario` with the same options (models, cv, folds, transform, seed):
+    what a worker elsewhere rebuilds to compute some of the fits."""
+    keep = {k: options[k] for k in ("models", "cv", "folds", "transform", "seed") if k in options}
+    plan, _ = plan_fits(scen["X"], scen["y"], groups=scen["groups"], host_index=scen["host_index"],
+                        feature_names=scen["feature_names"], workload_ids=scen["workload_ids"], drop_constant=True,
+                        **keep)
+    return plan
 
 
 def run_scenario(scen: dict, **options) -> EnsembleResult:

@@ -1,0 +1,269 @@
+"""One leaderboard over every worker (the redis backend): its (model, fold) fits shared out through Redis.
+
+A leaderboard job is one Celery task, so on its own it trains on one worker however many are idle. With the
+redis backend, :func:`runner` gives :func:`modeling.crossgen.ensemble.run_ensemble` a ``fit_runner`` that
+spreads the fits:
+
+* The job (the *parent*) writes the run's parameters and project under ``perfcast:fan:<id>:spec`` and
+  every fit's name (``model|fold``) into the list ``...:todo``, then sends up to ``FANOUT_HELPERS`` Celery
+  tasks (:func:`help_with`). A helper rebuilds the same :class:`~modeling.crossgen.ensemble.FitPlan` from
+  the spec (the dataset read in the job's project), then takes fits from the list one at a time until it
+  is empty or the run is stopped.
+* The parent takes fits from the same list itself, so a run never waits for a free worker (when every
+  worker is busy, the parent computes every fit, as the one-process run does).
+* A fit taken is *claimed* by a lease (``...:claim:<fit>``, renewed every second, ``LEASE_SECONDS``); its
+  result goes into the hash ``...:done`` as JSON (floats round-trip exactly). A fit neither done, nor in
+  the list, nor claimed on two looks a second apart belonged to a worker that died: it goes back in the
+  list and another process (or the parent) fits it again.
+* Each fit is deterministic and the assembly does not depend on order, so the leaderboard is the
+  one-process run's, number for number (tested); progress counts finished fits wherever they ran.
+* Cancel (or abandonment) stops the parent, which sets ``...:stop``, empties the list and revokes the
+  helper tasks still queued: the fits not yet started are never run; a helper finishes the fit it is in
+  and stops.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import time
+import uuid
+from functools import lru_cache
+
+import numpy as np
+
+from dashboard import settings
+from dashboard.jobs.outage import is_outage
+
+TASK_NAME = "perfcast.fanout.help"
+_log = logging.getLogger("perfcast")
+#: how long a run's keys are kept (a run that outlives this would have expired its own results)
+KEEP_SECONDS = 6 * 3600
+
+
+def enabled() -> bool:
+    """Are fits shared out? With the redis backend, unless ``PERFCAST_FANOUT=0``."""
+    from dashboard.jobs.backend import active
+
+    return settings.FANOUT and active().__name__.endswith(".distributed")
+
+
+def _k(fan: str, *parts) -> str:
+    from dashboard.jobs.distributed import _k as key
+
+    return key("fan", fan, *parts)
+
+
+def _fit_name(model: str, fold) -> str:
+    return f"{model}|{'all' if fold is None else int(fold)}"
+
+
+def _parse(name: str) -> tuple[str, int | None]:
+    model, _, fold = name.rpartition("|")
+    return model, None if fold == "all" else int(fold)
+
+
+def _plain(o):
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if isinstance(o, np.generic):
+        return o.item()
+    raise TypeError(f"{type(o).__name__} is not JSON")
+
+
+def encode(out) -> str:
+    """A fit's output as JSON: ``(predictions or None, info or None, seconds)`` and who computed it."""
+    pred, info, seconds = out
+    return json.dumps({"pred": pred, "info": info, "seconds": seconds, "by": f"{socket.gethostname()}:{os.getpid()}"},
+                      default=_plain)
+
+
+def decode(raw) -> tuple[tuple, str]:
+    d = json.loads(raw)
+    pred = None if d["pred"] is None else np.asarray(d["pred"], dtype=float)
+    info = d["info"]
+    if info is not None:
+        info["pred"] = np.asarray(info["pred"], dtype=float)
+    return (pred, info, d["seconds"]), d["by"]
+
+
+def _claim(fan: str, name: str):
+    from dashboard.jobs.distributed import Lease
+
+    lease = Lease(_k(fan, "claim", name))
+    lease.token = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex}"  # who holds it, for the record
+    lease.acquire()
+    return lease
+
+
+# ---------------------------------------------------------------------------------------------- the parent
+
+def runner(spec: dict, on_wait=None, helpers: int | None = None):
+    """A ``fit_runner`` for :func:`modeling.crossgen.ensemble.run_scenario` that shares the fits out.
+
+    ``spec`` holds what a helper needs to rebuild the plan: ``project`` (id), ``params`` (the scenario
+    kind's parameters: dataset, host, target, metric, preset, cv, folds, transform, seed). ``on_wait()`` is
+    called at least every second while the parent waits for others' fits (the job's progress reporter, where
+    cancel and abandonment are noticed)."""
+    helpers = settings.FANOUT_HELPERS if helpers is None else helpers
+
+    def run(tasks, fit):
+        from dashboard.jobs.distributed import client
+
+        c = client()
+        fan = uuid.uuid4().hex
+        names = [_fit_name(m, k) for m, k in tasks]
+        todo = _k(fan, "todo")
+        pipe = c.pipeline()
+        pipe.set(_k(fan, "spec"), json.dumps(spec), ex=KEEP_SECONDS)
+        pipe.rpush(todo, *names)
+        pipe.expire(todo, KEEP_SECONDS)
+        pipe.execute()
+        sent = _send_helpers(fan, helpers)
+        have: set[str] = set()
+        suspects: dict[str, float] = {}
+        try:
+            try:
+                yield from _share(c, fan, names, have, suspects, fit, on_wait)
+            except Exception as exc:
+                if not is_outage(exc):
+                    raise
+                # Redis unreachable: the fits not yet here are computed in this process (same numbers)
+                for name in [n for n in names if n not in have]:
+                    have.add(name)
+                    yield (*_parse(name), fit(*_parse(name)))
+        finally:
+            _stop(c, fan, sent)
+
+    return run
+
+
+def _share(c, fan, names, have, suspects, fit, on_wait):
+    """The parent's loop: collect others' fits, take one itself, or look for lost ones and wait."""
+    todo, done_key = _k(fan, "todo"), _k(fan, "done")
+    last_look = last_wait = 0.0
+    while len(have) < len(names):
+        # the fits others finished
+        for name in [n for n in (x.decode() for x in c.hkeys(done_key)) if n not in have]:
+            have.add(name)
+            out, _ = decode(c.hget(done_key, name))
+            yield (*_parse(name), out)
+        if len(have) == len(names):
+            break
+        # one of its own
+        name = c.lpop(todo)
+        if name is not None:
+            name = name.decode()
+            if name in have:
+                continue
+            lease = _claim(fan, name)
+            try:
+                out = fit(*_parse(name))
+                c.hset(done_key, name, encode(out))
+                c.expire(done_key, KEEP_SECONDS)
+            finally:
+                lease.release()
+            have.add(name)
+            yield (*_parse(name), out)
+            continue
+        now = time.monotonic()
+        if now - last_look >= 1.0:  # nothing left to take: is a fit lost with a dead worker?
+            last_look = now
+            _requeue_lost(c, fan, names, have, suspects, now)
+        if on_wait and now - last_wait >= 1.0:
+            last_wait = now
+            on_wait()
+        time.sleep(0.05)
+
+
+def _send_helpers(fan: str, n: int) -> list:
+    if n <= 0:
+        return []
+    from dashboard.jobs.celery_app import celery_app
+
+    app = celery_app()
+    return [app.send_task(TASK_NAME, args=[fan]).id for _ in range(n)]
+
+
+def _requeue_lost(c, fan, names, have, suspects, now) -> None:
+    """Put back in the list a fit that is neither done, nor in the list, nor claimed, twice in a row."""
+    waiting = {x.decode() for x in c.lrange(_k(fan, "todo"), 0, -1)}
+    finished = {x.decode() for x in c.hkeys(_k(fan, "done"))}
+    open_ = [n for n in names if n not in have and n not in waiting and n not in finished]
+    if not open_:
+        suspects.clear()
+        return
+    pipe = c.pipeline()
+    for n in open_:
+        pipe.exists(_k(fan, "claim", n))
+    claimed = dict(zip(open_, pipe.execute()))
+    for n in open_:
+        if claimed[n]:
+            suspects.pop(n, None)
+        elif n in suspects:
+            suspects.pop(n)
+            c.rpush(_k(fan, "todo"), n)  # its worker died: fit it again
+            _log.warning("fit %s of run %s was lost with its worker: fitting it again", n, fan)
+        else:
+            suspects[n] = now
+
+
+def _stop(c, fan: str, sent: list) -> None:
+    """The run is over (done, cancelled or failed): nothing more is taken; queued helpers are revoked."""
+    try:
+        pipe = c.pipeline()
+        pipe.set(_k(fan, "stop"), "1", ex=KEEP_SECONDS)
+        pipe.delete(_k(fan, "todo"))
+        pipe.execute()
+        if sent:
+            from dashboard.jobs.celery_app import celery_app
+
+            celery_app().control.revoke(sent)
+    except Exception:  # noqa: BLE001 - Redis unreachable: the helpers stop when the list's keys expire
+        pass
+
+
+# ---------------------------------------------------------------------------------------------- a helper
+
+@lru_cache(maxsize=2)
+def _plan(spec_json: str):
+    """The fit plan of a spec, rebuilt in this worker process (kept for the next helper of the same run)."""
+    from dashboard.access import projects
+    from dashboard.state import datasets
+    from modeling.crossgen.ensemble import scenario_plan
+
+    spec = json.loads(spec_json)
+    p = spec["params"]
+    with projects.scope(spec["project"]):
+        scen = datasets.get(p["dataset"]).scenario(p["host"], p["target"], p["metric"])
+    return scenario_plan(scen, models=p["preset"], cv=p["cv"], folds=p["folds"], transform=p["transform"],
+                         seed=p["seed"])
+
+
+def help_with(fan: str) -> int:
+    """The Celery task: fit what is left of run ``fan`` until nothing is; returns how many fits it did."""
+    from dashboard.jobs.distributed import client
+
+    c = client()
+    spec = c.get(_k(fan, "spec"))
+    done = 0
+    while spec is not None and not c.exists(_k(fan, "stop")):
+        name = c.lpop(_k(fan, "todo"))
+        if name is None:
+            break
+        name = name.decode()
+        lease = _claim(fan, name)
+        try:
+            out = _plan(spec.decode()).fit(*_parse(name))
+            c.hset(_k(fan, "done"), name, encode(out))
+        finally:
+            lease.release()
+        done += 1
+    return done
+
+
+def register(app) -> None:
+    """Make :func:`help_with` a task of the Celery app (web servers send it, workers run it)."""
+    app.task(name=TASK_NAME, ignore_result=True, acks_late=False)(help_with)

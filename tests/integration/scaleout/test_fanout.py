@@ -1,0 +1,147 @@
+"""One leaderboard over two Celery workers (real Redis, real workers): the fits spread over the workers and
+the job, the leaderboard is the one-process run's number for number, progress counts every fit, a stop
+revokes what was not started, and a worker killed mid-fit has its fit run again elsewhere."""
+
+import contextlib
+import json
+import threading
+import time
+
+import psutil
+import pytest
+
+from dashboard.crossgen.kinds import SCENARIO
+from dashboard.jobs import fanout
+from tests.integration.scaleout.test_scaleout import Worker, cluster_env
+
+LEASE = 3.0
+
+
+@pytest.fixture(scope="module")
+def two_workers(redis_server, tmp_path_factory):
+    import redis
+
+    redis.Redis.from_url(redis_server).flushall()
+    var = tmp_path_factory.mktemp("fanout-var")
+    env = {**cluster_env(redis_server, var), "PERFCAST_LEASE_SECONDS": str(LEASE)}
+    mp = pytest.MonkeyPatch()
+    for k, v in (("REDIS_URL", redis_server), ("LEASE_SECONDS", LEASE), ("VAR_DIR", var)):
+        mp.setattr(f"dashboard.settings.{k}", v)
+    from dashboard.jobs import backend
+
+    mp.setattr(backend, "_active", None)
+    backend.use("redis")
+    workers = {name: Worker(env, name, var.parent / f"{name}.log") for name in ("w1", "w2")}
+    try:
+        yield {"workers": workers, "redis": redis.Redis.from_url(redis_server)}
+    finally:
+        for w in workers.values():
+            with contextlib.suppress(Exception):
+                w.stop()
+        mp.undo()
+
+
+def _params(seed=0, preset="rastsim"):
+    return SCENARIO.request({"dataset": "rodinia", "host": "GTX-680", "target": "Tesla-P100", "preset": preset,
+                             "transform": "log", "seed": str(seed)})["params"]
+
+
+def _run(params, runner=None, progress=None, n_jobs=1):
+    from dashboard.state import datasets
+    from modeling.crossgen.ensemble import run_scenario
+
+    scen = datasets.get(params["dataset"]).scenario(params["host"], params["target"], params["metric"])
+    return run_scenario(scen, models=params["preset"], cv=params["cv"], folds=params["folds"],
+                        transform=params["transform"], seed=params["seed"], n_jobs=n_jobs, progress=progress,
+                        fit_runner=runner)
+
+
+def _numbers(res) -> dict:
+    d = res.to_dict(full=True)
+    d.pop("seconds", None)
+    for m in [*d["models"], *([d["baseline"]] if d.get("baseline") else [])]:
+        m.pop("fit_seconds", None)
+    return d
+
+
+def _spec(params):
+    from dashboard.access.projects import current_project
+
+    return {"project": current_project().id, "params": dict(params)}
+
+
+def _workers_pids(worker) -> set[int]:
+    main = psutil.Process(worker.proc.pid)
+    return {main.pid, *(c.pid for c in main.children(recursive=True))}
+
+
+def test_the_fits_spread_over_the_workers_and_the_leaderboard_is_the_one_process_one(two_workers):
+    assert fanout.enabled()
+    params = _params(seed=1)
+    alone = _run(params)
+    seen = []
+    spread = _run(params, fanout.runner(_spec(params)), progress=lambda d, t, label: seen.append((d, t)))
+    assert _numbers(spread) == _numbers(alone)
+    total = seen[-1][1]
+    assert [d for d, _ in seen] == list(range(1, total + 1))  # every fit counted once, wherever it ran
+    r = two_workers["redis"]
+    done = [k for k in r.scan_iter("perfcast:fan:*:done")]
+    assert len(done) == 1
+    by = {json.loads(v)["by"].split(":")[1] for v in r.hvals(done[0])}
+    pids = {str(p) for w in two_workers["workers"].values() for p in _workers_pids(w)}
+    assert by & pids, "no fit ran on a worker"
+    assert len(by) >= 2  # the job and at least one worker (usually all of them)
+    r.delete(*r.keys("perfcast:fan:*"))
+
+
+def test_a_stopped_run_leaves_no_fit_to_start(two_workers):
+    params = _params(seed=2, preset="halwpe")
+    r = two_workers["redis"]
+
+    class Stop(Exception):
+        pass
+
+    def progress(done, total, label):
+        if done >= 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        _run(params, fanout.runner(_spec(params)), progress=progress)
+    fan = next(r.scan_iter("perfcast:fan:*:stop")).decode().split(":")[2]
+    assert not r.exists(f"perfcast:fan:{fan}:todo")  # nothing left to take
+    time.sleep(2 * LEASE)  # a helper finishes the fit it was in, then stops
+    finished = r.hlen(f"perfcast:fan:{fan}:done")
+    time.sleep(2.0)
+    assert r.hlen(f"perfcast:fan:{fan}:done") == finished  # and none starts after
+    assert finished < 16 * 11  # far from all of halwpe's fits
+    assert not list(r.scan_iter(f"perfcast:fan:{fan}:claim:*"))
+    r.delete(*r.keys("perfcast:fan:*"))
+
+
+def test_a_worker_killed_mid_fit_has_its_fit_run_again_elsewhere(two_workers, caplog):
+    params = _params(seed=3)
+    r = two_workers["redis"]
+    alone = _run(params)
+    victim = two_workers["workers"]["w1"]
+    pids = {str(p) for p in _workers_pids(victim)}
+    killed = threading.Event()
+
+    def kill_when_w1_fits():
+        deadline = time.time() + 120
+        while time.time() < deadline and not killed.is_set():
+            for key in r.scan_iter("perfcast:fan:*:claim:*"):
+                holder = (r.get(key) or b"").decode().split(":")
+                if len(holder) > 1 and holder[1] in pids:
+                    victim.kill()
+                    killed.set()
+                    return
+            time.sleep(0.01)
+
+    watcher = threading.Thread(target=kill_when_w1_fits, daemon=True)
+    watcher.start()
+    spread = _run(params, fanout.runner(_spec(params)))
+    watcher.join(5)
+    assert killed.is_set(), "w1 never took a fit"
+    assert "was lost with its worker: fitting it again" in caplog.text
+    assert _numbers(spread) == _numbers(alone)
+    r.delete(*r.keys("perfcast:fan:*"))
