@@ -73,9 +73,11 @@ server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
 server.secret_key = _secret_key()
 access.install(app)  # the gate runs first of every before_request: without a session only /login, /setup, /assets
 if REDIS_URL:  # ./worker.sh: celery -A app:celery_app worker (the same code as the web servers)
+    from dashboard.jobs import fanout
     from dashboard.jobs.celery_app import celery_app as _make_celery
 
     celery_app = _make_celery()
+    fanout.register(celery_app)  # the helper task that shares a leaderboard's fits over the workers
 # uploads arrive base64-encoded in a callback body: refuse bodies far above the limit early
 server.config["MAX_CONTENT_LENGTH"] = int(MAX_UPLOAD_BYTES * 1.4) + 1024 * 1024
 

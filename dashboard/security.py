@@ -9,7 +9,7 @@ may be inline (plotly and the grids set styles at run time). Images may be
 
 from __future__ import annotations
 
-from modeling.forksafe import ForkSafeLock
+from modeling.parallel import ForkSafeLock
 
 HEADERS = {
     "X-Content-Type-Options": "nosniff",

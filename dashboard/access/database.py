@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from modeling.forksafe import ForkSafeLock
+from modeling.parallel import ForkSafeLock
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _ENGINES: dict[str, tuple[Engine, sessionmaker]] = {}
@@ -28,7 +28,7 @@ _MIGRATION_LOCK_ID = 0x7065726663  # "perfc": the PostgreSQL advisory lock of mi
 
 def _reset_after_fork() -> None:
     """A forked job process must not share the parent's connections: forget them (without closing). And a lock
-    lock of this module is a ForkSafeLock (renewed in the child by modeling.forksafe)."""
+    lock of this module is a ForkSafeLock (renewed in the child by modeling.parallel)."""
     for engine, _ in _ENGINES.values():
         engine.dispose(close=False)
 

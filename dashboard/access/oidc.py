@@ -26,7 +26,7 @@ import time
 from urllib.parse import urlsplit
 
 from dashboard import settings
-from modeling.forksafe import ForkSafeLock
+from modeling.parallel import ForkSafeLock
 
 _log = logging.getLogger("perfcast")
 _CLIENT: list = []

@@ -20,7 +20,7 @@ import time
 from datetime import datetime, timedelta
 
 from dashboard import settings
-from modeling.forksafe import ForkSafeLock
+from modeling.parallel import ForkSafeLock
 
 _log = logging.getLogger("perfcast")
 _NOTED: dict[str, float] = {}  # address or account -> when it was last logged (per process)

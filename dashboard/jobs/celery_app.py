@@ -40,9 +40,6 @@ def celery_app():
                                                            "interval_step": 0.5, "interval_max": 1}},
     )
     _allow_process_pools_in_jobs()
-    from dashboard.jobs import fanout
-
-    fanout.register(app)  # a leaderboard's fits, shared over the workers
     return app
 
 

@@ -37,7 +37,7 @@ from dashboard import settings
 from dashboard.jobs.keys import check_key, stored_key
 from dashboard.jobs.memo import known, remembered
 from dashboard.jobs.outage import is_outage, retrying
-from modeling.forksafe import ForkSafeLock
+from modeling.parallel import ForkSafeLock
 
 PREFIX = "perfcast"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from cachetools import LRUCache
 
-from modeling.forksafe import ForkSafeLock
+from modeling.parallel import ForkSafeLock
 
 MEMO_ENTRIES = 16
 _MEMO: LRUCache = LRUCache(maxsize=MEMO_ENTRIES)

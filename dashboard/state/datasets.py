@@ -38,7 +38,7 @@ from dashboard.state import trash
 from dashboard.state.files import (NotFound, _fsync_dir, atomic_write_bytes, clean_name, sha256_file,
                                    shipped_fingerprint, storage_error)
 from modeling import shipped
-from modeling.forksafe import ForkSafeLock
+from modeling.parallel import ForkSafeLock
 from modeling.tables.workload import table_scenario
 
 DATASET_ID = re.compile(r"^ds-[0-9a-f]{16}$")
@@ -104,7 +104,7 @@ def fresh_read_cache() -> dict:
 
 
 _READ = fresh_read_cache()
-_READ_LOCK = ForkSafeLock()  # renewed in a forked job (modeling.forksafe)
+_READ_LOCK = ForkSafeLock()  # renewed in a forked job (modeling.parallel)
 
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 
 from dashboard.settings import MAX_UPLOAD_BYTES
 from modeling.errors import DataError
-from modeling.forksafe import ForkSafeLock
+from modeling.parallel import ForkSafeLock
 from modeling.tables.reading import Table, read_csv_bytes, read_parquet_bytes
 from modeling.tables.repeats import DEFAULT_K, aggregate_repeats
 from modeling.tables.workload import MISSING_RULES, handle_missing, missing_report
@@ -42,7 +42,7 @@ def decode_upload(contents: str) -> bytes:
 LARGE_PARSE_BYTES = 8 * 2**20
 #: How long a large file waits for the one before it, then the user is asked to try again.
 LARGE_PARSE_WAIT_SECONDS = 120.0
-_LARGE_PARSE = ForkSafeLock()  # renewed in a forked job (modeling.forksafe)
+_LARGE_PARSE = ForkSafeLock()  # renewed in a forked job (modeling.parallel)
 
 
 

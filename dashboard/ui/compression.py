@@ -26,7 +26,7 @@ from flask import request
 
 from dashboard.request_checks import local_host
 from dashboard.settings import STATIC_COMPRESSION
-from modeling.forksafe import ForkSafeLock
+from modeling.parallel import ForkSafeLock
 
 STATIC_PREFIXES = ("/_dash-component-suites/", "/assets/")
 #: the key of a response that is not kept (a URL path always starts with "/")

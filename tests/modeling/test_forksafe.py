@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from modeling.forksafe import ForkSafeLock
+from modeling.parallel import ForkSafeLock
 
 
 def _held_by_another_thread(lock):
