@@ -10,7 +10,7 @@ import dash
 from dash import Dash, dcc, html
 
 from dashboard import access, request_checks, security
-from dashboard.ui import chart_order, compression, first_page, plotly_bundle, polyfill
+from dashboard.ui import chart_order, compression, first_page, plotly_bundle, polyfill, service_notice
 from dashboard.ui.project_menu import project_menu
 from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager
@@ -100,7 +100,7 @@ def _topbar():
 
 def _layout():
     """The top bar and the page container, which holds the opened page already (dashboard/ui/first_page.py)."""
-    return html.Div([_topbar(), html.Main(first_page.page_container(), className="content")])
+    return html.Div([_topbar(), service_notice.layout(), html.Main(first_page.page_container(), className="content")])
 
 
 app.layout = _layout

@@ -4,7 +4,9 @@ Every callback validates what the browser sends (``url_state.parse``, the job
 kinds, the store checks); a callback that still raises is a defect. Its
 traceback goes to the server log, marked so that the callback fuzzer
 (``tests/integration/test_callback_fuzz.py``) fails on it, and the page keeps
-its state (no update) instead of breaking.
+its state (no update) instead of breaking. One exception is not a defect: the
+job service (Redis) not answering; the page then shows the service notice
+(:mod:`dashboard.ui.service_notice`) until it answers again.
 """
 
 from __future__ import annotations
@@ -19,6 +21,15 @@ MARK = "perfcast: callback raised"
 
 def on_callback_error(exc: Exception):
     from dash import ctx
+
+    from dashboard.jobs.outage import is_outage
+
+    if is_outage(exc):  # not a defect: the job service does not answer; the page says so (service_notice)
+        from dashboard.ui import service_notice
+
+        log.warning("job service unreachable in a callback: %s: %s", type(exc).__name__, exc)
+        service_notice.show()
+        return None
 
     where = ""
     try:

@@ -29,8 +29,14 @@ def get_result(key: str):
 
 def result_for(ref):
     """The result named by a page store's ``{"key": …}`` (a request or a ready store), or None (also for a
-    store that is not well formed, and while the job service is unreachable, unless this process holds the
-    result in memory). Reading is safe: a key only ever holds the result of the inputs it was derived from."""
+    store that is not well formed). Reading is safe: a key only ever holds the result of the inputs it was
+    derived from.
+
+    While the job service is unreachable (and this process does not hold the result in memory): None when a
+    page is being laid out (it is laid out as not computed yet, and its job panel says the service is down),
+    but :class:`JobServiceUnavailable` inside a callback, so that the app's error handler shows the service
+    notice and the page keeps what it shows, instead of a callback answering as if nothing were computed
+    (Save saying "run first", a view going blank)."""
     key = key_of(ref)
     if not key:
         return None
@@ -39,7 +45,15 @@ def result_for(ref):
     except Exception as exc:
         if not is_outage(exc):
             raise
+        if _in_callback():
+            raise JobServiceUnavailable(str(exc)) from exc
         return None
+
+
+def _in_callback() -> bool:
+    from flask import has_request_context, request
+
+    return has_request_context() and request.path.endswith("/_dash-update-component")
 
 
 def has_result(key: str) -> bool:

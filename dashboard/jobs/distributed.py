@@ -88,6 +88,11 @@ def get_result(key: str):
     return remembered(where, lambda: _unpack(client().get(_k("result", where))))
 
 
+def ping() -> bool:
+    """Does Redis answer? (Raises the outage error when it does not.)"""
+    return bool(client().ping())
+
+
 def has_result(key: str) -> bool:
     where = stored_key(key)
     return known(where) or bool(client().exists(_k("result", where)))

@@ -13,7 +13,7 @@ from benchmarks.load import _free_port, _stop_group
 from conftest import gunicorn_server
 from dashboard.crossgen.kinds import SCENARIO
 from pc_browser import fresh_browser, text_in
-from test_scaleout import LINK, Worker, _wait, cluster_env
+from test_scaleout import LINK, Worker, _run_enabled, _wait, cluster_env
 
 UNREACHABLE = "job service is unreachable"
 
@@ -127,3 +127,54 @@ def test_redis_down_for_seconds_says_so_then_shows_the_result(service):
         assert "failed" not in d.find_element("id", "scenario-job-status").text
     finally:
         d.quit()
+
+
+def _notice_shown(d) -> bool:
+    """The app's notice (dashboard/ui/service_notice.py) or the job panel's own line says the service is down."""
+    for el in d.find_elements("css selector", "#service-notice, #scenario-service"):
+        if el.is_displayed() and UNREACHABLE in el.text:
+            return True
+    return False
+
+
+def test_save_and_a_cached_link_while_redis_is_down_are_never_silent_and_recover(service):
+    """While Redis is down: Save on a page whose result this server holds in memory either saves or shows the
+    notice, never nothing; a cached link whose result only Redis holds shows the notice within seconds. Redis
+    back: the notice goes by itself and the link opens."""
+    from dashboard import jobs
+
+    d, other = fresh_browser(), None
+    try:
+        d.get(service["a"] + LINK.format(seed=43))
+        assert text_in(d, "#scenario-best-eout", 300).endswith("%")
+        jobs.put_result(_key(44), jobs.get_result(_key(43)))  # in Redis only: no web server has read it
+        service["redis"].stop()
+        t0 = time.time()
+        d.find_element("id", "scenario-save").click()
+        assert _wait(lambda: _notice_shown(d) or "Saved as" in d.find_element("id", "scenario-save-status").text,
+                     20), "Save while Redis is down said nothing"
+        print(f"\nSave while redis is down -> {'notice' if _notice_shown(d) else 'saved'} after "
+              f"{time.time() - t0:.1f} s")
+        other = fresh_browser()
+        t1 = time.time()
+        other.get(service["a"] + LINK.format(seed=44))
+        assert _wait(lambda: _notice_shown(other), 30), "no notice on a cached link while Redis is down"
+        print(f"cached link while redis is down -> the notice after {time.time() - t1:.1f} s")
+        said = " ".join(e.text for e in other.find_elements("css selector", "#service-notice, #scenario-service")
+                        if e.is_displayed())
+        print(f"it says: {said!r}")
+        service["redis"].start()
+        t2 = time.time()
+        if "run again" in said:  # the panel asked for a new run: Run, now that Redis answers, shows the result
+            assert _wait(lambda: _run_enabled(other), 10)
+            other.find_element("id", "scenario-run").click()
+        else:  # the app's notice: it goes by itself
+            assert _wait(lambda: not _notice_shown(other), 30), "the notice stayed after Redis returned"
+            other.refresh()
+        assert text_in(other, "#scenario-best-eout", 60).endswith("%")
+        print(f"redis back -> the result on the page {time.time() - t2:.1f} s later")
+        assert not _notice_shown(other)
+    finally:
+        d.quit()
+        if other is not None:
+            other.quit()

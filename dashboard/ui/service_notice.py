@@ -1,0 +1,56 @@
+"""The notice every page shows while the job service (Redis, the redis backend) does not answer.
+
+A callback that meets an outage (:func:`dashboard.jobs.outage.is_outage`) cannot read a cached result, save
+one, or lay a page out from one; instead of leaving the page silent (Dash's "no update"), the app's error
+handler (:mod:`dashboard.callback_errors`) shows this notice and starts a check every few seconds; the check
+hides the notice as soon as the service answers again. Nothing a page holds is lost meanwhile, and nothing
+is half-saved (saves write their files only after the result was read).
+"""
+
+from __future__ import annotations
+
+from dash import Input, Output, callback, dcc, html, no_update, set_props
+
+NOTICE = "service-notice"
+CHECK = "service-notice-check"
+CHECK_MS = 3000
+TEXT = ("The job service is unreachable: results cannot be read, run or saved until it answers again. "
+        "Nothing was lost; this notice goes away by itself when it answers, and then you can try again.")
+
+
+def layout():
+    """The (hidden) notice and its check, for the app's layout."""
+    return html.Div([
+        html.Div(TEXT, id=NOTICE, hidden=True, role="status", className="alert alert-warning service-notice"),
+        dcc.Interval(id=CHECK, interval=CHECK_MS, disabled=True),
+    ])
+
+
+def show() -> None:
+    """Show the notice from inside a callback (the error handler of an outage), and start the check."""
+    set_props(NOTICE, {"hidden": False})
+    set_props(CHECK, {"disabled": False})
+
+
+def reachable() -> bool:
+    """Does the job service answer? (Always, with the local backend.)"""
+    from dashboard.jobs.backend import active
+    from dashboard.jobs.outage import is_outage
+
+    ping = getattr(active(), "ping", None)
+    if ping is None:
+        return True
+    try:
+        return bool(ping())
+    except Exception as exc:
+        if is_outage(exc):
+            return False
+        raise
+
+
+@callback(Output(NOTICE, "hidden"), Output(CHECK, "disabled"), Input(CHECK, "n_intervals"),
+          prevent_initial_call=True)
+def _check(_n):
+    if reachable():
+        return True, True
+    return no_update, no_update
