@@ -178,3 +178,32 @@ def test_save_and_a_cached_link_while_redis_is_down_are_never_silent_and_recover
         d.quit()
         if other is not None:
             other.quit()
+
+
+def test_a_job_whose_redis_data_is_lost_ends_with_its_result_or_run_again_never_a_spinner(service):
+    """Redis restarted without its data mid-job (a restart with persistence off, or its files lost): every key
+    of the job is gone. The job still runs on its worker: the page must end with the result or with "run
+    again", within a bounded time, never keep polling for ever."""
+    import shutil
+
+    d = fresh_browser()
+    try:
+        d.get(service["a"] + LINK.format(seed=45))
+        assert _wait(lambda: _state(_key(45)) == "running", 60)
+        service["redis"].stop()
+        for f in service["redis"].folder.iterdir():  # its data gone
+            shutil.rmtree(f) if f.is_dir() else f.unlink()
+        service["redis"].start()
+        t0 = time.time()
+
+        def ended():
+            if d.find_elements("css selector", "#scenario-best-eout") and \
+                    d.find_element("css selector", "#scenario-best-eout").text.endswith("%"):
+                return "result"
+            status = d.find_element("id", "scenario-job-status").text.lower()
+            return "run again" if ("run again" in status and _run_enabled(d)) else False
+
+        assert _wait(ended, 300), "the page kept waiting after the job's data was lost"
+        print(f"\nredis data lost mid-job -> {ended()} on the page {time.time() - t0:.1f} s later")
+    finally:
+        d.quit()
