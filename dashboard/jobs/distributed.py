@@ -30,10 +30,10 @@ import socket
 import threading
 import time
 import uuid
-import zlib
 from functools import lru_cache
 
 from dashboard import settings
+from dashboard.jobs.codec import pack, unpack
 from dashboard.jobs.keys import check_key, stored_key
 from dashboard.jobs.memo import known, remembered
 from dashboard.jobs.outage import is_outage, retrying
@@ -64,28 +64,10 @@ def _k(*parts) -> str:
 
 # ------------------------------------------------------------------------ results, status, heartbeats
 
-def _default(o):
-    import numpy as np
-
-    if isinstance(o, np.generic):
-        return o.item()
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    raise TypeError(f"{type(o).__name__} is not JSON")
-
-
-def _pack(value) -> bytes:
-    return zlib.compress(json.dumps(value, default=_default, separators=(",", ":")).encode(), 6)
-
-
-def _unpack(raw):
-    return None if raw is None else json.loads(zlib.decompress(raw))
-
-
 def get_result(key: str):
     """A result of the current project by key, through this process's memo of recent reads."""
     where = stored_key(key)
-    return remembered(where, lambda: _unpack(client().get(_k("result", where))))
+    return remembered(where, lambda: unpack(client().get(_k("result", where))))
 
 
 def ping() -> bool:
@@ -100,7 +82,7 @@ def has_result(key: str) -> bool:
 
 def put_result(key: str, value: dict) -> None:
     where = stored_key(key)
-    client().set(_k("result", where), _pack(value), ex=int(settings.RESULT_TTL_SECONDS))
+    client().set(_k("result", where), pack(value), ex=int(settings.RESULT_TTL_SECONDS))
 
 
 def set_status(key: str, state: str, **extra) -> None:

@@ -86,6 +86,8 @@ def background_manager():
     # answer a later identical payload (the same link opened again) with that old output. Results are
     # cached by the app itself (results(), keyed by validated inputs); the manager only carries a job's
     # answer to the page once.
+    # Dash's own store of a job's answer and progress (its encoding: Dash pickles these; only this server's
+    # job processes write them, and no result is kept here: results() is JSON)
     cache = _open_cache("jobs", size_limit=256 * 1024**2)
     return GroupManager(cache, expire=RESULT_TTL_SECONDS)
 
@@ -112,8 +114,11 @@ def _open_results():
     # Rollback journal, not WAL: jobs are forked children of a threaded server,
     # and a WAL index shared across fork() was seen to hide a child's writes
     # from its parent until the child exited.
+    # values as JSON (dashboard.jobs.codec), never pickles: the same encoding as the redis backend's
+    from dashboard.jobs.codec import JsonDisk
+
     return _open_cache("results", size_limit=RESULT_CACHE_BYTES, eviction_policy="least-recently-used",
-                       timeout=30, sqlite_journal_mode="delete")
+                       timeout=30, sqlite_journal_mode="delete", disk=JsonDisk)
 
 
 def _open_cache(name: str, **options):
@@ -146,7 +151,17 @@ def get_result(key: str):
     """A result of the current project by key (``InvalidKey`` for a malformed one), through this process's
     memo of recent reads."""
     where = stored_key(key)
-    return remembered(where, lambda: results().get(where))
+    return remembered(where, lambda: _read(where))
+
+
+def _read(where: str):
+    """The stored result, or None; an entry in another encoding (never unpickled, dashboard.jobs.codec) is
+    removed, so that the key reads as not computed everywhere (has_result too) and is computed again."""
+    cache = results()
+    value = cache.get(where)
+    if value is None and where in cache:
+        cache.delete(where)
+    return value
 
 
 def has_result(key: str) -> bool:
