@@ -10,7 +10,9 @@ from dashboard.ui.components import alert, card, grid, num_col, register_csv, st
 from dashboard.ui.figures import empty
 from dashboard.accelerators.fields import custom_accelerator_box
 from dashboard.ui.fields import dropdown, field, number_field
+from dashboard.ui import report_download
 from dashboard.ui.share import register_url_sync, share_box
+from dashboard.accelerators.report import build_accelerometer
 from dashboard.accelerators.views import ACCEL_PARAMS, accelerometer_view
 from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default
 from dashboard.ui.format import message
@@ -53,7 +55,7 @@ def layout(**query):
         ], className="form-grid"),
             custom_accelerator_box(P, v, v["acc"] == "custom"),
             dcc.Input(id=f"{P}-timing", type="hidden", value=v["timing"] or ""),
-            share_box(P)),
+            share_box(P), report_download.controls(P)),
         html.Div(view_error, id=f"{P}-error"),
         html.Div(advice, id=f"{P}-advice"),
         card(dcc.Graph(id=f"{P}-bounds-graph", figure=bounds)),
@@ -75,6 +77,8 @@ def layout(**query):
 
 
 register_url_sync(P, NAMES, [f"{P}-{n}" for n in NAMES])
+report_download.register(P, NAMES, PARAMS, "/accelerometer", build_accelerometer,
+                         lambda v: f"perfcast_accelerometer_{v['acc']}")
 register_csv(f"{P}-regions-grid")
 register_csv(f"{P}-cutoffs-grid")
 

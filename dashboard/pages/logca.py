@@ -12,7 +12,9 @@ from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.ui.figures import empty
 from dashboard.accelerators.fields import custom_accelerator_box
 from dashboard.ui.fields import dropdown, field, number_field
+from dashboard.ui import report_download
 from dashboard.ui.share import register_url_sync, share_box
+from dashboard.accelerators.report import build_logca
 from dashboard.accelerators.views import LOGCA_PARAMS, MULTI_MODES, logca_view
 from dashboard.state.uploads import decode_upload, parse_upload
 from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default
@@ -63,7 +65,7 @@ def layout(**query):
                 dcc.Input(id=f"{P}-timing", type="hidden", value=v["timing"] or ""),
             ], className="run-row"),
             html.Div(id=f"{P}-upload-status"),
-            share_box(P)),
+            share_box(P), report_download.controls(P)),
         html.Div(view_error, id=f"{P}-error"),
         card(dcc.Graph(id=f"{P}-speedup-graph", figure=speedup, config={"toImageButtonOptions": {
             "filename": "logca-speedup"}}),
@@ -102,6 +104,7 @@ def layout(**query):
 
 
 register_url_sync(P, NAMES, [f"{P}-{n}" for n in NAMES])
+report_download.register(P, NAMES, PARAMS, "/logca", build_logca, lambda v: f"perfcast_logca_{v['focus']}")
 register_csv(f"{P}-grid")
 register_csv(f"{P}-fit-grid")
 
