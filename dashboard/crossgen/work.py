@@ -141,7 +141,7 @@ def generations_result(params: dict, report=silent, *, scenario) -> dict:
         apps = dict(zip(shipped.workloads()["workload"], shipped.workloads()["application"]))
     return {"host": params["host"], "targets": targets, "summary": summary, "scenario_keys": keys,
             "speedup": speedup, "predicted_speedup": predicted_speedup, "sim_speedup": sim_speedup,
-            "applications": apps}
+            "applications": apps, "params": dict(params)}  # the link's inputs, for the report
 
 
 def simulator_speedups(host_seconds, sim_seconds) -> dict:

@@ -1,7 +1,7 @@
 """Generations side by side: one host, several targets (HALWPE Fig. 4, Tables 4-11)."""
 
 import dash
-from dash import Input, Output, callback, dcc, html
+from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard import jobs
 from dashboard.crossgen.figures import side_by_side, simulator_speedups, speedups
@@ -50,7 +50,12 @@ def layout(**query):
                "with the Scenario page).", className="lead"),
         alert(error) if error else None,
         card(html.Div(scenario_controls(P, v, target=False, multi_targets=v["targets"]), className="form-grid"),
-             job_panel(P, request, "Compare generations"), share_box(P)),
+             job_panel(P, request, "Compare generations"), share_box(P),
+             html.Div([html.Button("Download report", id=f"{P}-download-report", className="btn btn-small",
+                                   n_clicks=0),
+                       html.Span(" one HTML file with the charts, the table, the inputs and the provenance; it "
+                                 "opens offline", className="hint"),
+                       dcc.Download(id=f"{P}-report")], className="run-row")),
         card(field("Order workloads by the speedup of", dropdown(f"{P}-order", v["targets"], v["order"])),
              dcc.Graph(id=f"{P}-speedup-graph", figure=speed_fig)),
         card(html.H2("Best model per target"),
@@ -142,3 +147,20 @@ def _render(ready, order_by):
           Input(f"{P}-right", "value"), prevent_initial_call=True)
 def _pair(ready, left, right):
     return pair_view(jobs.result_for(ready), left, right)
+
+
+@callback(Output(f"{P}-report", "data"), Input(f"{P}-download-report", "n_clicks"), State(f"{P}-ready", "data"),
+          State(f"{P}-order", "value"), prevent_initial_call=True)
+def _report(n, ready, order_by):
+    res = jobs.result_for(ready)
+    if not res or not isinstance(n, int) or n <= 0 or not isinstance(res.get("params"), dict):
+        return no_update
+    from dashboard.crossgen.generations_report import build
+    from dashboard.state import datasets
+    from dashboard.ui.report import file_name, view_link
+
+    params = res["params"]  # what the server parsed when it computed this result
+    ds = datasets.get(params["dataset"])
+    order_by = order_by if order_by in res["targets"] else None
+    report = build(res, params, view_link("/generations", params), ds.name, ds.fingerprint, order_by)
+    return dcc.send_bytes(report.html(), file_name(f"perfcast_generations_{res['host']}"))
