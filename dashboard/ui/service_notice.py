@@ -21,7 +21,7 @@ TEXT = ("The job service is unreachable: results cannot be read, run or saved un
 def layout():
     """The (hidden) notice and its check, for the app's layout."""
     return html.Div([
-        html.Div(TEXT, id=NOTICE, hidden=True, role="status", className="alert alert-warning service-notice"),
+        html.Div(TEXT, id=NOTICE, hidden=True, role="status", className="service-notice"),
         dcc.Interval(id=CHECK, interval=CHECK_MS, disabled=True),
     ])
 
