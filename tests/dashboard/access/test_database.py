@@ -144,3 +144,45 @@ def test_audit_events_are_rows(url, monkeypatch):
         (event,) = db.scalars(select(AuditEvent)).all()
     assert (event.action, event.address, event.user_name) == ("dataset saved", "10.1.2.3", None)
     assert event.detail == {"dataset": "ds-0", "name": "x\ny"}
+
+
+def test_a_fork_waits_for_a_session_another_thread_is_in_and_the_child_can_query(tmp_path):
+    """A job forked while another thread is inside an SQLite transaction would wait for ever on its first query;
+    fork() waits for the session instead (modeling.parallel.no_fork), and the child's query answers."""
+    import os
+    import threading
+    import time
+
+    from sqlalchemy import text
+
+    url = f"sqlite:///{tmp_path / 'fork.db'}"
+    database.migrate(url)
+    inside, ended = threading.Event(), []
+
+    def writer():
+        with database.session(url) as db:
+            db.execute(text("CREATE TABLE IF NOT EXISTS t (x INTEGER)"))
+            db.execute(text("INSERT INTO t VALUES (1)"))  # a write transaction is open
+            inside.set()
+            time.sleep(0.5)
+        ended.append(time.monotonic())
+
+    t = threading.Thread(target=writer)
+    t.start()
+    assert inside.wait(5)
+    pid = os.fork()
+    if pid == 0:  # the child: a query within 5 s, else exit 1
+        import signal
+
+        signal.alarm(5)
+        try:
+            with database.session(url) as db:
+                ok = db.execute(text("SELECT count(*) FROM t")).scalar() == 1
+        except BaseException:
+            os._exit(2)
+        os._exit(0 if ok else 1)
+    forked_at = time.monotonic()
+    t.join()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert ended and forked_at >= ended[0] - 0.05  # fork() returned only once the session had ended
