@@ -131,7 +131,7 @@ def bounds_figure(g, speedup, bounds: dict, title: str, dependent_latency: bool 
         data.append(_line(g, y, f"{k} bound ({text})", color, "dash", 1.5))
     data.append(_line(g, s, "speedup", "#0b6e99", width=3))
     lo = max(float(np.nanmin(s)) / 3, 1e-6)
-    yaxis = {"type": "log", "title": {"text": "speedup"},
+    yaxis = {"type": "log", "title": {"text": "speedup"}, "dtick": 1,  # a label per decade, not per minor tick
              "range": [math.log10(lo), math.log10(float(np.nanmax(s)) * 20)]}
     return _figure(data, title, 420, yaxis=yaxis)
 
@@ -178,7 +178,7 @@ def totem_figure(tot, g, label) -> dict:
         xd, yd = domains[idx]
         layout[f"xaxis{n}"] = {**_log_x(dtick=math.log10(16)), "domain": xd, "anchor": f"y{n}",
                                "title": {"text": "granularity (bytes)" if idx >= 2 else ""}}
-        layout[f"yaxis{n}"] = {"type": "log", "domain": yd, "anchor": f"x{n}"}
+        layout[f"yaxis{n}"] = {"type": "log", "domain": yd, "anchor": f"x{n}", "dtick": 1}  # decades only
         axes = {"xaxis": f"x{n}", "yaxis": f"y{n}"}
         data.append(_line(g, tot["base"], "base", "#1d2733", legendgroup="base", showlegend=idx == 0, **axes))
         for j, (f, y) in enumerate(tot[k].items()):

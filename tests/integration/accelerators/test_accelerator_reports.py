@@ -65,3 +65,15 @@ def test_the_accelerometer_report_opens_offline_with_the_advisors_decision(dash_
     assert html.escape(adv["programmer"]["decision"]) in text
     assert f"speedup now<b>{adv['speedup']:.3g} at {fmt_bytes(adv['granularity'])}</b>" in text
     _opens_offline(report, 3)
+
+
+def test_the_bounds_and_totem_log_axes_label_decades_only():
+    """Item 8 of the review: the bounds chart labelled every minor tick of its log axis ("2 5 2 5")."""
+    from dashboard.accelerators.views import ACCEL_PARAMS, accelerometer_view
+    from dashboard.ui.url_state import parse_or_default
+
+    v, _ = parse_or_default({}, ACCEL_PARAMS)
+    out = accelerometer_view(v)
+    assert out["bounds"]["layout"]["yaxis"]["dtick"] == 1
+    totem_axes = [ax for k, ax in out["totem"]["layout"].items() if k.startswith("yaxis")]
+    assert totem_axes and all(ax.get("dtick") == 1 for ax in totem_axes if ax.get("type") == "log")
