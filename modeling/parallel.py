@@ -141,38 +141,3 @@ def _renew_all_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_renew_all_in_child)
-
-
-# ------------------------------------------------------------------ SQLite across fork()
-# A job is forked from a threaded web worker. If another thread of the worker is inside an SQLite transaction
-# at that moment, the child inherits SQLite's in-process record of that lock (not the lock itself), and every
-# connection the child opens to that database file then waits for a lock no process holds: the job hangs on
-# its first access. So the code that talks to an SQLite file (the local job backend's caches, the access
-# database's sessions) runs inside :func:`no_fork`, and fork() itself takes the same guard: no transaction is
-# open when a child is made. One guard for every database, so that two of them can never be taken in
-# opposite orders.
-
-_FORK_GUARD = threading.RLock()
-
-
-def no_fork():
-    """The guard (a re-entrant lock): ``with no_fork():`` keeps this process from forking during the block,
-    and waits for a fork in progress."""
-    return _FORK_GUARD
-
-
-def _guard_before_fork() -> None:
-    _FORK_GUARD.acquire()
-
-
-def _guard_after_fork_in_parent() -> None:
-    _FORK_GUARD.release()
-
-
-def _guard_after_fork_in_child() -> None:
-    global _FORK_GUARD
-    _FORK_GUARD = threading.RLock()
-
-
-os.register_at_fork(before=_guard_before_fork, after_in_parent=_guard_after_fork_in_parent,
-                    after_in_child=_guard_after_fork_in_child)

@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from modeling.parallel import ForkSafeLock, no_fork
+from modeling.parallel import ForkSafeLock
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _ENGINES: dict[str, tuple[Engine, sessionmaker]] = {}
@@ -72,20 +72,16 @@ def _entry(url: str | None):
 
 @contextlib.contextmanager
 def session(url: str | None = None):
-    """A transaction: committed when the block ends, rolled back if it raises. The process does not fork
-    meanwhile (``modeling.parallel.no_fork``: a job forked while another thread is inside an SQLite
-    transaction would hang on its first query)."""
-    factory = _entry(url)[1]
-    with no_fork():
-        db: Session = factory()
-        try:
-            yield db
-            db.commit()
-        except BaseException:
-            db.rollback()
-            raise
-        finally:
-            db.close()
+    """A transaction: committed when the block ends, rolled back if it raises."""
+    db: Session = _entry(url)[1]()
+    try:
+        yield db
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    finally:
+        db.close()
 
 
 def alembic_config(url: str):

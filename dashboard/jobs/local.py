@@ -28,17 +28,20 @@ from dashboard import settings
 from dashboard.jobs.keys import check_key, stored_key
 from dashboard.jobs.memo import remembered
 from dashboard.settings import RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
-from modeling.parallel import no_fork
 
 
-# SQLite across fork(): every cache call of this process runs under modeling.parallel.no_fork() (the guard
-# fork() itself takes), so that no transaction is open when a job is forked (see there).
+# SQLite across fork(): a job is forked from a threaded web worker. If another thread of the worker is
+# inside a transaction at that moment, the child inherits SQLite's in-process record of that lock (not
+# the lock itself), and every connection the child opens to that database then waits for a lock no
+# process holds: the job hangs on its first cache access. So every cache call of this process runs
+# under one guard, and a fork waits for the guard: no transaction is open when the child is made.
+_SQLITE = threading.RLock()
 
 
 def _guarded(fn):
     @functools.wraps(fn)
     def call(*args, **kwargs):
-        with no_fork():
+        with _SQLITE:
             return fn(*args, **kwargs)
     return call
 
@@ -69,7 +72,7 @@ def background_manager():
         def terminate_job(self, job):
             if job is not None:
                 kill_group(int(job))
-            with no_fork():
+            with _SQLITE:
                 super().terminate_job(job)
 
         get_progress = _guarded(DiskcacheManager.get_progress)
@@ -100,7 +103,7 @@ def results():
     if pid not in _RESULTS:
         with _RESULTS_LOCK:  # one open per process, whatever the number of threads
             if pid not in _RESULTS:
-                with no_fork():
+                with _SQLITE:
                     _RESULTS[pid] = _GuardedCache(_open_results())
     return _RESULTS[pid]
 
@@ -136,11 +139,12 @@ def _open_cache(name: str, **options):
 
 def _fresh_locks_after_fork() -> None:
     # a job is forked from a threaded worker: a lock another thread held at the fork would never be released
-    global _RESULTS_LOCK
-    _RESULTS_LOCK = threading.Lock()
+    global _RESULTS_LOCK, _SQLITE
+    _RESULTS_LOCK, _SQLITE = threading.Lock(), threading.RLock()
 
 
-os.register_at_fork(after_in_child=_fresh_locks_after_fork)
+os.register_at_fork(before=lambda: _SQLITE.acquire(), after_in_parent=lambda: _SQLITE.release(),
+                    after_in_child=_fresh_locks_after_fork)
 
 
 def get_result(key: str):
