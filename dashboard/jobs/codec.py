@@ -19,7 +19,8 @@ import diskcache
 from diskcache.core import MODE_PICKLE, UNKNOWN
 
 
-def _plain(o):
+def plain(o):
+    """``json.dumps``'s ``default``: numpy arrays and scalars as lists and numbers."""
     import numpy as np
 
     if isinstance(o, np.generic):
@@ -31,7 +32,7 @@ def _plain(o):
 
 def pack(value) -> bytes:
     """``value`` as compressed JSON bytes."""
-    return zlib.compress(json.dumps(value, default=_plain, separators=(",", ":")).encode(), 6)
+    return zlib.compress(json.dumps(value, default=plain, separators=(",", ":")).encode(), 6)
 
 
 def unpack(raw):

@@ -35,6 +35,7 @@ from functools import lru_cache
 import numpy as np
 
 from dashboard import settings
+from dashboard.jobs.codec import plain
 from dashboard.jobs.outage import is_outage
 
 TASK_NAME = "perfcast.fanout.help"
@@ -65,19 +66,11 @@ def _parse(name: str) -> tuple[str, int | None]:
     return model, None if fold == "all" else int(fold)
 
 
-def _plain(o):
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    if isinstance(o, np.generic):
-        return o.item()
-    raise TypeError(f"{type(o).__name__} is not JSON")
-
-
 def encode(out) -> str:
     """A fit's output as JSON: ``(predictions or None, info or None, seconds)`` and who computed it."""
     pred, info, seconds = out
     return json.dumps({"pred": pred, "info": info, "seconds": seconds, "by": f"{socket.gethostname()}:{os.getpid()}"},
-                      default=_plain)
+                      default=plain)
 
 
 def decode(raw) -> tuple[tuple, str]:

@@ -84,3 +84,28 @@ def choose(dash_duo, selector, text):
 def present(driver, selector, timeout=30):
     return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
         lambda d: d.find_elements("css selector", selector) or False)
+
+
+def download_report(driver, button: str, pattern: str, folder, timeout=60):
+    """Click ``button`` (a "Download report" selector) and return the file matching ``pattern`` in ``folder``."""
+    driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(folder)})
+    present(driver, button, timeout)[0].click()
+    deadline = time.time() + timeout
+    while time.time() < deadline and not list(folder.glob(pattern)):
+        time.sleep(0.2)
+    return next(folder.glob(pattern))
+
+
+def report_opens_offline(report, ready_selectors) -> None:
+    """The report's markup names no other host, and a browser that never talked to the server draws every
+    selector of ``ready_selectors`` from the file alone."""
+    import re
+
+    markup = re.sub(r"<script>.*?</script>", "", report.read_text(), count=1, flags=re.S)  # all but plotly.js
+    assert not re.search(r"""(src|href)=['"]?(https?:)?//(?!127\.0\.0\.1|localhost)""", markup)
+    offline = fresh_browser(signed_in=False)
+    try:
+        offline.get(report.as_uri())
+        WebDriverWait(offline, 30).until(lambda d: all(d.find_elements("css selector", s) for s in ready_selectors))
+    finally:
+        offline.quit()

@@ -1,35 +1,9 @@
 """/logca's and /accelerometer's Download report: the file opens in a browser with no server, its charts
 drawn, and carries the page's numbers (computed here independently of the page, from the library)."""
 
-import re
-import time
-
-from selenium.webdriver.support.ui import WebDriverWait
-
 from modeling.accelerators import logca
 from modeling.accelerators.advisor import fmt_bytes
-from pc_browser import fresh_browser, present, start
-
-
-def _download(dash_duo, prefix, pattern, tmp_path):
-    dash_duo.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
-    present(dash_duo.driver, f"#{prefix}-download-report", 60)[0].click()
-    deadline = time.time() + 60
-    while time.time() < deadline and not list(tmp_path.glob(pattern)):
-        time.sleep(0.2)
-    return next(tmp_path.glob(pattern))
-
-
-def _opens_offline(report, charts):
-    markup = re.sub(r"<script>.*?</script>", "", report.read_text(), count=1, flags=re.S)
-    assert not re.search(r"""(src|href)=['"]?(https?:)?//(?!127\.0\.0\.1|localhost)""", markup)
-    offline = fresh_browser(signed_in=False)
-    try:
-        offline.get(report.as_uri())
-        WebDriverWait(offline, 30).until(lambda d: all(
-            d.find_elements("css selector", f"#chart-{i} .main-svg") for i in range(charts)))
-    finally:
-        offline.quit()
+from pc_browser import download_report, report_opens_offline, start
 
 
 def test_the_logca_report_opens_offline_with_the_pages_numbers(dash_duo, perfcast_app, tmp_path):
@@ -41,11 +15,11 @@ def test_the_logca_report_opens_offline_with_the_pages_numbers(dash_duo, perfcas
     focus = sources.resolve(v["focus"], v)
     g1 = logca.summary(focus.params)["g1"]
     start(dash_duo, perfcast_app, "/logca")
-    report = _download(dash_duo, "logca", "perfcast_logca_*.html", tmp_path)
+    report = download_report(dash_duo.driver, "#logca-download-report", "perfcast_logca_*.html", tmp_path)
     text = report.read_text()
     assert f"break-even g1<b>{fmt_bytes(g1)}</b>" in text
     assert "Implication 1" in text and "code version" in text.lower() and "preset from the thesis" in text
-    _opens_offline(report, 3)
+    report_opens_offline(report, [f"#chart-{i} .main-svg" for i in range(3)])
 
 
 def test_the_accelerometer_report_opens_offline_with_the_advisors_decision(dash_duo, perfcast_app, tmp_path):
@@ -58,13 +32,14 @@ def test_the_accelerometer_report_opens_offline_with_the_advisors_decision(dash_
     a = sources.resolve(v["acc"], v)
     adv = advise(a.params, v["target"], v["g0"], v["factor"], v["threshold"] / 100.0)
     start(dash_duo, perfcast_app, "/accelerometer")
-    report = _download(dash_duo, "accel", "perfcast_accelerometer_*.html", tmp_path)
+    report = download_report(dash_duo.driver, "#accel-download-report", "perfcast_accelerometer_*.html",
+                             tmp_path)
     text = report.read_text()
     import html
 
     assert html.escape(adv["programmer"]["decision"]) in text
     assert f"speedup now<b>{adv['speedup']:.3g} at {fmt_bytes(adv['granularity'])}</b>" in text
-    _opens_offline(report, 3)
+    report_opens_offline(report, [f"#chart-{i} .main-svg" for i in range(3)])
 
 
 def test_the_bounds_and_totem_log_axes_label_decades_only():
