@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -76,16 +77,33 @@ def map_unordered(fn: Callable, items: Iterable, n_jobs: int | None = 1) -> Iter
         pool = None
     finally:
         if pool is not None:  # the consumer stopped early: the remaining results are not wanted
-            _kill_workers(pool)
-            pool.terminate()
+            _stop(pool)
         del _TASKS[token]
 
 
+STOP_GRACE_SECONDS = 3.0
+
+
+def _stop(pool) -> None:
+    """End ``pool`` when its results are no longer wanted: ``Pool.terminate`` (which tells the result
+    thread to stop, then SIGTERMs the workers and waits for them), and SIGKILL for the workers it is still
+    waiting for after :data:`STOP_GRACE_SECONDS`.
+
+    Not SIGKILL first: a worker killed while it writes a result holds the result queue's lock for good, and
+    ``terminate`` then waits on that lock for ever (seen: a job stopped as abandoned never ended)."""
+    ender = threading.Thread(target=pool.terminate, name="pool-stop", daemon=True)
+    ender.start()
+    ender.join(STOP_GRACE_SECONDS)
+    if ender.is_alive():
+        _kill_workers(pool)
+        ender.join(STOP_GRACE_SECONDS)
+
+
 def _kill_workers(pool) -> None:
-    """SIGKILL every worker of ``pool``. ``Pool.terminate`` sends SIGTERM and then waits for each worker;
-    a worker forked from a threaded process can be stuck on a lock some other thread held at the fork
-    before its initializer restored SIGTERM's default action, and would then ignore SIGTERM (its parent's
-    Python-level handler only sets a flag) and be waited for for ever."""
+    """SIGKILL every worker of ``pool`` (once ``terminate`` has had its grace). ``Pool.terminate`` sends
+    SIGTERM and then waits for each worker; a worker forked from a threaded process can be stuck on a lock
+    some other thread held at the fork before its initializer restored SIGTERM's default action, and would
+    then ignore SIGTERM (its parent's Python-level handler only sets a flag) and be waited for for ever."""
     for process in list(getattr(pool, "_pool", ())):
         try:
             process.kill()
@@ -141,3 +159,129 @@ def _renew_all_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_renew_all_in_child)
+
+
+# ------------------------------------------------------------------ library state across fork()
+# A lock is not the only thing a fork can catch half-way: a thread inside a C library (SQLite holding its
+# mutexes during a statement), inside numba's compiler (its global lock, LLVM's state) or importing a module
+# (the module's import lock) leaves that state taken in the child, whose first use of the library then waits
+# for ever. fork() therefore waits (os.register_at_fork) until no other thread is in any of them:
+#
+# * code that calls such a C library runs inside ``FORK_GATE`` (shared: any number of threads at once);
+# * numba's global compiler lock is taken around the fork (a compilation in progress finishes first);
+# * an import in progress in another thread finishes first (waited for at most IMPORT_WAIT_SECONDS).
+
+IMPORT_WAIT_SECONDS = 10.0
+
+
+class ForkGate:
+    """Sections that a ``fork()`` must not fall inside. ``with gate:`` enters (threads share it, and may nest);
+    :meth:`close` waits until no other thread is inside and keeps new ones out until :meth:`open`. A thread's
+    own sections do not hold up its own fork."""
+
+    def __init__(self):
+        self._renew()
+
+    def _renew(self) -> None:
+        self._cond = threading.Condition(threading.Lock())
+        self._inside = 0
+        self._mine = threading.local()
+
+    def __enter__(self):
+        with self._cond:
+            self._inside += 1
+        self._mine.depth = getattr(self._mine, "depth", 0) + 1
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._mine.depth -= 1
+        with self._cond:
+            self._inside -= 1
+            if self._inside == 0:
+                self._cond.notify_all()
+
+    def inside(self) -> int:
+        """How many sections are open, in every thread."""
+        return self._inside
+
+    def close(self) -> None:
+        self._cond.acquire()
+        own = getattr(self._mine, "depth", 0)
+        while self._inside > own:
+            self._cond.wait()
+
+    def open(self) -> None:
+        self._cond.release()
+
+    def after_fork_in_child(self) -> None:
+        own = getattr(self._mine, "depth", 0)  # the forking thread's own sections are still open in the child
+        self._renew()
+        self._inside = own
+        self._mine.depth = own
+
+
+FORK_GATE = ForkGate()
+
+
+def gated(fn: Callable) -> Callable:
+    """``fn`` run inside :data:`FORK_GATE`."""
+    import functools
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with FORK_GATE:
+            return fn(*args, **kwargs)
+    return call
+
+
+def _numba_lock():
+    module = sys.modules.get("numba.core.compiler_lock")
+    return getattr(module, "global_compiler_lock", None)
+
+
+def _wait_for_imports(seconds: float) -> None:
+    """Wait until no other thread holds a module's import lock (an import under way), at most ``seconds``."""
+    import importlib._bootstrap as bootstrap
+    import time
+
+    me, deadline = threading.get_ident(), time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        busy = False
+        for ref in list(getattr(bootstrap, "_module_locks", {}).values()):
+            lock = ref()
+            owner = getattr(lock, "owner", None)
+            if owner is not None and owner != me:
+                busy = True
+                break
+        if not busy:
+            return
+        time.sleep(0.005)
+
+
+_HELD = threading.local()  # what this thread's fork took (forks of different threads do not mix them up)
+
+
+def _before_fork() -> None:
+    _wait_for_imports(IMPORT_WAIT_SECONDS)
+    numba_lock = _numba_lock()
+    if numba_lock is not None:
+        numba_lock.acquire()
+    _HELD.numba = numba_lock
+    FORK_GATE.close()
+
+
+def _after_fork_in_parent() -> None:
+    FORK_GATE.open()
+    numba_lock, _HELD.numba = _HELD.numba, None
+    if numba_lock is not None:
+        numba_lock.release()
+
+
+def _after_fork_in_child() -> None:
+    FORK_GATE.after_fork_in_child()
+    numba_lock, _HELD.numba = _HELD.numba, None
+    if numba_lock is not None:  # taken by this (the forking) thread, which the child still is
+        numba_lock.release()
+
+
+os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent, after_in_child=_after_fork_in_child)

@@ -12,13 +12,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import sqlite3
 from pathlib import Path
 
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from modeling.parallel import ForkSafeLock
+from modeling.parallel import FORK_GATE, ForkSafeLock
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _ENGINES: dict[str, tuple[Engine, sessionmaker]] = {}
@@ -34,6 +35,62 @@ def _reset_after_fork() -> None:
 
 
 os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+class _GatedCursor(sqlite3.Cursor):
+    """A cursor whose calls into SQLite run inside the fork gate (modeling.parallel): a job forked while a web
+    thread runs a statement would find SQLite's mutexes held for ever."""
+
+    def execute(self, *args):
+        with FORK_GATE:
+            return super().execute(*args)
+
+    def executemany(self, *args):
+        with FORK_GATE:
+            return super().executemany(*args)
+
+    def executescript(self, *args):
+        with FORK_GATE:
+            return super().executescript(*args)
+
+    def fetchone(self):
+        with FORK_GATE:
+            return super().fetchone()
+
+    def fetchmany(self, *args, **kwargs):
+        with FORK_GATE:
+            return super().fetchmany(*args, **kwargs)
+
+    def fetchall(self):
+        with FORK_GATE:
+            return super().fetchall()
+
+    def __next__(self):
+        with FORK_GATE:
+            return super().__next__()
+
+    def close(self):
+        with FORK_GATE:
+            return super().close()
+
+
+class _GatedConnection(sqlite3.Connection):
+    """A connection whose cursors are gated, as are its own calls into SQLite."""
+
+    def cursor(self, factory=_GatedCursor):
+        return super().cursor(factory)
+
+    def commit(self):
+        with FORK_GATE:
+            return super().commit()
+
+    def rollback(self):
+        with FORK_GATE:
+            return super().rollback()
+
+    def close(self):
+        with FORK_GATE:
+            return super().close()
 
 
 def _sqlite_file(url: str) -> Path | None:
@@ -55,7 +112,8 @@ def _entry(url: str | None):
         if url not in _ENGINES:
             if (path := _sqlite_file(url)) is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                eng = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+                eng = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False,
+                                                       "factory": _GatedConnection})
 
                 @event.listens_for(eng, "connect")
                 def _pragmas(dbapi_connection, _record):

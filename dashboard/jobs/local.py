@@ -18,9 +18,7 @@
 from __future__ import annotations
 
 import fcntl
-import functools
 import os
-import threading
 import time
 from functools import lru_cache
 
@@ -28,22 +26,13 @@ from dashboard import settings
 from dashboard.jobs.keys import check_key, stored_key
 from dashboard.jobs.memo import remembered
 from dashboard.settings import RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
+from modeling.parallel import FORK_GATE, ForkSafeLock, gated
 
 
-# SQLite across fork(): a job is forked from a threaded web worker. If another thread of the worker is
-# inside a transaction at that moment, the child inherits SQLite's in-process record of that lock (not
-# the lock itself), and every connection the child opens to that database then waits for a lock no
-# process holds: the job hangs on its first cache access. So every cache call of this process runs
-# under one guard, and a fork waits for the guard: no transaction is open when the child is made.
-_SQLITE = threading.RLock()
-
-
-def _guarded(fn):
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        with _SQLITE:
-            return fn(*args, **kwargs)
-    return call
+# SQLite across fork(): a job is forked from a threaded web worker. A thread inside an SQLite call at that
+# moment holds SQLite's mutexes, which stay held in the child: its first cache access would wait for ever.
+# So every cache call of this process runs inside modeling.parallel's fork gate, and a fork waits until no
+# thread is inside one (the calls themselves run side by side).
 
 
 class _GuardedCache:
@@ -54,9 +43,9 @@ class _GuardedCache:
 
     def __getattr__(self, name):
         attr = getattr(self._cache, name)
-        return _guarded(attr) if callable(attr) else attr
+        return gated(attr) if callable(attr) else attr
 
-    @_guarded
+    @gated
     def __contains__(self, key):
         return key in self._cache
 
@@ -72,15 +61,15 @@ def background_manager():
         def terminate_job(self, job):
             if job is not None:
                 kill_group(int(job))
-            with _SQLITE:
+            with FORK_GATE:
                 super().terminate_job(job)
 
-        get_progress = _guarded(DiskcacheManager.get_progress)
-        result_ready = _guarded(DiskcacheManager.result_ready)
-        get_result = _guarded(DiskcacheManager.get_result)
-        get_updated_props = _guarded(DiskcacheManager.get_updated_props)
-        clear_cache_entry = _guarded(DiskcacheManager.clear_cache_entry)
-        get_or_create_signing_secret = _guarded(DiskcacheManager.get_or_create_signing_secret)
+        get_progress = gated(DiskcacheManager.get_progress)
+        result_ready = gated(DiskcacheManager.result_ready)
+        get_result = gated(DiskcacheManager.get_result)
+        get_updated_props = gated(DiskcacheManager.get_updated_props)
+        clear_cache_entry = gated(DiskcacheManager.clear_cache_entry)
+        get_or_create_signing_secret = gated(DiskcacheManager.get_or_create_signing_secret)
 
     # no cache_by: Dash would then keep every job's output under a key made of the callback's payload and
     # answer a later identical payload (the same link opened again) with that old output. Results are
@@ -93,7 +82,7 @@ def background_manager():
 
 
 _RESULTS: dict = {}
-_RESULTS_LOCK = threading.Lock()
+_RESULTS_LOCK = ForkSafeLock()  # renewed in a forked job
 
 
 def results():
@@ -103,7 +92,7 @@ def results():
     if pid not in _RESULTS:
         with _RESULTS_LOCK:  # one open per process, whatever the number of threads
             if pid not in _RESULTS:
-                with _SQLITE:
+                with FORK_GATE:
                     _RESULTS[pid] = _GuardedCache(_open_results())
     return _RESULTS[pid]
 
@@ -135,16 +124,6 @@ def _open_cache(name: str, **options):
             if attempt == 39:
                 raise
             time.sleep(0.05 * (1 + attempt % 5))
-
-
-def _fresh_locks_after_fork() -> None:
-    # a job is forked from a threaded worker: a lock another thread held at the fork would never be released
-    global _RESULTS_LOCK, _SQLITE
-    _RESULTS_LOCK, _SQLITE = threading.Lock(), threading.RLock()
-
-
-os.register_at_fork(before=lambda: _SQLITE.acquire(), after_in_parent=lambda: _SQLITE.release(),
-                    after_in_child=_fresh_locks_after_fork)
 
 
 def get_result(key: str):

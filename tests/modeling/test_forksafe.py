@@ -52,3 +52,134 @@ def test_a_plain_lock_would_stay_held_in_the_child():
     finally:
         done.set()
         t.join()
+
+
+# ------------------------------------------------------------------ fork() waits for sections it must not cut
+
+
+def _fork_child(body) -> tuple[int, float]:
+    """Fork; the child runs ``body()`` (True: exit 0) under a 5 s alarm. Returns (exit code, when fork returned)."""
+    import signal
+    import time
+
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(5)
+        try:
+            ok = body()
+        except BaseException:
+            os._exit(2)
+        os._exit(0 if ok else 1)
+    forked_at = time.monotonic()
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), forked_at
+
+
+def _in_thread(section) -> tuple[threading.Event, threading.Thread, list]:
+    """Run ``section(entered)`` in a thread; returns (entered, thread, [when it ended])."""
+    import time
+
+    entered, ended = threading.Event(), []
+
+    def run():
+        section(entered)
+        ended.append(time.monotonic())
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    assert entered.wait(5)
+    return entered, t, ended
+
+
+def test_a_fork_waits_for_a_gated_section_of_another_thread():
+    import time
+
+    from modeling.parallel import FORK_GATE
+
+    def section(entered):
+        with FORK_GATE:
+            entered.set()
+            time.sleep(0.4)
+
+    _, t, ended = _in_thread(section)
+    code, forked_at = _fork_child(lambda: FORK_GATE.inside() == 0)
+    t.join()
+    assert code == 0
+    assert ended and forked_at >= ended[0] - 0.01  # fork() returned only once the section had ended
+
+
+def test_a_forking_threads_own_section_does_not_hold_it_up():
+    from modeling.parallel import FORK_GATE
+
+    with FORK_GATE:
+        code, _ = _fork_child(lambda: FORK_GATE.inside() == 1)  # still inside, in the child too
+    assert code == 0 and FORK_GATE.inside() == 0
+
+
+def test_a_fork_waits_for_a_numba_compilation_and_the_child_can_compile():
+    import time
+
+    from numba.core.compiler_lock import global_compiler_lock
+
+    def compiling(entered):
+        with global_compiler_lock:
+            entered.set()
+            time.sleep(0.4)
+
+    _, t, ended = _in_thread(compiling)
+    code, forked_at = _fork_child(lambda: global_compiler_lock._lock.acquire(timeout=1))
+    t.join()
+    assert code == 0 and forked_at >= ended[0] - 0.01
+
+
+def test_a_fork_waits_for_an_import_in_progress_and_the_child_can_import_it(tmp_path, monkeypatch):
+    import importlib
+    import sys
+
+    (tmp_path / "slow_module_for_fork.py").write_text("import time\ntime.sleep(0.4)\nVALUE = 7\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "slow_module_for_fork", raising=False)
+
+    def importing(entered):
+        entered.set()
+        importlib.import_module("slow_module_for_fork")
+
+    _, t, _ = _in_thread(importing)
+    import time
+
+    time.sleep(0.1)  # the thread is inside the module's import
+    code, _ = _fork_child(lambda: importlib.import_module("slow_module_for_fork").VALUE == 7)
+    t.join()
+    assert code == 0
+
+
+def test_the_access_databases_sqlite_calls_hold_up_a_fork(tmp_path):
+    """A statement running in another thread (SQLite's mutexes taken) delays fork() until it ends; the child
+    then queries the same database."""
+    import time
+
+    from sqlalchemy import text
+
+    from dashboard.access import database
+
+    url = f"sqlite:///{tmp_path / 'gate.db'}"
+    slow = text("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) "
+                "SELECT count(*) FROM c")
+    with database.engine(url).connect() as conn:
+        assert type(conn.connection.dbapi_connection).__name__ == "_GatedConnection"
+
+    def statement(entered):
+        with database.engine(url).connect() as conn:
+            entered.set()
+            conn.execute(slow).scalar()
+
+    _, t, ended = _in_thread(statement)
+    time.sleep(0.02)
+
+    def child_query():
+        with database.engine(url).connect() as conn:
+            return conn.execute(text("SELECT 1")).scalar() == 1
+
+    code, forked_at = _fork_child(child_query)
+    t.join()
+    assert code == 0 and forked_at >= ended[0] - 0.01

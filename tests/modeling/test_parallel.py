@@ -84,3 +84,31 @@ def test_workers_that_ignore_sigterm_entirely_are_killed_when_the_consumer_stops
         os.killpg(p.pid, signal.SIGKILL)
     assert not alive and p.exitcode == 0
     assert q.get(timeout=1) < 10
+
+
+def _stop_early_while_workers_write_results(q):
+    os.setsid()
+    payload = np.ones(200_000)  # results big enough that a worker is often inside its write
+
+    started = time.time()
+    for _ in range(15):
+        try:
+            for _ in map_unordered(lambda i: payload * i, range(200), n_jobs=2):
+                raise RuntimeError("the consumer stops")
+        except RuntimeError:
+            pass
+    q.put(time.time() - started)
+
+
+def test_stopping_while_workers_write_results_never_hangs():
+    """A worker killed while it writes a result would keep the result queue's lock for good and the pool's
+    ``terminate`` would wait on it for ever: the workers are asked to end first, killed only if they must be."""
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_stop_early_while_workers_write_results, args=(q,))
+    p.start()
+    p.join(90)
+    alive = p.is_alive()
+    if alive:
+        os.killpg(p.pid, signal.SIGKILL)
+    assert not alive and p.exitcode == 0
