@@ -169,6 +169,7 @@ os.register_at_fork(after_in_child=_renew_all_in_child)
 #
 # * code that calls such a C library runs inside ``FORK_GATE`` (shared: any number of threads at once);
 # * numba's global compiler lock is taken around the fork (a compilation in progress finishes first);
+# * so is every logging handler's lock (a log record being written is written first);
 # * an import in progress in another thread finishes first (waited for at most IMPORT_WAIT_SECONDS).
 
 IMPORT_WAIT_SECONDS = 10.0
@@ -261,17 +262,35 @@ def _wait_for_imports(seconds: float) -> None:
 _HELD = threading.local()  # what this thread's fork took (forks of different threads do not mix them up)
 
 
+def _log_handlers() -> list:
+    """Every logging handler of this process (logging keeps a weak list of them)."""
+    import logging
+
+    found = (ref() for ref in list(getattr(logging, "_handlerList", ())))
+    return [h for h in found if h is not None and getattr(h, "lock", None) is not None]
+
+
 def _before_fork() -> None:
     _wait_for_imports(IMPORT_WAIT_SECONDS)
     numba_lock = _numba_lock()
     if numba_lock is not None:
         numba_lock.acquire()
     _HELD.numba = numba_lock
+    # a thread writing a log record holds its handler's lock, and inside it the lock of the stream's buffer,
+    # which the child would inherit taken (logging renews the handler's lock in the child, not the buffer's):
+    # the child's first log line would wait for ever (seen: jobs stuck in StreamHandler.flush)
+    handlers = _log_handlers()
+    for handler in handlers:
+        handler.acquire()
+    _HELD.handlers = handlers
     FORK_GATE.close()
 
 
 def _after_fork_in_parent() -> None:
     FORK_GATE.open()
+    for handler in reversed(_HELD.handlers):
+        handler.release()
+    _HELD.handlers = []
     numba_lock, _HELD.numba = _HELD.numba, None
     if numba_lock is not None:
         numba_lock.release()
@@ -279,6 +298,12 @@ def _after_fork_in_parent() -> None:
 
 def _after_fork_in_child() -> None:
     FORK_GATE.after_fork_in_child()
+    for handler in reversed(_HELD.handlers):
+        try:
+            handler.release()
+        except RuntimeError:  # logging has already given the child a fresh lock
+            pass
+    _HELD.handlers = []
     numba_lock, _HELD.numba = _HELD.numba, None
     if numba_lock is not None:  # taken by this (the forking) thread, which the child still is
         numba_lock.release()

@@ -70,9 +70,9 @@ def _memberships(db, user_id: int) -> list[Current]:
 
 def _of_session(session_digest: str, user_id: int) -> Current | None:
     """The session's project when its user is a member of it, else the user's first project by name."""
-    with database.session() as db:
-        chosen = db.scalar(select(Session.project_id).where(Session.digest == session_digest))
-        mine = _memberships(db, user_id)
+    with database.engine().connect() as conn:  # a plain read (no ORM session): this runs on every request
+        chosen = conn.scalar(select(Session.project_id).where(Session.digest == session_digest))
+        mine = _memberships(conn, user_id)
     return next((m for m in mine if m.id == chosen), mine[0] if mine else None)
 
 

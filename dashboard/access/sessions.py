@@ -63,15 +63,17 @@ def create(db, user_id: int, hours: float, address: str = "", session_id: str | 
 def lookup(session_id: str, url: str | None = None, *, valid_only: bool = True) -> SignedIn | None:
     """The signed-in user of ``session_id``: None when unknown, expired, revoked or the account is disabled
     (``valid_only=False``: whoever it belonged to, for the audit trail of a job it started)."""
-    with database.session(url) as db:
-        row = db.execute(select(Session, User).join(User, User.id == Session.user_id)
-                         .where(Session.digest == digest(session_id))).first()
-        if row is None:
-            return None
-        s, u = row
-        if valid_only and (s.revoked is not None or s.expires <= utcnow() or u.disabled):
-            return None
-        return SignedIn(u.id, u.name, u.display_name, s.digest, s.expires)
+    # a plain read on a pooled connection (no ORM session): this runs on every request
+    with database.engine(url).connect() as conn:
+        row = conn.execute(select(Session.digest, Session.expires, Session.revoked, User.id, User.name,
+                                  User.display_name, User.disabled).join(User, User.id == Session.user_id)
+                           .where(Session.digest == digest(session_id))).first()
+    if row is None:
+        return None
+    session_digest, expires, revoked, user_id, name, display_name, disabled = row
+    if valid_only and (revoked is not None or expires <= utcnow() or disabled):
+        return None
+    return SignedIn(user_id, name, display_name, session_digest, expires)
 
 
 def revoke(session_id_digest: str, url: str | None = None) -> None:

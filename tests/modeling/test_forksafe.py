@@ -183,3 +183,41 @@ def test_the_access_databases_sqlite_calls_hold_up_a_fork(tmp_path):
     code, forked_at = _fork_child(child_query)
     t.join()
     assert code == 0 and forked_at >= ended[0] - 0.01
+
+
+def test_a_fork_waits_for_a_log_record_being_written_and_the_child_can_log():
+    """A stream's buffer keeps a lock of its own while it writes; a child forked then would wait for it at its
+    first log line (seen: jobs stuck in StreamHandler.flush)."""
+    import logging
+    import time
+
+    class SlowStream:  # a write that holds the stream's own lock for a while, as a full pipe would
+        def __init__(self):
+            self.lock, self.lines = threading.Lock(), []
+
+        def write(self, text):
+            with self.lock:
+                time.sleep(0.4)
+                self.lines.append(text)
+
+        def flush(self):
+            with self.lock:
+                pass
+
+    stream = SlowStream()
+    handler = logging.StreamHandler(stream)
+    log = logging.getLogger("perfcast.test-fork-log")
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        def writing(entered):
+            entered.set()
+            log.warning("a record from another thread")
+
+        _, t, ended = _in_thread(writing)
+        time.sleep(0.1)  # the thread is inside the write
+        code, forked_at = _fork_child(lambda: log.warning("the child's record") is None)
+        t.join()
+        assert code == 0 and forked_at >= ended[0] - 0.01
+    finally:
+        log.removeHandler(handler)
