@@ -21,6 +21,7 @@ from dashboard.crossgen.figures import inlier_curves, per_workload, tree_sweep
 from dashboard.ui.fields import field
 from dashboard.crossgen.params import (model_param, register_dataset_dependents, register_transform_note,
                                        scenario_controls, scenario_params, transform_note)
+from dashboard.jobs.memo import derived
 from dashboard.jobs.panel import job_panel, register_job
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import Param, parse_or_default, to_query
@@ -131,7 +132,11 @@ register_csv(f"{P}-steps-grid")
 
 
 def summary_view(res: dict):
-    """Summary card, leaderboard rows and the model names of a scenario result."""
+    """Summary card, leaderboard rows and the model names of a scenario result (drawn once per result)."""
+    return derived(res, _summary_view)
+
+
+def _summary_view(res: dict):
     best = res["best"]["overall"]
     e_best = next(m["e_out"] for m in res["models"] if m["model"] == best)
     names = [m["model"] for m in res["models"]] + ([res["baseline"]["model"]] if res["baseline"].get("model") else [])
@@ -237,16 +242,24 @@ def _predict_link(ready, model):
 def workload_view(res: dict | None, model: str):
     if not res:
         return empty("Run the scenario to see predictions")
+    return derived(res, _workload_figure, model)
+
+
+def _workload_figure(res: dict, model: str):
     return per_workload(res, model, UNITS.get(res["params"]["metric"], ""))
 
 
 def inlier_view(res: dict | None, models: list | None):
     if not res:
         return empty("Run the scenario to see inlier ratios")
-    return inlier_curves(res, models or [])
+    return derived(res, inlier_curves, models if isinstance(models, list) else [])
 
 
 def steps_view(res: dict | None, model: str) -> list:
+    return derived(res, _steps_rows, model) if res else []
+
+
+def _steps_rows(res: dict, model: str) -> list:
     m = next((x for x in res["models"] if x["model"] == model), None) if res else None
     if m is None or not m.get("steps"):
         return []
