@@ -63,12 +63,19 @@ class Recorder:
     def __init__(self):
         self.lock = threading.Lock()
         self.requests: dict[str, list] = {}
-        self.statuses: list[int] = []
+        self.statuses: list[int] = []  # of the current phase
+        self.every_status: list[int] = []  # of the whole run
 
     def __call__(self, kind, seconds, status):
         with self.lock:
             self.requests.setdefault(kind, []).append(seconds)
             self.statuses.append(status)
+            self.every_status.append(status)
+
+    def clear(self) -> None:
+        """Start a new phase (the whole run's statuses are kept)."""
+        with self.lock:
+            self.requests, self.statuses = {}, []
 
 
 def _gunicorn(port: int, env: dict, threads: int) -> subprocess.Popen:
@@ -174,7 +181,7 @@ def _deliveries(logs) -> dict:
 
 
 def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_views=600, threads=4,
-        backend="local") -> dict:
+        backend="local", mixes=("script",)) -> dict:
     """Start the server (and for ``backend="redis"`` Redis and two Celery workers), run the load, stop
     everything; returns the measured figures."""
     var = tempfile.mkdtemp(prefix="perfcast-load-")
@@ -230,12 +237,33 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
                         {**ready, ("scenario-ir-models", "value"): ["RandomForest", "OLS/Forward/BIC"]})
             client.call("scenario-steps-grid.rowData", {**ready, ("scenario-steps", "value"): "OLS/Forward/BIC"})
 
+        recorded: list = []
+
+        def open_view_as_browser(client):
+            """A page load as Chromium did it (benchmarks/browser_view.py): the page, its layout, the callback
+            graph (fetched again, as by a new page) and then every callback the browser sent, in order."""
+            client.deps = {}
+            layout = client.open(f"/scenario{query}")
+            if cached_key not in json.dumps(layout):
+                raise AssertionError("the cached link did not open ready")
+            for body in recorded:
+                client._send("callback", "POST", f"/_dash-update-component?endId={client.end_id}", json=body)
+
+        if "browser" in mixes:
+            from benchmarks.browser_view import record
+
+            signed = DashClient(base, account=account)
+            recorded[:] = [b for b in record(base, f"/scenario{query}", signed.http.cookies.get_dict(),
+                                             "#scenario-best-eout")
+                           if b.get("output") != "_pages_content.children"]  # the router: client.open sends it
+            out["browser_mix_callbacks"] = sorted({b["output"] for b in recorded})
+
         views, errors = [], []
         stop_at = time.time() + seconds
         budget = {"left": max_views}
         lock = threading.Lock()
 
-        def user():
+        def user(view):
             client = DashClient(base, on_request=rec, account=account)
             while time.time() < stop_at:
                 with lock:
@@ -244,7 +272,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
                     budget["left"] -= 1
                 t = time.perf_counter()
                 try:
-                    open_view(client)
+                    view(client)
                     views.append(time.perf_counter() - t)
                 except (DashError, AssertionError, OSError) as exc:
                     errors.append(str(exc))
@@ -285,31 +313,47 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             outcome["polls_reset"] = client.reset_polls
             outcome["seconds"] = round(time.perf_counter() - t, 2)
 
-        train_out = [{} for _ in range(trainings)]
-        # in this process's project (benchmarks/signin.py work_in_project): a thread starts with an empty context
-        threads = [threading.Thread(target=contextvars.copy_context().run, args=(training, 101 + i, train_out[i]))
-                   for i in range(trainings)]
-        threads += [threading.Thread(target=user) for _ in range(users)]
-        t_load = time.perf_counter()
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-        load_seconds = time.perf_counter() - t_load
-        statuses = list(rec.statuses)
-        out.update({
-            "views": len(views), "load_seconds": round(load_seconds, 1),
-            "views_per_second": round(len(views) / load_seconds, 2), "view_errors": len(errors),
-            "view_error_examples": errors[:3],
-            "requests": len(statuses), "http_5xx": sum(s >= 500 for s in statuses),
-            "http_failed_connections": sum(s == 0 for s in statuses),
-            "cached_view_p50_s": round(_pct(views, 50), 3) if views else None,
-            "cached_view_p95_s": round(_pct(views, 95), 3) if views else None,
-            "cached_view_p95_over_budget": round(_pct(views, 95) / VIEW_BUDGET_S, 2) if views else None,
-            "request_p95_s": {k: round(_pct(v, 95), 3) for k, v in rec.requests.items()},
-            "request_median_s": {k: round(statistics.median(v), 3) for k, v in rec.requests.items()},
-            "trainings": train_out,
-        })
+        def phase(view, first_seed: int) -> dict:
+            """``users`` users opening the view with ``view`` while ``trainings`` trainings run; the figures."""
+            nonlocal stop_at
+            views.clear()
+            errors.clear()
+            rec.clear()
+            stop_at = time.time() + seconds
+            budget["left"] = max_views
+            train_out = [{} for _ in range(trainings)]
+            # in this process's project (benchmarks/signin.py work_in_project): a thread starts with an empty
+            # context
+            threads = [threading.Thread(target=contextvars.copy_context().run,
+                                        args=(training, first_seed + i, train_out[i])) for i in range(trainings)]
+            threads += [threading.Thread(target=user, args=(view,)) for _ in range(users)]
+            t_load = time.perf_counter()
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            load_seconds = time.perf_counter() - t_load
+            statuses = list(rec.statuses)
+            return {
+                "views": len(views), "load_seconds": round(load_seconds, 1),
+                "views_per_second": round(len(views) / load_seconds, 2), "view_errors": len(errors),
+                "view_error_examples": errors[:3],
+                "requests": len(statuses), "requests_per_view": round(len(statuses) / max(1, len(views)), 1),
+                "http_5xx": sum(s >= 500 for s in statuses),
+                "http_failed_connections": sum(s == 0 for s in statuses),
+                "cached_view_p50_s": round(_pct(views, 50), 3) if views else None,
+                "cached_view_p95_s": round(_pct(views, 95), 3) if views else None,
+                "cached_view_p95_over_budget": round(_pct(views, 95) / VIEW_BUDGET_S, 2) if views else None,
+                "request_p95_s": {k: round(_pct(v, 95), 3) for k, v in rec.requests.items()},
+                "request_median_s": {k: round(statistics.median(v), 3) for k, v in rec.requests.items()},
+                "trainings": train_out,
+            }
+
+        chosen = {"script": open_view, "browser": open_view_as_browser}
+        out.update(phase(chosen[mixes[0]], 101))
+        out["mix"] = mixes[0]
+        for i, mix in enumerate(mixes[1:], start=1):
+            out[f"{mix}_mix"] = phase(chosen[mix], 101 + 10 * i)
         if kill_worker:
             kill = {}
             training(200, kill, kill=True)
@@ -319,7 +363,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             out["worker_killed_mid_job"] = kill
         if saves:
             out["concurrent_save"] = _concurrent_save(base, query, cached_key, saves, rec, project_var, account)
-        out["http_5xx"] = sum(s >= 500 for s in rec.statuses)
+        out["http_5xx"] = sum(s >= 500 for s in rec.every_status)  # every request of the run
         if workers:
             out.update(_deliveries([log for _, log in workers]))
     finally:
@@ -422,10 +466,15 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker (1: sync workers)")
     ap.add_argument("--backend", choices=["local", "redis", "both"], default="local",
                     help="job backend: one machine, Celery workers with Redis, or both in one run")
+    ap.add_argument("--mix", choices=["script", "browser", "both"], default="script",
+                    help="what a view sends: the scripted callbacks, what Chromium sent for the page "
+                         "(benchmarks/browser_view.py), or both, one after the other on the same server")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    mixes = ("script", "browser") if a.mix == "both" else (a.mix,)
     backends = ["local", "redis"] if a.backend == "both" else [a.backend]
-    res = {b: run(a.users, a.seconds, a.trainings, a.saves, not a.no_kill, threads=a.threads, backend=b)
+    res = {b: run(a.users, a.seconds, a.trainings, a.saves, not a.no_kill, threads=a.threads, backend=b,
+                  mixes=mixes)
            for b in backends}
     if len(backends) == 2:
         p95 = {b: res[b]["cached_view_p95_s"] for b in backends}

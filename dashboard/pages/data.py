@@ -91,29 +91,46 @@ register_csv(f"{P}-preview")
 register_csv(f"{P}-columns")
 
 
-@callback(Output(f"{P}-upload-status", "children"), Output(f"{P}-token", "data"),
-          Output(f"{P}-preview-box", "style"), Output(f"{P}-preview-info", "children"),
-          Output(f"{P}-preview", "rowData"), Output(f"{P}-preview", "columnDefs"), Output(f"{P}-columns", "rowData"),
-          Output(f"{P}-id-col", "options"), Output(f"{P}-id-col", "value"),
-          Output(f"{P}-group-col", "options"), Output(f"{P}-group-col", "value"),
-          Output(f"{P}-targets", "options"), Output(f"{P}-host-col", "options"),
-          Output(f"{P}-repeat-col", "options"), Output(f"{P}-repeat-col", "value"),
-          Output(f"{P}-features", "options"), Output(f"{P}-name", "value"),
-          Output(f"{P}-host-time", "options"), Output(f"{P}-host-time", "value"),
-          Output(f"{P}-sim-cols", "options"), Output(f"{P}-sim-cols", "value"), Output(f"{P}-missing-info", "children"),
-          Input(f"{P}-upload", "contents"), State(f"{P}-upload", "filename"), prevent_initial_call=True)
+# what reading an upload fills in, by name (Dash's dict form of outputs)
+UPLOAD_OUTPUTS = {
+    "status": Output(f"{P}-upload-status", "children"), "token": Output(f"{P}-token", "data"),
+    "preview_box": Output(f"{P}-preview-box", "style"), "preview_info": Output(f"{P}-preview-info", "children"),
+    "preview_rows": Output(f"{P}-preview", "rowData"), "preview_cols": Output(f"{P}-preview", "columnDefs"),
+    "columns": Output(f"{P}-columns", "rowData"),
+    "id_options": Output(f"{P}-id-col", "options"), "id_col": Output(f"{P}-id-col", "value"),
+    "group_options": Output(f"{P}-group-col", "options"), "group_col": Output(f"{P}-group-col", "value"),
+    "target_options": Output(f"{P}-targets", "options"), "host_options": Output(f"{P}-host-col", "options"),
+    "repeat_options": Output(f"{P}-repeat-col", "options"), "repeat_col": Output(f"{P}-repeat-col", "value"),
+    "feature_options": Output(f"{P}-features", "options"), "name": Output(f"{P}-name", "value"),
+    "host_time_options": Output(f"{P}-host-time", "options"), "host_time": Output(f"{P}-host-time", "value"),
+    "sim_options": Output(f"{P}-sim-cols", "options"), "sim_cols": Output(f"{P}-sim-cols", "value"),
+    "missing_info": Output(f"{P}-missing-info", "children"),
+}
+
+
+def _upload_answer(**given) -> dict:
+    """Every upload output: the given ones, the rest left as they are."""
+    return {**dict.fromkeys(UPLOAD_OUTPUTS, no_update), **given}
+
+
+def _not_read(note) -> dict:
+    return _upload_answer(status=note, token=None, preview_box={"display": "none"})
+
+
+@callback(output=UPLOAD_OUTPUTS, inputs={"contents": Input(f"{P}-upload", "contents"),
+                                         "filename": State(f"{P}-upload", "filename")},
+          prevent_initial_call=True)
 def _uploaded(contents, filename):
     if why := refused("editor", "upload"):
-        return (alert(why), None, {"display": "none"}, *[no_update] * 19)
+        return _not_read(alert(why))
     try:
         raw = uploads.decode_upload(contents)
         if profiler_files.profiler_format(raw):  # read in the "Profiler output" card (dashboard.data_import)
             fmt = profiler_files.FORMATS[profiler_files.profiler_format(raw)][1]
-            return (alert(f"This is {fmt}: it is read in \"Profiler output\" below.", "success"), None,
-                    {"display": "none"}, *[no_update] * 19)
+            return _not_read(alert(f"This is {fmt}: it is read in \"Profiler output\" below.", "success"))
         table = uploads.parse_upload(raw, filename)
     except DataError as exc:
-        return (alert(f"{exc} Nothing was imported."), None, {"display": "none"}, *[no_update] * 19)
+        return _not_read(alert(f"{exc} Nothing was imported."))
     df = table.frame
     cols = [str(c) for c in df.columns]
     numeric = [c for c in cols if df[c].dtype.kind in "fi"]
@@ -124,12 +141,15 @@ def _uploaded(contents, filename):
     delim = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}.get(table.delimiter, "Parquet (no delimiter)")
     desc = f"{len(df):,} rows × {len(cols)} columns; delimiter: {delim}."
     preview = df.head(10).astype(object).where(df.head(10).notna(), None).to_dict("records")
-    coldefs = [{"field": c, "headerName": c} for c in cols]
-    return (alert(f"Read {info['filename']}: {desc} Map the columns below, then save.", "success"), token,
-            {"display": "block"}, desc, preview, coldefs, uploads.describe_columns(table),
-            cols, guess["id_col"], cols, guess["group_col"], numeric, numeric, cols, guess["repeat_col"], numeric,
-            info["filename"].rsplit(".", 1)[0], numeric, guess["host_time_col"], numeric, guess["sim_cols"],
-            uploads.missing_text(uploads.missing_preview(table, guess["id_col"]), len(df)))
+    return _upload_answer(
+        status=alert(f"Read {info['filename']}: {desc} Map the columns below, then save.", "success"), token=token,
+        preview_box={"display": "block"}, preview_info=desc, preview_rows=preview,
+        preview_cols=[{"field": c, "headerName": c} for c in cols], columns=uploads.describe_columns(table),
+        id_options=cols, id_col=guess["id_col"], group_options=cols, group_col=guess["group_col"],
+        target_options=numeric, host_options=numeric, repeat_options=cols, repeat_col=guess["repeat_col"],
+        feature_options=numeric, name=info["filename"].rsplit(".", 1)[0],
+        host_time_options=numeric, host_time=guess["host_time_col"], sim_options=numeric, sim_cols=guess["sim_cols"],
+        missing_info=uploads.missing_text(uploads.missing_preview(table, guess["id_col"]), len(df)))
 
 
 @callback(Output(f"{P}-target-info", "children"), Output(f"{P}-missing-info", "children", allow_duplicate=True),
