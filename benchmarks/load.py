@@ -5,7 +5,10 @@ What it does, all against a server it starts itself on 127.0.0.1 and stops at th
 * ``--users`` scripted users open the cached default scenario over and over for
   ``--seconds`` (each open: the page, layout, callback graph, router, then the
   summary, per-workload chart, inlier curves and step table, in sequence, as
-  one view), while ``--trainings`` scenario trainings run as background jobs.
+  one view), while ``--trainings`` scenario trainings run as background jobs, one after another for as
+  long as the users open views (so the machine trains during the whole measurement).
+* ``--mix browser``: each view sends what Chromium sent when it opened the same link (recorded on this
+  server first, ``benchmarks/browser_view.py``); ``--mix both`` runs the scripted mix, then the browser mix.
 * One more training; its gunicorn worker is SIGKILLed mid-job: the result must
   still arrive, or the page's watchdog must report the failure.
 * ``--saves`` users save the same scenario at the same moment through both workers.
@@ -20,6 +23,7 @@ budget (the ratio), per-request p95, training times, the worker-kill outcome,
 zombie processes left, and the save outcome. Loops are bounded by count and time.
 
     .venv/bin/python benchmarks/load.py --users 15 --seconds 40 --json
+    .venv/bin/python benchmarks/load.py --users 15 --seconds 40 --mix both --json
     .venv/bin/python benchmarks/load.py --users 18 --seconds 40 --backend both --json
 """
 
@@ -180,7 +184,7 @@ def _deliveries(logs) -> dict:
     return {"tasks_received": len(got), "tasks_received_twice": len(got) - len(set(got))}
 
 
-def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_views=600, threads=4,
+def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_views=3000, threads=4,
         backend="local", mixes=("script",)) -> dict:
     """Start the server (and for ``backend="redis"`` Redis and two Celery workers), run the load, stop
     everything; returns the measured figures."""
@@ -321,11 +325,19 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             rec.clear()
             stop_at = time.time() + seconds
             budget["left"] = max_views
-            train_out = [{} for _ in range(trainings)]
+            train_out: list[dict] = []
+
+            def keep_training(seed):  # one training after another until the users stop: load all along
+                while time.time() < stop_at:
+                    outcome: dict = {}
+                    training(seed, outcome)
+                    train_out.append(outcome)
+                    seed += 1000
+
             # in this process's project (benchmarks/signin.py work_in_project): a thread starts with an empty
             # context
-            threads = [threading.Thread(target=contextvars.copy_context().run,
-                                        args=(training, first_seed + i, train_out[i])) for i in range(trainings)]
+            threads = [threading.Thread(target=contextvars.copy_context().run, args=(keep_training, first_seed + i))
+                       for i in range(trainings)]
             threads += [threading.Thread(target=user, args=(view,)) for _ in range(users)]
             t_load = time.perf_counter()
             for th in threads:

@@ -1,0 +1,123 @@
+"""How the ensemble's cost grows with the table, and what W workers would make of it (printed as JSON).
+
+For each size (default: n = 364, 1,456, 5,824 workloads at p = 577 counters, and p = 100 at n = 5,824) the
+whole ensemble (15 models, 10-fold CV, the HALWPE preset's models and settings) runs once on the
+HALWPE-shaped generator (``benchmarks/halwpe_shaped.py``: correlated counters, exact derived ones, a
+positive target), every (model, fold) fit timed on its own in this one process. Printed:
+
+* ``seconds_by_model``: per size, each model's seconds (all its fits summed) and the total;
+* ``growth``: per model, the exponent b of seconds ~ n^b (least squares over the n sizes at p = 577) and of
+  seconds ~ p^b (the two p sizes at the largest n): how its cost grows with the work;
+* ``schedule`` (``--schedule W [W ...]``): the measured fit durations replayed on W simulated workers, each
+  taking the next fit of the plan's order when it is free (as the Celery fan-out hands them out,
+  ``dashboard.jobs.fanout``): the expected wall time per size, beside one process's total. The replay
+  counts compute only (not the transfer of the table to each worker, nor Redis round trips).
+
+    .venv/bin/python benchmarks/scaling.py --json
+    .venv/bin/python benchmarks/scaling.py --sizes 364x577 1456x577 --schedule 1 2 4 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_SIZES = ("364x577", "1456x577", "5824x577", "5824x100")
+
+
+def timed_fits(n: int, p: int, folds: int = 10, seed: int = 0) -> list[tuple[str, object, float]]:
+    """Run the ensemble on the n x p problem, one fit at a time; returns ``(model, fold, seconds)`` per fit in
+    the plan's order (fold None: the fit on every workload)."""
+    from benchmarks.halwpe_shaped import make
+    from modeling.crossgen.ensemble import run_ensemble
+
+    X, y, _ = make(n=n, p=p)
+    durations: list[tuple[str, object, float]] = []
+
+    def one_at_a_time(tasks, fit):
+        for model, fold in tasks:
+            t = time.perf_counter()
+            out = fit(model, fold)
+            durations.append((model, fold, time.perf_counter() - t))
+            yield model, fold, out
+
+    run_ensemble(X, y, models="halwpe", folds=folds, seed=seed, fit_runner=one_at_a_time)
+    return durations
+
+
+def replay(durations: list[float], workers: int) -> float:
+    """Wall time of running ``durations`` in order on ``workers`` workers, each taking the next one when free."""
+    free = [0.0] * workers
+    heapq.heapify(free)
+    end = 0.0
+    for d in durations:
+        start = heapq.heappop(free)
+        heapq.heappush(free, start + d)
+        end = max(end, start + d)
+    return end
+
+
+def exponent(sizes: list[float], seconds: list[float]) -> float | None:
+    """b of seconds ~ size^b, by least squares on the logs (None with fewer than two sizes)."""
+    if len(sizes) < 2 or min(seconds) <= 0:
+        return None
+    return float(np.polyfit(np.log(sizes), np.log(seconds), 1)[0])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES), help="n x p, e.g. 364x577")
+    ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--schedule", nargs="*", type=int, default=[1, 2, 4, 8], help="simulated worker counts")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    shapes = [tuple(int(v) for v in s.lower().split("x")) for s in a.sizes]
+    by_size, schedule = {}, {}
+    timed_fits(80, 70, 3)  # compiled kernels loaded (or compiled) before anything is timed
+    for n, p in shapes:
+        fits = timed_fits(n, p, a.folds)
+        per_model: dict[str, float] = {}
+        for model, _, s in fits:
+            per_model[model] = per_model.get(model, 0.0) + s
+        name = f"{n}x{p}"
+        total = sum(per_model.values())
+        by_size[name] = {"total_seconds": round(total, 2), "fits": len(fits),
+                         "models": {m: round(s, 3) for m, s in sorted(per_model.items(), key=lambda kv: -kv[1])}}
+        order = [s for _, _, s in fits]
+        schedule[name] = {f"W={w}": round(replay(order, w), 2) for w in a.schedule}
+        schedule[name]["longest_fit_seconds"] = round(max(order), 2)
+        print(f"[scaling] {name}: {total:.1f} s in one process", file=sys.stderr, flush=True)
+    models = sorted({m for v in by_size.values() for m in v["models"]})
+    p_max = max(p for _, p in shapes)
+    n_max = max(n for n, _ in shapes)
+    along_n = sorted((n, f"{n}x{p}") for n, p in shapes if p == p_max)
+    along_p = sorted((p, f"{n}x{p}") for n, p in shapes if n == n_max)
+    growth = {}
+    for m in models + ["total"]:
+        def secs(name):
+            return by_size[name]["total_seconds"] if m == "total" else by_size[name]["models"].get(m, 0.0)
+        growth[m] = {
+            "in_n": None if len(along_n) < 2 else round(exponent([n for n, _ in along_n],
+                                                                 [secs(k) for _, k in along_n]) or 0, 2),
+            "in_p": None if len(along_p) < 2 else round(exponent([p for p, _ in along_p],
+                                                                 [secs(k) for _, k in along_p]) or 0, 2)}
+    out = {"problem": "benchmarks/halwpe_shaped.make(n, p): correlated counters, 60 exact derived ones",
+           "ensemble": f"HALWPE preset, {len(models)} models, {a.folds}-fold CV, every fit in one process, timed "
+                       "alone, after a warm-up run",
+           "seconds_by_size": by_size, "growth_exponent": growth,
+           "schedule_wall_seconds": schedule,
+           "schedule_note": "fits replayed in the plan's order on W simulated workers (compute only)"}
+    print(json.dumps(out, indent=2) if a.json else out)
+
+
+if __name__ == "__main__":
+    main()
