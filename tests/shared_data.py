@@ -19,8 +19,9 @@ def armpm_trace(runs: dict, events=("CPU_CYCLES", "INST_RETIRED", "BRANCH_PRED")
     return pd.DataFrame(rows, columns=[*TRACE_META, *events]).to_csv(sep="\t", index=False).encode()
 
 
-def constructed_trace(programs=4, seed=0) -> bytes:
-    """Programs at 800 and 1600 MHz, 2 runs each; cycles and power follow the counters."""
+def constructed_trace(programs=4, seed=0, short_run: int | None = None) -> bytes:
+    """Programs at 800 and 1600 MHz, 2 runs each; cycles and power follow the counters. ``short_run``: that
+    program's second run at 800 MHz stops half-way (quality control excludes it: -53 % from the median)."""
     rng = np.random.default_rng(seed)
     runs = {}
     for p in range(programs):
@@ -28,7 +29,10 @@ def constructed_trace(programs=4, seed=0) -> bytes:
         for freq in (800, 1600):
             for run in (1, 2):
                 smp = []
-                for _ in range(14 if freq == 800 else 8):
+                n_samples = 14 if freq == 800 else 8
+                if short_run == p and freq == 800 and run == 2:
+                    n_samples = 7
+                for _ in range(n_samples):
                     instr = int(1e9 * freq / 800 * rng.uniform(0.97, 1.03))
                     refill = int(instr * mem)
                     smp.append((0.3 + freq / 2000 + 20 * mem, {"CPU_CYCLES": int(0.8 * instr + 60 * refill),

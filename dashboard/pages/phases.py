@@ -189,12 +189,16 @@ def _np_card(v, res, request):
              rows=rows, height=300, file_name="phases_new_program_view.csv"))
 
 
-def _n_programs(source) -> str:
+def _data_phrase(source) -> str:
+    """The intro's words for the chosen data: how many programs, and where they were measured."""
     try:
         n = len(phasedata.programs(source))
     except LookupError:
-        return "programs"
-    return f"{n} program{'s' if n != 1 else ''}"
+        return "the programs of the chosen table"
+    programs = f"{n} program{'s' if n != 1 else ''}"
+    if source == phasedata.SHIPPED:
+        return f"{programs} of cBench measured on an ODROID-XU3"
+    return f"{programs} of {source_name(source)}"
 
 
 def layout(**query):
@@ -228,8 +232,8 @@ def layout(**query):
         html.H1("Phase-level prediction: cycles and power per program phase"),
         html.P("LACross fits, for every phase of a program, a non-negative model with an l1 bound on the training "
                "phases whose host counters are near it (eq. 4.1), and sums the phases into the program. Here the "
-               f"host and the target are the same Cortex-A15 at two clock frequencies ({_n_programs(v['source'])} "
-               "measured on an ODROID-XU3 in the chosen table); every program is held out of training in turn, "
+               f"host and the target are the same core at two clock frequencies ({_data_phrase(v['source'])}); "
+               "every program is held out of training in turn, "
                "and LACross is shown beside the "
                "global model and simple baselines on the same folds, so the data says which wins.",
                className="lead"),
@@ -286,11 +290,23 @@ for _g in ("models", "programs", "sweep-grid"):
     register_csv(f"{P}-{_g}")
 
 
+def excluded_text(runs: list[dict], most: int = 8) -> str:
+    """The runs quality control left out, each with its deviation from its program's median instruction total
+    (as the CLI's build step names them), the first ``most`` by name."""
+    if not runs:
+        return "Runs excluded by quality control: none."
+    named = [f"{r['program']} run {r['run']} at {r['freq_mhz']:g} MHz ({100 * r['deviation']:+.1f} % from the "
+             f"program's median)" for r in runs[:most]]
+    more = f"; and {len(runs) - most} more" if len(runs) > most else ""
+    return f"Runs excluded by quality control ({len(runs)}, instructions more than 10 % from the median of the " \
+           f"program's runs): {'; '.join(named)}{more}."
+
+
 def _stored(m) -> str:
     what = (f"a trace: {m['programs']} programs at {', '.join(f'{f:g}' for f in m['frequencies'])} MHz"
             if m["kind"] == "samples" else f"a phase table of {m['programs']} programs")
     notes = " ".join(m["notes"])
-    excl = f" Runs excluded by quality control: {len(m['excluded_runs'])}." if m["excluded_runs"] else ""
+    excl = f" {excluded_text(m['excluded_runs'])}" if m["excluded_runs"] else ""
     return f"Stored {what}. {notes}{excl}".strip()
 
 
@@ -311,8 +327,18 @@ def _source_changed(source):
     return opts, (1000 if 1000 in freqs else freqs[0]), opts, (2000 if 2000 in freqs else freqs[-1])
 
 
+def source_name(source: str) -> str:
+    """What the user calls a source: the shipped traces, or the uploaded file's name (its id if it is gone)."""
+    if source == phasedata.SHIPPED:
+        return "shipped cBench traces"
+    try:
+        return f"{phasedata.meta(source)['name']} (uploaded)"
+    except LookupError:
+        return source
+
+
 def _pair(p: dict) -> str:
-    where = "shipped cBench traces" if p["source"] == "shipped" else p["source"]
+    where = source_name(p["source"])
     freqs = "the phase table's pair" if p["host_freq"] == 0 else f"{p['host_freq']} → {p['target_freq']} MHz"
     return f"{where}: {freqs}"
 
@@ -333,8 +359,8 @@ def _summary(res):
         html.P(f"{_pair(p)}, {p['target']}, features: {p['features']} "
                f"({p['norm']}); phases of {p['granularity']:.3g} instructions; {res['folds']} folds by program. "
                f"eps percentile / T factor chosen per fold: {chosen}. Phases whose neighbourhood was too small "
-               f"(k nearest used instead): {res['fallback_phases']}. Runs excluded by quality control: "
-               f"{len(res['excluded_runs'])}. Solver: {res['phases_per_second'] or 0:,.0f} phases/s.",
+               f"(k nearest used instead): {res['fallback_phases']}. {excluded_text(res['excluded_runs'])} "
+               f"Solver: {res['phases_per_second'] or 0:,.0f} phases/s.",
                className="hint"))
 
 
