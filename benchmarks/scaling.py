@@ -50,7 +50,7 @@ def timed_fits(n: int, p: int, folds: int = 10, seed: int = 0) -> list[tuple[str
             durations.append((model, fold, time.perf_counter() - t))
             yield model, fold, out
 
-    run_ensemble(X, y, models="halwpe", folds=folds, seed=seed, fit_runner=one_at_a_time)
+    run_ensemble(X, y, models="rastsim", folds=folds, seed=seed, fit_runner=one_at_a_time)
     return durations
 
 
@@ -111,7 +111,7 @@ def main() -> None:
             "in_p": None if len(along_p) < 2 else round(exponent([p for p, _ in along_p],
                                                                  [secs(k) for _, k in along_p]) or 0, 2)}
     out = {"problem": "benchmarks/halwpe_shaped.make(n, p): correlated counters, 60 exact derived ones",
-           "ensemble": f"HALWPE preset, {len(models)} models, {a.folds}-fold CV, every fit in one process, timed "
+           "ensemble": f"RastSim preset, {len(models)} models, {a.folds}-fold CV, every fit in one process, timed "
                        "alone, after a warm-up run",
            "seconds_by_size": by_size, "growth_exponent": growth,
            "schedule_wall_seconds": schedule,
