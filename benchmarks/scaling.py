@@ -1,7 +1,7 @@
 """How the ensemble's cost grows with the table, and what W workers would make of it (printed as JSON).
 
 For each size (default: n = 364, 1,456, 5,824 workloads at p = 577 counters, and p = 100 at n = 5,824) the
-whole ensemble (15 models, 10-fold CV, the HALWPE preset's models and settings) runs once on the
+whole ensemble (all 15 models, the RastSim preset, 10-fold CV, as benchmarks/ensemble.py) runs once on the
 HALWPE-shaped generator (``benchmarks/halwpe_shaped.py``: correlated counters, exact derived ones, a
 positive target), every (model, fold) fit timed on its own in this one process. Printed:
 
