@@ -156,8 +156,37 @@ def fit_rows(a) -> tuple[list[dict], str]:
     note = (f"{f['kernel']}: {len(f['residuals'])} granularities, clock {f['clock_hz'] / 1e9:.3g} GHz "
             f"({f['clock_source']}); chosen: {f['latency']} latency, mean APE on speedup "
             f"{f['mape_speedup']:.2f} %. Repeats: median coefficient of variation {100 * sp['host_cv_median']:.1f} % "
-            f"(host), {100 * sp['accel_cv_median']:.1f} % (accelerated).")
+            f"(host), {100 * sp['accel_cv_median']:.1f} % (accelerated). {fit_range_text(a)}")
     return rows, note
+
+
+def fit_range_text(a) -> str:
+    """Where the focused accelerator's fit reproduces its measurements, and whether its break-even size lies
+    outside what was measured (then it is the fit's extrapolation, not a measurement)."""
+    from modeling.accelerators.calibrate import where_fit_holds
+
+    w = where_fit_holds(a.fit["residuals"])
+    tol = f"{100 * w['tolerance']:g} %"
+    if w["holds"] == w["measured"]:
+        text = f"The fit is within {tol} of the measured speedup at every measured size."
+    else:
+        worst = sorted(w["misses"], key=lambda m: -m["miss"])[:3]
+        named = "; ".join(f"{fmt_bytes(m['granularity'])}: {m['measured']:.3g} measured, {m['fitted']:.3g} fitted"
+                          for m in sorted(worst, key=lambda m: m["granularity"]))
+        where = ("nowhere" if w["holds"] == 0 else
+                 f"at {w['holds']} of {w['measured']} sizes, {fmt_bytes(w['holds_from'])} to "
+                 f"{fmt_bytes(w['holds_to'])}")
+        text = (f"The fit is within {tol} of the measured speedup {where}; it misses at "
+                f"{len(w['misses'])} (largest: {named}): there, read the curve as the model's trend, not as the "
+                "accelerator's speedup.")
+    b1 = logca.g1(a.params)
+    if b1 is not None and w["smallest_measured"] is not None and b1 < w["smallest_measured"]:
+        text += (f" Break-even g1 = {fmt_bytes(b1)} lies below the smallest measured size "
+                 f"({fmt_bytes(w['smallest_measured'])}): an extrapolation of the fit.")
+    elif b1 is not None and w["largest_measured"] is not None and b1 > w["largest_measured"]:
+        text += (f" Break-even g1 = {fmt_bytes(b1)} lies above the largest measured size "
+                 f"({fmt_bytes(w['largest_measured'])}): an extrapolation of the fit.")
+    return text
 
 
 def accelerometer_view(v: dict) -> dict:

@@ -283,3 +283,23 @@ def fit_table(frame: pd.DataFrame, kernel: str | None = None, clock_hz: float | 
     if latency is not None and latency not in ("independent", "dependent"):
         raise ConfigError("latency must be 'independent' or 'dependent'.")
     return fit_global(measured(frame, kernel, clock_hz), A, L, latency)
+
+
+FIT_HOLDS_WITHIN = 0.10  # relative miss of the fitted speedup that still counts as "the fit holds"
+
+
+def where_fit_holds(residuals: list[dict], tolerance: float = FIT_HOLDS_WITHIN) -> dict:
+    """Where a global fit (:func:`fit_global`, eq. 4.4/4.10 fitted by least squares) reproduces the measured
+    speedups: the measured granularities whose fitted speedup is within ``tolerance`` of the measured one,
+    and the others (``misses``: granularity, measured, fitted, relative miss), smallest granularity first.
+    ``holds_from``/``holds_to``: the range of sizes at which it holds (None when it holds nowhere)."""
+    rows = sorted(residuals, key=lambda r: r["granularity"])
+    miss = [{"granularity": r["granularity"], "measured": r["speedup"], "fitted": r["speedup_fit"],
+             "miss": abs(r["speedup_fit"] / r["speedup"] - 1)} for r in rows
+            if r["speedup"] > 0 and abs(r["speedup_fit"] / r["speedup"] - 1) > tolerance]
+    missed = {m["granularity"] for m in miss}
+    held = [r["granularity"] for r in rows if r["granularity"] not in missed]
+    return {"tolerance": tolerance, "measured": len(rows), "holds": len(held),
+            "holds_from": held[0] if held else None, "holds_to": held[-1] if held else None,
+            "smallest_measured": rows[0]["granularity"] if rows else None,
+            "largest_measured": rows[-1]["granularity"] if rows else None, "misses": miss}

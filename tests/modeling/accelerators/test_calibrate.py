@@ -136,3 +136,17 @@ def test_cli_presets_eval_and_fit(capsys):
     assert set(d) >= {"L", "o", "C", "A", "beta", "latency", "mape_speedup"}
     assert main(["logca", "--preset", "ultrasparc-t2:aes", "--C", "3"]) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def test_where_the_fit_holds_names_the_sizes_it_misses():
+    from modeling.accelerators.calibrate import where_fit_holds
+
+    rows = [{"granularity": g, "speedup": s, "speedup_fit": f}
+            for g, s, f in [(1024, 10.0, 10.5), (16, 2.0, 1.0), (64, 16.5, 9.8), (4096, 12.0, 12.9)]]
+    w = where_fit_holds(rows, 0.10)
+    assert (w["measured"], w["holds"], w["holds_from"], w["holds_to"]) == (4, 2, 1024, 4096)
+    assert (w["smallest_measured"], w["largest_measured"]) == (16, 4096)
+    assert [(m["granularity"], round(m["miss"], 4)) for m in w["misses"]] == [(16, 0.5), (64, round(1 - 9.8 / 16.5, 4))]
+    assert where_fit_holds(rows, 0.6)["misses"] == []  # every miss within 60 %
+    nowhere = where_fit_holds(rows, 0.01)
+    assert nowhere["holds"] == 0 and nowhere["holds_from"] is None
