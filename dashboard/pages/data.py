@@ -75,7 +75,8 @@ def layout(**_query):
                 html.Div(id=f"{P}-missing-info", className="hint"),
                 field("Missing feature values", dcc.RadioItems(
                     id=f"{P}-missing", options=[{"label": t, "value": k} for k, t in MISSING_RULES.items()],
-                    value="rows", className="radio-list")),
+                    value=None, className="radio-list"),
+                      "no choice is made for you: with missing values, Save asks for one"),
                 html.Div(html.Button("Save dataset", id=f"{P}-save", className="btn btn-primary", n_clicks=0),
                          className="run-row"),
                 html.Div(id=f"{P}-save-status")),

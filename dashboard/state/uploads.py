@@ -241,8 +241,8 @@ def checked_mapping(mapping: dict) -> dict:
         if v not in (None, "") and not isinstance(v, str):
             raise DataError(f"Invalid choice for {role}: expected one column name.")
         out[role] = v or None
-    rule = mapping.get("missing") or "rows"
-    if not isinstance(rule, str) or rule not in MISSING_RULES:
+    rule = mapping.get("missing") or None  # None: not chosen (fine only when nothing misses a value)
+    if rule is not None and (not isinstance(rule, str) or rule not in MISSING_RULES):
         raise DataError(f"Invalid choice for missing values: use one of {', '.join(MISSING_RULES)}.")
     out["missing"] = rule
     for role in LIST_ROLES:
@@ -263,8 +263,8 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K, text
 
     mapping: id_col, group_col (optional), targets (list), features (list, empty =
     all other numeric), host_col (optional), repeat_col (optional), missing (the
-    rule for missing feature values, ``modeling.tables.workload.MISSING_RULES``,
-    default "rows"), and for the
+    rule for missing feature values, ``modeling.tables.workload.MISSING_RULES``;
+    none given: refused when a feature value is missing, so nothing is dropped unasked), and for the
     model-vs-simulator chart (HALWPE Fig. 12) host_time_col (optional: seconds to
     run a workload on the host) and sim_cols (optional: simulator seconds, one
     column per target, named after it).
@@ -321,6 +321,13 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K, text
     elif table[id_col].duplicated().any():
         dup = table.loc[table[id_col].duplicated(), id_col].iloc[0]
         raise DataError(f"Workload id {dup!r} appears more than once; map a repeat column or make ids unique.")
+    if mapping["missing"] is None:  # nothing is dropped or filled unless the user chose how
+        report = missing_report(table, feats, id_col)
+        if report["rows"]:
+            raise DataError(f"{report['rows']} of {len(table)} workloads miss a feature value: choose under "
+                            "\"Missing feature values\" whether to drop those workloads, drop those columns or "
+                            "fill in the column median, then save again.")
+        mapping["missing"] = "rows"  # nothing misses a value: the rule changes nothing
     table, feats, missing = handle_missing(table, feats, mapping["missing"], id_col)
     if missing:
         notes["missing"] = missing

@@ -147,6 +147,8 @@ def test_missing_values_are_reported_and_handled_by_the_chosen_rule():
     text = uploads.missing_text(report, 20)
     assert text.startswith("4 of 20 workloads miss a value in 2 column(s): sparse (3 rows), b (1 rows)")
     base = {"id_col": "workload", "targets": ["t"]}
+    with pytest.raises(DataError, match="miss a feature value: choose"):  # no rule chosen: nothing dropped unasked
+        uploads.build_dataset(df, base)
     rows, _, m, notes = uploads.build_dataset(df, {**base, "missing": "rows"})
     assert len(rows) == 16 and notes["missing"]["row_ids"] == ["w3", "w5", "w7", "w11"]
     cols, _, m, notes = uploads.build_dataset(df, {**base, "missing": "columns"})

@@ -129,6 +129,11 @@ def test_workloads_with_missing_values_are_named_handled_as_chosen_and_reported(
     from pc_browser import choose
 
     choose(dash_duo, "#data-targets", "t")
+    # no rule is chosen for the user: Save asks for one and keeps nothing
+    dash_duo.find_element("#data-save").click()
+    dash_duo.wait_for_contains_text("#data-save-status", "4 of 40 workloads miss a feature value: choose",
+                                    timeout=20)
+    assert datasets.list_datasets() == []
     dash_duo.driver.find_element("css selector", "#data-missing input[value='columns']").click()
     dash_duo.find_element("#data-save").click()
     dash_duo.wait_for_contains_text("#data-save-status", "Saved 40 workloads", timeout=20)
