@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from dashboard.ui.figures import FONT, PALETTE, margins, template as _template, values as _list
+from dashboard.ui.figures import FONT, PALETTE, log_axis, margins, template as _template, values as _list
 from modeling.accelerators.advisor import fmt_bytes
 
 REGION_COLORS = ["#cfe3f3", "#fde2cf", "#d5ecd9", "#e7d9f0", "#fff1c2", "#f9d6de", "#dfe7c9", "#d6dbf5"]
@@ -38,12 +38,19 @@ def _log_x(lo=None, hi=None, dtick=LOG4):
     return ax
 
 
+def _log_y(title: str, data) -> dict:
+    """The y axis of a speedup or energy chart: log, labelled per decade over more than two decades and at
+    1, 2, 5 within them (a speedup of 1.3 to 4 spans no decade: per-decade labels would show only "1")."""
+    ys = [np.asarray([v for v in (tr.get("y") or []) if isinstance(v, (int, float))], float) for tr in data]
+    return log_axis(title, *ys)
+
+
 def _figure(data, title, height, y_title="speedup", **layout):
     lay = {"template": _template(), "height": height, "font": FONT,
            "title": {"text": title, "x": 0.01, "font": {"size": 15}},
            "margin": margins(l=70, b=110),  # the legend sits below the plot
            "legend": {"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0, "xanchor": "left"},
-           "xaxis": _log_x(), "yaxis": {"type": "log", "title": {"text": y_title}, "dtick": 1}}
+           "xaxis": _log_x(), "yaxis": _log_y(y_title, data)}
     lay.update(layout)
     return {"data": data, "layout": lay}
 
