@@ -4,11 +4,12 @@ For a page prefix ``P`` the panel holds: Run and Cancel buttons, a progress
 bar with its label, a status line, a share link with a copy button, and the
 stores that carry a job through its life::
 
-    P-request   {"params", "key"}: set by Run, or by the layout from a shared link
-    P-pending   the request, when its result is not cached yet (starts the job)
-    P-result    {"key"} from the cache, without a job
+    P-request   {"params", "key"}: set by the layout from a shared link whose result was not cached
+    P-pending   the request, when its result is not cached yet (starts the job): set by Run or the lookup
+    P-result    {"key"} from the cache, without a job (the lookup of a link, the watchdog)
     P-job-result {"key"} or {"key", "error"} from the job
-    P-ready     {"key"} of a result to draw; the page's own callbacks listen here
+    P-ready     {"key"} of a result to draw; the page's own callbacks listen here. Run sets it itself on a
+                cache hit: from the click to the first chart, two round trips (Run, then the page's views)
     P-failed    {"key", "attempt"} of a job whose process died (set by the watchdog)
     P-service   what the page says while the job service (Redis) is unreachable
 
@@ -132,17 +133,40 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
     """
     assert len(form_ids) == len(kind.names), (prefix, kind.names)
 
-    @callback(Output(f"{prefix}-request", "data"), Output(f"{prefix}-status", "children"),
-              Input(f"{prefix}-run", "n_clicks"), State(f"{prefix}-cancel", "n_clicks"),
-              [State(i, "value") for i in form_ids], prevent_initial_call=True)
-    def _run_clicked(n, cancels, *values):
+    def _submit(request: dict, attempt, cancels) -> dict:
+        """What submitting a checked request sets: on a cache hit the ready store (the page draws at once);
+        otherwise the pending store (which starts the job) and the watchdog; during an outage, the notice."""
+        run = new_run()  # this run's id: the watchdog judges only this run
+        try:
+            if jobs.has_result(request["key"]):
+                return {"ready": {"key": request["key"]}, "job_status": None, "watchdog": True, "service": None}
+            jobs.run_submitted(run)
+        except Exception as exc:  # the job service is unreachable: no job can be started now
+            return {"job_status": None, "service": _unreachable(exc, UNREACHABLE_NEW)}
+        return {"pending": {**request, "attempt": count(attempt), "cancels": count(cancels), "run": run},
+                "watchdog": False, "job_status": None, "service": None}
+
+    submitted = {"ready": Output(f"{prefix}-ready", "data", allow_duplicate=True),
+                 "pending": Output(f"{prefix}-pending", "data", allow_duplicate=True),
+                 "watchdog": Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
+                 "job_status": Output(f"{prefix}-job-status", "children", allow_duplicate=True),
+                 "service": Output(f"{prefix}-service", "children", allow_duplicate=True)}
+
+    def _answer(**given) -> dict:
+        return {**dict.fromkeys(submitted, no_update), "status": no_update, **given}
+
+    @callback(output={"status": Output(f"{prefix}-status", "children"), **submitted},
+              inputs={"n": Input(f"{prefix}-run", "n_clicks"), "cancels": State(f"{prefix}-cancel", "n_clicks"),
+                      "values": [State(i, "value") for i in form_ids]}, prevent_initial_call=True)
+    def _run_clicked(n, cancels, values):
+        # Run: the form is parsed once, here, and the cache looked up in the same round trip (a cached result
+        # is drawn by the page's next one; a missing one starts its job)
         try:
             request = kind.request(dict(zip(kind.names, values)))
         except (InvalidParameter, LookupError) as exc:
-            return no_update, alert(message(exc))
-        # a fresh click is a fresh job request even with the same inputs (after a
-        # failure or cancel); the result cache still answers at once when it can
-        return {**request, "attempt": count(n), "cancels": count(cancels)}, None
+            return _answer(status=alert(message(exc)))
+        # a fresh click is a fresh job request even with the same inputs (after a failure or cancel)
+        return _answer(status=None, **_submit(request, n, cancels))
 
     @callback(Output(f"{prefix}-result", "data"), Output(f"{prefix}-pending", "data"),
               Output(f"{prefix}-watchdog", "disabled"),
@@ -150,22 +174,17 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
               Output(f"{prefix}-service", "children", allow_duplicate=True),
               Input(f"{prefix}-request", "data"), prevent_initial_call="initial_duplicate")
     def _lookup(stored):
+        # the request a shared link's layout put on the page (its result was not cached then)
         if not stored:
             return no_update, no_update, no_update, no_update, no_update
         try:
             request = kind.from_store(stored)
         except (InvalidParameter, LookupError) as exc:
             return no_update, no_update, no_update, alert(message(exc)), no_update
-        run = new_run()  # this run's id: the watchdog judges only this run
-        try:
-            if jobs.has_result(request["key"]):
-                return {"key": request["key"]}, no_update, no_update, no_update, None
-            jobs.run_submitted(run)
-        except Exception as exc:  # the job service is unreachable: no job can be started now
-            return no_update, no_update, no_update, None, _unreachable(exc, UNREACHABLE_NEW)
-        pending = {**request, "attempt": count(stored.get("attempt")), "cancels": count(stored.get("cancels")),
-                   "run": run}
-        return no_update, pending, False, None, None
+        got = _submit(request, stored.get("attempt"), stored.get("cancels"))
+        result = {"key": request["key"]} if "ready" in got else no_update
+        return (result, got.get("pending", no_update), got.get("watchdog", no_update), got["job_status"],
+                got["service"])
 
     @callback(Output(f"{prefix}-job-result", "data"), Input(f"{prefix}-pending", "data"),
               background=True, manager=jobs.background_manager(), interval=POLL_MS,
