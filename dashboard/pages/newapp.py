@@ -170,11 +170,12 @@ def _measured_view(summary, cal_status, cal_opts, view, v, methods, graph, workl
              html.Div([
                  field("Calibrating input", dcc.Dropdown(id=f"{P}-cal", options=cal_opts, value=view.get("cal"),
                                                          placeholder="none", clearable=True,
-                                                         style={"minWidth": "340px"})),
+                                                         style={"width": "340px"})),
                  field(f"Measured on the target ({UNITS.get(v['metric'], 'target units')})",
                        dcc.Input(id=f"{P}-cal_time", type="number", min=0, step="any", debounce=True,
-                                 value=view.get("cal_time"), className="num-input", placeholder="from the dataset")),
-             ], className="form-grid"),
+                                 value=view.get("cal_time"), className="num-input", placeholder="from the dataset",
+                                 style={"width": "14em"})),
+             ], className="field-row"),
              html.Div(cal_status, id=f"{P}-cal-status")),
         card(html.H2("Estimates for the held-out application"),
              html.P("Mean and median APE against the measured target, on the workloads each method estimates "
