@@ -173,7 +173,7 @@ def _measured_view(summary, cal_status, cal_opts, view, v, methods, graph, workl
                                                          style={"width": "340px"})),
                  field(f"Measured on the target ({UNITS.get(v['metric'], 'target units')})",
                        dcc.Input(id=f"{P}-cal_time", type="number", min=0, step="any", debounce=True,
-                                 value=view.get("cal_time"), className="num-input", placeholder="from the dataset",
+                                 value=view.get("cal_time"), className="num-input", placeholder="dataset value",
                                  style={"width": "14em"})),
              ], className="field-row"),
              html.Div(cal_status, id=f"{P}-cal-status")),
