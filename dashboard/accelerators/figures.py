@@ -48,7 +48,7 @@ def _log_y(title: str, data) -> dict:
 def _figure(data, title, height, y_title="speedup", **layout):
     lay = {"template": _template(), "height": height, "font": FONT,
            "title": {"text": title, "x": 0.01, "font": {"size": 15}},
-           "margin": margins(l=70, b=110),  # the legend sits below the plot
+           "margin": margins(l=78, b=110),  # the legend sits below the plot; room for 1-2-5 labels
            "legend": {"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0, "xanchor": "left"},
            "xaxis": _log_x(), "yaxis": _log_y(y_title, data)}
     lay.update(layout)
