@@ -8,6 +8,7 @@ import time
 import urllib.request
 
 import pytest
+from selenium.common.exceptions import TimeoutException
 
 from benchmarks.load import _free_port, _stop_group
 from conftest import gunicorn_server
@@ -65,7 +66,7 @@ def service(tmp_path_factory):
     worker = Worker(env, "w1", var.parent / "w1.log")
     try:
         with gunicorn_server(var, "web-a.log", **env) as a:
-            yield {"redis": redis_server, "a": a[0], "log": a[2], "worker": worker}
+            yield {"redis": redis_server, "a": a[0], "log": a[2], "worker": worker, "worker_log": var.parent / "w1.log"}
     finally:
         worker.stop()
         _stop_group(redis_server.proc)
@@ -86,6 +87,21 @@ def _state(key):
         return None
 
 
+def _what_happened(d, service, key) -> str:
+    """For a failure message: the page's job lines, the job's status, and the ends of the server's and the
+    worker's logs (the test's temporary folder is gone by the time anyone reads a CI log)."""
+    def tail(path, n=30):
+        try:
+            lines = [x for x in path.read_text(errors="replace").splitlines() if "GET /" not in x and "POST /" not in x]
+        except OSError as exc:
+            return f"({exc})"
+        return "\n".join(lines[-n:])
+    page = {i: (d.find_elements("id", i)[0].text if d.find_elements("id", i) else None)
+            for i in ("scenario-job-status", "scenario-service", "scenario-progress-label")}
+    return (f"no result on the page; page: {page}; status: {_state(key)}\n--- web server log ---\n"
+            f"{tail(service['log'])}\n--- worker log ---\n{tail(service['worker_log'])}")
+
+
 def test_a_redis_restart_mid_job_keeps_the_result(service):
     d = fresh_browser()
     try:
@@ -96,7 +112,10 @@ def test_a_redis_restart_mid_job_keeps_the_result(service):
         time.sleep(2.0)
         service["redis"].start()
         t0 = time.time()
-        assert text_in(d, "#scenario-best-eout", 300).endswith("%")
+        try:
+            assert text_in(d, "#scenario-best-eout", 300).endswith("%")
+        except TimeoutException:  # say what the page, the job's status and the logs show
+            raise AssertionError(_what_happened(d, service, _key(41))) from None
         print(f"\nredis restarted mid-job -> result on the page {time.time() - t0:.1f} s later")
         assert "failed" not in d.find_element("id", "scenario-job-status").text
         assert _state(_key(41)) == "done"
