@@ -14,6 +14,7 @@ stops early (an exception, e.g. a job that was abandoned).
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import sys
@@ -226,8 +227,6 @@ FORK_GATE = ForkGate()
 
 def gated(fn: Callable) -> Callable:
     """``fn`` run inside :data:`FORK_GATE`."""
-    import functools
-
     @functools.wraps(fn)
     def call(*args, **kwargs):
         with FORK_GATE:

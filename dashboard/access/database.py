@@ -19,7 +19,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from modeling.parallel import FORK_GATE, ForkSafeLock
+from modeling.parallel import ForkSafeLock, gated
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _ENGINES: dict[str, tuple[Engine, sessionmaker]] = {}
@@ -41,37 +41,14 @@ class _GatedCursor(sqlite3.Cursor):
     """A cursor whose calls into SQLite run inside the fork gate (modeling.parallel): a job forked while a web
     thread runs a statement would find SQLite's mutexes held for ever."""
 
-    def execute(self, *args):
-        with FORK_GATE:
-            return super().execute(*args)
-
-    def executemany(self, *args):
-        with FORK_GATE:
-            return super().executemany(*args)
-
-    def executescript(self, *args):
-        with FORK_GATE:
-            return super().executescript(*args)
-
-    def fetchone(self):
-        with FORK_GATE:
-            return super().fetchone()
-
-    def fetchmany(self, *args, **kwargs):
-        with FORK_GATE:
-            return super().fetchmany(*args, **kwargs)
-
-    def fetchall(self):
-        with FORK_GATE:
-            return super().fetchall()
-
-    def __next__(self):
-        with FORK_GATE:
-            return super().__next__()
-
-    def close(self):
-        with FORK_GATE:
-            return super().close()
+    execute = gated(sqlite3.Cursor.execute)
+    executemany = gated(sqlite3.Cursor.executemany)
+    executescript = gated(sqlite3.Cursor.executescript)
+    fetchone = gated(sqlite3.Cursor.fetchone)
+    fetchmany = gated(sqlite3.Cursor.fetchmany)
+    fetchall = gated(sqlite3.Cursor.fetchall)
+    __next__ = gated(sqlite3.Cursor.__next__)
+    close = gated(sqlite3.Cursor.close)
 
 
 class _GatedConnection(sqlite3.Connection):
@@ -80,17 +57,9 @@ class _GatedConnection(sqlite3.Connection):
     def cursor(self, factory=_GatedCursor):
         return super().cursor(factory)
 
-    def commit(self):
-        with FORK_GATE:
-            return super().commit()
-
-    def rollback(self):
-        with FORK_GATE:
-            return super().rollback()
-
-    def close(self):
-        with FORK_GATE:
-            return super().close()
+    commit = gated(sqlite3.Connection.commit)
+    rollback = gated(sqlite3.Connection.rollback)
+    close = gated(sqlite3.Connection.close)
 
 
 def _sqlite_file(url: str) -> Path | None:
