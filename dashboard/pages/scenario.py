@@ -260,7 +260,7 @@ def steps_view(res: dict | None, model: str) -> list:
 
 
 def _steps_rows(res: dict, model: str) -> list:
-    m = next((x for x in res["models"] if x["model"] == model), None) if res else None
+    m = next((x for x in res["models"] if x["model"] == model), None)
     if m is None or not m.get("steps"):
         return []
     return [{"step": s["step"], "action": s["action"], "feature": s["feature"] or "(start)",
