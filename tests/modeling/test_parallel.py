@@ -25,6 +25,20 @@ def test_every_result_once_with_closures_and_inherited_data():
     assert [r[0] for r in map_unordered(work, range(3), n_jobs=1)] == [0, 1, 2]
 
 
+def _in_own_group(target, limit: float):
+    """Run ``target(q)`` in a forked process (which makes itself a process group); SIGKILL the whole group if
+    it is still alive after ``limit`` seconds. Returns (finished in time with exit code 0, the queue)."""
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=target, args=(q,))
+    p.start()
+    p.join(limit)
+    alive = p.is_alive()
+    if alive:
+        os.killpg(p.pid, signal.SIGKILL)
+    return not alive and p.exitcode == 0, q
+
+
 def _stop_early_in_a_gunicorn_like_process(q):
     os.setsid()  # a group of its own, so that the test can end all of it if it hangs
     signal.signal(signal.SIGTERM, lambda *a: None)  # what a gunicorn worker's handler amounts to here
@@ -38,15 +52,8 @@ def _stop_early_in_a_gunicorn_like_process(q):
 
 
 def test_a_consumer_that_stops_early_does_not_hang_on_workers_that_ignore_sigterm():
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_stop_early_in_a_gunicorn_like_process, args=(q,))
-    p.start()
-    p.join(20)
-    alive = p.is_alive()
-    if alive:
-        os.killpg(p.pid, signal.SIGKILL)
-    assert not alive and p.exitcode == 0
+    ok, q = _in_own_group(_stop_early_in_a_gunicorn_like_process, 20)
+    assert ok
     assert q.get(timeout=1) < 10
 
 
@@ -74,15 +81,8 @@ def _stop_early_while_a_worker_ignores_sigterm(q):
 
 
 def test_workers_that_ignore_sigterm_entirely_are_killed_when_the_consumer_stops():
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_stop_early_while_a_worker_ignores_sigterm, args=(q,))
-    p.start()
-    p.join(30)
-    alive = p.is_alive()
-    if alive:
-        os.killpg(p.pid, signal.SIGKILL)
-    assert not alive and p.exitcode == 0
+    ok, q = _in_own_group(_stop_early_while_a_worker_ignores_sigterm, 30)
+    assert ok
     assert q.get(timeout=1) < 10
 
 
@@ -103,12 +103,5 @@ def _stop_early_while_workers_write_results(q):
 def test_stopping_while_workers_write_results_never_hangs():
     """A worker killed while it writes a result would keep the result queue's lock for good and the pool's
     ``terminate`` would wait on it for ever: the workers are asked to end first, killed only if they must be."""
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_stop_early_while_workers_write_results, args=(q,))
-    p.start()
-    p.join(90)
-    alive = p.is_alive()
-    if alive:
-        os.killpg(p.pid, signal.SIGKILL)
-    assert not alive and p.exitcode == 0
+    ok, _ = _in_own_group(_stop_early_while_workers_write_results, 90)
+    assert ok
