@@ -258,3 +258,36 @@ def category_row_style(field="category"):
     return {"styleConditions": [
         {"condition": f"params.data.{field} === {cat!r}", "style": {"backgroundColor": color}}
         for cat, color in CATEGORY_COLORS.items()]}
+
+
+#: APE below this (percent) is drawn at it on the log axes of :func:`ape_pair`.
+APE_FLOOR = 0.01
+
+
+def ape_pair(rows: list[dict], label_a: str, label_b: str, title: str) -> dict:
+    """Per-workload APE of run A against run B on one log scale (both axes the same range), the diagonal where
+    the two agree; points above it are workloads A predicts better."""
+    if not rows:
+        return empty("The two scenarios share no scored workload")
+    a = np.maximum(np.asarray([r["ape_a"] for r in rows], float), APE_FLOOR)
+    b = np.maximum(np.asarray([r["ape_b"] for r in rows], float), APE_FLOOR)
+    lo, hi = float(min(a.min(), b.min())) / 1.5, float(max(a.max(), b.max())) * 1.5
+    span = [math.log10(lo), math.log10(hi)]
+    custom = [[r["workload"], r["ape_a"], r["ape_b"]] for r in rows]
+    data = [{"type": "scatter", "mode": "lines", "x": [lo, hi], "y": [lo, hi], "name": "same error in both",
+             "line": {"color": "#868e96", "dash": "dot", "width": 1}, "hoverinfo": "skip"},
+            {"type": "scatter", "mode": "markers", "x": values(a), "y": values(b), "name": "workload",
+             "marker": {"size": 6, "color": np.where(b < a, "#2b8a3e", "#c92a2a").tolist(), "opacity": 0.75},
+             "customdata": custom, "showlegend": False,
+             "hovertemplate": "%{customdata[0]}<br>APE in A %{customdata[1]:.2f} %<br>APE in B "
+                              "%{customdata[2]:.2f} %<extra></extra>"}]
+    ax = log_axis("", a, b)
+    return figure(data, title, 460,
+                  xaxis={**ax, **axis_title(f"APE % in A: {label_a}"), "range": span},
+                  yaxis={**ax, **axis_title(f"APE % in B: {label_b}"), "range": span},
+                  annotations=[{"text": "below the line: B closer", "xref": "paper", "yref": "paper", "x": 0.98,
+                                "y": 0.02, "xanchor": "right", "yanchor": "bottom", "showarrow": False,
+                                "font": {"color": "#2b8a3e", "size": 12}},
+                               {"text": "above: A closer", "xref": "paper", "yref": "paper", "x": 0.02, "y": 0.98,
+                                "xanchor": "left", "yanchor": "top", "showarrow": False,
+                                "font": {"color": "#c92a2a", "size": 12}}])

@@ -9,10 +9,11 @@ always derived on the server from inputs it has validated itself.
 from __future__ import annotations
 
 from dashboard.jobs.runner import compute_once
-from dashboard.state import datasets
+from dashboard.state import datasets, scenarios
 from dashboard.crossgen import work
 from dashboard import jobs
 from dashboard.crossgen.params import DatasetParam, model_param, scenario_params, target_choices
+from dashboard.ui.format import message
 from dashboard.ui.url_state import InvalidParameter, Param
 from modeling.crossgen.ensemble import ALL_MODELS, TRANSFORMS
 
@@ -108,3 +109,39 @@ APPLY = jobs.JobKind("apply", (
     Param("val_target", "choice", prefer("val_dataset", "targets", "GTX-980"), _of("val_dataset", "targets")),
     Param("seed", "int", 0, None, 0, 2**31 - 1),
 ), work.apply_result, _fingerprint("dataset", "val_dataset"), _check_apply)
+
+
+# ------------------------------------------------------------------ compare two saved scenarios
+
+def _saved_ids(_v=None) -> list[str]:
+    return [s["id"] for s in scenarios.list_scenarios("scenario")]
+
+
+def saved_request(sc_id: str, slot: str) -> tuple[dict, dict]:
+    """``(saved record, scenario request)`` of a saved scenario of this project; ``InvalidParameter`` naming
+    ``slot`` when its inputs no longer run (a dataset deleted since, a host no longer in it)."""
+    rec = scenarios.load_scenario(sc_id)
+    try:
+        return rec, SCENARIO.request(rec["params"])
+    except (InvalidParameter, LookupError) as exc:
+        raise InvalidParameter(slot, f"the saved scenario {rec['name']!r} can no longer run: "
+                                     f"{message(exc)}") from exc
+
+
+def _check_compare(params):
+    if params["a"] == params["b"]:
+        raise InvalidParameter("b", "choose a saved scenario other than A")
+    for slot in ("a", "b"):
+        saved_request(params[slot], slot)
+
+
+def _compare(params, report):
+    return work.compare_result(params, report, saved=saved_request,
+                               scenario=lambda p, r: cached(SCENARIO, p, r))
+
+
+#: Two saved scenarios compared: the key is made of the two scenarios' own keys (their inputs, data and code).
+COMPARE = jobs.JobKind(
+    "compare", (Param("a", "choice", lambda v: next(iter(_saved_ids()), None), _saved_ids),
+                Param("b", "choice", lambda v: next(iter(_saved_ids()[1:]), None), _saved_ids)),
+    _compare, lambda p: "".join(saved_request(p[s], s)[1]["key"] for s in ("a", "b")), _check_compare)

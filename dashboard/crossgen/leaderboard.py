@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from modeling.crossgen.compare import star
+
 #: A model's error is "dominated by a few workloads" when at most this share of the workloads carries
 #: more than half of its summed APE.
 FEW_WORKLOADS = 0.10
@@ -15,11 +17,7 @@ POOR_IN_SAMPLE = 50.0
 
 def winner(res: dict) -> tuple[str, float]:
     """The lowest E_out among the models and the baseline: the leaderboard's star."""
-    rows = [(m["e_out"], m["model"]) for m in res["models"]]
-    if res["baseline"].get("e_out") is not None:
-        rows.append((res["baseline"]["e_out"], res["baseline"]["model"]))
-    e, name = min(rows)
-    return name, e
+    return star(res)
 
 
 def baseline_wins(res: dict) -> bool:

@@ -174,3 +174,32 @@ def apply_result(params: dict, report=silent) -> dict:
     gmap = dict(zip(val["workload_ids"], [str(g) for g in val["groups"]])) if val["groups"] is not None else {}
     out["groups"] = [gmap.get(w, "") for w in out["workload_ids"]]
     return out
+
+
+#: The scenario inputs in the order /compare lists them.
+COMPARED_INPUTS = ("dataset", "host", "target", "metric", "preset", "cv", "folds", "transform", "seed")
+
+
+def compare_result(params: dict, report=silent, *, saved, scenario) -> dict:
+    """Two saved scenarios compared (:func:`modeling.crossgen.compare.compare_scenarios`).
+
+    ``saved(id, slot) -> (record, request)`` reads a saved scenario of this project; ``scenario(params, report)
+    -> (key, result)`` gives its result, from the cache when it is there."""
+    from modeling.crossgen.compare import compare_scenarios
+
+    sides, results = {}, []
+    for i, side in enumerate(("A", "B")):
+        slot = side.lower()
+        rec, req = saved(params[slot], slot)
+        key, res = scenario(req["params"], lambda frac, label, i=i, side=side:
+                            report((i + frac) / 2, f"scenario {side}: {label}"))
+        results.append(res)
+        sides[slot] = {"id": rec["id"], "name": rec["name"], "params": req["params"], "key": key,
+                       "dataset_name": res["dataset_name"], "host_label": res.get("host_label"),
+                       "n_workloads": res["n_workloads"]}
+    pa, pb = sides["a"]["params"], sides["b"]["params"]
+    inputs = [{"input": k, "a": str(pa.get(k)), "b": str(pb.get(k)), "differs": pa.get(k) != pb.get(k)}
+              for k in COMPARED_INPUTS]
+    inputs[0].update(a=sides["a"]["dataset_name"], b=sides["b"]["dataset_name"])
+    return {"a": sides["a"], "b": sides["b"], "inputs": inputs,
+            "comparison": compare_scenarios(*results).to_dict(), "params": dict(params)}

@@ -13,7 +13,8 @@ from dashboard.state.files import StorageError
 from dashboard.state import scenarios
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO, SWEEP
-from dashboard.crossgen.leaderboard import baseline_wins, leaderboard_rows
+from dashboard.crossgen.compare_views import starred
+from dashboard.crossgen.leaderboard import baseline_wins, leaderboard_rows, winner
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
 from dashboard.ui.figures import empty
@@ -118,7 +119,10 @@ def layout(**query):
                        html.Button("Save this scenario", id=f"{P}-save", className="btn", n_clicks=0)],
                       className="run-row"),
              html.Div(id=f"{P}-save-status"), *delete_parts(P),
-             html.Ul(saved_items(), id=f"{P}-saved-list")),
+             html.Ul(saved_items(), id=f"{P}-saved-list"),
+             html.P(["Each entry shows its ★, the lowest E_out of its run (the baseline's when no model beat it). ",
+                     dcc.Link("Compare two saved scenarios →", href="/compare", id=f"{P}-compare-link")],
+                    className="hint")),
     ])
 
 
@@ -322,8 +326,7 @@ def _report(n, ready):
 
 def saved_items(limit=8) -> list:
     """The newest saved scenarios as links that reopen them, each with its delete button."""
-    return [html.Li([dcc.Link(f"{s['name']} — best {s['summary'].get('best')} "
-                              f"E_out {s['summary'].get('e_out', 0):.2f} %",
+    return [html.Li([dcc.Link(f"{s['name']} — {starred(s['summary'])}",
                               href=f"/scenario?{s['summary'].get('query', '')}"), " ", delete_button(P, s["id"])])
             for s in scenarios.list_scenarios("scenario")[:limit]]
 
@@ -347,9 +350,11 @@ def _save(_n, ready, name):
     best = res["best"]["overall"]
     m = next(x for x in res["models"] if x["model"] == best)
     query = to_query(res["params"])[1:]
+    star, star_e_out = winner(res)
     try:
         rec = scenarios.save_scenario("scenario", res["params"], {"best": best, "e_out": m["e_out"],
-                                                              "ir10": m["inlier_ratio"]["10"],
+                                                              "ir10": m["inlier_ratio"]["10"], "star": star,
+                                                              "star_e_out": star_e_out,
                                                               "n_workloads": res["n_workloads"], "query": query}, name)
     except StorageError as exc:
         return alert(str(exc)), no_update

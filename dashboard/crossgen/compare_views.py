@@ -1,0 +1,146 @@
+"""What /compare shows of a comparison result (two saved scenarios): the summary, the grids' rows and columns,
+the per-workload view for a chosen model on each side."""
+
+from __future__ import annotations
+
+from dash import html
+
+from dashboard import jobs
+from dashboard.crossgen.figures import ape_pair
+from dashboard.state import scenarios
+from dashboard.ui.components import alert, card, num_col, stat
+from dashboard.ui.figures import empty
+from dashboard.ui.format import si_col
+from modeling.crossgen.compare import compare_workloads
+from modeling.crossgen.ensemble import ALL_MODELS, BASELINE
+
+STAR = "★"
+UNITS = {"duration": "s", "cycles": "cycles"}
+_DELTA_STYLE = {"styleConditions": [
+    {"condition": "params.data && params.data.changed === 'B better'",
+     "style": {"backgroundColor": "#e6f4ea", "color": "#1e6b30", "fontWeight": "600"}},
+    {"condition": "params.data && params.data.changed === 'A better'",
+     "style": {"backgroundColor": "#fbeaea", "color": "#a61e1e", "fontWeight": "600"}}]}
+
+INPUT_COLUMNS = [
+    {"field": "input", "minWidth": 110, "maxWidth": 140},
+    {"field": "a", "headerName": "A", "minWidth": 200, "flex": 1, "tooltipField": "a"},
+    {"field": "b", "headerName": "B", "minWidth": 200, "flex": 1, "tooltipField": "b"},
+    {"field": "differs", "headerName": "differs", "minWidth": 90, "maxWidth": 110,
+     "cellStyle": {"styleConditions": [{"condition": "params.value === 'yes'",
+                                        "style": {"backgroundColor": "#fff3bf", "fontWeight": "600"}}]}},
+]
+MODEL_COLUMNS = [
+    {"field": "model", "minWidth": 250, "flex": 2, "tooltipField": "model"},
+    {"field": "marks", "headerName": "★", "minWidth": 70, "maxWidth": 90, "sortable": False},
+    num_col("e_out_a", "E_out % in A"), num_col("e_out_b", "E_out % in B"),
+    {**num_col("delta", "B − A (points)"), "minWidth": 112, "cellStyle": _DELTA_STYLE},
+    {**num_col("rank_a", "rank in A", 0), "minWidth": 90}, {**num_col("rank_b", "rank in B", 0), "minWidth": 90},
+    num_col("ir10_a", "IR@10 % in A", 1), num_col("ir10_b", "IR@10 % in B", 1),
+    {"field": "changed", "headerName": "moved", "minWidth": 100, "cellStyle": _DELTA_STYLE},
+]
+
+
+def _workload_columns(unit_a: str, unit_b: str) -> list[dict]:
+    return [
+        {"field": "workload", "minWidth": 290, "flex": 2, "tooltipField": "workload", "pinned": "left"},
+        {**si_col("observed_a", "measured in A", unit_a), "minWidth": 110},
+        {**si_col("predicted_a", "predicted in A", unit_a), "minWidth": 110},
+        num_col("ape_a", "APE % in A"),
+        {**si_col("observed_b", "measured in B", unit_b), "minWidth": 110},
+        {**si_col("predicted_b", "predicted in B", unit_b), "minWidth": 110},
+        num_col("ape_b", "APE % in B"),
+        {**num_col("gap", "apart (points)"), "minWidth": 110},
+    ]
+
+
+WORKLOAD_COLUMNS = _workload_columns("s", "s")
+
+
+def saved_options() -> list[dict]:
+    """The project's saved scenarios for the two dropdowns, newest first, each with its ★ entry."""
+    return [{"label": f"{s['name']} ({starred(s['summary'])})", "value": s["id"]}
+            for s in scenarios.list_scenarios("scenario")]
+
+
+def starred(summary: dict) -> str:
+    """The ★ entry a saved scenario recorded: the lowest E_out, the baseline's when no model beat it. Saved
+    before the ★ was recorded: the best model, said as such."""
+    if summary.get("star"):
+        return f"★ {summary['star']} E_out {summary['star_e_out']:.2f} %"
+    return f"best model {summary.get('best')} E_out {summary.get('e_out', 0):.2f} % (baseline not recorded)"
+
+
+def model_choices() -> list[str]:
+    return [*ALL_MODELS, BASELINE]
+
+
+def _side_label(side: dict) -> str:
+    p = side["params"]
+    return f"{side['name']}: {side.get('host_label') or p['host']} → {p['target']}, {p['cv']}"
+
+
+def summary(res: dict | None):
+    """(summary card, input rows, model rows) of a comparison result; (None, [], []) without one."""
+    if not res:
+        return None, [], []
+    c = res["comparison"]
+    (sa, ea), (sb, eb) = c["star_a"], c["star_b"]
+    moved = c["n_changed"]
+    head = card(
+        html.Div([stat("★ in A", sa, "compare-star-a"), stat("★ E_out in A", f"{ea:.2f} %", "compare-eout-a"),
+                  stat("★ in B", sb, "compare-star-b"), stat("★ E_out in B", f"{eb:.2f} %", "compare-eout-b"),
+                  stat("E_out that moved", f"{moved} of {len(c['models'])}", "compare-moved")], className="stats"),
+        html.P([html.Strong("A "), _side_label(res["a"]), f" ({res['a']['n_workloads']} workloads). ",
+                html.Strong("B "), _side_label(res["b"]), f" ({res['b']['n_workloads']} workloads)."],
+               className="hint"),
+        None if c["same_star"] else alert(
+            f"The two runs crown different entries: {sa} in A, {sb} in B. A model chosen on one run is not the "
+            "best on the other.", "info"))
+    inputs = [{**r, "differs": "yes" if r["differs"] else ""} for r in res["inputs"]]
+    models = [{**m, "marks": _marks(m)} for m in c["models"]]
+    return head, inputs, models
+
+
+def _marks(m: dict) -> str:
+    """"★ A", "★ B", "★ A B" or "": the runs in which this row is the lowest E_out."""
+    sides = [s for s, flag in (("A", m["star_a"]), ("B", m["star_b"])) if flag]
+    return f"{STAR} {' '.join(sides)}" if sides else ""
+
+
+def _model(choice, star: str) -> str:
+    return star if choice in (None, STAR) or choice not in model_choices() else choice
+
+
+def workload_view(res: dict | None, model_a, model_b):
+    """(figure, the workloads most apart, the verdict sentence) for the chosen model on each side (each run's
+    ★ by default)."""
+    if not res:
+        return empty("Compare two scenarios to see their per-workload errors"), [], None
+    c = res["comparison"]
+    ma, mb = _model(model_a, c["star_a"][0]), _model(model_b, c["star_b"][0])
+    if (ma, mb) == (c["star_a"][0], c["star_b"][0]):
+        w = c["workloads"]
+    else:
+        a, b = jobs.get_result(res["a"]["key"]), jobs.get_result(res["b"]["key"])
+        if a is None or b is None:
+            return empty("A scenario result expired from the cache: compare again"), [], None
+        try:
+            w = compare_workloads(a, b, ma, mb).to_dict(k=None)
+        except KeyError as exc:
+            return empty(f"{exc.args[0]} was not run in one of the two scenarios"), [], None
+    rows = w["rows"]
+    fig = ape_pair(rows, ma, mb, f"APE per workload: {ma} in A against {mb} in B")
+    n = w["n_shared"]
+    verdict = [html.Strong("Per workload. "),
+               f"Of the {n} workloads both runs scored, B ({mb}) is closer on {w['b_better']}, A ({ma}) on "
+               f"{w['a_better']}."]
+    if w["only_a"] or w["only_b"]:
+        verdict.append(f" Scored in one run only: {w['only_a']} in A, {w['only_b']} in B (not compared).")
+    return fig, rows[:12], verdict
+
+
+def workload_columns(res: dict | None) -> list[dict]:
+    if not res:
+        return WORKLOAD_COLUMNS
+    return _workload_columns(UNITS.get(res["a"]["params"]["metric"], ""), UNITS.get(res["b"]["params"]["metric"], ""))

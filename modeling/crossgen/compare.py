@@ -1,0 +1,196 @@
+"""Two scenario results side by side: which models changed rank, and the workloads the two disagree on.
+
+The inputs are two scenario results as :meth:`modeling.crossgen.ensemble.EnsembleResult.to_dict` writes them
+(``full=True``): the same method run twice with other inputs (another host, target, cross-validation or
+dataset). Errors are the RastSim eq. 3 E_out (mean out-of-fold APE, percent) each run reported; nothing is
+refitted here. A workload is compared when both runs scored it (the same workload id).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+#: Two E_out values "differ" when they are this many percentage points apart and this share of the smaller
+#: one: a run with E_out 2 % against 3 % differs, 40.1 % against 40.6 % does not.
+DIFFERS_POINTS = 1.0
+DIFFERS_SHARE = 0.10
+#: How many workloads the comparison lists as the ones the runs disagree on most.
+SHOWN = 12
+
+
+def _entries(res: dict) -> dict:
+    """Model name -> its entry, the baseline included when it was scored."""
+    out = {m["model"]: m for m in res["models"]}
+    base = res.get("baseline") or {}
+    if base.get("e_out") is not None:
+        out[base["model"]] = base
+    return out
+
+
+def star(res: dict) -> tuple[str, float]:
+    """The leaderboard's ★: the lowest E_out among the models and the baseline (the baseline when it wins)."""
+    name, m = min(_entries(res).items(), key=lambda kv: (kv[1]["e_out"], kv[0]))
+    return name, float(m["e_out"])
+
+
+def differs(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return False
+    gap = abs(b - a)
+    return gap >= DIFFERS_POINTS and gap >= DIFFERS_SHARE * min(abs(a), abs(b))
+
+
+@dataclass(frozen=True)
+class ModelRow:
+    """One model in both leaderboards (None where a run did not score it); ranks count from 1."""
+
+    model: str
+    e_out_a: float | None
+    e_out_b: float | None
+    rank_a: int | None
+    rank_b: int | None
+    ir10_a: float | None
+    ir10_b: float | None
+    star_a: bool
+    star_b: bool
+
+    @property
+    def delta(self) -> float | None:
+        """E_out of B minus E_out of A, in percentage points (negative: B predicts better)."""
+        return None if self.e_out_a is None or self.e_out_b is None else self.e_out_b - self.e_out_a
+
+    @property
+    def changed(self) -> str:
+        """"B better", "A better" or "" when the two E_out do not differ (:func:`differs`)."""
+        if not differs(self.e_out_a, self.e_out_b):
+            return ""
+        return "B better" if self.delta < 0 else "A better"
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "delta": self.delta, "changed": self.changed}
+
+
+@dataclass(frozen=True)
+class WorkloadRow:
+    """One workload both runs scored, with the model each run is judged by."""
+
+    workload: str
+    observed_a: float
+    observed_b: float
+    predicted_a: float
+    predicted_b: float
+    ape_a: float
+    ape_b: float
+
+    @property
+    def gap(self) -> float:
+        """How far apart the two errors are, in percentage points of APE."""
+        return abs(self.ape_b - self.ape_a)
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "gap": self.gap}
+
+
+@dataclass(frozen=True)
+class WorkloadComparison:
+    """Per-workload errors of model ``model_a`` in run A and ``model_b`` in run B, on their shared workloads."""
+
+    model_a: str
+    model_b: str
+    rows: list = field(repr=False)  # WorkloadRow, the largest gap first
+    only_a: int = 0
+    only_b: int = 0
+
+    @property
+    def n_shared(self) -> int:
+        return len(self.rows)
+
+    @property
+    def b_better(self) -> int:
+        """Shared workloads B predicts with a smaller APE than A (ties counted for neither)."""
+        return sum(r.ape_b < r.ape_a for r in self.rows)
+
+    @property
+    def a_better(self) -> int:
+        return sum(r.ape_a < r.ape_b for r in self.rows)
+
+    def most_apart(self, k: int = SHOWN) -> list:
+        return self.rows[:k]
+
+    def to_dict(self, k: int | None = SHOWN) -> dict:
+        return {"model_a": self.model_a, "model_b": self.model_b, "n_shared": self.n_shared,
+                "only_a": self.only_a, "only_b": self.only_b, "a_better": self.a_better, "b_better": self.b_better,
+                "rows": [r.to_dict() for r in (self.rows if k is None else self.rows[:k])]}
+
+
+def _finite(x) -> bool:
+    return x is not None and math.isfinite(float(x))
+
+
+def compare_workloads(a: dict, b: dict, model_a: str | None = None, model_b: str | None = None
+                      ) -> WorkloadComparison:
+    """The errors of ``model_a`` in run A and ``model_b`` in run B (each run's ★ when not given) on every
+    workload both scored, ordered by how far apart the two APE are. ``KeyError`` for a model a run lacks."""
+    model_a = model_a or star(a)[0]
+    model_b = model_b or star(b)[0]
+    ma, mb = _entries(a)[model_a], _entries(b)[model_b]
+    in_b = {str(w): i for i, w in enumerate(b["workload_ids"])}
+    rows, seen = [], set()
+    for i, w in enumerate(map(str, a["workload_ids"])):
+        j = in_b.get(w)
+        if j is None:
+            continue
+        seen.add(w)
+        vals = (a["observed"][i], b["observed"][j], ma["oof_prediction"][i], mb["oof_prediction"][j],
+                ma["ape"][i], mb["ape"][j])
+        if all(_finite(v) for v in vals):
+            rows.append(WorkloadRow(w, *(float(v) for v in vals)))
+    rows.sort(key=lambda r: (-r.gap, r.workload))
+    return WorkloadComparison(model_a, model_b, rows, only_a=len(a["workload_ids"]) - len(seen),
+                              only_b=len(b["workload_ids"]) - len(seen))
+
+
+@dataclass(frozen=True)
+class ScenarioComparison:
+    """Two leaderboards merged by model, and the per-workload errors of each run's ★."""
+
+    models: list = field(repr=False)  # ModelRow, by the better of the two E_out
+    star_a: tuple = ()
+    star_b: tuple = ()
+    workloads: WorkloadComparison | None = None
+
+    @property
+    def n_changed(self) -> int:
+        return sum(bool(r.changed) for r in self.models)
+
+    @property
+    def same_star(self) -> bool:
+        return self.star_a[0] == self.star_b[0]
+
+    def to_dict(self) -> dict:
+        return {"models": [r.to_dict() for r in self.models], "star_a": list(self.star_a),
+                "star_b": list(self.star_b), "n_changed": self.n_changed, "same_star": self.same_star,
+                "workloads": self.workloads.to_dict(k=None) if self.workloads else None}
+
+
+def _ranks(entries: dict) -> dict:
+    order = sorted(entries, key=lambda n: (entries[n]["e_out"], n))
+    return {n: i + 1 for i, n in enumerate(order)}
+
+
+def compare_scenarios(a: dict, b: dict) -> ScenarioComparison:
+    """Merge two scenario results' leaderboards (the baseline as a row of its own) and compare the
+    per-workload errors of each run's ★ model."""
+    ea, eb = _entries(a), _entries(b)
+    ra, rb = _ranks(ea), _ranks(eb)
+    sa, sb = star(a), star(b)
+    rows = []
+    for name in list(ea) + [n for n in eb if n not in ea]:
+        x, y = ea.get(name), eb.get(name)
+        rows.append(ModelRow(
+            name, x and float(x["e_out"]), y and float(y["e_out"]), ra.get(name), rb.get(name),
+            x and float(x["inlier_ratio"]["10"]), y and float(y["inlier_ratio"]["10"]),
+            name == sa[0], name == sb[0]))
+    rows.sort(key=lambda r: (min(v for v in (r.e_out_a, r.e_out_b) if v is not None), r.model))
+    return ScenarioComparison(rows, sa, sb, compare_workloads(a, b, sa[0], sb[0]))

@@ -1,0 +1,89 @@
+"""Two saved scenarios compared as a background job (dashboard/crossgen/kinds.py COMPARE): what it refuses and
+what it computes, against the two scenario results read here."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dashboard.crossgen.compare_views import saved_options, starred, summary, workload_view
+from dashboard.crossgen.kinds import COMPARE, SCENARIO, cached
+from dashboard.state import datasets, scenarios
+from dashboard.ui.url_state import InvalidParameter
+
+
+def _dataset():
+    rng = np.random.default_rng(4)
+    n = 40
+    x = rng.uniform(1, 10, (n, 3))
+    host = x @ [0.5, 0.2, 0.1] + 0.05
+    df = pd.DataFrame({"workload": [f"w{i}" for i in range(n)], "app": [f"a{i % 5}" for i in range(n)],
+                       "f1": x[:, 0], "f2": x[:, 1], "f3": x[:, 2], "host_t": host,
+                       "t_next": host * 0.6 * rng.lognormal(0, 0.05, n),
+                       "t_far": host * 0.3 * rng.lognormal(0, 0.3, n)})
+    return datasets.save_dataset(df, "two targets", {
+        "id_col": "workload", "group_col": "app", "targets": ["t_next", "t_far"], "features": ["f1", "f2", "f3"],
+        "host_col": "host_t", "repeat_col": None, "missing": None})
+
+
+def _save(ds_id, target, name):
+    params = SCENARIO.request({"dataset": ds_id, "target": target, "preset": "halwpe", "folds": "5"})["params"]
+    _, res = cached(SCENARIO, params)
+    entries = [(m["e_out"], m["model"]) for m in res["models"]] + [(res["baseline"]["e_out"], res["baseline"]["model"])]
+    e, star = min(entries)
+    rec = scenarios.save_scenario("scenario", params, {"best": res["best"]["overall"], "e_out": 0.0, "star": star,
+                                                       "star_e_out": e}, name)
+    return rec, res
+
+
+def test_compare_two_saved_scenarios(var):
+    ds = _dataset()
+    a, ra = _save(ds["id"], "t_next", "next")
+    b, rb = _save(ds["id"], "t_far", "far")
+    with pytest.raises(InvalidParameter, match="other than A"):
+        COMPARE.request({"a": a["id"], "b": a["id"]})
+    with pytest.raises(InvalidParameter):
+        COMPARE.request({"a": a["id"], "b": "sc-0123456789abcdef"})
+    req = COMPARE.request({"a": a["id"], "b": b["id"]})
+    assert req["key"] != COMPARE.request({"a": b["id"], "b": a["id"]})["key"]
+    _, res = cached(COMPARE, req["params"])
+    assert {r["input"] for r in res["inputs"] if r["differs"]} == {"target"}
+    e_a = {m["model"]: m["e_out"] for m in ra["models"]} | {ra["baseline"]["model"]: ra["baseline"]["e_out"]}
+    e_b = {m["model"]: m["e_out"] for m in rb["models"]} | {rb["baseline"]["model"]: rb["baseline"]["e_out"]}
+    rows = {m["model"]: m for m in res["comparison"]["models"]}
+    assert set(rows) == set(e_a) == set(e_b)
+    for name, r in rows.items():
+        assert r["e_out_a"] == pytest.approx(e_a[name]) and r["delta"] == pytest.approx(e_b[name] - e_a[name])
+    assert res["comparison"]["star_a"][0] == min(e_a, key=e_a.get)
+    assert res["comparison"]["star_b"][0] == min(e_b, key=e_b.get)
+    # the page's per-workload view of RandomForest in both, against the two results' own APE
+    fig, top, verdict = workload_view(res, "RandomForest", "RandomForest")
+    ape_a = dict(zip(ra["workload_ids"], next(m for m in ra["models"] if m["model"] == "RandomForest")["ape"]))
+    ape_b = dict(zip(rb["workload_ids"], next(m for m in rb["models"] if m["model"] == "RandomForest")["ape"]))
+    shared = sorted(set(ape_a) & set(ape_b))
+    closer_b = sum(ape_b[w] < ape_a[w] for w in shared)
+    assert f"Of the {len(shared)} workloads both runs scored, B (RandomForest) is closer on {closer_b}," in \
+        "".join(t for t in verdict if isinstance(t, str))
+    assert len(fig["data"][1]["x"]) == len(shared)
+    gaps = sorted((abs(ape_b[w] - ape_a[w]) for w in shared), reverse=True)[:12]
+    assert [r["gap"] for r in top] == pytest.approx(gaps)
+    head, inputs, models = summary(res)
+    assert [m["marks"] for m in models if m["marks"]] and len(models) == len(rows)
+    # the dropdowns list both with their star
+    labels = [o["label"] for o in saved_options()]
+    assert any(lab.startswith("next (★ ") for lab in labels) and any(lab.startswith("far (★ ") for lab in labels)
+
+
+def test_a_saved_scenario_whose_dataset_is_gone_is_refused_with_its_name(var):
+    ds = _dataset()
+    a, _ = _save(ds["id"], "t_next", "next")
+    b, _ = _save(ds["id"], "t_far", "far")
+    datasets.delete_dataset(ds["id"])
+    with pytest.raises(InvalidParameter, match="'next' can no longer run"):
+        COMPARE.request({"a": a["id"], "b": b["id"]})
+
+
+def test_the_starred_entry_of_a_saved_scenario():
+    assert starred({"star": "Baseline (host x median ratio)", "star_e_out": 12.345, "best": "OLS", "e_out": 2810.05}) \
+        == "★ Baseline (host x median ratio) E_out 12.35 %"
+    assert starred({"best": "NNLS/Forward/AIC", "e_out": 2810.05}) == \
+        "best model NNLS/Forward/AIC E_out 2810.05 % (baseline not recorded)"
