@@ -9,7 +9,9 @@ stores that carry a job through its life::
     P-result    {"key"} from the cache, without a job (the lookup of a link, the watchdog)
     P-job-result {"key"} or {"key", "error"} from the job
     P-ready     {"key"} of a result to draw; the page's own callbacks listen here. Run sets it itself on a
-                cache hit: from the click to the first chart, two round trips (Run, then the page's views)
+                cache hit: from the click to the first chart, two round trips (Run, then the page's views), or
+                one when the page gives its views to ``register_job`` (Run's answer draws them)
+    P-drawn     {"key"} whose views Run's answer drew: the page's callbacks skip that ready store
     P-failed    {"key", "attempt"} of a job whose process died (set by the watchdog)
     P-service   what the page says while the job service (Redis) is unreachable
 
@@ -31,6 +33,8 @@ Only small JSON goes through the stores; results stay in the server's cache.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from collections.abc import Callable
 
 from dash import Input, Output, State, callback, clientside_callback, dcc, html, no_update
 
@@ -73,6 +77,7 @@ def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html
         dcc.Store(id=f"{prefix}-result"),
         dcc.Store(id=f"{prefix}-job-result"),
         dcc.Store(id=f"{prefix}-ready", data=ready),
+        dcc.Store(id=f"{prefix}-drawn"),  # the ready store whose views Run drew itself (register_job's views)
         dcc.Store(id=f"{prefix}-failed"),
         dcc.Interval(id=f"{prefix}-watchdog", interval=1500, disabled=True),
     ], className="job-panel")
@@ -120,11 +125,35 @@ class _Progress:
             self.failed_at = time.time()
 
 
-def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
+@dataclass(frozen=True)
+class Views:
+    """What a page draws from a result, drawn by Run's own answer when the result is cached: from the click to
+    the first chart, one round trip.
+
+    ``outputs``: name -> ``(component id, property)``, the same outputs the page's own callbacks draw when a
+    job finishes (they skip the ready store Run set, :func:`drawn_by_run`); ``choices``: ``(id, property)`` of
+    the views' own controls (a model dropdown); ``draw(result, *choices) -> {name: value}``.
+    """
+
+    outputs: dict
+    choices: list
+    draw: Callable
+
+
+def drawn_by_run(prefix: str, ready, drawn) -> bool:
+    """In a page callback that draws from ``P-ready``: was it triggered by a ready store whose views Run drew
+    in its own answer (``P-drawn`` names the same key)? Then there is nothing to draw again."""
+    from dash import ctx
+
+    return ctx.triggered_id == f"{prefix}-ready" and bool(drawn) and jobs.key_of(drawn) == jobs.key_of(ready)
+
+
+def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Views | None = None) -> None:
     """Wire the job life cycle of a page.
 
     kind: the job kind (its parameters make the key; its ``compute`` runs in the job process).
     form_ids: the page's controls holding the kind's parameters, in ``kind.names`` order.
+    views: what Run draws itself on a cache hit (:class:`Views`); the page's callbacks skip that ready store.
 
     Every request the browser sends back (request and pending stores) is parsed
     again by ``kind.from_store``: its key is derived here and a request whose key
@@ -152,21 +181,37 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str]) -> None:
                  "job_status": Output(f"{prefix}-job-status", "children", allow_duplicate=True),
                  "service": Output(f"{prefix}-service", "children", allow_duplicate=True)}
 
-    def _answer(**given) -> dict:
-        return {**dict.fromkeys(submitted, no_update), "status": no_update, **given}
+    drawn = {}
+    if views:
+        drawn = {"drawn": Output(f"{prefix}-drawn", "data"),
+                 **{k: Output(i, prop, allow_duplicate=True) for k, (i, prop) in views.outputs.items()}}
 
-    @callback(output={"status": Output(f"{prefix}-status", "children"), **submitted},
-              inputs={"n": Input(f"{prefix}-run", "n_clicks"), "cancels": State(f"{prefix}-cancel", "n_clicks"),
-                      "values": [State(i, "value") for i in form_ids]}, prevent_initial_call=True)
-    def _run_clicked(n, cancels, values):
-        # Run: the form is parsed once, here, and the cache looked up in the same round trip (a cached result
-        # is drawn by the page's next one; a missing one starts its job)
+    def _answer(**given) -> dict:
+        return {**dict.fromkeys(submitted, no_update), **dict.fromkeys(drawn, no_update), "status": no_update,
+                **given}
+
+    inputs = {"n": Input(f"{prefix}-run", "n_clicks"), "cancels": State(f"{prefix}-cancel", "n_clicks"),
+              "values": [State(i, "value") for i in form_ids]}
+    if views and views.choices:
+        inputs["choices"] = [State(i, prop) for i, prop in views.choices]
+
+    @callback(output={"status": Output(f"{prefix}-status", "children"), **submitted, **drawn}, inputs=inputs,
+              prevent_initial_call=True)
+    def _run_clicked(n, cancels, values, choices=()):
+        # Run: the form is parsed once, here, and the cache looked up in the same round trip; a cached result
+        # is drawn in this answer when the page gave its views (else by the page's next round trip); a missing
+        # one starts its job
         try:
             request = kind.request(dict(zip(kind.names, values)))
         except (InvalidParameter, LookupError) as exc:
             return _answer(status=alert(message(exc)))
         # a fresh click is a fresh job request even with the same inputs (after a failure or cancel)
-        return _answer(status=None, **_submit(request, n, cancels))
+        got = _submit(request, n, cancels)
+        if views and "ready" in got:
+            res = jobs.result_for(got["ready"])
+            if res is not None:
+                got.update(views.draw(res, *choices), drawn=got["ready"])
+        return _answer(status=None, **got)
 
     @callback(Output(f"{prefix}-result", "data"), Output(f"{prefix}-pending", "data"),
               Output(f"{prefix}-watchdog", "disabled"),

@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 
 import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
+from dash.exceptions import PreventUpdate
 
 from dashboard.access.projects import refused
 from dashboard.state.files import StorageError
@@ -23,7 +24,7 @@ from dashboard.ui.fields import field
 from dashboard.crossgen.params import (model_param, register_dataset_dependents, register_transform_note,
                                        scenario_controls, scenario_params, transform_note)
 from dashboard.jobs.memo import derived
-from dashboard.jobs.panel import job_panel, register_job
+from dashboard.jobs.panel import Views, drawn_by_run, job_panel, register_job
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import Param, parse_or_default, to_query
 from modeling.crossgen.ensemble import ALL_MODELS
@@ -129,7 +130,17 @@ def layout(**query):
 register_dataset_dependents(P)
 register_transform_note(P)
 register_url_sync(P, JOB_NAMES + ["model", "steps"], FORM_IDS + [f"{P}-model", f"{P}-steps"])
-register_job(P, SCENARIO, FORM_IDS)
+# on a cached result Run's answer draws every view (one round trip); the callbacks below draw after a job
+VIEWS = Views(
+    {"summary": (f"{P}-summary", "children"), "leaderboard": (f"{P}-leaderboard", "rowData"),
+     "models": (f"{P}-model", "options"), "ir_models": (f"{P}-ir-models", "options"),
+     "results": (f"{P}-results", "style"), "before": (f"{P}-before", "style"),
+     "workload": (f"{P}-workload-graph", "figure"), "ir": (f"{P}-ir-graph", "figure"),
+     "steps": (f"{P}-steps-grid", "rowData"), "href": (f"{P}-predict-link", "href"),
+     "link": (f"{P}-predict-link", "children")},
+    [(f"{P}-model", "value"), (f"{P}-ir-models", "value"), (f"{P}-steps", "value")],
+    lambda res, model, ir_models, steps: draw_all(res, model, ir_models, steps))
+register_job(P, SCENARIO, FORM_IDS, VIEWS)
 register_job(f"{P}-sweep", SWEEP, [f"{P}-{n}" for n in SWEEP.names])
 register_csv(f"{P}-leaderboard")
 register_csv(f"{P}-steps-grid")
@@ -238,8 +249,11 @@ def predict_link(res: dict | None, model) -> tuple[str, str]:
 
 
 @callback(Output(f"{P}-predict-link", "href"), Output(f"{P}-predict-link", "children"),
-          Input(f"{P}-ready", "data"), Input(f"{P}-model", "value"), prevent_initial_call=True)
-def _predict_link(ready, model):
+          Input(f"{P}-ready", "data"), Input(f"{P}-model", "value"),
+          State(f"{P}-drawn", "data"), prevent_initial_call=True)
+def _predict_link(ready, model, drawn):
+    if drawn_by_run(P, ready, drawn):
+        raise PreventUpdate
     return predict_link(jobs.result_for(ready), model)
 
 
@@ -271,13 +285,24 @@ def _steps_rows(res: dict, model: str) -> list:
              "criterion": s["criterion"], "rss": s["rss"], "n_features": s["n_features"]} for s in m["steps"]]
 
 
+def draw_all(res: dict, model, ir_models, steps) -> dict:
+    """Every view of a result, by :data:`VIEWS`' names (Run's answer on a cached result)."""
+    summary, rows, names, ir_names = summary_view(res)
+    href, link = predict_link(res, model)
+    return {"summary": summary, "leaderboard": rows, "models": names, "ir_models": ir_names,
+            "results": _shown(True), "before": _shown(False), "workload": workload_view(res, model),
+            "ir": inlier_view(res, ir_models), "steps": steps_view(res, steps), "href": href, "link": link}
+
+
 # A cached result is drawn by the layout itself; these callbacks redraw when a job
 # finishes (the ready store changes) or a view's own input changes.
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-leaderboard", "rowData"),
           Output(f"{P}-model", "options"), Output(f"{P}-ir-models", "options"),
           Output(f"{P}-results", "style"), Output(f"{P}-before", "style"),
-          Input(f"{P}-ready", "data"), prevent_initial_call=True)
-def _render(ready):
+          Input(f"{P}-ready", "data"), State(f"{P}-drawn", "data"), prevent_initial_call=True)
+def _render(ready, drawn):
+    if drawn_by_run(P, ready, drawn):
+        raise PreventUpdate
     res = jobs.result_for(ready)
     if not res:
         return None, [], no_update, no_update, _shown(False), _shown(True)
@@ -285,20 +310,26 @@ def _render(ready):
 
 
 @callback(Output(f"{P}-workload-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-model", "value"),
-          prevent_initial_call=True)
-def _workload_graph(ready, model):
+          State(f"{P}-drawn", "data"), prevent_initial_call=True)
+def _workload_graph(ready, model, drawn):
+    if drawn_by_run(P, ready, drawn):
+        raise PreventUpdate
     return workload_view(jobs.result_for(ready), model)
 
 
 @callback(Output(f"{P}-ir-graph", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-ir-models", "value"),
-          prevent_initial_call=True)
-def _ir_graph(ready, models):
+          State(f"{P}-drawn", "data"), prevent_initial_call=True)
+def _ir_graph(ready, models, drawn):
+    if drawn_by_run(P, ready, drawn):
+        raise PreventUpdate
     return inlier_view(jobs.result_for(ready), models)
 
 
 @callback(Output(f"{P}-steps-grid", "rowData"), Input(f"{P}-ready", "data"), Input(f"{P}-steps", "value"),
-          prevent_initial_call=True)
-def _steps(ready, model):
+          State(f"{P}-drawn", "data"), prevent_initial_call=True)
+def _steps(ready, model, drawn):
+    if drawn_by_run(P, ready, drawn):
+        raise PreventUpdate
     return steps_view(jobs.result_for(ready), model)
 
 
