@@ -128,7 +128,8 @@ def scenario_controls(prefix: str, v: dict, target=True, multi_targets=None) -> 
         field("Cross-validation", dropdown(f"{prefix}-cv", [{"label": lab, "value": k}
                                                             for k, lab in CV_LABELS.items()], v["cv"])),
         field("Folds", dcc.Input(id=f"{prefix}-folds", type="number", min=2, max=20, step=1, value=v["folds"],
-                                 className="num-input")),
+                                 className="num-input", disabled=v["cv"] == "logo"),
+              html.Span(folds_hint(v["dataset"], v["cv"]), id=f"{prefix}-folds-hint")),
         field("Target transform", dropdown(f"{prefix}-transform", [{"label": lab, "value": k}
                                                                    for k, lab in TRANSFORM_LABELS.items()],
                                            v["transform"])),
@@ -136,6 +137,30 @@ def scenario_controls(prefix: str, v: dict, target=True, multi_targets=None) -> 
                                 className="num-input")),
     ]
     return ctrls
+
+
+def folds_hint(ds_id, cv) -> str | None:
+    """What the Folds field means under ``cv``: leave-one-application-out has one fold per application (the
+    field is not used), grouped K-fold at most that many."""
+    if cv not in ("logo", "group"):
+        return None
+    try:
+        n = len(datasets.get(ds_id).applications())
+    except (LookupError, TypeError):
+        return None
+    if cv == "logo":
+        return f"not used: one fold per application ({n} here)"
+    return f"at most {n}, the applications in this dataset"
+
+
+def register_folds_hint(prefix: str) -> None:
+    """Under leave-one-application-out the Folds field is off and says how many folds the applications make;
+    under grouped K-fold it says the most it can be."""
+
+    @callback(Output(f"{prefix}-folds", "disabled"), Output(f"{prefix}-folds-hint", "children"),
+              Input(f"{prefix}-cv", "value"), Input(f"{prefix}-dataset", "value"), prevent_initial_call=True)
+    def _folds(cv, ds_id):
+        return cv == "logo", folds_hint(ds_id, cv)
 
 
 def transform_note(values: dict, transform) -> list:

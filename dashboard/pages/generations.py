@@ -7,7 +7,7 @@ from dashboard import jobs
 from dashboard.crossgen.figures import side_by_side, simulator_speedups, speedups
 from dashboard.crossgen.generations import workload_sets_text
 from dashboard.crossgen.kinds import GENERATIONS
-from dashboard.crossgen.params import register_dataset_dependents, scenario_controls
+from dashboard.crossgen.params import register_dataset_dependents, register_folds_hint, scenario_controls
 from dashboard.jobs.panel import job_panel, register_job
 from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.ui.fields import dropdown, field
@@ -85,6 +85,7 @@ def layout(**query):
     ])
 
 
+register_folds_hint(P)
 register_dataset_dependents(P, target=False, multi_targets=True)
 register_url_sync(P, JOB_NAMES + ["left", "right", "order"], FORM_IDS + [f"{P}-left", f"{P}-right", f"{P}-order"])
 register_job(P, GENERATIONS, FORM_IDS)

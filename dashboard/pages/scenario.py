@@ -21,8 +21,8 @@ from dashboard.ui.delete_confirm import delete_button, delete_parts, register_de
 from dashboard.ui.figures import empty
 from dashboard.crossgen.figures import inlier_curves, per_workload, tree_sweep
 from dashboard.ui.fields import field
-from dashboard.crossgen.params import (model_param, register_dataset_dependents, register_transform_note,
-                                       scenario_controls, scenario_params, transform_note)
+from dashboard.crossgen.params import (model_param, register_dataset_dependents, register_folds_hint,
+                                       register_transform_note, scenario_controls, scenario_params, transform_note)
 from dashboard.jobs.memo import derived
 from dashboard.jobs.panel import Views, drawn_by_run, job_panel, register_job
 from dashboard.ui.share import register_url_sync, share_box
@@ -127,6 +127,7 @@ def layout(**query):
     ])
 
 
+register_folds_hint(P)
 register_dataset_dependents(P)
 register_transform_note(P)
 register_url_sync(P, JOB_NAMES + ["model", "steps"], FORM_IDS + [f"{P}-model", f"{P}-steps"])

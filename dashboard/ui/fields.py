@@ -7,7 +7,10 @@ from dash import dcc, html
 
 def field(label, control, hint=None):
     return html.Div([html.Label(label, className="field-label"), control,
-                     html.Div(hint, className="field-hint") if hint else None], className="field")
+                     # a component is a hint even while empty (a callback fills it): ``len`` of a component counts
+                     # its children, so it is tested against None, not for truth
+                     html.Div(hint, className="field-hint") if hint is not None and hint != "" else None],
+                    className="field")
 
 
 def number_field(prefix, name, value, label=None, hint=None):

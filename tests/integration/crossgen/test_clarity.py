@@ -10,7 +10,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from dashboard.crossgen.kinds import SCENARIO, cached
 from dashboard.state import datasets
 from dashboard.ui.url_state import to_query
-from pc_browser import present, screenshot, start, wait_text
+from pc_browser import choose, present, screenshot, start, wait_text
 
 
 def test_dotted_bracketed_and_unicode_column_names_show_their_values(dash_duo, perfcast_app, tmp_path):
@@ -148,3 +148,17 @@ def test_workloads_with_missing_values_are_named_handled_as_chosen_and_reported(
     text = dash_duo.find_element("#scenario-summary").text
     assert "gaps (its host) → t, the t column" in text
     assert "feature columns dropped at upload for missing values: 1" in text
+
+
+def test_the_folds_field_says_what_it_means_under_each_cross_validation(dash_duo, perfcast_app):
+    from modeling import shipped
+
+    apps = shipped.workloads()["application"].nunique()
+    start(dash_duo, perfcast_app, "/scenario")
+    assert dash_duo.wait_for_element("#scenario-folds").is_enabled()
+    choose(dash_duo, "#scenario-cv", "leave one application out")
+    dash_duo.wait_for_contains_text("#scenario-folds-hint", f"one fold per application ({apps} here)", timeout=10)
+    assert not dash_duo.find_element("#scenario-folds").is_enabled()
+    choose(dash_duo, "#scenario-cv", "grouped K-fold by application")
+    dash_duo.wait_for_contains_text("#scenario-folds-hint", f"at most {apps}", timeout=10)
+    assert dash_duo.find_element("#scenario-folds").is_enabled()
