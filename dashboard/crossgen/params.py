@@ -6,7 +6,7 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard.state import datasets
 from dashboard.ui.components import alert
-from dashboard.ui.fields import dropdown, field
+from dashboard.ui.fields import dropdown, field, wide
 from dashboard.ui.url_state import InvalidParameter, Param, parse
 from modeling.crossgen.ensemble import ALL_MODELS, PRESETS, TRANSFORMS
 from modeling.crossgen.transform_choice import TransformChoice, default_transform, transform_warning
@@ -18,7 +18,7 @@ DEFAULT_HOST = "GTX-680"
 DEFAULT_TARGET = "GTX-980"
 
 
-CV_LABELS = {"kfold": "random 10-fold (papers)", "group": "grouped K-fold by application",
+CV_LABELS = {"kfold": "random K-fold (papers: 10)", "group": "grouped K-fold by application",
              "logo": "leave one application out"}
 
 
@@ -112,21 +112,22 @@ def model_param(name="model", default="RandomForest") -> Param:
 def scenario_controls(prefix: str, v: dict, target=True, multi_targets=None) -> list:
     ds = datasets.get(v["dataset"])
     ctrls = [
-        field("Dataset", dropdown(f"{prefix}-dataset", datasets.options(), v["dataset"])),
+        wide(field("Dataset", dropdown(f"{prefix}-dataset", datasets.options(), v["dataset"]))),
         field("Host (features measured on)", dropdown(f"{prefix}-host", [{"label": ds.host_label(h), "value": h}
                                                                        for h in ds.hosts], v["host"])),
     ]
     if target:
         ctrls.append(field("Target (predicted)", dropdown(f"{prefix}-target", target_choices(v), v["target"])))
     if multi_targets is not None:
-        ctrls.append(field("Targets", dropdown(f"{prefix}-targets", target_choices(v), multi_targets, multi=True)))
+        ctrls.append(wide(field("Targets", dropdown(f"{prefix}-targets", target_choices(v), multi_targets,
+                                                    multi=True))))
     ctrls += [
         field("Metric", dropdown(f"{prefix}-metric", [{"label": METRIC_LABELS[m], "value": m} for m in ds.metrics],
                                  v["metric"])),
         field("Models", dropdown(f"{prefix}-preset", [{"label": f"{k} ({len(m)} models)", "value": k}
                                                       for k, m in PRESETS.items()], v["preset"])),
-        field("Cross-validation", dropdown(f"{prefix}-cv", [{"label": lab, "value": k}
-                                                            for k, lab in CV_LABELS.items()], v["cv"])),
+        wide(field("Cross-validation", dropdown(f"{prefix}-cv", [{"label": lab, "value": k}
+                                                                 for k, lab in CV_LABELS.items()], v["cv"]))),
         field("Folds", dcc.Input(id=f"{prefix}-folds", type="number", min=2, max=20, step=1, value=v["folds"],
                                  className="num-input", disabled=v["cv"] == "logo"),
               html.Span(folds_hint(v["dataset"], v["cv"]), id=f"{prefix}-folds-hint")),

@@ -22,3 +22,8 @@ def number_field(prefix, name, value, label=None, hint=None):
 def dropdown(id_, options, value, multi=False, **kw):
     opts = [o if isinstance(o, dict) else {"label": str(o), "value": o} for o in options]
     return dcc.Dropdown(id=id_, options=opts, value=value, clearable=False, multi=multi, **kw)
+
+
+def wide(control):
+    """A field two columns wide in a ``form-grid`` (a dropdown whose values are long names)."""
+    return html.Div(control, style={"gridColumn": "span 2"})
