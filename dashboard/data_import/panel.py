@@ -191,7 +191,7 @@ def _save(_n, host_tokens, target_tokens, key, name):
         return alert(f"Not saved: {str(exc).strip(chr(39))}")
     notes["profiler_import"] = {"formats": host.formats, "workload_key": key, **joined.to_dict()}
     meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else "profiler import",
-                                 mapping, notes, raw)
+                                 mapping, notes, raw, staged.target_unit(joined))
     extra = []
     if notes.get("missing", {}).get("columns"):
         left_out = list(notes["missing"]["columns"])[:8]
