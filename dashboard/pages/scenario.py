@@ -10,13 +10,14 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard.access.projects import refused
 from dashboard.state.files import StorageError
-from dashboard.state import scenarios
+from dashboard.state import datasets, scenarios
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO, SWEEP
 from dashboard.crossgen.leaderboard import baseline_wins, leaderboard_rows
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
 from dashboard.ui.figures import empty
+from dashboard.ui.format import unit_text
 from dashboard.crossgen.figures import inlier_curves, per_workload, tree_sweep
 from dashboard.ui.fields import field
 from dashboard.crossgen.params import (model_param, register_dataset_dependents, register_transform_note,
@@ -37,7 +38,6 @@ VIEW = [model_param("model", "RandomForest"), Param("steps", "choice", "OLS/Forw
                                                     [m for m in ALL_MODELS if "/" in m and m.count("/") == 2])]
 PARAMS = scenario_params() + VIEW
 FORM_IDS = [f"{P}-{n}" for n in JOB_NAMES]
-UNITS = {"duration": "s", "cycles": "cycles", "value": "target units"}
 IR_MODELS = ["RandomForest", "OLS/Forward/BIC", "NNLS/Backward/BIC"]
 
 
@@ -193,6 +193,8 @@ def scenario_text(res: dict) -> list:
     s = res["scenario"]
     host = res.get("host_label") or s.get("host")
     metric = s.get("metric") if s.get("metric") != "value" else f"the {s.get('target')} column"
+    unit = datasets.unit_of(res.get("params") or {})
+    metric += f" ({unit_text(unit)})" if unit != metric else ""
     parts = [f"{res['dataset_name']}: {host} → {s.get('target')}, {metric}; {s['cv']} CV with {s['folds']} "
              f"folds, transform {s['transform']}, seed {s['seed']}."]
     left_out = [f"target ≤ 0 or ~0: {res['excluded_rows']}"]
@@ -246,7 +248,7 @@ def workload_view(res: dict | None, model: str):
 
 
 def _workload_figure(res: dict, model: str):
-    return per_workload(res, model, UNITS.get(res["params"]["metric"], ""))
+    return per_workload(res, model, datasets.unit_of(res["params"]))
 
 
 def inlier_view(res: dict | None, models: list | None):
@@ -315,7 +317,7 @@ def _report(n, ready):
 
     p = res["params"]
     text = "".join(t if isinstance(t, str) else "/predict" for t in scenario_text(res))
-    report = build(res, view_link("/scenario", p), UNITS.get(p["metric"], ""), text, IR_MODELS,
+    report = build(res, view_link("/scenario", p), datasets.unit_of(p), text, IR_MODELS,
                    SCENARIO.fingerprint(p))
     return dcc.send_bytes(report.html(), file_name(f"perfcast_scenario_{p['host']}_to_{p['target']}_{p['cv']}"))
 

@@ -52,6 +52,11 @@ def test_upload_map_save_and_run(dash_duo, perfcast_app, tmp_path):
 
     dash_duo.driver.get(dash_duo.server_url + f"/scenario?dataset={meta['id']}&target=target_time&folds=5")
     eout = wait_text(dash_duo, "#scenario-best-eout", timeout=120)
+    # the values' unit on the page that shows them, never an invented one
+    summary = dash_duo.find_element("#scenario-summary").text
+    assert "→ target_time, the target_time column (ms);" in summary
+    assert wait_text(dash_duo, "#scenario-workload-graph .g-ytitle") == "target (ms, log scale)"
+    assert "target units" not in dash_duo.driver.find_element("css selector", "body").text
     s = table_scenario(datasets.dataset_table(meta["id"]), "target_time", "application", "workload",
                        meta["mapping"]["features"], "host_time")
     res = run_ensemble(s["X"], s["y"], models="halwpe", folds=5, host_index=s["host_index"], seed=0,
