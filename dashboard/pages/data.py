@@ -78,6 +78,7 @@ def layout(**_query):
                                                                                     multi=True)),
             ], className="form-grid"),
                 html.Div(id=f"{P}-target-info"),
+                html.P(id=f"{P}-host-info", className="hint"),
                 html.Div(id=f"{P}-missing-info", className="hint"),
                 field("Missing feature values", dcc.RadioItems(
                     id=f"{P}-missing", options=[{"label": t, "value": k} for k, t in MISSING_RULES.items()],
@@ -176,6 +177,17 @@ def _targets_chosen(targets, id_col, token):
     if kind == "error":
         return alert(f"{text} Save will refuse this target.", "warning"), missing
     return (html.P(text, className="hint", id=f"{P}-unmeasured") if text else None), missing
+
+
+@callback(Output(f"{P}-host-info", "children"), Input(f"{P}-host-col", "value"), Input(f"{P}-token", "data"),
+          prevent_initial_call=True)
+def _host_chosen(host, token):
+    """Before Save: a sentence when the host's own metric is also a feature (a chosen host column is)."""
+    try:
+        frame, _ = staging.staged_upload(token)
+    except (DataError, LookupError):
+        return None
+    return uploads.host_feature_text(host, frame.columns) or None
 
 
 # what Save reads, by name (the mapping as the form holds it)

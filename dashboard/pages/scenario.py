@@ -219,8 +219,24 @@ def scenario_text(res: dict) -> list:
                  f"({ids}): {'they are' if n != 1 else 'it is'} not scored here; predict "
                  f"{'them' if n != 1 else 'it'} on ",
                  dcc.Link("/predict", href=predict_href(res), id=f"{P}-unmeasured-link"), "."]
+    hf = host_feature(res)
+    if hf:
+        text.append(f" {hf}, the host's own measure of the target metric (the baseline and the ratio transforms "
+                    f"use it), is also one of the {res['n_features']} features: the models see the host's "
+                    "measurement as an input, which is legitimate, but their accuracy rests partly on it.")
     text.append(f" Computed in {res['seconds']:.1f} s.")
     return text
+
+
+def host_feature(res: dict) -> str | None:
+    """The feature of a result that is the host's own measure of the metric (None when there is none, or it
+    was dropped as constant)."""
+    p = res.get("params") or {}
+    try:
+        name = datasets.get(p["dataset"]).host_feature(p["host"], p["metric"])
+    except (LookupError, TypeError):
+        return None
+    return name if name and name in (res.get("feature_names") or []) else None
 
 
 def predict_link(res: dict | None, model) -> tuple[str, str]:

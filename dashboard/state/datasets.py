@@ -199,6 +199,15 @@ class DatasetView:
             return SHIPPED_UNITS.get(metric, "")
         return self.target_unit
 
+    def host_feature(self, host: str, metric: str) -> str | None:
+        """The feature that is the host's own measure of ``metric`` (the column the baseline and the ratio
+        transforms use), or None when there is no such feature. The shipped host's time and cycles are
+        counters among its features; an upload's host column is added to its features at upload."""
+        if self.kind == "shipped":
+            return shipped.METRICS.get(metric)
+        hc = self.mapping.get("host_col")
+        return hc if hc and hc in (self.mapping.get("features") or []) else None
+
     def host_label(self, host: str) -> str:
         """How to name the host: an uploaded table's host is the machine its features were measured on."""
         return f"{self.name} (its host)" if host == TABLE_HOST else host

@@ -253,6 +253,17 @@ def checked_unit(unit) -> str:
     return unit
 
 
+def host_feature_text(host_col, columns) -> str:
+    """One sentence saying that the host's own metric is also a feature (empty when no host metric is
+    chosen). A chosen host column always is one: :func:`build_dataset` adds it to the features when they
+    leave it out. ``host_col`` comes from the browser: anything but one of ``columns`` counts as none."""
+    if not isinstance(host_col, str) or host_col not in {str(c) for c in columns}:
+        return ""
+    return (f"{host_col} is the host's own metric (the baseline and the ratio transforms use it) and also one of "
+            "the features, so the models see the host's measurement as an input: legitimate, and often the "
+            "strongest single predictor, but their accuracy then rests partly on it.")
+
+
 SINGLE_ROLES = ("id_col", "group_col", "host_col", "repeat_col", "host_time_col")
 LIST_ROLES = ("targets", "features", "sim_cols")
 

@@ -1,6 +1,7 @@
 """The unit of a dataset's target values: typed on /data, checked on the server, kept with the dataset and
 asked of the dataset (``DatasetView.unit``) by every page that shows target values; no unit given is said
-as such, never replaced by an invented one nor given an SI prefix."""
+as such, never replaced by an invented one nor given an SI prefix. And the sentence saying that the host's
+own metric is also a feature."""
 
 import json
 
@@ -142,6 +143,23 @@ def test_the_predict_report_heads_its_columns_with_the_unit_or_none(var):
     assert "target units" not in html_ms + html_none
 
 
+def test_the_host_metric_as_a_feature_is_said_in_one_sentence(var):
+    cols = ["workload", "x1", "host_t", "t"]
+    text = uploads.host_feature_text("host_t", cols)
+    assert text.startswith("host_t is the host's own metric") and "also one of the features" in text
+    assert text.count(". ") == 0 and text.endswith(".")
+    assert uploads.host_feature_text(None, cols) == "" and uploads.host_feature_text("nope", cols) == ""
+    assert uploads.host_feature_text(["host_t"], cols) == ""  # a forged value is no column
+    # the feature the dataset names as its host metric (after build_dataset added it to the features)
+    table, raw, mapping, notes = uploads.build_dataset(_table(), {**MAP, "features": ["x1", "x2"]})
+    assert "host_t" in mapping["features"]
+    meta = datasets.save_dataset(table, "h", mapping)
+    assert datasets.get(meta["id"]).host_feature("table", "value") == "host_t"
+    no_host = datasets.save_dataset(_table(), "n", {**MAP, "host_col": None, "features": ["x1", "x2"]})
+    assert datasets.get(no_host["id"]).host_feature("table", "value") is None
+    assert datasets.get(datasets.SHIPPED_ID).host_feature("GTX-680", "cycles") == "elapsed_cycles_sm"
+
+
 def _scenario_res(ds_id, feature_names):
     return {"dataset_name": "mine", "host_label": "mine (its host)", "excluded_rows": 0, "dropped_constant": [],
             "seconds": 1.0, "n_features": len(feature_names), "feature_names": feature_names,
@@ -150,13 +168,16 @@ def _scenario_res(ds_id, feature_names):
             "params": {"dataset": ds_id, "host": "table", "target": "t", "metric": "value"}}
 
 
-def test_the_scenario_text_names_the_unit(var):
+def test_the_scenario_text_names_the_unit_and_the_host_metric_among_the_features(var):
     import app  # noqa: F401 - registers the pages
     from dashboard.pages.scenario import scenario_text
 
     meta = datasets.save_dataset(_table(), "mine", MAP, unit="ms")
     text = "".join(scenario_text(_scenario_res(meta["id"], ["x1", "x2", "host_t"])))
     assert "mine (its host) → t, the t column (ms);" in text
+    assert "host_t, the host's own measure of the target metric" in text and "one of the 3 features" in text
+    # dropped as constant: not a feature the models saw, nothing said
+    assert "host's own measure" not in "".join(scenario_text(_scenario_res(meta["id"], ["x1", "x2"])))
     bare = datasets.save_dataset(_table(), "bare", MAP)
     text = "".join(scenario_text(_scenario_res(bare["id"], ["x1"])))
     assert "the t column (no unit given);" in text and "target units" not in text
