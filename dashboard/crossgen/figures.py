@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from dashboard.ui.figures import PALETTE, axis_title, empty, figure, hline, log_axis, margins, values
+from dashboard.ui.format import unit_text
 
 CATEGORY_COLORS = {
     "instruction": "#e7f1fb", "memory": "#fdf0e6", "cache": "#eaf6ec", "occupancy": "#f3ecf8",
@@ -20,7 +21,9 @@ CATEGORY_COLORS = {
 
 
 def _observed_predicted(obs, pred, ape, ids, groups, pred_name, unit, ape_title, x_title, title):
-    """Observed and predicted per workload with APE bars on a second axis, ordered by observed value."""
+    """Observed and predicted per workload with APE bars on a second axis, ordered by observed value; ``unit``
+    is the target's ("" when none was given: the axis says so)."""
+    after = f" {unit}" if unit else ""
     obs, pred, ape = (np.asarray(v, float) for v in (obs, pred, ape))
     order = np.argsort(obs, kind="stable")
     x = list(range(1, len(obs) + 1))
@@ -32,10 +35,10 @@ def _observed_predicted(obs, pred, ape, ids, groups, pred_name, unit, ape_title,
          "hovertemplate": "%{customdata[0]}<br>%{customdata[1]}<br>APE %{y:.2f} %<extra></extra>"},
         {"type": "scatter", "x": x, "y": values(obs[order]), "name": "observed", "mode": "lines+markers",
          "marker": {"size": 4}, "line": {"color": "#1d2733", "width": 1.5}, "customdata": custom,
-         "hovertemplate": "%{customdata[0]}<br>%{customdata[1]}<br>observed %{y:.4g}<extra></extra>"},
+         "hovertemplate": f"%{{customdata[0]}}<br>%{{customdata[1]}}<br>observed %{{y:.4g}}{after}<extra></extra>"},
         {"type": "scatter", "x": x, "y": values(pred[order]), "name": pred_name, "mode": "markers",
          "marker": {"size": 5, "color": "#0b6e99"}, "customdata": custom,
-         "hovertemplate": "%{customdata[0]}<br>%{customdata[1]}<br>predicted %{y:.4g}<extra></extra>"},
+         "hovertemplate": f"%{{customdata[0]}}<br>%{{customdata[1]}}<br>predicted %{{y:.4g}}{after}<extra></extra>"},
     ]
     over = np.flatnonzero(ape[order] > cap)
     if over.size:  # bars the APE axis cuts: marked at the top with their value, and the axis title says so
@@ -47,7 +50,7 @@ def _observed_predicted(obs, pred, ape, ids, groups, pred_name, unit, ape_title,
                                       "(beyond the axis)<extra></extra>"})
         ape_title = f"{ape_title}, axis cut at {cap:.0f} % (▲ beyond)"
     return figure(data, title, 440, bargap=0.1, xaxis=axis_title(x_title),
-                   yaxis=log_axis(f"target ({unit}, log scale)", obs, pred),
+                   yaxis=log_axis(f"target ({unit_text(unit)}, log scale)", obs, pred),
                    yaxis2={**axis_title(ape_title), "overlaying": "y", "side": "right", "range": [0, cap],
                            "showgrid": False, "tickmode": "auto", "nticks": 6, "tickformat": ".0f"})
 
@@ -176,8 +179,10 @@ def simulator_speedups(gen: dict) -> dict:
 
 
 def side_by_side(left: dict, right: dict, left_title: str, right_title: str, unit: str = "s") -> dict:
-    """Two scenarios' best models, observed vs out-of-fold predicted, on shared axes."""
+    """Two scenarios' best models, observed vs out-of-fold predicted, on shared axes (``unit``: the target's)."""
     data = []
+    after = f" {unit}" if unit else ""
+    hover = {k: f"%{{customdata}}<br>{k} %{{y:.4g}}{after}<extra></extra>" for k in ("observed", "predicted")}
     for col, res in ((1, left), (2, right)):
         best = next(m for m in res["models"] if m["model"] == res["best"]["overall"])
         obs = np.asarray(res["observed"], float)
@@ -187,12 +192,11 @@ def side_by_side(left: dict, right: dict, left_title: str, right_title: str, uni
         axes = {"xaxis": "x" if col == 1 else "x2", "yaxis": "y" if col == 1 else "y2"}
         data.append({"type": "scatter", "mode": "lines", "name": "observed", "x": x, "y": values(obs[order]),
                      "line": {"color": "#1d2733", "width": 1.5}, "showlegend": col == 1, "legendgroup": "obs",
-                     "customdata": ids, "hovertemplate": "%{customdata}<br>observed %{y:.4g}<extra></extra>", **axes})
+                     "customdata": ids, "hovertemplate": hover["observed"], **axes})
         data.append({"type": "scatter", "mode": "markers", "name": "predicted (best model)", "x": x,
                      "y": values(np.asarray(best["oof_prediction"], float)[order]),
                      "marker": {"size": 4, "color": "#0b6e99"}, "showlegend": col == 1, "legendgroup": "pred",
-                     "customdata": ids, "hovertemplate": "%{customdata}<br>predicted %{y:.4g}<extra></extra>",
-                     **axes})
+                     "customdata": ids, "hovertemplate": hover["predicted"], **axes})
     x_title = axis_title("workloads, ordered by observed")
     titles = [{"text": t, "xref": "paper", "yref": "paper", "x": x, "y": 1.0, "xanchor": "center",
                "yanchor": "bottom", "showarrow": False, "font": {"size": 14}}
@@ -201,7 +205,7 @@ def side_by_side(left: dict, right: dict, left_title: str, right_title: str, uni
                    legend={"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0.5, "xanchor": "center"},
                    xaxis={"domain": [0, 0.48], **x_title},
                    xaxis2={"domain": [0.52, 1], "matches": "x", "anchor": "y2", **x_title},
-                   yaxis=log_axis(f"target ({unit}, log)", left["observed"], right["observed"]),
+                   yaxis=log_axis(f"target ({unit_text(unit)}, log)", left["observed"], right["observed"]),
                    yaxis2={"type": "log", "matches": "y", "anchor": "x2", "showticklabels": False})
 
 
@@ -225,7 +229,7 @@ def repeats(values_, window: dict, label: str, unit: str = "s") -> dict:
              hline(window["mean_inliers"], "#2b8a3e", "dash", "mean of kept runs", "bottom left")]
     return figure(data, f"{len(v)} repeated runs of {label}", 420, margin=margins(l=95),
                   shapes=[band] + [sh for sh, _ in lines], annotations=[band_note] + [n for _, n in lines],
-                  xaxis=axis_title("run (launch order)"), yaxis=axis_title(f"{label} ({unit})"))
+                  xaxis=axis_title("run (launch order)"), yaxis=axis_title(f"{label} ({unit_text(unit)})"))
 
 
 def applied(res: dict, unit: str = "s"):

@@ -173,6 +173,7 @@ def apply_result(params: dict, report=silent) -> dict:
     out = res.to_dict()
     gmap = dict(zip(val["workload_ids"], [str(g) for g in val["groups"]])) if val["groups"] is not None else {}
     out["groups"] = [gmap.get(w, "") for w in out["workload_ids"]]
+    out["params"] = dict(params)  # the datasets and metric: the page says the values' unit from them
     return out
 
 

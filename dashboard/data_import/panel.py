@@ -174,7 +174,7 @@ def _preview(host_tokens, target_tokens, key):
               "no target yet: add the target's profile or a simulator table to save a dataset")
     summary = (f"{len(frame)} workloads ({staged.KEY_LABELS[key]}) from {host.repeats['launches']} launches "
                f"({host.repeats['outliers']} outlier launches dropped at ±7 MAD); {len(joined.features)} "
-               f"features; {target}.")
+               f"features; {target}. {uploads.host_feature_text(joined.host_col, frame.columns)}").strip()
     return {"display": "block"}, html.P(summary, id=f"{P}-summary-text"), rows, cols, _sides(joined)
 
 
@@ -191,7 +191,7 @@ def _save(_n, host_tokens, target_tokens, key, name):
         return alert(f"Not saved: {str(exc).strip(chr(39))}")
     notes["profiler_import"] = {"formats": host.formats, "workload_key": key, **joined.to_dict()}
     meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else "profiler import",
-                                 mapping, notes, raw)
+                                 mapping, notes, raw, staged.target_unit(joined))
     extra = []
     if notes.get("missing", {}).get("columns"):
         left_out = list(notes["missing"]["columns"])[:8]

@@ -123,3 +123,13 @@ def dataset_parts(joined) -> tuple:
     return uploads.build_dataset(joined.frame, {
         "id_col": "workload", "group_col": "application", "targets": joined.targets,
         "host_col": joined.host_col, "features": joined.features, "missing": "columns"})
+
+
+def target_unit(joined) -> str:
+    """The unit the profiler gave the targets when they share one that reads as a unit (e.g. nsecond,
+    cycle), else "" (none given: the pages say so)."""
+    units = {joined.units.get(t) or "" for t in joined.targets}
+    try:
+        return uploads.checked_unit(units.pop()) if len(units) == 1 else ""
+    except DataError:
+        return ""

@@ -9,6 +9,7 @@ from dashboard.crossgen.kinds import APPLY, prefer
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.crossgen.figures import applied
 from dashboard.ui.figures import empty
+from dashboard.ui.format import unit_text
 from dashboard.crossgen.params import TRANSFORM_LABELS
 from dashboard.ui.fields import dropdown, field
 from dashboard.jobs.panel import job_panel, register_job
@@ -114,6 +115,11 @@ def _render(ready):
         notes.append(f"Ignored validation columns not used in training: {', '.join(res['ignored_columns'][:10])}.")
     if res["excluded_rows"]:
         notes.append(f"{res['excluded_rows']} validation workloads excluded (missing values or target ≤ 0).")
+    unit, train_unit = _units(res)
+    if unit != train_unit:
+        notes.append(f"The training dataset's target unit ({unit_text(train_unit)}) is not the validation set's "
+                     f"({unit_text(unit)}): the model predicts in the training unit, so these errors compare "
+                     "values in different units.")
     base = res["baseline_e_validation"]
     summary = card(html.Div([
         stat("validation mean APE", f"{res['e_validation']:.2f} %", f"{P}-e-val"),
@@ -124,4 +130,13 @@ def _render(ready):
         stat("features used", str(res["n_selected"]))], className="stats"),
         html.P(" ".join(notes), className="hint") if notes else None)
     rows = [{"threshold": float(t), "ratio": r} for t, r in res["inlier_ratio"].items()]
-    return summary, applied(res), rows
+    return summary, applied(res, unit), rows
+
+
+def _units(res: dict) -> tuple[str, str]:
+    """The unit of the validation set's target values (the chart's) and of the training set's; a result
+    computed before results kept their parameters is in seconds, as the page said then."""
+    p = res.get("params")
+    if not isinstance(p, dict):
+        return "s", "s"
+    return datasets.unit_of(p, "val_dataset"), datasets.unit_of(p)

@@ -24,9 +24,10 @@ def _dataset_list():
     items = []
     for m in datasets.list_datasets():
         mp = m["mapping"]
+        unit = f" in {m['target_unit']}" if m.get("target_unit") else ""
         items.append(html.Li([
             html.Strong(m["name"]), html.Span(f"  {m['id']} · {m['rows']} workloads · targets: "
-                                              f"{', '.join(mp['targets'])} · {len(mp['features'])} features"),
+                                              f"{', '.join(mp['targets'])}{unit} · {len(mp['features'])} features"),
             dcc.Link("open scenario", href=f"/scenario?dataset={m['id']}", className="inline-link"),
             delete_button(P, m["id"]),
         ], className="dataset-item"))
@@ -58,6 +59,11 @@ def layout(**_query):
                 field("Application / group (optional)", dcc.Dropdown(id=f"{P}-group-col", options=[])),
                 field("Targets", dcc.Dropdown(id=f"{P}-targets", options=[], multi=True),
                       "an empty cell is a workload not measured on that target: kept to predict, not trained on"),
+                field("Target unit (optional)", dcc.Input(id=f"{P}-unit", className="text-input",
+                                                          maxLength=uploads.UNIT_MAX,
+                                                          placeholder="e.g. s, ms, cycles, J"),
+                      "the unit of the target values, shown beside them on every page; leave it empty when they "
+                      "have none"),
                 field("Host's own metric (optional)", dcc.Dropdown(id=f"{P}-host-col", options=[]),
                       "the host's measure of the target metric: enables the baseline and speedups"),
                 field("Repeat index (optional)", dcc.Dropdown(id=f"{P}-repeat-col", options=[]),
@@ -72,6 +78,7 @@ def layout(**_query):
                                                                                     multi=True)),
             ], className="form-grid"),
                 html.Div(id=f"{P}-target-info"),
+                html.P(id=f"{P}-host-info", className="hint"),
                 html.Div(id=f"{P}-missing-info", className="hint"),
                 field("Missing feature values", dcc.RadioItems(
                     id=f"{P}-missing", options=[{"label": t, "value": k} for k, t in MISSING_RULES.items()],
@@ -172,16 +179,33 @@ def _targets_chosen(targets, id_col, token):
     return (html.P(text, className="hint", id=f"{P}-unmeasured") if text else None), missing
 
 
-@callback(Output(f"{P}-save-status", "children"), Output(f"{P}-datasets", "children"),
-          Input(f"{P}-save", "n_clicks"), State(f"{P}-token", "data"), State(f"{P}-name", "value"),
-          State(f"{P}-id-col", "value"), State(f"{P}-group-col", "value"), State(f"{P}-targets", "value"),
-          State(f"{P}-host-col", "value"), State(f"{P}-repeat-col", "value"), State(f"{P}-features", "value"),
-          State(f"{P}-host-time", "value"), State(f"{P}-sim-cols", "value"), State(f"{P}-missing", "value"),
+@callback(Output(f"{P}-host-info", "children"), Input(f"{P}-host-col", "value"), Input(f"{P}-token", "data"),
           prevent_initial_call=True)
-def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_time, sim_cols, missing):
+def _host_chosen(host, token):
+    """Before Save: a sentence when the host's own metric is also a feature (a chosen host column is)."""
+    try:
+        frame, _ = staging.staged_upload(token)
+    except (DataError, LookupError):
+        return None
+    return uploads.host_feature_text(host, frame.columns) or None
+
+
+# what Save reads, by name (the mapping as the form holds it)
+SAVE_STATES = {"token": State(f"{P}-token", "data"), "name": State(f"{P}-name", "value"),
+               "id_col": State(f"{P}-id-col", "value"), "group": State(f"{P}-group-col", "value"),
+               "targets": State(f"{P}-targets", "value"), "unit": State(f"{P}-unit", "value"),
+               "host": State(f"{P}-host-col", "value"), "repeat": State(f"{P}-repeat-col", "value"),
+               "features": State(f"{P}-features", "value"), "host_time": State(f"{P}-host-time", "value"),
+               "sim_cols": State(f"{P}-sim-cols", "value"), "missing": State(f"{P}-missing", "value")}
+
+
+@callback(Output(f"{P}-save-status", "children"), Output(f"{P}-datasets", "children"),
+          inputs={"_n": Input(f"{P}-save", "n_clicks"), **SAVE_STATES}, prevent_initial_call=True)
+def _save(_n, token, name, id_col, group, targets, unit, host, repeat, features, host_time, sim_cols, missing):
     if why := refused("editor", "save"):
         return alert(why), no_update
     try:
+        unit = uploads.checked_unit(unit)
         frame, info = staging.staged_upload(token)
         table, raw, mapping, notes = uploads.build_dataset(frame, {
             "id_col": id_col, "group_col": group, "targets": targets, "host_col": host,
@@ -191,8 +215,9 @@ def _save(_n, token, name, id_col, group, targets, host, repeat, features, host_
         return alert(f"Not saved: {str(exc).strip(chr(39))}"), no_update
     notes["conversions"] = info.get("conversions", {})
     meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else info.get("filename"),
-                              mapping, notes, raw)
-    extra = []
+                                 mapping, notes, raw, unit)
+    extra = [f"target values in {unit}" if unit else "no unit given for the target values: pages show them "
+             "without one"]
     if notes.get("constant"):
         extra.append(f"constant columns (left out of models): {', '.join(notes['constant'][:8])}")
     if notes.get("dropped_empty"):

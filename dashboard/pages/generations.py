@@ -9,6 +9,7 @@ from dashboard.crossgen.generations import workload_sets_text
 from dashboard.crossgen.kinds import GENERATIONS
 from dashboard.crossgen.params import register_dataset_dependents, register_folds_hint, scenario_controls
 from dashboard.jobs.panel import job_panel, register_job
+from dashboard.state import datasets
 from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
@@ -131,7 +132,7 @@ def pair_view(res: dict | None, left: str, right: str):
         best = next(m for m in r["models"] if m["model"] == r["best"]["overall"])
         return f"{res['host']} → {t}: {best['model']} E_out {best['e_out']:.2f} %"
 
-    return side_by_side(a, b, title(a, left), title(b, right))
+    return side_by_side(a, b, title(a, left), title(b, right), datasets.unit_of(res.get("params") or {}))
 
 
 # A cached result is drawn by the layout itself; these redraw on a new result or a changed pair.
@@ -157,7 +158,6 @@ def _report(n, ready, order_by):
     if not res or not isinstance(n, int) or n <= 0 or not isinstance(res.get("params"), dict):
         return no_update
     from dashboard.crossgen.generations_report import build
-    from dashboard.state import datasets
     from dashboard.ui.report import file_name, view_link
 
     params = res["params"]  # what the server parsed when it computed this result

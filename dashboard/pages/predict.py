@@ -13,14 +13,14 @@ from dashboard.predict import views
 from dashboard.predict.inputs import SCENARIO_NAMES, store_upload
 from dashboard.predict.figures import predictions
 from dashboard.predict.kinds import PREDICT, transform_choices
-from dashboard.predict.work import restore_saved, unit_of
+from dashboard.predict.work import restore_saved
 from dashboard.state import datasets, predict_inputs
 from dashboard.state import predictions as saved
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
-from dashboard.ui.format import si_col
+from dashboard.ui.format import si_col, unit_text
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default, to_query
 from modeling.crossgen.ensemble import ALL_MODELS
@@ -198,14 +198,14 @@ def _content(res: dict | None) -> tuple:
     """Summary, table rows and columns, chart, and whether there is a result to show."""
     if not res:
         return None, [], _columns("s"), empty("Press Predict to see the predictions"), False
-    unit = res.get("unit") or unit_of(res["params"])
+    unit = views.unit(res)
     p = res["params"]
     metric = METRIC_LABELS.get(p["metric"], p["metric"]).split(" (")[0] if p["metric"] != "value" else p["target"]
-    return (_summary(res), views.table_rows(res), _columns(unit),
+    return (_summary(res, unit), views.table_rows(res), _columns(unit),
             predictions(res, f"predicted {metric} on {p['target']}", unit), True)
 
 
-def _summary(res: dict):
+def _summary(res: dict, unit: str):
     f = views.facts(res)
     m = views.model_facts(res)
     p = res["params"]
@@ -254,7 +254,7 @@ def _summary(res: dict):
             num_col("male", "mean |log error|", 3), num_col("mean_ape", "mean APE %", 1),
             num_col("median_ape", "median APE %", 1), num_col("ir10", "within 10 %", 0),
         ], rows=cands, height=300, file_name="candidates.csv") if cands else None,
-        html.P(f"{res['dataset_name']}: {res['host_label']} → {p['target']}, {p['metric']} ({res['unit']}). "
+        html.P(f"{res['dataset_name']}: {res['host_label']} → {p['target']}, {p['metric']} ({unit_text(unit)}). "
                f"{res['how']}. {views.provenance_text(res)}", className="hint", id=f"{P}-provenance"))
 
 
@@ -280,7 +280,7 @@ def _report(n, ready):
     from dashboard.predict.report import build
     from dashboard.ui.report import file_name, view_link
 
-    unit = res.get("unit") or unit_of(res["params"])
+    unit = views.unit(res)
     p = res["params"]
     metric = METRIC_LABELS.get(p["metric"], p["metric"]).split(" (")[0] if p["metric"] != "value" else p["target"]
     report = build(res, view_link("/predict", p), f"predicted {metric} on {p['target']}", unit)

@@ -73,7 +73,7 @@ def layout(**query):
         html.Div(id=f"{P}-summary"),
         card(dcc.Graph(id=f"{P}-graph", figure=empty("Choose a workload"))),
         card(html.H2("All workloads of this dataset at this k"),
-             grid(f"{P}-grid", grid_columns(unit_of(v["measure"])), height=320, file_name="repeats.csv")),
+             grid(f"{P}-grid", grid_columns(unit_of(v["dataset"], v["measure"])), height=320, file_name="repeats.csv")),
     ])
 
 
@@ -116,7 +116,7 @@ def _render(ds_id, workload, measure, k):
     vals = frame.loc[frame[id_col].astype(str) == v["workload"], v["measure"]].to_numpy(float)
     vals = vals[np.isfinite(vals)]
     win = mad_window(vals, v["k"]).to_dict()
-    unit = unit_of(v["measure"])
+    unit = unit_of(v["dataset"], v["measure"])
     shift = 100 * (win["mean_inliers"] - win["mean_all"]) / win["mean_all"] if win["mean_all"] else 0.0
     summary = card(
         structure_note(vals, win, unit),
@@ -136,8 +136,13 @@ def grid_columns(unit: str) -> list[dict]:
             si_col("mean_kept", "mean (kept)", unit), num_col("shift_pct", "shift %", 3)]
 
 
-def unit_of(measure: str) -> str:
-    return "s" if measure == "duration" else ("cycles" if "cycles" in measure else "")
+def unit_of(ds_id: str, measure: str) -> str:
+    """The unit of a measure's runs: the shipped launches' time and cycles, an upload's target columns in the
+    unit given at upload ("" when none was)."""
+    ds = datasets.get(ds_id)
+    if ds.kind == "shipped":
+        return ds.unit({col: m for m, col in shipped.METRICS.items()}.get(measure))
+    return ds.unit(ds.metrics[0])
 
 
 def structure_note(vals, win: dict, unit: str):

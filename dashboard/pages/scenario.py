@@ -11,7 +11,7 @@ from dash.exceptions import PreventUpdate
 
 from dashboard.access.projects import refused
 from dashboard.state.files import StorageError
-from dashboard.state import scenarios
+from dashboard.state import datasets, scenarios
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO, SWEEP
 from dashboard.crossgen.compare_views import starred
@@ -19,6 +19,7 @@ from dashboard.crossgen.leaderboard import baseline_wins, leaderboard_rows, winn
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
 from dashboard.ui.figures import empty
+from dashboard.ui.format import unit_text
 from dashboard.crossgen.figures import inlier_curves, per_workload, tree_sweep
 from dashboard.ui.fields import field
 from dashboard.crossgen.params import (model_param, register_dataset_dependents, register_folds_hint,
@@ -39,7 +40,6 @@ VIEW = [model_param("model", "RandomForest"), Param("steps", "choice", "OLS/Forw
                                                     [m for m in ALL_MODELS if "/" in m and m.count("/") == 2])]
 PARAMS = scenario_params() + VIEW
 FORM_IDS = [f"{P}-{n}" for n in JOB_NAMES]
-UNITS = {"duration": "s", "cycles": "cycles", "value": "target units"}
 IR_MODELS = ["RandomForest", "OLS/Forward/BIC", "NNLS/Backward/BIC"]
 
 
@@ -209,6 +209,8 @@ def scenario_text(res: dict) -> list:
     s = res["scenario"]
     host = res.get("host_label") or s.get("host")
     metric = s.get("metric") if s.get("metric") != "value" else f"the {s.get('target')} column"
+    unit = datasets.unit_of(res.get("params") or {})
+    metric += f" ({unit_text(unit)})" if unit != metric else ""
     parts = [f"{res['dataset_name']}: {host} → {s.get('target')}, {metric}; {s['cv']} CV with {s['folds']} "
              f"folds, transform {s['transform']}, seed {s['seed']}."]
     left_out = [f"target ≤ 0 or ~0: {res['excluded_rows']}"]
@@ -233,8 +235,24 @@ def scenario_text(res: dict) -> list:
                  f"({ids}): {'they are' if n != 1 else 'it is'} not scored here; predict "
                  f"{'them' if n != 1 else 'it'} on ",
                  dcc.Link("/predict", href=predict_href(res), id=f"{P}-unmeasured-link"), "."]
+    hf = host_feature(res)
+    if hf:
+        text.append(f" {hf}, the host's own measure of the target metric (the baseline and the ratio transforms "
+                    f"use it), is also one of the {res['n_features']} features: the models see the host's "
+                    "measurement as an input, which is legitimate, but their accuracy rests partly on it.")
     text.append(f" Computed in {res['seconds']:.1f} s.")
     return text
+
+
+def host_feature(res: dict) -> str | None:
+    """The feature of a result that is the host's own measure of the metric (None when there is none, or it
+    was dropped as constant)."""
+    p = res.get("params") or {}
+    try:
+        name = datasets.get(p["dataset"]).host_feature(p["host"], p["metric"])
+    except (LookupError, TypeError):
+        return None
+    return name if name and name in (res.get("feature_names") or []) else None
 
 
 def predict_link(res: dict | None, model) -> tuple[str, str]:
@@ -265,7 +283,7 @@ def workload_view(res: dict | None, model: str):
 
 
 def _workload_figure(res: dict, model: str):
-    return per_workload(res, model, UNITS.get(res["params"]["metric"], ""))
+    return per_workload(res, model, datasets.unit_of(res["params"]))
 
 
 def inlier_view(res: dict | None, models: list | None):
@@ -351,7 +369,7 @@ def _report(n, ready):
 
     p = res["params"]
     text = "".join(t if isinstance(t, str) else "/predict" for t in scenario_text(res))
-    report = build(res, view_link("/scenario", p), UNITS.get(p["metric"], ""), text, IR_MODELS,
+    report = build(res, view_link("/scenario", p), datasets.unit_of(p), text, IR_MODELS,
                    SCENARIO.fingerprint(p))
     return dcc.send_bytes(report.html(), file_name(f"perfcast_scenario_{p['host']}_to_{p['target']}_{p['cv']}"))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, values
+from dashboard.ui.format import unit_text
 
 WARN = "#d9480f"
 BASE = "#5b6b7c"
@@ -34,6 +35,7 @@ def predictions(res: dict, metric_label: str, unit: str):
     ok = np.array([bool(r["applicable"]) for r in rows])
     lvl = f"{res['level'] * 100:g} %"
     data, series = [], [pt, lo, hi]
+    after = f" {unit}" if unit else ""
 
     def masked(a, keep):
         return np.where(keep, a, np.nan)
@@ -41,13 +43,13 @@ def predictions(res: dict, metric_label: str, unit: str):
     data.append({"type": "scatter", "mode": "markers", "name": f"prediction, {lvl} interval", "x": x,
                  "y": values(masked(pt, ok)), "text": ids, "marker": {"size": 7, "color": PALETTE[0]},
                  "error_y": _bars(masked(pt, ok), masked(lo, ok), masked(hi, ok), PALETTE[0]),
-                 "hovertemplate": f"%{{text}}<br>predicted %{{y:.4g}} {unit}<extra></extra>"})
+                 "hovertemplate": f"%{{text}}<br>predicted %{{y:.4g}}{after}<extra></extra>"})
     if (~ok).any():
         data.append({"type": "scatter", "mode": "markers", "name": "outside the training data: interval not valid",
                      "x": x, "y": values(masked(pt, ~ok)), "text": ids,
                      "marker": {"size": 9, "color": WARN, "symbol": "x-open", "line": {"width": 2}},
                      "error_y": _bars(masked(pt, ~ok), masked(lo, ~ok), masked(hi, ~ok), "rgba(217,72,15,0.35)"),
-                     "hovertemplate": f"%{{text}}<br>predicted %{{y:.4g}} {unit} (not applicable)<extra></extra>"})
+                     "hovertemplate": f"%{{text}}<br>predicted %{{y:.4g}}{after} (not applicable)<extra></extra>"})
     if rows[0].get("baseline") is not None:
         b = np.array([r["baseline"] for r in rows], float)
         blo = np.array([r["baseline_lower"] for r in rows], float)
@@ -57,12 +59,12 @@ def predictions(res: dict, metric_label: str, unit: str):
                      "x": x, "y": values(b), "text": ids,
                      "marker": {"size": 7, "color": BASE, "symbol": "diamond-open", "line": {"width": 1.5}},
                      "error_y": _bars(b, blo, bhi, "rgba(91,107,124,0.5)", 1),
-                     "hovertemplate": f"%{{text}}<br>baseline %{{y:.4g}} {unit}<extra></extra>"})
+                     "hovertemplate": f"%{{text}}<br>baseline %{{y:.4g}}{after}<extra></extra>"})
     xaxis = {**axis_title("workloads, sorted by prediction" + ("" if named else " (rank)")),
              **({"type": "category", "tickangle": -45, "tickfont": {"size": 10}} if named else {})}
     title = f"{res['n_new']} workloads predicted ({res['n_applicable']} inside the training data)"
     fig = figure(data, title, 620 if named else 500, xaxis=xaxis,
-                 yaxis=log_axis(f"{metric_label} ({unit}, log scale)", *series))
+                 yaxis=log_axis(f"{metric_label} ({unit_text(unit)}, log scale)", *series))
     # the title above, the legend below it: neither covers the other
     fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 90, "b": 160 if named else 60}
     fig["layout"]["legend"] = {**fig["layout"]["legend"], "y": 1.02, "x": 0, "xanchor": "left"}

@@ -8,6 +8,7 @@ import time
 
 from dashboard.predict import views
 from dashboard.predict.figures import predictions
+from dashboard.ui.format import unit_text, with_unit
 from dashboard.ui.report import Report, Section, Table
 
 
@@ -15,8 +16,9 @@ def build(res: dict, link: str, metric_label: str, unit: str) -> Report:
     f, m = views.facts(res), views.model_facts(res)
     p = res["params"]
     rows = [{**r, "applicable": r["applicable"].split(" ", 1)[-1]} for r in views.table_rows(res)]
-    table = Table([("id", "workload"), ("application", "application"), ("predicted", f"predicted ({unit})"),
-                   ("lower", f"lower ({unit})"), ("upper", f"upper ({unit})"), ("baseline", f"baseline ({unit})"),
+    table = Table([("id", "workload"), ("application", "application"), ("predicted", with_unit("predicted", unit)),
+                   ("lower", with_unit("lower", unit)), ("upper", with_unit("upper", unit)),
+                   ("baseline", with_unit("baseline", unit)),
                    ("baseline_lower", "baseline lower"), ("baseline_upper", "baseline upper"),
                    ("applicable", "applicable"), ("why", "why")], rows)
     notes = [f["supported"], *(res.get("notes") or [])]
@@ -46,6 +48,6 @@ def build(res: dict, link: str, metric_label: str, unit: str) -> Report:
                ("held-out coverage reached", f["coverage"]), ("CV error (procedure)", f["error"]),
                ("CV error (baseline)", f["baseline_error"]), ("trained / predicted / applicable", f["counts"])],
         sections=sections, inputs=dict(p),
-        provenance=(f"{res['dataset_name']}: {res['host_label']} → {p['target']}, {p['metric']} ({res['unit']}). "
+        provenance=(f"{res['dataset_name']}: {res['host_label']} → {p['target']}, {p['metric']} ({unit_text(unit)}). "
                     f"{res['how']}. {views.provenance_text(res)}"),
         link=link, generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))

@@ -7,11 +7,18 @@ import io
 
 import pandas as pd
 
+from dashboard.state import datasets
 from dashboard.ui.format import number
 
 NOT_VALID = "not valid here"
 #: the page /new-app, for applications not in the training data
 NEWAPP = "/new-app"
+
+
+def unit(res: dict) -> str:
+    """The unit of a result's values: its dataset's (:meth:`~dashboard.state.datasets.DatasetView.unit`), or
+    the one the result kept when that dataset is gone; "" when none was given."""
+    return datasets.unit_of(res.get("params") or {}, fallback=res.get("unit") or "")
 
 
 def pct(v, digits=1) -> str:
@@ -122,8 +129,8 @@ def export_frame(res: dict) -> pd.DataFrame:
     from modeling.crossgen.predict import frame_of
 
     prov = res.get("provenance") or {}
-    return frame_of(res, {k: prov.get(k) for k in ("dataset", "dataset_fingerprint", "inputs", "inputs_fingerprint",
-                                                    "code_version", "date")})
+    keep = ("dataset", "dataset_fingerprint", "inputs", "inputs_fingerprint", "code_version", "date")
+    return frame_of({**res, "unit": unit(res)}, {k: prov.get(k) for k in keep})
 
 
 def export_bytes(res: dict, fmt: str) -> tuple[bytes, str]:

@@ -12,20 +12,12 @@ from dashboard.state import predictions as saved
 from modeling.crossgen.predict import predict_scenario
 from modeling.crossgen.recommend import candidate_label
 
-UNITS = {"duration": "s", "cycles": "cycles"}
-
-
 def code_version() -> str:
     """The version of the code that made the numbers: :func:`modeling.version.code_version` (a digest of
     the modeling sources and the numerical packages)."""
     from modeling.version import code_version as digest
 
     return digest()
-
-
-def unit_of(params: dict) -> str:
-    """The unit of the predicted values: seconds or cycles, or an uploaded table's target column's name."""
-    return UNITS.get(params["metric"], params["target"])
 
 
 def scenario_of(params: dict) -> dict:
@@ -74,8 +66,8 @@ def predict_result(params: dict, report=silent) -> dict:
     out = pred.to_dict()
     source = params["source"]
     out.update(
-        params=dict(params), dataset_name=ds.name, host_label=ds.host_label(params["host"]), unit=unit_of(params),
-        source_name=source_name(params),
+        params=dict(params), dataset_name=ds.name, host_label=ds.host_label(params["host"]),
+        unit=ds.unit(params["metric"]), source_name=source_name(params),
         provenance={"model": candidate_label(pred.model, pred.transform), "dataset": ds.id,
                     "dataset_fingerprint": ds.fingerprint, "inputs": source,
                     "inputs_fingerprint": ds.fingerprint if source == predict_inputs.UNMEASURED else source[3:],

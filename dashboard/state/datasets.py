@@ -2,7 +2,7 @@
 
 On disk in the current project's directory (``VAR_DIR/projects/<project id>``, dashboard/access/projects.py)::
 
-    datasets/ds-<16 hex>/meta.json      mapping, display name, checksums
+    datasets/ds-<16 hex>/meta.json      mapping, display name, the target's unit, checksums
     datasets/ds-<16 hex>/table.parquet  one row per workload (after repeat filtering)
     datasets/ds-<16 hex>/raw.parquet    the rows as uploaded, when they hold repeats
 
@@ -15,7 +15,8 @@ As the pages see them (:class:`DatasetView`): the shipped dataset (id
 ``rodinia``) has a host and a target GPU and a metric; an uploaded workload
 table has one host (the machine its features were measured on) and the target
 columns chosen at upload. Both produce the scenario dict of
-:mod:`modeling.shipped` / :mod:`modeling.tables.workload`.
+:mod:`modeling.shipped` / :mod:`modeling.tables.workload`, and say the unit of their target values
+(:meth:`DatasetView.unit`: the one place a page asks it).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from dashboard.access.projects import project_path, require
 from dashboard.state import trash
 from dashboard.state.files import (NotFound, _fsync_dir, atomic_write_bytes, clean_name, sha256_file,
                                    shipped_fingerprint, storage_error)
+from dashboard.state.uploads import checked_unit
 from modeling import shipped
 from modeling.parallel import ForkSafeLock
 from modeling.tables.workload import table_scenario
@@ -44,6 +46,8 @@ from modeling.tables.workload import table_scenario
 DATASET_ID = re.compile(r"^ds-[0-9a-f]{16}$")
 SHIPPED_ID = "rodinia"
 TABLE_HOST = "table"
+#: the units of the shipped dataset's metrics
+SHIPPED_UNITS = {"duration": "s", "cycles": "cycles"}
 
 
 def _datasets_dir() -> Path:
@@ -51,9 +55,11 @@ def _datasets_dir() -> Path:
 
 
 def save_dataset(table: pd.DataFrame, name: str, mapping: dict, notes: dict | None = None,
-                 raw: pd.DataFrame | None = None) -> dict:
-    """Store a mapped workload table under a new id; returns its metadata."""
+                 raw: pd.DataFrame | None = None, unit: str | None = None) -> dict:
+    """Store a mapped workload table under a new id; returns its metadata. ``unit`` is the unit of the
+    target values ("" or None: none given), checked here too (``uploads.checked_unit``)."""
     require("editor", "save")  # the callbacks check first; this holds for every caller
+    unit = checked_unit(unit)
     ds_id = "ds-" + secrets.token_hex(8)
     root = _datasets_dir()
     tmp = root / f".{ds_id}.{os.getpid()}.tmp"
@@ -66,7 +72,7 @@ def save_dataset(table: pd.DataFrame, name: str, mapping: dict, notes: dict | No
             files["raw.parquet"] = sha256_file(tmp / "raw.parquet")
         meta = {"id": ds_id, "name": clean_name(name), "created": time.time(), "rows": int(len(table)),
                 "columns": [str(c) for c in table.columns], "mapping": mapping, "notes": notes or {},
-                "files": files}
+                "target_unit": unit, "files": files}
         for f in tmp.iterdir():
             with open(f, "rb") as fh:
                 os.fsync(fh.fileno())
@@ -184,6 +190,23 @@ class DatasetView:
     mapping: dict = field(default_factory=dict)
     has_repeats: bool = False
     notes: dict = field(default_factory=dict)  # what the upload changed: rows dropped, columns filled, ...
+    target_unit: str = ""  # an upload's: the unit given at upload ("" = none given, as in older datasets)
+
+    def unit(self, metric: str) -> str:
+        """The unit of the target values of ``metric``: seconds or cycles on the shipped data, the unit given
+        at upload for an uploaded table, "" when none was given (pages then say so; they never invent one)."""
+        if self.kind == "shipped":
+            return SHIPPED_UNITS.get(metric, "")
+        return self.target_unit
+
+    def host_feature(self, host: str, metric: str) -> str | None:
+        """The feature that is the host's own measure of ``metric`` (the column the baseline and the ratio
+        transforms use), or None when there is no such feature. The shipped host's time and cycles are
+        counters among its features; an upload's host column is added to its features at upload."""
+        if self.kind == "shipped":
+            return shipped.METRICS.get(metric)
+        hc = self.mapping.get("host_col")
+        return hc if hc and hc in (self.mapping.get("features") or []) else None
 
     def host_label(self, host: str) -> str:
         """How to name the host: an uploaded table's host is the machine its features were measured on."""
@@ -249,7 +272,26 @@ def get(ds_id: str) -> DatasetView:
     meta = dataset_meta(ds_id)
     m = meta["mapping"]
     return DatasetView(meta["id"], meta["name"], "upload", [TABLE_HOST], list(m["targets"]), ["value"],
-                       meta["files"]["table.parquet"][:16], m, bool(m.get("repeat_col")), meta.get("notes") or {})
+                       meta["files"]["table.parquet"][:16], m, bool(m.get("repeat_col")), meta.get("notes") or {},
+                       _stored_unit(meta))
+
+
+def _stored_unit(meta: dict) -> str:
+    """The unit kept in ``meta.json``: "" for a dataset saved before units were asked (or a file that no
+    longer holds a valid one)."""
+    try:
+        return checked_unit(meta.get("target_unit"))
+    except ValueError:
+        return ""
+
+
+def unit_of(params: dict, dataset: str = "dataset", fallback: str = "") -> str:
+    """:meth:`DatasetView.unit` of the dataset and metric a result's parameters name (``dataset``: the name of
+    its dataset parameter); ``fallback`` (the unit the result kept) when that dataset is gone."""
+    try:
+        return get(params[dataset]).unit(params["metric"])
+    except (LookupError, TypeError):
+        return fallback if isinstance(fallback, str) else ""
 
 
 def options() -> list[dict]:

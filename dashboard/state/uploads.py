@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import unicodedata
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,9 @@ from modeling.tables.workload import MISSING_RULES, handle_missing, missing_repo
 MIN_ROWS = 3
 MIN_FEATURES = 2
 HOST_TIME_NAMES = ("host_time", "host_seconds", "host_time_s")
+UNIT_MAX = 16
+#: what a target unit may hold besides letters and digits (any script: µs, Ω, m²): no markup, no quotes
+UNIT_SIGNS = " ./*^·°_%()-"
 
 
 def decode_upload(contents: str) -> bytes:
@@ -225,6 +229,39 @@ def target_preview(frame: pd.DataFrame, info: dict, targets, id_col) -> tuple[st
     except DataError as exc:
         return "error", str(exc)
     return "ok", unmeasured_text(report)
+
+
+def checked_unit(unit) -> str:
+    """The target's unit as typed on /data (e.g. s, ms, cycles, J), checked: short, printable, letters,
+    digits and a few signs only (no markup, nothing a spreadsheet would run). Empty or nothing: "" (no unit
+    given). Anything else is refused with what to change."""
+    if unit is None:
+        return ""
+    if not isinstance(unit, str):
+        raise DataError("Invalid target unit: expected a short text such as s, ms, cycles or J.")
+    unit = unit.strip()
+    if len(unit) > UNIT_MAX:
+        raise DataError(f"The target unit is {len(unit)} characters long; at most {UNIT_MAX} (e.g. s, ms, cycles, "
+                        "J), or leave it empty when the values have no unit.")
+    bad = sorted({ch for ch in unit if not (unicodedata.category(ch)[0] in "LN" or ch in UNIT_SIGNS)})
+    if bad:
+        shown = ", ".join(repr(ch) if ch.isprintable() else f"U+{ord(ch):04X}" for ch in bad[:5])
+        signs = " ".join(UNIT_SIGNS.strip())
+        raise DataError(f"The target unit may hold letters, digits, spaces and the signs {signs} only: remove {shown}.")
+    if unit and unit[0] in "-.":
+        raise DataError("The target unit cannot start with '-' or '.'; write it as it is said, e.g. ms or 1/s.")
+    return unit
+
+
+def host_feature_text(host_col, columns) -> str:
+    """One sentence saying that the host's own metric is also a feature (empty when no host metric is
+    chosen). A chosen host column always is one: :func:`build_dataset` adds it to the features when they
+    leave it out. ``host_col`` comes from the browser: anything but one of ``columns`` counts as none."""
+    if not isinstance(host_col, str) or host_col not in {str(c) for c in columns}:
+        return ""
+    return (f"{host_col} is the host's own metric (the baseline and the ratio transforms use it) and also one of "
+            "the features, so the models see the host's measurement as an input: legitimate, and often the "
+            "strongest single predictor, but their accuracy then rests partly on it.")
 
 
 SINGLE_ROLES = ("id_col", "group_col", "host_col", "repeat_col", "host_time_col")

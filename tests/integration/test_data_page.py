@@ -30,16 +30,37 @@ def test_upload_map_save_and_run(dash_duo, perfcast_app, tmp_path):
     dash_duo.wait_for_contains_text("#data-preview", "w0", timeout=10)
     choose(dash_duo, "#data-targets", "target_time")
     choose(dash_duo, "#data-host-col", "host_time")
+    # the host's own metric is also a feature: said before Save
+    dash_duo.wait_for_contains_text("#data-host-info", "host_time is the host's own metric", timeout=15)
+    assert "also one of the features" in dash_duo.find_element("#data-host-info").text
+    # a unit that is not plain text is refused on the server, and nothing is saved or lost
+    before = len(datasets.list_datasets())
+    unit = dash_duo.find_element("#data-unit")
+    unit.send_keys("<b>ms</b>")
+    dash_duo.find_element("#data-save").click()
+    dash_duo.wait_for_contains_text("#data-save-status", "Not saved: The target unit may hold letters", timeout=20)
+    assert len(datasets.list_datasets()) == before
+    unit.send_keys(Keys.CONTROL, "a")
+    unit.send_keys(Keys.DELETE)
+    unit.send_keys("ms")
     screenshot(dash_duo.driver, "data")
     dash_duo.find_element("#data-save").click()
     dash_duo.wait_for_contains_text("#data-save-status", "Saved 40 workloads", timeout=20)
+    assert "target values in ms" in dash_duo.find_element("#data-save-status").text
     meta = datasets.list_datasets()[0]
     assert meta["mapping"]["targets"] == ["target_time"] and meta["mapping"]["group_col"] == "application"
-    assert datasets.verify_dataset(meta["id"])
+    assert meta["target_unit"] == "ms" and datasets.verify_dataset(meta["id"])
     dash_duo.wait_for_contains_text("#data-datasets", meta["id"])
+    assert "targets: target_time in ms" in dash_duo.find_element("#data-datasets").text
 
     dash_duo.driver.get(dash_duo.server_url + f"/scenario?dataset={meta['id']}&target=target_time&folds=5")
     eout = wait_text(dash_duo, "#scenario-best-eout", timeout=120)
+    # the values' unit on the page that shows them, never an invented one; the host time among the features
+    summary = dash_duo.find_element("#scenario-summary").text
+    assert "→ target_time, the target_time column (ms);" in summary
+    assert "host_time, the host's own measure of the target metric" in summary
+    assert wait_text(dash_duo, "#scenario-workload-graph .g-ytitle") == "target (ms, log scale)"
+    assert "target units" not in dash_duo.driver.find_element("css selector", "body").text
     s = table_scenario(datasets.dataset_table(meta["id"]), "target_time", "application", "workload",
                        meta["mapping"]["features"], "host_time")
     res = run_ensemble(s["X"], s["y"], models="halwpe", folds=5, host_index=s["host_index"], seed=0,

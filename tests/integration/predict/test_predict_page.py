@@ -135,3 +135,36 @@ def test_scenario_leaderboard_links_to_predict_with_its_model(dash_duo, perfcast
     click(dash_duo, "#scenario-predict-link")
     dash_duo.wait_for_contains_text("#predict-model-used", "NNLS (logratio)", timeout=120)
     assert text_in(dash_duo.driver, "#predict-counts", 30).startswith("251 / 32 / ")
+
+
+def test_an_uploaded_datasets_predictions_are_in_its_unit_or_say_it_has_none(dash_duo, perfcast_app):
+    """The unit typed at upload on the table, the chart and the provenance; without one, plain numbers (no SI
+    prefix on nothing) and "no unit given", never an invented unit."""
+    cells_of = "#predict-table .ag-row [col-id='predicted']"
+    import numpy as np
+
+    from dashboard.state import datasets
+
+    rng = np.random.default_rng(7)
+    n = 30
+    a, b = rng.uniform(1, 10, n), rng.uniform(1, 5, n)
+    df = pd.DataFrame({"workload": [f"w{i}" for i in range(n)], "a": a, "b": b, "t": 3 * a + b})
+    df.loc[n - 5:, "t"] = np.nan  # five workloads to predict
+    mapping = {"id_col": "workload", "group_col": None, "targets": ["t"], "features": ["a", "b"], "host_col": None,
+               "repeat_col": None}
+    timed = datasets.save_dataset(df.assign(t=df["t"] * 1000), "timed", mapping, unit="ms")  # ~5,000-35,000 ms
+    bare = datasets.save_dataset(df.assign(t=df["t"] * 1e-4), "bare", mapping)  # ~0.0005-0.0035, no unit
+    start(dash_duo, perfcast_app, f"/predict?dataset={timed['id']}&target=t&model=NNLS&transform=log")
+    wait_text(dash_duo, "#predict-model-used", timeout=120)
+    cells = [c.text for c in dash_duo.driver.find_elements("css selector", cells_of)]
+    assert cells and all(re.fullmatch(r"\d{1,3}(,\d{3})* ms", c) for c in cells), cells  # not "12.3 kms"
+    assert "t (ms, log scale)" in text_in(dash_duo.driver, "#predict-graph .g-ytitle")
+    assert "value (ms)" in dash_duo.find_element("#predict-provenance").text
+
+    dash_duo.driver.get(dash_duo.server_url + f"/predict?dataset={bare['id']}&target=t&model=NNLS&transform=log")
+    wait_text(dash_duo, "#predict-model-used", timeout=120)
+    cells = [c.text for c in dash_duo.driver.find_elements("css selector", cells_of)]
+    assert cells and all(re.fullmatch(r"0\.00\d+", c) for c in cells), cells  # not "1.23 m" nor "1.23 mt"
+    assert "t (no unit given, log scale)" in text_in(dash_duo.driver, "#predict-graph .g-ytitle")
+    assert "value (no unit given)" in dash_duo.find_element("#predict-provenance").text
+    assert "target units" not in dash_duo.driver.find_element("css selector", "body").text
