@@ -14,8 +14,8 @@ from dashboard.access.projects import project_path, require
 from dashboard.state.files import clean_name, store_by_content, stored_meta, stored_metas
 from modeling.counts import data
 from modeling.counts.splits import split
+from modeling.counts.table import validate_counts
 from modeling.errors import DataError, NotEnoughDataError
-from modeling.tables.counts import validate_counts
 
 COUNTDATA_ID = re.compile(r"^cd-[0-9a-f]{16}$")
 SHIPPED = tuple(data.SHIPPED)
