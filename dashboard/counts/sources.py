@@ -1,5 +1,6 @@
-"""Count tables for /counts: the two shipped ones and those a team uploads, stored as
-``countdata/cd-<16 hex>.parquet`` named by content (validated first, written atomically, never changed)."""
+"""The count tables /counts reads (its jobs' ``source``): the two shipped ones and those a team uploads, stored
+in the project's ``countdata/`` as ``cd-<16 hex>.parquet`` named by content (validated first, written atomically,
+never changed)."""
 
 from __future__ import annotations
 
