@@ -8,10 +8,9 @@ from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 from dashboard.access.projects import refused
 from dashboard import jobs
 from dashboard.jobs.panel import job_panel, message, register_job
-from dashboard.phases import sources, work
+from dashboard.phases import host_traces, sources, work
 from dashboard.phases.figures import NAMES, UNITS, new_program, per_program, sweep, trace
 from dashboard.phases.kinds import NEW_PROGRAM, PHASES, SWEEP
-from dashboard.state import phase_traces
 from dashboard.state.uploads import decode_upload
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
 from dashboard.ui.fields import dropdown, field
@@ -85,8 +84,8 @@ def _form(v):
 def _np_form(v):
     freqs = [{"label": f"{f} MHz", "value": f} for f in NEW_PROGRAM.params[1].allowed(v)]
     try:
-        trace_opts = [] if v["np_trace"] == phase_traces.NONE else [
-            {"label": phase_traces.trace_meta(v["np_trace"])["name"], "value": v["np_trace"]}]
+        trace_opts = [] if v["np_trace"] == host_traces.NONE else [
+            {"label": host_traces.trace_meta(v["np_trace"])["name"], "value": v["np_trace"]}]
     except LookupError:
         trace_opts = []
     return html.Div([
@@ -205,7 +204,7 @@ def layout(**query):
     np_query = {k: query.pop(k) for k in list(query) if k.startswith("np_")}
     nv, np_error = parse_or_default(np_query, list(NEW_PROGRAM.params))
     np_request = None
-    if np_query and not np_error and nv["np_trace"] != phase_traces.NONE:
+    if np_query and not np_error and nv["np_trace"] != host_traces.NONE:
         try:
             np_request = NEW_PROGRAM.request(nv)
         except (InvalidParameter, LookupError) as exc:
@@ -417,10 +416,10 @@ def _np_uploaded(contents, filename):
     if why := refused("editor", "upload"):
         return no_update, no_update, alert(why)
     try:
-        meta = phase_traces.save_trace(decode_upload(contents), filename if isinstance(filename, str) else None)
+        meta = host_traces.save_trace(decode_upload(contents), filename if isinstance(filename, str) else None)
     except (ValueError, TypeError) as exc:  # ModelingError is a ValueError
         return no_update, no_update, alert(f"Not used: {exc}")
-    return [{"label": meta["name"], "value": meta["id"]}], meta["id"], alert(phase_traces.describe(meta), "info")
+    return [{"label": meta["name"], "value": meta["id"]}], meta["id"], alert(host_traces.describe(meta), "info")
 
 
 @callback(Output(f"{NP}-summary", "children"), Output(f"{NP}-graph", "figure"), Output(f"{NP}-table", "rowData"),

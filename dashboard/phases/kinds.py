@@ -68,9 +68,9 @@ def _shipped_freqs(v):
 
 
 def _new_check(params):
-    from dashboard.state import phase_traces
+    from dashboard.phases import host_traces
 
-    if params["np_trace"] == phase_traces.NONE:
+    if params["np_trace"] == host_traces.NONE:
         raise InvalidParameter("np_trace", "upload the host trace of the program to predict first")
 
 
@@ -80,9 +80,9 @@ def _new_fingerprint(params):
 
 
 def _trace_lookup(v):
-    from dashboard.state import phase_traces
+    from dashboard.phases import host_traces
 
-    return phase_traces.trace_meta(v)
+    return host_traces.trace_meta(v)
 
 
 #: a program never run on the target, from its uploaded host trace (URL names start with ``np_``: they share

@@ -65,13 +65,13 @@ def predict_new_result(params: dict, report=silent) -> dict:
     the parameters and the provenance (trace id, training data fingerprint, code version, date)."""
     from datetime import UTC, datetime
 
-    from dashboard.state import phase_traces
+    from dashboard.phases import host_traces
     from dashboard.state.files import shipped_fingerprint
     from modeling.phases.predict import predict_trace
     from modeling.version import code_version
 
-    meta = phase_traces.trace_meta(params["np_trace"])
-    res = predict_trace(phase_traces.trace_frame(params["np_trace"]), params["np_host_freq"],
+    meta = host_traces.trace_meta(params["np_trace"])
+    res = predict_trace(host_traces.trace_frame(params["np_trace"]), params["np_host_freq"],
                         params["np_target_freq"], params["np_target"], params["np_model"], params["np_level"],
                         progress=report)
     out = res.to_dict()
