@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dashboard import jobs
-from dashboard.counts import work
-from dashboard.state import countdata
+from dashboard.counts import sources, work
 from dashboard.ui.url_state import InvalidParameter, Param, StoredParam
 from modeling.counts import data
 from modeling.counts.evaluate import MODELS
@@ -27,7 +26,7 @@ table_fingerprint = work.table_fingerprint
 
 
 def _programs(v):
-    return countdata.programs(v["source"])
+    return sources.programs(v["source"])
 
 
 def _program_default(v):
@@ -45,7 +44,7 @@ class Models(Param):
 
 
 _TUNED = PNN_PRESETS["tuned"]  # the custom network starts from the tuned preset
-SOURCE = StoredParam("source", "choice", countdata.DEFAULT, lookup=countdata.meta, what="count table id")
+SOURCE = StoredParam("source", "choice", sources.DEFAULT, lookup=sources.meta, what="count table id")
 SETTINGS = (
     Param("split", "choice", "high-low", list(SPLITS)),
     Models("models", "multi", DEFAULT_MODELS, MODEL_CHOICES),
@@ -71,7 +70,7 @@ PREDICT_CHOICES = [m for m in PREDICT_MODELS if m != "pnn"]
 
 
 def program_params(source: str, program: str) -> tuple[str, ...]:
-    return data.program(countdata.frame(source), program).params
+    return data.program(sources.frame(source), program).params
 
 
 def default_inputs(params: tuple[str, ...], measured_max: dict) -> str:
@@ -80,7 +79,7 @@ def default_inputs(params: tuple[str, ...], measured_max: dict) -> str:
 
 
 def _at_default(v):
-    prog = data.program(countdata.frame(v["source"]), v["program"])
+    prog = data.program(sources.frame(v["source"]), v["program"])
     return default_inputs(prog.params, dict(zip(prog.params, prog.X.max(axis=0))))
 
 

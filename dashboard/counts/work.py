@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from dashboard.counts import sources
 from dashboard.jobs.progress import silent
-from dashboard.state import countdata
 from modeling.counts import data
 from modeling.counts.evaluate import evaluate_program
 from modeling.errors import ModelingError
@@ -17,7 +17,7 @@ def network_settings(params: dict) -> dict:
 
 def counts_result(params: dict, report=silent) -> dict:
     """Every chosen model on one program: leaderboard, test predictions, blocks, curve and totals."""
-    prog = data.program(countdata.frame(params["source"]), params["program"])
+    prog = data.program(sources.frame(params["source"]), params["program"])
     res = evaluate_program(prog, params["split"], tuple(params["models"]), params["seed"], network_settings(params),
                            progress=report)
     return {**res.to_dict(), "params": dict(params)}
@@ -27,7 +27,7 @@ def table_fingerprint(source: str) -> str:
     """The fingerprint of a count table: an upload's id names its content; the shipped tables' files."""
     from dashboard.state.files import shipped_fingerprint
 
-    if source not in countdata.SHIPPED:
+    if source not in sources.SHIPPED:
         return source
     return shipped_fingerprint(*(file for file, _ in data.SHIPPED.values()))
 
@@ -46,11 +46,11 @@ def predict_result(params: dict, report=silent) -> dict:
     from modeling.counts.predict import parse_inputs, predict_counts
     from modeling.version import code_version
 
-    prog = data.program(countdata.frame(params["source"]), params["program"])
+    prog = data.program(sources.frame(params["source"]), params["program"])
     X = parse_inputs(split_specs(params["at"]), prog.params)
     res = predict_counts(prog, X, params["pmodel"], params["seed"], progress=report).to_dict()
     res.update(params=dict(params), measured={"X": prog.X.tolist(), "Y": prog.Y.tolist()},
-               provenance={"table": params["source"], "table_name": countdata.meta(params["source"])["name"],
+               provenance={"table": params["source"], "table_name": sources.meta(params["source"])["name"],
                            "table_fingerprint": table_fingerprint(params["source"]),
                            "code_version": code_version(), "date": datetime.now(UTC).isoformat(timespec="seconds")})
     return res
@@ -58,7 +58,7 @@ def predict_result(params: dict, report=silent) -> dict:
 
 def programs_result(params: dict, report=silent) -> dict:
     """The leaderboard of every program of the table on the same split (no curve)."""
-    table = countdata.frame(params["source"])
+    table = sources.frame(params["source"])
     names = data.programs(table)
     rows, skipped = [], []
     for i, name in enumerate(names):

@@ -4,6 +4,7 @@ import dash
 from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 
 from dashboard import jobs
+from dashboard.counts import sources
 from dashboard.counts.figures import NAMES, curve, heatmap, predicted_counts, programs_bar, ratios
 from dashboard.counts.kinds import (COUNTS, MODEL_CHOICES, PREDICT, PREDICT_CHOICES, PROGRAMS, SETTING,
                                     program_params)
@@ -18,7 +19,6 @@ from dashboard.counts.views import (
     summary_facts,
 )
 from dashboard.jobs.panel import job_panel, message, register_job
-from dashboard.state import countdata
 from dashboard.state.uploads import decode_upload
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
 from dashboard.ui.fields import dropdown, field
@@ -57,10 +57,10 @@ def _num(name, value, step=1):
 
 
 def _form(v):
-    programs = countdata.programs(v["source"])
+    programs = sources.programs(v["source"])
     return html.Div([
         field("Counts", html.Div([
-            dropdown(f"{P}-source", countdata.options(), v["source"]),
+            dropdown(f"{P}-source", sources.options(), v["source"]),
             dcc.Upload(html.Button("Upload a count table", className="btn btn-small"), id=f"{P}-upload",
                        max_size=60_000_000)]),
               "CSV or Parquet with program, one column per input size, block, count (whole numbers ≥ 0)"),
@@ -215,8 +215,8 @@ for _g in ("leaderboard", "blocks", "totals", "all-grid", "pred-table"):
 
 
 # an uploaded count table is validated, stored and becomes the page's data
-register_stored_upload(P, lambda contents, name: countdata.save_upload(decode_upload(contents), name),
-                       countdata.options,
+register_stored_upload(P, lambda contents, name: sources.save_upload(decode_upload(contents), name),
+                       sources.options,
                        lambda m: f"Stored a count table of {len(m['programs'])} programs ({m['rows']:,} rows). "
                                  f"{' '.join(m['notes'])}".strip())
 
@@ -224,7 +224,7 @@ register_stored_upload(P, lambda contents, name: countdata.save_upload(decode_up
 @callback(Output(f"{P}-program", "options"), Output(f"{P}-program", "value"), Input(f"{P}-source", "value"),
           State(f"{P}-program", "value"), prevent_initial_call=True)
 def _source_changed(source, program):
-    progs = countdata.programs(source) if isinstance(source, str) else []
+    progs = sources.programs(source) if isinstance(source, str) else []
     if not progs:
         return no_update, no_update
     return progs, program if program in progs else progs[0]

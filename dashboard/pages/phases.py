@@ -8,10 +8,9 @@ from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 from dashboard.access.projects import refused
 from dashboard import jobs
 from dashboard.jobs.panel import job_panel, message, register_job
-from dashboard.phases import work
+from dashboard.phases import host_traces, sources, work
 from dashboard.phases.figures import NAMES, UNITS, new_program, per_program, sweep, trace
 from dashboard.phases.kinds import NEW_PROGRAM, PHASES, SWEEP
-from dashboard.state import phase_traces, phasedata
 from dashboard.state.uploads import decode_upload
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
 from dashboard.ui.fields import dropdown, field
@@ -43,13 +42,13 @@ def _text(id_, value, placeholder):
 
 def _freq_options(source):
     return [{"label": "as in the table" if f == 0 else f"{f} MHz", "value": f}
-            for f in (phasedata.frequencies(source) or [0])]
+            for f in (sources.frequencies(source) or [0])]
 
 
 def _form(v):
     return html.Div([
         field("Data", html.Div([
-            dropdown(f"{P}-source", phasedata.options(), v["source"]),
+            dropdown(f"{P}-source", sources.options(), v["source"]),
             dcc.Upload(html.Button("Upload a trace or phase table", className="btn btn-small"),
                        id=f"{P}-upload", max_size=60_000_000)]),
               "a trace in the armpm layout (tab-separated, #Timestamp header) or a phase table (CSV/Parquet "
@@ -85,8 +84,8 @@ def _form(v):
 def _np_form(v):
     freqs = [{"label": f"{f} MHz", "value": f} for f in NEW_PROGRAM.params[1].allowed(v)]
     try:
-        trace_opts = [] if v["np_trace"] == phase_traces.NONE else [
-            {"label": phase_traces.trace_meta(v["np_trace"])["name"], "value": v["np_trace"]}]
+        trace_opts = [] if v["np_trace"] == host_traces.NONE else [
+            {"label": host_traces.trace_meta(v["np_trace"])["name"], "value": v["np_trace"]}]
     except LookupError:
         trace_opts = []
     return html.Div([
@@ -192,11 +191,11 @@ def _np_card(v, res, request):
 def _data_phrase(source) -> str:
     """The intro's words for the chosen data: how many programs, and where they were measured."""
     try:
-        n = len(phasedata.programs(source))
+        n = len(sources.programs(source))
     except LookupError:
         return "the programs of the chosen table"
     programs = f"{n} program{'s' if n != 1 else ''}"
-    if source == phasedata.SHIPPED:
+    if source == sources.SHIPPED:
         return f"{programs} of cBench measured on an ODROID-XU3"
     return f"{programs} of {source_name(source)}"
 
@@ -205,7 +204,7 @@ def layout(**query):
     np_query = {k: query.pop(k) for k in list(query) if k.startswith("np_")}
     nv, np_error = parse_or_default(np_query, list(NEW_PROGRAM.params))
     np_request = None
-    if np_query and not np_error and nv["np_trace"] != phase_traces.NONE:
+    if np_query and not np_error and nv["np_trace"] != host_traces.NONE:
         try:
             np_request = NEW_PROGRAM.request(nv)
         except (InvalidParameter, LookupError) as exc:
@@ -224,7 +223,7 @@ def layout(**query):
     summary, rows, programs, program, programs_fig, cols, program_rows = _content(res, view.get("program"))
     if not res:
         try:
-            programs = phasedata.programs(v["source"])
+            programs = sources.programs(v["source"])
         except LookupError:
             programs = []
         program = view.get("program")
@@ -311,8 +310,8 @@ def _stored(m) -> str:
 
 
 # an uploaded trace or phase table is validated, stored and becomes the page's data
-register_stored_upload(P, lambda contents, name: phasedata.save_upload(decode_upload(contents), name),
-                       phasedata.options, _stored)
+register_stored_upload(P, lambda contents, name: sources.save_upload(decode_upload(contents), name),
+                       sources.options, _stored)
 
 
 @callback(Output(f"{P}-host_freq", "options"), Output(f"{P}-host_freq", "value"),
@@ -320,7 +319,7 @@ register_stored_upload(P, lambda contents, name: phasedata.save_upload(decode_up
           Input(f"{P}-source", "value"), prevent_initial_call=True)
 def _source_changed(source):
     try:
-        freqs = phasedata.frequencies(source) or [0]
+        freqs = sources.frequencies(source) or [0]
     except (LookupError, TypeError):
         return no_update, no_update, no_update, no_update
     opts = _freq_options(source)
@@ -329,10 +328,10 @@ def _source_changed(source):
 
 def source_name(source: str) -> str:
     """What the user calls a source: the shipped traces, or the uploaded file's name (its id if it is gone)."""
-    if source == phasedata.SHIPPED:
+    if source == sources.SHIPPED:
         return "shipped cBench traces"
     try:
-        return f"{phasedata.meta(source)['name']} (uploaded)"
+        return f"{sources.meta(source)['name']} (uploaded)"
     except LookupError:
         return source
 
@@ -417,10 +416,10 @@ def _np_uploaded(contents, filename):
     if why := refused("editor", "upload"):
         return no_update, no_update, alert(why)
     try:
-        meta = phase_traces.save_trace(decode_upload(contents), filename if isinstance(filename, str) else None)
+        meta = host_traces.save_trace(decode_upload(contents), filename if isinstance(filename, str) else None)
     except (ValueError, TypeError) as exc:  # ModelingError is a ValueError
         return no_update, no_update, alert(f"Not used: {exc}")
-    return [{"label": meta["name"], "value": meta["id"]}], meta["id"], alert(phase_traces.describe(meta), "info")
+    return [{"label": meta["name"], "value": meta["id"]}], meta["id"], alert(host_traces.describe(meta), "info")
 
 
 @callback(Output(f"{NP}-summary", "children"), Output(f"{NP}-graph", "figure"), Output(f"{NP}-table", "rowData"),

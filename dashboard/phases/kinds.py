@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dashboard import jobs
-from dashboard.phases import work
-from dashboard.state import phasedata
+from dashboard.phases import sources, work
 from dashboard.state.files import shipped_fingerprint
 from dashboard.ui.url_state import InvalidParameter, Param, StoredParam
 from modeling.phases import data
@@ -12,7 +11,7 @@ from modeling.phases import data
 
 def _freqs(v):
     """The source's frequencies; a phase table is one pair already (0 = as in the table)."""
-    return phasedata.frequencies(v["source"]) or [0]
+    return sources.frequencies(v["source"]) or [0]
 
 
 def _default_freq(preferred, last=False):
@@ -45,7 +44,7 @@ def _fingerprint(params):
 
 
 COMMON = (
-    StoredParam("source", "choice", phasedata.SHIPPED, lookup=phasedata.meta, what="phase data id"),
+    StoredParam("source", "choice", sources.SHIPPED, lookup=sources.meta, what="phase data id"),
     Param("host_freq", "choice", _default_freq(1000), _freqs),
     Param("target_freq", "choice", _default_freq(2000, last=True), _freqs),
     Param("target", "choice", "cycles", list(data.TARGETS)),
@@ -69,9 +68,9 @@ def _shipped_freqs(v):
 
 
 def _new_check(params):
-    from dashboard.state import phase_traces
+    from dashboard.phases import host_traces
 
-    if params["np_trace"] == phase_traces.NONE:
+    if params["np_trace"] == host_traces.NONE:
         raise InvalidParameter("np_trace", "upload the host trace of the program to predict first")
 
 
@@ -81,9 +80,9 @@ def _new_fingerprint(params):
 
 
 def _trace_lookup(v):
-    from dashboard.state import phase_traces
+    from dashboard.phases import host_traces
 
-    return phase_traces.trace_meta(v)
+    return host_traces.trace_meta(v)
 
 
 #: a program never run on the target, from its uploaded host trace (URL names start with ``np_``: they share

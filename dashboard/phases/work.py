@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from dashboard.jobs.progress import silent
-from dashboard.state import phasedata
+from dashboard.phases import sources
 from modeling.phases import data
 from modeling.phases.evaluate import evaluate
 from modeling.phases.model import unique_representatives
@@ -20,7 +20,7 @@ def _num(v):
 
 def phases_result(params: dict, report=silent) -> dict:
     """Every model on held-out programs, with each phase's prediction for the traces."""
-    ph, excluded = phasedata.phases(params["source"], params["host_freq"], params["target_freq"],
+    ph, excluded = sources.phases(params["source"], params["host_freq"], params["target_freq"],
                                     params["granularity"])
     res = evaluate(ph, params["target"], params["features"], params["norm"], _num(params["eps"]),
                    _num(params["T"]), params["folds"], params["seed"],
@@ -42,9 +42,9 @@ def sweep_result(params: dict, report=silent) -> dict:
     rows = []
     for i, g in enumerate(SWEEP):
         report(i / len(SWEEP), f"granularity {g:.0e} ({i + 1} of {len(SWEEP)})")
-        if i and phasedata.SHIPPED != params["source"] and phasedata.meta(params["source"])["kind"] == "phases":
+        if i and sources.SHIPPED != params["source"] and sources.meta(params["source"])["kind"] == "phases":
             break  # a phase table has one granularity
-        ph, _ = phasedata.phases(params["source"], params["host_freq"], params["target_freq"], g)
+        ph, _ = sources.phases(params["source"], params["host_freq"], params["target_freq"], g)
         res = evaluate(ph, params["target"], params["features"], params["norm"], eps, t, params["folds"],
                        params["seed"], cache_l=params["cache_l"], models=("lacross", "ratio-baseline")).to_dict()
         m = {r["model"]: r for r in res["models"]}
@@ -65,13 +65,13 @@ def predict_new_result(params: dict, report=silent) -> dict:
     the parameters and the provenance (trace id, training data fingerprint, code version, date)."""
     from datetime import UTC, datetime
 
-    from dashboard.state import phase_traces
+    from dashboard.phases import host_traces
     from dashboard.state.files import shipped_fingerprint
     from modeling.phases.predict import predict_trace
     from modeling.version import code_version
 
-    meta = phase_traces.trace_meta(params["np_trace"])
-    res = predict_trace(phase_traces.trace_frame(params["np_trace"]), params["np_host_freq"],
+    meta = host_traces.trace_meta(params["np_trace"])
+    res = predict_trace(host_traces.trace_frame(params["np_trace"]), params["np_host_freq"],
                         params["np_target_freq"], params["np_target"], params["np_model"], params["np_level"],
                         progress=report)
     out = res.to_dict()

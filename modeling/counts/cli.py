@@ -16,7 +16,7 @@ def _table(args):
         import pandas as pd
 
         return pd.concat([data.shipped(n) for n in data.SHIPPED], ignore_index=True)
-    from modeling.tables.counts import validate_counts
+    from modeling.counts.table import validate_counts
     from modeling.tables.reading import read_table
 
     return validate_counts(read_table(args.csv).frame)

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from modeling import DATA_DIR
+from modeling.counts.table import program_params, validate_counts
 from modeling.errors import DataError
-from modeling.tables.counts import program_params, validate_counts
 
 #: the shipped count tables: name -> (file, label)
 SHIPPED = {

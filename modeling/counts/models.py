@@ -61,7 +61,7 @@ def check_counts(Y) -> np.ndarray:
 
 
 #: the smallest size a logarithm is taken of: a size of zero (which the count tables refuse, see
-#: modeling/tables/counts.py) is read as this rather than giving -inf
+#: modeling/counts/table.py) is read as this rather than giving -inf
 LOG_FLOOR = 1e-12
 
 

@@ -6,9 +6,8 @@ import io
 import pandas as pd
 import pytest
 
-from dashboard.phases import work
+from dashboard.phases import host_traces, work
 from dashboard.phases.kinds import NEW_PROGRAM
-from dashboard.state import phase_traces
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import DataError
 from modeling.phases import data
@@ -24,24 +23,24 @@ def host_run():
 
 def test_upload_is_checked_and_stored_by_content():
     raw = host_run().to_csv(index=False).encode()
-    m = phase_traces.save_trace(raw, "susan_host.csv")
+    m = host_traces.save_trace(raw, "susan_host.csv")
     assert m["id"].startswith("ht-") and m["kind"] == "samples" and m["programs"] == [PROG]
     assert m["frequencies"] == [1000.0]
-    assert phase_traces.save_trace(raw, "again.csv")["id"] == m["id"]
+    assert host_traces.save_trace(raw, "again.csv")["id"] == m["id"]
     with pytest.raises(DataError, match="duration_s, INST_RETIRED"):
-        phase_traces.save_trace(host_run().drop(columns=["duration_s", "INST_RETIRED"]).to_csv(index=False).encode(),
+        host_traces.save_trace(host_run().drop(columns=["duration_s", "INST_RETIRED"]).to_csv(index=False).encode(),
                                 "bad.csv")
     with pytest.raises(LookupError):
-        phase_traces.trace_meta("ht-0123456789abcdef")
+        host_traces.trace_meta("ht-0123456789abcdef")
     # a phase table with target columns: they are dropped before storing
     ph = data.shipped_pair(1000, 2000)
-    t = phase_traces.save_trace(ph[ph["program"] == PROG].to_csv(index=False).encode(), "table.csv")
+    t = host_traces.save_trace(ph[ph["program"] == PROG].to_csv(index=False).encode(), "table.csv")
     assert t["kind"] == "phases" and "never read" in " ".join(t["notes"])
-    assert not any(c.startswith("target_") for c in phase_traces.trace_frame(t["id"]).columns)
+    assert not any(c.startswith("target_") for c in host_traces.trace_frame(t["id"]).columns)
 
 
 def test_the_job_gives_the_librarys_numbers_and_exports_with_provenance():
-    m = phase_traces.save_trace(host_run().to_csv(index=False).encode(), "susan_host.csv")
+    m = host_traces.save_trace(host_run().to_csv(index=False).encode(), "susan_host.csv")
     with pytest.raises(InvalidParameter, match="upload"):
         NEW_PROGRAM.request({})
     req = NEW_PROGRAM.request({"np_trace": m["id"], "np_target": "power"})

@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 
 from modeling.counts import data, evaluate, models, splits
+from modeling.counts.table import validate_counts
 from modeling.errors import DataError, NotEnoughDataError
-from modeling.tables.counts import validate_counts
 
 
 def _planted_poisson(seed=0):

@@ -20,7 +20,7 @@ from modeling.errors import DataError, ModelingError
 
 
 def _table(rows) -> pd.DataFrame:
-    from modeling.tables.counts import validate_counts
+    from modeling.counts.table import validate_counts
 
     return validate_counts(pd.DataFrame(rows))
 

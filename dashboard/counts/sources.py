@@ -1,5 +1,6 @@
-"""Count tables for /counts: the two shipped ones and those a team uploads, stored as
-``countdata/cd-<16 hex>.parquet`` named by content (validated first, written atomically, never changed)."""
+"""The count tables /counts reads (its jobs' ``source``): the two shipped ones and those a team uploads, stored
+in the project's ``countdata/`` as ``cd-<16 hex>.parquet`` named by content (validated first, written atomically,
+never changed)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from dashboard.access.projects import project_path, require
 from dashboard.state.files import clean_name, store_by_content, stored_meta, stored_metas
 from modeling.counts import data
 from modeling.counts.splits import split
+from modeling.counts.table import validate_counts
 from modeling.errors import DataError, NotEnoughDataError
-from modeling.tables.counts import validate_counts
 
 COUNTDATA_ID = re.compile(r"^cd-[0-9a-f]{16}$")
 SHIPPED = tuple(data.SHIPPED)

@@ -4,9 +4,8 @@ content and runs; the /counts parameters are validated on the server (forged ids
 import pandas as pd
 import pytest
 
-from dashboard.counts import work
+from dashboard.counts import sources, work
 from dashboard.counts.kinds import COUNTS, PROGRAMS
-from dashboard.state import countdata
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import DataError
 
@@ -21,10 +20,10 @@ def _good():
 
 
 def test_a_count_table_upload_is_stored_by_content_and_runs():
-    m = countdata.save_upload(_csv(_good()), "lab counts.csv")
+    m = sources.save_upload(_csv(_good()), "lab counts.csv")
     assert m["programs"] == ["stencil"] and m["id"].startswith("cd-") and m["notes"] == []
-    assert countdata.save_upload(_csv(_good()), "again.csv")["id"] == m["id"]
-    assert any(o["value"] == m["id"] for o in countdata.options())
+    assert sources.save_upload(_csv(_good()), "again.csv")["id"] == m["id"]
+    assert any(o["value"] == m["id"] for o in sources.options())
     req = COUNTS.request({"source": m["id"], "models": "poly,glm,best", "split": "high-low"})
     assert req["params"]["program"] == "stencil" and req["params"]["models"] == ["glm", "poly", "best"]
     res = work.counts_result(req["params"])
@@ -47,16 +46,16 @@ def test_bad_count_tables_each_get_their_own_message_and_store_nothing(change, m
     change(rows)
     if message == "single input size":
         rows = rows[:2]
-    before = len(countdata.options())
+    before = len(sources.options())
     with pytest.raises(DataError, match=message):
-        countdata.save_upload(_csv(rows), "bad.csv")
-    assert len(countdata.options()) == before
+        sources.save_upload(_csv(rows), "bad.csv")
+    assert len(sources.options()) == before
 
 
 def test_a_table_whose_high_low_split_is_empty_is_stored_with_a_note_and_the_job_says_why():
     rows = [{"program": "p", "A": a, "B": b, "block": "f:2", "count": a * b}
             for a, b in [(1, 1), (1, 10), (10, 1), (2, 2), (3, 1), (1, 3)]]
-    m = countdata.save_upload(_csv(rows), "corner.csv")
+    m = sources.save_upload(_csv(rows), "corner.csv")
     assert "no test points" in m["notes"][0]
     with pytest.raises(DataError, match="no test points"):
         work.counts_result(COUNTS.request({"source": m["id"], "models": "glm"})["params"])
@@ -85,7 +84,7 @@ def test_predict_at_new_inputs_validates_on_the_server_and_exports_with_provenan
     from dashboard.counts.kinds import PREDICT
     from dashboard.counts.views import export_bytes, prediction_rows
 
-    m = countdata.save_upload(_csv(_good()), "lab counts.csv")
+    m = sources.save_upload(_csv(_good()), "lab counts.csv")
     for bad, why in [({"at": "N=64,Q=2"}, "Unknown input parameter"), ({"at": "N=-1,T=2"}, "positive"),
                      ({"at": "N=64"}, "no value of T"), ({"at": ["N=64"]}, "expected text"),
                      ({"pmodel": "nope"}, "not one of")]:

@@ -1,5 +1,6 @@
-"""Phase data a team brings for /phases: an armpm-layout trace (kept as its cleaned samples) or a ready
-phase table, stored as ``phasedata/pd-<16 hex>.parquet`` named by content, with metadata JSON.
+"""The phase data /phases reads (its jobs' ``source``): the shipped cBench traces, or what a team brings, an
+armpm-layout trace (kept as its cleaned samples) or a ready phase table, stored in the project's ``phasedata/``
+as ``pd-<16 hex>.parquet`` named by content, with metadata JSON.
 
 Validated before it is stored (:mod:`modeling.build.armpm`, :func:`modeling.phases.data.check_phase_table`);
 files are written atomically and never change, so a result key that names one names its content.

@@ -1,5 +1,5 @@
-"""Host traces of programs never run on the target (/phases "Predict a new program"):
-``phase_traces/ht-<16 hex>.parquet`` named by content, with metadata JSON.
+"""Host traces of programs never run on the target (/phases "Predict a new program"), stored in the project's
+``phase_traces/`` as ``ht-<16 hex>.parquet`` named by content, with metadata JSON.
 
 Parsed with the project's upload limits (:func:`dashboard.state.uploads.parse_upload`; the raw armpm trace,
 tab-separated, through :mod:`modeling.build.armpm`), checked before anything is kept (a trace missing

@@ -3,18 +3,17 @@ reason; the /phases job runs on each; parameters are validated on the server."""
 
 import pytest
 
-from dashboard.phases import work
+from dashboard.phases import sources, work
 from dashboard.phases.kinds import PHASES
-from dashboard.state import phasedata
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import DataError
 from tests.shared_data import constructed_trace
 
 def test_a_trace_upload_is_stored_by_content_and_runs():
     raw = constructed_trace()
-    m = phasedata.save_upload(raw, "lab.tsv")
+    m = sources.save_upload(raw, "lab.tsv")
     assert m["kind"] == "samples" and m["frequencies"] == [800.0, 1600.0] and m["programs"] == 4
-    assert phasedata.save_upload(raw, "again.tsv")["id"] == m["id"]
+    assert sources.save_upload(raw, "again.tsv")["id"] == m["id"]
     req = PHASES.request({"source": m["id"], "eps": "100", "T": "1", "folds": "2"})
     assert (req["params"]["host_freq"], req["params"]["target_freq"]) == (800, 1600)
     res = work.phases_result(req["params"])
@@ -27,18 +26,18 @@ def test_a_phase_table_upload_is_checked_and_runs():
     from modeling.phases.data import shipped_pair
 
     ph = shipped_pair(1000, 2000)
-    m = phasedata.save_upload(ph.to_csv(index=False).encode(), "pairs.csv")
+    m = sources.save_upload(ph.to_csv(index=False).encode(), "pairs.csv")
     assert m["kind"] == "phases" and m["programs"] == 30
     req = PHASES.request({"source": m["id"], "eps": "100", "T": "1"})
     assert req["params"]["host_freq"] == 0
     res = work.phases_result(req["params"])
     assert res["n_phases"] == len(ph)
     with pytest.raises(DataError, match="lacks column"):
-        phasedata.save_upload(ph.drop(columns=["target_cycles"]).to_csv(index=False).encode(), "bad.csv")
+        sources.save_upload(ph.drop(columns=["target_cycles"]).to_csv(index=False).encode(), "bad.csv")
     with pytest.raises(DataError, match="positive"):
-        phasedata.save_upload(ph.assign(target_power_w=-1.0).to_csv(index=False).encode(), "neg.csv")
+        sources.save_upload(ph.assign(target_power_w=-1.0).to_csv(index=False).encode(), "neg.csv")
     with pytest.raises(DataError, match="two programs"):
-        phasedata.save_upload(ph.assign(program="one").to_csv(index=False).encode(), "one.csv")
+        sources.save_upload(ph.assign(program="one").to_csv(index=False).encode(), "one.csv")
 
 
 def test_forged_sources_and_settings_are_refused():
