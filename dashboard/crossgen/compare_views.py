@@ -7,7 +7,7 @@ from dash import html
 
 from dashboard import jobs
 from dashboard.crossgen.figures import ape_pair
-from dashboard.state import scenarios
+from dashboard.state import datasets, scenarios
 from dashboard.ui.components import alert, card, num_col, stat
 from dashboard.ui.figures import empty
 from dashboard.ui.format import si_col
@@ -15,7 +15,6 @@ from modeling.crossgen.compare import compare_workloads
 from modeling.crossgen.ensemble import ALL_MODELS, BASELINE
 
 STAR = "★"
-UNITS = {"duration": "s", "cycles": "cycles"}
 _DELTA_STYLE = {"styleConditions": [
     {"condition": "params.data && params.data.changed === 'B better'",
      "style": {"backgroundColor": "#e6f4ea", "color": "#1e6b30", "fontWeight": "600"}},
@@ -143,4 +142,4 @@ def workload_view(res: dict | None, model_a, model_b):
 def workload_columns(res: dict | None) -> list[dict]:
     if not res:
         return WORKLOAD_COLUMNS
-    return _workload_columns(UNITS.get(res["a"]["params"]["metric"], ""), UNITS.get(res["b"]["params"]["metric"], ""))
+    return _workload_columns(datasets.unit_of(res["a"]["params"]), datasets.unit_of(res["b"]["params"]))
