@@ -43,7 +43,7 @@ from dashboard.access import projects
 from dashboard.jobs.outage import UNREACHABLE, UNREACHABLE_NEW, is_outage
 from dashboard.jobs.runs import new_run, run_of
 from dashboard.settings import POLL_MS
-from dashboard.ui.components import alert
+from dashboard.ui.components import alert, answer
 from dashboard.ui.format import message  # noqa: F401 - pages import it from here too
 from dashboard.ui.url_state import InvalidParameter
 
@@ -187,8 +187,7 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
                  **{k: Output(i, prop, allow_duplicate=True) for k, (i, prop) in views.outputs.items()}}
 
     def _answer(**given) -> dict:
-        return {**dict.fromkeys(submitted, no_update), **dict.fromkeys(drawn, no_update), "status": no_update,
-                **given}
+        return answer({"status": None, **submitted, **drawn}, **given)
 
     inputs = {"n": Input(f"{prefix}-run", "n_clicks"), "cancels": State(f"{prefix}-cancel", "n_clicks"),
               "values": [State(i, "value") for i in form_ids]}

@@ -6,7 +6,7 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 from dashboard.access.projects import refused
 from dashboard.data_import import panel as profiler_panel, staged as profiler_files
 from dashboard.state import datasets, files, staging, uploads
-from dashboard.ui.components import alert, card, grid, num_col, register_csv
+from dashboard.ui.components import alert, answer, card, grid, num_col, register_csv
 from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
 from dashboard.ui.fields import dropdown, field
 from dashboard.settings import MAX_UPLOAD_BYTES, TRASH_DAYS
@@ -118,7 +118,7 @@ UPLOAD_OUTPUTS = {
 
 def _upload_answer(**given) -> dict:
     """Every upload output: the given ones, the rest left as they are."""
-    return {**dict.fromkeys(UPLOAD_OUTPUTS, no_update), **given}
+    return answer(UPLOAD_OUTPUTS, **given)
 
 
 def _not_read(note) -> dict:

@@ -82,3 +82,14 @@ def register_stored_upload(prefix, save, options, describe):
 
 def alert(text, kind="error"):
     return html.Div(text, className=f"alert alert-{kind}", role="alert")
+
+
+def answer(outputs, **given) -> dict:
+    """The answer of a callback with named outputs (Dash's dict form): the ``given`` ones, every other name of
+    ``outputs`` left as it is (``no_update``). A name that is not an output is a programming error."""
+    from dash import no_update
+
+    unknown = set(given) - set(outputs)
+    if unknown:
+        raise KeyError(f"not outputs of this callback: {sorted(unknown)}")
+    return {**dict.fromkeys(outputs, no_update), **given}
