@@ -109,12 +109,12 @@ def newapp_result(params: dict, report=silent) -> dict:
                            progress=lambda d, t, label: report(0.05 + 0.9 * d / t, label)) if models else {}
     one = estimate_application(table, params["application"], [], models, params["seed"], model_preds=mp)
     allapps = evaluate(table, "logo", 1, models, params["seed"], model_preds=mp)
-    allapps.pop("rows")
     ds = datasets.get(params["dataset"])
-    return {"params": dict(params), "dataset_name": ds.name, "application": one, "all": allapps,
+    return {"params": dict(params), "dataset_name": ds.name, "application": one.to_dict(),
+            "all": allapps.to_dict(rows=False),
             "host_spec": table.host_spec, "target_spec": table.target_spec}
 
 
 def calibrated(params: dict, picks: list[dict]) -> dict:
     """The held-out application's estimates with the user's calibrating input(s); no models (fast)."""
-    return estimate_application(app_table(params), params["application"], picks, [], params["seed"])
+    return estimate_application(app_table(params), params["application"], picks, [], params["seed"]).to_dict()

@@ -57,8 +57,8 @@ def test_the_label_is_the_same_rule_on_every_measured_pair_of_the_host():
         assert p["median_ape"] == pytest.approx(np.median(a)) and p["mean_ape"] == pytest.approx(a.mean())
         assert p["in_range"] == pytest.approx(100 * inside.mean())
         # and it is exactly the roofline row of the held-out evaluation of that pair
-        roof = next(m for m in evaluate(t, "logo", models=[])["methods"] if m["method"] == "roofline")
-        assert p["mean_ape"] == pytest.approx(roof["mean_ape"]) and p["median_ape"] == pytest.approx(roof["median_ape"])
+        roof = evaluate(t, "logo", models=[]).method("roofline")
+        assert p["mean_ape"] == pytest.approx(roof.mean_ape) and p["median_ape"] == pytest.approx(roof.median_ape)
         pooled_a.append(a)
         pooled_in.append(inside)
     a = np.concatenate(pooled_a)
