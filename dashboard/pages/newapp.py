@@ -248,8 +248,7 @@ def _track_rows(track):
     rows = [{k: p[k] for k in ("target", "architecture", "n", "median_ape", "mean_ape", "within_25", "in_range")}
             for p in track["pairs"]]
     if track["pairs"]:
-        rows.append({"target": "all pairs pooled", "architecture": ", ".join(sorted({p["architecture"]
-                                                                                     for p in track["pairs"]})),
+        rows.append({"target": "all pairs pooled", "architecture": ", ".join(track["architectures"]),
                      **track["pooled"]})
     if track["same_architecture"]:
         arch = track["same_architecture"].get("architecture", "")
