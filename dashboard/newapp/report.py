@@ -8,7 +8,7 @@ import time
 
 from dashboard.newapp.figures import UNITS, hypothetical
 from dashboard.newapp.kinds import NEWAPP
-from dashboard.newapp.views import HYPO_TIMES, TRACK_COLS, hypo_columns, hypo_facts, hypo_texts, track_rows
+from dashboard.newapp.views import HYPO_TIMES, hypo_columns, hypo_facts, hypo_texts, track_columns, track_rows
 from dashboard.ui.report import Report, Section, Table
 from modeling.version import code_version
 
@@ -17,7 +17,8 @@ def build(res: dict, link: str) -> Report:
     h = res["hypothetical"]
     note, warnings, text = hypo_texts(res)
     unit = UNITS.get(h["metric"], "")
-    track = Table([(c["field"], c["headerName"]) for c in TRACK_COLS], track_rows(h["track"]))
+    record = track_rows(h["track"])
+    track = Table([(c["field"], c["headerName"]) for c in track_columns(record)], record)
     rows = Table([(c["field"], c["headerName"] + (f" ({unit})" if c["field"] in HYPO_TIMES else ""))
                   for c in hypo_columns(h["metric"])], h["rows"], digits=5)
     return Report(

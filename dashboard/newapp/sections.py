@@ -29,16 +29,16 @@ def _summary(res: dict, app: ApplicationEstimate):
 
 
 def measured_content(res: dict | None, cal, cal_time) -> tuple:
-    """Summary, calibration status, estimates (grid rows and chart), per-workload grid and every application
-    held out (chart, columns, rows)."""
+    """Summary, calibration status, estimates (grid columns and rows, chart), per-workload grid (columns,
+    rows) and every application held out (chart, columns, rows)."""
     if not res or "application" not in res:
-        return (None, None, [], empty("Press Estimate to see the estimates"), [], [],
+        return (None, None, views.method_columns(), [], empty("Press Estimate to see the estimates"), [], [],
                 empty("Press Estimate to see every application held out"), [], [])
     app, said, refused = views.shown_application(res, cal, cal_time)
     status = alert(refused) if refused else (alert(said, "info") if said else None)
     allres = HeldOutEvaluation.from_dict(res["all"])
     metric = res["params"]["metric"]
-    return (_summary(res, app), status, views.method_rows(app), estimates(app, metric),
+    return (_summary(res, app), status, views.method_columns(app), views.method_rows(app), estimates(app, metric),
             views.workload_columns(app, metric), app.rows, per_application(allres),
             views.held_out_columns(allres), views.held_out_rows(allres))
 
@@ -56,11 +56,12 @@ def _hypo_summary(res: dict):
 
 
 def hypo_content(res: dict | None) -> tuple:
-    """Summary, record rows, figure, per-workload rows and columns of a never-measured GPU, and which view
-    shows (the measured one's style, then the never-measured one's)."""
+    """Summary, record (columns, rows), figure, per-workload rows and columns of a never-measured GPU, and
+    which view shows (the measured one's style, then the never-measured one's)."""
     if not res or "hypothetical" not in res:
-        return (None, [], empty("Press Estimate to see the estimates"), [], views.hypo_columns("duration"),
-                shown_block(True), shown_block(False))
+        return (None, views.track_columns(), [], empty("Press Estimate to see the estimates"), [],
+                views.hypo_columns("duration"), shown_block(True), shown_block(False))
     h = res["hypothetical"]
-    return (_hypo_summary(res), views.track_rows(h["track"]), hypothetical(h), h["rows"],
-            views.hypo_columns(h["metric"]), shown_block(False), shown_block(True))
+    track = views.track_rows(h["track"])
+    return (_hypo_summary(res), views.track_columns(track), track, hypothetical(h), h["rows"],
+            views.hypo_columns(h["metric"], h["rows"]), shown_block(False), shown_block(True))

@@ -4,6 +4,8 @@ comes from the result types of modeling.newapp.results and .hypothetical)."""
 
 from __future__ import annotations
 
+import re
+
 from dashboard.crossgen.params import METRIC_LABELS
 from dashboard.newapp import work
 from dashboard.newapp.figures import UNITS
@@ -29,6 +31,30 @@ MODEL_NOTE = "model on log(target/host); range: all models' spread"
 
 def pct(v) -> str:
     return "–" if v is None else f"{v:.1f} %"
+
+
+#: how wide a grid column must be to show a text whole (AG Grid's Alpine theme, 14 px text: 6-8 px a character
+#: but for m and W, 8 taken), 16 px of padding each side of a cell and 2 spare, the header's 16 px filter icon
+#: and its gap beside the text; one long text widens its column up to MAX_COL_PX, past that its tooltip shows it
+CHAR_PX, CELL_PAD_PX, HEADER_ICON_PX, MAX_COL_PX = 8, 34, 24, 380
+
+
+def fitted(col: dict, texts=()) -> dict:
+    """``col`` with a ``minWidth`` that shows the longest of ``texts`` and the header's longest word whole
+    (headers wrap between words and after a hyphen, never inside a word), never narrower than it was."""
+    words = re.findall(r"[^\s-]+-?", str(col.get("headerName") or col["field"]))
+    header = max((len(w) for w in words), default=0) * CHAR_PX + CELL_PAD_PX + HEADER_ICON_PX
+    cells = max((len(str(t)) for t in texts if t is not None), default=0) * CHAR_PX + CELL_PAD_PX
+    out = {**col, "minWidth": min(MAX_COL_PX, max(col.get("minWidth", 0), header, cells))}
+    if cells > MAX_COL_PX:
+        out.setdefault("tooltipField", col["field"])
+    return out
+
+
+def _num(field: str, header: str, digits: int, values) -> dict:
+    """A number column (``num_col``'s format: thousands separated, ``digits`` decimals) wide enough for
+    ``values``."""
+    return fitted(num_col(field, header, digits), [f"{v:,.{digits}f}" for v in values if v is not None])
 
 
 def picks_of(cal, cal_time):
@@ -90,16 +116,20 @@ def method_note(m, app: ApplicationEstimate) -> str:
     return note
 
 
-#: the estimates grid (the note takes the room left and wraps)
-METHOD_COLS = [
-    {"field": "method", "headerName": "method", "minWidth": 170},
-    {"field": "kind", "headerName": "kind", "minWidth": 90, "maxWidth": 110},
-    num_col("mean_ape", "mean APE %", 1), num_col("median_ape", "median APE %", 1),
-    num_col("within_10", "within 10 %", 0), num_col("within_25", "within 25 %", 0),
-    {"field": "n", "headerName": "workloads", "minWidth": 96, "type": "numericColumn"},
-    {"field": "note", "headerName": "what it is", "minWidth": 320, "flex": 2, "wrapText": True, "autoHeight": True,
-     "tooltipField": "note", "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}},
-]
+def method_columns(app: ApplicationEstimate | None = None) -> list[dict]:
+    """The estimates grid: names and numbers shown whole (a model can be off by millions of percent), the
+    note takes the room left and wraps."""
+    ms = app.methods if app else []
+    return [
+        fitted({"field": "method", "headerName": "method", "minWidth": 150}, [m.method for m in ms]),
+        {"field": "kind", "headerName": "kind", "minWidth": 90, "maxWidth": 110},
+        *[_num(f, h, d, [getattr(m, f) for m in ms]) for f, h, d in (
+            ("mean_ape", "mean APE %", 1), ("median_ape", "median APE %", 1), ("within_10", "within 10 %", 0),
+            ("within_25", "within 25 %", 0))],
+        fitted({"field": "n", "headerName": "workloads", "minWidth": 96, "type": "numericColumn"}),
+        {"field": "note", "headerName": "what it is", "minWidth": 260, "flex": 2, "wrapText": True,
+         "autoHeight": True, "tooltipField": "note", "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}},
+    ]
 
 
 def method_rows(app: ApplicationEstimate) -> list[dict]:
@@ -109,15 +139,22 @@ def method_rows(app: ApplicationEstimate) -> list[dict]:
 
 
 def _time_col(field: str, header: str, unit: str) -> dict:
-    return {**si_col(field, header, unit), "minWidth": 112}
+    """A time (or cycles) column with an SI prefix: "99.5 ms" fits 112 px; the header's words are fitted."""
+    return fitted({**si_col(field, header, unit), "minWidth": 112})
+
+
+def _names(rows: list[dict], fields) -> list[dict]:
+    """Text columns of ``rows`` (the first pinned left) as wide as their longest value, with tooltips."""
+    return [fitted({"field": f, "headerName": h, "minWidth": 96, "tooltipField": f, **({"pinned": "left"} if i == 0
+                                                                                     else {})},
+                   [r.get(f) for r in rows]) for i, (f, h) in enumerate(fields)]
 
 
 def workload_columns(app: ApplicationEstimate, metric: str) -> list[dict]:
     """The workload, its host and measured values, then each method that estimated something (one-run always:
     it fills in once calibrated), the estimates with their range."""
     unit = UNITS.get(metric, "")
-    cols = [{"field": "id", "headerName": "workload", "minWidth": 210, "pinned": "left"},
-            {"field": "kernel", "headerName": "kernel", "minWidth": 160},
+    cols = [*_names(app.rows, (("id", "workload"), ("kernel", "kernel"))),
             _time_col("host", "host's own", unit), _time_col("measured", "measured on target", unit)]
     for m in app.methods:
         if m.scored or m.method == "one-run":
@@ -149,10 +186,13 @@ def scenario_text(res: dict) -> str:
 
 
 def held_out_columns(allres: HeldOutEvaluation) -> list[dict]:
-    return [{"field": "method", "headerName": "method", "minWidth": 170, "pinned": "left"},
-            num_col("mean_ape", "all: mean APE %", 1), num_col("median_ape", "all: median %", 1),
-            num_col("within_10", "all: within 10 %", 0)] + \
-        [num_col(f"g|{g}", f"{g}: mean APE %", 1) for g in allres.groups]
+    ms = allres.methods
+    return [fitted({"field": "method", "headerName": "method", "minWidth": 150, "pinned": "left"},
+                   [m.method for m in ms]),
+            _num("mean_ape", "all: mean APE %", 1, [m.mean_ape for m in ms]),
+            _num("median_ape", "all: median %", 1, [m.median_ape for m in ms]),
+            _num("within_10", "all: within 10 %", 0, [m.within_10 for m in ms])] + \
+        [_num(f"g|{g}", f"{g}: mean APE %", 1, [m.per_group[g].mean_ape for m in ms]) for g in allres.groups]
 
 
 def held_out_rows(allres: HeldOutEvaluation) -> list[dict]:
@@ -177,22 +217,28 @@ def calibration_options(params: dict, rows: list[dict] | None = None) -> list[di
 
 # a GPU never built or measured
 
-TRACK_COLS = [{"field": "target", "headerName": "measured target", "minWidth": 170, "pinned": "left"},
-              {"field": "architecture", "headerName": "architecture", "minWidth": 110},
-              {"field": "n", "headerName": "workloads", "minWidth": 96, "type": "numericColumn"},
-              num_col("median_ape", "median APE %", 1), num_col("mean_ape", "mean APE %", 1),
-              num_col("within_25", "within 25 %", 0), num_col("in_range", "measured inside the range %", 0)]
+def track_columns(rows: list[dict] = ()) -> list[dict]:
+    """The rule's record per pair; the architecture column as wide as its longest value (the pooled row lists
+    every architecture)."""
+    return [fitted({"field": "target", "headerName": "measured target", "minWidth": 170, "pinned": "left"},
+                   [r["target"] for r in rows]),
+            fitted({"field": "architecture", "headerName": "architecture", "minWidth": 110},
+                   [r["architecture"] for r in rows]),
+            {"field": "n", "headerName": "workloads", "minWidth": 96, "type": "numericColumn"},
+            num_col("median_ape", "median APE %", 1), num_col("mean_ape", "mean APE %", 1),
+            num_col("within_25", "within 25 %", 0), num_col("in_range", "measured inside the range %", 0)]
+
+
 #: the per-workload columns of a never-measured GPU that hold times (the report names their unit)
 HYPO_TIMES = ("host", "point", "lower", "upper", "lo", "hi")
 HYPO_TIME_HEADERS = ("host's own", "estimate", "interval low", "interval high", "class range low", "class range high")
 
 
-def hypo_columns(metric: str) -> list[dict]:
+def hypo_columns(metric: str, rows: list[dict] = ()) -> list[dict]:
+    """The per-workload columns of a never-measured GPU; the text columns as wide as ``rows``' values."""
     unit = UNITS.get(metric, "")
-    return [{"field": "id", "headerName": "workload", "minWidth": 210, "pinned": "left"},
-            {"field": "application", "headerName": "application", "minWidth": 110},
-            {"field": "kernel", "headerName": "kernel", "minWidth": 160},
-            {"field": "class", "headerName": "class", "minWidth": 96}] + \
+    return _names(rows, (("id", "workload"), ("application", "application"), ("kernel", "kernel"),
+                         ("class", "class"))) + \
         [_time_col(k, h, unit) for k, h in zip(HYPO_TIMES, HYPO_TIME_HEADERS)] + [num_col("ratio", "ratio to host", 4)]
 
 

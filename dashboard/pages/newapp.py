@@ -12,7 +12,7 @@ from dashboard.newapp import work
 from dashboard.newapp.figures import UNITS
 from dashboard.newapp.kinds import AUTO, MODES, NEWAPP, ROLE_PARAMS, TYPED, role_choices
 from dashboard.newapp.sections import hypo_content, measured_content
-from dashboard.newapp.views import METHOD_COLS, P, TRACK_COLS, calibration_options
+from dashboard.newapp.views import P, calibration_options
 from dashboard.state import datasets, devices
 from dashboard.state.uploads import decode_upload, parse_upload
 from dashboard.ui.components import alert, card, grid, register_csv
@@ -124,9 +124,10 @@ def layout(**query):
     cal_opts = calibration_options(v) if v["mode"] == "measured" else []
     # a cached result (a shared link) is drawn by the layout itself: no second round trip before the charts
     cached = jobs.result_for(request)
-    (summary, cal_status, methods, graph, workload_cols, workload_rows, apps_graph, app_cols,
+    (summary, cal_status, method_cols, methods, graph, workload_cols, workload_rows, apps_graph, app_cols,
      app_rows) = measured_content(cached, view.get("cal"), view.get("cal_time"))
-    hypo_summary, track_rows, hypo_graph, hypo_rows, hypo_cols, measured_style, hypo_style = hypo_content(cached)
+    (hypo_summary, track_cols, track_rows, hypo_graph, hypo_rows, hypo_cols, measured_style,
+     hypo_style) = hypo_content(cached)
     return html.Div([
         html.H1("Predict an application not in training"),
         html.P(["The situation here: an application you have never run on the target GPU. Every number on this "
@@ -141,14 +142,15 @@ def layout(**query):
                className="lead"),
         alert(error) if error else None,
         card(_form(v, ds), html.Div(id=f"{P}-devices-status"), job_panel(P, request, "Estimate"), share_box(P)),
-        _hypo_view(hypo_summary, track_rows, hypo_graph, hypo_rows, hypo_cols, hypo_style),
-        html.Div([_measured_view(summary, cal_status, cal_opts, view, v, methods, graph, workload_cols, workload_rows,
-                                 apps_graph, app_cols, app_rows)], id=f"{P}-measured-view", style=measured_style),
+        _hypo_view(hypo_summary, track_cols, track_rows, hypo_graph, hypo_rows, hypo_cols, hypo_style),
+        html.Div([_measured_view(summary, cal_status, cal_opts, view, v, method_cols, methods, graph, workload_cols,
+                                 workload_rows, apps_graph, app_cols, app_rows)], id=f"{P}-measured-view",
+                 style=measured_style),
     ])
 
 
-def _measured_view(summary, cal_status, cal_opts, view, v, methods, graph, workload_cols, workload_rows, apps_graph,
-                   app_cols, app_rows):
+def _measured_view(summary, cal_status, cal_opts, view, v, method_cols, methods, graph, workload_cols, workload_rows,
+                   apps_graph, app_cols, app_rows):
     return html.Div([
         html.Div(summary, id=f"{P}-summary"),
         card(html.H2("Calibrate with one measured run"),
@@ -169,7 +171,7 @@ def _measured_view(summary, cal_status, cal_opts, view, v, methods, graph, workl
              html.P("Mean and median APE against the measured target, on the workloads each method estimates "
                     "(one-run: the kernel's other inputs). Models learn log(target/host) from the host counters of "
                     "the other applications; their range is the spread of all models' estimates.", className="hint"),
-             grid(f"{P}-methods", METHOD_COLS, rows=methods, height=500, file_name="new_application_methods.csv"),
+             grid(f"{P}-methods", method_cols, rows=methods, height=500, file_name="new_application_methods.csv"),
              dcc.Graph(id=f"{P}-graph", figure=graph)),
         card(html.H2("Per workload"),
              grid(f"{P}-workloads", workload_cols, rows=workload_rows, height=420,
@@ -183,7 +185,7 @@ def _measured_view(summary, cal_status, cal_opts, view, v, methods, graph, workl
     ])
 
 
-def _hypo_view(summary, track_rows, graph, rows, cols, style):
+def _hypo_view(summary, track_cols, track_rows, graph, rows, cols, style):
     return html.Div([
         html.Div(summary, id=f"{P}-hypo-summary"),
         card(html.H2("How far the same rule was on measured GPUs"),
@@ -191,7 +193,7 @@ def _hypo_view(summary, track_rows, graph, rows, cols, style):
                     "pair: its error against the measured time, and how often that time fell inside the stated "
                     "range. These figures label the estimates below; they were not measured on the typed GPU.",
                     className="hint"),
-             grid(f"{P}-track", TRACK_COLS, rows=track_rows, height=380, file_name="roofline_record.csv")),
+             grid(f"{P}-track", track_cols, rows=track_rows, height=380, file_name="roofline_record.csv")),
         card(html.H2("Estimates per workload"),
              html.Div([html.Button("Download report", id=f"{P}-hypo-download-report", className="btn btn-small",
                                    n_clicks=0),
@@ -309,7 +311,7 @@ def _cal_choices(ready, current):
 
 
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-cal-status", "children"),
-          Output(f"{P}-methods", "rowData"), Output(f"{P}-graph", "figure"),
+          Output(f"{P}-methods", "columnDefs"), Output(f"{P}-methods", "rowData"), Output(f"{P}-graph", "figure"),
           Output(f"{P}-workloads", "columnDefs"), Output(f"{P}-workloads", "rowData"),
           Output(f"{P}-apps-graph", "figure"), Output(f"{P}-apps", "columnDefs"), Output(f"{P}-apps", "rowData"),
           Input(f"{P}-ready", "data"), Input(f"{P}-cal", "value"), Input(f"{P}-cal_time", "value"),
@@ -318,7 +320,7 @@ def _render(ready, cal, cal_time):
     return measured_content(jobs.result_for(ready), cal, cal_time)
 
 
-@callback(Output(f"{P}-hypo-summary", "children"), Output(f"{P}-track", "rowData"),
+@callback(Output(f"{P}-hypo-summary", "children"), Output(f"{P}-track", "columnDefs"), Output(f"{P}-track", "rowData"),
           Output(f"{P}-hypo-graph", "figure"), Output(f"{P}-hypo-workloads", "rowData"),
           Output(f"{P}-hypo-workloads", "columnDefs"), Output(f"{P}-measured-view", "style"),
           Output(f"{P}-hypo-view", "style"), Input(f"{P}-ready", "data"), prevent_initial_call=True)
