@@ -209,7 +209,7 @@ def _hypo_view(summary, track_cols, track_rows, graph, rows, cols, style):
 register_dataset_dependents(P)
 register_url_sync(P, NAMES + VIEW_NAMES, FORM_IDS + [f"{P}-{n}" for n in VIEW_NAMES])
 register_job(P, NEWAPP, FORM_IDS)
-for _g in ("methods", "workloads", "apps"):
+for _g in ("methods", "workloads", "apps", "track", "hypo-workloads"):
     register_csv(f"{P}-{_g}")
 
 
