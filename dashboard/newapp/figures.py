@@ -1,4 +1,5 @@
-"""Figures of /new-app: result dicts -> plotly JSON (draw only)."""
+"""Figures of /new-app: results (modeling.newapp.results types, the hypothetical estimate's dict) -> plotly
+JSON (draw only)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ SHOWN = ("naive-pooled", "roofline", "one-run", "RandomForest")
 UNITS = {"duration": "s", "cycles": "cycles", "value": "target units"}
 
 
-def estimates(res: dict, metric: str):
-    """Per workload of the held-out application: measured target and each estimate with its range
-    (error bars lo..hi), against the host's own value; log-log."""
-    rows = res["rows"]
+def estimates(app, metric: str):
+    """Per workload of the held-out application (an ApplicationEstimate): measured target and each estimate
+    with its range (error bars lo..hi), against the host's own value; log-log."""
+    rows = app.rows
     if not rows:
         return empty("The application has no workloads")
     unit = UNITS.get(metric, "target units")
@@ -22,8 +23,8 @@ def estimates(res: dict, metric: str):
     host = np.array([r["host"] for r in rows])
     ids = [f"{r['id']} ({r['kernel']})" for r in rows]
     data, series = [], [host]
-    for i, m in enumerate(res["methods"]):
-        name = m["method"]
+    for i, m in enumerate(app.methods):
+        name = m.method
         pt = np.array([np.nan if r[f"{name}|point"] is None else r[f"{name}|point"] for r in rows])
         if not np.isfinite(pt).any():
             continue
@@ -32,7 +33,7 @@ def estimates(res: dict, metric: str):
         series.append(pt)
         color = PALETTE[i % len(PALETTE)]
         data.append({"type": "scatter", "mode": "markers", "name": name, "x": values(host), "y": values(pt),
-                     "text": ids, "marker": {"size": 6, "color": color, "symbol": "diamond" if m["kind"] == "model"
+                     "text": ids, "marker": {"size": 6, "color": color, "symbol": "diamond" if m.kind == "model"
                                              else "circle-open"},
                      "error_y": {"type": "data", "symmetric": False, "array": values(hi - pt),
                                  "arrayminus": values(pt - lo), "color": color, "thickness": 1, "width": 2},
@@ -47,24 +48,25 @@ def estimates(res: dict, metric: str):
                      "marker": {"size": [12 if c else 7 for c in cal], "color": "#1d2733",
                                 "symbol": ["star" if c else "x-thin-open" for c in cal], "line": {"width": 2}},
                      "hovertemplate": f"%{{text}}<br>measured: %{{y:.4g}} {unit}<extra></extra>"})
-    return figure(data, f"{res['application']} on the target: estimates with their ranges", 460,
+    return figure(data, f"{app.application} on the target: estimates with their ranges", 460,
                   xaxis=log_axis(f"host's own {metric} ({unit}, log)", host),
                   yaxis=log_axis(f"target {metric} ({unit}, log)", *series))
 
 
-def per_application(allres: dict):
-    """Mean APE of each method per held-out application (leave one application out)."""
-    methods = [m for m in allres["methods"] if m["mean_ape"] is not None]
+def per_application(allres):
+    """Mean APE of each scored method per held-out application (a HeldOutEvaluation, leave one application
+    out)."""
+    methods = allres.scored
     if not methods:
         return empty("No method could be scored")
-    groups = allres["groups"]
+    groups = allres.groups
     data, ys = [], []
     for i, m in enumerate(methods):
-        y = [m["per_group"][g]["mean_ape"] for g in groups]
+        y = [m.per_group[g].mean_ape for g in groups]
         ys.append([v for v in y if v is not None])
-        data.append({"type": "bar", "name": m["method"], "x": groups, "y": y,
+        data.append({"type": "bar", "name": m.method, "x": groups, "y": y,
                      "marker": {"color": PALETTE[i % len(PALETTE)]},
-                     "hovertemplate": f"{m['method']}<br>%{{x}} held out: mean APE %{{y:.1f}} %<extra></extra>"})
+                     "hovertemplate": f"{m.method}<br>%{{x}} held out: mean APE %{{y:.1f}} %<extra></extra>"})
     flat = np.array([v for y in ys for v in y], float)
     yaxis = log_axis("mean APE % (log)", flat) if flat.size and flat.max() / max(flat.min(), 1e-9) > 100 \
         else axis_title("mean APE %")

@@ -1,8 +1,60 @@
-"""What /new-app shows, computed from a cached result and the calibration form (no Dash)."""
+"""What /new-app shows, from a cached result and the calibration form: the result types rebuilt from the job's
+JSON, grid rows and columns, headline facts and sentences (no Dash components or callbacks; every statistic
+comes from the result types of modeling.newapp.results and .hypothetical)."""
 
 from __future__ import annotations
 
+import re
+
+from dashboard.crossgen.params import METRIC_LABELS
+from dashboard.newapp import work
+from dashboard.newapp.figures import UNITS
+from dashboard.ui.components import num_col
+from dashboard.ui.format import si, si_col
 from dashboard.ui.url_state import InvalidParameter
+from modeling.errors import ModelingError
+from modeling.newapp.estimators import COMPUTE_UTIL, MEMORY_FRACTION
+from modeling.newapp.results import ApplicationEstimate, HeldOutEvaluation
+
+P = "newapp"
+ESTIMATE_NOTES = {
+    "naive-pooled": "host × median target/host ratio of the training workloads; range: training kernels' ratios",
+    "naive-balanced": "host × median of the training kernels' median ratios (each kernel once); same range",
+    "roofline": (f"spec ratio by class from host counters: memory-bound (DRAM ≥ {MEMORY_FRACTION:g} × peak) → "
+                 f"bandwidth; compute-bound (issue slots ≥ {COMPUTE_UTIL:g} %) → cores × clock; else latency → "
+                 "clock × waves; range: the three class ratios"),
+    "one-run": "the kernel's own ratio measured at the calibrating input(s); range: ± the training kernels' "
+               "within-kernel spread",
+}
+MODEL_NOTE = "model on log(target/host); range: all models' spread"
+
+
+def pct(v) -> str:
+    return "–" if v is None else f"{v:.1f} %"
+
+
+#: how wide a grid column must be to show a text whole (AG Grid's Alpine theme, 14 px text: 6-8 px a character
+#: but for m and W, 8 taken), 16 px of padding each side of a cell and 2 spare, the header's 16 px filter icon
+#: and its gap beside the text; one long text widens its column up to MAX_COL_PX, past that its tooltip shows it
+CHAR_PX, CELL_PAD_PX, HEADER_ICON_PX, MAX_COL_PX = 8, 34, 24, 380
+
+
+def fitted(col: dict, texts=()) -> dict:
+    """``col`` with a ``minWidth`` that shows the longest of ``texts`` and the header's longest word whole
+    (headers wrap between words and after a hyphen, never inside a word), never narrower than it was."""
+    words = re.findall(r"[^\s-]+-?", str(col.get("headerName") or col["field"]))
+    header = max((len(w) for w in words), default=0) * CHAR_PX + CELL_PAD_PX + HEADER_ICON_PX
+    cells = max((len(str(t)) for t in texts if t is not None), default=0) * CHAR_PX + CELL_PAD_PX
+    out = {**col, "minWidth": min(MAX_COL_PX, max(col.get("minWidth", 0), header, cells))}
+    if cells > MAX_COL_PX:
+        out.setdefault("tooltipField", col["field"])
+    return out
+
+
+def _num(field: str, header: str, digits: int, values) -> dict:
+    """A number column (``num_col``'s format: thousands separated, ``digits`` decimals) wide enough for
+    ``values``."""
+    return fitted(num_col(field, header, digits), [f"{v:,.{digits}f}" for v in values if v is not None])
 
 
 def picks_of(cal, cal_time):
@@ -24,15 +76,225 @@ def picks_of(cal, cal_time):
     return [{"id": cal, "time": t}]
 
 
-def merge_calibration(app: dict, cal: dict) -> dict:
-    """The cached result's models with the calibrated estimates (estimates do not depend on the models)."""
-    models = [m for m in app["methods"] if m["kind"] == "model"]
-    est_names = [m["method"] for m in cal["methods"]]
-    rows = []
-    by_id = {r["id"]: r for r in cal["rows"]}
-    for r in app["rows"]:
-        c = by_id[r["id"]]
-        rows.append({**r, "calibrating": c["calibrating"],
-                     **{k: v for k, v in c.items() if k.split("|")[0] in est_names}})
-    return {**app, "methods": cal["methods"] + models, "rows": rows, "calibration": cal["calibration"],
-            "one_run": cal["one_run"]}
+def shown_application(res: dict, cal, cal_time) -> tuple[ApplicationEstimate, str | None, str | None]:
+    """The held-out application as the page shows it: the cached result, calibrated with the form's input when
+    one is chosen (its estimates recomputed, its models kept). Returns (result, the calibration's sentence,
+    why the calibration was refused); the last two are None when there is nothing to say."""
+    app = ApplicationEstimate.from_dict(res["application"])
+    try:
+        picks = picks_of(cal, cal_time)
+        if not picks:
+            return app, None, None
+        app = app.with_calibration(work.calibrated(res["params"], picks))
+    except (InvalidParameter, ModelingError) as exc:
+        return app, None, str(exc)
+    return app, calibration_text(app, picks[0]["id"]), None
+
+
+def calibration_text(app: ApplicationEstimate, workload: str) -> str:
+    one, naive = app.method("one-run"), app.method("naive-pooled")
+    if not one.scored:
+        return f"Calibrated with {workload}; the kernel's other inputs have no measured target here to score against."
+    return (f"Calibrated with {workload}: mean APE on the kernel's other {one.n} input(s) {one.mean_ape:.1f} % "
+            f"(naive-pooled on the same application: {pct(naive.mean_ape)}).")
+
+
+def method_note(m, app: ApplicationEstimate) -> str:
+    """What a method is, with what it used on this application (its ratio, the roofline's classes, the
+    calibrated kernels' ratios)."""
+    if m.missing:
+        return f"not available: {m.missing}"
+    note = ESTIMATE_NOTES.get(m.method, MODEL_NOTE)
+    if m.ratio is not None:
+        note = f"ratio {m.ratio:.3g}: " + note
+    if m.class_counts:
+        note = ", ".join(f"{n} {c}-bound" for c, n in m.class_counts.items()) + ": " + note
+    if m.method == "one-run":
+        if not app.calibrated:
+            return "choose a calibrating input below to see it"
+        note = "; ".join(f"{k}: ratio {d['ratio']:.3g}" for k, d in app.one_run.items()) + "; " + note
+    return note
+
+
+def method_columns(app: ApplicationEstimate | None = None) -> list[dict]:
+    """The estimates grid: names and numbers shown whole (a model can be off by millions of percent), the
+    note takes the room left and wraps."""
+    ms = app.methods if app else []
+    return [
+        fitted({"field": "method", "headerName": "method", "minWidth": 150}, [m.method for m in ms]),
+        {"field": "kind", "headerName": "kind", "minWidth": 90, "maxWidth": 110},
+        *[_num(f, h, d, [getattr(m, f) for m in ms]) for f, h, d in (
+            ("mean_ape", "mean APE %", 1), ("median_ape", "median APE %", 1), ("within_10", "within 10 %", 0),
+            ("within_25", "within 25 %", 0))],
+        fitted({"field": "n", "headerName": "workloads", "minWidth": 96, "type": "numericColumn"}),
+        {"field": "note", "headerName": "what it is", "minWidth": 260, "flex": 2, "wrapText": True,
+         "autoHeight": True, "tooltipField": "note", "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}},
+    ]
+
+
+def method_rows(app: ApplicationEstimate) -> list[dict]:
+    return [{"method": m.method, "kind": m.kind, "mean_ape": m.mean_ape, "median_ape": m.median_ape,
+             "within_10": m.within_10, "within_25": m.within_25, "n": m.n, "note": method_note(m, app)}
+            for m in app.methods]
+
+
+def _time_col(field: str, header: str, unit: str) -> dict:
+    """A time (or cycles) column with an SI prefix: "99.5 ms" fits 112 px; the header's words are fitted."""
+    return fitted({**si_col(field, header, unit), "minWidth": 112})
+
+
+def _names(rows: list[dict], fields) -> list[dict]:
+    """Text columns of ``rows`` (the first pinned left) as wide as their longest value, with tooltips."""
+    return [fitted({"field": f, "headerName": h, "minWidth": 96, "tooltipField": f, **({"pinned": "left"} if i == 0
+                                                                                     else {})},
+                   [r.get(f) for r in rows]) for i, (f, h) in enumerate(fields)]
+
+
+def workload_columns(app: ApplicationEstimate, metric: str) -> list[dict]:
+    """The workload, its host and measured values, then each method that estimated something (one-run always:
+    it fills in once calibrated), the estimates with their range."""
+    unit = UNITS.get(metric, "")
+    cols = [*_names(app.rows, (("id", "workload"), ("kernel", "kernel"))),
+            _time_col("host", "host's own", unit), _time_col("measured", "measured on target", unit)]
+    for m in app.methods:
+        if m.scored or m.method == "one-run":
+            cols.append(_time_col(f"{m.method}|point", m.method, unit))
+            if m.kind == "estimate":
+                cols += [_time_col(f"{m.method}|lo", f"{m.method} low", unit),
+                         _time_col(f"{m.method}|hi", f"{m.method} high", unit)]
+    return cols
+
+
+def application_facts(app: ApplicationEstimate) -> list[tuple[str, str, str | None]]:
+    """The held-out application's headline numbers: (label, value, component id)."""
+    best, naive = app.best, app.method("naive-pooled")
+    return [("held out", app.application, f"{P}-held-out"),
+            ("workloads (measured)", f"{app.n_workloads} ({app.n_measured})", None),
+            ("learned from", ", ".join(app.training_applications) or "–", None),
+            ("naive-pooled mean APE", pct(naive.mean_ape), f"{P}-naive"),
+            ("lowest mean APE", "–" if best is None else f"{best.method}: {best.mean_ape:.1f} %", f"{P}-best")]
+
+
+def scenario_text(res: dict) -> str:
+    """Which data, GPUs and device specs the numbers come from."""
+    spec = ", ".join(f"{w} {s['device']} ({s['architecture']}, {s['sms']:.0f} SMs, {s['memory_bandwidth_gbs']:g} GB/s)"
+                     for w, s in (("host", res["host_spec"]), ("target", res["target_spec"])) if s) or "none chosen"
+    s = res["all"]["scenario"]
+    return (f"{res['dataset_name']}: {s.get('host')} → {s.get('target')}, "
+            f"{METRIC_LABELS.get(res['params']['metric'])}; roofline specs: {spec}. Errors are against the measured "
+            "target of the held-out workloads.")
+
+
+def held_out_columns(allres: HeldOutEvaluation) -> list[dict]:
+    ms = allres.methods
+    return [fitted({"field": "method", "headerName": "method", "minWidth": 150, "pinned": "left"},
+                   [m.method for m in ms]),
+            _num("mean_ape", "all: mean APE %", 1, [m.mean_ape for m in ms]),
+            _num("median_ape", "all: median %", 1, [m.median_ape for m in ms]),
+            _num("within_10", "all: within 10 %", 0, [m.within_10 for m in ms])] + \
+        [_num(f"g|{g}", f"{g}: mean APE %", 1, [m.per_group[g].mean_ape for m in ms]) for g in allres.groups]
+
+
+def held_out_rows(allres: HeldOutEvaluation) -> list[dict]:
+    return [{"method": m.method, "mean_ape": m.mean_ape, "median_ape": m.median_ape, "within_10": m.within_10,
+             **{f"g|{g}": m.per_group[g].mean_ape for g in allres.groups}} for m in allres.methods]
+
+
+def calibration_options(params: dict, rows: list[dict] | None = None) -> list[dict]:
+    """One option per workload of the held-out application, by kernel and size (known before any run, so a
+    link's calibrating input is kept while its job runs). ``rows``: the workloads when a result has them."""
+    if rows is None:
+        try:
+            rows = work.held_out_workloads(params)
+        except (ModelingError, LookupError):
+            rows = []
+
+    def host(r):
+        return si(r["host"], "s") if params["metric"] == "duration" else f"{r['host']:.4g}"
+    return [{"label": f"{r['id']} (host {host(r)})", "value": r["id"]}
+            for r in sorted(rows, key=lambda r: (r["kernel"], r["host"]))]
+
+
+# a GPU never built or measured
+
+def track_columns(rows: list[dict] = ()) -> list[dict]:
+    """The rule's record per pair; the architecture column as wide as its longest value (the pooled row lists
+    every architecture)."""
+    return [fitted({"field": "target", "headerName": "measured target", "minWidth": 170, "pinned": "left"},
+                   [r["target"] for r in rows]),
+            fitted({"field": "architecture", "headerName": "architecture", "minWidth": 110},
+                   [r["architecture"] for r in rows]),
+            {"field": "n", "headerName": "workloads", "minWidth": 96, "type": "numericColumn"},
+            num_col("median_ape", "median APE %", 1), num_col("mean_ape", "mean APE %", 1),
+            num_col("within_25", "within 25 %", 0), num_col("in_range", "measured inside the range %", 0)]
+
+
+#: the per-workload columns of a never-measured GPU that hold times (the report names their unit)
+HYPO_TIMES = ("host", "point", "lower", "upper", "lo", "hi")
+HYPO_TIME_HEADERS = ("host's own", "estimate", "interval low", "interval high", "class range low", "class range high")
+
+
+def hypo_columns(metric: str, rows: list[dict] = ()) -> list[dict]:
+    """The per-workload columns of a never-measured GPU; the text columns as wide as ``rows``' values."""
+    unit = UNITS.get(metric, "")
+    return _names(rows, (("id", "workload"), ("application", "application"), ("kernel", "kernel"),
+                         ("class", "class"))) + \
+        [_time_col(k, h, unit) for k, h in zip(HYPO_TIMES, HYPO_TIME_HEADERS)] + [num_col("ratio", "ratio to host", 4)]
+
+
+def track_rows(track: dict) -> list[dict]:
+    """The rule's record per measured pair, then pooled over all pairs and over the same-architecture pairs."""
+    rows = [{k: p[k] for k in ("target", "architecture", "n", "median_ape", "mean_ape", "within_25", "in_range")}
+            for p in track["pairs"]]
+    if track["pairs"]:
+        rows.append({"target": "all pairs pooled", "architecture": ", ".join(track["architectures"]),
+                     **track["pooled"]})
+    if track["same_architecture"]:
+        arch = track["same_architecture"].get("architecture", "")
+        rows.append({"target": f"{arch} pairs pooled".strip(), "architecture": arch, **track["same_architecture"]})
+    return rows
+
+
+def interval_stat(iv: dict | None) -> tuple[str, str]:
+    """(label, value) of the error interval of a never-measured GPU's estimates."""
+    if not iv:
+        return "interval", "needs two measured pairs"
+    cap = "" if iv["level_supported"] >= iv["level"] else \
+        f"; {iv['n_pairs']} pairs support at most {iv['level_supported'] * 100:.0f} %"
+    return (f"{iv['level'] * 100:g} % interval (estimate ÷/× factor)",
+            f"×{iv['factor']:.2f} (each pair held out: {iv['held_out_coverage']:.0f} % inside{cap})")
+
+
+def hypo_facts(res: dict) -> list[tuple[str, str, str | None]]:
+    """The headline numbers of a never-measured GPU's estimates: (label, value, component id)."""
+    h = res["hypothetical"]
+    d, tr, pooled = h["device"], h["track"], h["track"]["pooled"]
+    same = tr["same_architecture"]
+    return [
+        ("device", f"{d['architecture']}, {d['sms']:.0f} SMs, {d['cuda_cores']:,.0f} cores, "
+                   f"{d['boost_clock_mhz']:,.4g} MHz, {d['memory_bandwidth_gbs']:,.4g} GB/s", None),
+        ("workloads estimated", f"{h['n_workloads']}", f"{P}-hypo-n"),
+        ("rule's median APE on measured pairs", pct(pooled["median_ape"]), f"{P}-hypo-median"),
+        ("mean APE", pct(pooled["mean_ape"]), f"{P}-hypo-mean"),
+        ("measured inside the class range", pct(pooled["in_range"]), f"{P}-hypo-inrange"),
+        (*interval_stat(tr.get("interval")), f"{P}-hypo-interval"),
+        ("same architecture: median APE", pct(same["median_ape"]) if same else "none measured", None),
+        ("applicability", h["applicability"]["verdict"], f"{P}-hypo-verdict"),
+    ]
+
+
+def hypo_texts(res: dict) -> tuple[str | None, list[str], str]:
+    """(the note when the device is itself measured, the warnings, the sentence on where the figures come from)."""
+    h = res["hypothetical"]
+    d, tr = h["device"], h["track"]
+    verdict = h["applicability"]["verdict"]
+    itself = [p for p in tr["pairs"] if p["target"] == d["device"]]
+    note = (f"{d['device']} is itself one of the measured targets: its row in the record below is this very "
+            "estimate scored against its measured times (nothing measured on it is used for the estimate).") \
+        if itself else None
+    text = (f"From {res['dataset_name']}: {h['host']['device']}'s counters, {METRIC_LABELS.get(h['metric'])}. "
+            f"Classes: {h['class_counts']['memory']} memory-, {h['class_counts']['compute']} compute-, "
+            f"{h['class_counts']['latency']} latency-bound. The error figures come from {tr['source']} (pooled over "
+            "all their workloads)"
+            + ("" if verdict == "inside" else "; a device unlike those measured is an extrapolation of them") + ".")
+    return note, [f"{w['title']} {w['evidence']}" for w in h["warnings"]], text

@@ -11,6 +11,7 @@ from modeling.newapp.application import estimate_application
 from modeling.newapp.data import ROLES, device_spec, frame_table, shipped_table
 from modeling.newapp.evaluate import DEFAULT_MODELS, evaluate, group_folds, model_predictions
 from modeling.newapp.hypothetical import shipped_hypothetical, table_hypothetical, typed_device
+from modeling.newapp.results import ApplicationEstimate
 
 #: the model sets a user chooses between
 MODEL_SETS = {
@@ -109,12 +110,12 @@ def newapp_result(params: dict, report=silent) -> dict:
                            progress=lambda d, t, label: report(0.05 + 0.9 * d / t, label)) if models else {}
     one = estimate_application(table, params["application"], [], models, params["seed"], model_preds=mp)
     allapps = evaluate(table, "logo", 1, models, params["seed"], model_preds=mp)
-    allapps.pop("rows")
     ds = datasets.get(params["dataset"])
-    return {"params": dict(params), "dataset_name": ds.name, "application": one, "all": allapps,
+    return {"params": dict(params), "dataset_name": ds.name, "application": one.to_dict(),
+            "all": allapps.to_dict(rows=False),
             "host_spec": table.host_spec, "target_spec": table.target_spec}
 
 
-def calibrated(params: dict, picks: list[dict]) -> dict:
+def calibrated(params: dict, picks: list[dict]) -> ApplicationEstimate:
     """The held-out application's estimates with the user's calibrating input(s); no models (fast)."""
     return estimate_application(app_table(params), params["application"], picks, [], params["seed"])

@@ -8,7 +8,8 @@ import numpy as np
 
 from modeling.errors import ConfigError, DataError
 from modeling.metrics import ape
-from modeling.newapp.evaluate import fold_estimates, model_predictions, resolve, summary
+from modeling.newapp.evaluate import fold_estimates, model_predictions, resolve
+from modeling.newapp.results import ApplicationEstimate, MethodResult
 from modeling.newapp.warnings import warnings_for
 
 
@@ -38,10 +39,12 @@ def calibration_rows(table, test, picks: list[dict]) -> dict:
 
 
 def estimate_application(table, application: str, calibrate: list[dict] | None = None, models=None,
-                         seed: int = 0, n_jobs: int = 1, progress=None, model_preds: dict | None = None) -> dict:
+                         seed: int = 0, n_jobs: int = 1, progress=None, model_preds: dict | None = None
+                         ) -> ApplicationEstimate:
     """Estimate ``application``'s workloads from the other applications (never from its own targets,
-    except the calibrating inputs in ``calibrate``). JSON-ready. ``model_preds``: the models' predictions
-    over the table from leave-one-application-out folds, when the caller has them already."""
+    except the calibrating inputs in ``calibrate``): an :class:`~modeling.newapp.results.ApplicationEstimate`.
+    ``model_preds``: the models' predictions over the table from leave-one-application-out folds, when the
+    caller has them already."""
     t0 = time.perf_counter()
     if application not in table.applications:
         raise ConfigError(f"Unknown application {application!r}; the table has {', '.join(table.applications)}.")
@@ -67,39 +70,31 @@ def estimate_application(table, application: str, calibrate: list[dict] | None =
         a[m] = ape(y[m], point[m])
         return a
 
-    methods = []
+    methods, bands = [], {}
     cal_pos = [int(np.flatnonzero(test == r)[0]) for r in by["one-run"].detail["calibrating_rows"]]
     model_stack = np.vstack([p[test] for p in mp.values()]) if mp else None
     for name, e in by.items():
-        a = score(e.point, cal_pos)
-        row = {"method": name, "kind": "estimate", "point": e.point, "lo": e.lo, "hi": e.hi, **summary(a)}
-        if e.detail and "missing" in e.detail:
-            row["missing"] = e.detail["missing"]
-        if name == "roofline" and e.detail and "class" in e.detail:
-            row["class"] = e.detail["class"]
-        if name in ("naive-pooled", "naive-balanced"):
-            row["ratio"] = e.detail["ratio"]
-        methods.append(row)
+        detail = e.detail or {}
+        methods.append(MethodResult.from_errors(
+            name, "estimate", score(e.point, cal_pos), missing=detail.get("missing"),
+            ratio=detail["ratio"] if name in ("naive-pooled", "naive-balanced") else None,
+            classes=tuple(detail["class"]) if name == "roofline" and "class" in detail else None))
+        bands[name] = (e.point, e.lo, e.hi)
     for name, p in mp.items():
-        a = score(p[test])
-        methods.append({"method": name, "kind": "model", "point": p[test], "lo": np.nanmin(model_stack, axis=0),
-                        "hi": np.nanmax(model_stack, axis=0), **summary(a)})
-    warns = warnings_for(table, train, test, {m["method"]: m["point"] for m in methods if m["kind"] == "estimate"})
+        methods.append(MethodResult.from_errors(name, "model", score(p[test])))
+        bands[name] = (p[test], np.nanmin(model_stack, axis=0), np.nanmax(model_stack, axis=0))
+    warns = warnings_for(table, train, test, {m.method: bands[m.method][0] for m in methods if m.kind == "estimate"})
     rows = []
     for i, r in enumerate(test):
         row = {"id": table.ids[r], "kernel": str(table.kernels[r]), "host": float(table.host[r]),
                "measured": float(y[i]) if ok[i] else None, "calibrating": i in cal_pos}
-        for m in methods:
-            for k in ("point", "lo", "hi"):
-                v = m[k][i]
-                row[f"{m['method']}|{k}"] = float(v) if np.isfinite(v) else None
+        for name, band in bands.items():
+            for k, v in zip(("point", "lo", "hi"), band):
+                row[f"{name}|{k}"] = float(v[i]) if np.isfinite(v[i]) else None
         rows.append(row)
-    for m in methods:
-        for k in ("point", "lo", "hi"):
-            m.pop(k)
-    return {"scenario": {**table.scenario, "application": application, "models": models, "seed": seed},
-            "application": application, "n_workloads": len(test), "n_measured": int(ok.sum()),
-            "training_applications": sorted(np.unique(table.groups[train]).tolist()),
-            "n_training": len(train), "calibration": {k: [table.ids[r] for r, _ in v] for k, v in cal.items()},
-            "one_run": by["one-run"].detail["kernels"], "spread": by["one-run"].detail["spread"],
-            "methods": methods, "warnings": warns, "rows": rows, "seconds": time.perf_counter() - t0}
+    return ApplicationEstimate({**table.scenario, "application": application, "models": models, "seed": seed},
+                               application, len(test), int(ok.sum()),
+                               sorted(np.unique(table.groups[train]).tolist()), len(train),
+                               {k: [table.ids[r] for r, _ in v] for k, v in cal.items()},
+                               by["one-run"].detail["kernels"], by["one-run"].detail["spread"], methods, warns,
+                               rows, time.perf_counter() - t0)

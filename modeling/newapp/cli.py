@@ -54,12 +54,15 @@ def _pct(v):
     return "-" if v is None else f"{v:.1f}"
 
 
-def _print_methods(methods):
+def _print_methods(res):
+    """The methods of a HeldOutEvaluation or an ApplicationEstimate, and the lowest mean APE among them."""
     print(f"{'method':26s} {'mean APE %':>11s} {'median %':>9s} {'<=10 %':>7s} {'<=25 %':>7s} {'n':>5s}")
-    for m in methods:
-        extra = f"  ({m['missing']})" if m.get("missing") else ""
-        print(f"{m['method']:26s} {_pct(m['mean_ape']):>11s} {_pct(m['median_ape']):>9s} {_pct(m['within_10']):>7s} "
-              f"{_pct(m['within_25']):>7s} {m['n']:>5d}{extra}")
+    for m in res.methods:
+        extra = f"  ({m.missing})" if m.missing else ""
+        print(f"{m.method:26s} {_pct(m.mean_ape):>11s} {_pct(m.median_ape):>9s} {_pct(m.within_10):>7s} "
+              f"{_pct(m.within_25):>7s} {m.n:>5d}{extra}")
+    if res.best is not None:
+        print(f"lowest mean APE: {res.best.method} ({res.best.mean_ape:.1f} %)")
 
 
 def hypothetical_device(args) -> dict | None:
@@ -134,23 +137,22 @@ def cmd_newapp(args) -> int:
         picks = [{"id": i} for i in (args.calibrate_ids.split(",") if args.calibrate_ids else [])]
         res = estimate_application(table, args.application, picks, models, args.seed, args.jobs)
         if args.json:
-            print(json.dumps(res, indent=2))
+            print(json.dumps(res.to_dict(), indent=2))
             return 0
-        print(f"{args.application} held out; learned from {', '.join(res['training_applications'])}")
-        _print_methods(res["methods"])
-        for w in res["warnings"]:
+        print(f"{args.application} held out; learned from {', '.join(res.training_applications)}")
+        _print_methods(res)
+        for w in res.warnings:
             print(f"! {w['title']}\n  {w['evidence']}")
         return 0
     res = evaluate(table, args.cv, args.calibrate_with, models, args.seed, args.jobs)
     if args.json:
-        res.pop("rows")
-        print(json.dumps(res, indent=2))
+        print(json.dumps(res.to_dict(rows=False), indent=2))
         return 0
-    s = res["scenario"]
-    print(f"{s.get('host')} -> {s.get('target')} ({s.get('metric')}), {res['cv_label']}, "
-          f"{res['n_workloads']} workloads; one-run calibrates with {args.calibrate_with} input(s) per kernel")
-    _print_methods(res["methods"])
-    for g, ws in res["warnings"].items():
+    s = res.scenario
+    print(f"{s.get('host')} -> {s.get('target')} ({s.get('metric')}), {res.cv_label}, "
+          f"{res.n_workloads} workloads; one-run calibrates with {args.calibrate_with} input(s) per kernel")
+    _print_methods(res)
+    for g, ws in res.warnings.items():
         for w in ws:
             print(f"! {g}: {w['title']}")
     return 0

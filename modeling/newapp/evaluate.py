@@ -23,6 +23,7 @@ from modeling.errors import ConfigError, NotEnoughDataError
 from modeling.metrics import ape
 from modeling.parallel import map_unordered
 from modeling.newapp import estimators as est
+from modeling.newapp.results import HeldOutEvaluation, MethodResult
 from modeling.newapp.warnings import warnings_for
 
 CV_SCHEMES = {"logo": "leave one application out", "loko": "leave one kernel out"}
@@ -138,25 +139,15 @@ def fold_estimates(table, train, test, calibrate_with=1, calibration=None) -> li
     return out
 
 
-def summary(a) -> dict:
-    a = np.asarray(a, float)
-    a = a[np.isfinite(a)]
-    if a.size == 0:
-        return {"mean_ape": None, "median_ape": None, "within_10": None, "within_25": None, "n": 0}
-    return {"mean_ape": float(a.mean()), "median_ape": float(np.median(a)),
-            "within_10": float(100 * np.mean(a <= 10)), "within_25": float(100 * np.mean(a <= 25)),
-            "n": int(a.size)}
-
-
 def evaluate(table, cv="logo", calibrate_with=1, models=None, seed=0, n_jobs=1, progress=None,
-             model_preds: dict | None = None) -> dict:
+             model_preds: dict | None = None) -> HeldOutEvaluation:
     """Every estimate held out by ``cv``; errors against the measured targets.
 
-    Returns a JSON-ready dict: ``methods`` [{method, mean_ape, median_ape, within_10, within_25, n,
-    per_group: {group: summary}}], ``warnings`` {held-out group: [warning]}, ``rows`` (per workload: id, group,
-    kernel, host, measured and each
-    method's point/lo/hi), and what was held out. ``model_preds``: the models' out-of-group predictions on
-    these folds (:func:`model_predictions`) when the caller has them already.
+    Returns a :class:`~modeling.newapp.results.HeldOutEvaluation`: each method's scores over every held-out
+    workload and per held-out group, the warnings per held-out group, the rows (per workload: id,
+    application, kernel, host, measured and each method's point/lo/hi) and what was held out.
+    ``model_preds``: the models' out-of-group predictions on these folds (:func:`model_predictions`) when the
+    caller has them already.
     """
     t0 = time.perf_counter()
     models = resolve(models)
@@ -192,19 +183,13 @@ def evaluate(table, cv="logo", calibrate_with=1, models=None, seed=0, n_jobs=1, 
         a = np.full(n, np.nan)
         ok = measured & np.isfinite(p["point"])
         a[ok] = ape(y[ok], p["point"][ok])
-        row = {"method": m, "kind": "model" if m in mp else "estimate", **summary(a),
-               "per_group": {str(g): summary(a[labels == g]) for g in np.unique(labels)}}
-        if "missing" in p["detail"]:
-            row["missing"] = p["detail"]["missing"]
-        p["ape"] = a
-        methods.append(row)
+        methods.append(MethodResult.from_errors(m, "model" if m in mp else "estimate", a, labels,
+                                                missing=p["detail"].get("missing")))
     rows = [{"id": table.ids[i], "application": str(table.groups[i]), "kernel": str(table.kernels[i]),
              "host": float(table.host[i]), "measured": float(y[i]) if measured[i] else None,
              **{f"{m}|{k}": (float(p[k][i]) if np.isfinite(p[k][i]) else None)
                 for m, p in preds.items() for k in ("point", "lo", "hi")}} for i in range(n)]
-    return {"scenario": {**table.scenario, "cv": cv, "calibrate_with": calibrate_with, "seed": seed,
-                         "models": models},
-            "cv_label": CV_SCHEMES[cv], "n_workloads": int(measured.sum()), "excluded_rows": table.excluded,
-            "groups": [str(g) for g in np.unique(labels[measured])], "methods": methods, "warnings": warnings,
-            "rows": rows,
-            "seconds": time.perf_counter() - t0}
+    return HeldOutEvaluation({**table.scenario, "cv": cv, "calibrate_with": calibrate_with, "seed": seed,
+                              "models": models}, CV_SCHEMES[cv], int(measured.sum()), table.excluded,
+                             [str(g) for g in np.unique(labels[measured])], methods, warnings, rows,
+                             time.perf_counter() - t0)

@@ -167,7 +167,8 @@ class TrackRecord:
 
     ``pairs``: per pair {target, architecture, n, median_ape, mean_ape, within_25, in_range, classes};
     ``pooled``: the same over every (pair, workload); ``same_architecture``: pooled over the pairs whose
-    target has the typed device's architecture (None when none has); ``source``: which pairs, in words.
+    target has the typed device's architecture (None when none has); ``source``: which pairs, in words;
+    ``architectures``: the measured targets' architectures, sorted.
     APE in percent; ``in_range``: percent of workloads whose measured value lay in the stated range.
     """
 
@@ -183,7 +184,7 @@ class TrackRecord:
     def to_dict(self) -> dict:
         return {"host": self.host, "metric": self.metric, "source": self.source, "pairs": self.pairs,
                 "pooled": self.pooled, "same_architecture": self.same_architecture, "thresholds": self.thresholds,
-                "interval": self.interval}
+                "interval": self.interval, "architectures": self.architectures}
 
     @property
     def architectures(self) -> list[str]:

@@ -7,7 +7,8 @@ import pytest
 
 from dashboard.newapp import figures, work
 from dashboard.newapp.kinds import NEWAPP
-from dashboard.newapp.views import merge_calibration, picks_of
+from dashboard.newapp.views import picks_of
+from modeling.newapp.results import ApplicationEstimate, HeldOutEvaluation
 from dashboard.state import datasets
 from dashboard.ui.url_state import InvalidParameter
 from tests.shared_data import shipped_as_upload
@@ -55,24 +56,24 @@ def test_an_upload_with_applications_runs_and_names_the_missing_roofline():
     naive = next(m for m in res["application"]["methods"] if m["method"] == "naive-pooled")
     assert naive["mean_ape"] == pytest.approx(100 * abs(0.6 - 0.525) / 0.6, rel=0.05)
     cal = work.calibrated(req["params"], [{"id": "w9"}])
-    one = next(m for m in cal["methods"] if m["method"] == "one-run")
-    assert one["mean_ape"] < 1e-9 and one["n"] == 7  # a constant ratio: exact on the other inputs
+    one = cal.method("one-run")
+    assert one.mean_ape < 1e-9 and one.n == 7  # a constant ratio: exact on the other inputs
 
 
 def test_result_merge_and_figures():
     params = NEWAPP.request({"models": "forest"})["params"]
     res = work.newapp_result(params)
-    app = res["application"]
-    hw = [r["id"] for r in app["rows"]]
-    merged = merge_calibration(app, work.calibrated(params, [{"id": hw[5]}]))
-    names = [m["method"] for m in merged["methods"]]
+    app = ApplicationEstimate.from_dict(res["application"])
+    hw = [r["id"] for r in app.rows]
+    merged = app.with_calibration(work.calibrated(params, [{"id": hw[5]}]))
+    names = [m.method for m in merged.methods]
     assert names == ["naive-pooled", "naive-balanced", "roofline", "one-run", "RandomForest", "GradientBoosting"]
-    one = next(m for m in merged["methods"] if m["method"] == "one-run")
-    assert one["n"] == len(hw) - 1
-    for r in merged["rows"]:
+    one = merged.method("one-run")
+    assert one.n == len(hw) - 1 and merged.calibrated
+    for r in merged.rows:
         assert r["RandomForest|point"] is not None
     go.Figure(figures.estimates(merged, "duration"))
-    go.Figure(figures.per_application(res["all"]))
+    go.Figure(figures.per_application(HeldOutEvaluation.from_dict(res["all"])))
     assert set(res["all"]["groups"]) == {"backprop", "heartwall", "hotspot", "lud"}
 
 

@@ -57,8 +57,8 @@ def test_the_label_is_the_same_rule_on_every_measured_pair_of_the_host():
         assert p["median_ape"] == pytest.approx(np.median(a)) and p["mean_ape"] == pytest.approx(a.mean())
         assert p["in_range"] == pytest.approx(100 * inside.mean())
         # and it is exactly the roofline row of the held-out evaluation of that pair
-        roof = next(m for m in evaluate(t, "logo", models=[])["methods"] if m["method"] == "roofline")
-        assert p["mean_ape"] == pytest.approx(roof["mean_ape"]) and p["median_ape"] == pytest.approx(roof["median_ape"])
+        roof = evaluate(t, "logo", models=[]).method("roofline")
+        assert p["mean_ape"] == pytest.approx(roof.mean_ape) and p["median_ape"] == pytest.approx(roof.median_ape)
         pooled_a.append(a)
         pooled_in.append(inside)
     a = np.concatenate(pooled_a)
@@ -66,6 +66,7 @@ def test_the_label_is_the_same_rule_on_every_measured_pair_of_the_host():
     assert track.pooled["median_ape"] == pytest.approx(np.median(a))
     assert track.pooled["in_range"] == pytest.approx(100 * np.concatenate(pooled_in).mean())
     assert track.same_architecture is None  # no Hopper was measured
+    assert track.to_dict()["architectures"] == sorted({device_spec(g)["architecture"] for g in targets})
     assert res.applicability["verdict"] == "extrapolation"
     assert "another architecture generation" in res.warnings[0]["evidence"]
     assert len(res.rows) == 283  # every workload measured on the host, none dropped for lacking a target

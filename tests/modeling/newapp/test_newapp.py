@@ -76,10 +76,10 @@ def test_calibration_points_spread_over_the_sizes():
 def test_naive_pooled_is_the_leaderboards_baseline_under_logo():
     t = shipped_table("GTX-680", "GTX-980")
     res = evaluate(t, "logo", models=[])
-    pooled = next(m for m in res["methods"] if m["method"] == "naive-pooled")
+    pooled = res.method("naive-pooled")
     base = run_scenario(shipped.scenario("GTX-680", "GTX-980"), models=["NNLS"], cv="logo").baseline
-    assert pooled["mean_ape"] == pytest.approx(base.e_out, rel=1e-9)
-    assert set(pooled["per_group"]) == {"backprop", "heartwall", "hotspot", "lud"}
+    assert pooled.mean_ape == pytest.approx(base.e_out, rel=1e-9)
+    assert set(pooled.per_group) == {"backprop", "heartwall", "hotspot", "lud"}
 
 
 def test_held_out_estimates_never_see_the_held_out_targets():
@@ -88,7 +88,7 @@ def test_held_out_estimates_never_see_the_held_out_targets():
     t2 = shipped_table("GTX-680", "Tesla-P100")
     t2.target[t2.groups == "heartwall"] *= 10.0  # other truth for the held-out app only
     b = estimate_application(t2, "heartwall", models=["RandomForest"])
-    for ra, rb in zip(a["rows"], b["rows"]):
+    for ra, rb in zip(a.rows, b.rows):
         for m in ("naive-pooled", "naive-balanced", "roofline", "RandomForest"):
             assert ra[f"{m}|point"] == rb[f"{m}|point"]
 
@@ -97,17 +97,16 @@ def test_one_run_on_the_page_calibration_and_a_typed_time():
     t = shipped_table("GTX-680", "GTX-980")
     hw = [i for i, g in zip(t.ids, t.groups) if g == "heartwall"]
     base = estimate_application(t, "heartwall", models=[])
-    one = next(m for m in base["methods"] if m["method"] == "one-run")
-    assert one["n"] == 0  # nothing calibrated: no one-run numbers, not zeros
+    one = base.method("one-run")
+    assert one.n == 0 and one.mean_ape is None  # nothing calibrated: no one-run numbers, not zeros
     cal = estimate_application(t, "heartwall", [{"id": hw[10]}], models=[])
-    one = next(m for m in cal["methods"] if m["method"] == "one-run")
-    naive = next(m for m in cal["methods"] if m["method"] == "naive-pooled")
-    assert one["n"] == len(hw) - 1 and one["mean_ape"] < 10 < naive["mean_ape"]
-    row = next(r for r in cal["rows"] if r["id"] == hw[10])
+    one, naive = cal.method("one-run"), cal.method("naive-pooled")
+    assert one.n == len(hw) - 1 and one.mean_ape < 10 < naive.mean_ape
+    row = next(r for r in cal.rows if r["id"] == hw[10])
     assert row["calibrating"] and row["one-run|point"] is None
     typed = estimate_application(t, "heartwall", [{"id": hw[10], "time": row["measured"] * 2}], models=[])
-    r0 = next(r for r in typed["rows"] if r["id"] == hw[0])
-    r1 = next(r for r in cal["rows"] if r["id"] == hw[0])
+    r0 = next(r for r in typed.rows if r["id"] == hw[0])
+    r1 = next(r for r in cal.rows if r["id"] == hw[0])
     assert r0["one-run|point"] == pytest.approx(2 * r1["one-run|point"])
     with pytest.raises(DataError, match="not in the held-out application"):
         estimate_application(t, "heartwall", [{"id": "calculate_temp:64x0"}], models=[])
@@ -118,14 +117,14 @@ def test_one_run_on_the_page_calibration_and_a_typed_time():
 def test_warnings_say_what_they_saw():
     t = shipped_table("GTX-680", "GTX-980")
     res = estimate_application(t, "heartwall", models=[])
-    codes = {w["code"]: w for w in res["warnings"]}
+    codes = {w["code"]: w for w in res.warnings}
     assert {"architecture", "few", "dominant", "disagree"} <= set(codes)
     assert "Kepler" in codes["architecture"]["evidence"] and "Maxwell" in codes["architecture"]["evidence"]
     assert "backprop is 114 of 198" in codes["dominant"]["evidence"]
     same = estimate_application(shipped_table("GTX-680", "Tesla-K40"), "heartwall", models=[])
-    assert "architecture" not in {w["code"] for w in same["warnings"]}  # both Kepler
+    assert "architecture" not in {w["code"] for w in same.warnings}  # both Kepler
     lud = estimate_application(t, "lud", models=[])
-    small = next(w for w in lud["warnings"] if w["code"] == "small")
+    small = next(w for w in lud.warnings if w["code"] == "small")
     assert "fewer thread blocks" in small["evidence"] and "16" in small["evidence"]
 
 
@@ -145,12 +144,12 @@ def test_a_table_with_devices_matches_the_shipped_pair():
                     host_device="GTX-680", target_device="GTX-980")
     a = evaluate(t, "logo", models=[])
     b = evaluate(shipped_table("GTX-680", "GTX-980"), "logo", models=[])
-    for ma, mb in zip(a["methods"], b["methods"]):
-        assert ma["method"] == mb["method"] and ma["mean_ape"] == pytest.approx(mb["mean_ape"])
+    for ma, mb in zip(a.methods, b.methods):
+        assert ma.method == mb.method and ma.mean_ape == pytest.approx(mb.mean_ape)
     # without devices the roofline says what it lacks; the rest still runs
     t2 = frame_table(df, target="t_target", group="application", host_col="duration", id_col="workload")
-    roof = next(m for m in evaluate(t2, "logo", models=[])["methods"] if m["method"] == "roofline")
-    assert roof["mean_ape"] is None and "host device specs" in roof["missing"]
+    roof = evaluate(t2, "logo", models=[]).method("roofline")
+    assert roof.mean_ape is None and not roof.scored and "host device specs" in roof.missing
     with pytest.raises(ConfigError, match="Unknown device"):
         frame_table(df, target="t_target", group="application", host_col="duration", host_device="GTX-9999")
     with pytest.raises(DataError, match="only one"):

@@ -1,0 +1,251 @@
+"""What holding applications out gives, as types: each method's errors on the held-out workloads, every group
+held out in turn (:func:`modeling.newapp.evaluate.evaluate`) and one held-out application's estimates
+(:func:`modeling.newapp.application.estimate_application`).
+
+A method's errors are summarised once, when the result is built, from the absolute percentage error of each
+held-out workload (RastSim eq. 4, :func:`modeling.metrics.ape`): the mean APE (eq. 3; with held-out
+predictions it is E_out), the median APE, and the share of workloads within 10 % and within 25 % (the inlier
+ratio, eq. 5). What readers show beside them — the method with the lowest mean APE, a method by name, how many
+workloads the roofline put in each class, whether one-run was calibrated — are properties here; the page and
+the command line read them instead of deriving their own.
+
+``to_dict()`` is the JSON-ready form the job backends store (the picks included, so a JSON reader needs no
+code of its own); ``from_dict`` rebuilds the type from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from modeling.errors import ConfigError
+from modeling.metrics import inlier_ratio
+from modeling.newapp.estimators import CLASSES
+
+_STAT_KEYS = ("mean_ape", "median_ape", "within_10", "within_25")
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Errors on a set of held-out workloads, in percent, over ``n`` scored workloads; with none scored every
+    statistic is None (a method that estimated nothing has no error, not an error of 0)."""
+
+    n: int = 0
+    mean_ape: float | None = None
+    median_ape: float | None = None
+    within_10: float | None = None
+    within_25: float | None = None
+
+    @classmethod
+    def of(cls, apes) -> Scores:
+        """The scores of per-workload APEs; NaN (a workload not estimated, or not measured) is left out."""
+        a = np.asarray(apes, float).ravel()
+        a = a[np.isfinite(a)]
+        if a.size == 0:
+            return cls()
+        return cls(int(a.size), float(a.mean()), float(np.median(a)), inlier_ratio(a, 10), inlier_ratio(a, 25))
+
+    @property
+    def scored(self) -> bool:
+        return self.n > 0
+
+    def to_dict(self) -> dict:
+        return {**{k: getattr(self, k) for k in _STAT_KEYS}, "n": self.n}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Scores:
+        return cls(int(d.get("n") or 0), *(d.get(k) for k in _STAT_KEYS))
+
+
+@dataclass(frozen=True, kw_only=True)
+class MethodResult(Scores):
+    """One method on the held-out workloads: its :class:`Scores`, and in an evaluation those of each held-out
+    group (``per_group``).
+
+    ``kind``: "estimate" (naive, roofline, one-run) or "model"; ``missing``: why the method estimated nothing
+    (the roofline without device specs or a counter); ``ratio``: the naive estimates' ratio; ``classes``: the
+    roofline's class of each held-out workload, in the result's row order.
+    """
+
+    method: str
+    kind: str = "estimate"
+    per_group: dict[str, Scores] | None = None
+    missing: str | None = None
+    ratio: float | None = None
+    classes: tuple[str, ...] | None = None
+
+    @classmethod
+    def from_errors(cls, method: str, kind: str, apes, groups=None, **extra) -> MethodResult:
+        """Score ``apes`` (NaN: not scored); with ``groups`` (a label per entry of ``apes``) also per group."""
+        a = np.asarray(apes, float)
+        per_group = None
+        if groups is not None:
+            labels = np.asarray(groups)
+            per_group = {str(g): Scores.of(a[labels == g]) for g in np.unique(labels)}
+        return cls(method=method, kind=kind, per_group=per_group, **asdict(Scores.of(a)), **extra)
+
+    @property
+    def class_counts(self) -> dict[str, int]:
+        """Workloads per roofline class, in the order memory, compute, latency (classes present only)."""
+        if not self.classes:
+            return {}
+        return {c: self.classes.count(c) for c in CLASSES if c in self.classes}
+
+    def to_dict(self) -> dict:
+        d = {"method": self.method, "kind": self.kind, **super().to_dict()}
+        if self.per_group is not None:
+            d["per_group"] = {g: s.to_dict() for g, s in self.per_group.items()}
+        if self.missing is not None:
+            d["missing"] = self.missing
+        if self.ratio is not None:
+            d["ratio"] = self.ratio
+        if self.classes is not None:
+            d["class"] = list(self.classes)
+            d["class_counts"] = self.class_counts
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> MethodResult:
+        per_group = d.get("per_group")
+        return cls(method=d["method"], kind=d.get("kind", "estimate"), **asdict(Scores.from_dict(d)),
+                   per_group=None if per_group is None else {g: Scores.from_dict(s) for g, s in per_group.items()},
+                   missing=d.get("missing"), ratio=d.get("ratio"),
+                   classes=None if d.get("class") is None else tuple(d["class"]))
+
+
+def _best(methods: list[MethodResult]) -> MethodResult | None:
+    """The scored method with the lowest mean APE (the first such in the order run), or None."""
+    return min((m for m in methods if m.scored), key=lambda m: m.mean_ape, default=None)
+
+
+def _named(methods: list[MethodResult], name: str) -> MethodResult | None:
+    return next((m for m in methods if m.method == name), None)
+
+
+@dataclass
+class HeldOutEvaluation:
+    """Every method with each group (application or kernel, ``cv_label``) held out in turn.
+
+    ``groups``: the held-out groups with measured targets; ``warnings``: {held-out group: [{code, title,
+    evidence}]}; ``rows`` (None when left out): per workload {id, application, kernel, host, measured and each
+    method's "method|point", "method|lo", "method|hi"}; ``n_workloads``: workloads with a measured target.
+    """
+
+    scenario: dict
+    cv_label: str
+    n_workloads: int
+    excluded_rows: int
+    groups: list[str]
+    methods: list[MethodResult]
+    warnings: dict
+    rows: list[dict] | None = None
+    seconds: float = 0.0
+
+    def method(self, name: str) -> MethodResult | None:
+        return _named(self.methods, name)
+
+    @property
+    def scored(self) -> list[MethodResult]:
+        """The methods that estimated at least one measured workload, in the order run."""
+        return [m for m in self.methods if m.scored]
+
+    @property
+    def best(self) -> MethodResult | None:
+        """The method with the lowest mean APE over every held-out workload."""
+        return _best(self.methods)
+
+    def to_dict(self, rows: bool = True) -> dict:
+        best = self.best
+        d = {"scenario": self.scenario, "cv_label": self.cv_label, "n_workloads": self.n_workloads,
+             "excluded_rows": self.excluded_rows, "groups": list(self.groups),
+             "methods": [m.to_dict() for m in self.methods], "best": best.method if best else None,
+             "warnings": self.warnings, "seconds": self.seconds}
+        if rows and self.rows is not None:
+            d["rows"] = self.rows
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> HeldOutEvaluation:
+        return cls(d["scenario"], d["cv_label"], d["n_workloads"], d.get("excluded_rows", 0), list(d["groups"]),
+                   [MethodResult.from_dict(m) for m in d["methods"]], d.get("warnings") or {}, d.get("rows"),
+                   d.get("seconds", 0.0))
+
+
+@dataclass
+class ApplicationEstimate:
+    """One application held out: every estimate (and model) for its workloads, with errors and warnings.
+
+    ``training_applications``: what was learned from (``n_training`` measured workloads); ``calibration``:
+    {kernel: [calibrating workload ids]} of one-run; ``one_run``: {kernel: that calibration's detail (its
+    ratio)}; ``spread``: the training kernels' within-kernel ratio spread (one-run's range); ``rows``: per
+    workload {id, kernel, host, measured, calibrating, and each method's "method|point", "method|lo",
+    "method|hi"}; ``warnings``: [{code, title, evidence}].
+    """
+
+    scenario: dict
+    application: str
+    n_workloads: int
+    n_measured: int
+    training_applications: list[str]
+    n_training: int
+    calibration: dict
+    one_run: dict
+    spread: float
+    methods: list[MethodResult]
+    warnings: list[dict]
+    rows: list[dict]
+    seconds: float = 0.0
+
+    def method(self, name: str) -> MethodResult | None:
+        return _named(self.methods, name)
+
+    @property
+    def scored(self) -> list[MethodResult]:
+        return [m for m in self.methods if m.scored]
+
+    @property
+    def best(self) -> MethodResult | None:
+        """The method with the lowest mean APE on this application's measured workloads."""
+        return _best(self.methods)
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether one-run has a calibrating input (without one it estimates nothing)."""
+        return bool(self.calibration)
+
+    def with_calibration(self, other: ApplicationEstimate) -> ApplicationEstimate:
+        """This result's models with ``other``'s estimates: ``other`` is the same application estimated with
+        calibrating inputs and no models (fast); the estimates do not depend on the models, so nothing is
+        refitted. The rows keep this result's model columns and take ``other``'s estimate columns."""
+        if other.application != self.application:
+            raise ConfigError(f"A calibration of {other.application} cannot join the estimates of "
+                              f"{self.application}.")
+        estimates = [m for m in other.methods if m.kind == "estimate"]
+        names = {m.method for m in estimates}
+        by_id = {r["id"]: r for r in other.rows}
+        rows = []
+        for r in self.rows:
+            c = by_id[r["id"]]
+            rows.append({**r, "calibrating": c["calibrating"],
+                         **{k: v for k, v in c.items() if k.split("|")[0] in names}})
+        models = [m for m in self.methods if m.kind == "model"]
+        return ApplicationEstimate(self.scenario, self.application, self.n_workloads, self.n_measured,
+                                   self.training_applications, self.n_training, other.calibration, other.one_run,
+                                   self.spread, estimates + models, self.warnings, rows, self.seconds)
+
+    def to_dict(self) -> dict:
+        best = self.best
+        return {"scenario": self.scenario, "application": self.application, "n_workloads": self.n_workloads,
+                "n_measured": self.n_measured, "training_applications": list(self.training_applications),
+                "n_training": self.n_training, "calibration": self.calibration, "one_run": self.one_run,
+                "spread": self.spread, "methods": [m.to_dict() for m in self.methods],
+                "best": best.method if best else None, "warnings": self.warnings, "rows": self.rows,
+                "seconds": self.seconds}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ApplicationEstimate:
+        return cls(d["scenario"], d["application"], d["n_workloads"], d["n_measured"],
+                   list(d["training_applications"]), d["n_training"], d.get("calibration") or {},
+                   d.get("one_run") or {}, d.get("spread"), [MethodResult.from_dict(m) for m in d["methods"]],
+                   d.get("warnings") or [], d["rows"], d.get("seconds", 0.0))
