@@ -9,16 +9,19 @@ from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, v
 
 #: the methods drawn at first; the others start hidden (click the legend to show them)
 SHOWN = ("naive-pooled", "roofline", "one-run", "RandomForest")
-UNITS = {"duration": "s", "cycles": "cycles", "value": "target units"}
 
 
-def estimates(app, metric: str):
+def _logged(label: str, unit: str) -> str:
+    """An axis title of a log axis, with the unit when there is one."""
+    return f"{label} ({unit}, log)" if unit else f"{label} (log)"
+
+
+def estimates(app, metric: str, unit: str):
     """Per workload of the held-out application (an ApplicationEstimate): measured target and each estimate
     with its range (error bars lo..hi), against the host's own value; log-log."""
     rows = app.rows
     if not rows:
         return empty("The application has no workloads")
-    unit = UNITS.get(metric, "target units")
     rows = sorted(rows, key=lambda r: r["host"])
     host = np.array([r["host"] for r in rows])
     ids = [f"{r['id']} ({r['kernel']})" for r in rows]
@@ -49,8 +52,8 @@ def estimates(app, metric: str):
                                 "symbol": ["star" if c else "x-thin-open" for c in cal], "line": {"width": 2}},
                      "hovertemplate": f"%{{text}}<br>measured: %{{y:.4g}} {unit}<extra></extra>"})
     return figure(data, f"{app.application} on the target: estimates with their ranges", 460,
-                  xaxis=log_axis(f"host's own {metric} ({unit}, log)", host),
-                  yaxis=log_axis(f"target {metric} ({unit}, log)", *series))
+                  xaxis=log_axis(_logged(f"host's own {metric}", unit), host),
+                  yaxis=log_axis(_logged(f"target {metric}", unit), *series))
 
 
 def per_application(allres):
@@ -79,15 +82,13 @@ def _plain(text: str) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def hypothetical(hyp: dict):
+def hypothetical(hyp: dict, unit: str):
     """Per workload on a GPU never built or measured: the spec roofline estimate with its interval (error bars
     lower..upper, from the rule's errors on measured pairs; the class range where there is no interval)
     against the host's own value, one colour per application; log-log."""
     rows = hyp["rows"]
     if not rows:
         return empty("No workloads to estimate")
-    metric = hyp["metric"]
-    unit = UNITS.get(metric, "target units")
     data, series = [], []
     host_all = np.array([r["host"] for r in rows])
     for i, app in enumerate(sorted({r["application"] for r in rows})):
@@ -106,5 +107,5 @@ def hypothetical(hyp: dict):
     name = _plain(hyp["device"]["device"])
     what = "intervals" if rows[0].get("lower") is not None else "class ranges"
     return figure(data, f"{name} (from its specs only): spec roofline estimates with their {what}",
-                  460, xaxis=log_axis(f"host's own {metric} ({unit}, log)", host_all),
-                  yaxis=log_axis(f"estimated {metric} on {name} ({unit}, log)", *series))
+                  460, xaxis=log_axis(_logged(f"host's own {hyp['metric']}", unit), host_all),
+                  yaxis=log_axis(_logged(f"estimated {hyp['metric']} on {name}", unit), *series))

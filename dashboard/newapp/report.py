@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import time
 
-from dashboard.newapp.figures import UNITS, hypothetical
+from dashboard.newapp.figures import hypothetical
+from dashboard.state import datasets
 from dashboard.newapp.kinds import NEWAPP
 from dashboard.newapp.views import HYPO_TIMES, hypo_columns, hypo_facts, hypo_texts, track_columns, track_rows
 from dashboard.ui.report import Report, Section, Table
@@ -16,17 +17,17 @@ from modeling.version import code_version
 def build(res: dict, link: str) -> Report:
     h = res["hypothetical"]
     note, warnings, text = hypo_texts(res)
-    unit = UNITS.get(h["metric"], "")
+    unit = datasets.unit_of(res["params"])
     record = track_rows(h["track"])
     track = Table([(c["field"], c["headerName"]) for c in track_columns(record)], record)
     rows = Table([(c["field"], c["headerName"] + (f" ({unit})" if c["field"] in HYPO_TIMES else ""))
-                  for c in hypo_columns(h["metric"])], h["rows"], digits=5)
+                  for c in hypo_columns(unit)], h["rows"], digits=5)
     return Report(
         title=f"{h['device']['device']}: estimates for a GPU never measured (from its specs only)",
         facts=[(label, value) for label, value, _ in hypo_facts(res)],
         sections=[Section("What the estimates are, and how far the same rule was", [t for t in (note, text) if t]
                           + warnings, tables=[track]),
-                  Section("Estimates per workload", figures=[hypothetical(h)], tables=[rows])],
+                  Section("Estimates per workload", figures=[hypothetical(h, unit)], tables=[rows])],
         inputs=dict(res.get("params") or {}),
         provenance=(f"Dataset {res['dataset_name']} (fingerprint {NEWAPP.fingerprint(res['params'])}); code version "
                     f"{code_version()} (part of the result's key)."),

@@ -10,6 +10,7 @@ from dashboard.newapp.figures import estimates, hypothetical, per_application
 from dashboard.newapp.views import P
 from dashboard.ui.components import alert, card, stat
 from dashboard.ui.figures import empty
+from dashboard.state import datasets
 from modeling.newapp.results import ApplicationEstimate, HeldOutEvaluation
 
 
@@ -37,9 +38,10 @@ def measured_content(res: dict | None, cal, cal_time) -> tuple:
     app, said, refused = views.shown_application(res, cal, cal_time)
     status = alert(refused) if refused else (alert(said, "info") if said else None)
     allres = HeldOutEvaluation.from_dict(res["all"])
-    metric = res["params"]["metric"]
-    return (_summary(res, app), status, views.method_columns(app), views.method_rows(app), estimates(app, metric),
-            views.workload_columns(app, metric), app.rows, per_application(allres),
+    unit = datasets.unit_of(res["params"])
+    figure = estimates(app, res["params"]["metric"], unit)
+    return (_summary(res, app), status, views.method_columns(app), views.method_rows(app), figure,
+            views.workload_columns(app, unit), app.rows, per_application(allres),
             views.held_out_columns(allres), views.held_out_rows(allres))
 
 
@@ -60,8 +62,9 @@ def hypo_content(res: dict | None) -> tuple:
     which view shows (the measured one's style, then the never-measured one's)."""
     if not res or "hypothetical" not in res:
         return (None, views.track_columns(), [], empty("Press Estimate to see the estimates"), [],
-                views.hypo_columns("duration"), shown_block(True), shown_block(False))
+                views.hypo_columns("s"), shown_block(True), shown_block(False))
     h = res["hypothetical"]
     track = views.track_rows(h["track"])
-    return (_hypo_summary(res), views.track_columns(track), track, hypothetical(h), h["rows"],
-            views.hypo_columns(h["metric"], h["rows"]), shown_block(False), shown_block(True))
+    unit = datasets.unit_of(res["params"])
+    return (_hypo_summary(res), views.track_columns(track), track, hypothetical(h, unit), h["rows"],
+            views.hypo_columns(unit, h["rows"]), shown_block(False), shown_block(True))

@@ -8,7 +8,6 @@ import re
 
 from dashboard.crossgen.params import METRIC_LABELS
 from dashboard.newapp import work
-from dashboard.newapp.figures import UNITS
 from dashboard.ui.components import num_col
 from dashboard.ui.format import si, si_col
 from dashboard.ui.url_state import InvalidParameter
@@ -150,10 +149,9 @@ def _names(rows: list[dict], fields) -> list[dict]:
                    [r.get(f) for r in rows]) for i, (f, h) in enumerate(fields)]
 
 
-def workload_columns(app: ApplicationEstimate, metric: str) -> list[dict]:
+def workload_columns(app: ApplicationEstimate, unit: str) -> list[dict]:
     """The workload, its host and measured values, then each method that estimated something (one-run always:
     it fills in once calibrated), the estimates with their range."""
-    unit = UNITS.get(metric, "")
     cols = [*_names(app.rows, (("id", "workload"), ("kernel", "kernel"))),
             _time_col("host", "host's own", unit), _time_col("measured", "measured on target", unit)]
     for m in app.methods:
@@ -234,9 +232,8 @@ HYPO_TIMES = ("host", "point", "lower", "upper", "lo", "hi")
 HYPO_TIME_HEADERS = ("host's own", "estimate", "interval low", "interval high", "class range low", "class range high")
 
 
-def hypo_columns(metric: str, rows: list[dict] = ()) -> list[dict]:
+def hypo_columns(unit: str, rows: list[dict] = ()) -> list[dict]:
     """The per-workload columns of a never-measured GPU; the text columns as wide as ``rows``' values."""
-    unit = UNITS.get(metric, "")
     return _names(rows, (("id", "workload"), ("application", "application"), ("kernel", "kernel"),
                          ("class", "class"))) + \
         [_time_col(k, h, unit) for k, h in zip(HYPO_TIMES, HYPO_TIME_HEADERS)] + [num_col("ratio", "ratio to host", 4)]

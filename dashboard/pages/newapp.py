@@ -9,11 +9,11 @@ from dashboard import jobs
 from dashboard.crossgen.params import METRIC_LABELS, register_dataset_dependents
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.newapp import work
-from dashboard.newapp.figures import UNITS
 from dashboard.newapp.kinds import AUTO, MODES, NEWAPP, ROLE_PARAMS, TYPED, role_choices
 from dashboard.newapp.sections import hypo_content, measured_content
 from dashboard.newapp.views import P, calibration_options
 from dashboard.state import datasets, devices
+from dashboard.ui.format import unit_text
 from dashboard.state.uploads import decode_upload, parse_upload
 from dashboard.ui.components import alert, card, grid, register_csv
 from dashboard.ui.fields import dropdown, field
@@ -161,7 +161,7 @@ def _measured_view(summary, cal_status, cal_opts, view, v, method_cols, methods,
                  field("Calibrating input", dcc.Dropdown(id=f"{P}-cal", options=cal_opts, value=view.get("cal"),
                                                          placeholder="none", clearable=True,
                                                          style={"width": "340px"})),
-                 field(f"Measured on the target ({UNITS.get(v['metric'], 'target units')})",
+                 field(f"Measured on the target ({unit_text(datasets.unit_of(v))})",
                        dcc.Input(id=f"{P}-cal_time", type="number", min=0, step="any", debounce=True,
                                  value=view.get("cal_time"), className="num-input", placeholder="dataset value",
                                  style={"width": "14em"})),

@@ -39,7 +39,11 @@ def test_the_work_function_gives_the_libraries_numbers():
     want = shipped_hypothetical("GTX-680", typed_device("H100-ish", "Hopper", 132, 16896, 1980, 3350)).to_dict()
     _same(res["hypothetical"], want)
     assert res["hypothetical"]["track"]["pooled"]["n"] == 2200
-    go.Figure(figures.hypothetical(res["hypothetical"]))
+    fig = go.Figure(figures.hypothetical(res["hypothetical"], "s"))
+    assert fig.layout.xaxis.title.text == "host's own duration (s, log)"
+    # an upload without a unit: the axes say none, never an invented one
+    bare = figures.hypothetical(res["hypothetical"], "")["layout"]
+    assert bare["yaxis"]["title"]["text"].endswith("(log)") and "units" not in bare["yaxis"]["title"]["text"]
     res = work.newapp_result(NEWAPP.request({"mode": "table", "gpu": "Tesla-P100", "metric": "cycles"})["params"])
     h = res["hypothetical"]
     assert h["source"] == "device table" and h["applicability"]["verdict"] == "inside" and h["metric"] == "cycles"

@@ -72,7 +72,7 @@ def test_result_merge_and_figures():
     assert one.n == len(hw) - 1 and merged.calibrated
     for r in merged.rows:
         assert r["RandomForest|point"] is not None
-    go.Figure(figures.estimates(merged, "duration"))
+    go.Figure(figures.estimates(merged, "duration", "s"))
     go.Figure(figures.per_application(HeldOutEvaluation.from_dict(res["all"])))
     assert set(res["all"]["groups"]) == {"backprop", "heartwall", "hotspot", "lud"}
 

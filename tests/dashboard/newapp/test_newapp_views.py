@@ -17,14 +17,14 @@ def test_text_columns_are_as_wide_as_their_longest_value_up_to_a_cap():
     rows = [{"id": "bpnn_adjust_weights_cuda:10240x0", "application": "backprop", "kernel": "bpnn_adjust_weights_cuda",
              "class": "latency"},
             {"id": "x" * 80, "application": "a", "kernel": "k", "class": "memory"}]
-    cols = views.hypo_columns("duration", rows[:1])
+    cols = views.hypo_columns("s", rows[:1])
     assert width(cols, "id") >= len(rows[0]["id"]) * views.CHAR_PX + views.CELL_PAD_PX
     assert width(cols, "kernel") >= len(rows[0]["kernel"]) * views.CHAR_PX + views.CELL_PAD_PX
     # a one-word header keeps room for itself and the filter icon ("applica…" before)
     assert width(cols, "application") >= len("application") * views.CHAR_PX + views.CELL_PAD_PX + views.HEADER_ICON_PX
-    long = views.hypo_columns("duration", rows)
+    long = views.hypo_columns("s", rows)
     assert width(long, "id") == views.MAX_COL_PX and next(c for c in long if c["field"] == "id")["tooltipField"] == "id"
-    assert views.hypo_columns("duration")[0]["pinned"] == "left"  # before any result: the defaults
+    assert views.hypo_columns("s")[0]["pinned"] == "left"  # before any result: the defaults
 
 
 def test_headers_wrap_after_hyphens_but_not_inside_a_slash_name():
