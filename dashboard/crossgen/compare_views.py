@@ -30,10 +30,10 @@ INPUT_COLUMNS = [
                                         "style": {"backgroundColor": "#fff3bf", "fontWeight": "600"}}]}},
 ]
 MODEL_COLUMNS = [
-    {"field": "model", "minWidth": 250, "flex": 2, "tooltipField": "model"},
+    {"field": "model", "minWidth": 220, "flex": 2, "tooltipField": "model"},
     {"field": "marks", "headerName": "★", "minWidth": 70, "maxWidth": 90, "sortable": False},
-    num_col("e_out_a", "E_out % in A"), num_col("e_out_b", "E_out % in B"),
-    {**num_col("delta", "B − A (points)"), "minWidth": 112, "cellStyle": _DELTA_STYLE},
+    {**num_col("e_out_a", "E_out % in A"), "minWidth": 120}, {**num_col("e_out_b", "E_out % in B"), "minWidth": 120},
+    {**num_col("delta", "B − A (points)"), "minWidth": 120, "cellStyle": _DELTA_STYLE},
     {**num_col("rank_a", "rank in A", 0), "minWidth": 90}, {**num_col("rank_b", "rank in B", 0), "minWidth": 90},
     num_col("ir10_a", "IR@10 % in A", 1), num_col("ir10_b", "IR@10 % in B", 1),
     {"field": "changed", "headerName": "moved", "minWidth": 100, "cellStyle": _DELTA_STYLE},
@@ -72,6 +72,11 @@ def starred(summary: dict) -> str:
 
 def model_choices() -> list[str]:
     return [*ALL_MODELS, BASELINE]
+
+
+def model_options() -> list[dict]:
+    """The per-workload model dropdowns: each run's ★ first, then every model and the baseline."""
+    return [{"label": f"{STAR} this run's lowest E_out", "value": STAR}, *model_choices()]
 
 
 def _side_label(side: dict) -> str:

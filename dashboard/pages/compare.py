@@ -4,8 +4,8 @@ import dash
 from dash import Input, Output, callback, dcc, html
 
 from dashboard import jobs
-from dashboard.crossgen.compare_views import (INPUT_COLUMNS, MODEL_COLUMNS, model_choices, saved_options, summary,
-                                              workload_columns, workload_view)
+from dashboard.crossgen.compare_views import (INPUT_COLUMNS, MODEL_COLUMNS, model_choices, model_options,
+                                              saved_options, summary, workload_columns, workload_view)
 from dashboard.crossgen.kinds import COMPARE
 from dashboard.jobs.panel import job_panel, register_job
 from dashboard.ui.components import alert, card, grid, register_csv
@@ -77,8 +77,8 @@ def layout(**query):
                         className="hint"),
                  grid(f"{P}-models", MODEL_COLUMNS, rows=models, height=520, file_name="compared_leaderboards.csv")),
             card(html.H2("Per-workload errors on one scale"),
-                 html.Div([field("Model in A", dropdown(f"{P}-model_a", [STAR, *model_choices()], v["model_a"])),
-                           field("Model in B", dropdown(f"{P}-model_b", [STAR, *model_choices()], v["model_b"]))],
+                 html.Div([field("Model in A", dropdown(f"{P}-model_a", model_options(), v["model_a"])),
+                           field("Model in B", dropdown(f"{P}-model_b", model_options(), v["model_b"]))],
                           className="pair-grid"),
                  html.P(verdict, id=f"{P}-verdict", className="situation"),
                  dcc.Graph(id=f"{P}-ape-graph", figure=fig),
