@@ -33,6 +33,7 @@ Only small JSON goes through the stores; results stay in the server's cache.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from collections.abc import Callable
 
@@ -210,6 +211,8 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             res = jobs.result_for(got["ready"])
             if res is not None:
                 got.update(views.draw(res, *choices), drawn=got["ready"])
+        elif views and "pending" in got:  # the job draws the views with these choices in its own answer
+            got["pending"]["choices"] = list(choices)
         return _answer(status=None, **got)
 
     @callback(Output(f"{prefix}-result", "data"), Output(f"{prefix}-pending", "data"),
@@ -230,7 +233,12 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
         return (result, got.get("pending", no_update), got.get("watchdog", no_update), got["job_status"],
                 got["service"])
 
-    @callback(Output(f"{prefix}-job-result", "data"), Input(f"{prefix}-pending", "data"),
+    job_outputs = [Output(f"{prefix}-job-result", "data")]
+    if views:  # the job's answer draws the views (the ready store that follows is skipped: P-drawn)
+        job_outputs += [Output(f"{prefix}-drawn", "data", allow_duplicate=True),
+                        *(Output(i, prop, allow_duplicate=True) for i, prop in views.outputs.values())]
+
+    @callback(*job_outputs, Input(f"{prefix}-pending", "data"),
               background=True, manager=jobs.background_manager(), interval=POLL_MS,
               progress=[Output(f"{prefix}-progress", "value"), Output(f"{prefix}-progress-label", "children")],
               progress_default=["0", ""],
@@ -241,12 +249,31 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
               prevent_initial_call=True)
     def _job(set_progress, pending):
         if not pending:
-            return no_update
+            return [no_update] * len(job_outputs) if views else no_update
         # this runs in the job's process (local: a forked process, a group of its own; redis: a Celery task on a
         # worker, with a liveness lease), in the project of the session that started it (looked up on the
         # server from that request's cookie): its key, its data and its result are that project's
         with projects.job_scope():
-            return _run(set_progress, pending)
+            got = _run(set_progress, pending)
+            return _with_views(got, pending) if views else got
+
+    def _with_views(got, pending) -> list:
+        """The job's answer and, when it has a result and the request carried the views' choices (a Run click),
+        the views drawn from it: from Run to the first chart, two round trips (Run, the job)."""
+        nothing = [got, no_update, *[no_update] * len(views.outputs)]
+        choices = pending.get("choices") if isinstance(pending, dict) else None
+        key = jobs.key_of(got) if isinstance(got, dict) and not got.get("error") else None
+        if key is None or not isinstance(choices, list) or len(choices) != len(views.choices):
+            return nothing
+        try:
+            res = jobs.get_result(key)
+            if res is None:
+                return nothing
+            drawn = views.draw(res, *choices)
+        except Exception:  # noqa: BLE001 - the page's own callbacks draw from the ready store instead
+            logging.getLogger("perfcast").exception("drawing the views of %s in its job failed", key)
+            return nothing
+        return [got, {"key": key}, *(drawn[k] for k in views.outputs)]
 
     def _run(set_progress, pending):
         try:  # the inputs and the key are taken from the browser's store only after checking them again

@@ -72,3 +72,41 @@ def test_run_on_a_cached_result_draws_in_one_round_trip(dash_duo, perfcast_app):
     later = [b for b in sent[1:] if any(v in b["output"] for v in VIEWS)]
     assert all("scenario-ready" in triggered_by(b) for b in later), outputs
     assert all(b.get("status") == 204 for b in later), [(b["output"][:60], b.get("status")) for b in later]
+
+
+def test_run_on_a_new_result_draws_in_two_round_trips(dash_duo, perfcast_app):
+    """Not cached: Run starts the job, and the job's own answer (its start and polls are one background
+    callback) carries every view; the ready store that follows draws nothing again."""
+    from selenium.webdriver.common.keys import Keys
+
+    dash_duo.start_server(perfcast_app)
+    driver = _logging_browser()
+    try:
+        driver.get(dash_duo.server_url + "/scenario")
+        present(driver, "#scenario-run")
+        WebDriverWait(driver, 30).until(lambda d: "?" in (d.find_element("id", "scenario-share")
+                                                          .get_attribute("value") or ""))
+        seed = driver.find_element("id", "scenario-seed")
+        seed.send_keys(Keys.CONTROL, "a")
+        seed.send_keys(str(1000 + time.time_ns() % 10**6), Keys.TAB)  # a seed nobody ran: not cached
+        time.sleep(0.5)
+        driver.get_log("performance")
+        present(driver, "#scenario-run")[0].click()
+        assert text_in(driver, "#scenario-best-eout", 180).endswith("%")
+        time.sleep(1.0)
+        sent = _callbacks(driver.get_log("performance"))
+    finally:
+        driver.quit()
+
+    def triggered_by(body):
+        return {i["id"] for i in body["inputs"] if isinstance(i, dict) and isinstance(i.get("id"), str)}
+
+    outputs = [b["output"] for b in sent]
+    assert "scenario-run" in triggered_by(sent[0]) and "scenario-pending.data" in outputs[0], outputs
+    job = [b for b in sent if "scenario-job-result.data" in b["output"]]
+    assert job and all(all(v in b["output"] for v in VIEWS) for b in job), outputs
+    by_ready = [b for b in sent if "scenario-ready" in triggered_by(b) and any(v in b["output"] for v in VIEWS)]
+    assert by_ready and all(b.get("status") == 204 for b in by_ready), \
+        [(b["output"][:60], b.get("status")) for b in by_ready]
+    # nothing else drew a view: Run, the job, and the skipped ones
+    assert all(b is sent[0] or b in job or b in by_ready for b in sent if any(v in b["output"] for v in VIEWS))
