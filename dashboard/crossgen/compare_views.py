@@ -8,7 +8,7 @@ from dash import html
 from dashboard import jobs
 from dashboard.crossgen.figures import ape_pair
 from dashboard.state import datasets, scenarios
-from dashboard.ui.components import alert, card, num_col, stat
+from dashboard.ui.components import alert, card, num_col, pct_col, stat
 from dashboard.ui.figures import empty
 from dashboard.ui.format import si_col
 from modeling.crossgen.compare import compare_workloads
@@ -32,8 +32,8 @@ INPUT_COLUMNS = [
 MODEL_COLUMNS = [
     {"field": "model", "minWidth": 220, "flex": 2, "tooltipField": "model"},
     {"field": "marks", "headerName": "★", "minWidth": 70, "maxWidth": 90, "sortable": False},
-    {**num_col("e_out_a", "E_out % in A"), "minWidth": 120}, {**num_col("e_out_b", "E_out % in B"), "minWidth": 120},
-    {**num_col("delta", "B − A (points)"), "minWidth": 120, "cellStyle": _DELTA_STYLE},
+    pct_col("e_out_a", "E_out % in A", 104), pct_col("e_out_b", "E_out % in B", 104),
+    {**pct_col("delta", "B − A (points)", 112), "cellStyle": _DELTA_STYLE},
     {**num_col("rank_a", "rank in A", 0), "minWidth": 90}, {**num_col("rank_b", "rank in B", 0), "minWidth": 90},
     num_col("ir10_a", "IR@10 % in A", 1), num_col("ir10_b", "IR@10 % in B", 1),
     {"field": "changed", "headerName": "moved", "minWidth": 100, "cellStyle": _DELTA_STYLE},

@@ -69,7 +69,7 @@ def layout(**query):
                  {**num_col("baseline_e_out", "baseline E_out %"), "minWidth": 124},
                  {**num_col("n_workloads", "workloads", 0), "minWidth": 112},
                  {**num_col("n_excluded", "left out", 0), "minWidth": 100},
-                 num_col("sim_speedup_mean", "× vs simulator (mean)", 0)], rows=rows, height=260,
+                 {**num_col("sim_speedup_mean", "× vs simulator (mean)", 0), "minWidth": 118}], rows=rows, height=260,
                  file_name="generations.csv"),
              html.Div(set_note(res), id=f"{P}-set-note"),
              html.P(sim_note, id=f"{P}-sim-note", className="hint")),

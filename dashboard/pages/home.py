@@ -29,8 +29,8 @@ def layout(**_query):
         html.P(f"{len(w)} workloads (Rodinia kernel × input size): "
                + ", ".join(f"{a} {n}" for a, n in sorted(apps.items()))
                + f"; {len(shipped.counters())} nvprof counters measured on each of {len(dev)} GPUs."),
-        grid("home-devices-table", [{"field": c, "headerName": c.replace("_", " "), "minWidth": 110}
-                                    for c in dev.columns],
+        grid("home-devices-table", [{"field": c, "headerName": c.replace("_", " "),
+                                     "minWidth": 180 if c == "chip" else 110} for c in dev.columns],
              rows=dev.astype(object).where(dev.notna(), None).to_dict("records"), height=330,
              file_name="gpu_devices.csv"),
         html.P(["GPU profiles: gpuperfpredict by Marcos Amaris et al. (University of São Paulo), "

@@ -72,11 +72,11 @@ def layout(**query):
              html.Div(took, id=f"{P}-time", className="hint")),
         card(html.H2("Metrics (exact roots beside the thesis' closed forms; empty: does not exist)"),
              grid(f"{P}-grid", [{"field": "accelerator", "minWidth": 200}, {"field": "latency", "minWidth": 120},
-                                num_col("L", "L", 4), num_col("o", "o", 1), num_col("C", "C", 3),
+                                {**num_col("L", "L", 4), "minWidth": 112}, num_col("o", "o", 1), num_col("C", "C", 3),
                                 num_col("A", "A", 3), num_col("beta", "β", 3), num_col("g1", "g1 (B)", 1),
                                 num_col("g1_thesis", "g1 closed form", 1), num_col("g_half", "g_A/2 (B)", 1),
                                 num_col("g_half_thesis", "g_A/2 closed form", 1), num_col("bound", "bound", 3),
-                                {"field": "bound_kind", "headerName": "bound kind"}],
+                                {"field": "bound_kind", "headerName": "bound kind", "minWidth": 104}],
                   rows=rows, height=200, file_name="logca-metrics.csv")),
         dcc.Tabs(id=f"{P}-tab", value=v["tab"], children=[
             dcc.Tab(label="Energy (LogCA^e)", value="energy", children=card(

@@ -16,7 +16,7 @@ from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO, SWEEP
 from dashboard.crossgen.compare_views import starred
 from dashboard.crossgen.leaderboard import baseline_wins, leaderboard_rows, winner
-from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.ui.components import alert, card, grid, num_col, pct_col, register_csv, stat
 from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
 from dashboard.ui.figures import empty
 from dashboard.ui.format import unit_text
@@ -80,13 +80,12 @@ def layout(**query):
                     className="hint"),
              grid(f"{P}-leaderboard", [
                  {"field": "mark", "headerName": "", "width": 50, "maxWidth": 60, "sortable": False},
-                 {"field": "model", "headerName": "model", "minWidth": 180, "tooltipField": "model"},
-                 *({**c, "minWidth": 82} for c in (
-                     num_col("e_out", "E_out %"), num_col("e_out_fold_mean", "fold mean %"), num_col("e_in", "E_in %"),
-                     num_col("ir10", "IR@10 %", 1), num_col("ir20", "IR@20 %", 1))),
-                 {"field": "features", "headerName": "features", "minWidth": 84},
-                 {**num_col("fit_seconds", "fit s (all folds)", 2), "minWidth": 112},
-                 {"field": "note", "headerName": "note", "minWidth": 300, "flex": 2, "wrapText": True,
+                 {"field": "model", "headerName": "model", "minWidth": 230, "tooltipField": "model"},
+                 pct_col("e_out", "E_out %"), pct_col("e_out_fold_mean", "fold mean %"), pct_col("e_in", "E_in %"),
+                 {**num_col("ir10", "IR@10 %", 1), "minWidth": 92}, {**num_col("ir20", "IR@20 %", 1), "minWidth": 92},
+                 {"field": "features", "headerName": "features", "minWidth": 100},
+                 {**num_col("fit_seconds", "fit s (all folds)", 2), "minWidth": 100},
+                 {"field": "note", "headerName": "note", "minWidth": 220, "flex": 2, "wrapText": True,
                   "autoHeight": True, "tooltipField": "note",
                   "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}}],
                  rows=rows, height=520, file_name="leaderboard.csv"),
