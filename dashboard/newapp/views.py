@@ -4,11 +4,10 @@ comes from the result types of modeling.newapp.results and .hypothetical)."""
 
 from __future__ import annotations
 
-import re
 
 from dashboard.crossgen.params import METRIC_LABELS
 from dashboard.newapp import work
-from dashboard.ui.components import num_col
+from dashboard.ui.components import fitted, num_col
 from dashboard.ui.format import si, si_col
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import ModelingError
@@ -30,24 +29,6 @@ MODEL_NOTE = "model on log(target/host); range: all models' spread"
 
 def pct(v) -> str:
     return "–" if v is None else f"{v:.1f} %"
-
-
-#: how wide a grid column must be to show a text whole (AG Grid's Alpine theme, 14 px text: 6-8 px a character
-#: but for m and W, 8 taken), 16 px of padding each side of a cell and 2 spare, the header's 16 px filter icon
-#: and its gap beside the text; one long text widens its column up to MAX_COL_PX, past that its tooltip shows it
-CHAR_PX, CELL_PAD_PX, HEADER_ICON_PX, MAX_COL_PX = 8, 34, 24, 380
-
-
-def fitted(col: dict, texts=()) -> dict:
-    """``col`` with a ``minWidth`` that shows the longest of ``texts`` and the header's longest word whole
-    (headers wrap between words and after a hyphen, never inside a word), never narrower than it was."""
-    words = re.findall(r"[^\s-]+-?", str(col.get("headerName") or col["field"]))
-    header = max((len(w) for w in words), default=0) * CHAR_PX + CELL_PAD_PX + HEADER_ICON_PX
-    cells = max((len(str(t)) for t in texts if t is not None), default=0) * CHAR_PX + CELL_PAD_PX
-    out = {**col, "minWidth": min(MAX_COL_PX, max(col.get("minWidth", 0), header, cells))}
-    if cells > MAX_COL_PX:
-        out.setdefault("tooltipField", col["field"])
-    return out
 
 
 def _num(field: str, header: str, digits: int, values) -> dict:

@@ -6,7 +6,7 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 from dashboard.access.projects import refused
 from dashboard.data_import import panel as profiler_panel, staged as profiler_files
 from dashboard.state import datasets, files, staging, uploads
-from dashboard.ui.components import alert, answer, card, grid, num_col, register_csv
+from dashboard.ui.components import alert, answer, card, fitted, grid, num_col, register_csv
 from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
 from dashboard.ui.fields import dropdown, field
 from dashboard.settings import MAX_UPLOAD_BYTES, TRASH_DAYS
@@ -125,6 +125,31 @@ def _not_read(note) -> dict:
     return _upload_answer(status=note, token=None, preview_box={"display": "none"})
 
 
+#: a preview cell's number: integers as written, others to six significant digits (0.000123457, 3.456)
+PREVIEW_NUMBER = ("params.value == null ? '' : params.value % 1 === 0 ? params.value "
+                  ": d3.format('.6~g')(params.value)")
+
+
+def _preview_text(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:.6g}"
+    return str(v)
+
+
+def preview_columns(rows: list[dict], cols: list[str], numeric: list[str]) -> list[dict]:
+    """The preview grid's columns, each as wide as its header's longest word and its longest value shown
+    (headers wrap between words; a long text past the widest column shows in its tooltip)."""
+    out = []
+    for c in cols:
+        col = {"field": c, "headerName": c}
+        if c in numeric:
+            col.update(type="numericColumn", valueFormatter={"function": PREVIEW_NUMBER})
+        out.append(fitted(col, [_preview_text(r.get(c)) for r in rows]))
+    return out
+
+
 @callback(output=UPLOAD_OUTPUTS, inputs={"contents": Input(f"{P}-upload", "contents"),
                                          "filename": State(f"{P}-upload", "filename")},
           prevent_initial_call=True)
@@ -152,7 +177,7 @@ def _uploaded(contents, filename):
     return _upload_answer(
         status=alert(f"Read {info['filename']}: {desc} Map the columns below, then save.", "success"), token=token,
         preview_box={"display": "block"}, preview_info=desc, preview_rows=preview,
-        preview_cols=[{"field": c, "headerName": c} for c in cols], columns=uploads.describe_columns(table),
+        preview_cols=preview_columns(preview, cols, numeric), columns=uploads.describe_columns(table),
         id_options=cols, id_col=guess["id_col"], group_options=cols, group_col=guess["group_col"],
         target_options=numeric, host_options=numeric, repeat_options=cols, repeat_col=guess["repeat_col"],
         feature_options=numeric, name=info["filename"].rsplit(".", 1)[0],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import dash_ag_grid as dag
 from dash import html
 
@@ -101,3 +103,21 @@ def answer(outputs, **given) -> dict:
     if unknown:
         raise KeyError(f"not outputs of this callback: {sorted(unknown)}")
     return {**dict.fromkeys(outputs, no_update), **given}
+
+
+#: how wide a grid column must be to show a text whole (AG Grid's Alpine theme, 14 px text: 6-8 px a character
+#: but for m and W, 8 taken), 16 px of padding each side of a cell and 2 spare, the header's 16 px filter icon
+#: and its gap beside the text; one long text widens its column up to MAX_COL_PX, past that its tooltip shows it
+CHAR_PX, CELL_PAD_PX, HEADER_ICON_PX, MAX_COL_PX = 8, 34, 24, 380
+
+
+def fitted(col: dict, texts=()) -> dict:
+    """``col`` with a ``minWidth`` that shows the longest of ``texts`` and the header's longest word whole
+    (headers wrap between words and after a hyphen, never inside a word), never narrower than it was."""
+    words = re.findall(r"[^\s-]+-?", str(col.get("headerName") or col["field"]))
+    header = max((len(w) for w in words), default=0) * CHAR_PX + CELL_PAD_PX + HEADER_ICON_PX
+    cells = max((len(str(t)) for t in texts if t is not None), default=0) * CHAR_PX + CELL_PAD_PX
+    out = {**col, "minWidth": min(MAX_COL_PX, max(col.get("minWidth", 0), header, cells))}
+    if cells > MAX_COL_PX:
+        out.setdefault("tooltipField", col["field"])
+    return out

@@ -15,17 +15,22 @@ from pc_browser import choose, present, screenshot, start, wait_text
 
 def test_dotted_bracketed_and_unicode_column_names_show_their_values(dash_duo, perfcast_app, tmp_path):
     rng = np.random.default_rng(0)
-    names = ["Branch.Efficiency", "l1[hit]", "warp exec", "Δcycles"]
-    df = pd.DataFrame({"workload": [f"w{i}" for i in range(12)],
+    names = ["Branch.Efficiency", "l1[hit]", "warp exec", "Δcycles", "requested_global_load_throughput@GTX-680"]
+    df = pd.DataFrame({"workload": [f"bpnn_adjust_weights_cuda:{8192 + i}x0" for i in range(12)],
                        **{n: np.round(rng.uniform(1, 9, 12), 3) for n in names}, "t": rng.uniform(1, 2, 12)})
     path = tmp_path / "dotted.csv"
     df.to_csv(path, index=False)
     start(dash_duo, perfcast_app, "/data")
     dash_duo.wait_for_element("#data-upload input[type=file]").send_keys(str(path))
-    dash_duo.wait_for_contains_text("#data-preview", "w0", timeout=20)
+    dash_duo.wait_for_contains_text("#data-preview", "bpnn_adjust_weights_cuda:8192x0", timeout=20)
     for n in names:
         cell = dash_duo.driver.find_elements("css selector", f'#data-preview .ag-row[row-index="0"] [col-id="{n}"]')
         assert cell and cell[0].text == f"{df.loc[0, n]:g}", n
+    # every header and value shows whole (the columns were 80 px: "wo…", "bpnn…", "0.00…")
+    cut = dash_duo.driver.execute_script(
+        "return [...document.querySelectorAll('#data-preview .ag-header-cell-text, #data-preview .ag-cell')]"
+        ".filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.innerText);")
+    assert cut == [], cut
     screenshot(dash_duo.driver, "data-dotted-columns")
 
 
