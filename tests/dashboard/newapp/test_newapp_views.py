@@ -4,6 +4,7 @@ headline facts read from the result types."""
 import numpy as np
 
 from dashboard.newapp import views
+from dashboard.ui import components as px
 from modeling.newapp.application import estimate_application
 from modeling.newapp.data import shipped_table
 from modeling.newapp.results import MethodResult
@@ -18,20 +19,20 @@ def test_text_columns_are_as_wide_as_their_longest_value_up_to_a_cap():
              "class": "latency"},
             {"id": "x" * 80, "application": "a", "kernel": "k", "class": "memory"}]
     cols = views.hypo_columns("s", rows[:1])
-    assert width(cols, "id") >= len(rows[0]["id"]) * views.CHAR_PX + views.CELL_PAD_PX
-    assert width(cols, "kernel") >= len(rows[0]["kernel"]) * views.CHAR_PX + views.CELL_PAD_PX
+    assert width(cols, "id") >= len(rows[0]["id"]) * px.CHAR_PX + px.CELL_PAD_PX
+    assert width(cols, "kernel") >= len(rows[0]["kernel"]) * px.CHAR_PX + px.CELL_PAD_PX
     # a one-word header keeps room for itself and the filter icon ("applica…" before)
-    assert width(cols, "application") >= len("application") * views.CHAR_PX + views.CELL_PAD_PX + views.HEADER_ICON_PX
+    assert width(cols, "application") >= len("application") * px.CHAR_PX + px.CELL_PAD_PX + px.HEADER_ICON_PX
     long = views.hypo_columns("s", rows)
-    assert width(long, "id") == views.MAX_COL_PX and next(c for c in long if c["field"] == "id")["tooltipField"] == "id"
+    assert width(long, "id") == px.MAX_COL_PX and next(c for c in long if c["field"] == "id")["tooltipField"] == "id"
     assert views.hypo_columns("s")[0]["pinned"] == "left"  # before any result: the defaults
 
 
 def test_headers_wrap_after_hyphens_but_not_inside_a_slash_name():
     hyphen = views.fitted({"field": "f", "headerName": "naive-balanced low"})
     slash = views.fitted({"field": "f", "headerName": "NNLS/Backward/AIC"})
-    assert hyphen["minWidth"] == len("balanced") * views.CHAR_PX + views.CELL_PAD_PX + views.HEADER_ICON_PX
-    assert slash["minWidth"] == len("NNLS/Backward/AIC") * views.CHAR_PX + views.CELL_PAD_PX + views.HEADER_ICON_PX
+    assert hyphen["minWidth"] == len("balanced") * px.CHAR_PX + px.CELL_PAD_PX + px.HEADER_ICON_PX
+    assert slash["minWidth"] == len("NNLS/Backward/AIC") * px.CHAR_PX + px.CELL_PAD_PX + px.HEADER_ICON_PX
 
 
 def test_a_model_off_by_millions_of_percent_is_shown_whole():
@@ -40,14 +41,14 @@ def test_a_model_off_by_millions_of_percent_is_shown_whole():
     app.methods.append(huge)
     cols = views.method_columns(app)
     text = f"{huge.mean_ape:,.1f}"
-    assert width(cols, "mean_ape") >= len(text) * views.CHAR_PX + views.CELL_PAD_PX
+    assert width(cols, "mean_ape") >= len(text) * px.CHAR_PX + px.CELL_PAD_PX
     assert width(cols, "within_10") < width(cols, "mean_ape")  # percentages stay narrow
     assert [c["field"] for c in cols] == [c["field"] for c in views.method_columns()]
 
 
 def test_track_columns_fit_the_pooled_architectures():
     rows = [{"target": "all pairs pooled", "architecture": "Kepler, Maxwell, Pascal"}]
-    assert width(views.track_columns(rows), "architecture") >= len(rows[0]["architecture"]) * views.CHAR_PX
+    assert width(views.track_columns(rows), "architecture") >= len(rows[0]["architecture"]) * px.CHAR_PX
 
 
 def test_facts_and_notes_read_the_result():
