@@ -20,7 +20,7 @@ def _source(a, v: dict) -> str:
     if a.name.startswith("upload:"):
         from dashboard.state import timings
 
-        meta = timings.timing_meta(v["timing"])
+        meta = timings.timing_meta(sources.upload_ref(a.name, v)[0])
         return (f"{a.label}: fitted from the uploaded timing table {meta['name']!r} ({meta['id']}, "
                 f"sha256 {meta['sha256'][:16]})")
     if a.fit:

@@ -2,7 +2,9 @@
 
 Names in links: a preset name (``ultrasparc-t2:aes``, ``openssl-x86:aes-128-ctr``),
 ``upload:<kernel>`` for a kernel of the timing table given by ``timing=tt-…``,
-or ``custom`` for the typed parameters.  Fits are cached per process.
+``upload:<tt-…>:<kernel>`` for a kernel of any other timing table of the project (so an accelerator fitted
+on /logca is offered on /accelerometer too), or ``custom`` for the typed parameters.  Fits are cached per
+process.
 """
 
 from __future__ import annotations
@@ -69,9 +71,22 @@ def upload_kernels(tt_id: str | None) -> list[str]:
 
 
 def options(tt_id: str | None = None) -> list[dict]:
+    """Presets, the kernels of the link's timing table (``tt_id``), then those of every other timing table of
+    the project, then the typed parameters."""
     opts = [{"label": _label(n), "value": n} for n in preset_names()]
     opts += [{"label": f"uploaded: {k} (fitted)", "value": f"upload:{k}"} for k in upload_kernels(tt_id)]
+    opts += [{"label": f"uploaded {meta['name']}: {k} (fitted)", "value": f"upload:{meta['id']}:{k}"}
+             for meta in timings.list_timings() if meta["id"] != tt_id for k in meta["kernels"]]
     return opts + [{"label": "custom (typed parameters)", "value": CUSTOM}]
+
+
+def upload_ref(name: str, v: dict) -> tuple[str, str]:
+    """``(timing table id, kernel)`` of an ``upload:`` accelerator name: its own table, or the link's."""
+    rest = name.split(":", 1)[1]
+    head, _, kernel = rest.partition(":")
+    if kernel and timings.TIMING_ID.match(head):
+        return head, kernel
+    return v["timing"], rest
 
 
 def names(values: dict) -> list[str]:
@@ -108,8 +123,8 @@ def resolve(name: str, v: dict) -> Accel:
             raise InvalidParameter("custom", str(exc)) from None
         return Accel(CUSTOM, "custom", p)
     if name.startswith("upload:"):
-        kernel = name.split(":", 1)[1]
-        res = upload_fit(v["timing"], kernel)
+        tt_id, kernel = upload_ref(name, v)
+        res = upload_fit(tt_id, kernel)
         return Accel(name, f"uploaded {kernel}", res.params, (res.measured.g, res.measured.speedup), res.to_dict())
     if name in MEASURED:
         res = measured_fit(MEASURED[name])

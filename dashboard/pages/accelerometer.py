@@ -46,7 +46,9 @@ def layout(**query):
                "the programmer's and architect's decision for a target speedup.", className="lead"),
         alert(error) if error else None,
         card(html.Div([
-            field("Accelerator", dropdown(f"{P}-acc", sources.options(v["timing"]), v["acc"])),
+            field("Accelerator", dropdown(f"{P}-acc", sources.options(v["timing"]), v["acc"]),
+                  html.Span(["the project's timing tables uploaded on ", dcc.Link("/logca", href="/logca"),
+                             " are listed too, fitted"])),
             _num("factor", v["factor"], "improvement factor"),
             _num("threshold", v["threshold"], "gain threshold %"),
             _num("gmin", v["gmin"], "from (bytes)"), _num("gmax", v["gmax"], "to (bytes)"),

@@ -46,6 +46,20 @@ def timing_meta(tt_id: str) -> dict:
     return stored_meta(_timings_dir(), tt_id, TIMING_ID, "timing table")
 
 
+def list_timings() -> list[dict]:
+    """The metadata of the current project's timing tables, newest first (a table without its metadata is
+    not listed)."""
+    out = []
+    for p in _timings_dir().glob("tt-*.json"):
+        try:
+            meta = json.loads(p.read_text())
+        except (OSError, ValueError):
+            continue
+        if TIMING_ID.match(str(meta.get("id", ""))):
+            out.append(meta)
+    return sorted(out, key=lambda m: -m.get("created", 0))
+
+
 def timing_table(tt_id: str) -> pd.DataFrame:
     timing_meta(tt_id)
     return pd.read_parquet(_timings_dir() / f"{tt_id}.parquet")

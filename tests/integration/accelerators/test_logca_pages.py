@@ -111,3 +111,27 @@ def test_accelerometer_regions_advice_and_link(dash_duo, perfcast_app):
         other.quit()
     dash_duo.driver.get(dash_duo.server_url + "/accelerometer?acc=nope:aes")
     dash_duo.wait_for_contains_text(".alert-error", "invalid parameter acc", timeout=20)
+
+
+def test_an_uploaded_timing_table_is_offered_on_accelerometer_without_a_link(dash_duo, perfcast_app):
+    """A table uploaded on /logca: /accelerometer, opened from the menu (no timing id in the address), lists
+    its kernels and draws the chosen one from its fit."""
+    import pandas as pd
+
+    from dashboard.accelerators import sources
+    from modeling.accelerators.calibrate import fit_table
+
+    frame = pd.read_csv(SHIPPED_TIMING)
+    meta = sources.save_timing_upload(frame, "lab timings")
+    kernel = meta["kernels"][0]
+    fit = fit_table(frame, kernel)
+    start(dash_duo, perfcast_app, "/accelerometer")
+    from pc_browser import choose
+
+    choose(dash_duo, "#accel-acc", f"uploaded lab timings: {kernel} (fitted)")
+    link = share_link(dash_duo, "accel")
+    assert f"upload%3A{meta['id']}%3A{kernel}" in link or f"upload:{meta['id']}:{kernel}" in link
+    # the bounds chart is the uploaded fit's: its title names the limit the fitted parameters give
+    from modeling.accelerators.logca import large_g_limit
+
+    dash_duo.wait_for_contains_text("#accel-bounds-graph", f"{large_g_limit(fit.params):.3g}", timeout=20)
