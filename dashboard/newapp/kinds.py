@@ -5,7 +5,8 @@ from __future__ import annotations
 from dashboard import jobs
 from dashboard.crossgen.params import DatasetParam, TargetParam, target_choices
 from dashboard.newapp import work
-from dashboard.state import datasets, devices
+from dashboard.newapp import devices
+from dashboard.state import datasets
 from dashboard.ui.url_state import InvalidParameter, Param, StoredParam
 from modeling.newapp.hypothetical import ARCH_MAX, NAME_MAX, SPEC_BOUNDS, SpecError, plain_text
 

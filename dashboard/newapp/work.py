@@ -6,7 +6,8 @@ import numpy as np
 
 from dashboard.crossgen.work import JOB_WORKERS
 from dashboard.jobs.progress import silent
-from dashboard.state import datasets, devices
+from dashboard.newapp import devices
+from dashboard.state import datasets
 from modeling.newapp.application import estimate_application
 from modeling.newapp.data import ROLES, device_spec, frame_table, shipped_table
 from modeling.newapp.evaluate import DEFAULT_MODELS, evaluate, group_folds, model_predictions

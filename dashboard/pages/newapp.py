@@ -12,7 +12,8 @@ from dashboard.newapp import work
 from dashboard.newapp.kinds import AUTO, MODES, NEWAPP, ROLE_PARAMS, TYPED, role_choices
 from dashboard.newapp.sections import hypo_content, measured_content
 from dashboard.newapp.views import P, calibration_options
-from dashboard.state import datasets, devices
+from dashboard.newapp import devices
+from dashboard.state import datasets
 from dashboard.ui.format import unit_text
 from dashboard.state.uploads import decode_upload, parse_upload
 from dashboard.ui.components import alert, card, grid, register_csv

@@ -89,7 +89,7 @@ def test_calibration_form_values_are_validated(cal, time, ok):
 
 
 def test_an_uploaded_device_table_is_validated_stored_by_content_and_feeds_the_roofline():
-    from dashboard.state import devices
+    from dashboard.newapp import devices
     from modeling import shipped
     from modeling.errors import DataError
 

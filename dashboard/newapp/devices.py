@@ -1,4 +1,4 @@
-"""Device tables a team brings for the roofline: ``devices/dev-<16 hex>.parquet``, named by content.
+"""Device tables a team brings for the roofline, named by content (in the project's ``devices/dev-<16 hex>.parquet``).
 
 A table is validated (:func:`modeling.newapp.data.device_table`) before it is stored; its id is a
 digest of the validated content, so the same table uploaded twice is one file and a result key that
