@@ -41,6 +41,9 @@ VIEW = [model_param("model", "RandomForest"), Param("steps", "choice", "OLS/Forw
 PARAMS = scenario_params() + VIEW
 FORM_IDS = [f"{P}-{n}" for n in JOB_NAMES]
 IR_MODELS = ["RandomForest", "OLS/Forward/BIC", "NNLS/Backward/BIC"]
+#: the responsive charts' boxes have their figures' heights: Run's answer may draw them while the results are
+#: still hidden (display: none), and a box sized by its content would collapse under the chart
+GRAPH_HEIGHT = {"workload": {"height": "440px"}, "ir": {"height": "400px"}}
 
 
 def _shown(flag) -> dict | None:
@@ -83,9 +86,9 @@ def layout(**query):
                  {"field": "model", "headerName": "model", "minWidth": 230, "tooltipField": "model"},
                  pct_col("e_out", "E_out %"), pct_col("e_out_fold_mean", "fold mean %"), pct_col("e_in", "E_in %"),
                  {**num_col("ir10", "IR@10 %", 1), "minWidth": 92}, {**num_col("ir20", "IR@20 %", 1), "minWidth": 92},
-                 {"field": "features", "headerName": "features", "minWidth": 100},
-                 {**num_col("fit_seconds", "fit s (all folds)", 2), "minWidth": 100},
-                 {"field": "note", "headerName": "note", "minWidth": 220, "flex": 2, "wrapText": True,
+                 {"field": "features", "headerName": "features", "minWidth": 92},
+                 {**num_col("fit_seconds", "fit s (all folds)", 2), "minWidth": 96},
+                 {"field": "note", "headerName": "note", "minWidth": 200, "flex": 2, "wrapText": True,
                   "autoHeight": True, "tooltipField": "note",
                   "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}}],
                  rows=rows, height=520, file_name="leaderboard.csv"),
@@ -98,10 +101,12 @@ def layout(**query):
                        dcc.Download(id=f"{P}-report")], className="run-row")),
         card(html.H2("Per-workload prediction"),
              field("Model", dcc.Dropdown(id=f"{P}-model", options=names, value=v["model"], clearable=False)),
-             dcc.Graph(id=f"{P}-workload-graph", figure=workload_view(res, v["model"]), responsive=True)),
+             dcc.Graph(id=f"{P}-workload-graph", figure=workload_view(res, v["model"]), responsive=True,
+                       style=GRAPH_HEIGHT["workload"])),
         card(html.H2("Inlier ratios"),
              field("Models", dcc.Dropdown(id=f"{P}-ir-models", options=names, multi=True, value=IR_MODELS)),
-             dcc.Graph(id=f"{P}-ir-graph", figure=inlier_view(res, IR_MODELS), responsive=True)),
+             dcc.Graph(id=f"{P}-ir-graph", figure=inlier_view(res, IR_MODELS), responsive=True,
+                       style=GRAPH_HEIGHT["ir"])),
         card(html.H2("Stepwise selection steps"),
              field("Stepwise model", dcc.Dropdown(id=f"{P}-steps", options=VIEW[1].options, value=v["steps"],
                                                   clearable=False)),
