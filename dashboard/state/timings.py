@@ -13,7 +13,7 @@ import pandas as pd
 
 from dashboard import audit_log
 from dashboard.access.projects import project_path, require
-from dashboard.state.files import _parquet_bytes, atomic_write_bytes, clean_name, stored_meta
+from dashboard.state.files import _parquet_bytes, atomic_write_bytes, clean_name, stored_meta, stored_metas
 
 
 TIMING_ID = re.compile(r"^tt-[0-9a-f]{16}$")
@@ -47,17 +47,8 @@ def timing_meta(tt_id: str) -> dict:
 
 
 def list_timings() -> list[dict]:
-    """The metadata of the current project's timing tables, newest first (a table without its metadata is
-    not listed)."""
-    out = []
-    for p in _timings_dir().glob("tt-*.json"):
-        try:
-            meta = json.loads(p.read_text())
-        except (OSError, ValueError):
-            continue
-        if TIMING_ID.match(str(meta.get("id", ""))):
-            out.append(meta)
-    return sorted(out, key=lambda m: -m.get("created", 0))
+    """The metadata of the current project's timing tables, newest first."""
+    return [m for m in stored_metas(_timings_dir(), "tt") if TIMING_ID.match(str(m.get("id", "")))]
 
 
 def timing_table(tt_id: str) -> pd.DataFrame:
