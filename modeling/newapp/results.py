@@ -114,17 +114,27 @@ class MethodResult(Scores):
                    classes=None if d.get("class") is None else tuple(d["class"]))
 
 
-def _best(methods: list[MethodResult]) -> MethodResult | None:
-    """The scored method with the lowest mean APE (the first such in the order run), or None."""
-    return min((m for m in methods if m.scored), key=lambda m: m.mean_ape, default=None)
+class _Methods:
+    """What a result holding ``methods`` (MethodResult, in the order run) answers about them."""
 
+    methods: list[MethodResult]
 
-def _named(methods: list[MethodResult], name: str) -> MethodResult | None:
-    return next((m for m in methods if m.method == name), None)
+    def method(self, name: str) -> MethodResult | None:
+        return next((m for m in self.methods if m.method == name), None)
+
+    @property
+    def scored(self) -> list[MethodResult]:
+        """The methods that estimated at least one measured workload, in the order run."""
+        return [m for m in self.methods if m.scored]
+
+    @property
+    def best(self) -> MethodResult | None:
+        """The scored method with the lowest mean APE (the first such in the order run), or None."""
+        return min(self.scored, key=lambda m: m.mean_ape, default=None)
 
 
 @dataclass
-class HeldOutEvaluation:
+class HeldOutEvaluation(_Methods):
     """Every method with each group (application or kernel, ``cv_label``) held out in turn.
 
     ``groups``: the held-out groups with measured targets; ``warnings``: {held-out group: [{code, title,
@@ -141,19 +151,6 @@ class HeldOutEvaluation:
     warnings: dict
     rows: list[dict] | None = None
     seconds: float = 0.0
-
-    def method(self, name: str) -> MethodResult | None:
-        return _named(self.methods, name)
-
-    @property
-    def scored(self) -> list[MethodResult]:
-        """The methods that estimated at least one measured workload, in the order run."""
-        return [m for m in self.methods if m.scored]
-
-    @property
-    def best(self) -> MethodResult | None:
-        """The method with the lowest mean APE over every held-out workload."""
-        return _best(self.methods)
 
     def to_dict(self, rows: bool = True) -> dict:
         best = self.best
@@ -173,7 +170,7 @@ class HeldOutEvaluation:
 
 
 @dataclass
-class ApplicationEstimate:
+class ApplicationEstimate(_Methods):
     """One application held out: every estimate (and model) for its workloads, with errors and warnings.
 
     ``training_applications``: what was learned from (``n_training`` measured workloads); ``calibration``:
@@ -196,18 +193,6 @@ class ApplicationEstimate:
     warnings: list[dict]
     rows: list[dict]
     seconds: float = 0.0
-
-    def method(self, name: str) -> MethodResult | None:
-        return _named(self.methods, name)
-
-    @property
-    def scored(self) -> list[MethodResult]:
-        return [m for m in self.methods if m.scored]
-
-    @property
-    def best(self) -> MethodResult | None:
-        """The method with the lowest mean APE on this application's measured workloads."""
-        return _best(self.methods)
 
     @property
     def calibrated(self) -> bool:
