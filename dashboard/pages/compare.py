@@ -4,7 +4,7 @@ import dash
 from dash import Input, Output, callback, dcc, html
 
 from dashboard import jobs
-from dashboard.crossgen.compare_views import (INPUT_COLUMNS, MODEL_COLUMNS, model_choices, model_options,
+from dashboard.crossgen.compare_views import (INPUT_COLUMNS, MODEL_COLUMNS, STAR, model_choices, model_options,
                                               saved_options, summary, workload_columns, workload_view)
 from dashboard.crossgen.kinds import COMPARE
 from dashboard.jobs.panel import job_panel, register_job
@@ -18,7 +18,6 @@ dash.register_page(__name__, path="/compare", name="Compare", title="perfcast ·
                                 "moved, and the workloads the two predict most differently."))
 
 P = "compare"
-STAR = "★"
 VIEW = [Param("model_a", "choice", STAR, lambda v: [STAR, *model_choices()]),
         Param("model_b", "choice", STAR, lambda v: [STAR, *model_choices()])]
 PARAMS = list(COMPARE.params) + VIEW
