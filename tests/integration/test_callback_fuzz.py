@@ -24,7 +24,7 @@ import pytest
 from benchmarks.dash_client import DashClient
 from dashboard.callback_errors import MARK
 
-PAGES = ["/", "/scenario", "/features", "/generations", "/repeats", "/apply", "/data", "/trash", "/logca",
+PAGES = ["/", "/scenario", "/compare", "/features", "/generations", "/repeats", "/apply", "/data", "/trash", "/logca",
          "/accelerometer", "/counts", "/phases", "/new-app", "/members", "/audit",
          "/predict", "/predict?model=NNLS&transform=logratio"]  # the last: a cached prediction (ready to export, save)
 
@@ -132,6 +132,15 @@ def _seeded(http, base, end_id, deps, values, rounds=2):
     return values
 
 
+def _two_saved_scenarios() -> None:
+    from dashboard.crossgen.kinds import SCENARIO
+    from dashboard.state import scenarios
+
+    for seed in ("41", "42"):
+        params = SCENARIO.request({"target": "Tesla-K40", "preset": "halwpe", "seed": seed})["params"]
+        scenarios.save_scenario("scenario", params, {"best": "OLS", "e_out": 0.0}, f"fuzz {seed}")
+
+
 def _short(body):
     text = json.dumps(body)
     return text if len(text) < 400 else text[:400] + "…"
@@ -143,6 +152,7 @@ def test_every_callback_survives_forged_values(server_state):
 
     base, _var, log = server_state
     cached(PREDICT, PREDICT.request({"model": "NNLS", "transform": "logratio"})["params"])  # in the server's cache
+    _two_saved_scenarios()  # /compare's form then holds two of them (with fewer it only says how to save some)
     client = DashClient(base)
     values: dict = {}
     for page in PAGES:
@@ -153,6 +163,7 @@ def test_every_callback_survives_forged_values(server_state):
     _seeded(client.http, base, client.end_id, deps, values)
     assert isinstance(values.get(("data-token", "data")), str)  # the upload was staged: saves reach the mapping
     assert str(values.get(("predict-source", "value"))).startswith("wp-")  # the workloads to predict were stored
+    assert str(values.get(("compare-b", "value"))).startswith("sc-")  # /compare's form holds two saved scenarios
     assert (values.get(("predict-ready", "data")) or {}).get("key", "").startswith("predict-")
     failures: list = []
     posted = 0

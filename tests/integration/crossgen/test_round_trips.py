@@ -42,6 +42,27 @@ def _logging_browser():
     return driver
 
 
+def _scenario_page(driver, base: str) -> None:
+    """/scenario without a link (nothing drawn until Run), settled: its share link carries the form."""
+    driver.get(base + "/scenario")
+    present(driver, "#scenario-run")
+    WebDriverWait(driver, 30).until(lambda d: "?" in (d.find_element("id", "scenario-share")
+                                                      .get_attribute("value") or ""))
+
+
+def _run_and_record(driver, wait: float) -> list[dict]:
+    """Click Run, wait for the first numbers and for the callbacks after them; the requests since the click."""
+    driver.get_log("performance")  # what came before: not counted
+    present(driver, "#scenario-run")[0].click()
+    assert text_in(driver, "#scenario-best-eout", wait).endswith("%")
+    time.sleep(1.0)  # the callbacks the ready store triggers have answered
+    return _callbacks(driver.get_log("performance"))
+
+
+def _triggered_by(body) -> set:
+    return {i["id"] for i in body["inputs"] if isinstance(i, dict) and isinstance(i.get("id"), str)}
+
+
 def test_run_on_a_cached_result_draws_in_one_round_trip(dash_duo, perfcast_app):
     from dashboard.crossgen.kinds import SCENARIO, cached
 
@@ -49,28 +70,18 @@ def test_run_on_a_cached_result_draws_in_one_round_trip(dash_duo, perfcast_app):
     dash_duo.start_server(perfcast_app)
     driver = _logging_browser()
     try:
-        driver.get(dash_duo.server_url + "/scenario")  # no link: nothing drawn until Run
-        present(driver, "#scenario-run")
-        WebDriverWait(driver, 30).until(lambda d: "?" in (d.find_element("id", "scenario-share")
-                                                          .get_attribute("value") or ""))  # the page has settled
-        driver.get_log("performance")  # what the page load sent: not counted
-        present(driver, "#scenario-run")[0].click()
-        assert text_in(driver, "#scenario-best-eout", 60).endswith("%")
-        time.sleep(1.0)  # the callbacks the ready store triggers have answered
-        sent = _callbacks(driver.get_log("performance"))
+        _scenario_page(driver, dash_duo.server_url)
+        sent = _run_and_record(driver, 60)
     finally:
         driver.quit()
 
-    def triggered_by(body):
-        return {i["id"] for i in body["inputs"] if isinstance(i, dict) and isinstance(i.get("id"), str)}
-
     outputs = [b["output"] for b in sent]
     # round trip 1: Run, whose answer carries the ready store and every view (no lookup or ready hop)
-    assert "scenario-run" in triggered_by(sent[0]) and "scenario-ready.data" in outputs[0], outputs
+    assert "scenario-run" in _triggered_by(sent[0]) and "scenario-ready.data" in outputs[0], outputs
     assert all(v in outputs[0] for v in VIEWS), outputs[0]
     # the page's own view callbacks, triggered by that ready store, answer nothing (no update: 204)
     later = [b for b in sent[1:] if any(v in b["output"] for v in VIEWS)]
-    assert all("scenario-ready" in triggered_by(b) for b in later), outputs
+    assert all("scenario-ready" in _triggered_by(b) for b in later), outputs
     assert all(b.get("status") == 204 for b in later), [(b["output"][:60], b.get("status")) for b in later]
 
 
@@ -82,30 +93,20 @@ def test_run_on_a_new_result_draws_in_two_round_trips(dash_duo, perfcast_app):
     dash_duo.start_server(perfcast_app)
     driver = _logging_browser()
     try:
-        driver.get(dash_duo.server_url + "/scenario")
-        present(driver, "#scenario-run")
-        WebDriverWait(driver, 30).until(lambda d: "?" in (d.find_element("id", "scenario-share")
-                                                          .get_attribute("value") or ""))
+        _scenario_page(driver, dash_duo.server_url)
         seed = driver.find_element("id", "scenario-seed")
         seed.send_keys(Keys.CONTROL, "a")
         seed.send_keys(str(1000 + time.time_ns() % 10**6), Keys.TAB)  # a seed nobody ran: not cached
         time.sleep(0.5)
-        driver.get_log("performance")
-        present(driver, "#scenario-run")[0].click()
-        assert text_in(driver, "#scenario-best-eout", 180).endswith("%")
-        time.sleep(1.0)
-        sent = _callbacks(driver.get_log("performance"))
+        sent = _run_and_record(driver, 180)
     finally:
         driver.quit()
 
-    def triggered_by(body):
-        return {i["id"] for i in body["inputs"] if isinstance(i, dict) and isinstance(i.get("id"), str)}
-
     outputs = [b["output"] for b in sent]
-    assert "scenario-run" in triggered_by(sent[0]) and "scenario-pending.data" in outputs[0], outputs
+    assert "scenario-run" in _triggered_by(sent[0]) and "scenario-pending.data" in outputs[0], outputs
     job = [b for b in sent if "scenario-job-result.data" in b["output"]]
     assert job and all(all(v in b["output"] for v in VIEWS) for b in job), outputs
-    by_ready = [b for b in sent if "scenario-ready" in triggered_by(b) and any(v in b["output"] for v in VIEWS)]
+    by_ready = [b for b in sent if "scenario-ready" in _triggered_by(b) and any(v in b["output"] for v in VIEWS)]
     assert by_ready and all(b.get("status") == 204 for b in by_ready), \
         [(b["output"][:60], b.get("status")) for b in by_ready]
     # nothing else drew a view: Run, the job, and the skipped ones
