@@ -17,6 +17,10 @@ spreads the fits:
   list and another process (or the parent) fits it again.
 * Each fit is deterministic and the assembly does not depend on order, so the leaderboard is the
   one-process run's, number for number (tested); progress counts finished fits wherever they ran.
+* Redis unreachable mid-run: the parent fits on alone, one fit at a time, and looks once a second whether
+  Redis answers; when it does, the fits left (only those: a spec or list lost with Redis's data is written
+  again) are shared out once more. A helper that meets the outage stops. A run that ends during the outage
+  waits for Redis to mark itself stopped, so no helper queued behind the outage fits a list nobody needs.
 * Cancel (or abandonment) stops the parent, which sets ``...:stop``, empties the list and revokes the
   helper tasks still queued: the fits not yet started are never run; a helper finishes the fit it is in
   and stops.
@@ -36,7 +40,7 @@ import numpy as np
 
 from dashboard import settings
 from dashboard.jobs.codec import plain
-from dashboard.jobs.outage import is_outage
+from dashboard.jobs.outage import is_outage, retrying
 
 TASK_NAME = "perfcast.fanout.help"
 _log = logging.getLogger("perfcast")
@@ -108,29 +112,58 @@ def runner(spec: dict, on_wait=None, helpers: int | None = None):
         c = client()
         fan = uuid.uuid4().hex
         names = [_fit_name(m, k) for m, k in tasks]
-        todo = _k(fan, "todo")
-        pipe = c.pipeline()
-        pipe.set(_k(fan, "spec"), json.dumps(spec), ex=KEEP_SECONDS)
-        pipe.rpush(todo, *names)
-        pipe.expire(todo, KEEP_SECONDS)
-        pipe.execute()
-        sent = _send_helpers(fan, helpers)
         have: set[str] = set()
         suspects: dict[str, float] = {}
+        sent: list = []
+        shared = _rejoin(c, fan, spec, names, have, helpers, sent)
+        looked = time.monotonic()
         try:
-            try:
-                yield from _share(c, fan, names, have, suspects, fit, on_wait)
-            except Exception as exc:
-                if not is_outage(exc):
-                    raise
-                # Redis unreachable: the fits not yet here are computed in this process (same numbers)
-                for name in [n for n in names if n not in have]:
-                    have.add(name)
-                    yield (*_parse(name), fit(*_parse(name)))
+            while len(have) < len(names):
+                if shared:
+                    try:
+                        yield from _share(c, fan, names, have, suspects, fit, on_wait)
+                        continue
+                    except Exception as exc:
+                        if not is_outage(exc):
+                            raise
+                        _log.warning("Redis unreachable during run %s (%s): fitting here until it answers", fan, exc)
+                        shared, looked = False, time.monotonic()
+                # Redis unreachable: one fit at a time in this process (same numbers), and once a second a
+                # look whether it answers again, to share the rest out once more
+                name = next(n for n in names if n not in have)
+                have.add(name)
+                yield (*_parse(name), fit(*_parse(name)))
+                if time.monotonic() - looked >= 1.0:
+                    looked = time.monotonic()
+                    shared = _rejoin(c, fan, spec, names, have, helpers, sent)
         finally:
             _stop(c, fan, sent)
 
     return run
+
+
+def _rejoin(c, fan, spec, names, have, helpers, sent) -> bool:
+    """Publish what is left of run ``fan`` (its spec, and the fits not yet here in its list), send the
+    helpers once, and say whether Redis answered. Also how a run resumes sharing after an outage: the fits
+    computed here meanwhile leave the list, and a spec or list lost with Redis's data is written again."""
+    try:
+        finished = {x.decode() for x in c.hkeys(_k(fan, "done"))}
+        left = [n for n in names if n not in have and n not in finished]
+        todo = _k(fan, "todo")
+        pipe = c.pipeline()
+        pipe.set(_k(fan, "spec"), json.dumps(spec), ex=KEEP_SECONDS)
+        pipe.delete(todo)
+        if left:
+            pipe.rpush(todo, *left)
+            pipe.expire(todo, KEEP_SECONDS)
+        pipe.execute()
+        if not sent:
+            sent.extend(_send_helpers(fan, helpers))
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        return False
+    return True
 
 
 def _share(c, fan, names, have, suspects, fit, on_wait):
@@ -204,8 +237,10 @@ def _requeue_lost(c, fan, names, have, suspects, now) -> None:
 
 
 def _stop(c, fan: str, sent: list) -> None:
-    """The run is over (done, cancelled or failed): nothing more is taken; queued helpers are revoked."""
-    try:
+    """The run is over (done, cancelled or failed): nothing more is taken; queued helpers are revoked. While
+    Redis is unreachable this waits for it (as the job's own result does), so that no helper queued behind
+    the outage fits a list nobody waits for."""
+    def stop_now():
         pipe = c.pipeline()
         pipe.set(_k(fan, "stop"), "1", ex=KEEP_SECONDS)
         pipe.delete(_k(fan, "todo"))
@@ -214,8 +249,11 @@ def _stop(c, fan: str, sent: list) -> None:
             from dashboard.jobs.celery_app import celery_app
 
             celery_app().control.revoke(sent)
-    except Exception:  # noqa: BLE001 - Redis unreachable: the helpers stop when the list's keys expire
-        pass
+
+    try:
+        retrying(stop_now)
+    except Exception as exc:  # noqa: BLE001 - still unreachable: the keys expire; a queued helper then stops
+        _log.warning("run %s: could not mark it stopped (%s)", fan, exc)
 
 
 # ---------------------------------------------------------------------------------------------- a helper
@@ -236,24 +274,30 @@ def _plan(spec_json: str):
 
 
 def help_with(fan: str) -> int:
-    """The Celery task: fit what is left of run ``fan`` until nothing is; returns how many fits it did."""
+    """The Celery task: fit what is left of run ``fan`` until nothing is; returns how many fits it did.
+    Redis unreachable: it stops (the parent fits what is left itself, and shares it out again later)."""
     from dashboard.jobs.distributed import client
 
     c = client()
-    spec = c.get(_k(fan, "spec"))
     done = 0
-    while spec is not None and not c.exists(_k(fan, "stop")):
-        name = c.lpop(_k(fan, "todo"))
-        if name is None:
-            break
-        name = name.decode()
-        lease = _claim(fan, name)
-        try:
-            out = _plan(spec.decode()).fit(*_parse(name))
-            c.hset(_k(fan, "done"), name, encode(out))
-        finally:
-            lease.release()
-        done += 1
+    try:
+        spec = c.get(_k(fan, "spec"))
+        while spec is not None and not c.exists(_k(fan, "stop")):
+            name = c.lpop(_k(fan, "todo"))
+            if name is None:
+                break
+            name = name.decode()
+            lease = _claim(fan, name)
+            try:
+                out = _plan(spec.decode()).fit(*_parse(name))
+                c.hset(_k(fan, "done"), name, encode(out))
+            finally:
+                lease.release()
+            done += 1
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        _log.warning("helper of run %s: Redis unreachable (%s), stopping after %d fits", fan, exc, done)
     return done
 
 
