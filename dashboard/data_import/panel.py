@@ -13,7 +13,7 @@ from __future__ import annotations
 from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard.access.projects import can, refused
-from dashboard.data_import import staged
+from dashboard.data_import import saved, staged
 from dashboard.state import datasets, uploads
 from dashboard.ui.components import alert, card, grid, register_csv
 from dashboard.ui.fields import field
@@ -178,17 +178,18 @@ def _preview(host_tokens, target_tokens, key):
     return {"display": "block"}, html.P(summary, id=f"{P}-summary-text"), rows, cols, _sides(joined)
 
 
-@callback(Output(f"{P}-save-status", "children"), Input(f"{P}-save", "n_clicks"),
+@callback(Output(f"{P}-save-status", "children"), Output(saved.LIST_ID, "children", allow_duplicate=True),
+          Input(f"{P}-save", "n_clicks"),
           State(f"{P}-host-tokens", "data"), State(f"{P}-target-tokens", "data"), State(f"{P}-key", "value"),
           State(f"{P}-name", "value"), prevent_initial_call=True)
 def _save(_n, host_tokens, target_tokens, key, name):
     if why := refused("editor", "save"):
-        return alert(why)
+        return alert(why), no_update
     try:
         joined, host = staged.joined_table(host_tokens, target_tokens, key)
         table, raw, mapping, notes = staged.dataset_parts(joined)
     except (DataError, LookupError) as exc:
-        return alert(f"Not saved: {str(exc).strip(chr(39))}")
+        return alert(f"Not saved: {str(exc).strip(chr(39))}"), no_update
     notes["profiler_import"] = {"formats": host.formats, "workload_key": key, **joined.to_dict()}
     meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else "profiler import",
                                  mapping, notes, raw, staged.target_unit(joined))
@@ -200,4 +201,4 @@ def _save(_n, host_tokens, target_tokens, key, name):
         extra.append(uploads.unmeasured_text(notes["unmeasured"]).rstrip("."))
     return alert([f"Saved {meta['rows']} workloads as ", html.Strong(meta["name"]), f" ({meta['id']}). ",
                   dcc.Link("Run a scenario on it", href=f"/scenario?dataset={meta['id']}", id=f"{P}-saved-link"),
-                  html.Div("; ".join(extra), className="hint") if extra else None], "success")
+                  html.Div("; ".join(extra), className="hint") if extra else None], "success"), saved.dataset_list()

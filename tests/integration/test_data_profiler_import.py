@@ -34,6 +34,8 @@ def test_ncu_host_and_nvprof_target_saved_and_run(dash_duo, perfcast_app):
     assert "1 workload has no value for sm__cycles_elapsed.sum@target" in \
         dash_duo.find_element("#data-prof-save-status").text
     assert len(datasets.list_datasets()) == before + 1
+    # the page's saved list shows it without a reload
+    dash_duo.wait_for_contains_text("#data-datasets", "ncu host, V100 target", timeout=10)
     meta = next(m for m in datasets.list_datasets() if m["name"] == "ncu host, V100 target")
     assert meta["notes"]["profiler_import"]["formats"] == ["ncu-details"]
     assert datasets.verify_dataset(meta["id"])
