@@ -3,7 +3,10 @@
 * *details* (the default page): one row per launch x metric, columns ``ID``, ``Kernel Name``, ``Block
   Size``, ``Grid Size``, ``Section Name``, ``Metric Name``, ``Metric Unit``, ``Metric Value`` (and process,
   device and rule columns, not read). Pivoted to one row per launch (``ID``). A metric listed under two
-  sections with the same value is kept once; with two different values, as ``<section>: <metric>``.
+  sections with the same value is kept once; with two different values, as ``<section>: <metric>``; a
+  metric named as a column of the page (``Block Size``, ``Grid Size`` under "Launch Statistics") also takes
+  its section's name. Nsight Compute 2025 ends metric rows after ``Metric Value`` (the rule columns only on
+  rule rows): such rows are padded; rule rows (no metric name) are not read.
 * ``--page raw``: one row per launch, a metric per column, and a row of units under the header.
 
 Both: ``==PROF==`` lines and the program's output around the table are skipped; values may carry thousands
@@ -36,7 +39,7 @@ def _col(header, name, what):
 
 def read_details(text: str) -> Profile:
     """The launches of an ``ncu --csv`` details file."""
-    _, rows = table_rows(text, ('"ID","Process ID"', '"ID",', "ID,"), "Nsight Compute details")
+    _, rows = table_rows(text, ('"ID","Process ID"', '"ID",', "ID,"), "Nsight Compute details", "Metric Value")
     header, body = rows[0], rows[1:]
     i_id, i_kernel = _col(header, "ID", "ncu table"), _col(header, "Kernel Name", "ncu table")
     i_name, i_value = _col(header, "Metric Name", "ncu table"), _col(header, "Metric Value", "ncu table")
@@ -57,6 +60,8 @@ def read_details(text: str) -> Profile:
         if not name:
             continue
         name = _DETAIL_NAMES.get(name, name)
+        if name in config:  # "Launch Statistics: Block Size" (a count) beside the "Block Size" column "(384, 1, 1)"
+            name = f"{r[i_section].strip() if i_section is not None else 'metric'}: {name}"
         value, unit = r[i_value], (r[i_unit].strip() if i_unit is not None else None)
         key = (lid, name)
         if key in seen:

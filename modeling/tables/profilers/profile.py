@@ -30,7 +30,9 @@ _RATE_UNITS = {"%", "byte/s", "Hz", "level", "ratio"}
 
 
 def metric_kind(name: str, unit: str) -> str:
-    """``sum``, ``wmean`` or ``mean`` for a metric (see the module docstring)."""
+    """``sum``, ``wmean`` or ``mean`` for a metric (see the module docstring); an ncu name that carries its
+    section (``Launch Statistics: Block Size``) is judged by the metric's own name."""
+    name = name.split(": ", 1)[-1]
     if _GEOMETRY.match(name):
         return "mean"
     if unit in _RATE_UNITS or "/" in unit:
