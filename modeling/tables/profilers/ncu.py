@@ -25,6 +25,8 @@ DURATION = "gpu__time_duration.sum"
 #: the details page's section names for the metrics it shows (GPU Speed Of Light section), as their metric names
 _DETAIL_NAMES = {"Duration": DURATION, "Elapsed Cycles": "gpc__cycles_elapsed.max"}
 _CONFIG = ("Block Size", "Grid Size")
+#: columns kept per launch as text: an input tag can be read from them (``workloads``)
+_TEXT = ("Process ID", "Process Name", "Host Name", "Kernel Time", "Context", "Stream", "Device", "CC")
 _NOT_METRICS = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time", "Context",
                 "Stream", "Device", "CC", "Block Size", "Grid Size", "Section Name", "Metric Name", "Metric Unit",
                 "Metric Value", "Rule Name", "Rule Type", "Rule Description", "Estimated Speedup Type",
@@ -46,6 +48,7 @@ def read_details(text: str) -> Profile:
     i_unit = header.index("Metric Unit") if "Metric Unit" in header else None
     i_section = header.index("Section Name") if "Section Name" in header else None
     config = [c for c in _CONFIG if c in header]
+    text = [c for c in _TEXT if c in header]
     comma = decimal_comma(r[i_value] for r in body)
     launches: dict[str, dict] = {}
     cells: dict[str, dict] = {}
@@ -55,7 +58,7 @@ def read_details(text: str) -> Profile:
         lid = r[i_id].strip()
         if lid not in launches:
             launches[lid] = {"kernel": r[i_kernel], "invocations": 1.0,
-                             **{c: r[header.index(c)].strip() for c in config}}
+                             **{c: r[header.index(c)].strip() for c in [*config, *text]}}
         name = r[i_name].strip()
         if not name:
             continue
@@ -88,7 +91,7 @@ def read_details(text: str) -> Profile:
         notes += more
     if comma:
         notes.insert(0, "numbers read with a decimal comma (a European locale)")
-    return finish("ncu-details", list(launches.values()), units, config, notes, DURATION)
+    return finish("ncu-details", list(launches.values()), units, config, notes, DURATION, text=text)
 
 
 def read_raw(text: str) -> Profile:
@@ -101,14 +104,18 @@ def read_raw(text: str) -> Profile:
     config = [c for c in _CONFIG if c in header]
     metrics = [j for j, h in enumerate(header) if h not in _NOT_METRICS]
     comma = decimal_comma(r[j] for r in body for j in metrics)
-    launches = [{"kernel": r[i_kernel], "invocations": 1.0, **{c: r[header.index(c)].strip() for c in config}}
-                for r in body]
+    text = [c for c in _TEXT if c in header]
+    launches = [{"kernel": r[i_kernel], "invocations": 1.0,
+                 **{c: r[header.index(c)].strip() for c in [*config, *text]}} for r in body]
     units, notes = {}, []
     for j in metrics:
         name = _DETAIL_NAMES.get(header[j], header[j])
         got = numeric_or_skip(name, [r[j] for r in body], [unit_row[j]] * len(body), comma)
-        if got is None:
+        if got is None:  # a text column: kept as text (an input tag can come from it), not a metric
             notes.append(f"{name}: text, not a metric (not imported)")
+            text.append(name)
+            for launch, r in zip(launches, body):
+                launch[name] = r[j]
             continue
         vals, unit, more = got
         for launch, v in zip(launches, vals):
@@ -117,4 +124,4 @@ def read_raw(text: str) -> Profile:
         notes += more
     if comma:
         notes.insert(0, "numbers read with a decimal comma (a European locale)")
-    return finish("ncu-raw", launches, units, config, notes, DURATION)
+    return finish("ncu-raw", launches, units, config, notes, DURATION, text=text)

@@ -79,3 +79,46 @@ def test_superbench_b200_rows_end_after_the_metric_value():
     assert k["Achieved Occupancy"] == pytest.approx(15.53)
     assert "Cluster Scheduling Policy: text, not a metric (not imported)" in p.notes
     assert "SOLBottleneck" not in " ".join(p.metrics)
+
+
+def test_input_tag_from_a_column_joins_files_named_differently():
+    """kernel x input with the tag from ncu's Process Name (bfs_000000 on both machines): the files' names
+    (aws / lassen) would give tags that never match."""
+    from modeling.errors import DataError
+    from modeling.tables.profilers.workloads import launch_tags, target_tag_column
+
+    host_p, target_p = read(AWS), read(LASSEN)
+    assert "Process Name" in host_p.tag_columns and "Kernel Time" in host_p.tag_columns
+    assert set(launch_tags(host_p, "aws", "Process Name")) == {"bfs_000000"}
+    by_file = [to_workloads([(p, t)], "kernel+tag") for p, t in ((host_p, "aws"), (target_p, "lassen"))]
+    with pytest.raises(DataError, match="No workload of the host matches"):
+        with_profile(*by_file)
+    host = to_workloads([(host_p, "aws")], "kernel+tag", tag_column="Process Name")
+    tcol = target_tag_column([(target_p, "lassen")], "Process Name")
+    joined = with_profile(host, to_workloads([(target_p, "lassen")], "kernel+tag", tag_column=tcol))
+    assert sorted(joined.frame["workload"]) == ["Kernel2@bfs_000000", "Kernel@bfs_000000"]
+    assert set(joined.frame["application"]) == {"Kernel", "Kernel2"}
+    app = to_workloads([(host_p, "aws")], "app", tag_column="Process Name")
+    assert list(app.frame["workload"]) == ["bfs_000000"] and app.frame["launches"].iloc[0] == 6
+    with pytest.raises(DataError, match=r"aws: no column 'Section Name' to read the input tag from \(columns "
+                                        r"that can give it: Process ID, Process Name"):
+        to_workloads([(host_p, "aws")], "kernel+tag", tag_column="Section Name")
+    with pytest.raises(DataError, match="not for kernel alone"):
+        to_workloads([(host_p, "aws")], "kernel", tag_column="Process Name")
+    # a target without the column (nvprof has only Device) keeps its file-name tags
+    assert target_tag_column([(read("nvprof_metrics_events.csv"), "v100")], "Process Name") is None
+
+
+def test_cli_tag_column(tmp_path, capsys):
+    from modeling.__main__ import main
+
+    out = tmp_path / "t.csv"
+    assert main(["import", "ncu", str(F / AWS), "--workload", "kernel+tag", "--tag-column", "Process Name",
+                 "--target-file", str(F / LASSEN), "--out", str(out)]) == 0
+    assert '"tag_column": "Process Name"' in capsys.readouterr().out
+    import pandas as pd
+    frame = pd.read_csv(out)
+    assert sorted(frame["workload"]) == ["Kernel2@bfs_000000", "Kernel@bfs_000000"]
+    assert frame["gpu__time_duration.sum@target"].notna().all()
+    assert main(["import", "ncu", str(F / AWS), "--workload", "kernel+tag", "--tag-column", "Nope"]) == 2
+    assert "no column 'Nope'" in capsys.readouterr().err
