@@ -13,7 +13,7 @@ from __future__ import annotations
 from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard.access.projects import can, refused
-from dashboard.data_import import staged
+from dashboard.data_import import saved, staged
 from dashboard.state import datasets, uploads
 from dashboard.ui.components import alert, card, grid, register_csv
 from dashboard.ui.fields import field
@@ -44,6 +44,8 @@ def card_layout():
         field("A workload is", dcc.RadioItems(id=f"{P}-key", value="kernel", className="radio-list",
                                              options=[{"label": t, "value": k}
                                                       for k, t in staged.KEY_LABELS.items()])),
+        field("Input tag from (kernel × input, application run)",
+              dcc.Dropdown(id=f"{P}-tag-col", options=[], placeholder="the file name", clearable=True)),
         html.Div(id=f"{P}-box", style={"display": "none"}, children=[
             html.Div(id=f"{P}-summary", className="hint"),
             grid(f"{P}-preview", [], height=280, file_name="profile_workloads.csv"),
@@ -94,36 +96,45 @@ def _host_files(contents, filenames):
     return tokens, infos
 
 
+def _tag_options(infos) -> list:
+    return [{"label": c, "value": c} for c in staged.tag_columns(infos)]
+
+
 @callback(Output(f"{P}-host-status", "children"), Output(f"{P}-host-tokens", "data"),
+          Output(f"{P}-tag-col", "options"), Output(f"{P}-tag-col", "value"),
           Input(f"{P}-host", "contents"), State(f"{P}-host", "filename"), prevent_initial_call=True)
 def _host_uploaded(contents, filenames):
     if why := refused("editor", "upload"):
-        return alert(why), None
+        return alert(why), None, [], None
     try:
         tokens, infos = _host_files(contents, filenames)
     except DataError as exc:
-        return alert(f"{exc} Nothing was imported."), None
-    return html.Div([html.P(f"Host: {len(tokens)} file(s) read.", className="hint"), _described(infos)]), tokens
+        return alert(f"{exc} Nothing was imported."), None, [], None
+    return (html.Div([html.P(f"Host: {len(tokens)} file(s) read.", className="hint"), _described(infos)]), tokens,
+            _tag_options(infos), None)
 
 
 @callback(Output(f"{P}-host-status", "children", allow_duplicate=True),
           Output(f"{P}-host-tokens", "data", allow_duplicate=True),
+          Output(f"{P}-tag-col", "options", allow_duplicate=True),
+          Output(f"{P}-tag-col", "value", allow_duplicate=True),
           Input("data-upload", "contents"), State("data-upload", "filename"), prevent_initial_call=True)
 def _main_upload_was_a_profile(contents, filename):
     """A profiler file dropped on the page's table upload becomes the host file here."""
     if not can("editor"):  # the table upload's own callback says why
-        return no_update, no_update
+        return no_update, no_update, no_update, no_update
     try:
         raw = uploads.decode_upload(contents)
     except DataError:
-        return no_update, no_update
+        return no_update, no_update, no_update, no_update
     if not staged.profiler_format(raw):
-        return no_update, no_update
+        return no_update, no_update, no_update, no_update
     try:
         token, info = staged.stage_profile(raw, filename)
     except DataError as exc:
-        return alert(f"{exc} Nothing was imported."), None
-    return html.Div([html.P("Host: read from the upload above.", className="hint"), _described([info])]), [token]
+        return alert(f"{exc} Nothing was imported."), None, [], None
+    return (html.Div([html.P("Host: read from the upload above.", className="hint"), _described([info])]),
+            [token], _tag_options([info]), None)
 
 
 @callback(Output(f"{P}-target-status", "children"), Output(f"{P}-target-tokens", "data"),
@@ -157,12 +168,12 @@ def _sides(joined) -> list:
 @callback(Output(f"{P}-box", "style"), Output(f"{P}-summary", "children"), Output(f"{P}-preview", "rowData"),
           Output(f"{P}-preview", "columnDefs"), Output(f"{P}-sides", "children"),
           Input(f"{P}-host-tokens", "data"), Input(f"{P}-target-tokens", "data"), Input(f"{P}-key", "value"),
-          prevent_initial_call=True)
-def _preview(host_tokens, target_tokens, key):
+          Input(f"{P}-tag-col", "value"), prevent_initial_call=True)
+def _preview(host_tokens, target_tokens, key, tag_column):
     if not host_tokens:
         return {"display": "none"}, None, [], [], None
     try:
-        joined, host = staged.joined_table(host_tokens, target_tokens, key)
+        joined, host = staged.joined_table(host_tokens, target_tokens, key, tag_column)
     except (DataError, LookupError) as exc:
         return {"display": "block"}, alert(str(exc)), [], [], None
     frame = joined.frame
@@ -178,18 +189,20 @@ def _preview(host_tokens, target_tokens, key):
     return {"display": "block"}, html.P(summary, id=f"{P}-summary-text"), rows, cols, _sides(joined)
 
 
-@callback(Output(f"{P}-save-status", "children"), Input(f"{P}-save", "n_clicks"),
+@callback(Output(f"{P}-save-status", "children"), Output(saved.LIST_ID, "children", allow_duplicate=True),
+          Input(f"{P}-save", "n_clicks"),
           State(f"{P}-host-tokens", "data"), State(f"{P}-target-tokens", "data"), State(f"{P}-key", "value"),
-          State(f"{P}-name", "value"), prevent_initial_call=True)
-def _save(_n, host_tokens, target_tokens, key, name):
+          State(f"{P}-tag-col", "value"), State(f"{P}-name", "value"), prevent_initial_call=True)
+def _save(_n, host_tokens, target_tokens, key, tag_column, name):
     if why := refused("editor", "save"):
-        return alert(why)
+        return alert(why), no_update
     try:
-        joined, host = staged.joined_table(host_tokens, target_tokens, key)
+        joined, host = staged.joined_table(host_tokens, target_tokens, key, tag_column)
         table, raw, mapping, notes = staged.dataset_parts(joined)
     except (DataError, LookupError) as exc:
-        return alert(f"Not saved: {str(exc).strip(chr(39))}")
-    notes["profiler_import"] = {"formats": host.formats, "workload_key": key, **joined.to_dict()}
+        return alert(f"Not saved: {str(exc).strip(chr(39))}"), no_update
+    notes["profiler_import"] = {"formats": host.formats, "workload_key": key,
+                                "tag_column": staged.checked_tag_column(tag_column, key), **joined.to_dict()}
     meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else "profiler import",
                                  mapping, notes, raw, staged.target_unit(joined))
     extra = []
@@ -200,4 +213,4 @@ def _save(_n, host_tokens, target_tokens, key, name):
         extra.append(uploads.unmeasured_text(notes["unmeasured"]).rstrip("."))
     return alert([f"Saved {meta['rows']} workloads as ", html.Strong(meta["name"]), f" ({meta['id']}). ",
                   dcc.Link("Run a scenario on it", href=f"/scenario?dataset={meta['id']}", id=f"{P}-saved-link"),
-                  html.Div("; ".join(extra), className="hint") if extra else None], "success")
+                  html.Div("; ".join(extra), className="hint") if extra else None], "success"), saved.dataset_list()

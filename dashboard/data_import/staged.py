@@ -19,12 +19,12 @@ from modeling.tables.profilers.detect import FORMATS, detect, read_profile
 from modeling.tables.profilers.join import host_only, with_profile, with_simulator
 from modeling.tables.profilers.profile import Profile
 from modeling.tables.profilers.values import profiler_text
-from modeling.tables.profilers.workloads import KEYS, file_tags, to_workloads
+from modeling.tables.profilers.workloads import KEYS, file_tags, target_tag_column, to_workloads
 
 #: At most this many files per side (one per input size is the usual case).
 MAX_FILES = 20
 KEY_LABELS = {"kernel": "kernel (all launches of a kernel)",
-              "kernel+tag": "kernel × input (the file name is the input tag)",
+              "kernel+tag": "kernel × input (the input tag: the file name, or a column below)",
               "app": "application run (a whole file)"}
 
 
@@ -45,7 +45,7 @@ def stage_profile(raw: bytes, filename) -> tuple[str, dict]:
     info = {"kind": "profile", "filename": name, "tag": PurePath(name).stem or name, "format": profile.format,
             "description": FORMATS[profile.format][1], "units": profile.units, "kinds": profile.kinds,
             "duration": profile.duration, "config": profile.config, "notes": profile.notes,
-            "per_launch": profile.per_launch}
+            "per_launch": profile.per_launch, "text": profile.text}
     return staging.stage_upload(profile.launches, info), info
 
 
@@ -67,7 +67,7 @@ def _profiles(tokens) -> list[tuple[Profile, str]]:
         if info.get("kind") != "profile":
             raise DataError("That upload is not a profile: upload the host's profiler files again.")
         out.append(Profile(info["format"], frame, info["units"], info["kinds"], info["duration"], info["config"],
-                           info["notes"], info["per_launch"]))
+                           info["notes"], info["per_launch"], info.get("text", [])))
         names.append(info["filename"])
     return list(zip(out, file_tags(names)))
 
@@ -85,11 +85,29 @@ def checked_key(key) -> str:
     return key
 
 
-def joined_table(host_tokens, target_tokens, key):
-    """``(Joined, host Workloads)`` from the staged files and the chosen workload key; ``target_tokens`` is
-    None (no target yet), one simulator table's token, or the target's profiles (one per input)."""
+def checked_tag_column(tag_column, key) -> str | None:
+    """The tag column chosen in the browser: None (the file names) or a column name; whether the files have
+    it is checked when the workloads are made (``workloads.launch_tags`` refuses any other)."""
+    if tag_column in (None, "") or key == "kernel":
+        return None
+    if not isinstance(tag_column, str) or len(tag_column) > 200:
+        raise DataError("Choose the tag column from the list.")
+    return tag_column
+
+
+def tag_columns(infos) -> list[str]:
+    """The columns every host file has that an input tag can be read from (the dropdown's choices)."""
+    sets = [[*i.get("config", []), *i.get("text", [])] for i in infos if i.get("kind") == "profile"]
+    return [c for c in sets[0] if all(c in s for s in sets[1:])] if sets else []
+
+
+def joined_table(host_tokens, target_tokens, key, tag_column=None):
+    """``(Joined, host Workloads)`` from the staged files, the chosen workload key and tag column;
+    ``target_tokens`` is None (no target yet), one simulator table's token, or the target's profiles (one
+    per input, using the host's tag column when they all have it)."""
     key = checked_key(key)
-    host = to_workloads(_profiles(checked_tokens(host_tokens)), key)
+    tag_column = checked_tag_column(tag_column, key)
+    host = to_workloads(_profiles(checked_tokens(host_tokens)), key, tag_column=tag_column)
     if not target_tokens:
         return host_only(host), host
     target_tokens = checked_tokens(target_tokens)
@@ -98,7 +116,8 @@ def joined_table(host_tokens, target_tokens, key):
         if len(target_tokens) > 1:
             raise DataError("Give one simulator table, or the target's profiles only.")
         return with_simulator(host, frame), host
-    return with_profile(host, to_workloads(_profiles(target_tokens), key)), host
+    target = _profiles(target_tokens)
+    return with_profile(host, to_workloads(target, key, tag_column=target_tag_column(target, tag_column))), host
 
 
 def stage_targets(contents: list, filenames: list, decode) -> tuple[list, list]:

@@ -5,9 +5,10 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard.access.projects import refused
 from dashboard.data_import import panel as profiler_panel, staged as profiler_files
+from dashboard.data_import.saved import dataset_list as _dataset_list
 from dashboard.state import datasets, files, staging, uploads
 from dashboard.ui.components import alert, answer, card, fitted, grid, num_col, register_csv
-from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
+from dashboard.ui.delete_confirm import delete_parts, register_delete
 from dashboard.ui.fields import dropdown, field
 from dashboard.settings import MAX_UPLOAD_BYTES, TRASH_DAYS
 from modeling.errors import DataError
@@ -18,20 +19,6 @@ dash.register_page(__name__, path="/data", name="Data", title="perfcast · data"
                                 'page.'))
 
 P = "data"
-
-
-def _dataset_list():
-    items = []
-    for m in datasets.list_datasets():
-        mp = m["mapping"]
-        unit = f" in {m['target_unit']}" if m.get("target_unit") else ""
-        items.append(html.Li([
-            html.Strong(m["name"]), html.Span(f"  {m['id']} · {m['rows']} workloads · targets: "
-                                              f"{', '.join(mp['targets'])}{unit} · {len(mp['features'])} features"),
-            dcc.Link("open scenario", href=f"/scenario?dataset={m['id']}", className="inline-link"),
-            delete_button(P, m["id"]),
-        ], className="dataset-item"))
-    return html.Ul(items, className="dataset-list") if items else html.P("No uploaded datasets yet.", className="hint")
 
 
 def layout(**_query):

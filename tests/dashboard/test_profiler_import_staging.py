@@ -70,8 +70,8 @@ def test_a_bad_file_names_itself_and_nothing_is_staged():
                                                      b'"0","k","x","1"\n"1","k","x","abc"\n').decode()
     with pytest.raises(DataError, match="broken.csv: Metric 'x'"):
         panel._host_files([url("ncu_details.csv"), bad], ["ok.csv", "broken.csv"])
-    status, tokens = panel._host_uploaded([bad], ["broken.csv"])
-    assert tokens is None and "Nothing was imported" in str(status)
+    status, tokens, options, _ = panel._host_uploaded([bad], ["broken.csv"])
+    assert tokens is None and "Nothing was imported" in str(status) and options == []
 
 
 def test_one_file_per_input_on_both_sides_matches_by_input_tag():
@@ -84,3 +84,18 @@ def test_one_file_per_input_on_both_sides_matches_by_input_tag():
                                                                                              "scan_blelloch@2048"]
     status, tokens = panel._target_uploaded([url("simulator_results.csv")] * 2, ["s1.csv", "s2.csv"])
     assert tokens is None and "one simulator table" in str(status)
+
+
+def test_tag_column_offered_from_the_files_and_checked_on_the_server():
+    aws, lassen = "ncu_details_xplacer_bfs_v100_aws.csv", "ncu_details_xplacer_bfs_v100_lassen.csv"
+    _status, host, options, value = panel._host_uploaded([url(aws)], [aws])
+    assert value is None and {"label": "Process Name", "value": "Process Name"} in options
+    _status, target = panel._target_uploaded([url(lassen)], [lassen])
+    joined, _ = staged.joined_table(host, target, "kernel+tag", "Process Name")
+    assert sorted(joined.frame["workload"]) == ["Kernel2@bfs_000000", "Kernel@bfs_000000"]
+    assert staged.joined_table(host, target, "kernel", "Process Name")[0].frame["workload"].tolist() == \
+        ["Kernel", "Kernel2"]                                     # no tag in the kernel key: the column is ignored
+    for forged, message in [("Process Nam", "no column 'Process Nam'"), (["Process Name"], "from the list"),
+                            ("x" * 300, "from the list")]:
+        with pytest.raises(DataError, match=message):
+            staged.joined_table(host, target, "kernel+tag", forged)

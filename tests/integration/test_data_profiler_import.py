@@ -1,6 +1,6 @@
 """/data in the browser: profiler files (an ncu details CSV as host, an nvprof metrics CSV as target) become a
-saved dataset a scenario runs on; a rocprof-compute pmc_perf.csv is recognised and previewed; bad files lose
-nothing."""
+saved dataset a scenario runs on; real ncu output of two machines joins with the input tag read from a column;
+a rocprof-compute pmc_perf.csv is recognised and previewed; bad files lose nothing."""
 
 from pathlib import Path
 from urllib.parse import quote
@@ -9,7 +9,7 @@ from dashboard.state import datasets
 from modeling.crossgen.ensemble import run_ensemble
 from modeling.tables.profilers.detect import read_profile
 from modeling.tables.workload import table_scenario
-from pc_browser import screenshot, start, wait_text
+from pc_browser import choose, screenshot, start, wait_text
 
 F = Path(__file__).resolve().parents[1] / "fixtures" / "profilers"
 
@@ -34,6 +34,8 @@ def test_ncu_host_and_nvprof_target_saved_and_run(dash_duo, perfcast_app):
     assert "1 workload has no value for sm__cycles_elapsed.sum@target" in \
         dash_duo.find_element("#data-prof-save-status").text
     assert len(datasets.list_datasets()) == before + 1
+    # the page's saved list shows it without a reload
+    dash_duo.wait_for_contains_text("#data-datasets", "ncu host, V100 target", timeout=10)
     meta = next(m for m in datasets.list_datasets() if m["name"] == "ncu host, V100 target")
     assert meta["notes"]["profiler_import"]["formats"] == ["ncu-details"]
     assert datasets.verify_dataset(meta["id"])
@@ -46,6 +48,29 @@ def test_ncu_host_and_nvprof_target_saved_and_run(dash_duo, perfcast_app):
     res = run_ensemble(s["X"], s["y"], models="halwpe", folds=3, host_index=s["host_index"], seed=0,
                        groups=s["groups"], drop_constant=True)
     assert eout == f"{res.best().e_out:.2f} %"
+
+
+def test_real_ncu_host_and_target_joined_by_an_input_tag_column(dash_duo, perfcast_app):
+    """Real ncu output (XPlacer's bfs on an AWS V100 and on Lassen: tests/fixtures/profilers/README.md)."""
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_element("#data-prof-host input[type=file]").send_keys(
+        str(F / "ncu_details_xplacer_bfs_v100_aws.csv"))
+    dash_duo.wait_for_contains_text("#data-prof-host-status", "Nsight Compute CSV, details page", timeout=20)
+    dash_duo.find_element("#data-prof-target input[type=file]").send_keys(
+        str(F / "ncu_details_xplacer_bfs_v100_lassen.csv"))
+    dash_duo.wait_for_contains_text("#data-prof-summary", "targets: gpu__time_duration.sum@target", timeout=20)
+    assert "2 workloads" in dash_duo.find_element("#data-prof-summary").text
+    # kernel x input: the files' names (aws, lassen) never match; the tag from the Process Name column does
+    dash_duo.find_element("#data-prof-key input[value='kernel+tag']").click()
+    dash_duo.wait_for_contains_text("#data-prof-summary", "No workload of the host matches", timeout=20)
+    choose(dash_duo, "#data-prof-tag-col", "Process Name")
+    dash_duo.wait_for_contains_text("#data-prof-summary", "2 workloads (kernel × input", timeout=20)
+    dash_duo.wait_for_contains_text("#data-prof-preview", "Kernel2@bfs_000000", timeout=10)
+    # bfs has two kernels: too few workloads for a dataset, and the Save says so (nothing saved)
+    before = len(datasets.list_datasets())
+    dash_duo.find_element("#data-prof-save").click()
+    dash_duo.wait_for_contains_text("#data-prof-save-status", "Not saved: Only 2 workload(s); at least 3", timeout=20)
+    assert len(datasets.list_datasets()) == before
 
 
 def test_rocprof_compute_pmc_perf_is_recognised_and_previewed(dash_duo, perfcast_app, tmp_path):

@@ -1,11 +1,19 @@
 """nvprof metric and event names and their Nsight Compute equivalents, so two profilers give one set of columns.
 
-Source: NVIDIA, *Nsight Compute CLI* documentation, "nvprof Transition Guide", sections "Metric Comparison"
-and "Event Comparison" (https://docs.nvidia.com/nsight-compute/NsightComputeCli/index.html#nvprof-guide).
+Source: NVIDIA, *Nsight Compute CLI* documentation, chapter "Nvprof Transition Guide", sections "Metric
+Comparison" and "Event Comparison" (https://docs.nvidia.com/nsight-compute/NsightComputeCli/index.html#nvprof-guide;
+the table for compute capability 7.0 and later). Where this table differed from that one it now follows it: ``ipc`` and
+``issued_ipc`` are per-SM rates there (``sm__inst_executed`` / ``sm__inst_issued ... .avg.per_cycle_active``,
+not the sub-partition's ``smsp__``, four times smaller); ``l2_read_transactions`` and ``l2_write_transactions``
+are sums of three ncu metrics there (read or write sectors plus atomic and reduction sectors), so they are no
+longer mapped to one of them; the instruction-mix, half-precision, local-memory, cache-hit-rate and launch
+counters the table gives one to one were added.
+
 Only one-to-one correspondences are listed; nvprof metrics that the guide expresses as a formula over
-several ncu metrics (``flop_count_sp``, ``cf_executed``, ``stall_exec_dependency``, ...) are not, and stay
-under their nvprof name (so they are listed as one-sided when the other profile is ncu, never silently
-dropped).
+several ncu metrics (``flop_count_sp``, ``cf_executed``, ``stall_exec_dependency``, ``l2_read_transactions``,
+...) are not, and stay under their nvprof name (so they are listed as one-sided when the other profile is
+ncu, never silently dropped). nvprof's 0-10 utilization levels (``dram_utilization``, ...) have no linear
+equivalent among ncu's percentages and are not mapped either.
 
 ``scale`` converts the nvprof value to the ncu metric's unit where the two differ: nvprof's
 ``achieved_occupancy`` is a fraction, ncu's ``sm__warps_active.avg.pct_of_peak_sustained_active`` a percent
@@ -47,11 +55,32 @@ NVPROF_TO_NCU = {
     "inst_executed": ("smsp__inst_executed.sum", 1.0),
     "inst_issued": ("smsp__inst_issued.sum", 1.0),
     "inst_per_warp": ("smsp__average_inst_executed_per_warp.ratio", 1.0),
-    "ipc": ("smsp__inst_executed.avg.per_cycle_active", 1.0),
-    "issued_ipc": ("smsp__inst_issued.avg.per_cycle_active", 1.0),
+    "ipc": ("sm__inst_executed.avg.per_cycle_active", 1.0),
+    "issued_ipc": ("sm__inst_issued.avg.per_cycle_active", 1.0),
+    "issue_slots": ("smsp__inst_issued.sum", 1.0),
     "issue_slot_utilization": ("smsp__issue_active.avg.pct_of_peak_sustained_active", 1.0),
-    "l2_read_transactions": ("lts__t_sectors_op_read.sum", 1.0),
-    "l2_write_transactions": ("lts__t_sectors_op_write.sum", 1.0),
+    "l2_tex_hit_rate": ("lts__t_sector_hit_rate.pct", 1.0),
+    "tex_cache_hit_rate": ("l1tex__t_sector_hit_rate.pct", 1.0),
+    "local_load_transactions": ("l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", 1.0),
+    "local_store_transactions": ("l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", 1.0),
+    "inst_executed_global_loads": ("smsp__inst_executed_op_global_ld.sum", 1.0),
+    "inst_executed_global_stores": ("smsp__inst_executed_op_global_st.sum", 1.0),
+    "inst_executed_local_loads": ("smsp__inst_executed_op_local_ld.sum", 1.0),
+    "inst_executed_local_stores": ("smsp__inst_executed_op_local_st.sum", 1.0),
+    "inst_executed_shared_loads": ("smsp__inst_executed_op_shared_ld.sum", 1.0),
+    "inst_executed_shared_stores": ("smsp__inst_executed_op_shared_st.sum", 1.0),
+    "inst_fp_16": ("smsp__sass_thread_inst_executed_op_fp16_pred_on.sum", 1.0),
+    "inst_fp_32": ("smsp__sass_thread_inst_executed_op_fp32_pred_on.sum", 1.0),
+    "inst_fp_64": ("smsp__sass_thread_inst_executed_op_fp64_pred_on.sum", 1.0),
+    "inst_integer": ("smsp__sass_thread_inst_executed_op_integer_pred_on.sum", 1.0),
+    "flop_count_hp_add": ("smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", 1.0),
+    "flop_count_hp_mul": ("smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", 1.0),
+    "flop_count_hp_fma": ("smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", 1.0),
+    "flop_count_sp_special": ("smsp__sass_thread_inst_executed_op_mufu_pred_on.sum", 1.0),
+    "flop_sp_efficiency": (
+        "smsp__sass_thread_inst_executed_ops_fadd_fmul_ffma_pred_on.avg.pct_of_peak_sustained_elapsed", 1.0),
+    "flop_dp_efficiency": (
+        "smsp__sass_thread_inst_executed_ops_dadd_dmul_dfma_pred_on.avg.pct_of_peak_sustained_elapsed", 1.0),
     "shared_efficiency": ("smsp__sass_average_data_bytes_per_wavefront_mem_shared.pct", 1.0),
     "shared_load_transactions": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 1.0),
     "shared_store_transactions": ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 1.0),
@@ -64,6 +93,11 @@ NVPROF_TO_NCU = {
     "active_warps": ("sm__warps_active.sum", 1.0),
     "elapsed_cycles_sm": ("sm__cycles_elapsed.sum", 1.0),
     "warps_launched": ("smsp__warps_launched.sum", 1.0),
+    "threads_launched": ("smsp__threads_launched.sum", 1.0),
+    "thread_inst_executed": ("smsp__thread_inst_executed.sum", 1.0),
+    "sm_cta_launched": ("sm__ctas_launched.sum", 1.0),
+    "branch": ("smsp__sass_branch_targets.sum", 1.0),
+    "divergent_branch": ("smsp__sass_branch_targets_threads_divergent.sum", 1.0),
     "gld_request": ("smsp__inst_executed_op_global_ld.sum", 1.0),
     "gst_request": ("smsp__inst_executed_op_global_st.sum", 1.0),
     "shared_load": ("smsp__inst_executed_op_shared_ld.sum", 1.0),

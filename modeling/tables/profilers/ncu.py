@@ -3,7 +3,10 @@
 * *details* (the default page): one row per launch x metric, columns ``ID``, ``Kernel Name``, ``Block
   Size``, ``Grid Size``, ``Section Name``, ``Metric Name``, ``Metric Unit``, ``Metric Value`` (and process,
   device and rule columns, not read). Pivoted to one row per launch (``ID``). A metric listed under two
-  sections with the same value is kept once; with two different values, as ``<section>: <metric>``.
+  sections with the same value is kept once; with two different values, as ``<section>: <metric>``; a
+  metric named as a column of the page (``Block Size``, ``Grid Size`` under "Launch Statistics") also takes
+  its section's name. Nsight Compute 2025 ends metric rows after ``Metric Value`` (the rule columns only on
+  rule rows): such rows are padded; rule rows (no metric name) are not read.
 * ``--page raw``: one row per launch, a metric per column, and a row of units under the header.
 
 Both: ``==PROF==`` lines and the program's output around the table are skipped; values may carry thousands
@@ -22,6 +25,8 @@ DURATION = "gpu__time_duration.sum"
 #: the details page's section names for the metrics it shows (GPU Speed Of Light section), as their metric names
 _DETAIL_NAMES = {"Duration": DURATION, "Elapsed Cycles": "gpc__cycles_elapsed.max"}
 _CONFIG = ("Block Size", "Grid Size")
+#: columns kept per launch as text: an input tag can be read from them (``workloads``)
+_TEXT = ("Process ID", "Process Name", "Host Name", "Kernel Time", "Context", "Stream", "Device", "CC")
 _NOT_METRICS = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time", "Context",
                 "Stream", "Device", "CC", "Block Size", "Grid Size", "Section Name", "Metric Name", "Metric Unit",
                 "Metric Value", "Rule Name", "Rule Type", "Rule Description", "Estimated Speedup Type",
@@ -36,13 +41,14 @@ def _col(header, name, what):
 
 def read_details(text: str) -> Profile:
     """The launches of an ``ncu --csv`` details file."""
-    _, rows = table_rows(text, ('"ID","Process ID"', '"ID",', "ID,"), "Nsight Compute details")
+    _, rows = table_rows(text, ('"ID","Process ID"', '"ID",', "ID,"), "Nsight Compute details", "Metric Value")
     header, body = rows[0], rows[1:]
     i_id, i_kernel = _col(header, "ID", "ncu table"), _col(header, "Kernel Name", "ncu table")
     i_name, i_value = _col(header, "Metric Name", "ncu table"), _col(header, "Metric Value", "ncu table")
     i_unit = header.index("Metric Unit") if "Metric Unit" in header else None
     i_section = header.index("Section Name") if "Section Name" in header else None
     config = [c for c in _CONFIG if c in header]
+    text = [c for c in _TEXT if c in header]
     comma = decimal_comma(r[i_value] for r in body)
     launches: dict[str, dict] = {}
     cells: dict[str, dict] = {}
@@ -52,11 +58,13 @@ def read_details(text: str) -> Profile:
         lid = r[i_id].strip()
         if lid not in launches:
             launches[lid] = {"kernel": r[i_kernel], "invocations": 1.0,
-                             **{c: r[header.index(c)].strip() for c in config}}
+                             **{c: r[header.index(c)].strip() for c in [*config, *text]}}
         name = r[i_name].strip()
         if not name:
             continue
         name = _DETAIL_NAMES.get(name, name)
+        if name in config:  # "Launch Statistics: Block Size" (a count) beside the "Block Size" column "(384, 1, 1)"
+            name = f"{r[i_section].strip() if i_section is not None else 'metric'}: {name}"
         value, unit = r[i_value], (r[i_unit].strip() if i_unit is not None else None)
         key = (lid, name)
         if key in seen:
@@ -83,7 +91,7 @@ def read_details(text: str) -> Profile:
         notes += more
     if comma:
         notes.insert(0, "numbers read with a decimal comma (a European locale)")
-    return finish("ncu-details", list(launches.values()), units, config, notes, DURATION)
+    return finish("ncu-details", list(launches.values()), units, config, notes, DURATION, text=text)
 
 
 def read_raw(text: str) -> Profile:
@@ -96,14 +104,18 @@ def read_raw(text: str) -> Profile:
     config = [c for c in _CONFIG if c in header]
     metrics = [j for j, h in enumerate(header) if h not in _NOT_METRICS]
     comma = decimal_comma(r[j] for r in body for j in metrics)
-    launches = [{"kernel": r[i_kernel], "invocations": 1.0, **{c: r[header.index(c)].strip() for c in config}}
-                for r in body]
+    text = [c for c in _TEXT if c in header]
+    launches = [{"kernel": r[i_kernel], "invocations": 1.0,
+                 **{c: r[header.index(c)].strip() for c in [*config, *text]}} for r in body]
     units, notes = {}, []
     for j in metrics:
         name = _DETAIL_NAMES.get(header[j], header[j])
         got = numeric_or_skip(name, [r[j] for r in body], [unit_row[j]] * len(body), comma)
-        if got is None:
+        if got is None:  # a text column: kept as text (an input tag can come from it), not a metric
             notes.append(f"{name}: text, not a metric (not imported)")
+            text.append(name)
+            for launch, r in zip(launches, body):
+                launch[name] = r[j]
             continue
         vals, unit, more = got
         for launch, v in zip(launches, vals):
@@ -112,4 +124,4 @@ def read_raw(text: str) -> Profile:
         notes += more
     if comma:
         notes.insert(0, "numbers read with a decimal comma (a European locale)")
-    return finish("ncu-raw", launches, units, config, notes, DURATION)
+    return finish("ncu-raw", launches, units, config, notes, DURATION, text=text)

@@ -58,7 +58,7 @@ def read_summary(text: str) -> Profile:
                 n = float(r[i_n].replace(",", ""))
             except ValueError:
                 raise DataError(f"Kernel {r[i_k][:60]!r}: invocations {r[i_n]!r} is not a number.") from None
-            k = kernels.setdefault(key, {"kernel": r[i_k], "invocations": n})
+            k = kernels.setdefault(key, {"kernel": r[i_k], "invocations": n, "Device": r[i_dev].strip()})
             if k["invocations"] != n:  # events and metrics replayed a different number of times
                 k["invocations"] = max(k["invocations"], n)
             cells.setdefault(r[i_name].strip(), {})[key] = r[i_avg]
@@ -81,7 +81,8 @@ def read_summary(text: str) -> Profile:
                     "filtered for outliers")
     if comma:
         notes.insert(1, "numbers read with a decimal comma (a European locale)")
-    return finish("nvprof-metrics", list(kernels.values()), units, [], notes, None, per_launch=False)
+    return finish("nvprof-metrics", list(kernels.values()), units, [], notes, None, per_launch=False,
+                  text=["Device"])
 
 
 def read_trace(text: str) -> Profile:
@@ -99,8 +100,9 @@ def read_trace(text: str) -> Profile:
         raise DataError("The nvprof GPU trace holds no kernel launches (only copies and memsets).")
     metrics = [j for j, h in enumerate(header) if h not in _TRACE_TEXT and h not in _TRACE_CONFIG]
     comma = decimal_comma(r[j] for r in kernels for j in metrics)
-    launches = [{"kernel": r[i_name], "invocations": 1.0, **{c: r[header.index(c)].strip() for c in config}}
-                for r in kernels]
+    text = [c for c in ("Device", "Context", "Stream") if c in header]
+    launches = [{"kernel": r[i_name], "invocations": 1.0,
+                 **{c: r[header.index(c)].strip() for c in [*config, *text]}} for r in kernels]
     units, notes = {}, []
     for j in metrics:
         name = header[j]
@@ -116,7 +118,7 @@ def read_trace(text: str) -> Profile:
         notes.append(f"{copies} memory copies / memsets left out (not kernel launches)")
     if comma:
         notes.insert(0, "numbers read with a decimal comma (a European locale)")
-    return finish("nvprof-trace", launches, units, config, notes, TRACE_DURATION)
+    return finish("nvprof-trace", launches, units, config, notes, TRACE_DURATION, text=text)
 
 
 def is_trace_unit_row(line: str) -> bool:

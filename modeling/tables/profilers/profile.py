@@ -30,7 +30,9 @@ _RATE_UNITS = {"%", "byte/s", "Hz", "level", "ratio"}
 
 
 def metric_kind(name: str, unit: str) -> str:
-    """``sum``, ``wmean`` or ``mean`` for a metric (see the module docstring)."""
+    """``sum``, ``wmean`` or ``mean`` for a metric (see the module docstring); an ncu name that carries its
+    section (``Launch Statistics: Block Size``) is judged by the metric's own name."""
+    name = name.split(": ", 1)[-1]
     if _GEOMETRY.match(name):
         return "mean"
     if unit in _RATE_UNITS or "/" in unit:
@@ -55,21 +57,28 @@ class Profile:
     #: False when the file holds one row per kernel already averaged over its launches (nvprof --metrics):
     #: its launches cannot be filtered for outliers any more.
     per_launch: bool = True
+    #: the file's other non-metric columns, kept per launch as text (ncu's Process Name, Device, ...)
+    text: list = field(default_factory=list)
 
     @property
     def metrics(self) -> list[str]:
         return list(self.units)
 
+    @property
+    def tag_columns(self) -> list[str]:
+        """The columns an input tag can be read from: the launch configuration and the text columns."""
+        return [*self.config, *self.text]
+
     def to_dict(self) -> dict:
         return {"format": self.format, "launches": int(self.launches["invocations"].sum()),
                 "rows": int(len(self.launches)), "kernels": int(self.launches["kernel"].nunique()),
                 "metrics": self.metrics, "units": self.units, "kinds": self.kinds, "duration": self.duration,
-                "notes": self.notes, "per_launch": self.per_launch}
+                "notes": self.notes, "per_launch": self.per_launch, "tag_columns": self.tag_columns}
 
 
 def finish(fmt: str, rows: list[dict], units: dict, config: list, notes: list, duration: str | None,
-           per_launch: bool = True) -> Profile:
-    """A :class:`Profile` from per-launch dicts (``kernel``, ``invocations``, config, metrics)."""
+           per_launch: bool = True, text: list | None = None) -> Profile:
+    """A :class:`Profile` from per-launch dicts (``kernel``, ``invocations``, config, text columns, metrics)."""
     frame = pd.DataFrame(rows)
     frame.insert(0, "launch", range(len(frame)))
     metrics = [m for m in units if m in frame.columns]
@@ -80,6 +89,9 @@ def finish(fmt: str, rows: list[dict], units: dict, config: list, notes: list, d
     kinds = {m: metric_kind(m, units[m]) for m in metrics}
     if duration and duration in kinds:
         kinds[duration] = "sum"
-    frame = frame[["launch", "kernel", "invocations", *config, *metrics]]
+    text = [c for c in (text or []) if c in frame.columns and c not in metrics and c not in config]
+    for c in text:
+        frame[c] = frame[c].astype(str).str.strip()
+    frame = frame[["launch", "kernel", "invocations", *config, *text, *metrics]]
     return Profile(fmt, frame, {m: units[m] for m in metrics}, kinds, duration if duration in metrics else None,
-                   config, notes, per_launch)
+                   config, notes, per_launch, text)

@@ -81,9 +81,12 @@ def read_counters(text: str) -> Profile:
     config = [header[j] for j in range(len(header)) if header[j] in _CONFIG]
     metrics = [j for j, h in enumerate(header) if not _NOT_METRICS.match(h) and h not in config]
     comma = decimal_comma(r[j] for r in body for j in metrics)
+    skip = {i_k, i_start, i_end, _find(header, "Counter_Name"), _find(header, "Counter_Value")}
+    text = [h for j, h in enumerate(header) if j not in skip and j not in metrics and h not in config
+            and not re.fullmatch(r"(wave_size|obj|dispatch_id)_\d+", h, re.IGNORECASE)]  # merged passes' copies
     launches = [{"kernel": _kernel(r[i_k]), "invocations": 1.0, **{header[j]: r[j].strip() for j in
-                                                                     range(len(header)) if header[j] in config}}
-                for r in body]
+                                                                     range(len(header)) if header[j] in config},
+                 **{h: r[header.index(h)] for h in text}} for r in body]
     units, notes = {}, []
     if i_start is not None and i_end is not None:
         for launch, r in zip(launches, body):
@@ -103,4 +106,4 @@ def read_counters(text: str) -> Profile:
             launch[header[j]] = v
         units[header[j]] = unit
         notes += more
-    return finish(fmt, launches, units, config, notes, DURATION if DURATION in units else None)
+    return finish(fmt, launches, units, config, notes, DURATION if DURATION in units else None, text=text)

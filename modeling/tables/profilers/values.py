@@ -60,12 +60,17 @@ def profiler_text(raw: bytes) -> str:
         raise DataError(f"The file is not UTF-8: byte 0x{raw[exc.start]:02x} on line {line}.") from None
 
 
-def table_rows(text: str, header_starts: tuple, what: str) -> tuple[int, list[list[str]]]:
+def table_rows(text: str, header_starts: tuple, what: str, short_through: str | None = None
+               ) -> tuple[int, list[list[str]]]:
     """``(line number of the header, rows)`` of the CSV table whose header line starts with one of
     ``header_starts``; lines before it (profiler messages, program output) are skipped, and so are
     ``==...==`` lines and blank lines after it. Rows of another length than the header end the table
     (the program printed after it) only when no row of the header's length follows; otherwise they are
-    refused with their line number."""
+    refused with their line number.
+
+    ``short_through``: a row that stops after this column (and before the header's last one) is padded with
+    empty cells -- Nsight Compute 2025 ends a metric row after ``Metric Value`` (with a trailing comma) and
+    prints the rule columns only on rule rows."""
     lines = text.split("\n")
     start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith(header_starts)), None)
     if start is None:
@@ -77,6 +82,8 @@ def table_rows(text: str, header_starts: tuple, what: str) -> tuple[int, list[li
     except csv.Error as exc:
         raise DataError(f"The {what} table is not readable CSV ({exc}).") from None
     header = [h.strip() for h in parsed[0][1]]
+    least = header.index(short_through) + 1 if short_through in header else len(header)
+    parsed = [(n, r + [""] * (len(header) - len(r)) if least <= len(r) < len(header) else r) for n, r in parsed]
     rows = []
     for j, (n, r) in enumerate(parsed[1:], 1):
         if len(r) != len(header):

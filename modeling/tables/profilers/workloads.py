@@ -12,9 +12,11 @@ Workload keys (``key``):
 * ``kernel``: the kernel's name without its parameter list and return type (``void foo<128>(float*, int)``
   -> ``foo<128>``), so nvprof's signature and ncu's short name meet;
 * ``kernel+tag``: ``kernel@tag``, the tag given per file (by default the file name without extension: one
-  file per input size) -- the application column is then the kernel, so cross-validation can hold out a
-  kernel's every input;
-* ``app``: every launch of a file is one workload (a whole application run), named by the tag.
+  file per input size) or read per launch from a column of the profile (``tag_column``: ncu's ``Process
+  Name``, a launch configuration, rocprof's ``GPU_ID``...: :attr:`Profile.tag_columns`) -- the application
+  column is then the kernel, so cross-validation can hold out a kernel's every input;
+* ``app``: every launch with the same tag (a file, or a value of ``tag_column``) is one workload (a whole
+  application run), named by the tag.
 """
 
 from __future__ import annotations
@@ -88,13 +90,33 @@ def renamed_to_ncu(profile: Profile) -> Profile:
                    rename.get(profile.duration, profile.duration), profile.config, notes, profile.per_launch)
 
 
-def to_workloads(profiles: list[tuple[Profile, str]], key: str = "kernel", k: float = DEFAULT_K) -> Workloads:
+def launch_tags(profile: Profile, tag: str, tag_column: str | None) -> pd.Series:
+    """Each launch's input tag: the file's ``tag``, or the launch's value in ``tag_column`` (a column of the
+    file that is not a metric: :attr:`Profile.tag_columns`; any other name is refused, naming those)."""
+    launches = profile.launches
+    if tag_column is None:
+        return pd.Series(str(tag), index=launches.index)
+    if tag_column not in profile.tag_columns or tag_column not in launches:
+        cols = ", ".join(profile.tag_columns[:12]) or "none"
+        raise DataError(f"{tag}: no column {str(tag_column)[:80]!r} to read the input tag from (columns that can "
+                        f"give it: {cols}).")
+    values = launches[tag_column].astype(str).str.strip()
+    if (values == "").any() or (values.str.lower() == "nan").any():
+        raise DataError(f"{tag}: column {tag_column!r} is empty for some launches; choose another tag column.")
+    return values
+
+
+def to_workloads(profiles: list[tuple[Profile, str]], key: str = "kernel", k: float = DEFAULT_K,
+                 tag_column: str | None = None) -> Workloads:
     """One workload table from one or several profiles of one device, each with its tag (the file's name
-    or the input it ran)."""
+    or the input it ran); with ``tag_column`` the tag is read per launch from that column instead (for the
+    ``kernel+tag`` and ``app`` keys)."""
     if key not in KEYS:
         raise DataError(f"Unknown workload key {key!r}: use one of {', '.join(KEYS)}.")
     if not profiles:
         raise DataError("No profile to read.")
+    if tag_column is not None and key == "kernel":
+        raise DataError("A tag column is for the kernel × input and application keys, not for kernel alone.")
     profiles = [(renamed_to_ncu(p), t) for p, t in profiles]
     units, kinds = {}, {}
     for p, _ in profiles:
@@ -112,12 +134,13 @@ def to_workloads(profiles: list[tuple[Profile, str]], key: str = "kernel", k: fl
     for p, tag in profiles:
         df = p.launches.copy()
         base = df["kernel"].map(kernel_base)
+        tags = launch_tags(p, tag, tag_column) if key != "kernel" else None
         if key == "kernel":
             df["workload"], df["application"] = base, base
         elif key == "kernel+tag":
-            df["workload"], df["application"] = base + "@" + str(tag), base
+            df["workload"], df["application"] = base + "@" + tags, base
         else:
-            df["workload"], df["application"] = str(tag), str(tag)
+            df["workload"], df["application"] = tags, tags
         for m in metrics:
             if m not in df:
                 df[m] = np.nan
@@ -170,3 +193,11 @@ def _common_prefix(words: list[str]) -> str:
         while not w.startswith(out):
             out = out[:-1]
     return out
+
+
+def target_tag_column(profiles: list[tuple[Profile, str]], tag_column: str | None) -> str | None:
+    """The host's tag column, used for the target's profiles too when every one of them has it (ncu host and
+    ncu target: ``Process Name`` on both); otherwise None: the target's tags come from its file names."""
+    if tag_column is None or not all(tag_column in p.tag_columns for p, _ in profiles):
+        return None
+    return tag_column

@@ -240,3 +240,13 @@ def test_ncu_details_page_names_and_a_metric_in_two_sections():
     assert p.launches["gpc__cycles_elapsed.max"].iloc[0] == 4100
     assert "Registers Per Thread" in p.units and "Occupancy: Registers Per Thread" not in p.units  # same value
     assert p.launches["Memory Workload Analysis: Block Limit Registers"].iloc[0] == 6           # another value
+
+
+def test_nvprof_names_follow_the_transition_guide():
+    # per-SM rates, as the guide gives them (the sub-partition's smsp__ rate is four times smaller)
+    assert NVPROF_TO_NCU["ipc"] == ("sm__inst_executed.avg.per_cycle_active", 1.0)
+    assert NVPROF_TO_NCU["issued_ipc"] == ("sm__inst_issued.avg.per_cycle_active", 1.0)
+    # a sum of three ncu metrics in the guide (read + atomic + reduction sectors): not a one-to-one name
+    assert "l2_read_transactions" not in NVPROF_TO_NCU and "l2_write_transactions" not in NVPROF_TO_NCU
+    assert NVPROF_TO_NCU["inst_executed_global_loads"] == ("smsp__inst_executed_op_global_ld.sum", 1.0)
+    assert NVPROF_TO_NCU["divergent_branch"] == ("smsp__sass_branch_targets_threads_divergent.sum", 1.0)
