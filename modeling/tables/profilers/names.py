@@ -2,12 +2,13 @@
 
 Source: NVIDIA, *Nsight Compute CLI* documentation, chapter "Nvprof Transition Guide", sections "Metric
 Comparison" and "Event Comparison" (https://docs.nvidia.com/nsight-compute/NsightComputeCli/index.html#nvprof-guide;
-the table for compute capability 7.0 and later). Where this table differed from that one it now follows it: ``ipc`` and
-``issued_ipc`` are per-SM rates there (``sm__inst_executed`` / ``sm__inst_issued ... .avg.per_cycle_active``,
-not the sub-partition's ``smsp__``, four times smaller); ``l2_read_transactions`` and ``l2_write_transactions``
-are sums of three ncu metrics there (read or write sectors plus atomic and reduction sectors), so they are no
-longer mapped to one of them; the instruction-mix, half-precision, local-memory, cache-hit-rate and launch
-counters the table gives one to one were added.
+the table for compute capability 7.0 and later). The entries follow that table as the project knows it; its text
+could not be retrieved where this table was last revised, so they were checked only against other public code
+(e.g. ``ipc`` as ``sm__inst_executed.avg.per_cycle_active``, a per-SM rate four times the sub-partition's
+``smsp__`` one) and should be read against the guide before a team relies on a mapping. ``l2_read_transactions``
+and ``l2_write_transactions`` are sums of three ncu metrics there (read or write sectors plus atomic and reduction
+sectors), so they are not mapped. Where two nvprof names have one ncu equivalent (``gld_request`` and
+``inst_executed_global_loads``), the first a file holds is renamed and the other keeps its nvprof name.
 
 Only one-to-one correspondences are listed; nvprof metrics that the guide expresses as a formula over
 several ncu metrics (``flop_count_sp``, ``cf_executed``, ``stall_exec_dependency``, ``l2_read_transactions``,

@@ -75,7 +75,13 @@ def renamed_to_ncu(profile: Profile) -> Profile:
     (``modeling.tables.profilers.names``); other profiles unchanged."""
     if not profile.format.startswith("nvprof"):
         return profile
-    mapping = ncu_names(profile.metrics)
+    mapping, taken = {}, set(profile.metrics)
+    for old, (new, scale) in ncu_names(profile.metrics).items():
+        # two nvprof names for one ncu metric (gld_request and inst_executed_global_loads): the first
+        # is renamed, the other keeps its nvprof name rather than making two columns of one name
+        if new not in taken:
+            mapping[old] = (new, scale)
+            taken.add(new)
     if not mapping:
         return profile
     launches = profile.launches.copy()

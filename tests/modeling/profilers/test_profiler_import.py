@@ -250,3 +250,17 @@ def test_nvprof_names_follow_the_transition_guide():
     assert "l2_read_transactions" not in NVPROF_TO_NCU and "l2_write_transactions" not in NVPROF_TO_NCU
     assert NVPROF_TO_NCU["inst_executed_global_loads"] == ("smsp__inst_executed_op_global_ld.sum", 1.0)
     assert NVPROF_TO_NCU["divergent_branch"] == ("smsp__sass_branch_targets_threads_divergent.sum", 1.0)
+
+
+def test_two_nvprof_names_for_one_ncu_metric_keep_two_columns():
+    """gld_request and inst_executed_global_loads are the same ncu metric: the first is renamed, the other
+    keeps its nvprof name (no two columns of one name, nothing dropped)."""
+    rows = ['"Device","Kernel","Invocations","Metric Name","Metric Description","Min","Max","Avg"']
+    for kernel, v in (("k1(int)", 100), ("k2(int)", 200), ("k3(int)", 300)):
+        for metric in ("gld_request", "inst_executed_global_loads"):
+            rows.append(f'"Tesla V100-SXM2-16GB (0)","{kernel}","1","{metric}","Global loads","{v}","{v}","{v}"')
+    text = "==1== Profiling result:\n==1== Metric result:\n" + "\n".join(rows) + "\n"
+    w = to_workloads([(read_profile(text.encode(), "nvprof"), "t")])
+    assert "smsp__inst_executed_op_global_ld.sum" in w.metrics and "inst_executed_global_loads" in w.metrics
+    assert len(w.frame.columns) == len(set(w.frame.columns))
+    assert w.frame.set_index("workload").loc["k2", "inst_executed_global_loads"] == 200
