@@ -1,9 +1,10 @@
 """/data in the browser: profiler files (an ncu details CSV as host, an nvprof metrics CSV as target) become a
-saved dataset a scenario runs on; real ncu output of two machines joins with the input tag read from a column;
+saved dataset a scenario runs on; real ncu output of two machines joins with the input tag read from a column, and
+real ncu files of two machines (eight inputs a side) are saved and run as a scenario;
 a rocprof-compute pmc_perf.csv is recognised and previewed; bad files lose nothing."""
 
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlparse
 
 from dashboard.state import datasets
 from modeling.crossgen.ensemble import run_ensemble
@@ -71,6 +72,41 @@ def test_real_ncu_host_and_target_joined_by_an_input_tag_column(dash_duo, perfca
     dash_duo.find_element("#data-prof-save").click()
     dash_duo.wait_for_contains_text("#data-prof-save-status", "Not saved: Only 2 workload(s); at least 3", timeout=20)
     assert len(datasets.list_datasets()) == before
+
+
+def test_real_ncu_files_of_two_machines_saved_and_run(dash_duo, perfcast_app):
+    """Real ncu output on both sides (XPlacer's hotspot at eight grid sizes, an AWS V100 as host and Lassen's V100
+    as target: tests/fixtures/profilers/README.md): eight files a side, joined by kernel x input tag (from the
+    file names), saved and run as a scenario whose best E_out is the one computed here from the saved table."""
+    sizes = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
+    hs = F / "xplacer_hotspot"
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_element("#data-prof-host input[type=file]").send_keys(
+        "\n".join(str(hs / "aws" / f"hotspot_{n}.csv") for n in sizes))
+    dash_duo.wait_for_contains_text("#data-prof-host-status", "Nsight Compute CSV, details page", timeout=30)
+    dash_duo.find_element("#data-prof-target input[type=file]").send_keys(
+        "\n".join(str(hs / "lassen" / f"hotspot_{n}.csv") for n in sizes))
+    dash_duo.wait_for_contains_text("#data-prof-summary", "targets: gpu__time_duration.sum@target", timeout=30)
+    dash_duo.find_element("#data-prof-key input[value='kernel+tag']").click()
+    dash_duo.wait_for_contains_text("#data-prof-summary", "8 workloads (kernel × input", timeout=30)
+    dash_duo.wait_for_contains_text("#data-prof-preview", "calculate_temp@8192", timeout=10)
+    dash_duo.find_element("#data-prof-name").send_keys("hotspot, AWS V100 to Lassen V100")
+    dash_duo.find_element("#data-prof-save").click()
+    dash_duo.wait_for_contains_text("#data-prof-save-status", "Saved 8 workloads", timeout=30)
+    dash_duo.wait_for_contains_text("#data-datasets", "hotspot, AWS V100 to Lassen V100", timeout=10)
+    meta = next(m for m in datasets.list_datasets() if m["name"] == "hotspot, AWS V100 to Lassen V100")
+    assert datasets.verify_dataset(meta["id"])
+    target = meta["mapping"]["targets"][0]
+    dash_duo.driver.get(dash_duo.server_url + f"/scenario?dataset={meta['id']}&target={quote(target)}&folds=4")
+    eout = wait_text(dash_duo, "#scenario-best-eout", timeout=180)
+    s = table_scenario(datasets.dataset_table(meta["id"]), target, "application", "workload",
+                       meta["mapping"]["features"], meta["mapping"]["host_col"])
+    # the page picked the target transform for this data (log of the ratio to the host): the same here
+    transform = parse_qs(urlparse(dash_duo.driver.current_url).query)["transform"][0]
+    assert transform == "logratio"
+    res = run_ensemble(s["X"], s["y"], models="halwpe", folds=4, host_index=s["host_index"], seed=0,
+                       groups=s["groups"], drop_constant=True, transform=transform)
+    assert eout == f"{res.best().e_out:.2f} %"
 
 
 def test_rocprof_compute_pmc_perf_is_recognised_and_previewed(dash_duo, perfcast_app, tmp_path):
