@@ -122,7 +122,9 @@ def _merge(host: Workloads, tframe: pd.DataFrame, tcols: list) -> Joined:
     if not hk & tk:
         raise DataError("No workload of the host matches one of the target "
                         f"(host: {', '.join(sorted(hk)[:4])}; target: {', '.join(sorted(tk)[:4])}). Choose the "
-                        "same workload key for both, or name the simulator's rows as the host's kernels.")
+                        "same workload key for both; with an input tag, read it from a column both files share "
+                        "(e.g. the process name) when their file names differ; or name the simulator's rows as the "
+                        "host's kernels.")
     frame = base.frame.merge(tframe, on="workload", how="left")
     base.frame = frame[["workload", "application", *tcols, *base.features]]
     base.targets = tcols
