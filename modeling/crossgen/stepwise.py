@@ -12,7 +12,15 @@ step):
   columns (modified Gram-Schmidt); the RSS after adding column ``j`` is then
   ``RSS - (z_j . r)^2 / (z_j . z_j)`` for all candidates in one matrix product.
 * OLS backward keeps ``G = (X_S' X_S)^-1`` and the coefficients; removing ``j``
-  raises the RSS by ``b_j^2 / G_jj`` and G is downdated in O(k^2).
+  raises the RSS by ``b_j^2 / G_jj`` and G is downdated in O(k^2). Every 25
+  removals G is recomputed from a QR factor: the R of ``X_S`` once at the start,
+  then, while that R is well conditioned (estimated condition number below
+  ``WELL_CONDITIONED``, 1e4), the R of the previous R's kept columns: a k x k QR
+  instead of an n x k one, the same factor without touching the n rows again.
+  The two routes round differently, by about the condition number times the
+  machine epsilon; on ill-conditioned tables (the shipped counters reach 1e7)
+  that difference can reorder near-equal removals, so there the n x k QR is
+  kept and the selections stay those of the straightforward refresh.
 * NNLS variants bound each candidate's NNLS RSS from below by the OLS RSS of
   the same column set (a larger feasible set can only fit better) and from
   above by a one-coordinate step; candidates are solved exactly in order of
@@ -51,6 +59,13 @@ def subtract_outer(Z, q, c):
     from modeling.crossgen.inplace import subtract_outer as compiled
 
     compiled(Z, q, c)
+
+
+def downdate(G, g, gjj):
+    """``G -= outer(g, g) / gjj`` in place (compiled, as :func:`subtract_outer`)."""
+    from modeling.crossgen.inplace import downdate as compiled
+
+    compiled(G, g, gjj)
 
 
 @dataclass
@@ -164,10 +179,29 @@ def _ols_beta(X, y, idx):
     return linalg.lstsq(X[:, idx], y, lapack_driver="gelsy")[0]
 
 
-def _inverse_gram(X: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    R = linalg.qr(X[:, idx], mode="r")[0][: idx.size]
-    Rinv = linalg.solve_triangular(R, np.eye(idx.size))
+def _r_factor(A: np.ndarray) -> np.ndarray:
+    """The square R of a QR factorization of ``A`` (rows >= columns)."""
+    return linalg.qr(A, mode="r")[0][: A.shape[1]]
+
+
+#: Below this estimated condition number of R the k x k refresh is used (see :func:`ols_backward`).
+WELL_CONDITIONED = 1e4
+
+
+def _well_conditioned(R: np.ndarray) -> bool:
+    """Is the triangular ``R`` well conditioned (LAPACK's 1-norm estimate, O(k^2))?"""
+    rcond, info = linalg.lapack.dtrcon(R, norm="1", uplo="U")
+    return info == 0 and rcond * WELL_CONDITIONED > 1.0
+
+
+def _inverse_from_r(R: np.ndarray) -> np.ndarray:
+    """``(A'A)^-1 = R^-1 R^-T`` for ``A = QR``."""
+    Rinv = linalg.solve_triangular(R, np.eye(R.shape[0]))
     return Rinv @ Rinv.T
+
+
+def _inverse_gram(X: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    return _inverse_from_r(_r_factor(X[:, idx]))
 
 
 def ols_backward(std: Standardized, criterion: str, max_steps: int | None = None) -> Selection:
@@ -179,38 +213,52 @@ def ols_backward(std: Standardized, criterion: str, max_steps: int | None = None
     S, note = backward_start(X, y)
     if S.size == 0:
         return Selection(S, np.zeros(0), [StepRecord(0, note, None, 0, tss, _crit(tss, n, 0, tss, criterion))])
-    G = _inverse_gram(X, S)
+    R = _r_factor(X[:, S])
+    R_cols = S.copy()  # the columns of X that R factors, in order
+    G = _inverse_from_r(R)
     b = G @ (X[:, S].T @ y)
     res = y - X[:, S] @ b
     rss = float(res @ res)
     crit = _crit(rss, n, S.size, tss, criterion)
     steps = [StepRecord(0, note, None, int(S.size), rss, crit)]
-    S = list(S)
+    # G and b keep the size of the last refresh; a removed position is zeroed and never chosen again
+    live = np.ones(S.size, dtype=bool)
     since_refresh = 0
-    while S and (max_steps is None or len(steps) <= max_steps):
+    while live.any() and (max_steps is None or len(steps) <= max_steps):
+        k = int(live.sum())
         d = np.diag(G)
         delta = b**2 / np.maximum(d, np.finfo(float).tiny)
+        delta[~live] = np.inf
         j = int(np.argmin(delta))
         new_rss = rss + float(delta[j])
-        new_crit = _crit(new_rss, n, len(S) - 1, tss, criterion)
+        new_crit = _crit(new_rss, n, k - 1, tss, criterion)
         if not new_crit < crit:
             break
-        keep = np.arange(len(S)) != j
-        gj = G[keep, j]
-        b = b[keep] - gj * (b[j] / G[j, j])
-        G = G[np.ix_(keep, keep)] - np.outer(gj, gj) / G[j, j]
-        removed = S.pop(j)
+        gjj = G[j, j]
+        g = G[:, j].copy()
+        b -= g * (b[j] / gjj)
+        downdate(G, g, gjj)  # G -= outer(g, g) / gjj in place: the same arithmetic as on the kept block
+        G[j, :] = 0.0
+        G[:, j] = 0.0
+        b[j] = 0.0
+        live[j] = False
+        removed = int(S[j])
         since_refresh += 1
-        if since_refresh >= 25 and S:  # limit drift of the downdates
-            idx = np.array(S)
-            G = _inverse_gram(X, idx)
-            b = G @ (X[:, idx].T @ y)
-            res = y - X[:, idx] @ b
+        if since_refresh >= 25 and live.any():  # limit drift of the downdates
+            # R of the remaining columns from the kept columns of the last R (Q'X_S = R[:, kept], so a QR
+            # of that k x k matrix gives the R of X_S): O(k^3), never touching the n rows
+            S, live = S[live], np.ones(k - 1, dtype=bool)
+            R = _r_factor(R[:, np.isin(R_cols, S)] if _well_conditioned(R) else X[:, S])
+            R_cols = S
+            G = _inverse_from_r(R)
+            b = G @ (X[:, S].T @ y)
+            res = y - X[:, S] @ b
             new_rss = float(res @ res)
-            new_crit = _crit(new_rss, n, len(S), tss, criterion)
+            new_crit = _crit(new_rss, n, S.size, tss, criterion)
             since_refresh = 0
         rss, crit = new_rss, new_crit
-        steps.append(StepRecord(len(steps), "-", removed, len(S), rss, crit))
+        steps.append(StepRecord(len(steps), "-", removed, int(live.sum()), rss, crit))
+    S = S[live]
     idx = np.array(sorted(S), dtype=int)
     return Selection(idx, _ols_beta(X, y, idx), steps)
 

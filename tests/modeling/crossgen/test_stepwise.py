@@ -209,6 +209,19 @@ def test_compiled_rank_one_update_equals_numpy_bit_for_bit():
     assert np.array_equal(Z, expected)
 
 
+def test_compiled_inverse_gram_downdate_equals_numpy_bit_for_bit():
+    from modeling.crossgen.inplace import downdate
+
+    rng = np.random.default_rng(4)
+    A = rng.normal(size=(80, 40)) * 10.0 ** rng.integers(-4, 4, size=40)
+    G = np.linalg.inv(A.T @ A)
+    j = 17
+    keep = np.arange(40) != j
+    expected = G[np.ix_(keep, keep)] - np.outer(G[keep, j], G[keep, j]) / G[j, j]
+    downdate(G, G[:, j].copy(), G[j, j])
+    assert np.array_equal(G[np.ix_(keep, keep)], expected)
+
+
 def test_nnls_forward_bounds_kept_across_steps_equal_a_fresh_projection():
     from modeling.crossgen.stepwise import _OLSBounds
 
