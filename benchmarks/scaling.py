@@ -13,8 +13,14 @@ positive target), every (model, fold) fit timed on its own in this one process. 
   ``dashboard.jobs.fanout``): the expected wall time per size, beside one process's total. The replay
   counts compute only (not the transfer of the table to each worker, nor Redis round trips).
 
+* ``before`` (``--before REV``): the same sizes run by the code of commit ``REV`` (a temporary git worktree,
+  its kernels warmed first; its own ``benchmarks/scaling.py``, one size at a time, interleaved with this
+  checkout's runs so that drift of a shared machine hits both sides alike): its seconds per size and model,
+  and the ratio before / after.
+
     .venv/bin/python benchmarks/scaling.py --json
     .venv/bin/python benchmarks/scaling.py --sizes 364x577 1456x577 --schedule 1 2 4 8
+    .venv/bin/python benchmarks/scaling.py --sizes 5824x577 --before 94b060e --json
 """
 
 from __future__ import annotations
@@ -22,7 +28,10 @@ from __future__ import annotations
 import argparse
 import heapq
 import json
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -73,29 +82,69 @@ def exponent(sizes: list[float], seconds: list[float]) -> float | None:
     return float(np.polyfit(np.log(sizes), np.log(seconds), 1)[0])
 
 
+class Before:
+    """The code of an earlier commit in a temporary worktree, running its own ``benchmarks/scaling.py``."""
+
+    def __init__(self, rev: str):
+        self.rev = rev
+        self.where = Path(tempfile.mkdtemp(prefix="perfcast-scaling-before-")) / "tree"
+        subprocess.run(["git", "worktree", "add", "--detach", str(self.where), rev], cwd=ROOT, check=True,
+                       capture_output=True)
+        subprocess.run([sys.executable, "-c", "from modeling.crossgen.forest_trees import warm_up; warm_up()"],
+                       cwd=self.where, check=True, capture_output=True)
+
+    def size(self, name: str, folds: int) -> dict:
+        out = subprocess.run([sys.executable, "benchmarks/scaling.py", "--sizes", name, "--folds", str(folds),
+                              "--schedule", "--json"], cwd=self.where, check=True, capture_output=True, text=True)
+        return json.loads(out.stdout)["seconds_by_size"][name]
+
+    def close(self) -> None:
+        subprocess.run(["git", "worktree", "remove", "--force", str(self.where)], cwd=ROOT, capture_output=True)
+        shutil.rmtree(self.where.parent, ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES), help="n x p, e.g. 364x577")
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--schedule", nargs="*", type=int, default=[1, 2, 4, 8], help="simulated worker counts")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--before", default=None, help="an earlier commit to run beside, size by size")
     a = ap.parse_args()
     shapes = [tuple(int(v) for v in s.lower().split("x")) for s in a.sizes]
     by_size, schedule = {}, {}
     timed_fits(80, 100, 3)  # compiled kernels loaded (or compiled) before anything is timed
-    for n, p in shapes:
-        fits = timed_fits(n, p, a.folds)
-        per_model: dict[str, float] = {}
-        for model, _, s in fits:
-            per_model[model] = per_model.get(model, 0.0) + s
-        name = f"{n}x{p}"
-        total = sum(per_model.values())
-        by_size[name] = {"total_seconds": round(total, 2), "fits": len(fits),
-                         "models": {m: round(s, 3) for m, s in sorted(per_model.items(), key=lambda kv: -kv[1])}}
-        order = [s for _, _, s in fits]
-        schedule[name] = {f"W={w}": round(replay(order, w), 2) for w in a.schedule}
-        schedule[name]["longest_fit_seconds"] = round(max(order), 2)
-        print(f"[scaling] {name}: {total:.1f} s in one process", file=sys.stderr, flush=True)
+    before = Before(a.before) if a.before else None
+    before_by_size = {}
+    try:
+        for n, p in shapes:
+            if before is not None:
+                before_by_size[f"{n}x{p}"] = before.size(f"{n}x{p}", a.folds)
+                print(f"[scaling] {n}x{p} before ({a.before}): {before_by_size[f'{n}x{p}']['total_seconds']} s",
+                      file=sys.stderr, flush=True)
+            _one_size(n, p, a, by_size, schedule)
+    finally:
+        if before is not None:
+            before.close()
+    _report(shapes, a, by_size, schedule, before_by_size)
+
+
+def _one_size(n, p, a, by_size, schedule) -> None:
+    fits = timed_fits(n, p, a.folds)
+    per_model: dict[str, float] = {}
+    for model, _, s in fits:
+        per_model[model] = per_model.get(model, 0.0) + s
+    name = f"{n}x{p}"
+    total = sum(per_model.values())
+    by_size[name] = {"total_seconds": round(total, 2), "fits": len(fits),
+                     "models": {m: round(s, 3) for m, s in sorted(per_model.items(), key=lambda kv: -kv[1])}}
+    order = [s for _, _, s in fits]
+    schedule[name] = {f"W={w}": round(replay(order, w), 2) for w in a.schedule}
+    schedule[name]["longest_fit_seconds"] = round(max(order), 2)
+    print(f"[scaling] {name}: {total:.1f} s in one process", file=sys.stderr, flush=True)
+
+
+def _report(shapes, a, by_size, schedule, before_by_size) -> None:
     models = sorted({m for v in by_size.values() for m in v["models"]})
     p_max = max(p for _, p in shapes)
     n_max = max(n for n, _ in shapes)
@@ -116,6 +165,13 @@ def main() -> None:
            "seconds_by_size": by_size, "growth_exponent": growth,
            "schedule_wall_seconds": schedule,
            "schedule_note": "fits replayed in the plan's order on W simulated workers (compute only)"}
+    if before_by_size:
+        out["before"] = {"commit": a.before, "seconds_by_size": before_by_size,
+                         "ratio_before_over_after": {k: round(v["total_seconds"] / by_size[k]["total_seconds"], 2)
+                                                     for k, v in before_by_size.items()},
+                         "model_ratio_before_over_after": {
+                             k: {m: round(s / max(by_size[k]["models"].get(m, 0.0), 1e-9), 2)
+                                 for m, s in v["models"].items()} for k, v in before_by_size.items()}}
     print(json.dumps(out, indent=2) if a.json else out)
 
 
