@@ -129,16 +129,25 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
     The penalty (and the Elastic Net's L1 ratio) is chosen by an inner K-fold CV
     on the training data only, so the outer CV error is not flattered.
     Features are standardized inside the fit.
+
+    Solver: scikit-learn's cyclic coordinate descent (``LassoCV`` / ``ElasticNetCV``,
+    30 alphas, ``max_iter=5000``) stopped at ``tol`` (its dual-gap tolerance;
+    1e-3 in the leaderboard); ``precompute`` is scikit-learn's Gram-matrix variant
+    of the same solver. At 1e-3 the solution is not the converged one: on the
+    HALWPE-shaped 364 x 577 benchmark Lasso's E_out is 13 % and Lasso/NNLS's 8.7 %
+    (relative) from that of ``tol=1e-8`` (``benchmarks/regularized_tolerance.py``).
     """
 
     def __init__(self, kind="lasso", positive=False, inner_folds=5, n_alphas=30,
-                 l1_ratios=(0.25, 0.5, 0.75), random_state=0):
+                 l1_ratios=(0.25, 0.5, 0.75), random_state=0, tol=1e-3, precompute="auto"):
         self.kind = kind
         self.positive = positive
         self.inner_folds = inner_folds
         self.n_alphas = n_alphas
         self.l1_ratios = l1_ratios
         self.random_state = random_state
+        self.tol = tol
+        self.precompute = precompute
 
     def fit(self, X, y):
         from sklearn.linear_model import ElasticNetCV, LassoCV
@@ -149,7 +158,7 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
         folds = min(self.inner_folds, X.shape[0])
         cv = KFold(folds, shuffle=True, random_state=self.random_state)
         common = dict(alphas=self.n_alphas, cv=cv, positive=self.positive, max_iter=5000,
-                      tol=1e-3, fit_intercept=False, selection="cyclic")
+                      tol=self.tol, fit_intercept=False, selection="cyclic", precompute=self.precompute)
         if self.kind == "lasso":
             est = LassoCV(**common)
         elif self.kind == "elasticnet":
