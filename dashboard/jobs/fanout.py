@@ -116,7 +116,8 @@ def runner(spec: dict, on_wait=None, helpers: int | None = None):
         suspects: dict[str, float] = {}
         sent: list = []
         shared = _rejoin(c, fan, spec, names, have, helpers, sent)
-        looked = time.monotonic()
+        looked, wait = time.monotonic(), 1.0
+        ended = False
         try:
             while len(have) < len(names):
                 if shared:
@@ -127,25 +128,30 @@ def runner(spec: dict, on_wait=None, helpers: int | None = None):
                         if not is_outage(exc):
                             raise
                         _log.warning("Redis unreachable during run %s (%s): fitting here until it answers", fan, exc)
-                        shared, looked = False, time.monotonic()
-                # Redis unreachable: one fit at a time in this process (same numbers), and once a second a
-                # look whether it answers again, to share the rest out once more
+                        shared, looked, wait = False, time.monotonic(), 1.0
+                # Redis unreachable: one fit at a time in this process (same numbers), and now and then (1 s,
+                # doubling up to 30 s while it stays away: a look may itself wait for a connect timeout) a
+                # look whether it answers again, to share the rest out once more, with new helpers (those
+                # that met the outage stopped)
                 name = next(n for n in names if n not in have)
                 have.add(name)
                 yield (*_parse(name), fit(*_parse(name)))
-                if time.monotonic() - looked >= 1.0:
-                    looked = time.monotonic()
-                    shared = _rejoin(c, fan, spec, names, have, helpers, sent)
+                if len(have) < len(names) and time.monotonic() - looked >= wait:
+                    shared = _rejoin(c, fan, spec, names, have, helpers, sent, again=True)
+                    looked, wait = time.monotonic(), min(2 * wait, 30.0)
+            ended = True
         finally:
-            _stop(c, fan, sent)
+            # a run that ends waits for Redis to mark it stopped; one unwinding on an error only briefly
+            _stop(c, fan, sent, bound=None if ended else 5.0)
 
     return run
 
 
-def _rejoin(c, fan, spec, names, have, helpers, sent) -> bool:
+def _rejoin(c, fan, spec, names, have, helpers, sent, again: bool = False) -> bool:
     """Publish what is left of run ``fan`` (its spec, and the fits not yet here in its list), send the
-    helpers once, and say whether Redis answered. Also how a run resumes sharing after an outage: the fits
-    computed here meanwhile leave the list, and a spec or list lost with Redis's data is written again."""
+    helpers (``again``: after an outage, a new set, since those that met it stopped), and say whether Redis
+    answered. Also how a run resumes sharing after an outage: the fits computed here meanwhile leave the list,
+    and a spec or list lost with Redis's data is written again."""
     try:
         finished = {x.decode() for x in c.hkeys(_k(fan, "done"))}
         left = [n for n in names if n not in have and n not in finished]
@@ -157,7 +163,7 @@ def _rejoin(c, fan, spec, names, have, helpers, sent) -> bool:
             pipe.rpush(todo, *left)
             pipe.expire(todo, KEEP_SECONDS)
         pipe.execute()
-        if not sent:
+        if again or not sent:
             sent.extend(_send_helpers(fan, helpers))
     except Exception as exc:
         if not is_outage(exc):
@@ -173,8 +179,11 @@ def _share(c, fan, names, have, suspects, fit, on_wait):
     while len(have) < len(names):
         # the fits others finished
         for name in [n for n in (x.decode() for x in c.hkeys(done_key)) if n not in have]:
+            raw = c.hget(done_key, name)  # read before it counts as here: an outage now loses nothing
+            if raw is None:  # gone with Redis's data: the lost-fit look lists it again
+                continue
+            out, _ = decode(raw)
             have.add(name)
-            out, _ = decode(c.hget(done_key, name))
             yield (*_parse(name), out)
         if len(have) == len(names):
             break
@@ -187,12 +196,12 @@ def _share(c, fan, names, have, suspects, fit, on_wait):
             lease = _claim(fan, name)
             try:
                 out = fit(*_parse(name))
-                c.hset(done_key, name, encode(out))
-                c.expire(done_key, KEEP_SECONDS)
             finally:
                 lease.release()
             have.add(name)
             yield (*_parse(name), out)
+            c.hset(done_key, name, encode(out))  # for the record; an outage here loses no fit
+            c.expire(done_key, KEEP_SECONDS)
             continue
         now = time.monotonic()
         if now - last_look >= 1.0:  # nothing left to take: is a fit lost with a dead worker?
@@ -236,7 +245,7 @@ def _requeue_lost(c, fan, names, have, suspects, now) -> None:
             suspects[n] = now
 
 
-def _stop(c, fan: str, sent: list) -> None:
+def _stop(c, fan: str, sent: list, bound: float | None = None) -> None:
     """The run is over (done, cancelled or failed): nothing more is taken; queued helpers are revoked. While
     Redis is unreachable this waits for it (as the job's own result does), so that no helper queued behind
     the outage fits a list nobody waits for."""
@@ -251,7 +260,7 @@ def _stop(c, fan: str, sent: list) -> None:
             celery_app().control.revoke(sent)
 
     try:
-        retrying(stop_now)
+        retrying(stop_now, bound=bound)
     except Exception as exc:  # noqa: BLE001 - still unreachable: the keys expire; a queued helper then stops
         _log.warning("run %s: could not mark it stopped (%s)", fan, exc)
 

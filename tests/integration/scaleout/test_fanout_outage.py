@@ -48,11 +48,12 @@ def _run_keys(r, suffix):
     return [k.decode() for k in r.keys(f"*:fan:*:{suffix}")]
 
 
-def test_the_parent_fits_through_an_outage_and_shares_again_when_redis_answers(redis_aof):
+def test_the_parent_fits_through_an_outage_and_shares_again_when_redis_answers(redis_aof, monkeypatch):
     server, r = redis_aof
     tasks = _tasks(folds=20)  # 60 fits of 50 ms: the run outlives the outage by seconds
-    seen, shared_after = [], []
-    run = fanout.runner(SPEC, helpers=0)(tasks, _fit)
+    seen, shared_after, helper_sends = [], [], []
+    monkeypatch.setattr(fanout, "_send_helpers", lambda fan, n: helper_sends.append(len(seen)) or [])
+    run = fanout.runner(SPEC, helpers=2)(tasks, _fit)
     for model, fold, out in run:
         seen.append((model, fold))
         assert out[0][0] == fold  # each fit's own output
@@ -69,6 +70,8 @@ def test_the_parent_fits_through_an_outage_and_shares_again_when_redis_answers(r
     (stop,) = _run_keys(r, "stop")
     assert r.get(stop) == b"1"
     assert not _run_keys(r, "todo")
+    # helpers sent at the start and, since those that met the outage stopped, a new set after it
+    assert len(helper_sends) == 2 and helper_sends[0] == 0 and helper_sends[1] >= 10, helper_sends
 
 
 def test_a_run_that_ends_during_the_outage_marks_itself_stopped_when_redis_returns(redis_aof):
