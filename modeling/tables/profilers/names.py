@@ -8,7 +8,7 @@ could not be retrieved where this table was last revised, so they were checked o
 ``smsp__`` one) and should be read against the guide before a team relies on a mapping. ``l2_read_transactions``
 and ``l2_write_transactions`` are sums of three ncu metrics there (read or write sectors plus atomic and reduction
 sectors), so they are not mapped. Where two nvprof names have one ncu equivalent (``gld_request`` and
-``inst_executed_global_loads``), the first a file holds is renamed and the other keeps its nvprof name.
+``inst_executed_global_loads``), the one listed first below is renamed and the other keeps its nvprof name.
 
 Only one-to-one correspondences are listed; nvprof metrics that the guide expresses as a formula over
 several ncu metrics (``flop_count_sp``, ``cf_executed``, ``stall_exec_dependency``, ``l2_read_transactions``,

@@ -29,7 +29,7 @@ import pandas as pd
 
 from modeling.errors import DataError
 from modeling.tables.launches import average_repeats, combine_parts
-from modeling.tables.profilers.names import ncu_names
+from modeling.tables.profilers.names import NVPROF_TO_NCU, ncu_names
 from modeling.tables.profilers.profile import Profile
 from modeling.tables.repeats import DEFAULT_K
 
@@ -76,9 +76,12 @@ def renamed_to_ncu(profile: Profile) -> Profile:
     if not profile.format.startswith("nvprof"):
         return profile
     mapping, taken = {}, set(profile.metrics)
-    for old, (new, scale) in ncu_names(profile.metrics).items():
-        # two nvprof names for one ncu metric (gld_request and inst_executed_global_loads): the first
-        # is renamed, the other keeps its nvprof name rather than making two columns of one name
+    found = ncu_names(profile.metrics)
+    for old in [m for m in NVPROF_TO_NCU if m in found]:
+        new, scale = found[old]
+        # two nvprof names for one ncu metric (gld_request and inst_executed_global_loads): the one listed
+        # first in the name table is renamed (the same one in every file), the other keeps its nvprof name
+        # rather than making two columns of one name
         if new not in taken:
             mapping[old] = (new, scale)
             taken.add(new)
@@ -137,10 +140,19 @@ def to_workloads(profiles: list[tuple[Profile, str]], key: str = "kernel", k: fl
     metrics = list(units)
     frames, notes = [], []
     total = outliers = 0
+    tag_file: dict[str, str] = {}  # a tag column's value -> the file it came from
     for p, tag in profiles:
         df = p.launches.copy()
         base = df["kernel"].map(kernel_base)
         tags = launch_tags(p, tag, tag_column) if key != "kernel" else None
+        if tag_column is not None:
+            # two files (two inputs) with one value in the column would merge into one workload
+            for value in tags.unique():
+                other = tag_file.setdefault(value, tag)
+                if other != tag:
+                    raise DataError(f"Column {tag_column!r} has the same value {value[:60]!r} in {other} and in "
+                                    f"{tag}: their launches would merge into one workload. Choose a column whose "
+                                    "value differs between the files, or take the input tag from the file names.")
         if key == "kernel":
             df["workload"], df["application"] = base, base
         elif key == "kernel+tag":

@@ -253,14 +253,40 @@ def test_nvprof_names_follow_the_transition_guide():
 
 
 def test_two_nvprof_names_for_one_ncu_metric_keep_two_columns():
-    """gld_request and inst_executed_global_loads are the same ncu metric: the first is renamed, the other
-    keeps its nvprof name (no two columns of one name, nothing dropped)."""
+    """gld_request and inst_executed_global_loads are the same ncu metric: the one the name table lists first
+    is renamed, the other keeps its nvprof name (no two columns of one name, nothing dropped)."""
     rows = ['"Device","Kernel","Invocations","Metric Name","Metric Description","Min","Max","Avg"']
     for kernel, v in (("k1(int)", 100), ("k2(int)", 200), ("k3(int)", 300)):
         for metric in ("gld_request", "inst_executed_global_loads"):
             rows.append(f'"Tesla V100-SXM2-16GB (0)","{kernel}","1","{metric}","Global loads","{v}","{v}","{v}"')
     text = "==1== Profiling result:\n==1== Metric result:\n" + "\n".join(rows) + "\n"
     w = to_workloads([(read_profile(text.encode(), "nvprof"), "t")])
-    assert "smsp__inst_executed_op_global_ld.sum" in w.metrics and "inst_executed_global_loads" in w.metrics
+    assert "smsp__inst_executed_op_global_ld.sum" in w.metrics and "gld_request" in w.metrics
     assert len(w.frame.columns) == len(set(w.frame.columns))
-    assert w.frame.set_index("workload").loc["k2", "inst_executed_global_loads"] == 200
+    assert w.frame.set_index("workload").loc["k2", "gld_request"] == 200
+
+
+def test_a_tag_column_with_one_value_in_two_files_is_refused():
+    """Real files: XPlacer's hotspot at two grid sizes both ran as process 'hotspot_00'; reading the tag from
+    Process Name would merge two inputs into one workload, so it is refused (the file names still serve)."""
+    hs = F / "xplacer_hotspot" / "aws"
+    profs = [(read_profile((hs / f"hotspot_{n}.csv").read_bytes()), str(n)) for n in (64, 8192)]
+    with pytest.raises(DataError, match="same value 'hotspot_00'"):
+        to_workloads(profs, "kernel+tag", tag_column="Process Name")
+    w = to_workloads(profs, "kernel+tag")
+    assert sorted(w.frame["workload"]) == ["calculate_temp@64", "calculate_temp@8192"]
+
+
+def test_the_same_nvprof_name_wins_in_every_file():
+    """Which of two nvprof names for one ncu metric is renamed follows the name table, not the file's order."""
+    def profile(order):
+        rows = ['"Device","Kernel","Invocations","Metric Name","Metric Description","Min","Max","Avg"']
+        for metric in order:
+            rows.append(f'"V100 (0)","k1(int)","1","{metric}","Global loads","{7 if metric == "gld_request" else 9}",'
+                        f'"{7 if metric == "gld_request" else 9}","{7 if metric == "gld_request" else 9}"')
+        return read_profile(("==1== Metric result:\n" + "\n".join(rows) + "\n").encode(), "nvprof")
+    a = to_workloads([(profile(["gld_request", "inst_executed_global_loads"]), "a")])
+    b = to_workloads([(profile(["inst_executed_global_loads", "gld_request"]), "b")])
+    for w in (a, b):
+        assert w.frame.set_index("workload").loc["k1", "smsp__inst_executed_op_global_ld.sum"] == 9  # the table's
+        assert w.frame.set_index("workload").loc["k1", "gld_request"] == 7
