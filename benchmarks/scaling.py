@@ -14,8 +14,8 @@ positive target), every (model, fold) fit timed on its own in this one process. 
   counts compute only (not the transfer of the table to each worker, nor Redis round trips).
 
 * ``before`` (``--before REV``): the same sizes run by the code of commit ``REV`` (a temporary git worktree,
-  its kernels warmed first; its own ``benchmarks/scaling.py``, one size at a time, interleaved with this
-  checkout's runs so that drift of a shared machine hits both sides alike): its seconds per size and model,
+  its kernels warmed first; its own ``benchmarks/scaling.py``, one size at a time, each size run before then
+  now, so that slow drift of a shared machine hits both sides alike): its seconds per size and model,
   and the ratio before / after.
 
     .venv/bin/python benchmarks/scaling.py --json
@@ -82,21 +82,32 @@ def exponent(sizes: list[float], seconds: list[float]) -> float | None:
     return float(np.polyfit(np.log(sizes), np.log(seconds), 1)[0])
 
 
+def _run(cmd, cwd) -> str:
+    """``cmd``'s standard output; on failure, an error that carries its standard error."""
+    out = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(f"{' '.join(cmd[:3])} ... failed ({out.returncode}): {out.stderr[-1500:]}")
+    return out.stdout
+
+
 class Before:
     """The code of an earlier commit in a temporary worktree, running its own ``benchmarks/scaling.py``."""
 
     def __init__(self, rev: str):
         self.rev = rev
         self.where = Path(tempfile.mkdtemp(prefix="perfcast-scaling-before-")) / "tree"
-        subprocess.run(["git", "worktree", "add", "--detach", str(self.where), rev], cwd=ROOT, check=True,
-                       capture_output=True)
-        subprocess.run([sys.executable, "-c", "from modeling.crossgen.forest_trees import warm_up; warm_up()"],
-                       cwd=self.where, check=True, capture_output=True)
+        try:
+            _run(["git", "worktree", "add", "--detach", str(self.where), rev], cwd=ROOT)
+            _run([sys.executable, "-c", "from modeling.crossgen.forest_trees import warm_up; warm_up()"],
+                 cwd=self.where)
+        except BaseException:
+            self.close()
+            raise
 
     def size(self, name: str, folds: int) -> dict:
-        out = subprocess.run([sys.executable, "benchmarks/scaling.py", "--sizes", name, "--folds", str(folds),
-                              "--schedule", "--json"], cwd=self.where, check=True, capture_output=True, text=True)
-        return json.loads(out.stdout)["seconds_by_size"][name]
+        out = _run([sys.executable, "benchmarks/scaling.py", "--sizes", name, "--folds", str(folds), "--schedule",
+                    "--json"], cwd=self.where)
+        return json.loads(out)["seconds_by_size"][name]
 
     def close(self) -> None:
         subprocess.run(["git", "worktree", "remove", "--force", str(self.where)], cwd=ROOT, capture_output=True)
