@@ -30,10 +30,8 @@ import argparse
 import json
 import warnings
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -227,13 +225,11 @@ def same_leaderboard(a: dict, b: dict, rtol: float = 1e-9) -> dict:
 def before_after(rev: str, repeats: int, jobs: int) -> tuple[list, dict]:
     """Cold full-ensemble runs of commit ``rev`` and of this checkout, interleaved (see the module notes):
     this checkout's runs, and the comparison."""
-    where = Path(tempfile.mkdtemp(prefix="perfcast-before-")) / "tree"
-    subprocess.run(["git", "worktree", "add", "--detach", str(where), rev], cwd=ROOT, check=True,
-                   capture_output=True)
+    from benchmarks.before import Before
+
+    before = Before(rev)  # the older checkout, its kernels compiled (or loaded) first, as its ./run.sh would have
+    where = before.where
     try:
-        # compile (or load) the older checkout's kernels first, as its ./run.sh would have
-        subprocess.run([sys.executable, "-c", "from modeling.crossgen.forest_trees import warm_up; warm_up()"],
-                       cwd=where, check=True, capture_output=True)
         runs = {"before": [], "after": []}
         shipped = {"before": [], "after": []}
         for _ in range(repeats):
@@ -241,8 +237,7 @@ def before_after(rev: str, repeats: int, jobs: int) -> tuple[list, dict]:
                 runs[side].append(cold_run(COLD.format(root=str(root), jobs=jobs), cwd=root))
                 shipped[side].append(cold_run(COLD_SHIPPED.format(root=str(root), jobs=jobs), cwd=root)["total"])
     finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(where)], cwd=ROOT, capture_output=True)
-        shutil.rmtree(where.parent, ignore_errors=True)
+        before.close()
     med = {k: sorted(r["total"] for r in v)[len(v) // 2] for k, v in runs.items()}
     return runs["after"], {"before_commit": rev,
             "before_seconds": round(med["before"], 2), "before_runs": [round(r["total"], 2) for r in runs["before"]],

@@ -28,10 +28,7 @@ from __future__ import annotations
 import argparse
 import heapq
 import json
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -39,6 +36,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.before import Before  # noqa: E402
 
 DEFAULT_SIZES = ("364x577", "1456x577", "5824x577", "5824x100")
 
@@ -80,38 +79,6 @@ def exponent(sizes: list[float], seconds: list[float]) -> float | None:
     if len(sizes) < 2 or min(seconds) <= 0:
         return None
     return float(np.polyfit(np.log(sizes), np.log(seconds), 1)[0])
-
-
-def _run(cmd, cwd) -> str:
-    """``cmd``'s standard output; on failure, an error that carries its standard error."""
-    out = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-    if out.returncode:
-        raise RuntimeError(f"{' '.join(cmd[:3])} ... failed ({out.returncode}): {out.stderr[-1500:]}")
-    return out.stdout
-
-
-class Before:
-    """The code of an earlier commit in a temporary worktree, running its own ``benchmarks/scaling.py``."""
-
-    def __init__(self, rev: str):
-        self.rev = rev
-        self.where = Path(tempfile.mkdtemp(prefix="perfcast-scaling-before-")) / "tree"
-        try:
-            _run(["git", "worktree", "add", "--detach", str(self.where), rev], cwd=ROOT)
-            _run([sys.executable, "-c", "from modeling.crossgen.forest_trees import warm_up; warm_up()"],
-                 cwd=self.where)
-        except BaseException:
-            self.close()
-            raise
-
-    def size(self, name: str, folds: int) -> dict:
-        out = _run([sys.executable, "benchmarks/scaling.py", "--sizes", name, "--folds", str(folds), "--schedule",
-                    "--json"], cwd=self.where)
-        return json.loads(out)["seconds_by_size"][name]
-
-    def close(self) -> None:
-        subprocess.run(["git", "worktree", "remove", "--force", str(self.where)], cwd=ROOT, capture_output=True)
-        shutil.rmtree(self.where.parent, ignore_errors=True)
 
 
 def main() -> None:
