@@ -5,7 +5,7 @@ import time
 from pathlib import Path
 
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -46,14 +46,36 @@ def fresh_browser(signed_in=True):
     return driver
 
 
+def replaced(e: WebDriverException) -> bool:
+    """Whether ``e`` says the element was re-rendered between finding it and using it. Chromedriver reports
+    that as a stale reference, or (when the node goes while it is being read) as an "unknown error" that the
+    node "does not belong to the document"; either way the caller should look again."""
+    return isinstance(e, StaleElementReferenceException) or "does not belong to the document" in str(e.msg)
+
+
 def text_in(driver, selector, timeout=30):
     def has(_):
         try:
             els = driver.find_elements("css selector", selector)
             return els[0].text.strip() if els and els[0].text.strip() else False
-        except StaleElementReferenceException:  # re-rendered between finding it and reading it: look again
-            return False
+        except WebDriverException as e:
+            if replaced(e):
+                return False
+            raise
     return WebDriverWait(driver, timeout, poll_frequency=0.05).until(has)
+
+
+def click_settled(dash_duo, selector, timeout=15):
+    """Click once the page has settled (the first render can replace the element under the cursor)."""
+    def clicked(_):
+        try:
+            dash_duo.find_element(selector).click()
+            return True
+        except WebDriverException as e:
+            if replaced(e):
+                return False
+            raise
+    WebDriverWait(dash_duo.driver, timeout).until(clicked)
 
 
 def screenshot(driver, name):

@@ -2,7 +2,6 @@
 and see the error drop, open the share link in a fresh browser; /scenario says which situation it describes."""
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -10,7 +9,7 @@ from dashboard.crossgen.kinds import SCENARIO, cached
 from dashboard.ui.url_state import to_query
 from modeling.newapp.application import estimate_application
 from modeling.newapp.data import shipped_table
-from pc_browser import fresh_browser, screenshot, share_link, start, text_in, wait_text
+from pc_browser import click_settled as click, fresh_browser, screenshot, share_link, start, text_in, wait_text
 
 
 def pick_option(dash_duo, selector, starts):
@@ -23,17 +22,6 @@ def pick_option(dash_duo, selector, starts):
                 return o
         return False
     WebDriverWait(dash_duo.driver, 10).until(option).click()
-
-
-def click(dash_duo, selector):
-    """Click once the page has settled (the first render can replace the element under the cursor)."""
-    def clicked(_):
-        try:
-            dash_duo.find_element(selector).click()
-            return True
-        except StaleElementReferenceException:
-            return False
-    WebDriverWait(dash_duo.driver, 15).until(clicked)
 
 
 def pct(text):

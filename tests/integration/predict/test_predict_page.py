@@ -7,25 +7,14 @@ import re
 import time
 
 import pandas as pd
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 from dashboard.crossgen.kinds import SCENARIO, cached
 from dashboard.ui.url_state import to_query
-from pc_browser import fresh_browser, screenshot, share_link, start, text_in, wait_text
+from pc_browser import click_settled as click, fresh_browser, screenshot, share_link, start, text_in, wait_text
 from tests.dashboard.predict.upload_table import workloads_to_predict
 
 STATS = ["model-used", "level-asked", "coverage", "cv-error", "baseline-error", "counts"]
-
-
-def click(dash_duo, selector):
-    def clicked(_):
-        try:
-            dash_duo.find_element(selector).click()
-            return True
-        except StaleElementReferenceException:
-            return False
-    WebDriverWait(dash_duo.driver, 15).until(clicked)
 
 
 def upload_table(tmp_path):
