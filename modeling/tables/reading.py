@@ -87,22 +87,30 @@ def check_cells(rows: int, columns: int) -> None:
                         f"most {MAX_CELLS:,} cells are accepted. Upload fewer rows or columns.")
 
 
-def read_csv_bytes(raw: bytes) -> Table:
-    """Parse CSV bytes into a table of strings, then convert numeric columns."""
+def decoded_text(raw: bytes, what: str, binary_hint: str = "", save_hint: str = "") -> str:
+    """The text of an uploaded file that should be ``what``, after the checks every upload gets: the size
+    limit, binary formats recognised by their first bytes, UTF-16 with a byte-order mark re-encoded, one
+    line ending, no NUL bytes, UTF-8 (a byte-order mark dropped). The hints end the messages for a binary
+    file and for one that is not UTF-8."""
     if len(raw) > MAX_BYTES:
         raise DataError(f"The file is {len(raw) / 1e6:.0f} MB; the limit is {MAX_BYTES / 1e6:.0f} MB.")
-    for magic, what in _MAGIC.items():
+    for magic, kind in _MAGIC.items():
         if raw.startswith(magic):
-            raise DataError(f"This looks like {what}, not a CSV file. Export it as CSV or Parquet.")
+            raise DataError(f"This looks like {kind}, not {what}." + binary_hint)
     raw = _one_line_ending(_utf16_to_utf8(raw))
     if b"\x00" in raw:
-        raise DataError("The file contains NUL bytes: it is binary, not a CSV file.")
+        raise DataError(f"The file contains NUL bytes: it is binary, not {what}." + binary_hint)
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise DataError(f"The file is not UTF-8: byte 0x{raw[exc.start]:02x} on line {line}. "
-                        "Save it as UTF-8 (e.g. 'CSV UTF-8' in a spreadsheet).") from None
+        raise DataError(f"The file is not UTF-8: byte 0x{raw[exc.start]:02x} on line {line}." + save_hint) from None
+
+
+def read_csv_bytes(raw: bytes) -> Table:
+    """Parse CSV bytes into a table of strings, then convert numeric columns."""
+    text = decoded_text(raw, "a CSV file", binary_hint=" Export it as CSV or Parquet.",
+                        save_hint=" Save it as UTF-8 (e.g. 'CSV UTF-8' in a spreadsheet).")
     if not text.strip():
         raise DataError("The file is empty.")
     # the declared shape (lines x header fields) against the budgets, before the text is split

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from modeling.errors import DataError
 from modeling.tables.profilers.profile import Profile, finish
-from modeling.tables.profilers.values import decimal_comma, numeric_or_skip, table_rows
+from modeling.tables.profilers.values import decimal_comma, fill_metrics, table_rows
 
 DURATION = "gpu__time_duration.sum"
 #: the details page's section names for the metrics it shows (GPU Speed Of Light section), as their metric names
@@ -53,7 +53,6 @@ def read_details(text: str) -> Profile:
     launches: dict[str, dict] = {}
     cells: dict[str, dict] = {}
     seen: dict[tuple, str] = {}
-    notes = []
     for r in body:
         lid = r[i_id].strip()
         if lid not in launches:
@@ -77,20 +76,8 @@ def read_details(text: str) -> Profile:
         seen[key] = value
         cells.setdefault(name, {})[lid] = (value, unit)
     ids = list(launches)
-    units = {}
-    for name, by_launch in cells.items():
-        got = numeric_or_skip(name, [by_launch.get(i, ("", None))[0] for i in ids],
-                              [by_launch.get(i, ("", None))[1] for i in ids], comma)
-        if got is None:
-            notes.append(f"{name}: text, not a metric (not imported)")
-            continue
-        vals, unit, more = got
-        for i, v in zip(ids, vals):
-            launches[i][name] = v
-        units[name] = unit
-        notes += more
-    if comma:
-        notes.insert(0, "numbers read with a decimal comma (a European locale)")
+    columns = ((name, *zip(*(by.get(i, ("", None)) for i in ids))) for name, by in cells.items())
+    units, notes = fill_metrics([launches[i] for i in ids], columns, comma)
     return finish("ncu-details", list(launches.values()), units, config, notes, DURATION, text=text)
 
 
@@ -107,21 +94,11 @@ def read_raw(text: str) -> Profile:
     text = [c for c in _TEXT if c in header]
     launches = [{"kernel": r[i_kernel], "invocations": 1.0,
                  **{c: r[header.index(c)].strip() for c in [*config, *text]}} for r in body]
-    units, notes = {}, []
-    for j in metrics:
-        name = _DETAIL_NAMES.get(header[j], header[j])
-        got = numeric_or_skip(name, [r[j] for r in body], [unit_row[j]] * len(body), comma)
-        if got is None:  # a text column: kept as text (an input tag can come from it), not a metric
-            notes.append(f"{name}: text, not a metric (not imported)")
-            text.append(name)
-            for launch, r in zip(launches, body):
-                launch[name] = r[j]
-            continue
-        vals, unit, more = got
-        for launch, v in zip(launches, vals):
-            launch[name] = v
-        units[name] = unit
-        notes += more
-    if comma:
-        notes.insert(0, "numbers read with a decimal comma (a European locale)")
+    def keep_as_text(name, cells):  # an input tag can come from a text column
+        text.append(name)
+        for launch, c in zip(launches, cells):
+            launch[name] = c
+
+    units, notes = fill_metrics(launches, ((_DETAIL_NAMES.get(header[j], header[j]), [r[j] for r in body],
+                                            [unit_row[j]] * len(body)) for j in metrics), comma, keep_as_text)
     return finish("ncu-raw", launches, units, config, notes, DURATION, text=text)

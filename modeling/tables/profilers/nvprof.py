@@ -21,7 +21,7 @@ import re
 
 from modeling.errors import DataError
 from modeling.tables.profilers.profile import Profile, finish
-from modeling.tables.profilers.values import decimal_comma, numeric_or_skip, table_rows
+from modeling.tables.profilers.values import decimal_comma, fill_metrics, table_rows
 
 SUMMARY_HEADER = '"Device","Kernel","Invocations"'
 TRACE_DURATION = "Duration"
@@ -64,23 +64,12 @@ def read_summary(text: str) -> Profile:
             cells.setdefault(r[i_name].strip(), {})[key] = r[i_avg]
     keys = list(kernels)
     comma = decimal_comma(v for c in cells.values() for v in c.values())
-    units, notes = {}, []
-    for name, by_kernel in cells.items():
-        got = numeric_or_skip(name, [by_kernel.get(k, "") for k in keys], [None] * len(keys), comma)
-        if got is None:
-            notes.append(f"{name}: text, not a metric (not imported)")
-            continue
-        vals, unit, more = got
-        for k, v in zip(keys, vals):
-            kernels[k][name] = v
-        units[name] = unit
-        notes += more
+    units, notes = fill_metrics([kernels[k] for k in keys], ((name, [by.get(k, "") for k in keys], [None] * len(keys))
+                                                              for name, by in cells.items()), comma)
     if len(devices) > 1:
         notes.append(f"{len(devices)} devices in one file: {', '.join(sorted(devices))}")
     notes.insert(0, "nvprof printed each kernel's average over its launches: repeated launches cannot be "
                     "filtered for outliers")
-    if comma:
-        notes.insert(1, "numbers read with a decimal comma (a European locale)")
     return finish("nvprof-metrics", list(kernels.values()), units, [], notes, None, per_launch=False,
                   text=["Device"])
 
@@ -103,21 +92,10 @@ def read_trace(text: str) -> Profile:
     text = [c for c in ("Device", "Context", "Stream") if c in header]
     launches = [{"kernel": r[i_name], "invocations": 1.0,
                  **{c: r[header.index(c)].strip() for c in [*config, *text]}} for r in kernels]
-    units, notes = {}, []
-    for j in metrics:
-        name = header[j]
-        got = numeric_or_skip(name, [r[j] for r in kernels], [unit_row[j]] * len(kernels), comma)
-        if got is None:
-            continue
-        vals, unit, more = got
-        for launch, v in zip(launches, vals):
-            launch[name] = v
-        units[name] = unit
-        notes += more
+    units, notes = fill_metrics(launches, ((header[j], [r[j] for r in kernels], [unit_row[j]] * len(kernels))
+                                           for j in metrics), comma)
     if copies:
         notes.append(f"{copies} memory copies / memsets left out (not kernel launches)")
-    if comma:
-        notes.insert(0, "numbers read with a decimal comma (a European locale)")
     return finish("nvprof-trace", launches, units, config, notes, TRACE_DURATION, text=text)
 
 

@@ -21,7 +21,7 @@ import re
 
 from modeling.errors import DataError
 from modeling.tables.profilers.profile import Profile, finish
-from modeling.tables.profilers.values import decimal_comma, numeric_or_skip, table_rows
+from modeling.tables.profilers.values import decimal_comma, fill_metrics, table_rows
 
 DURATION = "duration"
 _NOT_METRICS = re.compile(
@@ -97,13 +97,8 @@ def read_counters(text: str) -> Profile:
         units[DURATION] = "s"
     else:
         notes.append("no start / end timestamps: durations unknown, repeated dispatches are averaged unfiltered")
-    for j in metrics:
-        got = numeric_or_skip(header[j], [r[j] for r in body], [None] * len(body), comma)
-        if got is None:
-            continue
-        vals, unit, more = got
-        for launch, v in zip(launches, vals):
-            launch[header[j]] = v
-        units[header[j]] = unit
-        notes += more
+    more_units, more_notes = fill_metrics(
+        launches, ((header[j], [r[j] for r in body], [None] * len(body)) for j in metrics), comma)
+    units.update(more_units)
+    notes += more_notes
     return finish(fmt, launches, units, config, notes, DURATION if DURATION in units else None, text=text)

@@ -19,7 +19,7 @@ import math
 import re
 
 from modeling.errors import DataError
-from modeling.tables.reading import MAX_BYTES, _MAGIC, _one_line_ending, _utf16_to_utf8, check_cells
+from modeling.tables.reading import check_cells, decoded_text
 
 #: unit as printed (lower case) -> (base unit, factor to the base unit)
 UNITS = {
@@ -43,21 +43,15 @@ _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 _DEC_COMMA = re.compile(r"^[+-]?(\d{1,3}(\.\d{3})+,\d+|\d+,(\d{1,2}|\d{4,}))$")
 
 
+#: how each profiler's binary report becomes the CSV read here
+_EXPORT = (" An Nsight Compute report exports as CSV with `ncu --import FILE.ncu-rep --csv > FILE.csv` (add"
+           " `--page raw` for one row per launch); nvprof writes CSV when run with `--csv --log-file FILE.csv`;"
+           " rocprof writes CSV itself.")
+
+
 def profiler_text(raw: bytes) -> str:
     """The file's text, checked as every upload is (size, binary formats, encoding, NUL bytes)."""
-    if len(raw) > MAX_BYTES:
-        raise DataError(f"The file is {len(raw) / 1e6:.0f} MB; the limit is {MAX_BYTES / 1e6:.0f} MB.")
-    for magic, what in _MAGIC.items():
-        if raw.startswith(magic):
-            raise DataError(f"This looks like {what}, not a profiler's CSV output.")
-    raw = _one_line_ending(_utf16_to_utf8(raw))
-    if b"\x00" in raw:
-        raise DataError("The file contains NUL bytes: it is binary, not a profiler's CSV output.")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataError(f"The file is not UTF-8: byte 0x{raw[exc.start]:02x} on line {line}.") from None
+    return decoded_text(raw, "a profiler's CSV output", binary_hint=_EXPORT)
 
 
 def table_rows(text: str, header_starts: tuple, what: str, short_through: str | None = None
@@ -178,3 +172,31 @@ def numeric_or_skip(name: str, cells: list, printed_units: list, comma_decimal: 
             if v == v:
                 raise
         return None
+
+
+COMMA_NOTE = "numbers read with a decimal comma (a European locale)"
+
+
+def fill_metrics(records: list[dict], columns, comma_decimal: bool, on_text=None) -> tuple[dict, list]:
+    """Write each metric column into ``records`` (``records[i][name]``, in its base unit); ``(units,
+    notes)``.
+
+    ``columns``: ``(name, cells, printed units)`` per column, a cell per record. A column of text only is
+    not a metric: it is noted and handed to ``on_text(name, cells)`` (or left out). The decimal-comma note
+    comes first when the file used one."""
+    units, notes = {}, []
+    for name, cells, printed in columns:
+        got = numeric_or_skip(name, cells, printed, comma_decimal)
+        if got is None:
+            notes.append(f"{name}: text, not a metric (not imported)")
+            if on_text is not None:
+                on_text(name, cells)
+            continue
+        vals, unit, more = got
+        for rec, v in zip(records, vals):
+            rec[name] = v
+        units[name] = unit
+        notes += more
+    if comma_decimal:
+        notes.insert(0, COMMA_NOTE)
+    return units, notes

@@ -109,8 +109,9 @@ def launch_tags(profile: Profile, tag: str, tag_column: str | None) -> pd.Series
         cols = ", ".join(profile.tag_columns[:12]) or "none"
         raise DataError(f"{tag}: no column {str(tag_column)[:80]!r} to read the input tag from (columns that can "
                         f"give it: {cols}).")
-    values = launches[tag_column].astype(str).str.strip()
-    if (values == "").any() or (values.str.lower() == "nan").any():
+    column = launches[tag_column]
+    values = column.astype(str).str.strip()
+    if column.isna().any() or (values == "").any():
         raise DataError(f"{tag}: column {tag_column!r} is empty for some launches; choose another tag column.")
     return values
 

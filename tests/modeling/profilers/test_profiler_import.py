@@ -159,6 +159,7 @@ def test_simulator_join_lists_one_sided_rows():
     (b'"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte"\n'
      b'"1","k","x","byte","2"\n', "Line 2 has 4 fields"),
     (b"a\x00b", "NUL"),
+    (b"NVIDIA Nsight Compute report\x00\x01\x02", r"binary.*ncu --import FILE\.ncu-rep --csv"),
     (b'"ID","Kernel Name","Metric Name","Metric Value"\n"0","k","name","abc"\n', "no numeric metric"),
 ])
 def test_bad_files_are_refused_with_a_message(content, message):

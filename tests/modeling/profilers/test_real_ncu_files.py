@@ -122,3 +122,16 @@ def test_cli_tag_column(tmp_path, capsys):
     assert frame["gpu__time_duration.sum@target"].notna().all()
     assert main(["import", "ncu", str(F / AWS), "--workload", "kernel+tag", "--tag-column", "Nope"]) == 2
     assert "no column 'Nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), "", "  "])
+def test_a_tag_column_with_a_launch_missing_its_value_is_refused(missing):
+    """A launch without a value in the tag column cannot be given an input: refused, whether the value is
+    absent (None, NaN) or blank -- not read as the text "None"."""
+    from modeling.errors import DataError
+    from modeling.tables.profilers.workloads import launch_tags
+
+    p = read(AWS)
+    p.launches.loc[p.launches.index[2], "Process Name"] = missing
+    with pytest.raises(DataError, match="'Process Name' is empty for some launches"):
+        launch_tags(p, "aws", "Process Name")
