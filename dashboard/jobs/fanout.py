@@ -151,10 +151,17 @@ def _rejoin(c, fan, spec, names, have, helpers, sent, again: bool = False) -> bo
     """Publish what is left of run ``fan`` (its spec, and the fits not yet here in its list), send the
     helpers (``again``: after an outage, a new set, since those that met it stopped), and say whether Redis
     answered. Also how a run resumes sharing after an outage: the fits computed here meanwhile leave the list,
-    and a spec or list lost with Redis's data is written again."""
+    so do those a helper still holds a claim on (it fitted through a short outage; should it die, its claim
+    runs out and the lost-fit look lists the fit again), and a spec or list lost with Redis's data is
+    written again."""
     try:
         finished = {x.decode() for x in c.hkeys(_k(fan, "done"))}
         left = [n for n in names if n not in have and n not in finished]
+        if again and left:
+            pipe = c.pipeline()
+            for n in left:
+                pipe.exists(_k(fan, "claim", n))
+            left = [n for n, held in zip(left, pipe.execute()) if not held]
         todo = _k(fan, "todo")
         pipe = c.pipeline()
         pipe.set(_k(fan, "spec"), json.dumps(spec), ex=KEEP_SECONDS)
@@ -299,7 +306,10 @@ def help_with(fan: str) -> int:
             lease = _claim(fan, name)
             try:
                 out = _plan(spec.decode()).fit(*_parse(name))
-                c.hset(_k(fan, "done"), name, encode(out))
+                pipe = c.pipeline()  # the record expires even when the parent records no fit of its own
+                pipe.hset(_k(fan, "done"), name, encode(out))
+                pipe.expire(_k(fan, "done"), KEEP_SECONDS)
+                pipe.execute()
             finally:
                 lease.release()
             done += 1

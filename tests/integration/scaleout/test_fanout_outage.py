@@ -104,3 +104,42 @@ def test_a_helper_that_meets_the_outage_stops_instead_of_failing(redis_aof, monk
 
     monkeypatch.setattr(fanout, "_plan", lambda spec_json: Plan())
     assert fanout.help_with(fan) == 0  # no exception: the parent fits the rest
+
+
+def test_sharing_again_leaves_out_a_fit_a_helper_still_holds_and_lists_it_once_its_claim_runs_out(redis_aof):
+    """After an outage the parent lists again what is left, but not a fit whose helper fitted through the
+    outage and still holds its claim (it would be fitted twice); should that helper die, its claim runs out
+    and the lost-fit look lists the fit again."""
+    _server, r = redis_aof
+    from dashboard.jobs.distributed import client
+
+    fan, c = "e" * 32, client()
+    names = [fanout._fit_name("m0", k) for k in range(4)]
+    have = {names[0]}  # fitted here during the outage
+    r.hset(fanout._k(fan, "done"), names[3], "x")  # a helper's, recorded
+    r.set(fanout._k(fan, "claim", names[1]), "helper", px=2000)  # a helper still fitting it
+    assert fanout._rejoin(c, fan, SPEC, names, have, 0, [], again=True)
+    assert [x.decode() for x in r.lrange(fanout._k(fan, "todo"), 0, -1)] == [names[2]]
+    r.delete(fanout._k(fan, "todo"), fanout._k(fan, "claim", names[1]))  # the helper died; its claim ran out
+    suspects = {}
+    fanout._requeue_lost(c, fan, names, have | {names[2]}, suspects, 1.0)
+    fanout._requeue_lost(c, fan, names, have | {names[2]}, suspects, 2.0)
+    assert [x.decode() for x in r.lrange(fanout._k(fan, "todo"), 0, -1)] == [names[1]]
+
+
+def test_a_helpers_record_of_its_fits_expires(redis_aof, monkeypatch):
+    """A run whose fits all ran on helpers leaves no record without an expiry (the parent, which also sets
+    one, recorded none)."""
+    _server, r = redis_aof
+    fan = "d" * 32
+    r.set(fanout._k(fan, "spec"), "{}")
+    r.rpush(fanout._k(fan, "todo"), "m0|0", "m0|1")
+
+    class Plan:
+        def fit(self, model, fold):
+            return _fit(model, fold)
+
+    monkeypatch.setattr(fanout, "_plan", lambda spec_json: Plan())
+    assert fanout.help_with(fan) == 2
+    assert r.hlen(fanout._k(fan, "done")) == 2
+    assert 0 < r.ttl(fanout._k(fan, "done")) <= fanout.KEEP_SECONDS
