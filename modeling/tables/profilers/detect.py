@@ -22,6 +22,7 @@ FORMATS = {
     "nvprof-trace": ("nvprof", "nvprof CSV, --print-gpu-trace (one row per launch)"),
     "rocprof": ("rocprof", "rocprof counter CSV (one row per dispatch)"),
     "rocprofv3": ("rocprof", "rocprofv3 counter collection CSV (one row per dispatch x counter)"),
+    "rocprofv3-trace": ("rocprof", "rocprofv3 kernel trace CSV (one row per dispatch: durations, no counters)"),
     "rocprof-compute": ("rocprof", "rocprof-compute (omniperf) pmc_perf.csv (one row per dispatch)"),
 }
 TOOLS = ("ncu", "nvprof", "rocprof")
@@ -37,7 +38,10 @@ def detect(text: str) -> str | None:
             return "nvprof-trace"
         if re.match(r'^"?ID"?,', s):
             return "ncu-details" if "Metric Name" in s and "Metric Value" in s else "ncu-raw"
-        if re.match(r'^"?(Dispatch_I[Dd]|Index|Correlation_Id|Agent_Id)"?,', s) and re.search(r"Kernel_?Name", s, re.I):
+        amd_first = re.match(r'^"?(Dispatch_I[Dd]|Index|Correlation_Id|Agent_Id|Kind)"?,', s)
+        if amd_first and re.search(r"Kernel_?Name", s, re.I):
+            if re.match(r'^"?Kind"?,', s):
+                return "rocprofv3-trace"
             if "Counter_Name" in s:
                 return "rocprofv3"
             return "rocprof-compute" if re.search(r",wave_size_\d+,", s) else "rocprof"
@@ -46,7 +50,8 @@ def detect(text: str) -> str | None:
 
 _READERS = {"ncu-details": ncu.read_details, "ncu-raw": ncu.read_raw, "nvprof-metrics": nvprof.read_summary,
             "nvprof-trace": nvprof.read_trace, "rocprof": rocprof.read_counters,
-            "rocprofv3": rocprof.read_counters, "rocprof-compute": rocprof.read_counters}
+            "rocprofv3": rocprof.read_counters, "rocprofv3-trace": rocprof.read_counters,
+            "rocprof-compute": rocprof.read_counters}
 
 
 def read_profile(raw: bytes, tool: str | None = None) -> Profile:

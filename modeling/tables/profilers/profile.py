@@ -22,7 +22,7 @@ from modeling.build.counters import clean_name, describe
 from modeling.errors import DataError
 
 _GEOMETRY = re.compile(r"^(launch__|grid|block|registers|static_?smem|dynamic_?smem|lds|scr|arch_vgpr|accum_vgpr"
-                       r"|sgpr|wave_size|workgroup|grid_size|workgroup_size|lds_per_workgroup|scratch_per)",
+                       r"|vgpr|sgpr|wave_size|workgroup|grid_size|workgroup_size|lds_per_workgroup|scratch_per)",
                        re.IGNORECASE)
 _RATE = re.compile(r"(pct|ratio|per_second|per_cycle|per_warp|per_request|\.avg|efficiency|utilization|ipc$"
                    r"|throughput|occupancy|_rate$|frequency)", re.IGNORECASE)

@@ -8,7 +8,13 @@ One row per dispatch, a counter per column, in every variant:
 * rocprof-compute's merged ``pmc_perf.csv`` (``Dispatch_ID,Kernel_Name,GPU_ID,Grid_Size,Workgroup_Size,...``
   with ``wave_size_1``/``obj_1`` repeated per merged pass: kept once);
 * rocprofv3 ``counter_collection.csv`` in the long layout (one row per dispatch x counter: ``Dispatch_Id``,
-  ``Kernel_Name``, ``Counter_Name``, ``Counter_Value``), pivoted to one row per dispatch.
+  ``Kernel_Name``, ``Counter_Name``, ``Counter_Value``), pivoted to one row per dispatch;
+* rocprofv3 ``kernel_trace.csv`` (``Kind,Agent_Id,...,Kernel_Name,...,Start_Timestamp,End_Timestamp,...,
+  Grid_Size_X/Y/Z``): no counters, only each dispatch's duration and configuration -- what a target's
+  profile needs (its time per workload).
+
+Register and memory allocations (``VGPR_Count``, ``SGPR_Count``, ``Arch_VGPR``, ``LDS_Block_Size``,
+``Scratch_Size``) are metrics of the kernel, averaged over its launches (``profile.metric_kind``).
 
 The duration of a dispatch is ``End - Start`` (``EndNs - BeginNs``) in seconds; timestamps themselves,
 queue / process / object ids and signatures are not metrics. Kernel names keep their C++ signature (commas
@@ -28,11 +34,11 @@ _NOT_METRICS = re.compile(
     r"^(index|dispatch_id|kernel_?name|gpu[-_]id|queue[-_]id|queue[-_]index|pid|tid|sig|obj(_\d+)?"
     r"|wave_size_\d+|dispatchns|beginns|endns|completens|start_timestamp|end_timestamp|correlation_id"
     r"|agent_id|process_id|thread_id|kernel_id|counter_name|counter_value|node_id|stream_id|private_segment_size"
-    r"|group_segment_size|sgpr_count|arch_vgpr_count|accum_vgpr_count|lds_block_size_v|ordinal|workgroup_size_[xyz]"
-    r"|grid_size_[xyz]|dispatch_id_\d+)$", re.IGNORECASE)
-_CONFIG = ("Grid_Size", "Workgroup_Size", "grd", "wgr", "LDS_Per_Workgroup", "lds")
+    r"|group_segment_size|lds_block_size_v|ordinal|dispatch_id_\d+|kind)$", re.IGNORECASE)
+_CONFIG = ("Grid_Size", "Workgroup_Size", "grd", "wgr", "LDS_Per_Workgroup", "lds", "Grid_Size_X", "Grid_Size_Y",
+           "Grid_Size_Z", "Workgroup_Size_X", "Workgroup_Size_Y", "Workgroup_Size_Z")
 _HEADERS = ("Dispatch_ID,", "Dispatch_Id,", "Index,", '"Dispatch_ID"', '"Dispatch_Id"', '"Index"',
-            "Correlation_Id,", '"Correlation_Id"', "Agent_Id,", '"Agent_Id"')
+            "Correlation_Id,", '"Correlation_Id"', "Agent_Id,", '"Agent_Id"', "Kind,", '"Kind"')
 
 
 def _kernel(name: str) -> str:
@@ -74,6 +80,8 @@ def read_counters(text: str) -> Profile:
     if _find(header, "Counter_Name") is not None and _find(header, "Counter_Value") is not None:
         header, body = _pivot_long(header, body)
         fmt = "rocprofv3"
+    elif header[0] == "Kind":
+        fmt = "rocprofv3-trace"
     i_k = _find(header, "Kernel_Name", "KernelName")
     if i_k is None:
         raise DataError("The rocprof table has no 'Kernel_Name' (or 'KernelName') column.")

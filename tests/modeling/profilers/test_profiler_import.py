@@ -82,6 +82,27 @@ def test_rocprof_real_files(name, fmt):
     assert w.frame["duration"].iloc[0] == pytest.approx(np.mean([24320, 18720, 18720]) * 1e-9)
 
 
+def test_rocprofv3_real_files():
+    """ROCm's own rocprofv3 outputs (counter collection, long layout; kernel trace, no counters): register and
+    memory allocations are metrics of the kernel, averaged over its launches (a VGPR count used to add up);
+    the trace gives each dispatch's time and its grid, as a target's profile needs."""
+    p = read("rocprofv3_counter_collection.csv", "rocprof")
+    assert p.format == "rocprofv3" and len(p.launches) == 4
+    assert p.launches["kernel"].iloc[0] == "void addition_kernel<float>(float*, float const*, float const*, int, int)"
+    assert p.launches["SQ_WAVES"].tolist() == [16384.0] * 4 and p.kinds["SQ_WAVES"] == "sum"
+    assert p.launches["VGPR_Count"].tolist() == [8.0, 8.0, 8.0, 12.0]
+    assert {p.kinds[m] for m in ("VGPR_Count", "SGPR_Count", "Accum_VGPR_Count", "LDS_Block_Size")} == {"mean"}
+    assert p.launches["duration"].iloc[0] == pytest.approx((3200098838483232 - 3200098838431081) * 1e-9)
+
+    t = read("rocprofv3_kernel_trace.csv", "rocprof")
+    assert t.format == "rocprofv3-trace" and t.metrics == ["duration"] and len(t.launches) == 8
+    assert "Kind" in t.tag_columns and "Grid_Size_Y" in t.config
+    w = to_workloads([(t, "trace")])
+    assert len(w.frame) == 4 and w.repeats["launches"] == 8  # each kernel twice, one configuration
+    add = w.frame.set_index("workload").loc["addition_kernel<float>", "duration"]
+    assert add == pytest.approx(np.mean([16157, 12830]) * 1e-9)
+
+
 def test_rocprofv3_long_layout_is_pivoted():
     text = ("Correlation_Id,Dispatch_Id,Agent_Id,Queue_Id,Process_Id,Thread_Id,Grid_Size,Kernel_Id,Kernel_Name,"
             "Workgroup_Size,LDS_Block_Size,Scratch_Size,VGPR_Count,SGPR_Count,Counter_Name,Counter_Value,"
