@@ -76,8 +76,12 @@ def read_details(text: str) -> Profile:
         seen[key] = value
         cells.setdefault(name, {})[lid] = (value, unit)
     ids = list(launches)
-    columns = ((name, *zip(*(by.get(i, ("", None)) for i in ids))) for name, by in cells.items())
-    units, notes = fill_metrics([launches[i] for i in ids], columns, comma)
+
+    def column(name, by_launch):  # (name, values, units) with a cell per launch, empty where it was not printed
+        got = [by_launch.get(i, ("", None)) for i in ids]
+        return name, [v for v, _ in got], [u for _, u in got]
+
+    units, notes = fill_metrics([launches[i] for i in ids], (column(n, by) for n, by in cells.items()), comma)
     return finish("ncu-details", list(launches.values()), units, config, notes, DURATION, text=text)
 
 
