@@ -29,7 +29,8 @@ def card_layout():
     return card(
         html.H2("Profiler output (Nsight Compute, nvprof, rocprof)"),
         html.P("Drop the host's profiler CSV files (ncu --csv, details or --page raw; nvprof --csv --metrics / "
-               "--events or --print-gpu-trace; rocprof / rocprofv3 counters or rocprof-compute pmc_perf.csv), "
+               "--events or --print-gpu-trace; rocprof / rocprofv3 counters, a rocprofv3 kernel trace or "
+               "rocprof-compute pmc_perf.csv), "
                "one per input if you have several; then the target's profile or a simulator's results table "
                "(workload key and cycles or time). The format is recognised from the file.", className="hint"),
         html.Div([
@@ -149,18 +150,26 @@ def _target_uploaded(contents, filenames):
     return html.Div([html.P(f"Target: {len(tokens)} file(s) read.", className="hint"), _described(infos)]), tokens
 
 
+def _named(names: list, shown: int = 12) -> str:
+    """``a, b, c`` -- the first ``shown`` names and how many more, or "none"."""
+    if not names:
+        return "none"
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
 def _sides(joined) -> list:
     out = []
     if joined.host_only_rows:
         out.append(html.P(f"Host workloads without a target value (kept to predict): "
-                          f"{', '.join(joined.host_only_rows[:12])}", id=f"{P}-host-only"))
+                          f"{_named(joined.host_only_rows)}", id=f"{P}-host-only"))
     if joined.target_only_rows:
         out.append(html.P(f"Target workloads the host never ran (left out): "
-                          f"{', '.join(joined.target_only_rows[:12])}", id=f"{P}-target-only"))
+                          f"{_named(joined.target_only_rows)}", id=f"{P}-target-only"))
     if joined.host_only_metrics or joined.target_only_metrics:
         out.append(html.P(f"Metrics only the host has ({len(joined.host_only_metrics)}): "
-                          f"{', '.join(joined.host_only_metrics[:12])}. Only the target has "
-                          f"({len(joined.target_only_metrics)}): {', '.join(joined.target_only_metrics[:12])}. "
+                          f"{_named(joined.host_only_metrics)}. Only the target has "
+                          f"({len(joined.target_only_metrics)}): {_named(joined.target_only_metrics)}. "
                           "The features are the host's metrics.", id=f"{P}-metrics-sides"))
     return out
 
@@ -183,7 +192,7 @@ def _preview(host_tokens, target_tokens, key, tag_column):
             for c in frame.columns]
     target = (f"targets: {', '.join(joined.targets)}" if joined.targets else
               "no target yet: add the target's profile or a simulator table to save a dataset")
-    summary = (f"{len(frame)} workloads ({staged.KEY_LABELS[key]}) from {host.repeats['launches']} launches "
+    summary = (f"{len(frame)} workloads ({staged.KEY_EACH[key]}) from {host.repeats['launches']} launches "
                f"({host.repeats['outliers']} outlier launches dropped at ±7 MAD); {len(joined.features)} "
                f"features; {target}. {uploads.host_feature_text(joined.host_col, frame.columns)}").strip()
     return {"display": "block"}, html.P(summary, id=f"{P}-summary-text"), rows, cols, _sides(joined)

@@ -26,6 +26,8 @@ MAX_FILES = 20
 KEY_LABELS = {"kernel": "kernel (all launches of a kernel)",
               "kernel+tag": "kernel × input (the input tag: the file name, or a column below)",
               "app": "application run (a whole file)"}
+#: the same, as the summary line says it ("8 workloads (one per kernel × input)")
+KEY_EACH = {"kernel": "one per kernel", "kernel+tag": "one per kernel × input", "app": "one per application run"}
 
 
 def profiler_format(raw: bytes) -> str | None:

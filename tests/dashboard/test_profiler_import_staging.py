@@ -99,3 +99,17 @@ def test_tag_column_offered_from_the_files_and_checked_on_the_server():
                             ("x" * 300, "from the list")]:
         with pytest.raises(DataError, match=message):
             staged.joined_table(host, target, "kernel+tag", forged)
+
+
+def test_the_sides_say_none_and_how_many_more():
+    """ROCm's counter collection (host) against its kernel trace (target): every metric is the host's, so the
+    target's list reads "none"; a long list names its first 12 and how many more."""
+    tokens, _ = panel._host_files([url("rocprofv3_counter_collection.csv")], ["cc.csv"])
+    target, info = staged.stage_target((F / "rocprofv3_kernel_trace.csv").read_bytes(), "trace.csv")
+    assert info["format"] == "rocprofv3-trace"
+    joined, _ = staged.joined_table(tokens, [target], "kernel")
+    assert joined.targets == ["duration@target"] and len(joined.frame) == 4
+    text = panel._sides(joined)[-1].children
+    assert text.startswith("Metrics only the host has (6): LDS_Block_Size, ")
+    assert "Only the target has (0): none." in text
+    assert panel._named([f"m{i}" for i in range(15)]) == ", ".join(f"m{i}" for i in range(12)) + " and 3 more"
