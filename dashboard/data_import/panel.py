@@ -213,7 +213,7 @@ def _save(_n, host_tokens, target_tokens, key, tag_column, name):
     notes["profiler_import"] = {"formats": host.formats, "workload_key": key,
                                 "tag_column": staged.checked_tag_column(tag_column, key), **joined.to_dict()}
     meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else "profiler import",
-                                 mapping, notes, raw, staged.target_unit(joined))
+                                 mapping, notes, raw, staged.target_unit(joined), staged.target_units(joined))
     extra = []
     if notes.get("missing", {}).get("columns"):
         left_out = list(notes["missing"]["columns"])[:8]

@@ -16,10 +16,12 @@ def dataset_list():
     items = []
     for m in datasets.list_datasets():
         mp = m["mapping"]
-        unit = f" in {m['target_unit']}" if m.get("target_unit") else ""
+        units = m.get("target_units") if isinstance(m.get("target_units"), dict) else {}
+        targets = ", ".join(f"{t} ({units[t]})" if t in units else t for t in mp["targets"])
+        unit = f" in {m['target_unit']}" if m.get("target_unit") and not units else ""
         items.append(html.Li([
             html.Strong(m["name"]), html.Span(f"  {m['id']} · {m['rows']} workloads · targets: "
-                                              f"{', '.join(mp['targets'])}{unit} · {len(mp['features'])} features"),
+                                              f"{targets}{unit} · {len(mp['features'])} features"),
             dcc.Link("open scenario", href=f"/scenario?dataset={m['id']}", className="inline-link"),
             delete_button(P, m["id"]),
         ], className="dataset-item"))

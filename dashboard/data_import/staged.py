@@ -146,6 +146,20 @@ def dataset_parts(joined) -> tuple:
         "host_col": joined.host_col, "features": joined.features, "missing": "columns"})
 
 
+def target_units(joined) -> dict:
+    """Each target's unit as the profiler gave it (``gpu__time_duration.sum@target``: s, a cycle count:
+    cycle), where it reads as a unit; a target without one is left out."""
+    out = {}
+    for t in joined.targets:
+        try:
+            unit = uploads.checked_unit(joined.units.get(t) or "")
+        except DataError:
+            continue
+        if unit:
+            out[t] = unit
+    return out
+
+
 def target_unit(joined) -> str:
     """The unit the profiler gave the targets when they share one that reads as a unit (e.g. nsecond,
     cycle), else "" (none given: the pages say so)."""

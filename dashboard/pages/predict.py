@@ -199,10 +199,16 @@ def _content(res: dict | None) -> tuple:
     if not res:
         return None, [], _columns("s"), empty("Press Predict to see the predictions"), False
     unit = views.unit(res)
-    p = res["params"]
-    metric = METRIC_LABELS.get(p["metric"], p["metric"]).split(" (")[0] if p["metric"] != "value" else p["target"]
     return (_summary(res, unit), views.table_rows(res), _columns(unit),
-            predictions(res, f"predicted {metric} on {p['target']}", unit), True)
+            predictions(res, _values_label(res["params"]), unit), True)
+
+
+def _values_label(p: dict) -> str:
+    """What the predicted values are: "predicted time on GTX-980" on the shipped data; an upload's target
+    column names both what and where ("predicted gpu__time_duration.sum@target")."""
+    if p["metric"] == "value":
+        return f"predicted {p['target']}"
+    return f"predicted {METRIC_LABELS.get(p['metric'], p['metric']).split(' (')[0]} on {p['target']}"
 
 
 def _summary(res: dict, unit: str):
@@ -282,8 +288,7 @@ def _report(n, ready):
 
     unit = views.unit(res)
     p = res["params"]
-    metric = METRIC_LABELS.get(p["metric"], p["metric"]).split(" (")[0] if p["metric"] != "value" else p["target"]
-    report = build(res, view_link("/predict", p), f"predicted {metric} on {p['target']}", unit)
+    report = build(res, view_link("/predict", p), _values_label(p), unit)
     return dcc.send_bytes(report.html(), file_name(f"perfcast_predict_{p['host']}_to_{p['target']}"))
 
 

@@ -67,7 +67,7 @@ def predict_result(params: dict, report=silent) -> dict:
     source = params["source"]
     out.update(
         params=dict(params), dataset_name=ds.name, host_label=ds.host_label(params["host"]),
-        unit=ds.unit(params["metric"]), source_name=source_name(params),
+        unit=ds.unit(params["metric"], params["target"]), source_name=source_name(params),
         provenance={"model": candidate_label(pred.model, pred.transform), "dataset": ds.id,
                     "dataset_fingerprint": ds.fingerprint, "inputs": source,
                     "inputs_fingerprint": ds.fingerprint if source == predict_inputs.UNMEASURED else source[3:],

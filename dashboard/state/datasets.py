@@ -55,11 +55,14 @@ def _datasets_dir() -> Path:
 
 
 def save_dataset(table: pd.DataFrame, name: str, mapping: dict, notes: dict | None = None,
-                 raw: pd.DataFrame | None = None, unit: str | None = None) -> dict:
+                 raw: pd.DataFrame | None = None, unit: str | None = None,
+                 target_units: dict | None = None) -> dict:
     """Store a mapped workload table under a new id; returns its metadata. ``unit`` is the unit of the
-    target values ("" or None: none given), checked here too (``uploads.checked_unit``)."""
+    target values ("" or None: none given); ``target_units`` gives a target its own unit where the targets
+    differ (a profiler's time in s and cycles in cycle); both checked here too (``uploads.checked_unit``)."""
     require("editor", "save")  # the callbacks check first; this holds for every caller
     unit = checked_unit(unit)
+    target_units = {t: checked_unit(u) for t, u in (target_units or {}).items() if t in mapping["targets"]}
     ds_id = "ds-" + secrets.token_hex(8)
     root = _datasets_dir()
     tmp = root / f".{ds_id}.{os.getpid()}.tmp"
@@ -72,7 +75,7 @@ def save_dataset(table: pd.DataFrame, name: str, mapping: dict, notes: dict | No
             files["raw.parquet"] = sha256_file(tmp / "raw.parquet")
         meta = {"id": ds_id, "name": clean_name(name), "created": time.time(), "rows": int(len(table)),
                 "columns": [str(c) for c in table.columns], "mapping": mapping, "notes": notes or {},
-                "target_unit": unit, "files": files}
+                "target_unit": unit, **({"target_units": target_units} if target_units else {}), "files": files}
         for f in tmp.iterdir():
             with open(f, "rb") as fh:
                 os.fsync(fh.fileno())
@@ -191,13 +194,15 @@ class DatasetView:
     has_repeats: bool = False
     notes: dict = field(default_factory=dict)  # what the upload changed: rows dropped, columns filled, ...
     target_unit: str = ""  # an upload's: the unit given at upload ("" = none given, as in older datasets)
+    target_units: dict = field(default_factory=dict)  # a target's own unit, where an upload's targets differ
 
-    def unit(self, metric: str) -> str:
-        """The unit of the target values of ``metric``: seconds or cycles on the shipped data, the unit given
-        at upload for an uploaded table, "" when none was given (pages then say so; they never invent one)."""
+    def unit(self, metric: str, target: str | None = None) -> str:
+        """The unit of the target values of ``metric`` (of ``target``'s, when an upload gave its targets
+        different units): seconds or cycles on the shipped data, the unit given at upload for an uploaded
+        table, "" when none was given (pages then say so; they never invent one)."""
         if self.kind == "shipped":
             return SHIPPED_UNITS.get(metric, "")
-        return self.target_unit
+        return self.target_units.get(target) or self.target_unit
 
     def host_feature(self, host: str, metric: str) -> str | None:
         """The feature that is the host's own measure of ``metric`` (the column the baseline and the ratio
@@ -273,23 +278,29 @@ def get(ds_id: str) -> DatasetView:
     m = meta["mapping"]
     return DatasetView(meta["id"], meta["name"], "upload", [TABLE_HOST], list(m["targets"]), ["value"],
                        meta["files"]["table.parquet"][:16], m, bool(m.get("repeat_col")), meta.get("notes") or {},
-                       _stored_unit(meta))
+                       _stored_unit(meta.get("target_unit")),
+                       {t: _stored_unit(u) for t, u in _dict(meta.get("target_units")).items()})
 
 
-def _stored_unit(meta: dict) -> str:
-    """The unit kept in ``meta.json``: "" for a dataset saved before units were asked (or a file that no
+def _dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _stored_unit(unit) -> str:
+    """A unit kept in ``meta.json``: "" for a dataset saved before units were asked (or a file that no
     longer holds a valid one)."""
     try:
-        return checked_unit(meta.get("target_unit"))
+        return checked_unit(unit)
     except ValueError:
         return ""
 
 
-def unit_of(params: dict, dataset: str = "dataset", fallback: str = "") -> str:
-    """:meth:`DatasetView.unit` of the dataset and metric a result's parameters name (``dataset``: the name of
-    its dataset parameter); ``fallback`` (the unit the result kept) when that dataset is gone."""
+def unit_of(params: dict, dataset: str = "dataset", fallback: str = "", target: str = "target") -> str:
+    """:meth:`DatasetView.unit` of the dataset, metric and target a result's parameters name (``dataset``,
+    ``target``: the names of its dataset and target parameters); ``fallback`` (the unit the result kept) when
+    that dataset is gone."""
     try:
-        return get(params[dataset]).unit(params["metric"])
+        return get(params[dataset]).unit(params["metric"], params.get(target))
     except (LookupError, TypeError):
         return fallback if isinstance(fallback, str) else ""
 

@@ -31,6 +31,7 @@ def test_host_and_target_staged_joined_and_saved():
     assert tinfo["format"] == "nvprof-metrics"
     joined, host = staged.joined_table(tokens, [target], "kernel")
     assert joined.targets == ["sm__cycles_elapsed.sum@target"] and joined.host_only_rows == ["scan_blelloch"]
+    assert staged.target_units(joined) == {}  # nvprof prints no unit for a count: none is invented
     table, raw, mapping, notes = staged.dataset_parts(joined)
     # registers per thread has an n/a: its column is left out rather than inventing a value or dropping a kernel
     assert "launch__registers_per_thread" not in mapping["features"] and len(table) == 8
@@ -109,6 +110,7 @@ def test_the_sides_say_none_and_how_many_more():
     assert info["format"] == "rocprofv3-trace"
     joined, _ = staged.joined_table(tokens, [target], "kernel")
     assert joined.targets == ["duration@target"] and len(joined.frame) == 4
+    assert staged.target_units(joined) == {"duration@target": "s"} and staged.target_unit(joined) == "s"
     text = panel._sides(joined)[-1].children
     assert text.startswith("Metrics only the host has (6): LDS_Block_Size, ")
     assert "Only the target has (0): none." in text

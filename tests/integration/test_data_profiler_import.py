@@ -3,8 +3,11 @@ saved dataset a scenario runs on; real ncu output of two machines joins with the
 real ncu files of two machines (eight inputs a side) are saved and run as a scenario;
 a rocprof-compute pmc_perf.csv is recognised and previewed; bad files lose nothing."""
 
+import time
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlparse
+
+import pytest
 
 from dashboard.state import datasets
 from modeling.crossgen.ensemble import run_ensemble
@@ -107,6 +110,73 @@ def test_real_ncu_files_of_two_machines_saved_and_run(dash_duo, perfcast_app):
     eout, best, transform = _scenario_and_recomputed(dash_duo, meta, folds=4)
     assert transform == "logratio"  # the page picked the log of the ratio to the host for this data
     assert eout == best
+
+
+def test_inputs_the_target_never_ran_are_predicted_and_checked_against_their_held_back_profiles(
+        dash_duo, perfcast_app, tmp_path):
+    """What the tool is for, on real files: hotspot profiled on the AWS V100 (host) at all eight grid sizes,
+    on Lassen's V100 (target) only up to 1024. The three larger inputs are saved as workloads to predict;
+    /predict gives each a time on Lassen with a 90 % interval, the numbers the library gives for the saved
+    dataset. Lassen's own profiles of those inputs, held back here, are the truth they are checked against:
+    every interval holds it, and the model is nearer to it than the host x median-ratio baseline."""
+    import numpy as np
+    import pandas as pd
+
+    from modeling.crossgen.predict import predict_scenario
+    from modeling.tables.profilers.workloads import to_workloads
+
+    sizes, measured = (64, 128, 256, 512, 1024, 2048, 4096, 8192), (64, 128, 256, 512, 1024)
+    hs = F / "xplacer_hotspot"
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_element("#data-prof-host input[type=file]").send_keys(
+        "\n".join(str(hs / "aws" / f"hotspot_{n}.csv") for n in sizes))
+    dash_duo.wait_for_contains_text("#data-prof-host-status", "Nsight Compute CSV, details page", timeout=30)
+    dash_duo.find_element("#data-prof-target input[type=file]").send_keys(
+        "\n".join(str(hs / "lassen" / f"hotspot_{n}.csv") for n in measured))
+    dash_duo.wait_for_contains_text("#data-prof-summary", "targets: gpu__time_duration.sum@target", timeout=30)
+    dash_duo.find_element("#data-prof-key input[value='kernel+tag']").click()
+    dash_duo.wait_for_contains_text("#data-prof-summary", "8 workloads (one per kernel × input)", timeout=30)
+    dash_duo.wait_for_contains_text("#data-prof-host-only", "calculate_temp@2048, calculate_temp@4096, "
+                                                            "calculate_temp@8192", timeout=10)
+    dash_duo.find_element("#data-prof-name").send_keys("hotspot, Lassen measured up to 1024")
+    dash_duo.find_element("#data-prof-save").click()
+    dash_duo.wait_for_contains_text("#data-prof-save-status", "Saved 8 workloads", timeout=30)
+    meta = next(m for m in datasets.list_datasets() if m["name"] == "hotspot, Lassen measured up to 1024")
+    target = "gpu__time_duration.sum@target"
+
+    dash_duo.driver.get(dash_duo.server_url + f"/predict?dataset={meta['id']}&target={quote(target)}")
+    model = wait_text(dash_duo, "#predict-model-used", timeout=180)
+    assert wait_text(dash_duo, "#predict-counts").startswith("5 / 3 / ")  # trained on 5, predicts 3
+    # not applicable: larger than any input the models were trained on, and the page says so
+    dash_duo.wait_for_contains_text("#predict-warnings", "outside the training data", timeout=10)
+    # the target's own unit (the profiler's seconds; its other target, cycles, has its own)
+    assert wait_text(dash_duo, "#predict-graph .g-ytitle") == "predicted gpu__time_duration.sum@target (s, log scale)"
+    screenshot(dash_duo.driver, "predict_profiler_import")
+    dash_duo.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    dash_duo.find_element("#predict-download-csv").click()
+    deadline = time.time() + 30
+    while time.time() < deadline and not list(tmp_path.glob("predictions_*.csv")):
+        time.sleep(0.2)
+    got = pd.read_csv(next(tmp_path.glob("predictions_*.csv"))).set_index("id")
+    assert sorted(got.index) == ["calculate_temp@2048", "calculate_temp@4096", "calculate_temp@8192"]
+    assert set(got["unit"]) == {"s"}
+
+    # the library's prediction for the saved dataset: the same model and numbers
+    lib = predict_scenario(datasets.get(meta["id"]).scenario("table", target, "value"), seed=0).to_dict()
+    assert model.startswith(lib["model"])
+    for r in lib["predictions"]:
+        assert got.loc[r["id"], "predicted"] == pytest.approx(r["predicted"], rel=1e-9)
+        assert got.loc[r["id"], "lower"] == pytest.approx(r["lower"], rel=1e-9)
+        assert got.loc[r["id"], "upper"] == pytest.approx(r["upper"], rel=1e-9)
+
+    # the truth: Lassen's profiles of the three inputs, never uploaded
+    for n in sizes[len(measured):]:
+        w = to_workloads([(read_profile((hs / "lassen" / f"hotspot_{n}.csv").read_bytes()), str(n))], "kernel+tag")
+        truth = float(w.frame["gpu__time_duration.sum"].iloc[0])
+        row = got.loc[f"calculate_temp@{n}"]
+        assert row["lower"] <= truth <= row["upper"], (n, truth, row["lower"], row["upper"])
+        assert abs(row["predicted"] - truth) < abs(row["baseline"] - truth), (n, truth, row["predicted"])
+    assert np.isfinite(got["baseline"]).all()
 
 
 def test_rocprof_compute_pmc_perf_is_recognised_and_previewed(dash_duo, perfcast_app, tmp_path):

@@ -75,6 +75,29 @@ def test_the_unit_is_kept_with_the_dataset_and_asked_of_it(var):
     assert len(datasets.list_datasets()) == 2
 
 
+def test_targets_of_different_units_each_keep_their_own(var):
+    """A profiler import's targets: time in s and a cycle count; each page asks for its target's unit (a
+    dataset-wide unit would have to be none)."""
+    table = _table().assign(c=lambda d: d["t"] * 1e9)
+    mapping = {**MAP, "targets": ["t", "c"]}
+    meta = datasets.save_dataset(table, "two units", mapping, target_units={"t": "s", "c": "cycle", "x": "J"})
+    assert meta["target_units"] == {"t": "s", "c": "cycle"}  # a name that is not a target is not kept
+    ds = datasets.get(meta["id"])
+    assert (ds.unit("value", "t"), ds.unit("value", "c"), ds.unit("value")) == ("s", "cycle", "")
+    assert datasets.unit_of({"dataset": meta["id"], "metric": "value", "target": "c"}) == "cycle"
+    assert datasets.unit_of({"dataset": meta["id"], "metric": "value", "val_target": "t"}, target="val_target") == "s"
+    with pytest.raises(DataError):
+        datasets.save_dataset(table, "bad", mapping, target_units={"t": "<b>s</b>"})
+    path = project_path("datasets") / meta["id"] / "meta.json"
+    edited = json.loads(path.read_text())
+    edited["target_units"] = {"t": "<script>", "c": "cycle"}  # a hand-edited file: the bad one not shown
+    path.write_text(json.dumps(edited))
+    assert (datasets.get(meta["id"]).unit("value", "t"), datasets.get(meta["id"]).unit("value", "c")) == ("", "cycle")
+    edited["target_units"] = ["s"]
+    path.write_text(json.dumps(edited))
+    assert datasets.get(meta["id"]).unit("value", "t") == ""
+
+
 def test_a_dataset_saved_before_units_were_asked_has_none(var):
     meta = datasets.save_dataset(_table(), "old", MAP, unit="ms")
     path = project_path("datasets") / meta["id"] / "meta.json"
