@@ -221,5 +221,5 @@ def _save(_n, host_tokens, target_tokens, key, tag_column, name):
     if notes.get("unmeasured"):
         extra.append(uploads.unmeasured_text(notes["unmeasured"]).rstrip("."))
     return alert([f"Saved {meta['rows']} workloads as ", html.Strong(meta["name"]), f" ({meta['id']}). ",
-                  dcc.Link("Run a scenario on it", href=f"/scenario?dataset={meta['id']}", id=f"{P}-saved-link"),
+                  *saved.next_steps(meta, notes, P),
                   html.Div("; ".join(extra), className="hint") if extra else None], "success"), saved.dataset_list()

@@ -3,6 +3,8 @@ upload's and the profiler card's), so a dataset just saved shows there without a
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from dash import dcc, html
 
 from dashboard.state import datasets
@@ -26,3 +28,16 @@ def dataset_list():
             delete_button(P, m["id"]),
         ], className="dataset-item"))
     return html.Ul(items, className="dataset-list") if items else html.P("No uploaded datasets yet.", className="hint")
+
+
+def next_steps(meta: dict, notes: dict, prefix: str) -> list:
+    """The links under a save's message: run a scenario on the dataset and, when some workloads have no
+    target value, predict them (/predict on the first target that has such workloads)."""
+    out = [dcc.Link("Run a scenario on it", href=f"/scenario?dataset={meta['id']}", id=f"{prefix}-saved-link")]
+    waiting = [(t, u["count"]) for t, u in (notes.get("unmeasured") or {}).items() if u.get("count")]
+    if waiting:
+        target, n = waiting[0]
+        out += [" · ", dcc.Link(f"Predict the {n} workload{'s' if n > 1 else ''} without a {target} value",
+                                href="/predict?" + urlencode({"dataset": meta["id"], "target": target}),
+                                id=f"{prefix}-predict-link")]
+    return out

@@ -5,7 +5,7 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard.access.projects import refused
 from dashboard.data_import import panel as profiler_panel, staged as profiler_files
-from dashboard.data_import.saved import dataset_list as _dataset_list
+from dashboard.data_import.saved import dataset_list as _dataset_list, next_steps
 from dashboard.state import datasets, files, staging, uploads
 from dashboard.ui.components import alert, answer, card, fitted, grid, num_col, register_csv
 from dashboard.ui.delete_confirm import delete_parts, register_delete
@@ -250,7 +250,7 @@ def _save(_n, token, name, id_col, group, targets, unit, host, repeat, features,
                      f"{notes['repeats']['outliers']} outlier runs dropped")
     of = f" of {len(frame)}" if meta["rows"] != len(frame) and not notes.get("repeats") else ""
     msg = [f"Saved {meta['rows']}{of} workloads as ", html.Strong(meta["name"]), f" ({meta['id']}). ",
-           dcc.Link("Run a scenario on it", href=f"/scenario?dataset={meta['id']}", id=f"{P}-saved-link"),
+           *next_steps(meta, notes, P),
            html.Div("; ".join(extra), className="hint") if extra else None]
     return alert(msg, "success"), _dataset_list()
 

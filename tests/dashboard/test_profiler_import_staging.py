@@ -115,3 +115,15 @@ def test_the_sides_say_none_and_how_many_more():
     assert text.startswith("Metrics only the host has (6): LDS_Block_Size, ")
     assert "Only the target has (0): none." in text
     assert panel._named([f"m{i}" for i in range(15)]) == ", ".join(f"m{i}" for i in range(12)) + " and 3 more"
+
+
+def test_a_save_with_workloads_to_predict_links_to_predict_them():
+    from dashboard.data_import.saved import next_steps
+
+    meta = {"id": "ds-0123456789abcdef"}
+    plain = next_steps(meta, {}, "data")
+    assert [c.href for c in plain if hasattr(c, "href")] == ["/scenario?dataset=ds-0123456789abcdef"]
+    notes = {"unmeasured": {"a@target": {"count": 0, "ids": []}, "t@target": {"count": 3, "ids": ["x", "y", "z"]}}}
+    link = next_steps(meta, notes, "data-prof")[-1]
+    assert link.id == "data-prof-predict-link" and link.children == "Predict the 3 workloads without a t@target value"
+    assert link.href == "/predict?dataset=ds-0123456789abcdef&target=t%40target"

@@ -144,8 +144,12 @@ def test_inputs_the_target_never_ran_are_predicted_and_checked_against_their_hel
     meta = next(m for m in datasets.list_datasets() if m["name"] == "hotspot, Lassen measured up to 1024")
     target = "gpu__time_duration.sum@target"
 
-    dash_duo.driver.get(dash_duo.server_url + f"/predict?dataset={meta['id']}&target={quote(target)}")
+    # the save's message leads there
+    dash_duo.wait_for_contains_text("#data-prof-predict-link",
+                                    f"Predict the 3 workloads without a {target} value", timeout=10)
+    dash_duo.find_element("#data-prof-predict-link").click()
     model = wait_text(dash_duo, "#predict-model-used", timeout=180)
+    assert f"dataset={meta['id']}" in dash_duo.driver.current_url
     assert wait_text(dash_duo, "#predict-counts").startswith("5 / 3 / ")  # trained on 5, predicts 3
     # not applicable: larger than any input the models were trained on, and the page says so
     dash_duo.wait_for_contains_text("#predict-warnings", "outside the training data", timeout=10)
