@@ -310,6 +310,32 @@ class _Procedure:
         return (best["model"], best["transform"]), scored
 
 
+#: fewest workloads a model is fitted on (``modeling.crossgen.estimators``)
+MIN_FIT = 3
+
+
+def _enough_per_fold(proc, splits, y, groups, scheme) -> None:
+    """Refuse, saying what to change, a training set too small for its cross-validation: each outer fold
+    fits on the workloads outside it, and "recommended" also chooses a model by an inner cross-validation of
+    those (each inner fold again fits on the workloads outside it)."""
+    n = len(y)
+    smallest = min(len(tr) for tr, _ in splits)
+    if smallest < MIN_FIT:
+        raise NotEnoughDataError(
+            f"{n} measured workloads are too few for {scheme}: a fold's model would be fitted on {smallest}, and "
+            f"a model needs at least {MIN_FIT}. Measure more workloads on the target.")
+    if proc.fixed:
+        return
+    inner = min(min(len(itr) for itr, _ in _splits(len(tr), proc.situation, None if groups is None else groups[tr],
+                                                   INNER_FOLDS, proc.seed, inner=True)[0])
+                for tr, _ in splits)
+    if inner < MIN_FIT:
+        raise NotEnoughDataError(
+            f"{n} measured workloads are too few to choose the model by cross-validation within {scheme}: its "
+            f"inner folds would fit on {inner}, and a model needs at least {MIN_FIT}. Pick a model instead of "
+            f"\"recommended\" (each fold then fits on {smallest}), or measure more workloads on the target.")
+
+
 def _new_matrix(new, names) -> np.ndarray:
     """The counters of the workloads to predict, in the training column order (checked)."""
     if new is None or len(new["workload_ids"]) == 0:
@@ -512,6 +538,7 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
 
     proc = _Procedure(candidates, host_index, situation, seed, n_jobs, include_baseline)
     splits, _, _, scheme = _splits(len(y), situation, groups, folds, seed)
+    _enough_per_fold(proc, splits, y, groups, scheme)
     floor = conformal.log_floor(y)
     n_folds = len(splits)
     fold_of = np.empty(len(y), int)

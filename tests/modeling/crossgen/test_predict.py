@@ -238,3 +238,23 @@ def test_cli_predict_matches_the_library(tmp_path, capsys):
         np.testing.assert_allclose(got[p["id"]], (p["predicted"], p["lower"], p["upper"]), rtol=1e-6)
     out = pd.read_parquet(tmp_path / "p.parquet")
     assert list(out["id"]) == scen["unmeasured"]["workload_ids"] and "code_version" in out
+
+
+def test_too_few_measured_workloads_for_the_cross_validation_are_refused_saying_what_to_change():
+    """4 measured workloads: a fold's model fits on 3 (enough), but choosing the model inside each fold would
+    fit on 2: "recommended" is refused naming the way out, a chosen model predicts. 3 measured: each fold
+    would fit on 2, refused whatever the model (it used to fail inside a fit, "got 2")."""
+    scen, _ = _table(n=4, n_new=2)
+    refused = (r"4 measured workloads are too few to choose the model by cross-validation within random 4-fold "
+               r"over workloads: its inner folds would fit on 2.*"
+               r"Pick a model instead of \"recommended\" \(each fold then fits on 3\)")
+    with pytest.raises(NotEnoughDataError, match=refused):
+        predict_scenario(scen)
+    pred = predict_scenario(scen, model="NNLS", transform="log")
+    assert pred.n_train == 4 and pred.n_new == 2
+    small, _ = _table(n=3, n_new=1)
+    with pytest.raises(NotEnoughDataError, match="3 measured workloads are too few for random 3-fold over "
+                                                 "workloads: a fold's model would be fitted on 2"):
+        predict_scenario(small, model="NNLS", transform="log")
+    five, _ = _table(n=5, n_new=1)
+    assert predict_scenario(five).n_train == 5  # the fewest "recommended" takes under random folds
