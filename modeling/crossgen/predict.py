@@ -332,8 +332,9 @@ def _enough_per_fold(proc, splits, y, groups, scheme) -> None:
     if inner < MIN_FIT:
         raise NotEnoughDataError(
             f"{n} measured workloads are too few to choose the model by cross-validation within {scheme}: its "
-            f"inner folds would fit on {inner}, and a model needs at least {MIN_FIT}. Pick a model instead of "
-            f"\"recommended\" (each fold then fits on {smallest}), or measure more workloads on the target.")
+            f"inner folds would fit on {inner}, and a model needs at least {MIN_FIT}. Pick one model and one "
+            f"transform instead of \"recommended\" / \"auto\" (each fold then fits on {smallest}), or measure more "
+            f"workloads on the target.")
 
 
 def _new_matrix(new, names) -> np.ndarray:

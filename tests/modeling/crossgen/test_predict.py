@@ -247,9 +247,11 @@ def test_too_few_measured_workloads_for_the_cross_validation_are_refused_saying_
     scen, _ = _table(n=4, n_new=2)
     refused = (r"4 measured workloads are too few to choose the model by cross-validation within random 4-fold "
                r"over workloads: its inner folds would fit on 2.*"
-               r"Pick a model instead of \"recommended\" \(each fold then fits on 3\)")
+               r"Pick one model and one transform instead of \"recommended\" / \"auto\" \(each fold then fits on 3\)")
     with pytest.raises(NotEnoughDataError, match=refused):
         predict_scenario(scen)
+    with pytest.raises(NotEnoughDataError, match=refused):  # one model, but its transform still chosen by CV
+        predict_scenario(scen, model="NNLS")
     pred = predict_scenario(scen, model="NNLS", transform="log")
     assert pred.n_train == 4 and pred.n_new == 2
     small, _ = _table(n=3, n_new=1)
