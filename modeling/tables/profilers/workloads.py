@@ -96,7 +96,8 @@ def renamed_to_ncu(profile: Profile) -> Profile:
     kinds = {rename.get(m, m): k for m, k in profile.kinds.items()}
     notes = profile.notes + [f"{len(mapping)} nvprof names mapped to their Nsight Compute equivalents"]
     return Profile(profile.format, launches.rename(columns=rename), units, kinds,
-                   rename.get(profile.duration, profile.duration), profile.config, notes, profile.per_launch)
+                   rename.get(profile.duration, profile.duration), profile.config, notes, profile.per_launch,
+                   profile.text)
 
 
 def launch_tags(profile: Profile, tag: str, tag_column: str | None) -> pd.Series:
@@ -142,6 +143,12 @@ def to_workloads(profiles: list[tuple[Profile, str]], key: str = "kernel", k: fl
     frames, notes = [], []
     total = outliers = 0
     tag_file: dict[str, str] = {}  # a tag column's value -> the file it came from
+    if tag_column is None and key != "kernel":
+        seen = [t for _, t in profiles]
+        twice = sorted({t for t in seen if seen.count(t) > 1})
+        if twice:
+            raise DataError(f"Two files give the input tag {twice[0][:60]!r}: their launches would merge into one "
+                            "input. Give each input's file its own name, or read the tag from a column.")
     for p, tag in profiles:
         df = p.launches.copy()
         base = df["kernel"].map(kernel_base)
@@ -175,7 +182,10 @@ def to_workloads(profiles: list[tuple[Profile, str]], key: str = "kernel", k: fl
             df["_measure"] = 0.0  # nothing to test: every launch is kept
             measure = "_measure"
             notes.append(f"{tag}: no duration for every launch, repeated launches averaged unfiltered")
-        runs = average_repeats(df, ["workload", *config, *work], measure, metrics, k, ["workload", "application"])
+        # repeats are launches of one kernel (an application run holds several kernels of one configuration:
+        # they are parts of the run, added up below, not repeats of one another)
+        runs = average_repeats(df, ["workload", "kernel", *config, *work], measure, metrics, k,
+                               ["workload", "application"])
         total += int(runs["repeats_total"].sum())
         outliers += int(runs["repeats_outliers"].sum())
         frames.append(runs)
@@ -196,14 +206,24 @@ def to_workloads(profiles: list[tuple[Profile, str]], key: str = "kernel", k: fl
 def file_tags(names: list[str]) -> list[str]:
     """Input tags from one side's file names: the part that differs between them (common prefix and suffix
     removed: ``host_n1024.csv``, ``host_n2048.csv`` -> ``1024``, ``2048``, and a target's ``v100_n1024.csv``,
-    ``v100_n2048.csv`` give the same tags); a single file's tag is its name without extension."""
+    ``v100_n2048.csv`` give the same tags; a number is never cut: ``s_110``, ``s_120`` -> ``110``, ``120``);
+    a single file's tag is its name without extension."""
     stems = [str(n).rsplit("/", 1)[-1].rsplit(".", 1)[0] for n in names]
     if len(stems) < 2 or len(set(stems)) < len(stems):
         return stems
-    pre = len(_common_prefix(stems))
-    suf = len(_common_prefix([s[pre:][::-1] for s in stems]))
+    pre = _whole_numbers(stems, len(_common_prefix(stems)))
+    rev = [s[pre:][::-1] for s in stems]
+    suf = _whole_numbers(rev, len(_common_prefix(rev)))
     tags = [s[pre:len(s) - suf] for s in stems]
     return tags if all(tags) else stems
+
+
+def _whole_numbers(words: list[str], cut: int) -> int:
+    """``cut`` (the length of the words' common start), moved back so that it does not split a number:
+    ``s_110``, ``s_120`` share ``s_1`` but their inputs are 110 and 120, not 1 and 2."""
+    while cut > 0 and words[0][cut - 1].isdigit() and any(len(w) > cut and w[cut].isdigit() for w in words):
+        cut -= 1
+    return cut
 
 
 def _common_prefix(words: list[str]) -> str:
