@@ -132,8 +132,8 @@ def _main_upload_was_a_profile(contents, filename):
         return no_update, no_update, no_update, no_update
     try:
         token, info = staged.stage_profile(raw, filename)
-    except DataError as exc:
-        return alert(f"{exc} Nothing was imported."), None, [], None
+    except DataError as exc:  # the host files staged before stay staged
+        return alert(f"{exc} Nothing was imported."), no_update, no_update, no_update
     return (html.Div([html.P("Host: read from the upload above.", className="hint"), _described([info])]),
             [token], _tag_options([info]), None)
 

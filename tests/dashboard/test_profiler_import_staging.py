@@ -127,3 +127,14 @@ def test_a_save_with_workloads_to_predict_links_to_predict_them():
     link = next_steps(meta, notes, "data-prof")[-1]
     assert link.id == "data-prof-predict-link" and link.children == "Predict the 3 workloads without a t@target value"
     assert link.href == "/predict?dataset=ds-0123456789abcdef&target=t%40target"
+
+
+def test_a_bad_profiler_file_on_the_table_upload_keeps_the_host_files_already_staged():
+    from dash import no_update
+
+    bad = '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte","1"\n"1","k","x","%","2"\n'
+    got = panel._main_upload_was_a_profile("data:text/csv;base64," + base64.b64encode(bad.encode()).decode(), "b.csv")
+    assert "do not convert to one" in str(got[0]) and got[1:] == (no_update, no_update, no_update)
+    plain = b"ID,host_time,target_time,f1\nw1,1,2,3\nw2,2,3,4\n"  # a workload table: not the card's business
+    got = panel._main_upload_was_a_profile("data:text/csv;base64," + base64.b64encode(plain).decode(), "t.csv")
+    assert got == (no_update, no_update, no_update, no_update)

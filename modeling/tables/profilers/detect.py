@@ -29,14 +29,22 @@ TOOLS = ("ncu", "nvprof", "rocprof")
 
 
 def detect(text: str) -> str | None:
-    """The format of a profiler's text, or None when it is not one of :data:`FORMATS`."""
-    for line in text.split("\n")[:5000]:
+    """The format of a profiler's text, or None when it is not one of :data:`FORMATS`. The header is looked
+    for in the first 5,000 lines that are not the profiler's own ``==...==`` lines (ncu prints one per
+    profiled launch before its table) or blank."""
+    looked = 0
+    for line in text.split("\n"):
         s = line.strip()
+        if not s or s.startswith("=="):
+            continue
+        looked += 1
+        if looked > 5000:
+            break
         if s.startswith(nvprof.SUMMARY_HEADER):
             return "nvprof-metrics"
         if re.match(r'^"?Start"?,"?Duration"?,', s):
             return "nvprof-trace"
-        if re.match(r'^"?ID"?,', s):
+        if re.match(r'^"?ID"?,', s) and "Kernel Name" in s:  # a plain table may start with an ID column too
             return "ncu-details" if "Metric Name" in s and "Metric Value" in s else "ncu-raw"
         amd_first = re.match(r'^"?(Dispatch_I[Dd]|Index|Correlation_Id|Agent_Id|Kind)"?,', s)
         if amd_first and re.search(r"Kernel_?Name", s, re.I):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from modeling.errors import DataError
 from modeling.tables.profilers.profile import Profile, finish
-from modeling.tables.profilers.values import decimal_comma, fill_metrics, table_rows
+from modeling.tables.profilers.values import check_pivot, decimal_comma, fill_metrics, table_rows
 
 DURATION = "gpu__time_duration.sum"
 #: the details page's section names for the metrics it shows (GPU Speed Of Light section), as their metric names
@@ -76,6 +76,7 @@ def read_details(text: str) -> Profile:
         seen[key] = value
         cells.setdefault(name, {})[lid] = (value, unit)
     ids = list(launches)
+    check_pivot(len(ids), len(cells))
 
     def column(name, by_launch):  # (name, values, units) with a cell per launch, empty where it was not printed
         got = [by_launch.get(i, ("", None)) for i in ids]

@@ -17,11 +17,12 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 from modeling.errors import DataError
 from modeling.tables.profilers.profile import Profile, finish
-from modeling.tables.profilers.values import decimal_comma, fill_metrics, table_rows
+from modeling.tables.profilers.values import check_pivot, decimal_comma, fill_metrics, table_rows
 
 SUMMARY_HEADER = '"Device","Kernel","Invocations"'
 TRACE_DURATION = "Duration"
@@ -57,12 +58,16 @@ def read_summary(text: str) -> Profile:
             try:
                 n = float(r[i_n].replace(",", ""))
             except ValueError:
-                raise DataError(f"Kernel {r[i_k][:60]!r}: invocations {r[i_n]!r} is not a number.") from None
+                n = math.nan
+            if not (math.isfinite(n) and n >= 1):
+                raise DataError(f"Kernel {r[i_k][:60]!r}: invocations {r[i_n][:40]!r} is not a count of launches "
+                                "(a whole number, at least 1). Nothing was imported.")
             k = kernels.setdefault(key, {"kernel": r[i_k], "invocations": n, "Device": r[i_dev].strip()})
             if k["invocations"] != n:  # events and metrics replayed a different number of times
                 k["invocations"] = max(k["invocations"], n)
             cells.setdefault(r[i_name].strip(), {})[key] = r[i_avg]
     keys = list(kernels)
+    check_pivot(len(keys), len(cells))
     comma = decimal_comma(v for c in cells.values() for v in c.values())
     units, notes = fill_metrics([kernels[k] for k in keys], ((name, [by.get(k, "") for k in keys], [None] * len(keys))
                                                               for name, by in cells.items()), comma)

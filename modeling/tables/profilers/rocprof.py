@@ -27,7 +27,7 @@ import re
 
 from modeling.errors import DataError
 from modeling.tables.profilers.profile import Profile, finish
-from modeling.tables.profilers.values import decimal_comma, fill_metrics, table_rows
+from modeling.tables.profilers.values import RESERVED, check_pivot, decimal_comma, fill_metrics, table_rows
 
 DURATION = "duration"
 _NOT_METRICS = re.compile(
@@ -52,24 +52,23 @@ def _find(header, *names):
 
 def _pivot_long(header, body):
     """rocprofv3's long layout (one row per dispatch x counter) as one row per dispatch."""
-    i_d = _find(header, "Dispatch_Id", "Dispatch_ID", "Correlation_Id")
+    i_d = _find(header, "Dispatch_Id", "Dispatch_ID", "Correlation_Id", "Index")
+    if i_d is None:
+        raise DataError("The rocprofv3 counter table has no Dispatch_Id (or Correlation_Id) column: its rows "
+                        "cannot be told apart by dispatch. Nothing was imported.")
     i_n, i_v = _find(header, "Counter_Name"), _find(header, "Counter_Value")
     fixed = [j for j in range(len(header)) if j not in (i_n, i_v)]
-    rows: dict[str, list] = {}
-    names: list[str] = []
+    base: dict[str, list] = {}
+    values: dict[str, dict] = {}
+    names: dict[str, None] = {}  # counter names in order of appearance
     for r in body:
-        row = rows.setdefault(r[i_d], [r[j] for j in fixed] + [None] * 0)
+        base.setdefault(r[i_d], [r[j] for j in fixed])
         name = r[i_n].strip()
-        if name not in names:
-            names.append(name)
-        row.append((name, r[i_v]))
-    new_header = [header[j] for j in fixed] + names
-    out = []
-    for row in rows.values():
-        base = [c for c in row if not isinstance(c, tuple)]
-        vals = dict(c for c in row if isinstance(c, tuple))
-        out.append(base + [vals.get(n, "") for n in names])
-    return new_header, out
+        names.setdefault(name)
+        values.setdefault(r[i_d], {})[name] = r[i_v]
+    check_pivot(len(base), len(names))
+    new_header = [header[j] for j in fixed] + list(names)
+    return new_header, [row + [values[d].get(n, "") for n in names] for d, row in base.items()]
 
 
 def read_counters(text: str) -> Profile:
@@ -90,8 +89,9 @@ def read_counters(text: str) -> Profile:
     metrics = [j for j, h in enumerate(header) if not _NOT_METRICS.match(h) and h not in config]
     comma = decimal_comma(r[j] for r in body for j in metrics)
     skip = {i_k, i_start, i_end, _find(header, "Counter_Name"), _find(header, "Counter_Value")}
+    copies = re.compile(r"(wave_size|obj|dispatch_id)_\d+", re.IGNORECASE)  # merged passes' copies
     text = [h for j, h in enumerate(header) if j not in skip and j not in metrics and h not in config
-            and not re.fullmatch(r"(wave_size|obj|dispatch_id)_\d+", h, re.IGNORECASE)]  # merged passes' copies
+            and h not in RESERVED and not copies.fullmatch(h)]
     launches = [{"kernel": _kernel(r[i_k]), "invocations": 1.0, **{header[j]: r[j].strip() for j in
                                                                      range(len(header)) if header[j] in config},
                  **{h: r[header.index(h)] for h in text}} for r in body]
@@ -99,9 +99,14 @@ def read_counters(text: str) -> Profile:
     if i_start is not None and i_end is not None:
         for launch, r in zip(launches, body):
             try:
-                launch[DURATION] = (int(r[i_end]) - int(r[i_start])) * 1e-9
-            except ValueError:
+                ns = int(r[i_end]) - int(r[i_start])
+                launch[DURATION] = ns * 1e-9 if 0 <= ns < 10**18 else float("nan")  # ends before it starts
+            except (ValueError, OverflowError):
                 launch[DURATION] = float("nan")
+        bad = sum(launch[DURATION] != launch[DURATION] for launch in launches)
+        if bad:
+            notes.append(f"{bad} dispatch(es) with unreadable timestamps or an end before the start: "
+                         "duration left empty")
         units[DURATION] = "s"
     else:
         notes.append("no start / end timestamps: durations unknown, repeated dispatches are averaged unfiltered")

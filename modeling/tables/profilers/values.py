@@ -19,7 +19,7 @@ import math
 import re
 
 from modeling.errors import DataError
-from modeling.tables.reading import check_cells, decoded_text
+from modeling.tables.reading import MAX_CELLS, MAX_COLUMNS, MAX_ROWS, check_cells, decoded_text
 
 #: unit as printed (lower case) -> (base unit, factor to the base unit)
 UNITS = {
@@ -186,6 +186,9 @@ def fill_metrics(records: list[dict], columns, comma_decimal: bool, on_text=None
     comes first when the file used one."""
     units, notes = {}, []
     for name, cells, printed in columns:
+        if name in RESERVED:
+            notes.append(f"metric {name!r} renamed {unreserved(name)!r} (the name of a column of the table)")
+            name = unreserved(name)
         got = numeric_or_skip(name, cells, printed, comma_decimal)
         if got is None:
             notes.append(f"{name}: text, not a metric (not imported)")
@@ -200,3 +203,23 @@ def fill_metrics(records: list[dict], columns, comma_decimal: bool, on_text=None
     if comma_decimal:
         notes.insert(0, COMMA_NOTE)
     return units, notes
+
+
+#: names the launch and workload tables use for their own columns: a metric of one of these names is
+#: renamed ("kernel (metric)") rather than overwriting them
+RESERVED = {"launch", "kernel", "invocations", "workload", "application", "launches", "repeats_total",
+            "repeats_outliers", "_weight", "_measure"}
+
+
+def unreserved(name: str) -> str:
+    return f"{name} (metric)" if name in RESERVED else name
+
+
+def check_pivot(launches: int, metrics: int) -> None:
+    """Refuse a long-layout file (a row per launch x metric) whose table, once pivoted to a row per launch, is
+    over the upload budgets -- checked before it is built: a few KB of distinct launch ids and metric names
+    make launches x metrics cells."""
+    if launches > MAX_ROWS or metrics > MAX_COLUMNS or launches * metrics > MAX_CELLS:
+        raise DataError(f"The file holds {launches:,} launches x {metrics:,} metrics = {launches * metrics:,} cells "
+                        f"once pivoted to a row per launch; at most {MAX_ROWS:,} launches, {MAX_COLUMNS:,} metrics "
+                        f"and {MAX_CELLS:,} cells are accepted. Nothing was imported.")
