@@ -41,7 +41,7 @@ def _col(header, name, what):
 
 def read_details(text: str) -> Profile:
     """The launches of an ``ncu --csv`` details file."""
-    _, rows = table_rows(text, ('"ID","Process ID"', '"ID",', "ID,"), "Nsight Compute details", "Metric Value")
+    after, rows = table_rows(text, ('"ID","Process ID"', '"ID",', "ID,"), "Nsight Compute details", "Metric Value")
     header, body = rows[0], rows[1:]
     i_id, i_kernel = _col(header, "ID", "ncu table"), _col(header, "Kernel Name", "ncu table")
     i_name, i_value = _col(header, "Metric Name", "ncu table"), _col(header, "Metric Value", "ncu table")
@@ -83,12 +83,13 @@ def read_details(text: str) -> Profile:
         return name, [v for v, _ in got], [u for _, u in got]
 
     units, notes = fill_metrics([launches[i] for i in ids], (column(n, by) for n, by in cells.items()), comma)
+    notes += [after] if after else []
     return finish("ncu-details", list(launches.values()), units, config, notes, DURATION, text=text)
 
 
 def read_raw(text: str) -> Profile:
     """The launches of an ``ncu --csv --page raw`` file (units in the row under the header)."""
-    _, rows = table_rows(text, ('"ID","Process ID"', '"ID",', "ID,"), "Nsight Compute raw page")
+    after, rows = table_rows(text, ('"ID","Process ID"', '"ID",', "ID,"), "Nsight Compute raw page")
     header, unit_row, body = rows[0], rows[1], rows[2:]
     if not body:
         raise DataError("The Nsight Compute raw page has a header and a units row but no launches.")
@@ -106,4 +107,5 @@ def read_raw(text: str) -> Profile:
 
     units, notes = fill_metrics(launches, ((_DETAIL_NAMES.get(header[j], header[j]), [r[j] for r in body],
                                             [unit_row[j]] * len(body)) for j in metrics), comma, keep_as_text)
+    notes += [after] if after else []
     return finish("ncu-raw", launches, units, config, notes, DURATION, text=text)

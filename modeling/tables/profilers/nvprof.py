@@ -43,9 +43,10 @@ def read_summary(text: str) -> Profile:
     """The kernels of an ``nvprof --csv --metrics ... [--events ...]`` file."""
     kernels: dict[tuple, dict] = {}
     cells: dict[str, dict] = {}
-    devices = set()
+    devices, afters = set(), []
     for section in _sections(text):
-        _, rows = table_rows(section, (SUMMARY_HEADER,), "nvprof metric/event")
+        after, rows = table_rows(section, (SUMMARY_HEADER,), "nvprof metric/event")
+        afters += [after] if after else []
         header, body = rows[0], rows[1:]
         name_col = "Metric Name" if "Metric Name" in header else "Event Name"
         if name_col not in header or "Avg" not in header:
@@ -71,6 +72,7 @@ def read_summary(text: str) -> Profile:
     comma = decimal_comma(v for c in cells.values() for v in c.values())
     units, notes = fill_metrics([kernels[k] for k in keys], ((name, [by.get(k, "") for k in keys], [None] * len(keys))
                                                               for name, by in cells.items()), comma)
+    notes += afters
     if len(devices) > 1:
         notes.append(f"{len(devices)} devices in one file: {', '.join(sorted(devices))}")
     notes.insert(0, "nvprof printed each kernel's average over its launches: repeated launches cannot be "
@@ -81,7 +83,7 @@ def read_summary(text: str) -> Profile:
 
 def read_trace(text: str) -> Profile:
     """The kernel launches of an ``nvprof --csv --print-gpu-trace`` file."""
-    _, rows = table_rows(text, ('"Start","Duration"', "Start,Duration"), "nvprof GPU trace")
+    after, rows = table_rows(text, ('"Start","Duration"', "Start,Duration"), "nvprof GPU trace")
     header, unit_row, body = rows[0], rows[1], rows[2:]
     if "Name" not in header:
         raise DataError("The nvprof GPU trace has no 'Name' column.")
@@ -101,6 +103,7 @@ def read_trace(text: str) -> Profile:
                                            for j in metrics), comma)
     if copies:
         notes.append(f"{copies} memory copies / memsets left out (not kernel launches)")
+    notes += [after] if after else []
     return finish("nvprof-trace", launches, units, config, notes, TRACE_DURATION, text=text)
 
 

@@ -73,7 +73,7 @@ def _pivot_long(header, body):
 
 def read_counters(text: str) -> Profile:
     """The dispatches of a rocprof / rocprofv3 / rocprof-compute counter CSV."""
-    _, rows = table_rows(text, _HEADERS, "rocprof counter")
+    after, rows = table_rows(text, _HEADERS, "rocprof counter")
     header, body = [h.strip() for h in rows[0]], rows[1:]
     fmt = "rocprof-compute" if any(re.fullmatch(r"wave_size_\d+", h) for h in header) else "rocprof"
     if _find(header, "Counter_Name") is not None and _find(header, "Counter_Value") is not None:
@@ -114,4 +114,5 @@ def read_counters(text: str) -> Profile:
         launches, ((header[j], [r[j] for r in body], [None] * len(body)) for j in metrics), comma)
     units.update(more_units)
     notes += more_notes
+    notes += [after] if after else []
     return finish(fmt, launches, units, config, notes, DURATION if DURATION in units else None, text=text)

@@ -55,12 +55,12 @@ def profiler_text(raw: bytes) -> str:
 
 
 def table_rows(text: str, header_starts: tuple, what: str, short_through: str | None = None
-               ) -> tuple[int, list[list[str]]]:
-    """``(line number of the header, rows)`` of the CSV table whose header line starts with one of
-    ``header_starts``; lines before it (profiler messages, program output) are skipped, and so are
-    ``==...==`` lines and blank lines after it. Rows of another length than the header end the table
-    (the program printed after it) only when no row of the header's length follows; otherwise they are
-    refused with their line number.
+               ) -> tuple[str | None, list[list[str]]]:
+    """``(note, rows)`` of the CSV table whose header line starts with one of ``header_starts``; lines before
+    it (profiler messages, program output) are skipped, and so are ``==...==`` lines and blank lines after
+    it. Rows of another length than the header end the table (the program printed after it) only when no
+    row of the header's length follows; otherwise they are refused with their line number. ``note`` says how
+    many lines after the table were not read, from which line (None when none).
 
     ``short_through``: a row that stops after this column (and before the header's last one) is padded with
     empty cells -- Nsight Compute 2025 ends a metric row after ``Metric Value`` (with a trailing comma) and
@@ -78,17 +78,20 @@ def table_rows(text: str, header_starts: tuple, what: str, short_through: str | 
     header = [h.strip() for h in parsed[0][1]]
     least = header.index(short_through) + 1 if short_through in header else len(header)
     parsed = [(n, r + [""] * (len(header) - len(r)) if least <= len(r) < len(header) else r) for n, r in parsed]
-    rows = []
+    rows, note = [], None
     for j, (n, r) in enumerate(parsed[1:], 1):
         if len(r) != len(header):
             if all(len(r2) != len(header) for _, r2 in parsed[j:]):
-                break  # the program's own output after the table
+                # the program's own output after the table, most likely: not read, and said
+                note = (f"{len(parsed) - j} line(s) after the table, from line {n}, do not have its "
+                        f"{len(header)} fields: not read")
+                break
             raise DataError(f"Line {n} has {len(r)} fields but the {what} header (line {start + 1}) has "
                             f"{len(header)}. Nothing was imported.")
         rows.append(r)
     if not rows:
         raise DataError(f"The {what} table has a header but no rows.")
-    return start + 1, [header] + rows
+    return note, [header] + rows
 
 
 def decimal_comma(values) -> bool:

@@ -83,3 +83,11 @@ def test_a_long_profiler_preamble_does_not_hide_the_table():
     pre = "".join(f'==PROF== Profiling "k" - {i}: 0%....50%....100% - 8 passes\n' for i in range(6000))
     text = pre + H + '"0","k","gpu__time_duration.sum","usecond","2"\n'
     assert detect(text) == "ncu-details" and len(read_profile(text.encode()).launches) == 1
+
+
+def test_lines_after_the_table_that_do_not_fit_it_are_counted_in_a_note():
+    text = (H + '"0","k","gpu__time_duration.sum","usecond","2"\n"1","k","gpu__time_duration.sum","usecond","3"\n'
+            '"2","k","gpu__time_duration.sum","usecond","4","extra"\nDone, 3 kernels.\n')
+    p = read_profile(text.encode())
+    assert len(p.launches) == 2
+    assert "2 line(s) after the table, from line 4, do not have its 5 fields: not read" in p.notes
