@@ -42,7 +42,8 @@ def profiler_format(raw: bytes) -> str | None:
 
 def stage_profile(raw: bytes, filename) -> tuple[str, dict]:
     """Read and stage one profiler file; returns ``(token, what was found)``."""
-    profile = read_profile(raw)
+    with uploads.one_large_read(len(raw)):
+        profile = read_profile(raw)
     name = files.clean_name(filename, "profile")
     info = {"kind": "profile", "filename": name, "tag": PurePath(name).stem or name, "format": profile.format,
             "description": FORMATS[profile.format][1], "units": profile.units, "kinds": profile.kinds,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import binascii
 import unicodedata
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -60,16 +61,25 @@ def _parse(raw: bytes, filename: str | None) -> Table:
     return read_csv_bytes(raw)
 
 
-def parse_upload(raw: bytes, filename: str | None = None) -> Table:
-    """The table of an uploaded file; a large one waits for any other large one this process is reading."""
-    if len(raw) < LARGE_PARSE_BYTES:
-        return _parse(raw, filename)
+@contextmanager
+def one_large_read(size: int):
+    """Around the reading of an upload of ``size`` bytes: a large one waits for any other large one this
+    process is reading (a table or a profiler's output), then the user is asked to try again."""
+    if size < LARGE_PARSE_BYTES:
+        yield
+        return
     if not _LARGE_PARSE.acquire(timeout=LARGE_PARSE_WAIT_SECONDS):
         raise DataError("Another large file is being read on this server; try again in a minute.")
     try:
-        return _parse(raw, filename)
+        yield
     finally:
         _LARGE_PARSE.release()
+
+
+def parse_upload(raw: bytes, filename: str | None = None) -> Table:
+    """The table of an uploaded file; a large one waits for any other large one this process is reading."""
+    with one_large_read(len(raw)):
+        return _parse(raw, filename)
 
 
 def describe_columns(table: Table) -> list[dict]:

@@ -111,7 +111,14 @@ def with_simulator(host: Workloads, sim: pd.DataFrame, key: str | None = None) -
         raise DataError(f"Workload {dup!r} appears twice in the simulator table.")
     # a simulator may name kernels by signature: match on the base name when the full one does not
     if not s[key].isin(host.frame["workload"]).any():
+        full = s[key]
         s[key] = s[key].map(kernel_base)
+        twice = s[key].duplicated(keep=False)
+        if twice.any():
+            names = full[twice].tolist()
+            raise DataError(f"Simulator rows {names[0][:60]!r} and {names[1][:60]!r} both name kernel "
+                            f"{s.loc[twice, key].iloc[0]!r}: the host's workloads are named by kernel, so they "
+                            "cannot be told apart. Give each row the host's workload name.")
     s = s.rename(columns={key: "workload", **{c: c + SUFFIX for c in nums}})
     return _merge(host, s, [c + SUFFIX for c in nums])
 

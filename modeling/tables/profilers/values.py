@@ -71,8 +71,14 @@ def table_rows(text: str, header_starts: tuple, what: str, short_through: str | 
         raise DataError(f"No {what} table found: no line starts with {header_starts[0]!r}.")
     check_cells(max(len(lines) - start - 1, 0), lines[start].count(",") + 1)
     kept = [(i + 1, ln) for i, ln in enumerate(lines[start:], start) if ln.strip() and not ln.startswith("==")]
+    parsed, cells = [], 0
     try:
-        parsed = [(n, r) for (n, _), r in zip(kept, csv.reader(io.StringIO("\n".join(ln for _, ln in kept))))]
+        for (n, _), r in zip(kept, csv.reader(io.StringIO("\n".join(ln for _, ln in kept)))):
+            cells += len(r)
+            if cells > MAX_CELLS:  # rows wider than the header: the shape checked above did not count them
+                raise DataError(f"The {what} table's rows hold more than {MAX_CELLS:,} fields (line {n} has "
+                                f"{len(r):,}); at most {MAX_CELLS:,} cells are accepted. Nothing was imported.")
+            parsed.append((n, r))
     except csv.Error as exc:
         raise DataError(f"The {what} table is not readable CSV ({exc}).") from None
     header = [h.strip() for h in parsed[0][1]]

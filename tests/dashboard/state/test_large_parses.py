@@ -66,3 +66,18 @@ def test_a_large_file_that_waits_too_long_is_asked_to_try_again(monkeypatch):
     with uploads._LARGE_PARSE:
         with pytest.raises(DataError, match="Another large file is being read"):
             uploads.parse_upload(_csv(5000), "t.csv")
+
+
+def test_a_large_profiler_file_waits_its_turn_too(monkeypatch):
+    """The profiler card reads uploads with the same one-at-a-time rule as the table upload."""
+    from pathlib import Path
+
+    from dashboard.data_import import staged
+
+    raw = (Path(__file__).resolve().parents[2] / "fixtures" / "profilers" / "ncu_details.csv").read_bytes()
+    monkeypatch.setattr(uploads, "LARGE_PARSE_BYTES", 1000)
+    monkeypatch.setattr(uploads, "LARGE_PARSE_WAIT_SECONDS", 0.05)
+    with uploads._LARGE_PARSE:
+        with pytest.raises(DataError, match="Another large file is being read"):
+            staged.stage_profile(raw, "ncu.csv")
+    assert staged.stage_profile(raw, "ncu.csv")[1]["format"] == "ncu-details"  # its turn: read

@@ -91,3 +91,16 @@ def test_lines_after_the_table_that_do_not_fit_it_are_counted_in_a_note():
     p = read_profile(text.encode())
     assert len(p.launches) == 2
     assert "2 line(s) after the table, from line 4, do not have its 5 fields: not read" in p.notes
+
+
+def test_rows_wider_than_the_header_are_counted_against_the_budget_while_they_are_read():
+    """The shape checked first is lines x header fields; rows far wider than the header used to be parsed
+    whole (a 19 MB file of short fields took 722 MB) and then dropped as trailing output."""
+    wide = "," * 100_000
+    text = H + '"0","k","gpu__time_duration.sum","usecond","2"\n' + (f'"1","k"{wide}\n' * 60)
+    tracemalloc.start()
+    with pytest.raises(DataError, match=r"rows hold more than 5,000,000 fields \(line \d+ has 100,002\)"):
+        read_profile(text.encode())
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 400e6, peak

@@ -168,6 +168,12 @@ def test_simulator_join_lists_one_sided_rows():
     assert j.targets == ["sim_cycles@target", "sim_seconds@target"]
     assert j.target_only_rows == ["never_on_host"] and j.host_only_rows == ["gemm_tiled<128, 64>"]
     assert j.frame.set_index("workload").loc["vectorAdd", "sim_cycles@target"] == pytest.approx(41.2 * 2100)
+    # two overloads of one kernel name: the host's workload names cannot tell them apart; said, not merged
+    two = pd.DataFrame({"kernel": ["vectorAdd(float*)", "vectorAdd(double*)", "stencil_2d(float*)"],
+                        "sim_cycles": [1.0, 2.0, 3.0]})
+    with pytest.raises(DataError, match=r"Simulator rows 'vectorAdd\(float\*\)' and 'vectorAdd\(double\*\)' both "
+                                        r"name kernel 'vectorAdd'"):
+        with_simulator(host, two)
 
 
 @pytest.mark.parametrize("content,message", [
