@@ -61,9 +61,12 @@ def _pivot_long(header, body):
     base: dict[str, list] = {}
     values: dict[str, dict] = {}
     names: dict[str, None] = {}  # counter names in order of appearance
+    taken = {header[j].lower() for j in fixed}
     for r in body:
         base.setdefault(r[i_d], [r[j] for j in fixed])
         name = r[i_n].strip()
+        if name.lower() in taken:  # a counter named like a column of the row (Kernel_Name): kept apart
+            name = f"{name} (counter)"
         names.setdefault(name)
         values.setdefault(r[i_d], {})[name] = r[i_v]
     check_pivot(len(base), len(names))

@@ -36,7 +36,7 @@ UNITS = {
     "cycle/second": ("Hz", 1.0), "cycle/msecond": ("Hz", 1e3), "cycle/usecond": ("Hz", 1e6),
     "cycle/nsecond": ("Hz", 1e9),
 }
-_NA = {"", "n/a", "na", "nan", "-", "null", "none"}
+_NA = {"", "n/a", "na", "nan", "-", "null", "none", "<overflow>"}  # nvprof: <OVERFLOW> for a counter that wrapped
 _LEVEL = re.compile(r"^[A-Za-z ]+\((\d+)\)$")  # nvprof utilization levels: "Idle (0)" .. "Max (10)"
 _SUFFIX = re.compile(r"^([+-]?[0-9.,]+(?:[eE][+-]?\d+)?)\s*([A-Za-z%/]+)$")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")

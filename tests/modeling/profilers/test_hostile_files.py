@@ -104,3 +104,15 @@ def test_rows_wider_than_the_header_are_counted_against_the_budget_while_they_ar
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert peak < 400e6, peak
+
+
+def test_an_overflowed_nvprof_counter_is_an_empty_value_not_a_refusal():
+    text = ('"Device","Kernel","Invocations","Event Name","Min","Max","Avg","Total"\n'
+            '"d","k","1","inst_executed","1","1","<OVERFLOW>","1"\n"d","k2","1","inst_executed","5","5","5","5"\n')
+    p = read_profile(text.encode())
+    assert math.isnan(p.launches["inst_executed"].iloc[0]) and p.launches["inst_executed"].iloc[1] == 5.0
+
+
+def test_a_rocprofv3_counter_named_like_a_column_of_the_row_is_kept_apart():
+    p = read_profile(b"Dispatch_Id,Kernel_Name,Counter_Name,Counter_Value\n1,k,SQ_WAVES,4\n1,k,Kernel_Name,7\n")
+    assert p.launches["kernel"].tolist() == ["k"] and p.launches["Kernel_Name (counter)"].tolist() == [7.0]
