@@ -1,0 +1,85 @@
+"""Metric kinds of Nsight Compute display names, prefixed per-X units, the decimal mark of all-integer files and
+the units of nvprof metrics renamed to their ncu names: small ncu details files built in the test."""
+
+from pathlib import Path
+
+import pytest
+
+from modeling.tables.profilers.detect import read_profile
+from modeling.tables.profilers.profile import metric_kind
+from modeling.tables.profilers.workloads import to_workloads
+
+F = Path(__file__).resolve().parents[2] / "fixtures" / "profilers"
+HEADER = ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+          '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"')
+
+
+def details(launches) -> bytes:
+    """An ncu details page: ``launches`` = ``[(grid size, [(section, metric, unit, value), ...]), ...]``, one
+    launch of ``k`` each."""
+    lines = [HEADER]
+    for i, (grid, metrics) in enumerate(launches):
+        for section, name, unit, value in metrics:
+            lines.append(f'"{i}","1","app","127.0.0.1","k(float*)","1","7","(256, 1, 1)","({grid}, 1, 1)","0","7.0",'
+                         f'"{section}","{name}","{unit}","{value}"')
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_display_name_kinds():
+    rates = [("Achieved Active Warps Per SM", "warp"), ("Theoretical Active Warps per SM", "warp"),
+             ("Warp Cycles Per Issued Instruction", "cycle"), ("Warp Cycles Per Executed Instruction", "cycle"),
+             ("Warp Cycles Per Issue Active", ""), ("Avg. Active Threads Per Warp", ""),
+             ("Avg. Not Predicated Off Threads Per Warp", ""), ("Eligible Warps Per Scheduler", "warp"),
+             ("Active Warps Per Scheduler", "warp"), ("Issued Warp Per Scheduler", "")]
+    geometry = [("Static Shared Memory Per Block", "byte/block"), ("Dynamic Shared Memory Per Block", "byte/block"),
+                ("Driver Shared Memory Per Block", "byte/block"), ("Shared Memory Configuration Size", "byte"),
+                ("Threads", "thread"), ("Waves Per SM", ""), ("Registers Per Thread", "register/thread"),
+                ("Launch Statistics: Block Size", ""), ("# SMs", "SM"), ("# TPCs", ""), ("Cluster Size", ""),
+                ("Max Cluster Size", "block"), ("Max Active Clusters", "cluster"), ("Stack Size", ""),
+                ("Uses Green Context", ""), ("Static SMem", "byte"), ("Dynamic SMem", "byte")]
+    # counts per scheduler / SM add up over launches like their totals
+    sums = [("Avg. Executed Instructions Per Scheduler", "inst"), ("Average SM Active Cycles", "cycle"),
+            ("Executed Instructions", "inst"), ("SM Active Cycles", "cycle"), ("Avg. Divergent Branches", "")]
+    got = {n: metric_kind(n, u) for n, u in rates + geometry + sums}
+    assert got == {**{n: "wmean" for n, _ in rates}, **{n: "mean" for n, _ in geometry},
+                   **{n: "sum" for n, _ in sums}}
+
+
+def test_shipped_snake_case_kinds_unchanged():
+    assert metric_kind("achieved_occupancy", "") == "wmean" and metric_kind("inst_executed", "") == "sum"
+    assert metric_kind("static_smem", "byte") == "mean" and metric_kind("launch__registers_per_thread", "") == "mean"
+    assert metric_kind("eligible_warps_per_cycle", "") == "wmean" and metric_kind("SQ_WAVES", "") == "sum"
+
+
+def test_per_sm_averages_are_not_summed_over_a_workloads_parts():
+    # one kernel at two grid sizes: two parts of one workload; durations 3 us and 1 us weigh the rates
+    raw = details([(40, [("GPU Speed Of Light", "Duration", "usecond", "3"),
+                         ("Occupancy", "Achieved Active Warps Per SM", "warp", "40"),
+                         ("Warp State Statistics", "Warp Cycles Per Issued Instruction", "cycle", "20"),
+                         ("Launch Statistics", "Static Shared Memory Per Block", "byte/block", "3072"),
+                         ("Instruction Statistics", "Executed Instructions", "inst", "1000")]),
+                   (12, [("GPU Speed Of Light", "Duration", "usecond", "1"),
+                         ("Occupancy", "Achieved Active Warps Per SM", "warp", "12"),
+                         ("Warp State Statistics", "Warp Cycles Per Issued Instruction", "cycle", "4"),
+                         ("Launch Statistics", "Static Shared Memory Per Block", "byte/block", "1024"),
+                         ("Instruction Statistics", "Executed Instructions", "inst", "500")])])
+    w = to_workloads([(read_profile(raw), "x")])
+    row = w.frame.set_index("workload").loc["k"]
+    assert row["Achieved Active Warps Per SM"] == pytest.approx((40 * 3 + 12 * 1) / 4)   # not 52
+    assert row["Warp Cycles Per Issued Instruction"] == pytest.approx((20 * 3 + 4 * 1) / 4)
+    assert row["Static Shared Memory Per Block"] == pytest.approx(2048)               # geometry: the mean
+    assert row["Executed Instructions"] == 1500 and row["gpu__time_duration.sum"] == pytest.approx(4e-6)
+
+
+def test_real_ncu_files_kinds():
+    lassen = read_profile((F / "ncu_details_xplacer_bfs_v100_lassen.csv").read_bytes())
+    assert {m: lassen.kinds[m] for m in ("Achieved Active Warps Per SM", "Eligible Warps Per Scheduler",
+                                         "Avg. Active Threads Per Warp", "Warp Cycles Per Issued Instruction",
+                                         "Static Shared Memory Per Block", "Threads", "Waves Per SM",
+                                         "Avg. Executed Instructions Per Scheduler")} == {
+        "Achieved Active Warps Per SM": "wmean", "Eligible Warps Per Scheduler": "wmean",
+        "Avg. Active Threads Per Warp": "wmean", "Warp Cycles Per Issued Instruction": "wmean",
+        "Static Shared Memory Per Block": "mean", "Threads": "mean", "Waves Per SM": "mean",
+        "Avg. Executed Instructions Per Scheduler": "sum"}
+    trace = read_profile((F / "nvprof_gpu_trace.csv").read_bytes())
+    assert trace.kinds["Static SMem"] == trace.kinds["Dynamic SMem"] == "mean"
