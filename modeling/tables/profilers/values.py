@@ -7,8 +7,9 @@
 * Numbers: ``1,234,567.5`` (thousands separators), ``1.234.567,5`` / ``117,3`` (a decimal comma: ncu on a
   European locale), ``n/a``, ``15.5%``, ``1.1655GB/s``, ``Low (1)`` (nvprof's utilization levels). The
   decimal mark is decided once per file (:func:`decimal_comma`), since ``1,024`` alone cannot tell.
-* Units: every metric gets one unit (:func:`to_base`): times in seconds, sizes in bytes, throughputs in
-  bytes per second, frequencies in hertz; ``%``, ``inst``, ``cycle`` and other counts stay as printed.
+* Units: every metric gets one unit (:func:`to_base`): times in seconds, sizes in bytes (also per block:
+  ``Kbyte/block`` -> ``byte/block``), throughputs in bytes per second, frequencies in hertz; ``%``, ``inst``,
+  ``cycle`` and other counts stay as printed.
 """
 
 from __future__ import annotations
@@ -121,13 +122,26 @@ def number(text: str, comma_decimal: bool = False) -> tuple[float, str | None]:
         raise DataError(f"{text[:40]!r} is not a number") from None
 
 
+_TIMES = {u for u, (base, _) in UNITS.items() if base == "s"}
+
+
 def to_base(value: float, unit: str | None) -> tuple[float, str]:
-    """The value in its metric's base unit (see :data:`UNITS`); unknown units are kept as printed."""
+    """The value in its metric's base unit (see :data:`UNITS`); unknown units are kept as printed.
+
+    A quantity per something that is not a time (ncu scales ``Static Shared Memory Per Block`` per launch:
+    ``byte/block`` in one, ``Kbyte/block`` in another) converts by its numerator: ``Kbyte/block`` -> 1000
+    ``byte/block``; per-second units are the entries of :data:`UNITS` (``Gbyte/second`` -> ``byte/s``)."""
     if not unit:
         return value, ""
-    base = UNITS.get(unit.strip().lower())
+    unit = unit.strip()
+    base = UNITS.get(unit.lower())
+    if base is None and "/" in unit:
+        num, per = (part.strip() for part in unit.split("/", 1))
+        got = UNITS.get(num.lower())
+        if got is not None and per and per.lower() not in _TIMES:
+            return value * got[1], f"{got[0]}/{per}"
     if base is None:
-        return value, unit.strip()
+        return value, unit
     return value * base[1], base[0]
 
 

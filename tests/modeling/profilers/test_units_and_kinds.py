@@ -83,3 +83,17 @@ def test_real_ncu_files_kinds():
         "Avg. Executed Instructions Per Scheduler": "sum"}
     trace = read_profile((F / "nvprof_gpu_trace.csv").read_bytes())
     assert trace.kinds["Static SMem"] == trace.kinds["Dynamic SMem"] == "mean"
+
+
+def test_prefixed_per_block_units_convert():
+    from modeling.tables.profilers.values import to_base
+    assert to_base(1.5, "Kbyte/block") == (1500.0, "byte/block")
+    assert to_base(2.0, "Mbyte/block") == (2e6, "byte/block") and to_base(3.0, "byte/block") == (3.0, "byte/block")
+    assert to_base(2.0, "Gbyte/second") == (2e9, "byte/s")          # per second: the UNITS entries
+    assert to_base(2.0, "Kbyte/usecond") == (2.0, "Kbyte/usecond")  # another time: kept as printed
+    assert to_base(4.0, "inst/cycle") == (4.0, "inst/cycle") and to_base(1.0, "warp/cycle") == (1.0, "warp/cycle")
+    # ncu scales the unit per launch: one launch in byte/block, the next in Kbyte/block
+    p = read_profile(details([(40, [("Launch Statistics", "Static Shared Memory Per Block", "byte/block", "512")]),
+                              (12, [("Launch Statistics", "Static Shared Memory Per Block", "Kbyte/block", "1.54")])]))
+    assert p.units["Static Shared Memory Per Block"] == "byte/block"
+    assert p.launches["Static Shared Memory Per Block"].tolist() == pytest.approx([512.0, 1540.0])
