@@ -97,3 +97,26 @@ def test_prefixed_per_block_units_convert():
                               (12, [("Launch Statistics", "Static Shared Memory Per Block", "Kbyte/block", "1.54")])]))
     assert p.units["Static Shared Memory Per Block"] == "byte/block"
     assert p.launches["Static Shared Memory Per Block"].tolist() == pytest.approx([512.0, 1540.0])
+
+
+def _one_metric(values, unit="inst"):
+    return read_profile(details([(40, [("Command line profiler metrics", "smsp__inst_executed.sum", unit, v)])
+                                 for v in values]))
+
+
+def test_all_integer_european_file_reads_dots_as_thousands():
+    # "1.234.567" can only group thousands: the whole file is European, so "45.056" is 45056 as well
+    p = _one_metric(["45.056", "1.234.567", "12"])
+    assert p.launches["smsp__inst_executed.sum"].tolist() == [45056.0, 1234567.0, 12.0]
+    assert "decimal comma" in p.notes[0]
+
+
+def test_lone_dot_group_is_read_as_a_decimal_point_and_noted():
+    p = _one_metric(["45.056", "12"])
+    assert p.launches["smsp__inst_executed.sum"].tolist() == [45.056, 12.0]
+    assert "'45.056'" in p.notes[0] and "1000 times larger" in p.notes[0] and "European" in p.notes[0]
+    # a number only a decimal point prints ("0.5", "117.35", an ungrouped "3072") settles it: no note
+    for other in ("0.5", "117.35", "3072", "1,234.5"):
+        q = _one_metric(["45.056", other])
+        assert q.launches["smsp__inst_executed.sum"].iloc[0] == pytest.approx(45.056)
+        assert not any("European" in n for n in q.notes), other
