@@ -120,3 +120,20 @@ def test_lone_dot_group_is_read_as_a_decimal_point_and_noted():
         q = _one_metric(["45.056", other])
         assert q.launches["smsp__inst_executed.sum"].iloc[0] == pytest.approx(45.056)
         assert not any("European" in n for n in q.notes), other
+
+
+def test_scaled_nvprof_metrics_take_their_ncu_units():
+    from modeling.tables.profilers.names import NCU_UNITS, NVPROF_TO_NCU
+    from modeling.tables.profilers.workloads import renamed_to_ncu
+    assert {new for new, scale in NVPROF_TO_NCU.values() if scale != 1.0} <= set(NCU_UNITS)
+    head = '"Device","Kernel","Invocations","Metric Name","Metric Description","Min","Max","Avg"\n'
+    rows = [("warp_execution_efficiency", "Warp Execution Efficiency", "50.00%"),
+            ("achieved_occupancy", "Achieved Occupancy", "0.5"), ("gld_efficiency", "Global Load Efficiency", "80%")]
+    text = head + "".join(f'"V100 (0)","k(float*)","2","{n}","{d}","{v}","{v}","{v}"\n' for n, d, v in rows)
+    p = renamed_to_ncu(read_profile(text.encode()))
+    ratio = "smsp__thread_inst_executed_per_inst_executed.ratio"
+    assert p.launches[ratio].iloc[0] == pytest.approx(16.0) and p.units[ratio] == ""   # 16 threads, not 16 %
+    assert p.units["sm__warps_active.avg.pct_of_peak_sustained_active"] == "%"
+    assert p.launches["sm__warps_active.avg.pct_of_peak_sustained_active"].iloc[0] == pytest.approx(50.0)
+    assert p.units["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"] == "%"
+    assert to_workloads([(read_profile(text.encode()), "x")]).units[ratio] == ""
