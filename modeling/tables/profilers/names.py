@@ -19,8 +19,10 @@ equivalent among ncu's percentages and are not mapped either.
 ``scale`` converts the nvprof value to the ncu metric's unit where the two differ: nvprof's
 ``achieved_occupancy`` is a fraction, ncu's ``sm__warps_active.avg.pct_of_peak_sustained_active`` a percent
 (x 100); ``warp_execution_efficiency`` is a percent of 32 threads, ncu's
-``smsp__thread_inst_executed_per_inst_executed.ratio`` threads per instruction (x 32 / 100). nvprof trace's
-``Duration`` is ncu's ``gpu__time_duration.sum`` (both converted to seconds on reading).
+``smsp__thread_inst_executed_per_inst_executed.ratio`` threads per instruction (x 32 / 100). A scaled metric
+takes the unit Nsight Compute prints for its new name (:data:`NCU_UNITS`: threads per instruction print with no
+unit, as ncu's details page shows "Avg. Active Threads Per Warp"), not nvprof's. nvprof trace's ``Duration`` is
+ncu's ``gpu__time_duration.sum`` (both converted to seconds on reading).
 """
 
 from __future__ import annotations
@@ -105,6 +107,12 @@ NVPROF_TO_NCU = {
     "shared_store": ("smsp__inst_executed_op_shared_st.sum", 1.0),
     # GPU trace
     "Duration": ("gpu__time_duration.sum", 1.0),
+}
+
+#: the unit of each scaled entry's Nsight Compute name (as read: ``modeling.tables.profilers.values``)
+NCU_UNITS = {
+    "sm__warps_active.avg.pct_of_peak_sustained_active": "%",
+    "smsp__thread_inst_executed_per_inst_executed.ratio": "",
 }
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from modeling.errors import DataError
 from modeling.tables.profilers.profile import Profile, finish
-from modeling.tables.profilers.values import check_pivot, decimal_comma, fill_metrics, table_rows
+from modeling.tables.profilers.values import check_pivot, decimal_mark, fill_metrics, table_rows
 
 DURATION = "gpu__time_duration.sum"
 #: the details page's section names for the metrics it shows (GPU Speed Of Light section), as their metric names
@@ -49,7 +49,7 @@ def read_details(text: str) -> Profile:
     i_section = header.index("Section Name") if "Section Name" in header else None
     config = [c for c in _CONFIG if c in header]
     text = [c for c in _TEXT if c in header]
-    comma = decimal_comma(r[i_value] for r in body)
+    comma, dot = decimal_mark(r[i_value] for r in body)
     launches: dict[str, dict] = {}
     cells: dict[str, dict] = {}
     seen: dict[tuple, str] = {}
@@ -82,7 +82,8 @@ def read_details(text: str) -> Profile:
         got = [by_launch.get(i, ("", None)) for i in ids]
         return name, [v for v, _ in got], [u for _, u in got]
 
-    units, notes = fill_metrics([launches[i] for i in ids], (column(n, by) for n, by in cells.items()), comma)
+    units, notes = fill_metrics([launches[i] for i in ids], (column(n, by) for n, by in cells.items()), comma,
+                                dot_example=dot)
     notes += [after] if after else []
     return finish("ncu-details", list(launches.values()), units, config, notes, DURATION, text=text)
 
@@ -96,7 +97,7 @@ def read_raw(text: str) -> Profile:
     i_kernel = _col(header, "Kernel Name", "ncu raw page")
     config = [c for c in _CONFIG if c in header]
     metrics = [j for j, h in enumerate(header) if h not in _NOT_METRICS]
-    comma = decimal_comma(r[j] for r in body for j in metrics)
+    comma, dot = decimal_mark(r[j] for r in body for j in metrics)
     text = [c for c in _TEXT if c in header]
     launches = [{"kernel": r[i_kernel], "invocations": 1.0,
                  **{c: r[header.index(c)].strip() for c in [*config, *text]}} for r in body]
@@ -106,6 +107,7 @@ def read_raw(text: str) -> Profile:
             launch[name] = c
 
     units, notes = fill_metrics(launches, ((_DETAIL_NAMES.get(header[j], header[j]), [r[j] for r in body],
-                                            [unit_row[j]] * len(body)) for j in metrics), comma, keep_as_text)
+                                            [unit_row[j]] * len(body)) for j in metrics), comma, keep_as_text,
+                                dot_example=dot)
     notes += [after] if after else []
     return finish("ncu-raw", launches, units, config, notes, DURATION, text=text)

@@ -22,7 +22,7 @@ import re
 
 from modeling.errors import DataError
 from modeling.tables.profilers.profile import Profile, finish
-from modeling.tables.profilers.values import check_pivot, decimal_comma, fill_metrics, table_rows
+from modeling.tables.profilers.values import check_pivot, decimal_mark, fill_metrics, table_rows
 
 SUMMARY_HEADER = '"Device","Kernel","Invocations"'
 TRACE_DURATION = "Duration"
@@ -69,9 +69,9 @@ def read_summary(text: str) -> Profile:
             cells.setdefault(r[i_name].strip(), {})[key] = r[i_avg]
     keys = list(kernels)
     check_pivot(len(keys), len(cells))
-    comma = decimal_comma(v for c in cells.values() for v in c.values())
-    units, notes = fill_metrics([kernels[k] for k in keys], ((name, [by.get(k, "") for k in keys], [None] * len(keys))
-                                                              for name, by in cells.items()), comma)
+    comma, dot = decimal_mark(v for c in cells.values() for v in c.values())
+    columns = ((name, [by.get(k, "") for k in keys], [None] * len(keys)) for name, by in cells.items())
+    units, notes = fill_metrics([kernels[k] for k in keys], columns, comma, dot_example=dot)
     notes += afters
     if len(devices) > 1:
         notes.append(f"{len(devices)} devices in one file: {', '.join(sorted(devices))}")
@@ -95,12 +95,12 @@ def read_trace(text: str) -> Profile:
     if not kernels:
         raise DataError("The nvprof GPU trace holds no kernel launches (only copies and memsets).")
     metrics = [j for j, h in enumerate(header) if h not in _TRACE_TEXT and h not in _TRACE_CONFIG]
-    comma = decimal_comma(r[j] for r in kernels for j in metrics)
+    comma, dot = decimal_mark(r[j] for r in kernels for j in metrics)
     text = [c for c in ("Device", "Context", "Stream") if c in header]
     launches = [{"kernel": r[i_name], "invocations": 1.0,
                  **{c: r[header.index(c)].strip() for c in [*config, *text]}} for r in kernels]
     units, notes = fill_metrics(launches, ((header[j], [r[j] for r in kernels], [unit_row[j]] * len(kernels))
-                                           for j in metrics), comma)
+                                           for j in metrics), comma, dot_example=dot)
     if copies:
         notes.append(f"{copies} memory copies / memsets left out (not kernel launches)")
     notes += [after] if after else []

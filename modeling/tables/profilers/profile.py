@@ -8,7 +8,11 @@ and kind (how its launches combine into a workload: ``modeling.tables.launches``
 :func:`metric_kind` decides the kind from the metric's name and unit, the way ``modeling.build.counters``
 does for the shipped nvprof counters: counts, times, bytes and cycles add up over launches; rates,
 percentages, ratios and per-cycle or per-second values are averaged weighted by duration; launch geometry
-(grid, block, registers, shared memory) is averaged.
+(grid, block, registers, shared memory) is averaged. Nsight Compute's display names (``Achieved Active Warps
+Per SM``, ``Warp Cycles Per Issued Instruction``, ``Static Shared Memory Per Block``) are judged by their
+words: averages per warp, instruction, issue or cycle and resident warps per SM or scheduler are rates; shared
+memory per block, threads, waves per SM and the device's limits are geometry; counts per scheduler (``Avg.
+Executed Instructions Per Scheduler``) add up.
 """
 
 from __future__ import annotations
@@ -27,15 +31,28 @@ _GEOMETRY = re.compile(r"^(launch__|grid|block|registers|static_?smem|dynamic_?s
 _RATE = re.compile(r"(pct|ratio|per_second|per_cycle|per_warp|per_request|\.avg|efficiency|utilization|ipc$"
                    r"|throughput|occupancy|_rate$|frequency)", re.IGNORECASE)
 _RATE_UNITS = {"%", "byte/s", "Hz", "level", "ratio"}
+# Nsight Compute's display names (the details page: words with spaces) and nvprof trace columns. Geometry: the
+# launch's configuration and the device's limits, the same in every launch of a configuration ("Waves Per SM"
+# follows the grid size, "Threads" is grid x block). Rates: averages per warp, per instruction, per issue, per
+# cycle, and resident warps per SM or scheduler (a per-cycle average); counts per scheduler or SM ("Avg.
+# Executed Instructions Per Scheduler", "Average SM Active Cycles") add up over launches like their totals.
+_GEOMETRY_DISPLAY = re.compile(
+    r"^((static|dynamic|driver) ?(smem|shared memory)\b|shared memory (configuration size|per block)|threads$"
+    r"|waves per sm$|(max )?cluster size$|max active clusters$|# ?(sms|tpcs)$|stack size$|uses green context$)",
+    re.IGNORECASE)
+_RATE_DISPLAY = re.compile(
+    r"(\bper (warp|thread instruction|(executed |issued )?instruction|issue( active)?|active issue slot|request"
+    r"|cycle|second)\b|\bwarps? per (sm|scheduler)\b|\bipc\b|\bhit rate\b|\bratio$)", re.IGNORECASE)
 
 
 def metric_kind(name: str, unit: str) -> str:
     """``sum``, ``wmean`` or ``mean`` for a metric (see the module docstring); an ncu name that carries its
     section (``Launch Statistics: Block Size``) is judged by the metric's own name."""
     name = name.split(": ", 1)[-1]
-    if _GEOMETRY.match(name):
+    display = " " in name
+    if _GEOMETRY.match(name) or _GEOMETRY_DISPLAY.match(name):
         return "mean"
-    if unit in _RATE_UNITS or "/" in unit:
+    if unit in _RATE_UNITS or "/" in unit or (display and _RATE_DISPLAY.search(name)):
         return "wmean"
     if re.fullmatch(r"[a-z0-9_]+", name):  # nvprof / rocprof style: the shipped build's rules when they know it
         try:

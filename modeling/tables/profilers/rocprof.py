@@ -27,7 +27,7 @@ import re
 
 from modeling.errors import DataError
 from modeling.tables.profilers.profile import Profile, finish
-from modeling.tables.profilers.values import RESERVED, check_pivot, decimal_comma, fill_metrics, table_rows
+from modeling.tables.profilers.values import RESERVED, check_pivot, decimal_mark, fill_metrics, table_rows
 
 DURATION = "duration"
 _NOT_METRICS = re.compile(
@@ -90,7 +90,7 @@ def read_counters(text: str) -> Profile:
     i_start, i_end = _find(header, "Start_Timestamp", "BeginNs"), _find(header, "End_Timestamp", "EndNs")
     config = [header[j] for j in range(len(header)) if header[j] in _CONFIG]
     metrics = [j for j, h in enumerate(header) if not _NOT_METRICS.match(h) and h not in config]
-    comma = decimal_comma(r[j] for r in body for j in metrics)
+    comma, dot = decimal_mark(r[j] for r in body for j in metrics)
     skip = {i_k, i_start, i_end, _find(header, "Counter_Name"), _find(header, "Counter_Value")}
     copies = re.compile(r"(wave_size|obj|dispatch_id)_\d+", re.IGNORECASE)  # merged passes' copies
     text = [h for j, h in enumerate(header) if j not in skip and j not in metrics and h not in config
@@ -114,7 +114,7 @@ def read_counters(text: str) -> Profile:
     else:
         notes.append("no start / end timestamps: durations unknown, repeated dispatches are averaged unfiltered")
     more_units, more_notes = fill_metrics(
-        launches, ((header[j], [r[j] for r in body], [None] * len(body)) for j in metrics), comma)
+        launches, ((header[j], [r[j] for r in body], [None] * len(body)) for j in metrics), comma, dot_example=dot)
     units.update(more_units)
     notes += more_notes
     notes += [after] if after else []

@@ -6,9 +6,12 @@
   :func:`table_rows` finds the header line and returns the rows of the table that follows it.
 * Numbers: ``1,234,567.5`` (thousands separators), ``1.234.567,5`` / ``117,3`` (a decimal comma: ncu on a
   European locale), ``n/a``, ``15.5%``, ``1.1655GB/s``, ``Low (1)`` (nvprof's utilization levels). The
-  decimal mark is decided once per file (:func:`decimal_comma`), since ``1,024`` alone cannot tell.
-* Units: every metric gets one unit (:func:`to_base`): times in seconds, sizes in bytes, throughputs in
-  bytes per second, frequencies in hertz; ``%``, ``inst``, ``cycle`` and other counts stay as printed.
+  decimal mark is decided once per file (:func:`decimal_mark`), since ``1,024`` alone cannot tell; dots that
+  only group thousands (``1.234.567``) mean a European locale too, and an all-integer file whose only dotted
+  numbers look like ``45.056`` is read with a decimal point and noted (it may be 45056).
+* Units: every metric gets one unit (:func:`to_base`): times in seconds, sizes in bytes (also per block:
+  ``Kbyte/block`` -> ``byte/block``), throughputs in bytes per second, frequencies in hertz; ``%``, ``inst``,
+  ``cycle`` and other counts stay as printed.
 """
 
 from __future__ import annotations
@@ -41,6 +44,14 @@ _LEVEL = re.compile(r"^[A-Za-z ]+\((\d+)\)$")  # nvprof utilization levels: "Idl
 _SUFFIX = re.compile(r"^([+-]?[0-9.,]+(?:[eE][+-]?\d+)?)\s*([A-Za-z%/]+)$")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 _DEC_COMMA = re.compile(r"^[+-]?(\d{1,3}(\.\d{3})+,\d+|\d+,(\d{1,2}|\d{4,}))$")
+#: dots that can only group thousands (``1.234.567``): a European locale, certain
+_DOT_GROUPS = re.compile(r"^[+-]?\d{1,3}(\.\d{3}){2,}$")
+#: one dot before three digits (``45.056``): a decimal point, or a European locale's thousands
+_ONE_DOT_GROUP = re.compile(r"^[+-]?[1-9]\d{0,2}\.\d{3}$")
+#: numbers only a decimal point prints: ``0.5``, ``117.35``, ``0.123``, ``1234.5``, ``1,234.5``, an exponent, or
+#: ``3072`` ungrouped (a locale that groups thousands with dots groups every number from 1000 up)
+_POINT = re.compile(r"^[+-]?(\d*\.(\d{1,2}|\d{4,})|0\.\d+|\d{4,}(\.\d+)?|\d{1,3}(,\d{3})+\.\d+"
+                    r"|\d+(\.\d+)?[eE][+-]?\d+)$")
 
 
 #: how each profiler's binary report becomes the CSV read here
@@ -100,10 +111,30 @@ def table_rows(text: str, header_starts: tuple, what: str, short_through: str | 
     return note, [header] + rows
 
 
+def decimal_mark(values) -> tuple[bool, str | None]:
+    """``(decimal comma, example)`` for a file's numbers, decided once per file.
+
+    A decimal comma (``117,3``, ``1.234,5``) or dots that can only group thousands (``1.234.567``, an
+    all-integer file printed in a European locale) make it a decimal-comma file; ``1,024`` alone reads as a
+    thousands separator, as ncu prints it in an English locale. ``example`` is a number such as ``45.056`` when
+    nothing else in the file tells whether its dot is a decimal point (read as one) or a European locale's
+    thousands separator (1000 times larger); otherwise None."""
+    texts = []
+    for v in values:
+        if isinstance(v, str):
+            t = v.strip()
+            m = _SUFFIX.match(t)
+            texts.append((t, m.group(1) if m else t))
+    if any(_DEC_COMMA.match(t) or _DOT_GROUPS.match(n) for t, n in texts):
+        return True, None
+    if any(_POINT.match(n) for _, n in texts):
+        return False, None
+    return False, next((t for t, n in texts if _ONE_DOT_GROUP.match(n)), None)
+
+
 def decimal_comma(values) -> bool:
-    """True when the file's numbers use a decimal comma (``117,3``, ``1.234,5``); ``1,024`` alone reads as
-    a thousands separator, as ncu prints it in an English locale."""
-    return any(_DEC_COMMA.match(v.strip()) for v in values if isinstance(v, str))
+    """True when the file's numbers use a decimal comma (:func:`decimal_mark`)."""
+    return decimal_mark(values)[0]
 
 
 def number(text: str, comma_decimal: bool = False) -> tuple[float, str | None]:
@@ -130,13 +161,26 @@ def number(text: str, comma_decimal: bool = False) -> tuple[float, str | None]:
         raise DataError(f"{text[:40]!r} is not a number") from None
 
 
+_TIMES = {u for u, (base, _) in UNITS.items() if base == "s"}
+
+
 def to_base(value: float, unit: str | None) -> tuple[float, str]:
-    """The value in its metric's base unit (see :data:`UNITS`); unknown units are kept as printed."""
+    """The value in its metric's base unit (see :data:`UNITS`); unknown units are kept as printed.
+
+    A quantity per something that is not a time (ncu scales ``Static Shared Memory Per Block`` per launch:
+    ``byte/block`` in one, ``Kbyte/block`` in another) converts by its numerator: ``Kbyte/block`` -> 1000
+    ``byte/block``; per-second units are the entries of :data:`UNITS` (``Gbyte/second`` -> ``byte/s``)."""
     if not unit:
         return value, ""
-    base = UNITS.get(unit.strip().lower())
+    unit = unit.strip()
+    base = UNITS.get(unit.lower())
+    if base is None and "/" in unit:
+        num, per = (part.strip() for part in unit.split("/", 1))
+        got = UNITS.get(num.lower())
+        if got is not None and per and per.lower() not in _TIMES:
+            return value * got[1], f"{got[0]}/{per}"
     if base is None:
-        return value, unit.strip()
+        return value, unit
     return value * base[1], base[0]
 
 
@@ -186,13 +230,22 @@ def numeric_or_skip(name: str, cells: list, printed_units: list, comma_decimal: 
 COMMA_NOTE = "numbers read with a decimal comma (a European locale)"
 
 
-def fill_metrics(records: list[dict], columns, comma_decimal: bool, on_text=None) -> tuple[dict, list]:
+def dot_note(example: str) -> str:
+    """The note on a file whose dots may be a European locale's thousands separators (:func:`decimal_mark`)."""
+    return (f"numbers such as {example[:40]!r} were read with a decimal point; if the file was printed in a "
+            "European locale (dots separating thousands), such values are 1000 times larger: export it again "
+            "with an English locale (LC_NUMERIC=C) to be sure")
+
+
+def fill_metrics(records: list[dict], columns, comma_decimal: bool, on_text=None,
+                 dot_example: str | None = None) -> tuple[dict, list]:
     """Write each metric column into ``records`` (``records[i][name]``, in its base unit); ``(units,
     notes)``.
 
     ``columns``: ``(name, cells, printed units)`` per column, a cell per record. A column of text only is
     not a metric: it is noted and handed to ``on_text(name, cells)`` (or left out). The decimal-comma note
-    comes first when the file used one."""
+    comes first when the file used one, and so does the note on an ambiguous dot (``dot_example``: the
+    example :func:`decimal_mark` gave)."""
     units, notes = {}, []
     for name, cells, printed in columns:
         if name in RESERVED:
@@ -211,6 +264,8 @@ def fill_metrics(records: list[dict], columns, comma_decimal: bool, on_text=None
         notes += more
     if comma_decimal:
         notes.insert(0, COMMA_NOTE)
+    elif dot_example:
+        notes.insert(0, dot_note(dot_example))
     return units, notes
 
 

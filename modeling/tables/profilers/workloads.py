@@ -29,7 +29,7 @@ import pandas as pd
 
 from modeling.errors import DataError
 from modeling.tables.launches import average_repeats, combine_parts
-from modeling.tables.profilers.names import NVPROF_TO_NCU, ncu_names
+from modeling.tables.profilers.names import NCU_UNITS, NVPROF_TO_NCU, ncu_names
 from modeling.tables.profilers.profile import Profile
 from modeling.tables.repeats import DEFAULT_K
 
@@ -91,8 +91,14 @@ def renamed_to_ncu(profile: Profile) -> Profile:
     for old, (_new, scale) in mapping.items():
         launches[old] = launches[old] * scale
     rename = {old: new for old, (new, _) in mapping.items()}
-    units = {rename.get(m, m): ("%" if rename.get(m, "").endswith(".pct") or "pct_of_peak" in rename.get(m, "")
-                                else u) for m, u in profile.units.items()}
+    units = {}
+    for m, u in profile.units.items():
+        new = rename.get(m, "")
+        if new in NCU_UNITS:  # scaled to the ncu metric: its unit, not nvprof's (threads per instruction, not %)
+            u = NCU_UNITS[new]
+        elif new.endswith(".pct") or "pct_of_peak" in new:
+            u = "%"
+        units[rename.get(m, m)] = u
     kinds = {rename.get(m, m): k for m, k in profile.kinds.items()}
     notes = profile.notes + [f"{len(mapping)} nvprof names mapped to their Nsight Compute equivalents"]
     return Profile(profile.format, launches.rename(columns=rename), units, kinds,
