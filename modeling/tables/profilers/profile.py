@@ -45,6 +45,12 @@ _RATE_DISPLAY = re.compile(
     r"|cycle|second)\b|\bwarps? per (sm|scheduler)\b|\bipc\b|\bhit rate\b|\bratio$)", re.IGNORECASE)
 
 
+#: an Nsight Compute metric name that ends in its roll-up over the units (SMs, schedulers) with no rate after
+#: it: ``sm__cycles_active.avg`` is the average over SMs of a count of cycles, a count per launch that adds up
+#: over launches like ``.sum`` (its rates carry a sub-metric: ``.avg.per_cycle_active``, ``.avg.pct_of_peak...``)
+_NCU_ROLLUP = re.compile(r"[a-z0-9_]+__[a-z0-9_.]+\.(sum|avg|min|max)")
+
+
 def metric_kind(name: str, unit: str) -> str:
     """``sum``, ``wmean`` or ``mean`` for a metric (see the module docstring); an ncu name that carries its
     section (``Launch Statistics: Block Size``) is judged by the metric's own name."""
@@ -54,6 +60,8 @@ def metric_kind(name: str, unit: str) -> str:
         return "mean"
     if unit in _RATE_UNITS or "/" in unit or (display and _RATE_DISPLAY.search(name)):
         return "wmean"
+    if _NCU_ROLLUP.fullmatch(name):  # a count rolled up over units (sm__cycles_active.avg): adds over launches
+        return "sum"
     if re.fullmatch(r"[a-z0-9_]+", name):  # nvprof / rocprof style: the shipped build's rules when they know it
         try:
             return describe(clean_name(name))[2]

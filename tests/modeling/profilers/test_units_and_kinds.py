@@ -137,3 +137,16 @@ def test_scaled_nvprof_metrics_take_their_ncu_units():
     assert p.launches["sm__warps_active.avg.pct_of_peak_sustained_active"].iloc[0] == pytest.approx(50.0)
     assert p.units["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"] == "%"
     assert to_workloads([(read_profile(text.encode()), "x")]).units[ratio] == ""
+
+
+@pytest.mark.parametrize("name,unit,kind", [
+    ("sm__cycles_active.avg", "cycle", "sum"),          # a count averaged over SMs: adds over launches
+    ("smsp__inst_executed.avg", "inst", "sum"),
+    ("gpc__cycles_elapsed.max", "cycle", "sum"),
+    ("dram__bytes_read.sum", "byte", "sum"),
+    ("sm__warps_active.avg.per_cycle_active", "warp", "wmean"),   # its rate: a sub-metric after the roll-up
+    ("sm__throughput.avg.pct_of_peak_sustained_elapsed", "%", "wmean"),
+    ("dram__bytes_read.sum.per_second", "byte/s", "wmean"),
+])
+def test_ncu_roll_ups_of_counts_add_up_and_their_rates_do_not(name, unit, kind):
+    assert metric_kind(name, unit) == kind
