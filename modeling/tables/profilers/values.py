@@ -125,7 +125,7 @@ def decimal_mark(values) -> tuple[bool, str | None]:
             t = v.strip()
             m = _SUFFIX.match(t)
             texts.append((t, m.group(1) if m else t))
-    if any(_DEC_COMMA.match(t) or _DOT_GROUPS.match(n) for t, n in texts):
+    if any(_DEC_COMMA.match(n) or _DOT_GROUPS.match(n) for _, n in texts):  # n: the number without its unit
         return True, None
     if any(_POINT.match(n) for _, n in texts):
         return False, None

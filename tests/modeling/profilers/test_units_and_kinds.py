@@ -150,3 +150,12 @@ def test_scaled_nvprof_metrics_take_their_ncu_units():
 ])
 def test_ncu_roll_ups_of_counts_add_up_and_their_rates_do_not(name, unit, kind):
     assert metric_kind(name, unit) == kind
+
+
+def test_nvprof_values_with_a_unit_and_a_decimal_comma():
+    text = ('"Device","Kernel","Invocations","Metric Name","Metric Description","Min","Max","Avg"\n'
+            '"d","k","1","gld_efficiency","x","15,5%","15,5%","15,5%"\n'
+            '"d","k2","1","gld_efficiency","x","80,25%","80,25%","80,25%"\n')
+    p = read_profile(text.encode())
+    assert p.launches["gld_efficiency"].tolist() == [15.5, 80.25]
+    assert any("decimal comma" in n for n in p.notes)
