@@ -132,8 +132,10 @@ def _main_upload_was_a_profile(contents, filename):
         return no_update, no_update, no_update, no_update
     try:
         token, info = staged.stage_profile(raw, filename)
-    except DataError as exc:  # the host files staged before stay staged
-        return alert(f"{exc} Nothing was imported."), no_update, no_update, no_update
+    except DataError as exc:  # the host files staged before stay staged, and the card says so
+        return (alert(f"{filename if isinstance(filename, str) else 'The file'}: {exc} Nothing was imported; the "
+                      "host files read before are kept (drop them again to see their list)."),
+                no_update, no_update, no_update)
     return (html.Div([html.P("Host: read from the upload above.", className="hint"), _described([info])]),
             [token], _tag_options([info]), None)
 

@@ -139,4 +139,4 @@ def _units(res: dict) -> tuple[str, str]:
     p = res.get("params")
     if not isinstance(p, dict):
         return "s", "s"
-    return datasets.unit_of(p, "val_dataset", target="val_target"), datasets.unit_of(p)
+    return datasets.unit_of(p, "val_dataset", target="val_target"), datasets.unit_of(p, target="train_target")

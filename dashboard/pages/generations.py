@@ -132,7 +132,9 @@ def pair_view(res: dict | None, left: str, right: str):
         best = next(m for m in r["models"] if m["model"] == r["best"]["overall"])
         return f"{res['host']} → {t}: {best['model']} E_out {best['e_out']:.2f} %"
 
-    return side_by_side(a, b, title(a, left), title(b, right), datasets.unit_of(res.get("params") or {}))
+    p = res.get("params") or {}
+    units = [datasets.unit_of({**p, "target": t}) for t in (left, right)]  # an upload's targets may differ
+    return side_by_side(a, b, title(a, left), title(b, right), units[0] if units[0] == units[1] else " / ".join(units))
 
 
 # A cached result is drawn by the layout itself; these redraw on a new result or a changed pair.

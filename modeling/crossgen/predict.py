@@ -321,6 +321,11 @@ def _enough_per_fold(proc, splits, y, groups, scheme) -> None:
     n = len(y)
     smallest = min(len(tr) for tr, _ in splits)
     if smallest < MIN_FIT:
+        if proc.situation == "new-applications":  # one large application held out leaves the small ones
+            raise NotEnoughDataError(
+                f"{scheme}: holding out one application leaves {smallest} measured workloads to fit on, and a model "
+                f"needs at least {MIN_FIT}. Measure more workloads of the other applications, or more "
+                "applications, or predict for known applications at new inputs.")
         raise NotEnoughDataError(
             f"{n} measured workloads are too few for {scheme}: a fold's model would be fitted on {smallest}, and "
             f"a model needs at least {MIN_FIT}. Measure more workloads on the target.")

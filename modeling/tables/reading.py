@@ -87,11 +87,13 @@ def check_cells(rows: int, columns: int) -> None:
                         f"most {MAX_CELLS:,} cells are accepted. Upload fewer rows or columns.")
 
 
-def decoded_text(raw: bytes, what: str, binary_hint: str = "", save_hint: str = "") -> str:
+def decoded_text(raw: bytes, what: str, binary_hint: str = "", save_hint: str = "", nul_hint: str | None = None
+                 ) -> str:
     """The text of an uploaded file that should be ``what``, after the checks every upload gets: the size
     limit, binary formats recognised by their first bytes, UTF-16 with a byte-order mark re-encoded, one
-    line ending, no NUL bytes, UTF-8 (a byte-order mark dropped). The hints end the messages for a binary
-    file and for one that is not UTF-8."""
+    line ending, no NUL bytes, UTF-8 (a byte-order mark dropped). The hints end the messages for a known
+    binary format, for another binary file (``nul_hint``, default ``binary_hint``) and for one that is not
+    UTF-8."""
     if len(raw) > MAX_BYTES:
         raise DataError(f"The file is {len(raw) / 1e6:.0f} MB; the limit is {MAX_BYTES / 1e6:.0f} MB.")
     for magic, kind in _MAGIC.items():
@@ -99,7 +101,8 @@ def decoded_text(raw: bytes, what: str, binary_hint: str = "", save_hint: str = 
             raise DataError(f"This looks like {kind}, not {what}." + binary_hint)
     raw = _one_line_ending(_utf16_to_utf8(raw))
     if b"\x00" in raw:
-        raise DataError(f"The file contains NUL bytes: it is binary, not {what}." + binary_hint)
+        raise DataError(f"The file contains NUL bytes: it is binary, not {what}."
+                        + (binary_hint if nul_hint is None else nul_hint))
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -135,6 +135,7 @@ def test_a_bad_profiler_file_on_the_table_upload_keeps_the_host_files_already_st
     bad = '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte","1"\n"1","k","x","%","2"\n'
     got = panel._main_upload_was_a_profile("data:text/csv;base64," + base64.b64encode(bad.encode()).decode(), "b.csv")
     assert "do not convert to one" in str(got[0]) and got[1:] == (no_update, no_update, no_update)
+    assert "b.csv: " in str(got[0]) and "the host files read before are kept" in str(got[0])
     plain = b"ID,host_time,target_time,f1\nw1,1,2,3\nw2,2,3,4\n"  # a workload table: not the card's business
     got = panel._main_upload_was_a_profile("data:text/csv;base64," + base64.b64encode(plain).decode(), "t.csv")
     assert got == (no_update, no_update, no_update, no_update)

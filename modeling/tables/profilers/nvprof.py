@@ -60,7 +60,7 @@ def read_summary(text: str) -> Profile:
                 n = float(r[i_n].replace(",", ""))
             except ValueError:
                 n = math.nan
-            if not (math.isfinite(n) and n >= 1):
+            if not (math.isfinite(n) and n >= 1 and n.is_integer()):
                 raise DataError(f"Kernel {r[i_k][:60]!r}: invocations {r[i_n][:40]!r} is not a count of launches "
                                 "(a whole number, at least 1). Nothing was imported.")
             k = kernels.setdefault(key, {"kernel": r[i_k], "invocations": n, "Device": r[i_dev].strip()})

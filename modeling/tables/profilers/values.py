@@ -62,7 +62,7 @@ _EXPORT = (" An Nsight Compute report exports as CSV with `ncu --import FILE.ncu
 
 def profiler_text(raw: bytes) -> str:
     """The file's text, checked as every upload is (size, binary formats, encoding, NUL bytes)."""
-    return decoded_text(raw, "a profiler's CSV output", binary_hint=_EXPORT)
+    return decoded_text(raw, "a profiler's CSV output", nul_hint=_EXPORT)  # a report (.ncu-rep) is binary
 
 
 def table_rows(text: str, header_starts: tuple, what: str, short_through: str | None = None

@@ -86,6 +86,13 @@ def test_targets_of_different_units_each_keep_their_own(var):
     assert (ds.unit("value", "t"), ds.unit("value", "c"), ds.unit("value")) == ("s", "cycle", "")
     assert datasets.unit_of({"dataset": meta["id"], "metric": "value", "target": "c"}) == "cycle"
     assert datasets.unit_of({"dataset": meta["id"], "metric": "value", "val_target": "t"}, target="val_target") == "s"
+    # /apply names its training target train_target and its validation target val_target: each side its own
+    import app  # noqa: F401 - registers the pages
+    from dashboard.pages.apply import _units
+
+    apply_params = {"dataset": meta["id"], "train_target": "c", "metric": "value", "val_dataset": meta["id"],
+                    "val_target": "t"}
+    assert _units({"params": apply_params}) == ("s", "cycle")
     with pytest.raises(DataError):
         datasets.save_dataset(table, "bad", mapping, target_units={"t": "<b>s</b>"})
     path = project_path("datasets") / meta["id"] / "meta.json"

@@ -260,3 +260,14 @@ def test_too_few_measured_workloads_for_the_cross_validation_are_refused_saying_
         predict_scenario(small, model="NNLS", transform="log")
     five, _ = _table(n=5, n_new=1)
     assert predict_scenario(five).n_train == 5  # the fewest "recommended" takes under random folds
+
+
+def test_an_application_too_large_to_hold_out_is_named_as_the_problem():
+    """12 measured workloads in applications of 10, 1 and 1: holding out the large one leaves 2."""
+    scen, _ = _table(n=12, n_new=2)
+    scen["groups"] = np.array(["big"] * 10 + ["a", "b"])
+    scen["unmeasured"]["groups"] = np.array(["big", "a"])
+    with pytest.raises(NotEnoughDataError, match=r"leave-one-application-out \(3 applications\): holding out one "
+                                                 r"application leaves 2 measured workloads.*Measure more workloads of "
+                                                 r"the other applications"):
+        predict_scenario(scen, model="NNLS", transform="log", situation="new-applications")

@@ -65,7 +65,7 @@ def test_absurd_timestamps_leave_the_duration_empty_and_say_so():
     assert any("2 dispatch(es) with unreadable timestamps or an end before the start" in n for n in p.notes)
 
 
-@pytest.mark.parametrize("count", ["inf", "1e400", "nan", "-3", "0", "x"])
+@pytest.mark.parametrize("count", ["inf", "1e400", "nan", "-3", "0", "x", "1.5"])
 def test_nvprof_invocations_must_be_a_count(count):
     text = ('"Device","Kernel","Invocations","Metric Name","Metric Description","Min","Max","Avg"\n'
             f'"d","k","{count}","ipc","x","1","1","1"\n')

@@ -178,7 +178,7 @@ def test_simulator_join_lists_one_sided_rows():
 
 @pytest.mark.parametrize("content,message", [
     (b"a,b\n1,2\n", "Not a profiler"),
-    (b"PK\x03\x04zip", "Excel"),
+    (b"PK\x03\x04zip", r"Excel/zip file, not a profiler's CSV output\.$"),  # no ncu-rep advice for a zip
     (b'"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte","1"\n'
      b'"1","k","x","%","2"\n', "do not convert to one"),
     (b'"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n"0","k","x","byte","1"\n'
