@@ -37,10 +37,10 @@ from modeling.crossgen.ensemble import (
     BASELINE,
     MODEL_FACTORIES,
     TRANSFORMS,
-    make_splits,
     resolve_models,
 )
 from modeling.crossgen.estimators import HostRatioBaseline, TargetTransformRegressor
+from modeling.crossgen.prediction_folds import INNER_FOLDS, enough_per_fold, splits_for
 from modeling.crossgen.recommend import candidate_label, oof_scores, score_candidates, trade_off, transforms_for
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
 from modeling.metrics import percent_safe
@@ -54,8 +54,6 @@ SITUATIONS = {
 }
 #: Default interval rule per situation (measured in benchmarks/predict_accuracy.py: see the README).
 DEFAULT_RULES = {"new-inputs": "pooled", "new-applications": "per_application"}
-LOGO_MAX_GROUPS = 20
-INNER_FOLDS = 5
 
 
 # ------------------------------------------------------------------ the workloads to predict
@@ -268,23 +266,6 @@ def _fit_predict(model, transform, X_tr, y_tr, evals, host_index, seed):
 
 # ------------------------------------------------------------------ the procedure
 
-def _splits(n, situation, groups, folds, seed, inner=False):
-    """(splits, cv, folds, label) of the cross-validation for ``situation``."""
-    if situation == "new-inputs":
-        k = min(INNER_FOLDS if inner else folds, n)
-        return make_splits(n, "kfold", k, None, seed), "kfold", k, f"random {k}-fold over workloads"
-    if groups is None:
-        raise ConfigError("Predicting for applications not in the training data needs the application (group) "
-                          "of every training workload: map a group column.")
-    g = len(np.unique(groups))
-    if g < 2:
-        raise NotEnoughDataError(f"The training data has {g} application; holding one out needs at least 2.")
-    if g <= LOGO_MAX_GROUPS or (inner and g <= INNER_FOLDS):
-        return make_splits(n, "logo", folds, groups, seed), "logo", g, f"leave-one-application-out ({g} applications)"
-    k = INNER_FOLDS if inner else min(folds, g)
-    return make_splits(n, "group", k, groups, seed), "group", k, f"{k}-fold over applications ({g} applications)"
-
-
 class _Procedure:
     """What is fitted in each fold: one (model, transform), or "choose among candidates, then fit"."""
 
@@ -302,44 +283,12 @@ class _Procedure:
             return self.candidates[0], []
         models = sorted({m for m, _ in self.candidates}, key=ALL_MODELS.index)
         transforms = [t for t in TRANSFORMS if any(tt == t for _, tt in self.candidates)]
-        _, cv, k, _ = _splits(len(y), self.situation, groups, INNER_FOLDS, self.seed, inner=True)
+        _, cv, k, _ = splits_for(len(y), self.situation, groups, INNER_FOLDS, self.seed, inner=True)
         scored = score_candidates(X, y, models=models, transforms=transforms, host_index=self.host_index,
                                   groups=groups, cv=cv, folds=k, seed=self.seed,
                                   include_baseline=self.include_baseline, n_jobs=self.n_jobs, progress=progress)
         best = scored[0]
         return (best["model"], best["transform"]), scored
-
-
-#: fewest workloads a model is fitted on (``modeling.crossgen.estimators``)
-MIN_FIT = 3
-
-
-def _enough_per_fold(proc, splits, y, groups, scheme) -> None:
-    """Refuse, saying what to change, a training set too small for its cross-validation: each outer fold
-    fits on the workloads outside it, and "recommended" also chooses a model by an inner cross-validation of
-    those (each inner fold again fits on the workloads outside it)."""
-    n = len(y)
-    smallest = min(len(tr) for tr, _ in splits)
-    if smallest < MIN_FIT:
-        if proc.situation == "new-applications":  # one large application held out leaves the small ones
-            raise NotEnoughDataError(
-                f"{scheme}: holding out one application leaves {smallest} measured workloads to fit on, and a model "
-                f"needs at least {MIN_FIT}. Measure more workloads of the other applications, or more "
-                "applications, or predict for known applications at new inputs.")
-        raise NotEnoughDataError(
-            f"{n} measured workloads are too few for {scheme}: a fold's model would be fitted on {smallest}, and "
-            f"a model needs at least {MIN_FIT}. Measure more workloads on the target.")
-    if proc.fixed:
-        return
-    inner = min(min(len(itr) for itr, _ in _splits(len(tr), proc.situation, None if groups is None else groups[tr],
-                                                   INNER_FOLDS, proc.seed, inner=True)[0])
-                for tr, _ in splits)
-    if inner < MIN_FIT:
-        raise NotEnoughDataError(
-            f"{n} measured workloads are too few to choose the model by cross-validation within {scheme}: its "
-            f"inner folds would fit on {inner}, and a model needs at least {MIN_FIT}. Pick one model and one "
-            f"transform instead of \"recommended\" / \"auto\" (each fold then fits on {smallest}), or measure more "
-            f"workloads on the target.")
 
 
 def _new_matrix(new, names) -> np.ndarray:
@@ -543,8 +492,8 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
         raise NotEnoughDataError(f"Only {len(y)} measured workloads can train a model; at least 3 are needed.")
 
     proc = _Procedure(candidates, host_index, situation, seed, n_jobs, include_baseline)
-    splits, _, _, scheme = _splits(len(y), situation, groups, folds, seed)
-    _enough_per_fold(proc, splits, y, groups, scheme)
+    splits, _, _, scheme = splits_for(len(y), situation, groups, folds, seed)
+    enough_per_fold(splits, y, groups, scheme, proc.situation, proc.fixed, seed)
     floor = conformal.log_floor(y)
     n_folds = len(splits)
     fold_of = np.empty(len(y), int)
