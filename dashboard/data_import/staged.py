@@ -164,8 +164,6 @@ def target_units(joined) -> dict:
 def target_unit(joined) -> str:
     """The unit the profiler gave the targets when they share one that reads as a unit (e.g. nsecond,
     cycle), else "" (none given: the pages say so)."""
-    units = {joined.units.get(t) or "" for t in joined.targets}
-    try:
-        return uploads.checked_unit(units.pop()) if len(units) == 1 else ""
-    except DataError:
-        return ""
+    units = target_units(joined)
+    shared = set(units.values())
+    return shared.pop() if len(units) == len(joined.targets) and len(shared) == 1 else ""

@@ -132,11 +132,6 @@ def decimal_mark(values) -> tuple[bool, str | None]:
     return False, next((t for t, n in texts if _ONE_DOT_GROUP.match(n)), None)
 
 
-def decimal_comma(values) -> bool:
-    """True when the file's numbers use a decimal comma (:func:`decimal_mark`)."""
-    return decimal_mark(values)[0]
-
-
 def number(text: str, comma_decimal: bool = False) -> tuple[float, str | None]:
     """``(value, unit printed after the number or None)``; NaN for ``n/a`` and empty cells.
 
@@ -249,8 +244,8 @@ def fill_metrics(records: list[dict], columns, comma_decimal: bool, on_text=None
     units, notes = {}, []
     for name, cells, printed in columns:
         if name in RESERVED:
-            notes.append(f"metric {name!r} renamed {unreserved(name)!r} (the name of a column of the table)")
-            name = unreserved(name)
+            notes.append(f"metric {name!r} renamed '{name} (metric)' (the name of a column of the table)")
+            name = f"{name} (metric)"
         got = numeric_or_skip(name, cells, printed, comma_decimal)
         if got is None:
             notes.append(f"{name}: text, not a metric (not imported)")
@@ -275,15 +270,13 @@ RESERVED = {"launch", "kernel", "invocations", "workload", "application", "launc
             "repeats_outliers", "_weight", "_measure"}
 
 
-def unreserved(name: str) -> str:
-    return f"{name} (metric)" if name in RESERVED else name
-
-
 def check_pivot(launches: int, metrics: int) -> None:
     """Refuse a long-layout file (a row per launch x metric) whose table, once pivoted to a row per launch, is
     over the upload budgets -- checked before it is built: a few KB of distinct launch ids and metric names
     make launches x metrics cells."""
-    if launches > MAX_ROWS or metrics > MAX_COLUMNS or launches * metrics > MAX_CELLS:
+    try:
+        check_cells(launches, metrics)
+    except DataError:
         raise DataError(f"The file holds {launches:,} launches x {metrics:,} metrics = {launches * metrics:,} cells "
                         f"once pivoted to a row per launch; at most {MAX_ROWS:,} launches, {MAX_COLUMNS:,} metrics "
-                        f"and {MAX_CELLS:,} cells are accepted. Nothing was imported.")
+                        f"and {MAX_CELLS:,} cells are accepted. Nothing was imported.") from None
