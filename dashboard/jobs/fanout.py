@@ -158,10 +158,8 @@ def _rejoin(c, fan, spec, names, have, helpers, sent, again: bool = False) -> bo
         finished = {x.decode() for x in c.hkeys(_k(fan, "done"))}
         left = [n for n in names if n not in have and n not in finished]
         if again and left:
-            pipe = c.pipeline()
-            for n in left:
-                pipe.exists(_k(fan, "claim", n))
-            left = [n for n, held in zip(left, pipe.execute()) if not held]
+            held = _claimed(c, fan, left)
+            left = [n for n in left if not held[n]]
         todo = _k(fan, "todo")
         pipe = c.pipeline()
         pipe.set(_k(fan, "spec"), json.dumps(spec), ex=KEEP_SECONDS)
@@ -229,6 +227,14 @@ def _send_helpers(fan: str, n: int) -> list:
     return [app.send_task(TASK_NAME, args=[fan]).id for _ in range(n)]
 
 
+def _claimed(c, fan: str, names: list) -> dict:
+    """Whether a helper holds the claim on each of ``names`` (one round trip)."""
+    pipe = c.pipeline()
+    for n in names:
+        pipe.exists(_k(fan, "claim", n))
+    return dict(zip(names, pipe.execute()))
+
+
 def _requeue_lost(c, fan, names, have, suspects, now) -> None:
     """Put back in the list a fit that is neither done, nor in the list, nor claimed, twice in a row."""
     waiting = {x.decode() for x in c.lrange(_k(fan, "todo"), 0, -1)}
@@ -237,10 +243,7 @@ def _requeue_lost(c, fan, names, have, suspects, now) -> None:
     if not open_:
         suspects.clear()
         return
-    pipe = c.pipeline()
-    for n in open_:
-        pipe.exists(_k(fan, "claim", n))
-    claimed = dict(zip(open_, pipe.execute()))
+    claimed = _claimed(c, fan, open_)
     for n in open_:
         if claimed[n]:
             suspects.pop(n, None)
