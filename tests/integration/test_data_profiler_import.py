@@ -3,7 +3,6 @@ saved dataset a scenario runs on; real ncu output of two machines joins with the
 real ncu files of two machines (eight inputs a side) are saved and run as a scenario;
 a rocprof-compute pmc_perf.csv is recognised and previewed; bad files lose nothing."""
 
-import time
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlparse
 
@@ -13,7 +12,7 @@ from dashboard.state import datasets
 from modeling.crossgen.ensemble import run_ensemble
 from modeling.tables.profilers.detect import read_profile
 from modeling.tables.workload import table_scenario
-from pc_browser import choose, screenshot, start, wait_text
+from pc_browser import choose, download_report, screenshot, start, wait_text
 
 F = Path(__file__).resolve().parents[1] / "fixtures" / "profilers"
 
@@ -30,6 +29,24 @@ def _scenario_and_recomputed(dash_duo, meta, folds):
     res = run_ensemble(s["X"], s["y"], models="halwpe", folds=folds, host_index=s["host_index"], seed=0,
                        groups=s["groups"], drop_constant=True, transform=transform)
     return eout, f"{res.best().e_out:.2f} %", transform
+
+
+HOTSPOT = F / "xplacer_hotspot"
+HOTSPOT_SIZES = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
+
+
+def _hotspot_joined(dash_duo, perfcast_app, measured):
+    """/data with XPlacer's hotspot profiles: the AWS V100's at every size as host, Lassen's at ``measured`` as
+    target, joined by kernel x input (the tag from the file names): eight workloads."""
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_element("#data-prof-host input[type=file]").send_keys(
+        "\n".join(str(HOTSPOT / "aws" / f"hotspot_{n}.csv") for n in HOTSPOT_SIZES))
+    dash_duo.wait_for_contains_text("#data-prof-host-status", "Nsight Compute CSV, details page", timeout=30)
+    dash_duo.find_element("#data-prof-target input[type=file]").send_keys(
+        "\n".join(str(HOTSPOT / "lassen" / f"hotspot_{n}.csv") for n in measured))
+    dash_duo.wait_for_contains_text("#data-prof-summary", "targets: gpu__time_duration.sum@target", timeout=30)
+    dash_duo.find_element("#data-prof-key input[value='kernel+tag']").click()
+    dash_duo.wait_for_contains_text("#data-prof-summary", "8 workloads (one per kernel × input)", timeout=30)
 
 
 def test_ncu_host_and_nvprof_target_saved_and_run(dash_duo, perfcast_app):
@@ -89,17 +106,7 @@ def test_real_ncu_files_of_two_machines_saved_and_run(dash_duo, perfcast_app):
     """Real ncu output on both sides (XPlacer's hotspot at eight grid sizes, an AWS V100 as host and Lassen's V100
     as target: tests/fixtures/profilers/README.md): eight files a side, joined by kernel x input tag (from the
     file names), saved and run as a scenario whose best E_out is the one computed here from the saved table."""
-    sizes = (64, 128, 256, 512, 1024, 2048, 4096, 8192)
-    hs = F / "xplacer_hotspot"
-    start(dash_duo, perfcast_app, "/data")
-    dash_duo.wait_for_element("#data-prof-host input[type=file]").send_keys(
-        "\n".join(str(hs / "aws" / f"hotspot_{n}.csv") for n in sizes))
-    dash_duo.wait_for_contains_text("#data-prof-host-status", "Nsight Compute CSV, details page", timeout=30)
-    dash_duo.find_element("#data-prof-target input[type=file]").send_keys(
-        "\n".join(str(hs / "lassen" / f"hotspot_{n}.csv") for n in sizes))
-    dash_duo.wait_for_contains_text("#data-prof-summary", "targets: gpu__time_duration.sum@target", timeout=30)
-    dash_duo.find_element("#data-prof-key input[value='kernel+tag']").click()
-    dash_duo.wait_for_contains_text("#data-prof-summary", "8 workloads (one per kernel × input)", timeout=30)
+    _hotspot_joined(dash_duo, perfcast_app, HOTSPOT_SIZES)
     dash_duo.wait_for_contains_text("#data-prof-preview", "calculate_temp@8192", timeout=10)
     dash_duo.find_element("#data-prof-name").send_keys("hotspot, AWS V100 to Lassen V100")
     dash_duo.find_element("#data-prof-save").click()
@@ -126,17 +133,7 @@ def test_inputs_the_target_never_ran_are_predicted_and_checked_against_their_hel
     from modeling.crossgen.predict import predict_scenario
     from modeling.tables.profilers.workloads import to_workloads
 
-    sizes, measured = (64, 128, 256, 512, 1024, 2048, 4096, 8192), (64, 128, 512, 2048, 8192)
-    hs = F / "xplacer_hotspot"
-    start(dash_duo, perfcast_app, "/data")
-    dash_duo.wait_for_element("#data-prof-host input[type=file]").send_keys(
-        "\n".join(str(hs / "aws" / f"hotspot_{n}.csv") for n in sizes))
-    dash_duo.wait_for_contains_text("#data-prof-host-status", "Nsight Compute CSV, details page", timeout=30)
-    dash_duo.find_element("#data-prof-target input[type=file]").send_keys(
-        "\n".join(str(hs / "lassen" / f"hotspot_{n}.csv") for n in measured))
-    dash_duo.wait_for_contains_text("#data-prof-summary", "targets: gpu__time_duration.sum@target", timeout=30)
-    dash_duo.find_element("#data-prof-key input[value='kernel+tag']").click()
-    dash_duo.wait_for_contains_text("#data-prof-summary", "8 workloads (one per kernel × input)", timeout=30)
+    _hotspot_joined(dash_duo, perfcast_app, (64, 128, 512, 2048, 8192))
     dash_duo.wait_for_contains_text("#data-prof-host-only", "calculate_temp@1024, calculate_temp@256, "
                                                             "calculate_temp@4096", timeout=10)
     dash_duo.find_element("#data-prof-name").send_keys("hotspot, Lassen measured at five sizes")
@@ -155,12 +152,8 @@ def test_inputs_the_target_never_ran_are_predicted_and_checked_against_their_hel
     # the target's own unit (the profiler's seconds; its other target, cycles, has its own)
     assert wait_text(dash_duo, "#predict-graph .g-ytitle") == "predicted gpu__time_duration.sum@target (s, log scale)"
     screenshot(dash_duo.driver, "predict_profiler_import")
-    dash_duo.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
-    dash_duo.find_element("#predict-download-csv").click()
-    deadline = time.time() + 30
-    while time.time() < deadline and not list(tmp_path.glob("predictions_*.csv")):
-        time.sleep(0.2)
-    got = pd.read_csv(next(tmp_path.glob("predictions_*.csv"))).set_index("id")
+    got = pd.read_csv(download_report(dash_duo.driver, "#predict-download-csv", "predictions_*.csv", tmp_path,
+                                      timeout=30)).set_index("id")
     assert sorted(got.index) == ["calculate_temp@1024", "calculate_temp@256", "calculate_temp@4096"]
     assert set(got["unit"]) == {"s"} and got["applicable"].all()
 
@@ -175,7 +168,8 @@ def test_inputs_the_target_never_ran_are_predicted_and_checked_against_their_hel
     # the truth: Lassen's profiles of the three inputs, never uploaded
     ape, base_ape = [], []
     for n in (256, 1024, 4096):
-        w = to_workloads([(read_profile((hs / "lassen" / f"hotspot_{n}.csv").read_bytes()), str(n))], "kernel+tag")
+        w = to_workloads([(read_profile((HOTSPOT / "lassen" / f"hotspot_{n}.csv").read_bytes()), str(n))],
+                         "kernel+tag")
         truth = float(w.frame["gpu__time_duration.sum"].iloc[0])
         row = got.loc[f"calculate_temp@{n}"]
         assert row["lower"] <= truth <= row["upper"], (n, truth, row["lower"], row["upper"])
