@@ -25,10 +25,12 @@ def wait_text(dash_duo, selector, timeout=60):
     return text_in(dash_duo.driver, selector, timeout)
 
 
-def share_link(dash_duo, prefix, timeout=20):
+def share_link(dash_duo, prefix, timeout=20, containing="?"):
+    """The page's share link once it holds ``containing`` (a link drawn before the page caught up with the
+    last change is waited past, not returned)."""
     def link(_):
         v = dash_duo.driver.find_element("id", f"{prefix}-share").get_attribute("value")
-        return v if v and "?" in v else False
+        return v if v and "?" in v and containing in v else False
     return WebDriverWait(dash_duo.driver, timeout).until(link)
 
 
