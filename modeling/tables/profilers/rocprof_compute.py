@@ -243,7 +243,8 @@ def read_folder(path, tool: str | None = None) -> Run:
     files = sorted(f for f in folder.iterdir() if f.is_file())
     if not files:
         raise DataError(f"{folder.name}: an empty folder.")
-    return read_run([(f.name, f.read_bytes()) for f in files], tool)
+    # only CSVs can be counter tables or sysinfo.csv: other files (log.txt, PDFs) are named, never read
+    return read_run([(f.name, f.read_bytes() if f.suffix.lower() == ".csv" else b"") for f in files], tool)
 
 
 def folder_tag(folder: Path, sysinfo: dict) -> str:
