@@ -30,7 +30,8 @@ def card_layout():
         html.H2("Profiler output (Nsight Compute, nvprof, rocprof)"),
         html.P("Drop the host's profiler CSV files (ncu --csv, details or --page raw; nvprof --csv --metrics / "
                "--events or --print-gpu-trace; rocprof / rocprofv3 counters, a rocprofv3 kernel trace or "
-               "rocprof-compute pmc_perf.csv), "
+               "rocprof-compute pmc_perf.csv; a rocprof-compute run's folder: select all its files, "
+               "pmc_perf.csv, SQ_*.csv and sysinfo.csv are read as one run), "
                "one per input if you have several; then the target's profile or a simulator's results table "
                "(workload key and cycles or time). The format is recognised from the file.", className="hint"),
         html.Div([
@@ -86,6 +87,12 @@ def _files(contents, filenames) -> tuple[list, list]:
 
 def _host_files(contents, filenames):
     contents, filenames = _files(contents, filenames)
+    if staged.is_run_upload(filenames):  # one rocprof-compute run's folder, uploaded as its files
+        try:
+            token, info = staged.stage_run(contents, filenames, uploads.decode_upload)
+        except DataError as exc:
+            raise DataError(f"rocprof-compute run: {exc}") from None
+        return [token], [info]
     tokens, infos = [], []
     for c, name in zip(contents, filenames):
         try:
@@ -95,6 +102,13 @@ def _host_files(contents, filenames):
         tokens.append(token)
         infos.append(info)
     return tokens, infos
+
+
+def _read(tokens, infos, contents) -> str:
+    """What an upload became: ``2 file(s) read``, or one rocprof-compute run read from its files."""
+    if len(infos) == 1 and infos[0].get("run"):
+        return f"one rocprof-compute run read from {len(contents) if isinstance(contents, list) else 1} files"
+    return f"{len(tokens)} file(s) read"
 
 
 def _tag_options(infos) -> list:
@@ -111,8 +125,8 @@ def _host_uploaded(contents, filenames):
         tokens, infos = _host_files(contents, filenames)
     except DataError as exc:
         return alert(f"{exc} Nothing was imported."), None, [], None
-    return (html.Div([html.P(f"Host: {len(tokens)} file(s) read.", className="hint"), _described(infos)]), tokens,
-            _tag_options(infos), None)
+    return (html.Div([html.P(f"Host: {_read(tokens, infos, contents)}.", className="hint"), _described(infos)]),
+            tokens, _tag_options(infos), None)
 
 
 @callback(Output(f"{P}-host-status", "children", allow_duplicate=True),
@@ -149,7 +163,7 @@ def _target_uploaded(contents, filenames):
         tokens, infos = staged.stage_targets(*_files(contents, filenames), uploads.decode_upload)
     except DataError as exc:
         return alert(f"Target: {exc} Nothing was imported."), None
-    return html.Div([html.P(f"Target: {len(tokens)} file(s) read.", className="hint"), _described(infos)]), tokens
+    return html.Div([html.P(f"Target: {_read(tokens, infos, contents)}.", className="hint"), _described(infos)]), tokens
 
 
 def _named(names: list, shown: int = 12) -> str:

@@ -18,8 +18,9 @@ from modeling.errors import DataError
 from modeling.tables.profilers.detect import FORMATS, detect, read_profile
 from modeling.tables.profilers.join import host_only, with_profile, with_simulator
 from modeling.tables.profilers.profile import Profile
+from modeling.tables.profilers.rocprof_compute import is_run_upload, read_run, run_tag
 from modeling.tables.profilers.values import profiler_text
-from modeling.tables.profilers.workloads import KEYS, file_tags, target_tag_column, to_workloads
+from modeling.tables.profilers.workloads import KEYS, differing_parts, target_tag_column, to_workloads
 
 #: At most this many files per side (one per input size is the usual case).
 MAX_FILES = 20
@@ -52,6 +53,26 @@ def stage_profile(raw: bytes, filename) -> tuple[str, dict]:
     return staging.stage_upload(profile.launches, info), info
 
 
+def stage_run(contents: list, filenames: list, decode) -> tuple[str, dict]:
+    """Stage the files of one rocprof-compute run (a browser uploads a folder's files, never the folder:
+    ``pmc_perf.csv`` with ``SQ_LEVEL_WAVES.csv``, ``sysinfo.csv``, ... in one upload) as one profile, merged
+    by dispatch and normalised by the XCD count (``modeling.tables.profilers.rocprof_compute``). Its input
+    tag is the run's name in ``sysinfo.csv`` (``workload_name``), else ``pmc_perf``."""
+    names = [files.clean_name(n, "profile") for n in filenames]
+    raws = [decode(c) for c in contents]
+    with uploads.one_large_read(sum(len(r) for r in raws)):
+        run = read_run(list(zip(names, raws)))
+    profile = run.profile
+    shown = ", ".join(run.files[:4]) + (f" and {len(run.files) - 4} more" if len(run.files) > 4 else "")
+    info = {"kind": "profile", "filename": shown, "tag": run_tag(run, "pmc_perf"), "run": True,
+            "format": profile.format,
+            "description": f"one rocprof-compute run ({len(run.files)} counter file(s) merged by dispatch"
+                           f"{', sysinfo.csv read' if run.sysinfo else ''})",
+            "units": profile.units, "kinds": profile.kinds, "duration": profile.duration, "config": profile.config,
+            "notes": profile.notes, "per_launch": profile.per_launch, "text": profile.text}
+    return staging.stage_upload(profile.launches, info), info
+
+
 def stage_target(raw: bytes, filename) -> tuple[str, dict]:
     """Stage the target: a profile (recognised from its header) or a simulator's results table."""
     if profiler_format(raw):
@@ -63,7 +84,8 @@ def stage_target(raw: bytes, filename) -> tuple[str, dict]:
 
 
 def _profiles(tokens) -> list[tuple[Profile, str]]:
-    """The staged profiles, each with its input tag (``file_tags`` of the side's file names)."""
+    """The staged profiles, each with its input tag (``file_tags`` of the side's file names; a rocprof-compute
+    run's name for a run)."""
     out, names = [], []
     for token in tokens:
         frame, info = staging.staged_upload(token)
@@ -71,8 +93,8 @@ def _profiles(tokens) -> list[tuple[Profile, str]]:
             raise DataError("That upload is not a profile: upload the host's profiler files again.")
         out.append(Profile(info["format"], frame, info["units"], info["kinds"], info["duration"], info["config"],
                            info["notes"], info["per_launch"], info.get("text", [])))
-        names.append(info["filename"])
-    return list(zip(out, file_tags(names)))
+        names.append(info["tag"] if info.get("run") else str(info["filename"]).rsplit("/", 1)[-1].rsplit(".", 1)[0])
+    return list(zip(out, differing_parts(names)))
 
 
 def checked_tokens(tokens) -> list[str]:
@@ -124,7 +146,14 @@ def joined_table(host_tokens, target_tokens, key, tag_column=None):
 
 
 def stage_targets(contents: list, filenames: list, decode) -> tuple[list, list]:
-    """Stage the target's files: one simulator table, or one or more profiles."""
+    """Stage the target's files: one simulator table, or one or more profiles, or one rocprof-compute run's
+    files."""
+    if is_run_upload(filenames):
+        try:
+            token, info = stage_run(contents, filenames, decode)
+        except DataError as exc:
+            raise DataError(f"rocprof-compute run: {exc}") from None
+        return [token], [info]
     tokens, infos = [], []
     for c, name in zip(contents, filenames):
         try:

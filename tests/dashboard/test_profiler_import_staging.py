@@ -139,3 +139,24 @@ def test_a_bad_profiler_file_on_the_table_upload_keeps_the_host_files_already_st
     plain = b"ID,host_time,target_time,f1\nw1,1,2,3\nw2,2,3,4\n"  # a workload table: not the card's business
     got = panel._main_upload_was_a_profile("data:text/csv;base64," + base64.b64encode(plain).decode(), "t.csv")
     assert got == (no_update, no_update, no_update, no_update)
+
+
+def test_a_rocprof_compute_runs_files_uploaded_together_are_one_run():
+    """A browser uploads a folder's files, not the folder: pmc_perf.csv, SQ_LEVEL_WAVES.csv and sysinfo.csv of one
+    MI300X-like run are one profile (3 launches, not 6; GRBM divided by the XCD count, with its note), tagged by
+    the run's name in sysinfo.csv; the same files as a target join the host's run by that tag."""
+    run = F / "rocprof_compute" / "vcopy" / "MI300X_A1"
+    names = ["pmc_perf.csv", "SQ_LEVEL_WAVES.csv", "sysinfo.csv", "log.txt"]
+    urls = ["data:text/csv;base64," + base64.b64encode((run / n).read_bytes()).decode() for n in names]
+    status, tokens, _options, _ = panel._host_uploaded(urls, names)
+    assert len(tokens) == 1 and "Host: one rocprof-compute run read from 4 files" in str(status)
+    joined, host = staged.joined_table(tokens, None, "kernel+tag")
+    assert host.repeats["launches"] == 3 and joined.frame["workload"].tolist() == ["vecCopy@vcopy"]
+    assert any("divided by 8" in n for n in joined.notes)
+    _status, target = panel._target_uploaded(urls, names)
+    joined, _ = staged.joined_table(tokens, target, "kernel+tag")
+    assert joined.targets == ["duration@target", "GRBM_GUI_ACTIVE@target"] and joined.target_only_rows == []
+    assert any(n.startswith("target vcopy: GRBM_GUI_ACTIVE") for n in joined.notes)
+    # files of two runs in one upload cannot be told apart: refused, naming the file
+    status, tokens = panel._target_uploaded(urls[:1] * 2 + urls[2:3], ["pmc_perf.csv", "pmc_perf.csv", "sysinfo.csv"])
+    assert tokens is None and "Two files named 'pmc_perf.csv'" in str(status)

@@ -210,3 +210,28 @@ def test_rocprof_compute_pmc_perf_is_recognised_and_previewed(dash_duo, perfcast
                                     "do not convert to one (%, byte)", timeout=20)
     assert "Nothing was imported" in dash_duo.find_element("#data-prof-host-status").text
     assert len(datasets.list_datasets()) == before
+
+
+def test_a_rocprof_compute_runs_files_uploaded_together_are_read_as_one_run(dash_duo, perfcast_app, tmp_path):
+    """A browser uploads a folder's files, not the folder: the MI100 run's pmc_perf.csv and SQ_LEVEL_WAVES.csv
+    (the same 3 dispatches) are 3 launches, not 6; the MI300X-like run's files as target are one run whose
+    GRBM counters are divided by its 8 XCDs, and the card says so."""
+    import shutil
+
+    run = F / "rocprof_compute" / "vcopy" / "MI300X_A1"
+    host = tmp_path / "MI100"
+    host.mkdir()
+    shutil.copy(F / "rocprof_compute_MI100_pmc_perf.csv", host / "pmc_perf.csv")
+    shutil.copy(F / "rocprof_MI100_SQ_LEVEL_WAVES.csv", host / "SQ_LEVEL_WAVES.csv")
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_element("#data-prof-host input[type=file]").send_keys(
+        "\n".join(str(host / n) for n in ("pmc_perf.csv", "SQ_LEVEL_WAVES.csv")))
+    dash_duo.wait_for_contains_text("#data-prof-host-status", "one rocprof-compute run read from 2 files", timeout=20)
+    dash_duo.wait_for_contains_text("#data-prof-summary", "1 workloads", timeout=20)
+    assert "from 3 launches" in dash_duo.find_element("#data-prof-summary").text
+    dash_duo.find_element("#data-prof-target input[type=file]").send_keys(
+        "\n".join(str(run / n) for n in ("pmc_perf.csv", "SQ_LEVEL_WAVES.csv", "sysinfo.csv", "log.txt")))
+    dash_duo.wait_for_contains_text("#data-prof-target-status", "one rocprof-compute run read from 4 files", timeout=20)
+    assert "divided by 8, the XCD count of MI300X_A1" in dash_duo.find_element("#data-prof-target-status").text
+    dash_duo.wait_for_contains_text("#data-prof-summary", "targets: duration@target, GRBM_GUI_ACTIVE@target",
+                                    timeout=20)

@@ -1,5 +1,9 @@
-"""Command line: ``import (ncu|nvprof|rocprof) FILE... [--target-file FILE] [--workload KEY] [--tag-column NAME]
---out TABLE``.
+"""Command line: ``import (ncu|nvprof|rocprof) FILE|FOLDER... [--target-file FILE|FOLDER] [--workload KEY]
+[--tag-column NAME] --out TABLE``.
+
+A folder is one rocprof-compute run (its counter files merged by dispatch, its input tag the folder's name:
+``modeling.tables.profilers.rocprof_compute``); so are the files rocprof-compute names (``pmc_perf.csv``,
+``SQ_LEVEL_WAVES.csv``, ``sysinfo.csv``) given from one folder.
 
 Host files of one profiler become one workload table (``--workload kernel|kernel+tag|app``; the tag of each
 file is the part of its name that differs from the side's other files: ``workloads.file_tags``, or, with
@@ -18,24 +22,42 @@ from pathlib import Path
 from modeling.errors import DataError
 
 
+def _is_profile(path: str) -> bool:
+    """Whether a target path is profiler output (a folder is a rocprof-compute run) rather than a simulator
+    table."""
+    from modeling.tables.profilers.detect import detect
+    from modeling.tables.profilers.values import profiler_text
+
+    p = Path(path)
+    if p.is_dir():
+        return True
+    raw = p.read_bytes()
+    return not raw.startswith(b"PAR1") and detect(profiler_text(raw)) is not None
+
+
+def _existing(paths: list) -> list:
+    missing = [str(p) for p in paths if not Path(p).exists()]
+    if missing:
+        raise DataError(f"No file or folder {missing[0]!r}.")
+    return paths
+
+
 def run_import(tool: str, files: list, target_files: list, key: str, out: str | None, k: float,
                tag_column: str | None = None) -> dict:
-    from modeling.tables.profilers.detect import read_profile
     from modeling.tables.profilers.join import host_only, with_profile, with_simulator
-    from modeling.tables.profilers.values import profiler_text
-    from modeling.tables.profilers.detect import detect
-    from modeling.tables.profilers.workloads import file_tags, target_tag_column, to_workloads
+    from modeling.tables.profilers.rocprof_compute import input_units, read_unit
+    from modeling.tables.profilers.workloads import differing_parts, target_tag_column, to_workloads
     from modeling.tables.reading import read_table
 
     def profiles(paths, tool):
-        return [(read_profile(Path(p).read_bytes(), tool), tag) for p, tag in zip(paths, file_tags(paths))]
+        read = [read_unit(u, tool) for u in input_units(_existing(paths))]
+        return [(p, tag) for (p, _), tag in zip(read, differing_parts([name for _, name in read]))]
 
     host = to_workloads(profiles(files, tool), key, k, tag_column)
     if not target_files:
         joined = host_only(host)
     else:
-        raw = Path(target_files[0]).read_bytes()
-        if not raw.startswith(b"PAR1") and detect(profiler_text(raw)) is not None:
+        if _is_profile(_existing(target_files)[0]):
             target = profiles(target_files, None)
             joined = with_profile(host, to_workloads(target, key, k, target_tag_column(target, tag_column)))
         elif len(target_files) == 1:
@@ -66,8 +88,9 @@ def add_parsers(sub) -> None:
 
     p = sub.add_parser("import", help="profiler output (ncu, nvprof, rocprof) as a workload table")
     p.add_argument("tool", choices=("ncu", "nvprof", "rocprof"))
-    p.add_argument("files", nargs="+", help="the host's profiler CSV files")
-    p.add_argument("--target-file", action="append", help="the target's profile(s) or a simulator results table")
+    p.add_argument("files", nargs="+", help="the host's profiler CSV files, or rocprof-compute run folders")
+    p.add_argument("--target-file", action="append",
+                   help="the target's profile(s) or run folder(s), or a simulator results table")
     p.add_argument("--workload", choices=KEYS, default="kernel")
     p.add_argument("--tag-column", default=None, metavar="NAME",
                    help="read each launch's input tag from this column of the file (kernel+tag, app), "

@@ -52,7 +52,8 @@ def detect(text: str) -> str | None:
                 return "rocprofv3-trace"
             if "Counter_Name" in s:
                 return "rocprofv3"
-            return "rocprof-compute" if re.search(r",wave_size_\d+,", s) else "rocprof"
+            # the merged passes' copies: wave_size_1 (MI100 / MI200 layout) or Wave_Size_1 (MI300's), one layout
+            return "rocprof-compute" if re.search(r",wave_size_\d+,", s, re.IGNORECASE) else "rocprof"
     return None
 
 

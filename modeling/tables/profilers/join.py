@@ -11,7 +11,8 @@ under its Nsight Compute name when the host was profiled with nvprof. The target
 
 Workloads are matched on their key (for profiles: the kernel's base name, ``kernel@tag`` or the tag); the
 rows only one side has are listed, never dropped silently: host-only rows stay as workloads to predict
-(empty target), target-only rows are left out and named. Metrics only one profile has are listed too.
+(empty target), target-only rows are left out and named. Metrics only one profile has are listed too, and
+the target profile's notes follow the host's (``target <tag>: ...``).
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ def with_profile(host: Workloads, target: Workloads) -> Joined:
     joined.host_col = host_col
     joined.host_only_metrics, joined.target_only_metrics = names["host_only"], names["target_only"]
     joined.units.update({c + SUFFIX: target.units[c] for c in tcols})
+    # what the target's reader converted (units, counters divided by the XCD count) is said as the host's is
+    joined.notes += [f"target {n}" for n in target.notes]
     return joined
 
 

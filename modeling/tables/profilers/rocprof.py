@@ -6,7 +6,9 @@ One row per dispatch, a counter per column, in every variant:
   rocprof-compute (omniperf) keeps per counter file (``Dispatch_ID,Kernel_Name,...,Start_Timestamp,
   End_Timestamp``);
 * rocprof-compute's merged ``pmc_perf.csv`` (``Dispatch_ID,Kernel_Name,GPU_ID,Grid_Size,Workgroup_Size,...``
-  with ``wave_size_1``/``obj_1`` repeated per merged pass: kept once);
+  with ``wave_size_1``/``obj_1`` repeated per merged pass: kept once), and the same file in the tool's MI300
+  layout (``Wave_Size_1``, ``Correlation_ID_1``, ``XCC_Index``: ids and indices, not metrics) -- one format;
+  a run's folder of such files is read by ``modeling.tables.profilers.rocprof_compute``;
 * rocprofv3 ``counter_collection.csv`` in the long layout (one row per dispatch x counter: ``Dispatch_Id``,
   ``Kernel_Name``, ``Counter_Name``, ``Counter_Value``), pivoted to one row per dispatch;
 * rocprofv3 ``kernel_trace.csv`` (``Kind,Agent_Id,...,Kernel_Name,...,Start_Timestamp,End_Timestamp,...,
@@ -32,13 +34,24 @@ from modeling.tables.profilers.values import RESERVED, check_pivot, decimal_mark
 DURATION = "duration"
 _NOT_METRICS = re.compile(
     r"^(index|dispatch_id|kernel_?name|gpu[-_]id|queue[-_]id|queue[-_]index|pid|tid|sig|obj(_\d+)?"
-    r"|wave_size_\d+|dispatchns|beginns|endns|completens|start_timestamp|end_timestamp|correlation_id"
+    r"|wave_size_\d+|dispatchns|beginns|endns|completens|start_timestamp|end_timestamp|correlation_id(_\d+)?"
     r"|agent_id|process_id|thread_id|kernel_id|counter_name|counter_value|node_id|stream_id|private_segment_size"
-    r"|group_segment_size|lds_block_size_v|ordinal|dispatch_id_\d+|kind)$", re.IGNORECASE)
+    r"|group_segment_size|lds_block_size_v|ordinal|dispatch_id_\d+|kind|xcc_index(_\d+)?)$", re.IGNORECASE)
 _CONFIG = ("Grid_Size", "Workgroup_Size", "grd", "wgr", "LDS_Per_Workgroup", "lds", "Grid_Size_X", "Grid_Size_Y",
            "Grid_Size_Z", "Workgroup_Size_X", "Workgroup_Size_Y", "Workgroup_Size_Z")
 _HEADERS = ("Dispatch_ID,", "Dispatch_Id,", "Index,", '"Dispatch_ID"', '"Dispatch_Id"', '"Index"',
             "Correlation_Id,", '"Correlation_Id"', "Agent_Id,", '"Agent_Id"', "Kind,", '"Kind"')
+
+
+#: a column of rocprof-compute's merged pmc_perf.csv repeated per merged counter pass (``wave_size_1`` in the
+#: MI100 / MI200 layout, ``Wave_Size_1`` in the MI300 one): the file is that tool's
+MERGED_PASS = re.compile(r"wave_size_\d+", re.IGNORECASE)
+#: counters the GPU adds up over its XCDs (accelerator complex dies) and rocprof-compute divides by the XCD
+#: count (``modeling.tables.profilers.rocprof_compute``)
+PER_XCD = ("GRBM_GUI_ACTIVE", "GRBM_COUNT", "GRBM_SPI_BUSY")
+XCD_HINT = ("an MI300-class layout (XCC_Index column): GRBM_GUI_ACTIVE / GRBM_COUNT / GRBM_SPI_BUSY may be summed "
+            "over the GPU's XCDs and are left as printed; read the run's folder, or give its sysinfo.csv with "
+            "this file, to divide them by the XCD count as rocprof-compute does")
 
 
 def _kernel(name: str) -> str:
@@ -78,7 +91,7 @@ def read_counters(text: str) -> Profile:
     """The dispatches of a rocprof / rocprofv3 / rocprof-compute counter CSV."""
     after, rows = table_rows(text, _HEADERS, "rocprof counter")
     header, body = [h.strip() for h in rows[0]], rows[1:]
-    fmt = "rocprof-compute" if any(re.fullmatch(r"wave_size_\d+", h) for h in header) else "rocprof"
+    fmt = "rocprof-compute" if any(MERGED_PASS.fullmatch(h) for h in header) else "rocprof"
     if _find(header, "Counter_Name") is not None and _find(header, "Counter_Value") is not None:
         header, body = _pivot_long(header, body)
         fmt = "rocprofv3"
@@ -92,7 +105,7 @@ def read_counters(text: str) -> Profile:
     metrics = [j for j, h in enumerate(header) if not _NOT_METRICS.match(h) and h not in config]
     comma, dot = decimal_mark(r[j] for r in body for j in metrics)
     skip = {i_k, i_start, i_end, _find(header, "Counter_Name"), _find(header, "Counter_Value")}
-    copies = re.compile(r"(wave_size|obj|dispatch_id)_\d+", re.IGNORECASE)  # merged passes' copies
+    copies = re.compile(r"(wave_size|obj|dispatch_id|correlation_id|xcc_index)_\d+", re.IGNORECASE)  # passes' copies
     text = [h for j, h in enumerate(header) if j not in skip and j not in metrics and h not in config
             and h not in RESERVED and not copies.fullmatch(h)]
     launches = [{"kernel": _kernel(r[i_k]), "invocations": 1.0, **{header[j]: r[j].strip() for j in
@@ -118,4 +131,6 @@ def read_counters(text: str) -> Profile:
     units.update(more_units)
     notes += more_notes
     notes += [after] if after else []
+    if _find(header, "XCC_Index") is not None and any(m in units for m in PER_XCD):
+        notes.append(XCD_HINT)
     return finish(fmt, launches, units, config, notes, DURATION if DURATION in units else None, text=text)

@@ -214,7 +214,13 @@ def file_tags(names: list[str]) -> list[str]:
     removed: ``host_n1024.csv``, ``host_n2048.csv`` -> ``1024``, ``2048``, and a target's ``v100_n1024.csv``,
     ``v100_n2048.csv`` give the same tags; a number is never cut: ``s_110``, ``s_120`` -> ``110``, ``120``);
     a single file's tag is its name without extension."""
-    stems = [str(n).rsplit("/", 1)[-1].rsplit(".", 1)[0] for n in names]
+    return differing_parts([str(n).rsplit("/", 1)[-1].rsplit(".", 1)[0] for n in names])
+
+
+def differing_parts(stems: list[str]) -> list[str]:
+    """Input tags from one side's input names (file names without extension, a rocprof-compute run's folder
+    name): the part that differs between them, as :func:`file_tags` says."""
+    stems = [str(s) for s in stems]
     if len(stems) < 2 or len(set(stems)) < len(stems):
         return stems
     pre = _whole_numbers(stems, len(_common_prefix(stems)))
