@@ -98,10 +98,18 @@ SESSION_HOURS = float(os.environ.get("PERFCAST_SESSION_HOURS", 12))
 #: argon2 cost profile (a name in ``argon2.profiles``): the default costs about 170 ms per hash or check;
 #: ``CHEAPEST`` is for the test suite only.
 ARGON2_PROFILE = os.environ.get("PERFCAST_ARGON2_PROFILE", "RFC_9106_LOW_MEMORY").strip().upper()
-#: Failed sign-ins allowed per account and per client address within LOGIN_WINDOW_SECONDS; beyond them
-#: every attempt is refused (HTTP 429) without checking the password until the window has passed.
+#: Failed sign-ins allowed from browsers without the account's device cookie, per account and per client (the
+#: forwarded address behind a trusted proxy; an IPv6 /64) within LOGIN_WINDOW_SECONDS; beyond them such
+#: attempts are refused (HTTP 429) without checking the password until the window has passed.
 LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_ACCOUNT", 5))
 LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_ADDRESS", 20))
+#: Failed sign-ins allowed per device (a browser holding the account's device cookie, from an earlier sign-in
+#: to it) in the window; other browsers' failures never count against a device (dashboard/access/limiter.py).
+LOGIN_FAILURES_PER_DEVICE = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_DEVICE", 5))
+#: Password checks one web process runs at once (each costs ~170 ms of a core and 64 MiB), and the seconds an
+#: attempt waits for one before it is answered 503: a burst of sign-ins cannot starve signed-in members.
+LOGIN_CHECKS_AT_ONCE = max(1, int(os.environ.get("PERFCAST_LOGIN_CHECKS_AT_ONCE", 1)))
+LOGIN_CHECK_WAIT = float(os.environ.get("PERFCAST_LOGIN_CHECK_WAIT", 3.0))
 LOGIN_WINDOW_SECONDS = float(os.environ.get("PERFCAST_LOGIN_WINDOW_SECONDS", 900))
 #: Seconds every failed sign-in waits before it is answered (slows guessing; a thread is held meanwhile).
 LOGIN_FAILURE_DELAY = float(os.environ.get("PERFCAST_LOGIN_FAILURE_DELAY", 1.0))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 
 MIN_LENGTH = 10
 MAX_LENGTH = 1024
@@ -50,3 +52,35 @@ def verify(stored: str | None, password: str) -> bool:
 def dummy_check() -> None:
     """Spend what a password check costs (an unknown account answers as slowly as a known one)."""
     verify(None, "")
+
+
+class Busy(Exception):
+    """Every password-check slot of this process stayed taken for ``LOGIN_CHECK_WAIT`` seconds."""
+
+
+_SLOTS: list[threading.BoundedSemaphore] = []
+_SLOTS_LOCK = threading.Lock()
+
+
+def _slots() -> threading.BoundedSemaphore:
+    from dashboard.settings import LOGIN_CHECKS_AT_ONCE
+
+    with _SLOTS_LOCK:
+        if not _SLOTS:
+            _SLOTS.append(threading.BoundedSemaphore(LOGIN_CHECKS_AT_ONCE))
+        return _SLOTS[0]
+
+
+@contextlib.contextmanager
+def check_slot():
+    """One of the process's ``LOGIN_CHECKS_AT_ONCE`` password-check slots for the block, or :class:`Busy`: a
+    burst of sign-in posts queues here (bounded) instead of taking every core from signed-in members."""
+    from dashboard.settings import LOGIN_CHECK_WAIT
+
+    slots = _slots()
+    if not slots.acquire(timeout=LOGIN_CHECK_WAIT):
+        raise Busy
+    try:
+        yield
+    finally:
+        slots.release()
