@@ -13,6 +13,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("PERFCAST_VAR_DIR", ROOT / "var"))
 
+# Everything a perfcast process writes is its owner's alone: the secret key, the access database (password
+# hashes, sessions, the audit trail), uploads and results. Set here because every perfcast process (the gunicorn
+# master that migrates the database, web workers, job processes, Celery workers, the admin command) reads these
+# settings before it writes anything; app.py also tightens a var directory made by an earlier version.
+os.umask(0o077)
+
 #: Largest upload accepted, checked on the server on the decoded size.
 MAX_UPLOAD_BYTES = int(os.environ.get("PERFCAST_MAX_UPLOAD_MB", 50)) * 1024 * 1024
 #: Jobs that may train at the same time on this machine (others queue).
