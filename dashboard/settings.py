@@ -112,13 +112,16 @@ LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_ADD
 #: Failed sign-ins allowed per device (a browser holding the account's device cookie, from an earlier sign-in
 #: to it) in the window; other browsers' failures never count against a device (dashboard/access/limiter.py).
 LOGIN_FAILURES_PER_DEVICE = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_DEVICE", 5))
-#: Password checks one web process runs at once (each costs ~170 ms of a core and 64 MiB), and the seconds an
-#: attempt waits for one before it is answered 503: a burst of sign-ins cannot starve signed-in members.
+#: Password checks one web process runs at once for browsers without the account's device cookie (each costs
+#: ~170 ms of a core and 64 MiB; browsers with one have a slot of their own), and the seconds an attempt waits
+#: for one before it is answered 503: a burst of sign-ins cannot starve signed-in members.
 LOGIN_CHECKS_AT_ONCE = max(1, int(os.environ.get("PERFCAST_LOGIN_CHECKS_AT_ONCE", 1)))
-LOGIN_CHECK_WAIT = float(os.environ.get("PERFCAST_LOGIN_CHECK_WAIT", 3.0))
+LOGIN_CHECK_WAIT = float(os.environ.get("PERFCAST_LOGIN_CHECK_WAIT", 0.5))
 LOGIN_WINDOW_SECONDS = float(os.environ.get("PERFCAST_LOGIN_WINDOW_SECONDS", 900))
-#: Seconds every failed sign-in waits before it is answered (slows guessing; a thread is held meanwhile).
-LOGIN_FAILURE_DELAY = float(os.environ.get("PERFCAST_LOGIN_FAILURE_DELAY", 1.0))
+#: Seconds a failed sign-in waits before it is answered. 0 by default: the limits above bound guessing, and a
+#: waiting answer holds one of the web threads that signed-in members need (a stranger's parallel failures held
+#: them all).
+LOGIN_FAILURE_DELAY = float(os.environ.get("PERFCAST_LOGIN_FAILURE_DELAY", 0.0))
 #: Hours the first-start link (/setup?token=...) stays valid.
 SETUP_TOKEN_HOURS = 24
 #: Name of the session cookie (cookies ignore ports: two perfcast servers on one host need different names).

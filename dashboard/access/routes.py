@@ -56,14 +56,13 @@ def login():
     device = limiter.device_of(request.cookies.get(limiter.DEVICE_COOKIE), name, secret())
     attempt = limiter.begin(name, address, device)
     if attempt is None:
-        audit_log.record("sign-in throttled", address, account=name)
-        time.sleep(settings.LOGIN_FAILURE_DELAY)
+        audit_log.record("sign-in throttled", address, account=name)  # answered at once: no thread held
         minutes = max(1, round(settings.LOGIN_WINDOW_SECONDS / 60))
         return _html(_login_page(next_path, name, f"Too many failed sign-ins for this name or from this "
                                       f"address: try again in {minutes} minutes (a browser you have signed "
                                       "in with before is not held back by others' failures)."), 429)
     try:
-        with passwords.check_slot():
+        with passwords.check_slot(known_device=device is not None):
             with database.session() as db:
                 user = accounts.find_user(db, name) if name else None
                 stored, user_id, disabled = (user.password_hash, user.id, user.disabled) if user else (None, None,
