@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
@@ -15,6 +16,16 @@ from dashboard.ui.project_menu import project_menu
 from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager
 from dashboard.settings import MAX_UPLOAD_BYTES, REDIS_URL, ROOT, VAR_DIR
+
+
+def _private_var_dir() -> None:
+    """The var directory and the files that hold secrets, readable by the server's own user only (new files are
+    private through the umask set in dashboard/settings.py; this tightens those an earlier version left 0644)."""
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    VAR_DIR.chmod(0o700)
+    for name in ("secret_key", "perfcast.db", "perfcast.db-wal", "perfcast.db-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            (VAR_DIR / name).chmod(0o600)
 
 
 def _secret_key() -> str:
@@ -70,6 +81,7 @@ compression.install(app)
 request_checks.install(server)  # outermost: a foreign Host or Origin reaches nothing else
 # assets are fingerprinted by Dash (?m=<mtime>): browsers may keep them for a year
 server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600
+_private_var_dir()
 server.secret_key = _secret_key()
 access.install(app)  # the gate runs first of every before_request: without a session only /login, /setup, /assets
 if REDIS_URL:  # ./worker.sh: celery -A app:celery_app worker (the same code as the web servers)

@@ -13,6 +13,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("PERFCAST_VAR_DIR", ROOT / "var"))
 
+# Everything a perfcast process writes is its owner's alone: the secret key, the access database (password
+# hashes, sessions, the audit trail), uploads and results. Set here because every perfcast process (the gunicorn
+# master that migrates the database, web workers, job processes, Celery workers, the admin command) reads these
+# settings before it writes anything; app.py also tightens a var directory made by an earlier version.
+os.umask(0o077)
+
 #: Largest upload accepted, checked on the server on the decoded size.
 MAX_UPLOAD_BYTES = int(os.environ.get("PERFCAST_MAX_UPLOAD_MB", 50)) * 1024 * 1024
 #: Jobs that may train at the same time on this machine (others queue).
@@ -98,13 +104,24 @@ SESSION_HOURS = float(os.environ.get("PERFCAST_SESSION_HOURS", 12))
 #: argon2 cost profile (a name in ``argon2.profiles``): the default costs about 170 ms per hash or check;
 #: ``CHEAPEST`` is for the test suite only.
 ARGON2_PROFILE = os.environ.get("PERFCAST_ARGON2_PROFILE", "RFC_9106_LOW_MEMORY").strip().upper()
-#: Failed sign-ins allowed per account and per client address within LOGIN_WINDOW_SECONDS; beyond them
-#: every attempt is refused (HTTP 429) without checking the password until the window has passed.
+#: Failed sign-ins allowed from browsers without the account's device cookie, per account and per client (the
+#: forwarded address behind a trusted proxy; an IPv6 /64) within LOGIN_WINDOW_SECONDS; beyond them such
+#: attempts are refused (HTTP 429) without checking the password until the window has passed.
 LOGIN_FAILURES_PER_ACCOUNT = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_ACCOUNT", 5))
 LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_ADDRESS", 20))
+#: Failed sign-ins allowed per device (a browser holding the account's device cookie, from an earlier sign-in
+#: to it) in the window; other browsers' failures never count against a device (dashboard/access/limiter.py).
+LOGIN_FAILURES_PER_DEVICE = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_DEVICE", 5))
+#: Password checks one web process runs at once for browsers without the account's device cookie (each costs
+#: ~170 ms of a core and 64 MiB; browsers with one have a slot of their own), and the seconds an attempt waits
+#: for one before it is answered 503: a burst of sign-ins cannot starve signed-in members.
+LOGIN_CHECKS_AT_ONCE = max(1, int(os.environ.get("PERFCAST_LOGIN_CHECKS_AT_ONCE", 1)))
+LOGIN_CHECK_WAIT = float(os.environ.get("PERFCAST_LOGIN_CHECK_WAIT", 0.5))
 LOGIN_WINDOW_SECONDS = float(os.environ.get("PERFCAST_LOGIN_WINDOW_SECONDS", 900))
-#: Seconds every failed sign-in waits before it is answered (slows guessing; a thread is held meanwhile).
-LOGIN_FAILURE_DELAY = float(os.environ.get("PERFCAST_LOGIN_FAILURE_DELAY", 1.0))
+#: Seconds a failed sign-in waits before it is answered. 0 by default: the limits above bound guessing, and a
+#: waiting answer holds one of the web threads that signed-in members need (a stranger's parallel failures held
+#: them all).
+LOGIN_FAILURE_DELAY = float(os.environ.get("PERFCAST_LOGIN_FAILURE_DELAY", 0.0))
 #: Hours the first-start link (/setup?token=...) stays valid.
 SETUP_TOKEN_HOURS = 24
 #: Name of the session cookie (cookies ignore ports: two perfcast servers on one host need different names).

@@ -1,44 +1,148 @@
-"""The sign-in limiter, kept in the database so every worker and web server counts the same failures.
+"""The sign-in limiter: slows password guessing without letting a stranger lock members out.
 
-Each failed sign-in is a row of ``login_failures`` (account name as typed, client address). While an account
-has had ``PERFCAST_LOGIN_FAILURES_PER_ACCOUNT`` (5) failures, or an address ``PERFCAST_LOGIN_FAILURES_PER_ADDRESS``
-(20), within ``PERFCAST_LOGIN_WINDOW_SECONDS`` (15 min), further attempts for it are refused without looking at
-the password. A successful sign-in clears its account's failures. Every failure is also answered only after
-``PERFCAST_LOGIN_FAILURE_DELAY`` (1 s) and is in the audit trail.
+Kept in the database (``login_failures``), so every worker and web server counts the same attempts. The rules,
+after OWASP's device-cookie scheme:
+
+- **Known browsers.** A browser that has signed in to an account holds a signed device cookie for it
+  (:func:`device_cookie`, one year). Its attempts for that account are counted for that device alone
+  (``PERFCAST_LOGIN_FAILURES_PER_DEVICE``, 5 in the window): nobody else's failures, for the account or from
+  the same address, ever refuse it.
+- **Other browsers** are limited per account (``PERFCAST_LOGIN_FAILURES_PER_ACCOUNT``, 5) and per client
+  (``PERFCAST_LOGIN_FAILURES_PER_ADDRESS``, 20) within ``PERFCAST_LOGIN_WINDOW_SECONDS`` (15 min). The client
+  is the peer's address; behind a trusted proxy (``PERFCAST_TRUSTED_PROXIES``) the address the proxy forwards
+  (``X-Forwarded-For``, nearest untrusted hop), so one stranger behind the proxy does not limit everyone; an
+  IPv6 client counts by its /64 (one host has a whole /64 to rotate through).
+- **Atomic.** An attempt is written as a row *before* its password is checked and counted after, so N guesses
+  sent at once get at most the limit of checks (a check-then-write counter let 16 parallel guesses through 8
+  checks). A refused attempt's row is removed; a failed one's stays; a successful one removes its own row and
+  the failures of that device (or that client) for the account.
+
+A successful sign-in never clears failures that other browsers made, so an attacker's count for the account
+survives a member's sign-in.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import ipaddress
+import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import and_, delete, func, select
 
 from dashboard import settings
 from dashboard.access import database
 from dashboard.access.models import LoginFailure, utcnow
+
+DEVICE_COOKIE = "perfcast_device"
+DEVICE_DAYS = 365
 
 
 def _since():
     return utcnow() - timedelta(seconds=settings.LOGIN_WINDOW_SECONDS)
 
 
-def blocked(account: str, address: str, url: str | None = None) -> bool:
-    """True while ``account`` or ``address`` has used up its failures in the window."""
+def client_key(peer: str | None, forwarded_for: str | None = None) -> str:
+    """Who an attempt counts against: the peer's address, or behind a trusted proxy the nearest address in
+    ``X-Forwarded-For`` that is not a trusted proxy; an IPv6 address as its /64 network, an IPv4-mapped IPv6
+    address as the IPv4 address. At most 64 characters."""
+    from dashboard.access import proxy
+
+    address = (peer or "-").split("%", 1)[0]
+    if forwarded_for and proxy.trusted(address):
+        hops = [h.strip() for h in forwarded_for.split(",") if h.strip()]
+        for hop in reversed(hops):
+            if not proxy.trusted(hop):
+                address = hop
+                break
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address[:64]
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+def _device_mac(account: str, device: str, secret: str) -> str:
+    mac = hmac.new(secret.encode(), f"perfcast-device:{account}:{device}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+def device_cookie(account: str, secret: str) -> str:
+    """A new device cookie's value for ``account``: ``account.device-id.signature``."""
+    device = secrets.token_hex(12)
+    return f"{account}.{device}.{_device_mac(account, device, secret)}"
+
+
+def device_of(cookie: str | None, account: str, secret: str) -> str | None:
+    """The device id of a correctly signed device cookie of ``account``, else None."""
+    if not cookie or len(cookie) > 200:
+        return None
+    parts = cookie.rsplit(".", 2)
+    if len(parts) != 3 or parts[0] != account or len(parts[1]) != 24:
+        return None
+    return parts[1] if hmac.compare_digest(parts[2], _device_mac(account, parts[1], secret)) else None
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One sign-in attempt being checked (its row is written): end it with :func:`failed` or :func:`succeeded`,
+    or :func:`withdraw` it when it was not checked."""
+    row_id: int
+    account: str
+    client: str
+    device: str | None
+
+
+def begin(account: str, client: str, device: str | None = None, url: str | None = None) -> Attempt | None:
+    """Write the attempt, then count: the attempt (None when refused, its row removed) if it is within the
+    limits that apply to it, counting itself and every attempt being checked at the same moment."""
+    account, client = account[:64], client[:64]
     since = _since()
     with database.session(url) as db:
-        by_account = db.scalar(select(func.count()).select_from(LoginFailure)
-                               .where(LoginFailure.account == account[:64], LoginFailure.at > since))
-        by_address = db.scalar(select(func.count()).select_from(LoginFailure)
-                               .where(LoginFailure.address == address[:64], LoginFailure.at > since))
-    return by_account >= settings.LOGIN_FAILURES_PER_ACCOUNT or by_address >= settings.LOGIN_FAILURES_PER_ADDRESS
-
-
-def failed(account: str, address: str, url: str | None = None) -> None:
+        db.execute(delete(LoginFailure).where(LoginFailure.at <= since))  # the window's past, forgotten
+        row = LoginFailure(account=account, address=client, device=device)
+        db.add(row)
+        db.flush()
+        row_id = row.id
+    recent = LoginFailure.at > since
     with database.session(url) as db:
-        db.execute(delete(LoginFailure).where(LoginFailure.at <= _since()))  # the window's past, forgotten
-        db.add(LoginFailure(account=account[:64], address=address[:64]))
+        def count(*where) -> int:  # every attempt written so far (being checked, or failed) in the window
+            return db.scalar(select(func.count()).select_from(LoginFailure).where(recent, *where)) or 0
+
+        if device is not None:
+            over = count(LoginFailure.device == device) > settings.LOGIN_FAILURES_PER_DEVICE
+        else:
+            unknown = LoginFailure.device.is_(None)
+            over = (count(unknown, LoginFailure.account == account) > settings.LOGIN_FAILURES_PER_ACCOUNT
+                    or count(unknown, LoginFailure.address == client) > settings.LOGIN_FAILURES_PER_ADDRESS)
+        if over:
+            db.execute(delete(LoginFailure).where(LoginFailure.id == row_id))
+            return None
+    return Attempt(row_id, account, client, device)
 
 
-def succeeded(account: str, url: str | None = None) -> None:
+def withdraw(attempt: Attempt, url: str | None = None) -> None:
+    """An attempt that was not checked (the server was too busy): it counts for nothing."""
     with database.session(url) as db:
-        db.execute(delete(LoginFailure).where(or_(LoginFailure.account == account[:64])))
+        db.execute(delete(LoginFailure).where(LoginFailure.id == attempt.row_id))
+
+
+def failed(attempt: Attempt, url: str | None = None) -> None:
+    """A wrong password: the attempt's row stays and counts until the window has passed."""
+
+
+def succeeded(attempt: Attempt, url: str | None = None) -> None:
+    """The right password: the attempt and the failures of the same device (or, from an unknown browser, the
+    same client) for this account are forgotten; other browsers' failures keep counting."""
+    same = (LoginFailure.device == attempt.device if attempt.device is not None
+            else and_(LoginFailure.device.is_(None), LoginFailure.address == attempt.client))
+    with database.session(url) as db:
+        db.execute(delete(LoginFailure).where(
+            (LoginFailure.id == attempt.row_id) | and_(LoginFailure.account == attempt.account, same)))

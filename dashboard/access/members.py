@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from dashboard import audit_log
 from dashboard.access import database
@@ -43,7 +43,19 @@ def member_names(project_id: int, url: str | None = None) -> list[str]:
     return [m.name for m in members(project_id, url)]
 
 
+def _lock_memberships(db, project_id: int) -> None:
+    """Serialize every change to one project's memberships: the first statement of the transaction writes the
+    project's row (to itself), so a second change waits here until the first is committed and then reads the
+    memberships as they are. On PostgreSQL this is the row's lock (and READ COMMITTED reads see the first
+    change once it is committed); on SQLite in WAL mode it is the database's one write lock, taken before
+    anything is read, so the transaction's snapshot starts after the other writer's commit. Without it two
+    owners demoting each other at the same moment both counted two owners and the project was left with
+    none."""
+    db.execute(update(Project).where(Project.id == project_id).values(id=Project.id))
+
+
 def _owner_check(db, project_id: int, acting_user: str) -> Project:
+    _lock_memberships(db, project_id)
     project = db.get(Project, project_id)
     role = db.scalar(select(Membership.role).join(User, User.id == Membership.user_id)
                      .where(Membership.project_id == project_id, User.name == acting_user))

@@ -98,9 +98,11 @@ class SetupToken(Base):
 
 
 class LoginFailure(Base):
-    """One failed sign-in (the login limiter counts these per account and per address in a window)."""
+    """One sign-in attempt being checked, or one that failed (dashboard/access/limiter.py counts these in a
+    window: per device for a browser with the account's device cookie, else per account and per client)."""
     __tablename__ = "login_failures"
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
     account: Mapped[str] = mapped_column(String(64), index=True)
     address: Mapped[str] = mapped_column(String(64), index=True)
+    device: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 
 MIN_LENGTH = 10
 MAX_LENGTH = 1024
@@ -50,3 +52,38 @@ def verify(stored: str | None, password: str) -> bool:
 def dummy_check() -> None:
     """Spend what a password check costs (an unknown account answers as slowly as a known one)."""
     verify(None, "")
+
+
+class Busy(Exception):
+    """Every password-check slot of this process stayed taken for ``LOGIN_CHECK_WAIT`` seconds."""
+
+
+
+_SLOTS: dict[bool, threading.BoundedSemaphore] = {}
+_SLOTS_LOCK = threading.Lock()
+
+
+def _slots(known_device: bool = False) -> threading.BoundedSemaphore:
+    from dashboard.settings import LOGIN_CHECKS_AT_ONCE
+
+    with _SLOTS_LOCK:
+        if known_device not in _SLOTS:
+            _SLOTS[known_device] = threading.BoundedSemaphore(1 if known_device else LOGIN_CHECKS_AT_ONCE)
+        return _SLOTS[known_device]
+
+
+@contextlib.contextmanager
+def check_slot(known_device: bool = False):
+    """One of the process's password-check slots for the block, or :class:`Busy` after ``LOGIN_CHECK_WAIT``
+    seconds: a burst of sign-in posts is answered at once instead of queueing on the web threads that signed-in
+    members need. A browser with the account's device cookie has a slot of its own, so a stranger's burst
+    never keeps a member from signing in."""
+    from dashboard.settings import LOGIN_CHECK_WAIT
+
+    slots = _slots(known_device)
+    if not slots.acquire(timeout=LOGIN_CHECK_WAIT):
+        raise Busy
+    try:
+        yield
+    finally:
+        slots.release()

@@ -52,27 +52,40 @@ def login():
                                  "switched off on this server."), 403)
     password = request.form.get("password") or ""
     next_path = safe_next(request.form.get("next"))
-    address = request.remote_addr or "-"
-    if limiter.blocked(name, address):
-        audit_log.record("sign-in throttled", address, account=name)
-        time.sleep(settings.LOGIN_FAILURE_DELAY)
+    address = limiter.client_key(request.remote_addr, request.headers.get("X-Forwarded-For"))
+    device = limiter.device_of(request.cookies.get(limiter.DEVICE_COOKIE), name, secret())
+    attempt = limiter.begin(name, address, device)
+    if attempt is None:
+        audit_log.record("sign-in throttled", address, account=name)  # answered at once: no thread held
         minutes = max(1, round(settings.LOGIN_WINDOW_SECONDS / 60))
         return _html(_login_page(next_path, name, f"Too many failed sign-ins for this name or from this "
-                                      f"address: try again in {minutes} minutes."), 429)
-    with database.session() as db:
-        user = accounts.find_user(db, name) if name else None
-        stored, user_id, disabled = (user.password_hash, user.id, user.disabled) if user else (None, None, True)
-    ok = passwords.verify(stored, password) if user else (passwords.dummy_check() or False)
+                                      f"address: try again in {minutes} minutes (a browser you have signed "
+                                      "in with before is not held back by others' failures)."), 429)
+    try:
+        with passwords.check_slot(known_device=device is not None):
+            with database.session() as db:
+                user = accounts.find_user(db, name) if name else None
+                stored, user_id, disabled = (user.password_hash, user.id, user.disabled) if user else (None, None,
+                                                                                                        True)
+            ok = passwords.verify(stored, password) if user else (passwords.dummy_check() or False)
+    except passwords.Busy:
+        limiter.withdraw(attempt)
+        return _html(_login_page(next_path, name, "The server is busy checking other sign-ins: try again in a "
+                                 "few seconds."), 503)
     if not ok or disabled:
-        limiter.failed(name, address)
+        limiter.failed(attempt)
         audit_log.record("sign-in failed", address, account=name, why="disabled" if ok else "wrong password")
         time.sleep(settings.LOGIN_FAILURE_DELAY)
         return _html(_login_page(next_path, name, "Wrong name or password."), 401)
-    limiter.succeeded(name)
+    limiter.succeeded(attempt)
     g.perfcast_user = None
     audit_log.record("signed in", address, account=name, method="password")
     response = redirect(next_path, code=303)
     _start_session(response, user_id)
+    if device is None:
+        response.set_cookie(limiter.DEVICE_COOKIE, limiter.device_cookie(name, secret()),
+                            max_age=limiter.DEVICE_DAYS * 86400, path="/login", httponly=True, samesite="Strict",
+                            secure=_secure())
     return response
 
 

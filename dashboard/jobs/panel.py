@@ -170,6 +170,9 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
         try:
             if jobs.has_result(request["key"]):
                 return {"ready": {"key": request["key"]}, "job_status": None, "watchdog": True, "service": None}
+            if projects.current_project() is None:  # an account in no project (any new OIDC or proxy user)
+                return {"job_status": alert(projects.refusal("viewer") + " Jobs run in a project's share of the "
+                                            "server."), "service": None}
             jobs.run_submitted(run)
         except Exception as exc:  # the job service is unreachable: no job can be started now
             return {"job_status": None, "service": _unreachable(exc, UNREACHABLE_NEW)}
@@ -276,6 +279,8 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
         return [got, {"key": key}, *(drawn[k] for k in views.outputs)]
 
     def _run(set_progress, pending):
+        if projects.current_project() is None:  # a pending store posted by an account in no project
+            return {"error": f"Refused: {projects.refusal('viewer')}"}
         try:  # the inputs and the key are taken from the browser's store only after checking them again
             request = kind.from_store(pending)
         except (InvalidParameter, LookupError) as exc:

@@ -6,6 +6,7 @@ Tesla-K20 link for everyone), and a key that climbs out of var/ (it used to
 create a lock file anywhere the server could write).
 """
 
+import json
 from pathlib import Path
 
 from benchmarks.dash_client import DashClient
@@ -55,3 +56,31 @@ def test_a_key_that_climbs_out_of_var_is_refused(server_state):
     assert not OUTSIDE.with_suffix(".lock").exists()
     locks = var / "jobs" / "keys"
     assert not locks.exists() or all(jobs.keys.KEY.match(p.stem) for p in locks.iterdir())
+
+
+def test_an_account_in_no_project_starts_no_job(server_state, monkeypatch):
+    """Any new single sign-on or proxy account is signed in but a member of no project: it may look, but it
+    starts no job (before, it could hold both job slots with the longest settings), neither by Run nor by
+    posting the job's store directly."""
+    from dashboard.access import accounts, database, sessions
+    from tests.signed_in import Person
+
+    base, _var, _log = server_state
+    name = "no-project-person"
+    with database.session() as db:
+        if accounts.find_user(db, name) is None:
+            db.add(accounts.User(name=name, display_name="", password_hash=None))
+    with database.session() as db:
+        session_id = sessions.create(db, accounts.find_user(db, name).id, 1, "tests")
+    person = Person(name, "", "", "", session_id)
+    monkeypatch.setattr("benchmarks.signin.DEFAULT_ACCOUNT", None)  # no sign-in as the suite's own account
+    client = DashClient(base)
+    client.http.cookies.set(*person.cookie())
+    client.open("/scenario")
+    request = SCENARIO.request({"host": "GTX-680", "target": "Tesla-K20", "seed": 4242})
+    out = client.call("scenario-status.children", {("scenario-run", "n_clicks"): 1})
+    assert "not a member of any project" in json.dumps(out)
+    assert "scenario-pending" not in json.dumps(out)
+    answer = _job(client, "scenario", {**request, "attempt": 1, "cancels": 0})
+    assert answer["error"].startswith("Refused") and "not a member of any project" in answer["error"]
+    assert not jobs.has_result(request["key"]) and jobs.status(request["key"]) is None

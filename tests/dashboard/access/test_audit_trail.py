@@ -175,3 +175,43 @@ def test_owners_manage_members_and_a_project_keeps_an_owner(url):
     assert [(m.name, m.role) for m in members.members(x, url)] == [("cy", "owner"), ("bob", "editor")]
     accounts.add_user("dan", "a long enough password", url=url)
     assert "Added dan" in members.set_role(x, "cy", "dan", "viewer", url=url)
+
+
+@pytest.mark.parametrize("change", ["demote", "remove"])
+def test_two_owners_acting_on_each_other_at_once_leave_one_owner(url, monkeypatch, change):
+    """Two owners demote (or remove) each other at the same moment. Each change counts the owners and then
+    writes; the count is held back until both have counted (or 3 s have passed, when the other is waiting for
+    the memberships' lock), so without that lock both counted two owners and the project had none."""
+    x = _project(url, "gpu-x", "ada", ("bob", "owner"))
+    counted = threading.Barrier(2, timeout=3)
+    real_owners = members._owners
+
+    def owners_then_wait(db, project_id):
+        n = real_owners(db, project_id)
+        try:
+            counted.wait()
+        except threading.BrokenBarrierError:
+            pass
+        return n
+
+    monkeypatch.setattr(members, "_owners", owners_then_wait)
+    results: dict[str, str] = {}
+
+    def act(who, whom):
+        try:
+            if change == "demote":
+                results[who] = members.set_role(x, who, whom, "editor", url=url)
+            else:
+                results[who] = members.remove(x, who, whom, url=url)
+        except AccessError as e:
+            results[who] = f"refused: {e}"
+
+    threads = [threading.Thread(target=act, args=("ada", "bob")), threading.Thread(target=act, args=("bob", "ada"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    refused = [w for w, r in results.items() if r.startswith("refused")]
+    assert len(results) == 2 and len(refused) == 1, results
+    assert any(s in results[refused[0]] for s in ("last owner", "Only owners", "no such project"))
+    assert [m.role for m in members.members(x, url)].count("owner") == 1

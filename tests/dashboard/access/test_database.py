@@ -23,7 +23,7 @@ def url(request, tmp_path):
 def test_migrations_create_every_table_and_run_again_harmlessly(url):
     database.migrate(url)
     database.migrate(url)
-    assert database.current_revision(url) == "0003"
+    assert database.current_revision(url) == "0004"
     found = set(inspect(database.engine(url)).get_table_names())
     assert TABLES <= found and "alembic_version" in found
     columns = {c["name"] for c in inspect(database.engine(url)).get_columns("users")}
@@ -91,22 +91,55 @@ def test_the_cookie_is_signed():
     assert sessions.session_id_of(None, "k1") is None and sessions.session_id_of("x" * 500, "k1") is None
 
 
-def test_the_limiter_counts_failures_per_account_and_per_address(url, monkeypatch):
+def test_the_limiter_counts_failures_per_account_per_client_and_per_device(url, monkeypatch):
     database.migrate(url)
     monkeypatch.setattr("dashboard.settings.LOGIN_FAILURES_PER_ACCOUNT", 3)
     monkeypatch.setattr("dashboard.settings.LOGIN_FAILURES_PER_ADDRESS", 5)
+    monkeypatch.setattr("dashboard.settings.LOGIN_FAILURES_PER_DEVICE", 2)
+
+    def fail(account, client, device=None):
+        attempt = limiter.begin(account, client, device, url)
+        assert attempt is not None
+        limiter.failed(attempt, url)
+
     for _ in range(3):
-        assert not limiter.blocked("ada", "10.0.0.1", url)
-        limiter.failed("ada", "10.0.0.1", url)
-    assert limiter.blocked("ada", "10.0.0.2", url)  # the account, from anywhere
-    assert not limiter.blocked("bob", "10.0.0.2", url)
-    limiter.failed("bob", "10.0.0.1", url)
-    limiter.failed("cy", "10.0.0.1", url)
-    assert limiter.blocked("dan", "10.0.0.1", url)  # the address, for any account
-    limiter.succeeded("ada", url)
-    assert not limiter.blocked("ada", "10.0.0.3", url)
+        fail("ada", "10.0.0.1")
+    assert limiter.begin("ada", "10.0.0.2", url=url) is None  # the account, from anywhere
+    ada_device = limiter.begin("ada", "10.0.0.2", "d" * 24, url)  # ... but not from ada's own browser
+    assert ada_device is not None
+    limiter.succeeded(ada_device, url)
+    assert limiter.begin("ada", "10.0.0.2", url=url) is None  # a member's sign-in keeps the stranger's count
+    fail("bob", "10.0.0.1")
+    fail("cy", "10.0.0.1")
+    assert limiter.begin("dan", "10.0.0.1", url=url) is None  # the client, for any account
+    assert limiter.begin("dan", "10.0.0.1", "e" * 24, url) is not None  # not for dan's browser
+    fail("ada", "10.0.0.9", "f" * 24)
+    fail("ada", "10.0.0.9", "f" * 24)
+    assert limiter.begin("ada", "10.0.0.9", "f" * 24, url) is None  # a device's own failures count
     monkeypatch.setattr("dashboard.settings.LOGIN_WINDOW_SECONDS", 0)
-    assert not limiter.blocked("dan", "10.0.0.1", url)  # the window has passed
+    assert limiter.begin("dan", "10.0.0.1", url=url) is not None  # the window has passed
+
+
+def test_the_client_is_the_forwarded_address_behind_a_trusted_proxy_and_an_ipv6_slash_64(monkeypatch):
+    monkeypatch.setattr("dashboard.settings.TRUSTED_PROXIES", ["127.0.0.1"])
+    assert limiter.client_key("127.0.0.1", "10.9.9.9, 10.1.2.3") == "10.1.2.3"
+    assert limiter.client_key("127.0.0.1", "10.1.2.3, 127.0.0.1") == "10.1.2.3"  # a chain of trusted hops
+    assert limiter.client_key("10.0.0.7", "10.1.2.3") == "10.0.0.7"  # forwarded by someone untrusted: ignored
+    assert limiter.client_key("127.0.0.1", None) == "127.0.0.1"
+    assert limiter.client_key("2001:db8:1:2:aaaa::1") == limiter.client_key("2001:db8:1:2:ffff::9") \
+        == "2001:db8:1:2::/64"
+    assert limiter.client_key("::ffff:10.0.0.5") == "10.0.0.5"
+    assert limiter.client_key("not an address") == "not an address"
+
+
+def test_a_device_cookie_is_signed_and_names_its_account():
+    cookie = limiter.device_cookie("ada.lovelace", "k" * 32)
+    device = limiter.device_of(cookie, "ada.lovelace", "k" * 32)
+    assert device is not None and len(device) == 24
+    assert limiter.device_of(cookie, "bob", "k" * 32) is None
+    assert limiter.device_of(cookie, "ada.lovelace", "other secret" * 3) is None
+    assert limiter.device_of(cookie[:-2] + "xx", "ada.lovelace", "k" * 32) is None
+    assert limiter.device_of("garbage", "ada", "k" * 32) is None and limiter.device_of(None, "ada", "k") is None
 
 
 def test_a_setup_token_makes_the_first_owner_once(url):

@@ -159,6 +159,101 @@ def test_wrong_passwords_are_slowed_limited_and_logged(perfcast_app, account, mo
     assert len(rows) >= 5 and rows[-1].detail["account"] == account
 
 
+def _wrong(client, name):
+    r = sign_in(client, name, "wrong password 123")
+    assert r.status_code in (401, 429), r.status_code
+    return r.status_code
+
+
+def test_a_stranger_cannot_lock_a_member_out(perfcast_app, account, monkeypatch):
+    """A member who signed in from this browser before keeps signing in while a stranger guesses the account's
+    password and sprays names from the member's own address (before: 429 for 15 minutes)."""
+    monkeypatch.setattr("dashboard.settings.LOGIN_FAILURE_DELAY", 0)
+    member = anonymous(perfcast_app, "10.0.3.1")
+    assert sign_in(member, account).status_code == 303
+    assert member.get_cookie("perfcast_device", path="/login") is not None
+    member.post("/logout")
+    stranger = anonymous(perfcast_app, "10.0.3.1")
+    for i in range(25):
+        _wrong(stranger, f"nobody-{i}")
+    for _ in range(6):
+        _wrong(anonymous(perfcast_app, "10.0.3.2"), account)
+    assert sign_in(anonymous(perfcast_app, "10.0.3.1"), account).status_code == 429  # an unknown browser waits
+    assert sign_in(member, account).status_code == 303  # the member's own browser does not
+
+
+def test_behind_a_trusted_proxy_the_forwarded_address_is_limited(perfcast_app, account, monkeypatch):
+    monkeypatch.setattr("dashboard.settings.LOGIN_FAILURE_DELAY", 0)
+    monkeypatch.setattr("dashboard.settings.TRUSTED_PROXIES", ["10.0.4.1"])
+    proxy = anonymous(perfcast_app, "10.0.4.1")
+    for i in range(25):
+        proxy.post("/login", data={"name": f"nobody-{i}", "password": "wrong password 123"},
+                   headers={"X-Forwarded-For": "10.0.4.66"})
+    r = proxy.post("/login", data={"name": "nobody-x", "password": "wrong password 123"},
+                   headers={"X-Forwarded-For": "10.0.4.66"})
+    assert r.status_code == 429  # the stranger, by the address the proxy forwards
+    r = proxy.post("/login", data={"name": account, "password": "correct horse battery", "next": "/"},
+                   headers={"X-Forwarded-For": "10.0.4.77"})
+    assert r.status_code == 303  # everyone else behind the proxy signs in
+
+
+def test_an_ipv6_client_is_limited_by_its_slash_64(perfcast_app, account, monkeypatch):
+    monkeypatch.setattr("dashboard.settings.LOGIN_FAILURE_DELAY", 0)
+    for i in range(20):
+        _wrong(anonymous(perfcast_app, f"2001:db8:5:5::{i + 1:x}"), f"nobody-{i}")
+    assert _wrong(anonymous(perfcast_app, "2001:db8:5:5:ffff::1"), "nobody-z") == 429
+
+
+def test_parallel_guesses_get_no_more_password_checks_than_the_limit(perfcast_app, account, monkeypatch):
+    import threading
+
+    from dashboard.access import passwords
+
+    monkeypatch.setattr("dashboard.settings.LOGIN_FAILURE_DELAY", 0)
+    monkeypatch.setattr("dashboard.settings.LOGIN_CHECKS_AT_ONCE", 16)
+    monkeypatch.setattr(passwords, "_SLOTS", {})
+    checks, real_verify, start = [], passwords.verify, threading.Barrier(16, timeout=30)
+
+    def counted(stored, password):
+        checks.append(1)
+        return real_verify(stored, password)
+
+    monkeypatch.setattr(passwords, "verify", counted)
+
+    def guess(i):
+        start.wait()
+        _wrong(anonymous(perfcast_app, f"10.0.5.{i + 1}"), account)
+
+    threads = [threading.Thread(target=guess, args=(i,)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert 1 <= len(checks) <= 5
+
+
+def test_a_burst_of_sign_ins_is_answered_at_once_and_a_members_browser_has_its_own_slot(perfcast_app, account,
+                                                                                        monkeypatch):
+    from dashboard.access import passwords
+
+    monkeypatch.setattr("dashboard.settings.LOGIN_CHECK_WAIT", 0.2)
+    monkeypatch.setattr(passwords, "_SLOTS", {})
+    member = anonymous(perfcast_app, "10.0.6.2")
+    assert sign_in(member, account).status_code == 303  # this browser now holds the device cookie
+    slots = passwords._slots()
+    while slots.acquire(blocking=False):  # every slot for unknown browsers taken by a stranger's burst
+        pass
+    try:
+        t0 = time.perf_counter()
+        r = sign_in(anonymous(perfcast_app, "10.0.6.1"), account)
+        assert r.status_code == 503 and "busy" in r.get_data(as_text=True)
+        assert time.perf_counter() - t0 < 5  # answered, not queued on a web thread
+        assert sign_in(member, account).status_code == 303  # the member's browser has its own slot
+    finally:
+        passwords._SLOTS.clear()
+    assert sign_in(anonymous(perfcast_app, "10.0.6.1"), account).status_code == 303  # the refusal cost nothing
+
+
 def test_unknown_names_and_disabled_accounts_are_refused_alike(perfcast_app, account):
     client = anonymous(perfcast_app, "10.0.0.6")
     assert sign_in(client, "nobody-at-all").status_code == 401
