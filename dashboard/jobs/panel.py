@@ -43,6 +43,7 @@ from dashboard import audit_log, jobs
 from dashboard.access import projects
 from dashboard.jobs.outage import UNREACHABLE, UNREACHABLE_NEW, is_outage
 from dashboard.jobs.runs import new_run, run_of
+from dashboard.jobs.startup_checks import job_key_refusal
 from dashboard.settings import POLL_MS
 from dashboard.ui.components import alert, answer
 from dashboard.ui.format import message  # noqa: F401 - pages import it from here too
@@ -173,6 +174,9 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             if projects.current_project() is None:  # an account in no project (any new OIDC or proxy user)
                 return {"job_status": alert(projects.refusal("viewer") + " Jobs run in a project's share of the "
                                             "server."), "service": None}
+            refused = job_key_refusal()
+            if refused:
+                return {"job_status": alert(refused), "service": None}
             jobs.run_submitted(run)
         except Exception as exc:  # the job service is unreachable: no job can be started now
             return {"job_status": None, "service": _unreachable(exc, UNREACHABLE_NEW)}
@@ -279,6 +283,9 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
         return [got, {"key": key}, *(drawn[k] for k in views.outputs)]
 
     def _run(set_progress, pending):
+        refused = job_key_refusal()  # this worker's key is not the web servers' (checked before the project:
+        if refused:                  # with another key the session cannot be read and the project is lost)
+            return {"error": refused}
         if projects.current_project() is None:  # a pending store posted by an account in no project
             return {"error": f"Refused: {projects.refusal('viewer')}"}
         try:  # the inputs and the key are taken from the browser's store only after checking them again

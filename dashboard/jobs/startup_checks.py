@@ -6,6 +6,10 @@ reason instead of starting and failing quietly.
   through one server and polled through another just stops. The first server to start keeps a digest of its
   key in Redis (``perfcast:secret-key-digest``, never the key itself); a server whose key has another digest
   refuses to start and says so. (To change the key on purpose: stop every server, delete that Redis key.)
+* The agreement is checked again for every job, where it matters (:func:`job_key_refusal`): the web server
+  before it submits one and the worker before it computes one. A server started while Redis was down (it could
+  not check), or one whose Redis lost the digest and then recorded another server's, refuses its jobs with the
+  reason instead of running them with no project ("dataset not found", which looked like data loss).
 * gunicorn's master runs :func:`check_before_workers` before it forks: a missing key then stops the master
   with the reason, instead of each worker failing to load the app and the master starting new ones forever.
 """
@@ -63,3 +67,17 @@ def check_before_workers() -> None:
     problem = shared_key_problem(redis_url, key)
     if problem:
         raise StartupRefused(problem)
+
+
+def job_key_refusal() -> str | None:
+    """With the redis job backend: why this process must not submit or compute a job (its key is not the one
+    the other servers and workers use), or None. Records the digest when Redis has none (the first server
+    after Redis lost its data); an unreachable Redis is the job layer's outage, reported as such."""
+    from dashboard import settings
+
+    if not settings.REDIS_URL:
+        return None
+    from dashboard.access.gate import secret
+
+    problem = shared_key_problem(settings.REDIS_URL, secret())
+    return f"No job is run: {problem}" if problem else None
