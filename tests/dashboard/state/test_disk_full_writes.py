@@ -127,3 +127,15 @@ def test_an_audit_trail_on_a_full_disk_never_stops_the_action_and_is_logged(var,
     assert [r["id"] for r in trash.list_trash()] == [record["id"]]
     assert any("audit: scenario deleted" in m for m in caplog.messages)
     assert any("audit event not stored in the database: scenario deleted" in m for m in caplog.messages)
+
+
+def test_a_callback_that_meets_a_full_disk_shows_the_notice_not_a_defect(monkeypatch, caplog):
+    from dashboard import callback_errors
+    from dashboard.ui import service_notice
+
+    shown = []
+    monkeypatch.setattr(service_notice, "show_disk_full", lambda: shown.append(service_notice.DISK_FULL))
+    with caplog.at_level(logging.ERROR, logger="perfcast.callbacks"):
+        assert callback_errors.on_callback_error(files.storage_error(OSError(errno.ENOSPC, "full"))) is None
+    assert shown and "disk is full" in shown[0] and "tell the administrator" in shown[0]
+    assert not any(callback_errors.MARK in m for m in caplog.messages)  # not reported as a defect
