@@ -93,3 +93,50 @@ def test_the_access_database_on_a_really_full_disk_is_recognised(small_var):
     with database.session(url) as db:  # what was committed before is intact
         assert db.scalar(select(User.name).where(User.id == user_id)) == "full"
         assert db.scalar(select(Session.user_id).limit(1)) in (None, user_id)
+
+
+def test_sign_in_and_sign_out_on_a_really_full_disk(small_var, monkeypatch):
+    """The app's access database on the full tmpfs (its WAL truncated, so the next write must grow a file): a
+    sign-in answers 503 with the message, a sign-out clears the cookie and the session is refused."""
+    import html
+    import importlib
+
+    from flask.testing import FlaskClient
+    from sqlalchemy import text
+
+    from dashboard.access import accounts, database
+
+    url = f"sqlite:///{small_var / 'perfcast.db'}"
+    monkeypatch.setattr("dashboard.settings.DATABASE_URL", url)
+    database.migrate(url)
+    accounts.add_user("fay", "correct horse battery")
+    app = importlib.import_module("app").app
+
+    def client():
+        c = FlaskClient(app.server, use_cookies=True)
+        c.environ_base["REMOTE_ADDR"] = "10.0.2.1"
+        return c
+
+    def sign_in(c):
+        return c.post("/login", data={"name": "fay", "password": "correct horse battery", "next": "/"})
+
+    signed = client()
+    assert sign_in(signed).status_code == 303
+    stolen = signed.get_cookie("perfcast_session").value
+    assert signed.get("/_dash-layout").status_code == 200
+    with database.engine(url).connect() as conn:
+        conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
+    _fill(small_var)
+
+    r = sign_in(client())
+    page = html.unescape(r.get_data(as_text=True))
+    assert r.status_code == 503 and "You are not signed in: the server's disk is full" in page, (r.status_code,
+                                                                                                 page[-400:])
+    r = signed.post("/logout")
+    page = html.unescape(r.get_data(as_text=True))
+    assert r.status_code == 200 and "You are signed out in this browser" in page and "disk is full" in page
+    assert signed.get_cookie("perfcast_session") is None
+    other = client()
+    other.set_cookie("perfcast_session", stolen)
+    assert other.get("/_dash-layout").status_code == 401
+    database.engine(url).dispose()
