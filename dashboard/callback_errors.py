@@ -6,7 +6,8 @@ traceback goes to the server log, marked so that the callback fuzzer
 (``tests/integration/test_callback_fuzz.py``) fails on it, and the page keeps
 its state (no update) instead of breaking. One exception is not a defect: the
 job service (Redis) not answering; the page then shows the service notice
-(:mod:`dashboard.ui.service_notice`) until it answers again.
+(:mod:`dashboard.ui.service_notice`) until it answers again. Nor is a write that found the disk full: the
+same notice then says so (a save or delete that answers it itself shows its own message in place).
 """
 
 from __future__ import annotations
@@ -29,6 +30,14 @@ def on_callback_error(exc: Exception):
 
         log.warning("job service unreachable in a callback: %s: %s", type(exc).__name__, exc)
         service_notice.show()
+        return None
+    from dashboard.state.files import is_disk_full
+
+    if is_disk_full(exc):  # not a defect either: a write found the disk full; the page says so
+        from dashboard.ui import service_notice
+
+        log.error("a callback's write found the disk full: %s: %s", type(exc).__name__, exc)
+        service_notice.show_disk_full()
         return None
 
     where = ""

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from dashboard.ui.figures import FONT, PALETTE, log_axis, margins, template as _template, values as _list
+from dashboard.ui.figures import FONT, PALETTE, log_axis, margins, safe, template as _template, values as _list
 from modeling.accelerators.advisor import fmt_bytes
 
 REGION_COLORS = ["#cfe3f3", "#fde2cf", "#d5ecd9", "#e7d9f0", "#fff1c2", "#f9d6de", "#dfe7c9", "#d6dbf5"]
@@ -52,7 +52,7 @@ def _figure(data, title, height, y_title="speedup", **layout):
            "legend": {"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0, "xanchor": "left"},
            "xaxis": _log_x(), "yaxis": _log_y(y_title, data)}
     lay.update(layout)
-    return {"data": data, "layout": lay}
+    return safe({"data": data, "layout": lay})
 
 
 def _line(x, y, name, color, dash=None, width=2, **kw):

@@ -69,5 +69,20 @@ first project, <code>default</code>, and adds everyone else (<code>python -m das
     return page("Set up perfcast", form, message)
 
 
+def switch_page(project: str, current: str, link: str) -> str:
+    """A share link to ``project`` opened while working in ``current``: a question, never a switch (a GET
+    changes nothing). The button POSTs to ``/project`` and comes back to ``link``."""
+    body = f"""<p>Opening it switches the project you work in, in every tab: what you upload, save or run
+afterwards goes to project <strong>{escape(project)}</strong>.</p>
+<form method="post" action="/project" class="signin-form">
+<input type="hidden" name="project" value="{escape(project)}">
+<input type="hidden" name="next" value="{escape(link)}">
+<button type="submit" id="share-switch">Switch to {escape(project)} and open the link</button>
+</form>
+<p><a href="/" id="share-stay">Stay in {escape(current)}</a></p>"""
+    return page("Open in another project?", body, f"This link is to project {project}; you are working in project "
+                f"{current}.", error=False)
+
+
 def notice_page(title: str, message: str, link: str = "/login", link_text: str = "Sign in") -> str:
     return page(title, f'<p><a href="{escape(link)}">{escape(link_text)}</a></p>', message, error=False)

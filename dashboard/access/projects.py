@@ -253,14 +253,18 @@ def can_switch() -> bool:
     return user is not None and user.session_digest != proxy.DIGEST
 
 
-def open_share_link() -> None:
-    """A page opened with ``?project=NAME`` (a share link): a member whose session works in another project
-    is switched to it (audit "share-link open"); anyone else stays where they are, so the link's ids are looked
-    up in their own project and read "not found", exactly like ids that do not exist. A Flask before_request
-    after the gate; pages only (GET, not Dash's ``/_...`` routes)."""
-    from flask import request
+def open_share_link():
+    """A page opened with ``?project=NAME`` (a share link). A GET never changes the session's project: a link
+    followed from another site would otherwise move a member's next uploads and saves into the project it
+    names. So a member whose session works in another of their projects gets a page that asks: "Switch to
+    NAME" is a form that POSTs to ``/project`` (:func:`switch_route`, behind the Origin check) and comes back
+    to the link. Anyone else stays where they are, so the link's ids are looked up in their own project and
+    read "not found", exactly like ids that do not exist. Every open is in the audit trail ("share-link open").
+    A Flask before_request after the gate; pages only (GET, not Dash's ``/_...`` routes)."""
+    from flask import make_response, request
 
     from dashboard import audit_log
+    from dashboard.access import forms
 
     if request.method != "GET" or request.path.startswith(("/_", "/static/", "/assets/")):
         return None
@@ -268,19 +272,25 @@ def open_share_link() -> None:
     if not name or _request_user() is None:
         return None
     cur = current_project()
-    try:
-        target = switch(name) if cur is None or cur.name != name else cur
-    except AccessDenied:
+    if cur is not None and cur.name == name:
+        audit_log.record("share-link open", path=request.path[:200], switched=False)
+        return None
+    target = next((m for m in my_projects() if m.name == name), None)
+    if target is None or cur is None or not can_switch():
         audit_log.record("share-link open", path=request.path[:200], result="not found")
         return None
-    audit_log.record("share-link open", path=request.path[:200], switched=cur is None or cur.id != target.id)
-    return None
+    audit_log.record("share-link open", path=request.path[:200], switched=False, asked="switch")
+    response = make_response(forms.switch_page(target.name, cur.name, request.full_path.rstrip("?")), 200)
+    response.headers["Content-Type"] = "text/html; charset=utf-8"
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def switch_route():
-    """``POST /project`` (the project menu's form, dashboard/ui/project_menu.py): switch the session's project,
-    then back to the page it was sent from (its path only: the old query's ids belong to the old project).
-    A name the user is not a member of changes nothing."""
+    """``POST /project`` (the project menu's form, dashboard/ui/project_menu.py, and a share link's question,
+    :func:`open_share_link`): switch the session's project, then back to the form's ``next`` (the share link,
+    a path on this site) or else the page it was sent from (its path only: the old query's ids belong to the
+    old project). A name the user is not a member of changes nothing."""
     from urllib.parse import urlsplit
 
     from flask import redirect, request
@@ -290,6 +300,7 @@ def switch_route():
 
     before = current_project()
     name = (request.form.get("project") or "")[:100]
+    back = safe_next(urlsplit(request.referrer or "/").path or "/")
     try:
         if not name:  # "switch to…" left as it was: nothing to do
             raise AccessDenied("no project chosen")
@@ -300,7 +311,9 @@ def switch_route():
     else:
         if before is None or before.id != now.id:
             audit_log.record("project switched", to=now.name)
-    return redirect(safe_next(urlsplit(request.referrer or "/").path or "/"), code=303)
+        if request.form.get("next"):
+            back = safe_next(request.form.get("next"))
+    return redirect(back, code=303)
 
 
 def install(server) -> None:

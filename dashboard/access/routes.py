@@ -8,10 +8,12 @@ import time
 from urllib.parse import quote
 
 from flask import g, make_response, redirect, request
+from sqlalchemy.exc import SQLAlchemyError
 
 from dashboard import audit_log, settings
 from dashboard.access import accounts, database, first_start, forms, limiter, oidc, passwords, proxy, sessions
 from dashboard.access.gate import safe_next, secret, signed_in_user
+from dashboard.state.files import StorageError, is_disk_full
 
 _log = logging.getLogger("perfcast")
 
@@ -101,20 +103,67 @@ def _site() -> str:
 
 
 def logout():
+    """Sign out (POST): the session is refused in this process at once, then revoked in the database; the
+    answer always clears the browser's cookie. When the database cannot be written (a full disk), the sign-out
+    still holds in this browser and in this process, and the page says the server could not record it."""
     user = signed_in_user()
     provider_url = None
+    unrecorded = None
     if request.method == "POST" and user is not None:
         if user.session_digest == proxy.DIGEST:  # signed in by the proxy's header: only the proxy signs out
             return _html(forms.notice_page("Sign out", "You are signed in by your organisation's proxy: sign "
                                            "out there.", "/", "Back to perfcast"), 409)
-        sessions.revoke(user.session_digest)
-        audit_log.record("signed out")
-        if oidc.enabled() and _has_subject(user.user_id):
-            provider_url = oidc.logout_url(_site() + "/login")
+        sessions.refuse_here(user.session_digest, user.expires)
+        try:
+            sessions.revoke(user.session_digest)
+        except (SQLAlchemyError, OSError) as exc:
+            _log.error("sign-out of %s not recorded in the database (refused in this process only): %s: %s",
+                       user.name, type(exc).__name__, exc)
+            unrecorded = exc
+        audit_log.record("signed out", **({"recorded": "no"} if unrecorded is not None else {}))
+        try:
+            if unrecorded is None and oidc.enabled() and _has_subject(user.user_id):
+                provider_url = oidc.logout_url(_site() + "/login")
+        except SQLAlchemyError:
+            _log.exception("sign-out: the account's single sign-on could not be looked up")
     if request.method == "GET" and user is not None:  # a link cannot sign anyone out (only the form's POST)
         return redirect("/", code=302)
-    response = redirect(provider_url or "/login", code=303)
+    if unrecorded is not None:
+        why = "its disk is full" if is_disk_full(unrecorded) else "its database did not answer"
+        response = _html(forms.notice_page(
+            "Sign out", f"You are signed out in this browser. The server could not record the sign-out ({why}); "
+            "tell the administrator. Nothing was lost.", "/login", "Sign in again"), 200)
+    else:
+        response = redirect(provider_url or "/login", code=303)
     response.delete_cookie(settings.SESSION_COOKIE, path="/", httponly=True, samesite="Lax", secure=_secure())
+    return response
+
+
+#: what did not happen when a request of these endpoints could not write (the rest: "Nothing was changed")
+_NOT_DONE = {"perfcast_login": "You are not signed in", "perfcast_oidc_callback": "You are not signed in",
+             "perfcast_setup": "perfcast is not set up yet"}
+
+
+def write_failed(exc: Exception):
+    """The error handler of a request whose write found the disk full (the database's or the files'): a page
+    (or JSON, for the app's ``/_...`` routes) saying so and what to do, HTTP 503, instead of a traceback and
+    a 500. Any other error is raised again (Flask's own 500)."""
+    if not is_disk_full(exc):
+        raise exc
+    _log.error("%s %s: the server's disk is full: %s: %s", request.method, request.path, type(exc).__name__, exc)
+    text = (f"{_NOT_DONE.get(request.endpoint or '', 'Nothing was changed')}: the server's disk is full. Nothing "
+            "was lost; tell the administrator, then try again.")
+    if request.path.startswith("/_"):
+        from flask import jsonify
+
+        response = jsonify(message=text)
+        response.status_code = 503
+        response.headers["Cache-Control"] = "no-store"
+    else:
+        again = (request.full_path.rstrip("?") if request.method == "GET"
+                 else "/login" if request.endpoint in _NOT_DONE else "/")
+        response = _html(forms.notice_page("perfcast", text, again, "Try again"), 503)
+    response.headers["Retry-After"] = "60"
     return response
 
 
@@ -220,6 +269,8 @@ def install(server) -> None:
     server.add_url_rule("/login", "perfcast_login", login, methods=["GET", "POST"])
     server.add_url_rule("/logout", "perfcast_logout", logout, methods=["GET", "POST"])
     server.add_url_rule("/setup", "perfcast_setup", setup, methods=["GET", "POST"])
+    for kind in (OSError, SQLAlchemyError, StorageError):
+        server.register_error_handler(kind, write_failed)
 
 
 def login_url(next_path: str) -> str:

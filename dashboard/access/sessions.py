@@ -3,6 +3,11 @@ the ``sessions`` table holds the id's SHA-256 digest, the user, when it expires 
 
 Every request looks its session up in the table, so a sign-out, a revocation (``python -m dashboard.admin
 session revoke USER``) or a disabled account takes effect on every worker and every web server at once.
+
+A sign-out is first remembered in this process's memory (:func:`refuse_here`), then written to the table. When
+the table cannot be written (a full disk), the session is still refused by this process until it expires, and
+the browser's cookie is cleared by the sign-out's answer; other workers learn of it only once the write
+succeeds (the administrator can end every session of an account with ``session revoke``).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import base64
 import hashlib
 import hmac
 import secrets
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -28,6 +34,30 @@ class SignedIn:
     display_name: str
     session_digest: str
     expires: datetime
+
+
+#: sessions signed out in this process: digest -> when it expires (forgotten after that); bounded
+_REFUSED: dict[str, datetime] = {}
+_REFUSED_MAX = 100_000
+_REFUSED_LOCK = threading.Lock()
+
+
+def refuse_here(session_digest: str, expires: datetime) -> None:
+    """Refuse the session ``session_digest`` in this process from now on (until ``expires``), whatever the
+    table says: a sign-out holds in this process even when the database cannot record it."""
+    now = utcnow()
+    with _REFUSED_LOCK:
+        for d in [d for d, until in _REFUSED.items() if until <= now]:
+            del _REFUSED[d]
+        if len(_REFUSED) >= _REFUSED_MAX:  # the oldest-expiring first: they would be forgotten soonest
+            for d in sorted(_REFUSED, key=_REFUSED.get)[: _REFUSED_MAX // 10]:
+                del _REFUSED[d]
+        _REFUSED[session_digest] = expires
+
+
+def refused_here(session_digest: str) -> bool:
+    until = _REFUSED.get(session_digest)
+    return until is not None and until > utcnow()
 
 
 def digest(token: str) -> str:
@@ -71,7 +101,7 @@ def lookup(session_id: str, url: str | None = None, *, valid_only: bool = True) 
     if row is None:
         return None
     session_digest, expires, revoked, user_id, name, display_name, disabled = row
-    if valid_only and (revoked is not None or expires <= utcnow() or disabled):
+    if valid_only and (revoked is not None or expires <= utcnow() or disabled or refused_here(session_digest)):
         return None
     return SignedIn(user_id, name, display_name, session_digest, expires)
 

@@ -15,6 +15,7 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 from dashboard.access.projects import can, refused
 from dashboard.data_import import saved, staged
 from dashboard.state import datasets, uploads
+from dashboard.state.files import StorageError
 from dashboard.ui.components import alert, card, grid, register_csv
 from dashboard.ui.fields import field
 from dashboard.settings import MAX_UPLOAD_BYTES
@@ -228,8 +229,11 @@ def _save(_n, host_tokens, target_tokens, key, tag_column, name):
         return alert(f"Not saved: {str(exc).strip(chr(39))}"), no_update
     notes["profiler_import"] = {"formats": host.formats, "workload_key": key,
                                 "tag_column": staged.checked_tag_column(tag_column, key), **joined.to_dict()}
-    meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else "profiler import",
-                                 mapping, notes, raw, staged.target_unit(joined), staged.target_units(joined))
+    try:
+        meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else "profiler import",
+                                     mapping, notes, raw, staged.target_unit(joined), staged.target_units(joined))
+    except StorageError as exc:  # a full disk: nothing saved, the staged files stay for another try
+        return alert(str(exc)), no_update
     extra = []
     if notes.get("missing", {}).get("columns"):
         left_out = list(notes["missing"]["columns"])[:8]

@@ -7,6 +7,7 @@ from dashboard.access.projects import refused
 from dashboard.data_import import panel as profiler_panel, staged as profiler_files
 from dashboard.data_import.saved import dataset_list as _dataset_list, next_steps
 from dashboard.state import datasets, files, staging, uploads
+from dashboard.state.files import StorageError
 from dashboard.ui.components import alert, answer, card, fitted, grid, num_col, register_csv
 from dashboard.ui.delete_confirm import delete_parts, register_delete
 from dashboard.ui.fields import dropdown, field
@@ -226,8 +227,11 @@ def _save(_n, token, name, id_col, group, targets, unit, host, repeat, features,
     except (DataError, LookupError) as exc:
         return alert(f"Not saved: {str(exc).strip(chr(39))}"), no_update
     notes["conversions"] = info.get("conversions", {})
-    meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else info.get("filename"),
-                                 mapping, notes, raw, unit)
+    try:
+        meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else info.get("filename"),
+                                     mapping, notes, raw, unit)
+    except StorageError as exc:  # a full disk: nothing saved, the upload stays staged for another try
+        return alert(str(exc)), no_update
     extra = [f"target values in {unit}" if unit else "no unit given for the target values: pages show them "
              "without one"]
     if notes.get("constant"):

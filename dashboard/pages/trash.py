@@ -81,7 +81,7 @@ def restore_message(entry) -> object:
         return alert(why)
     try:
         record = trash.restore(entry)
-    except trash.TrashError as exc:
+    except (trash.TrashError, files.StorageError) as exc:
         return alert(str(exc))
     except files.NotFound as exc:
         return alert(f"Not restored: {str(exc).strip(chr(39))}.")
@@ -119,5 +119,9 @@ def _empty_asked(_n):
 def _empty(_n):
     if why := projects.refused("owner", "empty the trash"):
         return alert(why), no_update
-    n = trash.purge(everything=True)
+    try:
+        n = trash.purge(everything=True)
+    except OSError as exc:
+        return alert(str(files.storage_error(exc, "The trash was not emptied", "Its items are as they were"))), \
+            trash_table()
     return alert(f"Emptied the trash: {n} item{'s' if n != 1 else ''} removed for good.", "info"), trash_table()

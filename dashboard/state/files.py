@@ -35,11 +35,39 @@ _WHY = {errno.ENOSPC: "the server's disk is full", errno.EDQUOT: "the server's d
         errno.EPERM: "the server may not write there"}
 
 
-def storage_error(exc: OSError) -> StorageError:
-    """The message a user reads for a failed write."""
+def storage_error(exc: BaseException, outcome: str = "Nothing was saved",
+                  intact: str = "What was saved before is intact") -> StorageError:
+    """The message a user reads for a failed write (an ``OSError``, or a database's "disk is full"):
+    ``outcome`` says what did not happen, ``intact`` what is as it was."""
+    if isinstance(exc, StorageError):  # said again for this action, from the write's own error when known
+        if not isinstance(exc.__cause__, OSError):
+            return exc
+        exc = exc.__cause__
+    if not isinstance(exc, OSError):
+        exc = OSError(errno.ENOSPC if is_disk_full(exc) else errno.EIO, str(exc))
     why = _WHY.get(exc.errno, f"the server could not write ({exc.strerror or type(exc).__name__})")
-    return StorageError(f"Nothing was saved: {why}. What was saved before is intact; tell the administrator, "
-                        "then try again.")
+    err = StorageError(f"{outcome}: {why}. {intact}; tell the administrator, then try again.")
+    err.full = exc.errno in _FULL
+    return err
+
+
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+#: PostgreSQL's SQLSTATE for a full disk (class 53, insufficient resources: disk_full)
+_PG_DISK_FULL = "53100"
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Is ``exc`` a write refused for want of space: ``OSError`` ENOSPC/EDQUOT, a :class:`StorageError` made
+    from one, SQLite's "database or disk is full" (raw or wrapped by SQLAlchemy), PostgreSQL's disk_full?"""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if (isinstance(exc, OSError) and exc.errno in _FULL) or getattr(exc, "full", False) is True:
+            return True
+        if "database or disk is full" in str(exc) or getattr(exc, "sqlstate", None) == _PG_DISK_FULL:
+            return True
+        exc = getattr(exc, "orig", None) or exc.__cause__ or exc.__context__
+    return False
 
 
 #: Temporary files and folders of a save (``.<name>.tmp``) older than this are left over from a save that

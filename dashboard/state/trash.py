@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
 import re
 import secrets
@@ -46,7 +47,7 @@ from dashboard import audit_log, settings
 from dashboard.access import projects
 from dashboard.access.projects import project_path, require
 from dashboard.state import moves
-from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, sha256_file
+from dashboard.state.files import NotFound, StorageError, _fsync_dir, atomic_write_bytes, sha256_file, storage_error
 
 ENTRY_ID = re.compile(r"^(dataset|scenario|prediction)-((?:ds|sc|pr)-[0-9a-f]{16})\.(\d{8}T\d{12}Z)$")
 RECORD = "record.json"
@@ -123,17 +124,28 @@ def move_to_trash(kind: str, item_id: str) -> dict:
             break
         except FileExistsError:  # the same item deleted twice in one microsecond: take the next one
             time.sleep(1e-6)
+        except OSError as exc:
+            raise _not_deleted(exc) from exc
     record = {"kind": kind, "id": item_id, "name": meta.get("name") or item_id, "project": cur.id,
               "entry": entry.name, "deleted_at": now, "deleted_by": audit_log.actor(), "checksums": checksums}
-    atomic_write_bytes(entry / RECORD, json.dumps(record, indent=1).encode())
-    _fsync_dir(root)
     try:
+        atomic_write_bytes(entry / RECORD, json.dumps(record, indent=1).encode())
+        _fsync_dir(root)
         moves.move(live, entry / live.name)
     except FileNotFoundError:  # deleted at the same moment by another request: theirs stands
         shutil.rmtree(entry, ignore_errors=True)
         raise NotFound(f"{kind} {item_id} not found (it may have been deleted)") from None
+    except (OSError, StorageError) as exc:  # a full disk: the item stays live, no entry is left behind
+        if live.exists() or not (entry / live.name).exists():
+            shutil.rmtree(entry, ignore_errors=True)
+            raise _not_deleted(exc) from exc
+        # moved (only a directory's fsync failed after the rename): the item is in the trash, as asked
     audit_log.record(f"{kind} deleted", **{kind: item_id}, to="trash", entry=entry.name)
     return record
+
+
+def _not_deleted(exc: BaseException) -> StorageError:
+    return storage_error(exc, "Not deleted", "It is where it was")
 
 
 def _parse(name) -> tuple[Kind, str] | None:
@@ -191,8 +203,11 @@ def restore(entry_id: str) -> dict:
     except OSError as exc:
         if exc.errno in (errno.EEXIST, errno.ENOTEMPTY):
             raise TrashError(f"Not restored: a {kind} with the id {item_id} exists already.") from None
-        raise
-    _remove(entry)
+        raise storage_error(exc, "Not restored", "It is still in the trash") from exc
+    try:
+        _remove(entry)
+    except OSError:  # the item is restored; its empty entry is removed by a later purge (no item: not listed)
+        pass
     audit_log.record(f"{kind} restored", **{kind: item_id}, entry=entry.name)
     return record
 
@@ -268,7 +283,10 @@ def list_trash(now: float | None = None) -> list[dict]:
     """The current project's items in the trash, newest first (expired ones purged first), each its record
     with ``days_left``."""
     now = time.time() if now is None else now
-    purge(now=now)
+    try:
+        purge(now=now)
+    except OSError:  # (a full disk, say) the list is still shown; expired entries go at the next listing
+        logging.getLogger("perfcast").exception("trash: expired entries not purged")
     out = []
     for _entry_dir, record, has_item in _scan():
         if record and has_item:

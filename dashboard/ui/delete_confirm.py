@@ -14,6 +14,7 @@ from dash import ALL, Input, Output, State, callback, ctx, dcc, html, no_update
 
 from dashboard import settings
 from dashboard.access.projects import refused
+from dashboard.state.files import StorageError
 from dashboard.ui.components import alert
 
 
@@ -58,12 +59,19 @@ def register_delete(prefix: str, what: str, describe: Callable[[str], str], dele
               Input(f"{prefix}-confirm-delete", "submit_n_clicks"), State(f"{prefix}-delete-id", "data"),
               prevent_initial_call=True)
     def _confirmed(_n, item_id):
-        if why := refused("editor", "delete"):
-            return no_update, alert(why)
-        try:
-            record = delete(item_id)
-        except (LookupError, TypeError):
-            return relist(), no_update
-        return relist(), alert([f"Moved the {what} ", html.Strong(record["name"]), " to the trash: ",
-                                dcc.Link("restore it there", href="/trash", className="inline-link"),
-                                f" within {settings.TRASH_DAYS:g} days."], "info")
+        return delete_answer(what, delete, relist, item_id)
+
+
+def delete_answer(what: str, delete: Callable[[str], dict], relist: Callable[[], object], item_id) -> tuple:
+    """(the list's new children, the status line) after a confirmed delete of ``item_id``."""
+    if why := refused("editor", "delete"):
+        return no_update, alert(why)
+    try:
+        record = delete(item_id)
+    except (LookupError, TypeError):
+        return relist(), no_update
+    except StorageError as exc:  # a full disk: the item stays where it was, and the message says so
+        return no_update, alert(str(exc))
+    return relist(), alert([f"Moved the {what} ", html.Strong(record["name"]), " to the trash: ",
+                            dcc.Link("restore it there", href="/trash", className="inline-link"),
+                            f" within {settings.TRASH_DAYS:g} days."], "info")

@@ -28,8 +28,19 @@ def layout():
 
 def show() -> None:
     """Show the notice from inside a callback (the error handler of an outage), and start the check."""
-    set_props(NOTICE, {"hidden": False})
+    set_props(NOTICE, {"hidden": False, "children": TEXT})
     set_props(CHECK, {"disabled": False})
+
+
+DISK_FULL = ("The server's disk is full: what you just did was not saved. Nothing was lost; tell the "
+             "administrator, then try again.")
+
+
+def show_disk_full() -> None:
+    """Show the notice with :data:`DISK_FULL` from inside a callback whose write found the disk full (the
+    error handler's net under every write a callback does not answer itself); it stays until the page is
+    reloaded."""
+    set_props(NOTICE, {"hidden": False, "children": DISK_FULL})
 
 
 def reachable() -> bool:

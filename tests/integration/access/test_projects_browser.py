@@ -133,7 +133,7 @@ def test_another_project_sees_nothing_and_a_viewer_cannot_delete(dash_duo, perfc
     refused = viewer_client.call("data-save-status.children", {("data-save", "n_clicks"): 1})
     assert "Viewers cannot save" in str(refused)
 
-    # A is also in Y: the menu switches to Y; A's share link brings A back into X (audited)
+    # A is also in Y: the menu switches to Y; A's share link asks, and its button brings A back into X (audited)
     signed_in.member(a.name, Y, "viewer")
     _as(dash_duo.driver, a)
     dash_duo.driver.get(dash_duo.server_url + "/data")
@@ -143,16 +143,19 @@ def test_another_project_sees_nothing_and_a_viewer_cannot_delete(dash_duo, perfc
     dash_duo.wait_for_contains_text("#project-current", f"{Y} · viewer", timeout=20)
     screenshot(dash_duo.driver, "project-menu")
     assert ds not in dash_duo.driver.page_source
-    dash_duo.driver.get(link)
+    dash_duo.driver.get(link)  # a link never switches by itself: it asks (a GET changes no project)
+    dash_duo.wait_for_element("#share-switch", timeout=20).click()
     dash_duo.wait_for_contains_text("#project-current", f"{X} · editor", timeout=20)
     dash_duo.wait_for_contains_text("#scenario-dataset", SECRET_NAME, timeout=20)
     with database.session() as db:
         opened = db.scalars(select(AuditEvent).where(AuditEvent.action == "share-link open",
-                                                     AuditEvent.user_name == a.name)).all()
+                                                     AuditEvent.user_name == a.name).order_by(AuditEvent.id)).all()
         switched = db.scalars(select(AuditEvent).where(AuditEvent.action == "project switched",
-                                                       AuditEvent.user_name == a.name)).all()
-    assert [e.detail.get("switched") for e in opened] == ["True"] and opened[0].project_id == x_id
-    assert [e.detail.get("to") for e in switched] == [Y]
+                                                       AuditEvent.user_name == a.name).order_by(AuditEvent.id)).all()
+    assert [(e.detail.get("switched"), e.detail.get("asked")) for e in opened] == [("False", "switch"),
+                                                                                    ("False", None)]
+    assert opened[-1].project_id == x_id
+    assert [e.detail.get("to") for e in switched] == [Y, X]
 
     # A deletes the dataset (it goes to X's trash) and restores it; X's owner reads all of it in X's trail
     dash_duo.driver.get(dash_duo.server_url + "/data")
