@@ -81,9 +81,9 @@ def login():
         return _html(_login_page(next_path, name, "Wrong name or password."), 401)
     limiter.succeeded(attempt)
     g.perfcast_user = None
-    audit_log.record("signed in", address, account=name, method="password")
     response = redirect(next_path, code=303)
-    _start_session(response, user_id)
+    _start_session(response, user_id)  # first: a sign-in that could not be recorded is not logged as done
+    audit_log.record("signed in", address, account=name, method="password")
     if device is None:
         response.set_cookie(limiter.DEVICE_COOKIE, limiter.device_cookie(name, secret()),
                             max_age=limiter.DEVICE_DAYS * 86400, path="/login", httponly=True, samesite="Strict",
@@ -249,9 +249,9 @@ def oidc_callback():
         audit_log.record("account created", address, method="oidc", account=name,
                          subject=oidc.subject_of(oidc.issuer(), str(claims["sub"])))
     g.perfcast_user = None
-    audit_log.record("signed in", address, account=name, method="oidc")
     response = redirect(safe_next(next_path), code=303)
     _start_session(response, user_id)
+    audit_log.record("signed in", address, account=name, method="oidc")
     _flow_cookie(response, _without(cookie, request.args.get("state")))
     return response
 
