@@ -81,7 +81,7 @@ def cmd_phases_predict(args) -> int:
     from modeling.phases.predict import predict_trace, read_trace_file
     from modeling.version import code_version
 
-    frame = read_trace_file(args.trace)
+    frame, read_notes = read_trace_file(args.trace)
     training, name = None, "shipped cBench"
     if args.phases:
         training = data.pair_from(data.samples_from(args.phases), args.host_freq, args.target_freq,
@@ -89,6 +89,7 @@ def cmd_phases_predict(args) -> int:
         name = str(args.phases)
     res = predict_trace(frame, args.host_freq, args.target_freq, args.target, args.model, args.level, training,
                         name, args.granularity, args.program, args.run, folds=args.folds, seed=args.seed)
+    res.notes[:0] = [f"reading the trace: {n}" for n in read_notes]
     if args.out:
         import datetime
         from pathlib import Path

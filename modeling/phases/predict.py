@@ -476,8 +476,9 @@ def predict_trace(frame: pd.DataFrame, host_freq: float, target_freq: float, tar
                            notes=notes, **kw)
 
 
-def read_trace_file(path) -> pd.DataFrame:
-    """A host trace from a file: Parquet, CSV, or the raw armpm trace (tab-separated, optionally gzip)."""
+def read_trace_file(path) -> tuple[pd.DataFrame, list]:
+    """A host trace from a file: Parquet, CSV, or the raw armpm trace (tab-separated, optionally gzip); returns
+    (frame, notes of what reading the raw trace kept apart or left out)."""
     from pathlib import Path
 
     path = Path(path)
@@ -485,8 +486,8 @@ def read_trace_file(path) -> pd.DataFrame:
         raise DataError(f"No file {path}.")
     raw = path.read_bytes()
     if raw.startswith(b"PAR1"):
-        return pd.read_parquet(path)
+        return pd.read_parquet(path), []
     head = raw[:4096]
     if raw[:2] == b"\x1f\x8b" or (b"\t" in head and b"," not in head.split(b"\n", 1)[0]):
-        return armpm.samples(armpm.read_trace(raw), cores=None)[0]
-    return pd.read_csv(path)
+        return armpm.samples(armpm.read_trace(raw), cores=None)
+    return pd.read_csv(path), []
