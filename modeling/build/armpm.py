@@ -168,12 +168,14 @@ def samples(df: pd.DataFrame, cores: int | None = None) -> tuple[pd.DataFrame, l
 
 
 def quality(s: pd.DataFrame, tolerance: float = QC_TOLERANCE) -> pd.DataFrame:
-    """Runs whose instruction total differs from the median of the program's runs by more than ``tolerance``:
-    columns program, run, freq_mhz, instructions, program_median, deviation."""
-    tot = s.groupby(["program", "run", "freq_mhz"])[INSTR].sum().rename("instructions").reset_index()
-    tot["program_median"] = tot.groupby("program")["instructions"].transform("median")
+    """Runs whose instruction total differs from the median of the program's runs (of the same configuration,
+    e.g. core count: a core's share of the work depends on it) by more than ``tolerance``: columns program,
+    run, freq_mhz, instructions, program_median, deviation."""
+    config = config_columns(s)
+    tot = s.groupby(["program", *config, "run", "freq_mhz"])[INSTR].sum().rename("instructions").reset_index()
+    tot["program_median"] = tot.groupby(["program", *config])["instructions"].transform("median")
     tot["deviation"] = tot["instructions"] / tot["program_median"] - 1
-    return tot[tot["deviation"].abs() > tolerance].reset_index(drop=True)
+    return tot[tot["deviation"].abs() > tolerance].drop(columns=config).reset_index(drop=True)
 
 
 @dataclass

@@ -1,40 +1,12 @@
 """A trace in the armpm layout with a configuration column (``Cores(#)``, as PARSEC traces record each run
 once on 1 core and once on 2 under the same ``Run(#)``) and a trace with a time gap inside a run."""
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from modeling.build import armpm
 from modeling.errors import DataError
 from modeling.phases import data
-
-HEADER = ["#Timestamp", "Benchmark", "Run(#)", "Cores(#)", "CPU(4) Frequency(MHz)", "CPU(4) Temperature(C)",
-          "A15 Voltage(V)", "A15 Current(A)", "A15 Power(W)", "CPU_CYCLES", "L1D_CACHE_ACCESS", "INST_RETIRED",
-          "BRANCH_PRED"]
-SIX_DAYS_NS = 552_394 * 10**9
-
-
-def parsec_like(programs=("parsec.alpha", "splash2x.beta", "parsec.gamma"), seed=1) -> bytes:
-    """Every program at 1000 and 1800 MHz, runs 1 and 2, once on 1 core and once on 2 (the 2-core block
-    recorded six days after the 1-core one, as in the public PARSEC traces); 0.5 s samples."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for cores in (1, 2):
-        t = 1_495_000_000 * 10**9 + (cores - 1) * SIX_DAYS_NS
-        for prog in programs:
-            mem = rng.uniform(0.1, 0.4)
-            for run in (1, 2):
-                for freq in (1000, 1800):
-                    n = (24 if freq == 1000 else 14) // cores
-                    for _ in range(n):
-                        t += 500_000_000
-                        instr = int(6e8 * freq / 1000 * rng.uniform(0.97, 1.03))
-                        acc = int(instr * mem)
-                        rows.append([t, prog, run, cores, freq, 40, 1.1, 1.0, 0.4 + freq / 2500 * cores,
-                                     int(0.7 * instr + 2 * acc), acc, instr, instr // 9])
-    return pd.DataFrame(rows, columns=HEADER).to_csv(sep="\t", index=False).encode()
-
+from tests.shared_data import parsec_like
 
 def test_runs_on_different_core_counts_stay_apart_and_cores_is_no_counter():
     s, notes = armpm.samples(armpm.read_trace(parsec_like()))
@@ -47,6 +19,7 @@ def test_runs_on_different_core_counts_stay_apart_and_cores_is_no_counter():
     per_run = s.groupby(["program", "run", "freq_mhz"])["cores"].nunique()
     assert (per_run == 1).all()  # every run has one configuration
     assert any("kept apart" in n and "cores" in n for n in notes)
+    assert armpm.quality(s).empty  # a 2-core run's share of the work is judged against the 2-core runs
     ph = armpm.phase_table(s, 1000, 1800, 2e9)
     assert not [c for c in ph.columns if "ores" in c and c != "cores"]
     assert "host_cores" not in data.event_names(ph) and "cores" in ph.columns
