@@ -8,6 +8,7 @@ import time
 import pandas as pd
 import pytest
 
+from dashboard.phases.figures import NAMES
 from modeling.phases import data
 from modeling.phases.predict import predict_trace
 from pc_browser import fresh_browser, present, screenshot, share_link, start, text_in, wait_text
@@ -43,7 +44,7 @@ def test_upload_predict_export_and_share(dash_duo, perfcast_app, tmp_path):
     t = lib["total"]
     assert total == f"{t['predicted']:.3f} W"
     assert text_in(dash_duo.driver, "#phases-new-interval") == f"{t['lower']:.3f} – {t['upper']:.3f} W"
-    assert text_in(dash_duo.driver, "#phases-new-model-used") == "host × median ratio"
+    assert text_in(dash_duo.driver, "#phases-new-model-used") == NAMES[lib["model"]]
     dash_duo.wait_for_element("#phases-new-graph .scatterlayer .trace", timeout=30)
     names = [e.text for e in dash_duo.driver.find_elements("css selector", "#phases-new-graph .legendtext")]
     assert not any("measured" in n for n in names) and any("interval" in n for n in names)
