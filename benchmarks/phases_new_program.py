@@ -35,12 +35,12 @@ def host_trace(samples: pd.DataFrame, program: str, host_freq: float, run: int =
 
 
 def predict_one(program: str, phases: pd.DataFrame, samples: pd.DataFrame, target: str, host_freq: float,
-                target_freq: float, level: float):
+                target_freq: float, level: float, granularity: float = 2e9):
     """The prediction for ``program``: from its host samples and the table without its rows."""
-    host, notes = new_program(host_trace(samples, program, host_freq), host_freq)
+    host, notes = new_program(host_trace(samples, program, host_freq), host_freq, granularity)
     training = phases[phases["program"] != program]
     return predict_program(host, training, target, level=level, host_freq=host_freq, target_freq=target_freq,
-                           notes=notes)
+                           granularity=granularity, notes=notes)
 
 
 def measured(phases: pd.DataFrame, program: str, target: str, run: int = 1) -> tuple[np.ndarray, float]:
@@ -58,17 +58,20 @@ def run(host_freq=1000.0, target_freq=2000.0, level=0.9, targets=("cycles", "pow
         from modeling.build import armpm
 
         samples, read_notes = armpm.samples(armpm.read_trace(trace))
-        phases = data.pair_from(samples, host_freq, target_freq)
+        granularity, note = data.supported_granularity(samples, host_freq, target_freq)
+        read_notes += [note] if note else []
+        phases = data.pair_from(samples, host_freq, target_freq, granularity)
     else:
+        granularity = data.DEFAULT_GRANULARITY
         phases = data.shipped_pair(host_freq, target_freq)
         samples, read_notes = data.shipped_samples(), []
-    out = {"data": str(trace or "shipped cBench"), "host_freq": host_freq, "target_freq": target_freq,
-           "level": level, "reading_notes": read_notes, "targets": {}}
+    out = {"data": str(trace or "shipped cBench"), "granularity": granularity, "host_freq": host_freq,
+           "target_freq": target_freq, "level": level, "reading_notes": read_notes, "targets": {}}
     for target in targets:
         rows = []
         t0 = time.perf_counter()
         for prog in sorted(phases["program"].unique()):
-            res = predict_one(prog, phases, samples, target, host_freq, target_freq, level)
+            res = predict_one(prog, phases, samples, target, host_freq, target_freq, level, granularity)
             y, total = measured(phases, prog, target)
             p = np.asarray(res.predicted)
             inside = (np.asarray(res.lower) <= y) & (y <= np.asarray(res.upper))

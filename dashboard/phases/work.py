@@ -72,16 +72,20 @@ def predict_new_result(params: dict, report=silent) -> dict:
     from modeling.version import code_version
 
     meta = host_traces.trace_meta(params["np_trace"])
-    source = params["np_source"]
+    source, granularity, note = params["np_source"], data.DEFAULT_GRANULARITY, None
     if source == sources.SHIPPED:
         training, name = None, "shipped cBench (ODROID-XU3)"
         fingerprint = shipped_fingerprint("armpm_samples.parquet", "armpm_phases.parquet")
-    else:
-        training, _ = sources.phases(source, params["np_host_freq"], params["np_target_freq"], 2e9)
+    else:  # phases as fine as the uploaded trace's sampling allows (its samples may hold more than 2e9)
+        granularity, note = data.supported_granularity(sources.frame(source), params["np_host_freq"],
+                                                       params["np_target_freq"])
+        training, _ = sources.phases(source, params["np_host_freq"], params["np_target_freq"], granularity)
         name, fingerprint = f"{sources.meta(source)['name']} (uploaded)", source
     res = predict_trace(host_traces.trace_frame(params["np_trace"]), params["np_host_freq"],
                         params["np_target_freq"], params["np_target"], params["np_model"], params["np_level"],
-                        training=training, training_name=name, progress=report)
+                        training=training, training_name=name, granularity=granularity, progress=report)
+    if note:
+        res.notes.insert(0, note)
     out = res.to_dict()
     out.update(params=dict(params), trace_name=meta["name"],
                provenance={"model": res.model, "trace": params["np_trace"], "trace_name": meta["name"],

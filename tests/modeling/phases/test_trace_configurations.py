@@ -52,3 +52,15 @@ def test_a_gap_in_one_run_leaves_the_others_and_says_so():
     assert ("parsec.gamma", 1, 1000) not in set(zip(s["program"], s["run"], s["freq_mhz"]))
     assert s.groupby(["program", "run", "freq_mhz"]).ngroups == 3 * 4 * 2 - 2 * 2 - 1
     assert any("time gap" in n and "parsec.gamma run 1 at 1000 MHz" in n for n in notes)
+
+
+def test_phases_as_fine_as_a_coarsely_sampled_trace_allows():
+    s, _ = armpm.samples(armpm.read_trace(parsec_like()))
+    assert data.supported_granularity(s, 1000, 1800) == (2e9, None)
+    coarse = s.assign(INST_RETIRED=s["INST_RETIRED"] * 4)  # up to ~4.5e9 instructions per sample at 1800 MHz
+    g, note = data.supported_granularity(coarse, 1000, 1800)
+    most = coarse.groupby(["program", "run", "freq_mhz"])["INST_RETIRED"].median().max()
+    assert most <= g < 1.1 * most and "too many for 2e+09" in note
+    armpm.phase_table(coarse, 1000, 1800, g)  # accepted where 2e9 is refused
+    with pytest.raises(DataError, match="finer than one sample"):
+        armpm.phase_table(coarse, 1000, 1800, 2e9)
