@@ -35,9 +35,9 @@ def host_trace(samples: pd.DataFrame, program: str, host_freq: float, run: int =
 
 
 def predict_one(program: str, phases: pd.DataFrame, samples: pd.DataFrame, target: str, host_freq: float,
-                target_freq: float, level: float, granularity: float = 2e9):
-    """The prediction for ``program``: from its host samples and the table without its rows."""
-    host, notes = new_program(host_trace(samples, program, host_freq), host_freq, granularity)
+                target_freq: float, level: float, granularity: float = 2e9, run: int = 1):
+    """The prediction for ``program``: from its host samples (run ``run``) and the table without its rows."""
+    host, notes = new_program(host_trace(samples, program, host_freq, run), host_freq, granularity)
     training = phases[phases["program"] != program]
     return predict_program(host, training, target, level=level, host_freq=host_freq, target_freq=target_freq,
                            granularity=granularity, notes=notes)
@@ -71,8 +71,9 @@ def run(host_freq=1000.0, target_freq=2000.0, level=0.9, targets=("cycles", "pow
         rows = []
         t0 = time.perf_counter()
         for prog in sorted(phases["program"].unique()):
-            res = predict_one(prog, phases, samples, target, host_freq, target_freq, level, granularity)
-            y, total = measured(phases, prog, target)
+            run = int(phases.loc[phases["program"] == prog, "host_run"].min())  # run 1 unless quality control
+            res = predict_one(prog, phases, samples, target, host_freq, target_freq, level, granularity, run)
+            y, total = measured(phases, prog, target, run)
             p = np.asarray(res.predicted)
             inside = (np.asarray(res.lower) <= y) & (y <= np.asarray(res.upper))
             t = res.total
