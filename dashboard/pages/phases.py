@@ -1,6 +1,5 @@
 """Phase-level prediction (LACross): target cycles and power per program phase on held-out programs."""
 
-import math
 
 import dash
 from dash import Input, Output, State, callback, ctx, dcc, html, no_update
@@ -17,7 +16,7 @@ from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default
-from modeling.phases.predict import PhasePrediction
+from dashboard.phases.new_program_text import np_facts, np_rows, np_text
 
 dash.register_page(__name__, path="/phases", name="Phases", title="perfcast · phases", order=6,
                    description=("Predict a target's cycles and power per program phase from host counters "
@@ -118,43 +117,6 @@ def _np_form(v):
 
 def _np_freq_options(source) -> list[dict]:
     return [{"label": f"{f} MHz", "value": f} for f in sources.frequencies(source)]
-
-
-def np_facts(res: dict) -> list[tuple[str, str]]:
-    """The headline numbers of a new program's prediction: (label, value)."""
-    pred = PhasePrediction.from_dict(res)
-    t, unit = pred.total, pred.unit
-    fmt = (lambda x: f"{x / 1e9:.3f} × 10⁹") if unit == "cycles" else (lambda x: f"{x:.3f}")
-    what = "total cycles" if pred.target == "cycles" else "average power"
-    interval = (f"{fmt(t['lower'])} – {fmt(t['upper'])} {unit}" if pred.total_supported
-                else f"not supported ({pred.n_programs} programs)")
-    return [(f"predicted {what}", f"{fmt(t['predicted'])} {unit}"), (f"{pred.level * 100:g} % interval", interval),
-            ("model", NAMES[pred.model]), ("phases / fall-back", f"{len(pred.phase)} / {sum(pred.fallback)}"),
-            ("host × median whole-program ratio", f"{fmt(t['program_ratio'])} {unit}")]
-
-
-def np_text(res: dict) -> str:
-    """What a new program's prediction is, how the model was chosen and what its intervals reached."""
-    pred = PhasePrediction.from_dict(res)
-    total = (f"the total from the held-out programs' totals (×/÷ {math.exp(pred.total_half_width):.3f})"
-             if pred.total_supported else
-             f"no interval on the total: {pred.n_programs} programs are too few for {pred.level * 100:g} %")
-    return (f"{pred.program} ({res.get('trace_name', '')}): {pred.host_freq:g} → {pred.target_freq:g} MHz, trained "
-            f"on {pred.n_programs} programs of {pred.training} ({pred.n_phases} phases). "
-            + (pred.selection or f"Model: {NAMES[pred.model]}.")
-            + f" Intervals from the same CV's residuals: per phase, each training program's own "
-            f"{pred.level * 100:g} % quantile of |log(measured / predicted)|, then the conformal rank over "
-            f"programs (×/÷ {math.exp(pred.phase_half_width):.3f}); {total}. In that CV "
-            f"{pred.cv_coverage['phases_percent']:.1f} % of phases and "
-            f"{pred.cv_coverage['totals_percent']:.1f} % of program totals fell inside intervals built "
-            "without their program. "
-            + ("Notes: " + "; ".join(pred.notes) + "." if pred.notes else ""))
-
-
-def np_rows(res: dict) -> list[dict]:
-    return [{"phase": p["phase"], "start": p["start_instructions"] / 1e9, "predicted": p["predicted"],
-             "lower": p["lower"], "upper": p["upper"], "fallback": "yes" if p["fallback"] else ""}
-            for p in res["phases"]]
 
 
 def _np_content(res):
@@ -337,6 +299,12 @@ def _source_changed(source):
         return no_update, no_update, no_update, no_update
     opts = _freq_options(source)
     return opts, (1000 if 1000 in freqs else freqs[0]), opts, (2000 if 2000 in freqs else freqs[-1])
+
+
+@callback(Output(f"{NP}-source", "options"), Input(f"{P}-source", "options"), prevent_initial_call=True)
+def _np_sources(_options):
+    """A trace uploaded above can be trained on here too (the stored sources, listed again)."""
+    return sources.options()
 
 
 @callback(Output(f"{NP}-host_freq", "options"), Output(f"{NP}-host_freq", "value"),

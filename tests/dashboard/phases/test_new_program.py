@@ -64,6 +64,7 @@ def test_the_card_trains_on_an_uploaded_trace_with_its_frequencies_and_events():
     import app  # noqa: F401 - registers the pages
     from dashboard.pages import phases as page
     from dashboard.phases import sources
+    from dashboard.phases.new_program_text import np_facts, np_text
     from modeling.build import armpm
     from tests.shared_data import parsec_like
 
@@ -81,10 +82,12 @@ def test_the_card_trains_on_an_uploaded_trace_with_its_frequencies_and_events():
     assert res["n_programs"] == 6 and "parsec.data" in res["training"]
     assert res["provenance"]["training_fingerprint"] == src["id"]
     assert any("L1D_CACHE_ACCESS" in n and "dropped from the model" in n for n in res["notes"])
-    text = page.np_text(res)
+    text = np_text(res)
     assert "6 programs of parsec.data" in text and res["selection"] in text
-    facts = dict(page.np_facts(res))
+    facts = dict(np_facts(res))
     assert "host × median whole-program ratio" in facts
     # 6 training programs cannot support a 90 % whole-program interval: the card says so instead of a range
     assert facts["90 % interval"].startswith("not supported") and "no interval on the total" in text
     assert "no 90 % interval" in work.saved_summary(res)["text"]
+    summary, fig, rows = page._np_content(res)  # the card draws it: no range on the total, every phase's row
+    assert len(rows) == len(res["phases"]) and "no interval on the total" in fig["layout"]["title"]["text"]
