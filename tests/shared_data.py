@@ -58,3 +58,30 @@ def shipped_as_upload(host="GTX-680", target="GTX-980") -> tuple[pd.DataFrame, d
     mapping = {"id_col": "w", "group_col": "app", "targets": ["t"], "features": [*ROOFLINE_COUNTERS, "host_t"],
                "host_col": "host_t", "repeat_col": None}
     return up, mapping
+
+
+PARSEC_HEADER = ["#Timestamp", "Benchmark", "Run(#)", "Cores(#)", "CPU(4) Frequency(MHz)", "CPU(4) Temperature(C)",
+          "A15 Voltage(V)", "A15 Current(A)", "A15 Power(W)", "CPU_CYCLES", "L1D_CACHE_ACCESS", "INST_RETIRED",
+          "BRANCH_PRED"]
+PARSEC_GAP_NS = 552_394 * 10**9
+
+
+def parsec_like(programs=("parsec.alpha", "splash2x.beta", "parsec.gamma"), seed=1) -> bytes:
+    """Every program at 1000 and 1800 MHz, runs 1 and 2, once on 1 core and once on 2 (the 2-core block
+    recorded six days after the 1-core one, as in the public PARSEC traces); 0.5 s samples."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for cores in (1, 2):
+        t = 1_495_000_000 * 10**9 + (cores - 1) * PARSEC_GAP_NS
+        for prog in programs:
+            mem = rng.uniform(0.1, 0.4)
+            for run in (1, 2):
+                for freq in (1000, 1800):
+                    n = (24 if freq == 1000 else 14) // cores
+                    for _ in range(n):
+                        t += 500_000_000
+                        instr = int(6e8 * freq / 1000 * rng.uniform(0.97, 1.03))
+                        acc = int(instr * mem)
+                        rows.append([t, prog, run, cores, freq, 40, 1.1, 1.0, 0.4 + freq / 2500 * cores,
+                                     int(0.7 * instr + 2 * acc), acc, instr, instr // 9])
+    return pd.DataFrame(rows, columns=PARSEC_HEADER).to_csv(sep="\t", index=False).encode()

@@ -1,6 +1,5 @@
 """Phase-level prediction (LACross): target cycles and power per program phase on held-out programs."""
 
-import math
 
 import dash
 from dash import Input, Output, State, callback, ctx, dcc, html, no_update
@@ -17,6 +16,7 @@ from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default
+from dashboard.phases.new_program_text import np_facts, np_rows, np_text
 
 dash.register_page(__name__, path="/phases", name="Phases", title="perfcast · phases", order=6,
                    description=("Predict a target's cycles and power per program phase from host counters "
@@ -82,13 +82,19 @@ def _form(v):
 
 
 def _np_form(v):
-    freqs = [{"label": f"{f} MHz", "value": f} for f in NEW_PROGRAM.params[1].allowed(v)]
+    try:
+        freqs = _np_freq_options(v["np_source"])
+    except LookupError:
+        freqs = []
     try:
         trace_opts = [] if v["np_trace"] == host_traces.NONE else [
             {"label": host_traces.trace_meta(v["np_trace"])["name"], "value": v["np_trace"]}]
     except LookupError:
         trace_opts = []
     return html.Div([
+        field("Train on", dropdown(f"{NP}-source", sources.options(), v["np_source"]),
+              "the programs the model learns from, and the frequencies and events offered: the shipped cBench "
+              "traces or a trace uploaded above"),
         field("Host trace", html.Div([
             dcc.Dropdown(id=f"{NP}-trace", options=trace_opts, value=v["np_trace"] if trace_opts else None,
                          placeholder="upload the host run first", clearable=False, style={"minWidth": "260px"}),
@@ -109,39 +115,8 @@ def _np_form(v):
     ], className="form-grid")
 
 
-def np_facts(res: dict) -> list[tuple[str, str]]:
-    """The headline numbers of a new program's prediction: (label, value)."""
-    t, unit = res["total"], res["unit"]
-    fmt = (lambda x: f"{x / 1e9:.3f} × 10⁹") if unit == "cycles" else (lambda x: f"{x:.3f}")
-    what = "total cycles" if res["target"] == "cycles" else "average power"
-    return [(f"predicted {what}", f"{fmt(t['predicted'])} {unit}"),
-            (f"{res['level'] * 100:g} % interval", f"{fmt(t['lower'])} – {fmt(t['upper'])} {unit}"),
-            ("model", NAMES[res["model"]]), ("phases / fall-back", f"{len(res['phases'])} / {res['fallback_phases']}"),
-            ("host × median ratio", f"{fmt(t['baseline'])} {unit}")]
-
-
-def np_text(res: dict) -> str:
-    """What a new program's prediction is, how the model was chosen and what its intervals reached."""
-    cv = res["cv"]
-    return (f"{res['program']} ({res['trace_name']}): {res['host_freq']:g} → {res['target_freq']:g} MHz, trained on "
-            f"{res['n_programs']} shipped programs ({res['n_phases']} phases). Model: {NAMES[res['model']]}"
-            + (" — the lowest per-phase MAPE in program-grouped CV (" + ", ".join(
-                f"{NAMES[m]} {v['per_phase_mape']:.2f} %" for m, v in cv.items()) + ")"
-               if res["requested_model"] == "auto" else " (as chosen)")
-            + f". Intervals from the same CV's residuals: per phase, each training program's own "
-            f"{res['level'] * 100:g} % quantile of |log(measured / predicted)|, then the conformal rank over "
-            f"programs (×/÷ {math.exp(res['phase_half_width']):.3f}); the total from the held-out "
-            f"programs' totals (×/÷ {math.exp(res['total_half_width']):.3f}). In that CV "
-            f"{res['cv_coverage']['phases_percent']:.1f} % of phases and "
-            f"{res['cv_coverage']['totals_percent']:.1f} % of program totals fell inside intervals built "
-            "without their program. "
-            + ("Notes: " + "; ".join(res["notes"]) + "." if res["notes"] else ""))
-
-
-def np_rows(res: dict) -> list[dict]:
-    return [{"phase": p["phase"], "start": p["start_instructions"] / 1e9, "predicted": p["predicted"],
-             "lower": p["lower"], "upper": p["upper"], "fallback": "yes" if p["fallback"] else ""}
-            for p in res["phases"]]
+def _np_freq_options(source) -> list[dict]:
+    return [{"label": f"{f} MHz", "value": f} for f in sources.frequencies(source)]
 
 
 def _np_content(res):
@@ -162,7 +137,7 @@ def _np_card(v, res, request):
     return card(
         html.H2("Predict a new program"),
         html.P("A program never run on the target: upload its host run, and its target trace is predicted phase by "
-               "phase from the shipped programs (the model that won program-grouped cross-validation, unless you "
+               "phase from the chosen data's programs (the model that won program-grouped cross-validation, unless you "
                "choose one), with intervals; nothing here is measured on the target.", className="hint"),
         _np_form(v), html.Div(id=f"{NP}-upload-status"), job_panel(NP, request, "Predict the target trace"),
         share_box(NP),
@@ -323,6 +298,27 @@ def _source_changed(source):
     except (LookupError, TypeError):
         return no_update, no_update, no_update, no_update
     opts = _freq_options(source)
+    return opts, (1000 if 1000 in freqs else freqs[0]), opts, (2000 if 2000 in freqs else freqs[-1])
+
+
+@callback(Output(f"{NP}-source", "options"), Input(f"{P}-source", "options"), prevent_initial_call=True)
+def _np_sources(_options):
+    """A trace uploaded above can be trained on here too (the stored sources, listed again)."""
+    return sources.options()
+
+
+@callback(Output(f"{NP}-host_freq", "options"), Output(f"{NP}-host_freq", "value"),
+          Output(f"{NP}-target_freq", "options"), Output(f"{NP}-target_freq", "value"),
+          Input(f"{NP}-source", "value"), prevent_initial_call=True)
+def _np_source_changed(source):
+    """The new program's frequencies are those of the data it is trained on."""
+    try:
+        freqs = sources.frequencies(source)
+    except (LookupError, TypeError):
+        return no_update, no_update, no_update, no_update
+    if not freqs:  # a phase table: the job refuses it with the reason
+        return [], None, [], None
+    opts = _np_freq_options(source)
     return opts, (1000 if 1000 in freqs else freqs[0]), opts, (2000 if 2000 in freqs else freqs[-1])
 
 

@@ -7,7 +7,8 @@ import numpy as np
 from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, margins, values
 
 NAMES = {"lacross": "LACross", "global": "global model", "nnls-baseline": "NNLS baseline",
-         "ratio-baseline": "host × median ratio", "mean-baseline": "training mean"}
+         "ratio-baseline": "host × median ratio", "program-ratio": "host × median whole-program ratio",
+         "mean-baseline": "training mean"}
 UNITS = {"cycles": "cycles", "power": "W"}
 
 
@@ -114,10 +115,12 @@ def new_program(res: dict):
                      "hovertemplate": "fall-back: nearest training phases used<extra></extra>"})
     t = res["total"]
     what = "cycles per phase" if res["target"] == "cycles" else "average power per phase (W)"
-    tot = (f"total {t['predicted'] / 1e9:.3f} × 10⁹ cycles [{t['lower'] / 1e9:.3f} – {t['upper'] / 1e9:.3f}]"
-           if res["target"] == "cycles"
-           else f"average {t['predicted']:.3f} W [{t['lower']:.3f} – {t['upper']:.3f}]")
+    scale, fmt = (1e9, ".3f") if res["target"] == "cycles" else (1.0, ".3f")
+    bounds = (f" [{t['lower'] / scale:{fmt}} – {t['upper'] / scale:{fmt}}], {level} interval"
+              if t["lower"] is not None else ", no interval on the total (too few training programs)")
+    tot = (f"total {t['predicted'] / 1e9:.3f} × 10⁹ cycles" if res["target"] == "cycles"
+           else f"average {t['predicted']:.3f} W") + bounds
     return figure(data, f"{res['program']} at {res['target_freq']:g} MHz, predicted from {res['host_freq']:g} MHz"
-                        f"<br><sup>{tot}, {level} interval; nothing measured on the target</sup>", 460,
+                        f"<br><sup>{tot}; nothing measured on the target</sup>", 460,
                   xaxis=axis_title("cumulative host instructions (×10⁹)"),
                   yaxis={**axis_title(what), "rangemode": "tozero" if res["target"] == "power" else "normal"})

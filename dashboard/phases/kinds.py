@@ -63,8 +63,16 @@ SWEEP = jobs.JobKind("phasesweep", (*[p for p in COMMON if p.name != "granularit
                      work.sweep_result, _fingerprint)
 
 
-def _shipped_freqs(v):
-    return [int(f) if float(f).is_integer() else f for f in data.frequencies()]
+def _np_freqs(v):
+    """The new program's frequencies: those of the data source it is predicted from."""
+    return sources.frequencies(v["np_source"]) or [0]
+
+
+def _np_default_freq(preferred, last=False):
+    def f(v):
+        fs = _np_freqs(v)
+        return preferred if preferred in fs else fs[-1 if last else 0]
+    return f
 
 
 def _new_check(params):
@@ -72,10 +80,15 @@ def _new_check(params):
 
     if params["np_trace"] == host_traces.NONE:
         raise InvalidParameter("np_trace", "upload the host trace of the program to predict first")
+    if params["np_source"] != sources.SHIPPED and sources.meta(params["np_source"])["kind"] != "samples":
+        raise InvalidParameter("np_source", "a phase table has no frequencies to choose a host run by: train on the "
+                               "shipped traces or on an uploaded trace")
+    if params["np_host_freq"] == params["np_target_freq"]:
+        raise InvalidParameter("np_target_freq", "the target frequency must differ from the host's")
 
 
 def _new_fingerprint(params):
-    """The shipped training traces (the uploaded trace's id already names its content)."""
+    """The shipped training traces (an uploaded source's and trace's ids already name their content)."""
     return shipped_fingerprint("armpm_samples.parquet", "armpm_phases.parquet")
 
 
@@ -85,14 +98,15 @@ def _trace_lookup(v):
     return host_traces.trace_meta(v)
 
 
-#: a program never run on the target, from its uploaded host trace (URL names start with ``np_``: they share
-#: the page's address with the evaluation's)
+#: a program never run on the target, from its uploaded host trace, trained on the chosen data source's
+#: programs (URL names start with ``np_``: they share the page's address with the evaluation's)
 NEW_PROGRAM = jobs.JobKind("phasesnew", (
+    StoredParam("np_source", "choice", sources.SHIPPED, lookup=sources.meta, what="phase data id"),
     StoredParam("np_trace", "choice", "none", lookup=_trace_lookup, what="host trace id"),
-    Param("np_host_freq", "choice", 1000, _shipped_freqs),
-    Param("np_target_freq", "choice", 2000, _shipped_freqs),
+    Param("np_host_freq", "choice", _np_default_freq(1000), _np_freqs),
+    Param("np_target_freq", "choice", _np_default_freq(2000, last=True), _np_freqs),
     Param("np_target", "choice", "cycles", list(data.TARGETS)),
     Param("np_model", "choice", "auto", ["auto", "lacross", "global", "nnls-baseline", "ratio-baseline",
-                                         "mean-baseline"]),
+                                         "program-ratio", "mean-baseline"]),
     Param("np_level", "float", 0.9, None, 0.5, 0.99),
 ), work.predict_new_result, _new_fingerprint, _new_check)

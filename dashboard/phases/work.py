@@ -61,8 +61,9 @@ def sweep_result(params: dict, report=silent) -> dict:
 
 def predict_new_result(params: dict, report=silent) -> dict:
     """A program never run on the target: its target trace predicted from an uploaded host trace
-    (:func:`modeling.phases.predict.predict_trace`, trained on the shipped table of the pair), as JSON with
-    the parameters and the provenance (trace id, training data fingerprint, code version, date)."""
+    (:func:`modeling.phases.predict.predict_trace`), trained on the chosen data source's programs at the pair
+    (the shipped cBench table, or an uploaded trace's phases), as JSON with the parameters and the
+    provenance (trace id, training source and fingerprint, code version, date)."""
     from datetime import UTC, datetime
 
     from dashboard.phases import host_traces
@@ -71,16 +72,24 @@ def predict_new_result(params: dict, report=silent) -> dict:
     from modeling.version import code_version
 
     meta = host_traces.trace_meta(params["np_trace"])
+    source, granularity, note = params["np_source"], data.DEFAULT_GRANULARITY, None
+    if source == sources.SHIPPED:
+        training, name = None, "shipped cBench (ODROID-XU3)"
+        fingerprint = shipped_fingerprint("armpm_samples.parquet", "armpm_phases.parquet")
+    else:  # phases as fine as the uploaded trace's sampling allows (its samples may hold more than 2e9)
+        granularity, note = data.supported_granularity(sources.frame(source), params["np_host_freq"],
+                                                       params["np_target_freq"])
+        training, _ = sources.phases(source, params["np_host_freq"], params["np_target_freq"], granularity)
+        name, fingerprint = f"{sources.meta(source)['name']} (uploaded)", source
     res = predict_trace(host_traces.trace_frame(params["np_trace"]), params["np_host_freq"],
                         params["np_target_freq"], params["np_target"], params["np_model"], params["np_level"],
-                        progress=report)
+                        training=training, training_name=name, granularity=granularity, progress=report)
+    if note:
+        res.notes.insert(0, note)
     out = res.to_dict()
     out.update(params=dict(params), trace_name=meta["name"],
                provenance={"model": res.model, "trace": params["np_trace"], "trace_name": meta["name"],
-                           "training": "shipped cBench (ODROID-XU3)",
-                           "training_fingerprint": shipped_fingerprint("armpm_samples.parquet",
-                                                                       "armpm_phases.parquet"),
-                           "code_version": code_version(),
+                           "training": name, "training_fingerprint": fingerprint, "code_version": code_version(),
                            "date": datetime.now(UTC).isoformat(timespec="seconds")})
     return out
 
@@ -110,9 +119,13 @@ def prediction_table(res: dict):
 
 def saved_summary(res: dict) -> dict:
     """What the list of saved predictions shows of a new program's predicted trace."""
-    t, p, pv = res["total"], res["params"], res.get("provenance") or {}
+    from modeling.phases.predict import PhasePrediction
+
+    pred, p, pv = PhasePrediction.from_dict(res), res["params"], res.get("provenance") or {}
+    t = pred.total
+    bounds = (f"in [{t['lower']:.4g}, {t['upper']:.4g}] at {pred.level * 100:g} %" if pred.total_supported
+              else f"(no {pred.level * 100:g} % interval: too few training programs)")
     return {"text": (f"{res['program']} ({res['trace_name']}), {p['np_host_freq']:g} → {p['np_target_freq']:g} MHz, "
-                     f"{res['target']}: total {t['predicted']:.4g} {res['unit']} in [{t['lower']:.4g}, "
-                     f"{t['upper']:.4g}] at {res['level'] * 100:g} % ({res['model']}); code "
+                     f"{res['target']}: total {t['predicted']:.4g} {res['unit']} {bounds} ({res['model']}); code "
                      f"{pv.get('code_version')}, {pv.get('date')}"),
             "model": res["model"], "level": res["level"]}

@@ -6,8 +6,16 @@ Source format: tab-separated, the header line starts with ``#``; one row per
 voltage, current, ``A15 Power(W)``, then PMU event counts of that sample
 (per-sample deltas of CPU4, e.g. ``CPU_CYCLES``, ``INST_RETIRED``). A trace a
 user brings may have another event set (the columns the file has are used) or
-a core-count column (``cores``: runs on several cores sum their cores'
-counters; single-core runs are kept unless told otherwise).
+configuration columns (``Cores(#)``, read as ``cores``; any other ``Name(#)``
+column but ``Run(#)``, read as ``config_name``): a configuration is part of a
+run's identity, never a counter. PARSEC traces in this layout record each run
+once on 1 core and once on 2 under the same ``Run(#)``; the two are kept apart
+as separate runs (numbered after the first configuration's, the ``cores``
+column recording each run's count) instead of being joined into one.
+
+**Time gaps.** A sample longer than ``GAP_FACTOR`` times its run's median
+sample is a defect (two recordings under one run number, or a stopped
+logger): such a run is left out and the note names the gap.
 
 **Samples.** A sample covers the time since the previous timestamp; the first
 sample of a run has no start (and the last may be cut short), so both are
@@ -48,6 +56,10 @@ CYCLES = "CPU_CYCLES"
 META = {"#Timestamp": "timestamp_ns", "Benchmark": "program", "Run(#)": "run",
         "CPU(4) Frequency(MHz)": "freq_mhz", "A15 Power(W)": "power_w"}
 DROP = ("CPU(4) Temperature(C)", "A15 Voltage(V)", "A15 Current(A)")
+#: configuration columns by name in the trace -> name in the samples (any other "Name(#)" -> "config_name")
+CONFIG = {"Cores(#)": "cores"}
+#: a sample this many times longer than its run's median sample is a gap (module docstring)
+GAP_FACTOR = 10.0
 QC_TOLERANCE = 0.10
 DEFAULT_GRANULARITY = 2e9
 #: a granularity may be this much finer than one sample of the densest run (sample lengths vary a little)
@@ -70,23 +82,50 @@ def read_trace(path_or_bytes) -> pd.DataFrame:
     if missing:
         raise DataError(f"The trace lacks column(s) {', '.join(missing)}; expected the armpm layout "
                         "(#Timestamp, Benchmark, Run(#), CPU(4) Frequency(MHz), A15 Power(W), PMU events).")
-    df = df.rename(columns=META).drop(columns=[c for c in DROP if c in df.columns])
+    config = {c: CONFIG.get(c, "config_" + c[:-3].strip().lower().replace(" ", "_"))
+              for c in df.columns if c in CONFIG or (c.endswith("(#)") and c not in META)}
+    df = df.rename(columns={**META, **config}).drop(columns=[c for c in DROP if c in df.columns])
     if INSTR not in df.columns:
         raise DataError(f"The trace has no {INSTR} column: phases are defined by retired instructions.")
     return df
 
 
+def config_columns(df: pd.DataFrame) -> list[str]:
+    """The configuration columns (a run's core count and the like: part of the run, not a counter)."""
+    return [c for c in df.columns if c in CONFIG.values() or str(c).startswith("config_")]
+
+
 def event_columns(df: pd.DataFrame) -> list[str]:
-    """The PMU event columns the trace has (numeric columns other than the meta ones and a core count)."""
-    skip = set(META.values()) | {"cores"}
+    """The PMU event columns the trace has (numeric columns other than the meta and configuration ones)."""
+    skip = set(META.values()) | set(config_columns(df))
     return [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c])]
 
 
-def samples(df: pd.DataFrame, cores: int | None = 1) -> tuple[pd.DataFrame, list[str]]:
+def _split_configurations(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Runs of one program under one ``Run(#)`` but different configurations become separate runs: per
+    program, the (configuration, run) pairs in order are numbered 1, 2, ... (the same at every frequency, so
+    a host run still pairs with the target run of its configuration). Returns (frame, notes)."""
+    config = config_columns(df)
+    if not config or not (df.groupby("program")[config].nunique() > 1).any(axis=None):
+        return df, []
+    keys = df[["program", *config, "run"]].drop_duplicates().sort_values(["program", *config, "run"])
+    keys["new_run"] = keys.groupby("program").cumcount() + 1
+    df = df.merge(keys, on=["program", *config, "run"], how="left", validate="many_to_one")
+    moved = keys[keys["new_run"] != keys["run"]]
+    shown = "; ".join(f"{r.program} run {r.run} on {', '.join(f'{c} {getattr(r, c)}' for c in config)} -> "
+                      f"run {r.new_run}" for r in moved.head(4).itertuples())
+    note = (f"runs with different {', '.join(config)} kept apart as separate runs ({len(keys)} runs of "
+            f"{keys['program'].nunique()} programs; {shown}{' …' if len(moved) > 4 else ''}); the "
+            f"{', '.join(config)} column records each run's configuration")
+    return df.assign(run=df["new_run"]).drop(columns="new_run"), [note]
+
+
+def samples(df: pd.DataFrame, cores: int | None = None) -> tuple[pd.DataFrame, list[str]]:
     """Per-run samples with ``duration_s`` and ``energy_j``, first and last sample of each run dropped.
 
-    ``cores``: keep runs on this many cores when the trace has a ``cores`` column (None: keep all).
-    Returns (samples, notes about what was dropped).
+    ``cores``: keep runs on this many cores when the trace has a ``cores`` column (None: keep all, runs of
+    different core counts apart, :func:`_split_configurations`). Runs with a time gap are left out
+    (``GAP_FACTOR``). Returns (samples, notes about what was kept apart or dropped).
     """
     notes = []
     if "cores" in df.columns and cores is not None:
@@ -95,14 +134,21 @@ def samples(df: pd.DataFrame, cores: int | None = 1) -> tuple[pd.DataFrame, list
             notes.append(f"{n} samples of runs on other than {cores} core(s) left out")
         df = df[df["cores"] == cores]
     events = event_columns(df)
+    config = config_columns(df)
     bad = df[events + ["power_w", "timestamp_ns", "freq_mhz"]].isna().any(axis=1)
     if bad.any():
         notes.append(f"{int(bad.sum())} samples with missing values left out")
         df = df[~bad]
-    parts = []
+    df, split = _split_configurations(df)
+    notes += split
+    parts, gaps = [], []
     for (prog, run, freq), g in df.groupby(["program", "run", "freq_mhz"], sort=True):
         g = g.sort_values("timestamp_ns")
         dur = np.diff(g["timestamp_ns"].to_numpy(np.int64)) / 1e9
+        if len(dur) > 2 and dur.max() > GAP_FACTOR * np.median(dur):
+            gaps.append(f"{prog} run {run} at {freq:g} MHz has a sample of {dur.max():,.6g} s (median "
+                        f"{np.median(dur):.3g} s)")
+            continue
         g = g.iloc[1:].assign(duration_s=dur)
         if len(g) < 3:
             notes.append(f"{prog} run {run} at {freq} MHz: fewer than 4 samples, left out")
@@ -110,20 +156,26 @@ def samples(df: pd.DataFrame, cores: int | None = 1) -> tuple[pd.DataFrame, list
         g = g.iloc[:-1]
         g = g.assign(energy_j=g["power_w"] * g["duration_s"], sample=np.arange(len(g)))
         parts.append(g)
+    if gaps:
+        notes.append(f"{len(gaps)} run(s) with a time gap inside left out (a sample over {GAP_FACTOR:g}x the "
+                     f"run's median: two recordings under one run number?): {'; '.join(gaps[:4])}"
+                     f"{' …' if len(gaps) > 4 else ''}")
     if not parts:
-        raise DataError("No run has enough samples (at least 4).")
+        raise DataError("No run has enough samples (at least 4)" + (f"; {notes[-1]}" if gaps else "") + ".")
     out = pd.concat(parts, ignore_index=True)
-    cols = ["program", "run", "freq_mhz", "sample", "duration_s", "energy_j", "power_w", *events]
+    cols = ["program", "run", "freq_mhz", *config, "sample", "duration_s", "energy_j", "power_w", *events]
     return out[cols], notes
 
 
 def quality(s: pd.DataFrame, tolerance: float = QC_TOLERANCE) -> pd.DataFrame:
-    """Runs whose instruction total differs from the median of the program's runs by more than ``tolerance``:
-    columns program, run, freq_mhz, instructions, program_median, deviation."""
-    tot = s.groupby(["program", "run", "freq_mhz"])[INSTR].sum().rename("instructions").reset_index()
-    tot["program_median"] = tot.groupby("program")["instructions"].transform("median")
+    """Runs whose instruction total differs from the median of the program's runs (of the same configuration,
+    e.g. core count: a core's share of the work depends on it) by more than ``tolerance``: columns program,
+    run, freq_mhz, instructions, program_median, deviation."""
+    config = config_columns(s)
+    tot = s.groupby(["program", *config, "run", "freq_mhz"])[INSTR].sum().rename("instructions").reset_index()
+    tot["program_median"] = tot.groupby(["program", *config])["instructions"].transform("median")
     tot["deviation"] = tot["instructions"] / tot["program_median"] - 1
-    return tot[tot["deviation"].abs() > tolerance].reset_index(drop=True)
+    return tot[tot["deviation"].abs() > tolerance].drop(columns=config).reset_index(drop=True)
 
 
 @dataclass
@@ -192,7 +244,7 @@ def align(host: Run, target: Run, granularity: float = DEFAULT_GRANULARITY, even
 def runs_table(s: pd.DataFrame) -> dict:
     """{(program, run, freq): Run} of a samples frame."""
     events = [c for c in s.columns if c not in ("program", "run", "freq_mhz", "sample", "duration_s", "energy_j",
-                                                "power_w")]
+                                                "power_w", *config_columns(s))]
     return {k: run_of(g, events) for k, g in s.groupby(["program", "run", "freq_mhz"], sort=True)}
 
 
@@ -220,6 +272,8 @@ def phase_table(s: pd.DataFrame, host_freq: float, target_freq: float, granulari
         ph = align(host, runs[key], granularity)
         ph.insert(1, "host_run", run)
         ph.insert(2, "target_run", other)
+        for c in config_columns(s):  # the run's configuration, recorded beside it (never a host_ feature)
+            ph[c] = s.loc[(s["program"] == prog) & (s["run"] == run) & (s["freq_mhz"] == freq), c].iloc[0]
         parts.append(ph)
     if not parts:
         raise DataError(f"No program has runs at both {host_freq:g} and {target_freq:g} MHz.")

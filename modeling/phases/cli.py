@@ -5,7 +5,7 @@
 on the shipped cBench traces, or ``--phases DIR`` (written by ``build-data armpm --out DIR``).
 
 ``python -m modeling phases predict --trace FILE --host-freq F --target-freq G [--target cycles|power]
-[--model auto|lacross|global|nnls-baseline|ratio-baseline|mean-baseline] [--level 0.9] [--phases DIR]
+[--model auto|lacross|global|nnls-baseline|ratio-baseline|program-ratio|mean-baseline] [--level 0.9] [--phases DIR]
 [--json | --out FILE.csv|.parquet]``: the target trace of a program never run on the target, from its host
 run (:mod:`modeling.phases.predict`).
 """
@@ -81,7 +81,7 @@ def cmd_phases_predict(args) -> int:
     from modeling.phases.predict import predict_trace, read_trace_file
     from modeling.version import code_version
 
-    frame = read_trace_file(args.trace)
+    frame, read_notes = read_trace_file(args.trace)
     training, name = None, "shipped cBench"
     if args.phases:
         training = data.pair_from(data.samples_from(args.phases), args.host_freq, args.target_freq,
@@ -89,6 +89,7 @@ def cmd_phases_predict(args) -> int:
         name = str(args.phases)
     res = predict_trace(frame, args.host_freq, args.target_freq, args.target, args.model, args.level, training,
                         name, args.granularity, args.program, args.run, folds=args.folds, seed=args.seed)
+    res.notes[:0] = [f"reading the trace: {n}" for n in read_notes]
     if args.out:
         import datetime
         from pathlib import Path
@@ -109,8 +110,12 @@ def cmd_phases_predict(args) -> int:
     t = d["total"]
     print(f"{d['program']}: {d['host_freq']:g} -> {d['target_freq']:g} MHz, {d['target']} ({d['unit']}), model "
           f"{d['model']}, {len(d['phases'])} phases, trained on {d['n_programs']} programs")
-    print(f"whole program: {t['predicted']:.4g} [{t['lower']:.4g} - {t['upper']:.4g}] ({d['level'] * 100:g} %); "
-          f"baseline {t['baseline']:.4g}")
+    interval = (f"[{t['lower']:.4g} - {t['upper']:.4g}] ({d['level'] * 100:g} %)" if d["total_supported"]
+                else f"(no {d['level'] * 100:g} % interval: too few training programs, see the notes)")
+    print(f"whole program: {t['predicted']:.4g} {interval}; host x median whole-program ratio "
+          f"{t['program_ratio']:.4g}, host x median per-phase ratio {t['baseline']:.4g}")
+    if d["selection"]:
+        print(d["selection"])
     print(f"{'phase':>5s} {'start instr':>12s} {'predicted':>11s} {'lower':>11s} {'upper':>11s} fallback")
     for p in d["phases"]:
         print(f"{p['phase']:5d} {p['start_instructions']:12.4g} {p['predicted']:11.4g} {p['lower']:11.4g} "
@@ -148,7 +153,7 @@ def add_parsers(sub) -> None:
     q.add_argument("--target-freq", type=float, required=True)
     q.add_argument("--target", default="cycles", choices=["cycles", "power"])
     q.add_argument("--model", default="auto", choices=["auto", "lacross", "global", "nnls-baseline",
-                                                       "ratio-baseline", "mean-baseline"])
+                                                       "ratio-baseline", "program-ratio", "mean-baseline"])
     q.add_argument("--level", type=float, default=0.9)
     q.add_argument("--phases", help="directory with armpm_samples.parquet to train on (default: shipped)")
     q.add_argument("--granularity", type=float, default=2e9)

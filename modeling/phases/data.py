@@ -29,6 +29,7 @@ NORMS = ("z", "rate", "raw")
 FEATURE_SETS = ("counters", "counters+host")
 TARGETS = {"cycles": "target_cycles", "power": "target_power_w"}
 HOST_OF_TARGET = {"cycles": "host_CPU_CYCLES", "power": "host_power_w"}
+DEFAULT_GRANULARITY = armpm.DEFAULT_GRANULARITY
 
 
 @lru_cache(maxsize=1)
@@ -89,6 +90,23 @@ def pair_from(samples: pd.DataFrame, host_freq: float, target_freq: float,
               granularity: float = armpm.DEFAULT_GRANULARITY) -> pd.DataFrame:
     """Phases of one frequency pair from a samples frame (quality control applied)."""
     return armpm.phase_table(samples, host_freq, target_freq, granularity, armpm.quality(samples))
+
+
+def supported_granularity(samples: pd.DataFrame, host_freq: float, target_freq: float,
+                          preferred: float = armpm.DEFAULT_GRANULARITY) -> tuple[float, str | None]:
+    """``preferred`` when every run at the two frequencies supports it, else the finest they all support
+    (one sample of the run retiring the most instructions per sample, :func:`modeling.build.armpm.align`),
+    rounded up to two significant digits; returns (granularity, a note saying so, or None)."""
+    runs = samples[samples["freq_mhz"].isin([float(host_freq), float(target_freq)])]
+    if runs.empty:
+        return preferred, None
+    per_sample = float(runs.groupby(["program", "run", "freq_mhz"])[armpm.INSTR].median().max())
+    if preferred >= armpm.SAMPLE_SLACK * per_sample:
+        return preferred, None
+    g = float(f"{per_sample:.2g}")
+    g = g if g >= per_sample else float(f"{per_sample * 1.05:.2g}")
+    return g, (f"phases of {g:.3g} instructions: the trace's samples at {host_freq:g}/{target_freq:g} MHz hold up to "
+               f"{per_sample:.3g} instructions each, too many for {preferred:.3g}")
 
 
 def event_names(phases: pd.DataFrame) -> list[str]:

@@ -11,11 +11,15 @@ are dropped before anything else and never read.
 **Training.** The phases of every training program at that frequency pair (default: the shipped table; a
 program with the predicted one's name is left out of it, so a shipped program's own target never helps).
 
-**Model.** ``auto`` (default): every model of :mod:`modeling.phases.evaluate` (LACross, the global model,
-NNLS, host x median ratio, training mean) is scored by program-grouped cross-validation on the training
-programs; the lowest per-phase MAPE wins (ties: the first in that order), so where the ratio baseline is
-best, the ratio is what is used. Or one of them by name. The winner is then fitted on all training
-programs (LACross and the global model choose eps and T by their own program-grouped CV, as in evaluation).
+**Model.** ``auto`` (default) chooses among LACross, the global model, the host x median per-phase ratio
+and the host x median whole-program ratio (:mod:`modeling.phases.evaluate`) by program-grouped
+cross-validation on the training programs, the program as the unit: the lowest mean whole-program error
+over the held-out programs wins, and a model has to beat the whole-program ratio (the naive answer for a
+program) by more than rounding to be chosen over it, so ``auto`` is never worse than that ratio in the
+cross-validation it is chosen by. ``selection`` says in words which won and with what error beside the
+best other candidate. Or one model by name (``nnls-baseline`` and ``mean-baseline`` too). The winner is then
+fitted on all training programs (LACross and the global model choose eps and T by their own
+program-grouped CV, as in evaluation).
 
 **Intervals** (level 0.9 by default), from the same cross-validation's out-of-fold predictions of the
 model used, on the log scale (a ratio judges a prediction; the bounds stay positive):
@@ -31,16 +35,20 @@ model used, on the log scale (a ratio judges a prediction; the bounds stay posit
   of the G residuals (split-conformal rank over programs). A total is not the sum of the phase bounds:
   phase errors partly cancel, partly share the program's bias; only held-out totals show which.
 
-With too few programs for the level (``ceil(level (G + 1)) > G``) the largest residual is used and the
-level the data supports, ``G / (G + 1)``, is reported. Each phase carries the LACross neighbourhood
-fall-back flag (fewer than max(2d, 10) training phases within eps: the nearest ones were used).
+With too few programs for the level (``ceil(level (G + 1)) > G``, fewer than 9 programs at 90 %): per phase
+the largest program quantile is used and the level the data supports, ``G / (G + 1)``, is reported; the
+whole program gets no interval (``total["lower"]``/``["upper"]`` None, ``total_half_width`` None) and a note
+says how many programs the level needs: a whole-program interval from one residual per program would
+otherwise be the single largest error seen, a bound that means nothing at the level printed.
+
+Each phase carries the LACross neighbourhood fall-back flag (fewer than max(2d, 10) training phases within
+eps: the nearest ones were used).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -49,14 +57,16 @@ from modeling.build import armpm
 from modeling.crossgen import conformal
 from modeling.errors import ConfigError, DataError
 from modeling.phases import data
-from modeling.phases.evaluate import EPS_GRID, MODELS, T_GRID, evaluate, tune
+from modeling.phases.evaluate import EPS_GRID, MODELS, T_GRID, evaluate, program_ratio, tune
 from modeling.phases.model import nnls_fit
 from modeling.phases.model import predict as lacross_predict
+from modeling.phases.prediction import AUTO, UNITS, PhasePrediction  # noqa: F401 - the result, imported from here too
 
-AUTO = "auto"
+#: what ``auto`` chooses among, in the order ties go (the naive whole-program answer first)
+AUTO_MODELS = ("program-ratio", "ratio-baseline", "lacross", "global")
+RATIOS = ("program-ratio", "ratio-baseline")
 #: per-phase MAPE differences (percentage points) below this are ties
 TIE = 1e-6
-UNITS = {"cycles": "cycles", "power": "W"}
 #: columns of a per-sample trace (besides the events)
 SAMPLE_NEED = ("program", "freq_mhz", "duration_s")
 #: a phase table's columns that belong to the target run (dropped on input, never read)
@@ -204,124 +214,6 @@ def new_program(frame: pd.DataFrame, host_freq: float, granularity: float = armp
     return host_phases(armpm.run_of(g, events), granularity), notes
 
 
-# ------------------------------------------------------------------ result
-
-@dataclass
-class PhasePrediction:
-    """A target trace predicted from a host run: per phase and for the whole program, with intervals."""
-
-    program: str
-    host_freq: float
-    target_freq: float
-    target: str
-    requested_model: str
-    model: str
-    level: float
-    level_supported: float
-    granularity: float
-    phase: list
-    start_instructions: list
-    end_instructions: list
-    predicted: list
-    lower: list
-    upper: list
-    fallback: list
-    host_value: list  # the host's own cycles (or power) per phase
-    baseline: list  # the naive baseline per phase: host value x median training target/host ratio
-    total: dict  # predicted, lower, upper, host, baseline
-    phase_half_width: float  # log scale
-    total_half_width: float
-    cv: dict  # model -> per_phase_mape, program_mean_ape (program-grouped CV on the training programs)
-    cv_coverage: dict  # percent of held-out phases / programs inside intervals built without them
-    n_programs: int
-    n_phases: int
-    training: str
-    features: str = "counters"
-    norm: str = "z"
-    chosen: dict = field(default_factory=dict)  # eps/T of LACross or the global model, when used
-    notes: list = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def unit(self) -> str:
-        return UNITS[self.target]
-
-    @property
-    def how(self) -> str:
-        made = self.model + (" (lowest per-phase MAPE in program-grouped CV)" if self.requested_model == AUTO
-                             else " (as asked)")
-        return (f"{made}; {self.level * 100:g} % interval: phases by each training program's own residual "
-                f"quantile, then the conformal rank over {self.n_programs} programs; the total by the held-out "
-                "programs' total residuals")
-
-    def rows(self) -> list[dict]:
-        """One dict per phase, then the whole program (``phase`` None)."""
-        out = [{"program": self.program, "phase": int(self.phase[i]),
-                "start_instructions": self.start_instructions[i], "end_instructions": self.end_instructions[i],
-                "predicted": self.predicted[i], "lower": self.lower[i], "upper": self.upper[i],
-                "fallback": bool(self.fallback[i]), "baseline": self.baseline[i], "host": self.host_value[i]}
-               for i in range(len(self.phase))]
-        out.append({"program": self.program, "phase": None, "start_instructions": 0.0,
-                    "end_instructions": self.end_instructions[-1] if self.end_instructions else 0.0,
-                    "predicted": self.total["predicted"], "lower": self.total["lower"], "upper": self.total["upper"],
-                    "fallback": bool(any(self.fallback)), "baseline": self.total["baseline"],
-                    "host": self.total["host"]})
-        return out
-
-    def to_dict(self) -> dict:
-        return {
-            "program": self.program, "host_freq": self.host_freq, "target_freq": self.target_freq,
-            "target": self.target, "unit": self.unit, "requested_model": self.requested_model, "model": self.model,
-            "level": self.level, "level_supported": self.level_supported, "granularity": self.granularity,
-            "interval_rule": "per_application", "interval_rule_text": conformal.RULE_LABELS["per_application"],
-            "total_rule": "conformal rank of held-out programs' |log(measured total / predicted total)|",
-            "phase_half_width": self.phase_half_width, "total_half_width": self.total_half_width,
-            "how": self.how, "cv": self.cv, "cv_coverage": self.cv_coverage, "n_programs": self.n_programs,
-            "n_phases": self.n_phases, "training": self.training, "features": self.features, "norm": self.norm,
-            "chosen": self.chosen, "notes": self.notes, "seconds": self.seconds,
-            "fallback_phases": int(sum(bool(f) for f in self.fallback)),
-            "total": dict(self.total),
-            "phases": [{"phase": int(self.phase[i]), "start_instructions": self.start_instructions[i],
-                        "end_instructions": self.end_instructions[i], "predicted": self.predicted[i],
-                        "lower": self.lower[i], "upper": self.upper[i], "fallback": bool(self.fallback[i]),
-                        "host": self.host_value[i], "baseline": self.baseline[i]} for i in range(len(self.phase))],
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict) -> PhasePrediction:
-        ph = d["phases"]
-        return cls(d["program"], d["host_freq"], d["target_freq"], d["target"], d["requested_model"], d["model"],
-                   d["level"], d["level_supported"], d["granularity"], [p["phase"] for p in ph],
-                   [p["start_instructions"] for p in ph], [p["end_instructions"] for p in ph],
-                   [p["predicted"] for p in ph], [p["lower"] for p in ph], [p["upper"] for p in ph],
-                   [p["fallback"] for p in ph], [p["host"] for p in ph], [p["baseline"] for p in ph],
-                   dict(d["total"]), d["phase_half_width"],
-                   d["total_half_width"], d["cv"], d["cv_coverage"], d["n_programs"], d["n_phases"], d["training"],
-                   d["features"], d["norm"], d["chosen"], list(d["notes"]), d["seconds"])
-
-    def to_frame(self, provenance: dict | None = None) -> pd.DataFrame:
-        """The prediction table (DESIGN.md): one row per phase and one for the whole program (``phase``
-        empty, id ``<program>/total``), then the provenance as constant columns."""
-        from modeling.prediction_table import frame
-
-        rows = self.rows()
-        core = {"id": [f"{self.program}/phase {r['phase']}" if r["phase"] is not None else f"{self.program}/total"
-                       for r in rows],
-                "predicted": [r["predicted"] for r in rows], "lower": [r["lower"] for r in rows],
-                "upper": [r["upper"] for r in rows], "level": self.level, "how": self.how,
-                "applicable": [not r["fallback"] for r in rows],
-                "why": ["LACross neighbourhood too small: the nearest training phases were used" if r["fallback"]
-                        else "" for r in rows],
-                "baseline": [r["baseline"] for r in rows]}
-        extra = {"program": self.program, "phase": pd.array([r["phase"] for r in rows], dtype="Int64"),
-                 "start_instructions": [r["start_instructions"] for r in rows],
-                 "end_instructions": [r["end_instructions"] for r in rows], "unit": self.unit,
-                 "level_supported": self.level_supported, "fallback": [r["fallback"] for r in rows],
-                 "host": [r["host"] for r in rows], "model": self.model, "target": self.target,
-                 "host_freq_mhz": self.host_freq, "target_freq_mhz": self.target_freq}
-        return frame(core, extra, provenance)
-
-
 # ------------------------------------------------------------------ predicting
 
 def _total(target: str, values: np.ndarray, host_time: np.ndarray) -> float:
@@ -331,13 +223,41 @@ def _total(target: str, values: np.ndarray, host_time: np.ndarray) -> float:
 
 
 def choose_model(cv: dict) -> str:
-    """The model with the lowest per-phase MAPE (ties: the first in :data:`MODELS` order)."""
+    """Of :data:`AUTO_MODELS`, the one with the lowest mean whole-program error in program-grouped CV
+    (``program_mean_ape``; the program is the unit); ties go to the first in that order, so a model must beat
+    the whole-program ratio by more than rounding (LACross and the global model coincide when CV picks
+    eps = 100 % and differ in the 10th digit)."""
     best = None
-    for m in MODELS:  # a later model must beat the best so far by more than rounding (LACross, the global
-        # model and NNLS coincide when CV picks eps = 100 % and no l1 bound; they differ in the 10th digit)
-        if m in cv and (best is None or cv[m]["per_phase_mape"] < cv[best]["per_phase_mape"] - TIE):
+    for m in AUTO_MODELS:
+        if m in cv and (best is None or cv[m]["program_mean_ape"] < cv[best]["program_mean_ape"] - TIE):
             best = m
     return best
+
+
+def selection_text(cv: dict, used: str, requested: str) -> str:
+    """In words: the model used and its program-grouped CV whole-program error beside the best other
+    candidate's (and the whole-program ratio's, when neither is it)."""
+    from modeling.phases.evaluate import LABELS
+
+    def err(m):
+        return f"{cv[m]['program_mean_ape']:.2f} %"
+
+    pool = [m for m in (AUTO_MODELS if requested == AUTO else cv) if m in cv and m != used]
+    if not pool or used not in cv:
+        return ""
+    other = min(pool, key=lambda m: cv[m]["program_mean_ape"])
+    if requested != AUTO:
+        return (f"{LABELS[used]} as asked: {err(used)} mean whole-program error in program-grouped CV, where "
+                f"{LABELS[other]} was {err(other)}.")
+    if used in RATIOS:
+        text = (f"The {LABELS[used]} is used: no model beat it in program-grouped CV (mean whole-program error "
+                f"{err(used)} against {err(other)} for the best other candidate, {LABELS[other]}).")
+    else:
+        text = (f"{LABELS[used]} is used: in program-grouped CV its mean whole-program error was {err(used)} "
+                f"against {err(other)} for {LABELS[other]}")
+        text += ("." if other == "program-ratio" else
+                 f" and {err('program-ratio')} for the {LABELS['program-ratio']}.")
+    return text
 
 
 def phase_half_width(abs_resid, programs, level: float) -> tuple[float, float]:
@@ -358,6 +278,14 @@ def total_half_width(abs_resid, level: float) -> tuple[float, float]:
     return float(r[min(k, g) - 1]), (level if k <= g else conformal.supported_level(g))
 
 
+def programs_needed(level: float) -> int:
+    """The fewest held-out programs whose conformal rank ``ceil(level (G + 1))`` is at most G."""
+    g = 1
+    while conformal.conformal_rank(level, g) > g:
+        g += 1
+    return g
+
+
 def _fit_predict(model: str, train: pd.DataFrame, test: pd.DataFrame, target: str, features: str, norm: str,
                  seed: int) -> tuple[np.ndarray, np.ndarray, dict]:
     """(predictions, fall-back flags, chosen settings) of ``model`` fitted on all of ``train``."""
@@ -366,6 +294,8 @@ def _fit_predict(model: str, train: pd.DataFrame, test: pd.DataFrame, target: st
     fb = np.zeros(len(test), bool)
     if model == "ratio-baseline":
         return test[host].to_numpy(float) * np.median(y / train[host].to_numpy(float)), fb, {}
+    if model == "program-ratio":
+        return test[host].to_numpy(float) * program_ratio(train, target), fb, {}
     if model == "mean-baseline":
         return np.full(len(test), y.mean()), fb, {}
     d = data.design(train, test, norm, features)
@@ -399,11 +329,19 @@ def predict_program(host: pd.DataFrame, training: pd.DataFrame, target: str = "c
         notes.append(f"{program} is in the training table: left out of training (its target never used)")
     train = train.reset_index(drop=True)
     events = data.event_names(train)
-    need = [*events, "host_time_s", "host_power_w", data.HOST_OF_TARGET[target]]
-    missing = [c for c in dict.fromkeys(need) if c not in host.columns]
+    required = ["host_" + armpm.INSTR, "host_time_s", "host_power_w", data.HOST_OF_TARGET[target]]
+    missing = [c for c in dict.fromkeys(required) if c not in host.columns]
     if missing:
-        raise DataError(f"The host trace lacks the training event column(s) "
-                        f"{', '.join(c.removeprefix('host_') for c in missing)}.")
+        raise DataError(f"The host trace lacks the column(s) {', '.join(c.removeprefix('host_') for c in missing)}"
+                        " that every model needs.")
+    lacking = [c for c in events if c not in host.columns]
+    if lacking:  # the model is trained on the events both have; the host run decides which exist
+        train = train.drop(columns=lacking)
+        events = data.event_names(train)
+        notes.append(f"event(s) {', '.join(c.removeprefix('host_') for c in lacking)} of the training data are "
+                     f"not in the host run: dropped from the model (trained on {len(events)} events: "
+                     f"{', '.join(c.removeprefix('host_') for c in events)})")
+    need = [*events, *required]
     vals = host[list(dict.fromkeys(need))].to_numpy(float)
     if not np.isfinite(vals).all() or (host["host_time_s"].to_numpy(float) <= 0).any():
         raise DataError("Some host phases have missing, infinite or non-positive values.")
@@ -430,6 +368,11 @@ def predict_program(host: pd.DataFrame, training: pd.DataFrame, target: str = "c
     r_total = np.abs(np.log(tot["actual"].to_numpy(float))
                      - conformal.to_log(tot[f"{used}|predicted"].to_numpy(float), floor))
     w_total, sup_total = total_half_width(r_total, level)
+    total_ok = sup_total >= level
+    if not total_ok:
+        notes.append(f"no {level * 100:g} % interval on the whole program: {len(r_total)} training programs are "
+                     f"too few (a held-out-program rank at that level needs at least {programs_needed(level)}; "
+                     f"they support {sup_total * 100:.0f} %)")
     cover_phase = conformal.held_out_coverage(r_phase, groups, level, "per_application", groups)
     cover_total = conformal.held_out_coverage(r_total, np.arange(len(r_total)), level, "pooled")
     if progress:
@@ -454,13 +397,15 @@ def predict_program(host: pd.DataFrame, training: pd.DataFrame, target: str = "c
         end_instructions=ends.tolist(), predicted=pred.tolist(), lower=np.exp(lp - w_phase).tolist(),
         upper=np.exp(lp + w_phase).tolist(), fallback=[bool(f) for f in fb], host_value=hv.tolist(),
         baseline=base.tolist(),
-        total={"predicted": total, "lower": float(np.exp(lt - w_total)), "upper": float(np.exp(lt + w_total)),
-               "host": _total(target, hv, ht), "baseline": _total(target, base, ht)},
-        phase_half_width=w_phase, total_half_width=w_total, cv=cv,
+        total={"predicted": total, "lower": float(np.exp(lt - w_total)) if total_ok else None,
+               "upper": float(np.exp(lt + w_total)) if total_ok else None,
+               "host": _total(target, hv, ht), "baseline": _total(target, base, ht),
+               "program_ratio": _total(target, hv * program_ratio(train, target), ht)},
+        phase_half_width=w_phase, total_half_width=w_total if total_ok else None, cv=cv,
         cv_coverage={"phases_percent": cover_phase["workloads"], "phases_per_program_percent": cover_phase["folds"],
                      "totals_percent": cover_total["workloads"]},
         n_programs=n_prog, n_phases=int(len(train)), training=training_name, features=features, norm=norm,
-        chosen=chosen, notes=notes, seconds=time.perf_counter() - t0)
+        chosen=chosen, notes=notes, seconds=time.perf_counter() - t0, selection=selection_text(cv, used, model))
 
 
 def predict_trace(frame: pd.DataFrame, host_freq: float, target_freq: float, target: str = "cycles",
@@ -476,8 +421,9 @@ def predict_trace(frame: pd.DataFrame, host_freq: float, target_freq: float, tar
                            notes=notes, **kw)
 
 
-def read_trace_file(path) -> pd.DataFrame:
-    """A host trace from a file: Parquet, CSV, or the raw armpm trace (tab-separated, optionally gzip)."""
+def read_trace_file(path) -> tuple[pd.DataFrame, list]:
+    """A host trace from a file: Parquet, CSV, or the raw armpm trace (tab-separated, optionally gzip); returns
+    (frame, notes of what reading the raw trace kept apart or left out)."""
     from pathlib import Path
 
     path = Path(path)
@@ -485,8 +431,8 @@ def read_trace_file(path) -> pd.DataFrame:
         raise DataError(f"No file {path}.")
     raw = path.read_bytes()
     if raw.startswith(b"PAR1"):
-        return pd.read_parquet(path)
+        return pd.read_parquet(path), []
     head = raw[:4096]
     if raw[:2] == b"\x1f\x8b" or (b"\t" in head and b"," not in head.split(b"\n", 1)[0]):
-        return armpm.samples(armpm.read_trace(raw), cores=None)[0]
-    return pd.read_csv(path)
+        return armpm.samples(armpm.read_trace(raw), cores=None)
+    return pd.read_csv(path), []

@@ -56,3 +56,38 @@ def test_the_job_gives_the_librarys_numbers_and_exports_with_provenance():
     assert (f["trace"] == m["id"]).all() and f["code_version"].nunique() == 1
     body, name = work.predict_new_export(res, "csv")
     assert name.endswith(".csv") and f"{PROG}/total" in body.decode()
+
+
+def test_the_card_trains_on_an_uploaded_trace_with_its_frequencies_and_events():
+    """A PARSEC-like trace as the data source: its frequencies are offered (not the shipped ones), the model is
+    trained on its programs, and an event the new program's host run lacks is dropped with a note."""
+    import app  # noqa: F401 - registers the pages
+    from dashboard.pages import phases as page
+    from dashboard.phases import sources
+    from dashboard.phases.new_program_text import np_facts, np_text
+    from modeling.build import armpm
+    from tests.shared_data import parsec_like
+
+    programs = tuple(f"parsec.p{i}" for i in range(6))
+    src = sources.save_upload(parsec_like(programs), "parsec.data")
+    assert src["frequencies"] == [1000.0, 1800.0] and src["programs"] == 6
+    s, _ = armpm.samples(armpm.read_trace(parsec_like(("parsec.new",), seed=7)))
+    host = s[(s["freq_mhz"] == 1000) & (s["run"] == 1)].drop(columns=["L1D_CACHE_ACCESS", "cores"])
+    m = host_traces.save_trace(host.to_csv(index=False).encode(), "new_host.csv")
+    req = NEW_PROGRAM.request({"np_source": src["id"], "np_trace": m["id"]})
+    assert (req["params"]["np_host_freq"], req["params"]["np_target_freq"]) == (1000, 1800)
+    with pytest.raises(InvalidParameter, match="np_target_freq"):
+        NEW_PROGRAM.request({"np_source": src["id"], "np_trace": m["id"], "np_target_freq": "2000"})
+    res = work.predict_new_result(req["params"])
+    assert res["n_programs"] == 6 and "parsec.data" in res["training"]
+    assert res["provenance"]["training_fingerprint"] == src["id"]
+    assert any("L1D_CACHE_ACCESS" in n and "dropped from the model" in n for n in res["notes"])
+    text = np_text(res)
+    assert "6 programs of parsec.data" in text and res["selection"] in text
+    facts = dict(np_facts(res))
+    assert "host × median whole-program ratio" in facts
+    # 6 training programs cannot support a 90 % whole-program interval: the card says so instead of a range
+    assert facts["90 % interval"].startswith("not supported") and "no interval on the total" in text
+    assert "no 90 % interval" in work.saved_summary(res)["text"]
+    summary, fig, rows = page._np_content(res)  # the card draws it: no range on the total, every phase's row
+    assert len(rows) == len(res["phases"]) and "no interval on the total" in fig["layout"]["title"]["text"]

@@ -8,9 +8,10 @@ import time
 import pandas as pd
 import pytest
 
+from dashboard.phases.figures import NAMES
 from modeling.phases import data
 from modeling.phases.predict import predict_trace
-from pc_browser import fresh_browser, present, screenshot, share_link, start, text_in, wait_text
+from pc_browser import choose, fresh_browser, present, screenshot, share_link, start, text_in, wait_text
 
 PROG = "automotive_susan_e"
 
@@ -43,7 +44,7 @@ def test_upload_predict_export_and_share(dash_duo, perfcast_app, tmp_path):
     t = lib["total"]
     assert total == f"{t['predicted']:.3f} W"
     assert text_in(dash_duo.driver, "#phases-new-interval") == f"{t['lower']:.3f} – {t['upper']:.3f} W"
-    assert text_in(dash_duo.driver, "#phases-new-model-used") == "host × median ratio"
+    assert text_in(dash_duo.driver, "#phases-new-model-used") == NAMES[lib["model"]]
     dash_duo.wait_for_element("#phases-new-graph .scatterlayer .trace", timeout=30)
     names = [e.text for e in dash_duo.driver.find_elements("css selector", "#phases-new-graph .legendtext")]
     assert not any("measured" in n for n in names) and any("interval" in n for n in names)
@@ -88,3 +89,33 @@ def test_upload_predict_export_and_share(dash_duo, perfcast_app, tmp_path):
                 if f"{PROG} power" in li.text)
     assert "a new program's target trace" in item.text and "1000 → 2000 MHz" in item.text
     assert "/phases?" in item.find_element("css selector", "a").get_attribute("href")
+
+
+def test_the_card_trains_on_a_trace_uploaded_as_the_pages_data(dash_duo, perfcast_app, tmp_path):
+    """A PARSEC-like trace (each run on 1 and on 2 cores) uploaded as the page's data: the upload says the runs
+    were kept apart, the card offers its frequencies, trains on its 6 programs, drops the event the new
+    program's host run lacks with a note, and says that 6 programs cannot support a 90 % total interval."""
+    from modeling.build import armpm
+    from tests.shared_data import parsec_like
+
+    src = tmp_path / "parsec_like.data"
+    src.write_bytes(parsec_like(tuple(f"parsec.p{i}" for i in range(6))))
+    s, _ = armpm.samples(armpm.read_trace(parsec_like(("parsec.new",), seed=7)))
+    host = s[(s["freq_mhz"] == 1000) & (s["run"] == 1)].drop(columns=["L1D_CACHE_ACCESS", "cores"])
+    host_path = tmp_path / "new_host.csv"
+    host.to_csv(host_path, index=False)
+    start(dash_duo, perfcast_app, "/phases")
+    dash_duo.wait_for_element("#phases-upload input[type=file]", timeout=30).send_keys(str(src))
+    dash_duo.wait_for_contains_text("#phases-upload-status", "6 programs at 1000, 1800 MHz", timeout=30)
+    assert "kept apart" in text_in(dash_duo.driver, "#phases-upload-status")
+    choose(dash_duo, "#phases-new-source", "parsec_like.data (trace, 6 programs)")
+    dash_duo.wait_for_contains_text("#phases-new-target_freq", "1800 MHz", timeout=15)
+    dash_duo.wait_for_element("#phases-new-upload input[type=file]", timeout=30).send_keys(str(host_path))
+    dash_duo.wait_for_contains_text("#phases-new-upload-status", "per-sample trace of parsec.new", timeout=30)
+    click(dash_duo, "#phases-new-run")
+    wait_text(dash_duo, "#phases-new-total", timeout=240)
+    assert text_in(dash_duo.driver, "#phases-new-interval").startswith("not supported")
+    summary = text_in(dash_duo.driver, "#phases-new-summary")
+    assert "6 programs of parsec_like.data (uploaded)" in summary and "L1D_CACHE_ACCESS" in summary
+    assert "no interval on the total" in summary
+    screenshot(dash_duo.driver, "phases-new-program-uploaded-source")

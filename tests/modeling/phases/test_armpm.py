@@ -73,14 +73,14 @@ def test_a_trace_without_the_layout_is_a_clear_error():
         ).to_csv(sep="\t", index=False).encode())
 
 
-def test_multi_core_runs_are_left_out_unless_asked():
+def test_multi_core_runs_are_kept_unless_one_core_count_is_asked():
     host = [(10**9, 5 * 10**8, 1.0)] * 6
     df = armpm.read_trace(trace({("p", 1, 1000): host, ("p", 2, 1000): host}))
     df["cores"] = np.where(df["run"] == 2, 4, 1)
-    s, notes = armpm.samples(df)
+    s, notes = armpm.samples(df, cores=1)
     assert set(s["run"]) == {1} and "other than 1 core" in notes[0]
-    s_all, _ = armpm.samples(df, cores=None)
-    assert set(s_all["run"]) == {1, 2}
+    s_all, _ = armpm.samples(df)
+    assert set(s_all["run"]) == {1, 2} and s_all.groupby("run")["cores"].first().tolist() == [1, 4]
 
 
 def test_the_shipped_phase_tables_are_what_the_command_builds(tmp_path):

@@ -73,7 +73,7 @@ def test_cli_json_on_the_shipped_traces():
     d = json.loads(r.stdout)
     assert d["n_programs"] == 30 and d["n_phases"] == 982 and d["excluded_runs"] == []
     names = [m["model"] for m in d["models"]]
-    assert names == ["lacross", "global", "nnls-baseline", "ratio-baseline", "mean-baseline"]
+    assert names == ["lacross", "global", "nnls-baseline", "ratio-baseline", "program-ratio", "mean-baseline"]
     m = {x["model"]: x for x in d["models"]}
     assert m["lacross"]["per_phase_mape"] < m["ratio-baseline"]["per_phase_mape"] < m["mean-baseline"]["per_phase_mape"]
     r = subprocess.run([sys.executable, "-m", "modeling", "phases", "--granularity", "1e9"], cwd=ROOT,

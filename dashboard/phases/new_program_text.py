@@ -1,0 +1,46 @@
+"""The words and rows /phases shows of a new program's prediction (its headline numbers, how it was made,
+its phases), from the typed result (:class:`modeling.phases.prediction.PhasePrediction`)."""
+
+from __future__ import annotations
+
+import math
+
+from dashboard.phases.figures import NAMES
+from modeling.phases.prediction import PhasePrediction
+
+
+def np_facts(res: dict) -> list[tuple[str, str]]:
+    """The headline numbers of a new program's prediction: (label, value)."""
+    pred = PhasePrediction.from_dict(res)
+    t, unit = pred.total, pred.unit
+    fmt = (lambda x: f"{x / 1e9:.3f} × 10⁹") if unit == "cycles" else (lambda x: f"{x:.3f}")
+    what = "total cycles" if pred.target == "cycles" else "average power"
+    interval = (f"{fmt(t['lower'])} – {fmt(t['upper'])} {unit}" if pred.total_supported
+                else f"not supported ({pred.n_programs} programs)")
+    return [(f"predicted {what}", f"{fmt(t['predicted'])} {unit}"), (f"{pred.level * 100:g} % interval", interval),
+            ("model", NAMES[pred.model]), ("phases / fall-back", f"{len(pred.phase)} / {sum(pred.fallback)}"),
+            ("host × median whole-program ratio", f"{fmt(t['program_ratio'])} {unit}")]
+
+
+def np_text(res: dict) -> str:
+    """What a new program's prediction is, how the model was chosen and what its intervals reached."""
+    pred = PhasePrediction.from_dict(res)
+    total = (f"the total from the held-out programs' totals (×/÷ {math.exp(pred.total_half_width):.3f})"
+             if pred.total_supported else
+             f"no interval on the total: {pred.n_programs} programs are too few for {pred.level * 100:g} %")
+    return (f"{pred.program} ({res.get('trace_name', '')}): {pred.host_freq:g} → {pred.target_freq:g} MHz, trained "
+            f"on {pred.n_programs} programs of {pred.training} ({pred.n_phases} phases). "
+            + (pred.selection or f"Model: {NAMES[pred.model]}.")
+            + f" Intervals from the same CV's residuals: per phase, each training program's own "
+            f"{pred.level * 100:g} % quantile of |log(measured / predicted)|, then the conformal rank over "
+            f"programs (×/÷ {math.exp(pred.phase_half_width):.3f}); {total}. In that CV "
+            f"{pred.cv_coverage['phases_percent']:.1f} % of phases and "
+            f"{pred.cv_coverage['totals_percent']:.1f} % of program totals fell inside intervals built "
+            "without their program. "
+            + ("Notes: " + "; ".join(pred.notes) + "." if pred.notes else ""))
+
+
+def np_rows(res: dict) -> list[dict]:
+    return [{"phase": p["phase"], "start": p["start_instructions"] / 1e9, "predicted": p["predicted"],
+             "lower": p["lower"], "upper": p["upper"], "fallback": "yes" if p["fallback"] else ""}
+            for p in res["phases"]]
