@@ -200,6 +200,13 @@ def test_a_baseline_that_wins_and_an_unsupported_interval_are_said_in_words(var)
     assert views.export_frame(res)["lower"].isna().all()
     text = " ".join(b for s in report.build(res, "link", "time", "s").sections for b in s.paragraphs)
     assert "No 90 % interval is given" in text
+    import app  # noqa: F401 - registers the pages
+    from dashboard.pages import predict as page
+
+    shown = str(page._content(res)[0])
+    assert "not supported" in shown and "No 90 % interval is given" in shown
+    if res["verdict"]["baseline_wins"]:  # the named NNLS against the baseline, said on the page
+        assert "The baseline did at least as well" in shown and "predict-versus-baseline" in shown
 
     won = predict_scenario(_no_signal_beyond_the_host(), model="recommended", models="OLS,NNLS,Lasso",
                            situation="new-applications").to_dict()
