@@ -132,9 +132,19 @@ class _Procedure:
     def fixed(self) -> bool:
         return len(self.candidates) == 1 and not self.include_baseline
 
-    def choose(self, X, y, groups, progress=None) -> tuple[tuple[str, str], list]:
+    def few_groups(self, groups) -> int | None:
+        """The training applications when they are too few to judge a model against the baseline for new
+        applications (:data:`versus_baseline.MIN_GROUPS`), else None."""
+        if not self.include_baseline or self.situation != "new-applications" or groups is None:
+            return None
+        n = len(np.unique(groups))
+        return n if versus_baseline.too_few(n) else None
+
+    def choose(self, X, y, groups, progress=None, inner=True) -> tuple[tuple[str, str], list]:
         if self.fixed:
             return self.candidates[0], []
+        if inner and self.few_groups(groups) is not None:  # nothing to compare on: the baseline, unscored
+            return (BASELINE, "none"), []
         models = sorted({m for m, _ in self.candidates}, key=ALL_MODELS.index)
         transforms = [t for t in TRANSFORMS if any(tt == t for _, tt in self.candidates)]
         _, cv, k, _ = splits_for(len(y), self.situation, groups, INNER_FOLDS, self.seed, inner=True)
@@ -142,6 +152,8 @@ class _Procedure:
                                   groups=groups, cv=cv, folds=k, seed=self.seed,
                                   include_baseline=self.include_baseline, n_jobs=self.n_jobs, progress=progress)
         best = versus_baseline.pick(scored)
+        if self.few_groups(groups) is not None:
+            best = next(c for c in scored if c["model"] == BASELINE)
         return (best["model"], best["transform"]), scored
 
 
@@ -385,7 +397,8 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
             fold_models[k] = _fit(m, t, X[tr], y[tr], host_index, seed)
             oof[te] = fold_models[k].predict(X[te])
         chosen, scored = proc.choose(X, y, groups, lambda f, lab: report(share * (n_folds + f),
-                                                                          f"choosing on all workloads ({lab})"))
+                                                                          f"choosing on all workloads ({lab})"),
+                                     inner=False)  # scored in full, for the page's list of candidates
     m, t = chosen
     cv_error = oof_scores(y, oof, floor)
 
@@ -406,7 +419,7 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
                 "base_ratio_range": (float(ratio_train.min()), float(ratio_train.max()))}
         verdict = versus_baseline.verdict("choosing among the models" if m == BASELINE else candidate_label(m, t),
                                           cv_error, b_scores, scheme, may_fall_back=model == RECOMMENDED,
-                                          chose_baseline=m == BASELINE)
+                                          chose_baseline=m == BASELINE, n_groups=proc.few_groups(groups))
         if verdict.baseline_used:
             m, t, oof, fold_models, cv_error = BASELINE, "none", b_oof, list(b_models), b_scores
     report(0.9, f"fitting {candidate_label(m, t)} on all {len(y)} workloads")

@@ -116,3 +116,24 @@ def test_the_export_of_an_unsupported_interval_has_empty_bounds():
     assert not res.interval_supported
     frame = res.to_frame()
     assert isinstance(frame, pd.DataFrame) and frame[["lower", "upper"]].isna().all().all()
+
+
+def test_too_few_training_applications_use_the_baseline_without_comparing_and_say_so():
+    """With 4 applications (3 to train once one is hidden, as on the shipped data) the comparison with the baseline
+    is decided by 3 folds and goes wrong both ways; recommended uses the baseline and says why."""
+    from modeling.crossgen.versus_baseline import MIN_GROUPS
+
+    scen = _no_signal_beyond_the_host(n_apps=MIN_GROUPS - 1)
+    res = predict_scenario(scen, model="recommended", models="OLS,Lasso", situation="new-applications")
+    assert res.model == BASELINE and res.verdict.too_few_groups == MIN_GROUPS - 1
+    assert np.allclose(res.predicted, res.baseline)
+    assert res.cv_error["mean_ape"] == res.baseline_cv["mean_ape"]
+    assert f"{MIN_GROUPS - 1} training applications are too few" in res.selection_note
+    assert BaselineVerdict.from_dict(json.loads(json.dumps(res.to_dict()))["verdict"]) == res.verdict
+    # from MIN_GROUPS on the models are compared (here they still lose: the ordinary verdict)
+    res = predict_scenario(_no_signal_beyond_the_host(n_apps=MIN_GROUPS + 1), model="recommended",
+                           models="OLS,Lasso", situation="new-applications")
+    assert res.verdict.too_few_groups is None and "too few" not in res.selection_note
+    # a model the user names is kept, whatever the number of applications
+    named = predict_scenario(scen, model="OLS", transform="none", situation="new-applications")
+    assert named.model == "OLS" and named.verdict.too_few_groups is None
