@@ -129,7 +129,8 @@ def verdict(model_label: str, model_scores: dict, base_scores: dict, scheme: str
     prediction is the baseline's, uncompared."""
     few = may_fall_back and too_few(n_groups)
     wins = chose_baseline or few or not beats(model_scores, base_scores)
-    return BaselineVerdict(too_few_groups=n_groups if few else None,baseline_used=chose_baseline or (wins and may_fall_back), baseline_wins=wins,
+    return BaselineVerdict(too_few_groups=n_groups if few else None,
+                           baseline_used=chose_baseline or (wins and may_fall_back), baseline_wins=wins,
                            model=model_label,
                            model_male=float(model_scores["male"]), model_mean_ape=float(model_scores["mean_ape"]),
                            baseline_male=float(base_scores["male"]),
