@@ -221,6 +221,9 @@ def _summary(res: dict, unit: str):
                                         "outside the training data. "),
                             "Their predictions are extrapolations and their intervals are not valid there: see each "
                             "row's reason (highlighted in the table, red ✗ in the chart)."], "warning"))
+    if f["versus_baseline"]:
+        warns.append(html.Div(alert(f["versus_baseline"], "info" if f["baseline_used"] else "warning"),
+                              id=f"{P}-versus-baseline"))
     if f["supported"]:
         warns.append(alert(f["supported"], "warning"))
     warns += [alert(n, "warning") for n in res.get("notes") or []]
@@ -246,6 +249,7 @@ def _summary(res: dict, unit: str):
             stat("model used", m["model"], f"{P}-model-used"),
             stat("interval level (asked)", f["level"], f"{P}-level-asked"),
             stat("held-out coverage reached", f["coverage"], f"{P}-coverage"),
+            *([stat("held-out interval width (median upper / lower)", f["width"], f"{P}-width")] if f["width"] else []),
             stat("CV error (procedure)", f["error"], f"{P}-cv-error"),
             stat("CV error (baseline)", f["baseline_error"], f"{P}-baseline-error"),
             stat("trained / predicted / applicable", f["counts"], f"{P}-counts"),

@@ -21,7 +21,7 @@ def build(res: dict, link: str, metric_label: str, unit: str) -> Report:
                    ("baseline", with_unit("baseline", unit)),
                    ("baseline_lower", "baseline lower"), ("baseline_upper", "baseline upper"),
                    ("applicable", "applicable"), ("why", "why")], rows)
-    notes = [f["supported"], *(res.get("notes") or [])]
+    notes = [f["versus_baseline"], f["supported"], *(res.get("notes") or [])]
     if res["n_applicable"] < res["n_new"]:
         notes.insert(0, f"{res['n_new'] - res['n_applicable']} of {res['n_new']} workloads are outside the training "
                         "data: their predictions are extrapolations and their intervals are not valid there.")
@@ -45,7 +45,9 @@ def build(res: dict, link: str, metric_label: str, unit: str) -> Report:
     return Report(
         title=f"Predictions for {p['target']}: {res['n_new']} workloads never measured there",
         facts=[("model used", m["model"]), ("interval level (asked)", f["level"]),
-               ("held-out coverage reached", f["coverage"]), ("CV error (procedure)", f["error"]),
+               ("held-out coverage reached", f["coverage"]),
+               ("held-out interval width (median upper / lower)", f["width"] or "–"),
+               ("CV error (procedure)", f["error"]),
                ("CV error (baseline)", f["baseline_error"]), ("trained / predicted / applicable", f["counts"])],
         sections=sections, inputs=dict(p),
         provenance=(f"{res['dataset_name']}: {res['host_label']} → {p['target']}, {p['metric']} ({unit_text(unit)}). "

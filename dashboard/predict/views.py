@@ -9,6 +9,7 @@ import pandas as pd
 
 from dashboard.state import datasets
 from dashboard.ui.format import number
+from modeling.crossgen.versus_baseline import BaselineVerdict
 
 NOT_VALID = "not valid here"
 #: the page /new-app, for applications not in the training data
@@ -41,6 +42,10 @@ def table_rows(res: dict) -> list[dict]:
 def interval_sentence(res: dict) -> str:
     """What the interval means, in words, with the way to the other situation."""
     lvl = f"{res['level'] * 100:g} %"
+    if res.get("interval_supported") is False:
+        return (f"No {lvl} interval is given: too few applications (or workloads) can be held out to support that "
+                f"level (see the note above). See {NEWAPP} for estimates of one held-out application with one-run "
+                "calibration.")
     if res["situation"] == "new-inputs":
         return (f"What the interval means: {lvl} of workloads like the training ones (applications already "
                 "measured, at new inputs) fall within their interval, as cross-validation on the measured workloads "
@@ -84,16 +89,37 @@ def candidate_rows(res: dict) -> list[dict]:
             for i, c in enumerate(sel["candidates"])]
 
 
+def verdict(res: dict) -> BaselineVerdict | None:
+    """The procedure against the baseline on the outer folds (None without a host metric, or in a result
+    saved before it was kept)."""
+    return BaselineVerdict.from_dict(res.get("verdict"))
+
+
+def width_text(cov: dict) -> str:
+    """The median held-out interval's width factor (upper / lower), "" in a result saved without it."""
+    w = cov.get("median_width")
+    return "" if w is None else f"×{number(w)}"
+
+
 def facts(res: dict) -> dict:
     """The numbers above the table, as text."""
     cov, err, base = res["cv_coverage"], res["cv_error"], res.get("baseline_cv")
+    supported = res.get("interval_supported") is not False
+    width = width_text(cov)
+    v = verdict(res)
     lines = {
         "level": f"{res['level'] * 100:g} %",
-        "coverage": pct(cov["workloads"]),
+        "coverage": pct(cov["workloads"]) if supported else "not supported",
+        "width": width if supported else "",
         "coverage_detail": (f"held-out coverage: {pct(cov['workloads'])} of the training workloads, "
                             f"{pct(cov['folds'])} on average over {cov['n_folds']} folds"
+                            + (f", median width {width} (upper / lower)" if width else "")
                             + (f"; {cov['folds_below_level']} fold(s) below the level" if cov.get("folds_below_level")
-                               else "")),
+                               else "")
+                            + ("" if supported else "; no interval is given for the predictions (too few held-out "
+                               "units for the level)")),
+        "versus_baseline": v.text if v else "",
+        "baseline_used": bool(v and v.baseline_used),
         "error": f"{err['mean_ape']:.1f} % mean, {err['median_ape']:.1f} % median APE",
         "error_detail": (f"cross-validated error of the whole procedure ({res['cv_scheme']}): mean APE "
                          f"{err['mean_ape']:.2f} %, median {err['median_ape']:.2f} %, within 10 %: "
@@ -104,7 +130,7 @@ def facts(res: dict) -> dict:
             f"median {base['median_ape']:.2f} %, within 10 %: {base['ir10']:.0f} %, its interval covered "
             f"{pct(base['coverage']['workloads'])}"),
         "counts": f"{res['n_train']} / {res['n_new']} / {res['n_applicable']}",
-        "supported": (None if res["level_supported"] >= res["level"] else
+        "supported": (None if res["level_supported"] >= res["level"] or not supported else
                       f"The data supports at most a {res['level_supported'] * 100:.0f} % interval here "
                       f"(asked: {res['level'] * 100:g} %)."),
         "ignored": (", ".join(res["ignored_columns"]) if res.get("ignored_columns") else None),

@@ -178,15 +178,23 @@ def cmd_predict(args) -> int:
     print(f"trained on {d['n_train']} workloads; cross-validated error {d['cv_error']['mean_ape']:.2f} % mean, "
           f"{d['cv_error']['median_ape']:.2f} % median; held-out coverage of the intervals "
           f"{d['cv_coverage']['workloads']:.1f} % (nominal {d['level'] * 100:g} %)")
-    for note in d["notes"] + ([d["selection"]["note"]] if d["selection"] and d["selection"]["note"] else []):
+    if d["baseline_cv"]:
+        print(f"baseline (host x median ratio) through the same folds: {d['baseline_cv']['mean_ape']:.2f} % mean, "
+              f"{d['baseline_cv']['median_ape']:.2f} % median")
+    notes = [d["selection_note"], *d["notes"], (d["selection"] or {}).get("note")]
+    for note in filter(None, notes):
         print("note:", note)
-    rows = [[p["id"], f"{p['predicted']:.6g}", f"{p['lower']:.6g}", f"{p['upper']:.6g}",
+    rows = [[p["id"], f"{p['predicted']:.6g}", _bound(p["lower"]), _bound(p["upper"]),
              "-" if p["baseline"] is None else f"{p['baseline']:.6g}", "yes" if p["applicable"] else "no"]
             for p in d["predictions"]]
     print(_fmt_table(rows, ["id", "predicted", "lower", "upper", "baseline", "applicable"]))
     if args.out:
         print(f"written: {args.out}")
     return 0
+
+
+def _bound(v) -> str:
+    return "-" if v is None else f"{v:.6g}"
 
 
 def _code_version() -> str:
@@ -222,7 +230,7 @@ def add_parsers(sub) -> None:
     pr.add_argument("--level", type=float, default=0.9, help="nominal coverage of the intervals (default 0.9)")
     pr.add_argument("--situation", default="new-inputs", choices=["new-inputs", "new-applications"])
     pr.add_argument("--rule", default=None, choices=["pooled", "weighted", "per_application"],
-                    help="interval rule (default: pooled for new inputs, per_application for new applications)")
+                    help="interval rule (default: pooled for new inputs, weighted for new applications)")
     pr.add_argument("--out", help="write the prediction table to FILE.csv or FILE.parquet")
     pr.set_defaults(func=cmd_predict)
     dv = sub.add_parser("devices", help="list the shipped GPUs")

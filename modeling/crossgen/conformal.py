@@ -26,8 +26,23 @@ together weigh one) and ``per_application`` (each application's own
 ``level``-quantile of ``|r|``, then the conformal rank over applications:
 ``k = ceil(level (G + 1))`` of ``G`` applications). With too few
 applications for the level (``k > G``) no finite interval is guaranteed; the
-widest application's quantile is used and the level the data can support,
-``G / (G + 1)``, is reported with it.
+functions here use the widest application's quantile and report the level the
+data can support, ``G / (G + 1)``, and a prediction gives no interval then
+(:func:`unsupported_note` says why).
+
+``weighted`` is the default for applications not in the training data: it
+estimates the distribution of the score of a workload drawn from a new
+application (every application equally likely), which is what the interval
+promises, so its coverage sits at the level whatever the spread within an
+application. ``per_application`` takes a quantile of quantiles (0.9 of 0.9):
+it covers 90 % of the *applications* at 90 % each, which over-covers the
+workloads once the spread within an application is comparable to the spread
+between them. Measured in ``benchmarks/predict_accuracy.py`` (synthetic
+tables, 30 applications of skewed sizes, application-level random factor,
+8 held out per round): within-application spread 0.15 and between 0.15 on
+the log scale, weighted 91.2 % and per application 96.6 % of hidden
+workloads inside a 90 % interval; spread 0.04 and 0.25, weighted 88.9 %,
+per application 90.8 %.
 
 A model's prediction at or below zero (a linear model can give one) has no
 logarithm: it is raised to ``floor`` (a thousandth of the smallest training
@@ -71,6 +86,24 @@ def conformal_rank(level: float, n: int) -> int:
 def supported_level(n_units: int) -> float:
     """The highest level a conformal interval over ``n_units`` exchangeable units can guarantee."""
     return n_units / (n_units + 1.0)
+
+
+def units_needed(level: float) -> int:
+    """The fewest exchangeable units whose conformal rank ``ceil(level (n + 1))`` stays within ``n``."""
+    n = 1
+    while conformal_rank(level, n) > n:
+        n += 1
+    return n
+
+
+def unsupported_note(level: float, supported: float, grouped: bool, new_applications: bool) -> str:
+    """Why a prediction gives no interval: too few held-out units (applications, or workloads) for the level."""
+    have = int(round(supported / (1.0 - supported)))
+    unit = "applications" if grouped or new_applications else "measured workloads"
+    return (f"No {level * 100:g} % interval is given: it needs at least {units_needed(level)} {unit} to hold out "
+            f"and the training data has {have}, so the interval would be the widest residual seen, with no "
+            f"guarantee (it can be orders of magnitude wide). Choose a level of at most {100 * supported:.0f} %, "
+            f"or measure more {unit}.")
 
 
 @dataclass
@@ -203,12 +236,14 @@ def held_out_coverage(abs_resid: np.ndarray, fold_of: np.ndarray, level: float, 
     ``pooled`` takes their conformal quantile) and is centred on the out-of-fold prediction of each
     workload of fold ``k``: the workload is covered when ``|r_i|`` is within it. Returns the share of
     workloads covered (``workloads``) and the mean over folds of each fold's share (``folds``, each
-    held-out fold, e.g. application, counting once), both in percent, and the folds whose interval
-    could not reach the level.
+    held-out fold, e.g. application, counting once), both in percent, the folds whose interval
+    could not reach the level, and ``median_width``: the median over workloads of the held-out interval's
+    width factor upper / lower (``exp(2 w)``), so a too-wide interval shows as plainly as a too-narrow one.
     """
     fold_of = np.asarray(fold_of)
     covered = np.zeros(len(abs_resid), bool)
     per_fold, short = [], 0
+    width = np.empty(len(abs_resid))
     for k in np.unique(fold_of):
         out = fold_of == k
         rest = abs_resid[~out]
@@ -221,10 +256,13 @@ def held_out_coverage(abs_resid: np.ndarray, fold_of: np.ndarray, level: float, 
             w, sup = group_half_width(rest, np.asarray(groups)[~out], level, rule)
             short += sup < level
         covered[out] = abs_resid[out] <= w + 1e-12
+        width[out] = np.exp(2.0 * w)
         per_fold.append(float(np.mean(covered[out])))
     return {"workloads": 100.0 * float(np.mean(covered)), "folds": 100.0 * float(np.mean(per_fold)),
-            "n_folds": len(per_fold), "folds_below_level": int(short)}
+            "n_folds": len(per_fold), "folds_below_level": int(short),
+            "median_width": float(np.median(width))}
 
 
 __all__ = ["Intervals", "RULES", "RULE_LABELS", "conformal_rank", "cv_plus", "cv_plus_by_fold", "group_half_width",
-           "held_out_coverage", "intervals", "log_floor", "supported_level", "to_log", "weighted_quantile"]
+           "held_out_coverage", "intervals", "log_floor", "supported_level", "to_log", "units_needed",
+           "unsupported_note", "weighted_quantile"]

@@ -8,14 +8,19 @@ their host counters alone. Here every prediction carries
 
 * the model and transform that made it (a chosen model, or ``recommended``:
   chosen by nested cross-validation among the models *and* the host x median
-  ratio baseline, :mod:`modeling.crossgen.recommend`);
+  ratio baseline, :mod:`modeling.crossgen.recommend`), and its verdict against
+  the baseline on the outer folds: a recommended model that does not beat the
+  baseline there is replaced by it, and the result says so with both errors
+  (:mod:`modeling.crossgen.versus_baseline`);
 * an interval at a chosen level, conformal from the out-of-fold residuals of
   the same cross-validation (CV+ on the log scale,
   :mod:`modeling.crossgen.conformal`), for the situation the user names:
   ``new-inputs`` (known applications at new inputs: random K-fold residuals)
   or ``new-applications`` (applications not in the training data:
   leave-one-application-out residuals, or grouped 10-fold above 20
-  applications), with the coverage such intervals reached on held-out folds;
+  applications, each application weighing one), with the coverage and the
+  median width such intervals reached on held-out folds; with too few
+  held-out units to support the level, no bounds and a note saying why;
 * the baseline's prediction and interval beside it;
 * an applicability verdict (:mod:`modeling.crossgen.applicability`).
 
@@ -27,11 +32,11 @@ columns of a table).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from modeling.crossgen import applicability, conformal
+from modeling.crossgen import applicability, conformal, versus_baseline
 from modeling.crossgen.ensemble import (
     ALL_MODELS,
     BASELINE,
@@ -41,172 +46,21 @@ from modeling.crossgen.ensemble import (
 )
 from modeling.crossgen.estimators import HostRatioBaseline, TargetTransformRegressor
 from modeling.crossgen.prediction_folds import INNER_FOLDS, enough_per_fold, splits_for
+from modeling.crossgen.prediction_result import (  # frame_of, new_workloads: re-exported
+    AUTO,
+    RECOMMENDED,
+    SITUATIONS,
+    Prediction,
+    frame_of,  # noqa: F401
+    new_workloads,  # noqa: F401
+)
 from modeling.crossgen.recommend import candidate_label, oof_scores, score_candidates, trade_off, transforms_for
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
 from modeling.metrics import percent_safe
 from modeling.parallel import map_unordered
 
-RECOMMENDED = "recommended"
-AUTO = "auto"
-SITUATIONS = {
-    "new-inputs": "known applications at new inputs",
-    "new-applications": "applications not in the training data",
-}
 #: Default interval rule per situation (measured in benchmarks/predict_accuracy.py: see the README).
-DEFAULT_RULES = {"new-inputs": "pooled", "new-applications": "per_application"}
-
-
-# ------------------------------------------------------------------ the workloads to predict
-
-def new_workloads(frame, feature_names, id_col=None, group_col=None) -> dict:
-    """The workloads to predict from a table of host counters (CSV/Parquet frame).
-
-    Columns are matched to ``feature_names`` by name: a reordered table is fine, missing columns are an
-    error naming them, extra columns are reported in ``ignored`` and never read (a target column among
-    them included). Rows with a missing or non-finite counter cannot be predicted: they are left out and
-    listed in ``skipped``.
-    """
-    import pandas as pd
-
-    cols = [str(c) for c in frame.columns]
-    named = [c for c in (id_col, group_col) if c]
-    absent = [c for c in named if c not in cols]
-    if absent:
-        raise DataError(f"Column(s) not in the table of workloads to predict: {', '.join(absent)}.")
-    missing = [f for f in feature_names if f not in cols]
-    if missing:
-        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
-        raise DataError(f"The workloads to predict lack {len(missing)} counter column(s) the model was trained "
-                        f"on: {', '.join(missing[:10])}{more}.")
-    ignored = [c for c in cols if c not in set(feature_names) and c not in named]
-    nonnum = [f for f in feature_names if not pd.api.types.is_numeric_dtype(frame[f])]
-    if nonnum:
-        raise DataError(f"Counter column(s) are not numeric in the workloads to predict: {', '.join(nonnum[:10])}.")
-    X = frame[list(feature_names)].to_numpy(dtype=float)
-    ids = (frame[id_col].astype(str).tolist() if id_col else [f"row {i + 1}" for i in range(len(frame))])
-    if id_col and pd.Series(ids).duplicated().any():
-        raise DataError(f"Workload ids in {id_col!r} are not unique.")
-    ok = np.all(np.isfinite(X), axis=1)
-    skipped = [i for i, k in zip(ids, ok) if not k]
-    if not ok.any():
-        raise DataError("Every workload to predict has a missing or infinite counter value.")
-    groups = frame[group_col].astype(str).to_numpy()[ok] if group_col else None
-    return {"X": X[ok], "feature_names": list(feature_names), "workload_ids": [i for i, k in zip(ids, ok) if k],
-            "groups": groups, "ignored": ignored, "skipped": skipped}
-
-
-# ------------------------------------------------------------------ result
-
-@dataclass
-class Prediction:
-    """Predictions for workloads without a measured target, with intervals, baseline and applicability."""
-
-    scenario: dict
-    requested_model: str
-    requested_transform: str
-    model: str
-    transform: str
-    level: float
-    level_supported: float
-    situation: str
-    interval_rule: str
-    cv_scheme: str
-    cv_coverage: dict
-    cv_error: dict
-    baseline_cv: dict | None
-    n_train: int
-    feature_names: list
-    ids: list
-    groups: list | None
-    predicted: list
-    lower: list
-    upper: list
-    baseline: list | None
-    baseline_lower: list | None
-    baseline_upper: list | None
-    applicable: list
-    why: list
-    out_of_range: list
-    distance: list
-    distance_threshold: float
-    distance_percentile: float
-    ignored_columns: list = field(default_factory=list)
-    skipped: list = field(default_factory=list)
-    selection: dict | None = None
-    notes: list = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def n_new(self) -> int:
-        return len(self.ids)
-
-    @property
-    def how(self) -> str:
-        """One line: what made the numbers and what the interval means."""
-        made = candidate_label(self.model, self.transform)
-        if self.requested_model == RECOMMENDED:
-            made += " (recommended by nested cross-validation)"
-        return (f"{made}; {self.level * 100:g} % interval for {SITUATIONS[self.situation]} "
-                f"({conformal.RULE_LABELS[self.interval_rule]}; {self.cv_scheme})")
-
-    def rows(self) -> list[dict]:
-        """One dict per predicted workload (the prediction table of DESIGN.md)."""
-        out = []
-        for i, wid in enumerate(self.ids):
-            out.append({
-                "id": wid, "group": None if self.groups is None else self.groups[i],
-                "predicted": self.predicted[i], "lower": self.lower[i], "upper": self.upper[i],
-                "baseline": None if self.baseline is None else self.baseline[i],
-                "baseline_lower": None if self.baseline_lower is None else self.baseline_lower[i],
-                "baseline_upper": None if self.baseline_upper is None else self.baseline_upper[i],
-                "applicable": bool(self.applicable[i]), "why": self.why[i],
-                "out_of_range": self.out_of_range[i], "distance": self.distance[i]})
-        return out
-
-    def to_dict(self) -> dict:
-        return {
-            "scenario": self.scenario, "requested_model": self.requested_model,
-            "requested_transform": self.requested_transform, "model": self.model, "transform": self.transform,
-            "level": self.level, "level_supported": self.level_supported, "situation": self.situation,
-            "situation_text": SITUATIONS[self.situation], "interval_rule": self.interval_rule,
-            "interval_rule_text": conformal.RULE_LABELS[self.interval_rule], "cv_scheme": self.cv_scheme,
-            "cv_coverage": self.cv_coverage, "cv_error": self.cv_error, "baseline_cv": self.baseline_cv,
-            "n_train": self.n_train, "n_new": self.n_new, "n_applicable": int(sum(self.applicable)),
-            "feature_names": self.feature_names, "ignored_columns": self.ignored_columns, "skipped": self.skipped,
-            "distance_threshold": self.distance_threshold, "distance_percentile": self.distance_percentile,
-            "selection": self.selection, "notes": self.notes, "how": self.how, "seconds": self.seconds,
-            "predictions": self.rows(),
-        }
-
-    def to_frame(self, provenance: dict | None = None):
-        """The prediction table as a DataFrame (CSV/Parquet export): one row per workload, then the
-        provenance (model, level, situation, and whatever ``provenance`` adds, e.g. the dataset
-        fingerprint, the code version and the date) as constant columns."""
-        return frame_of(self.to_dict(), provenance)
-
-
-def frame_of(res: dict, provenance: dict | None = None):
-    """The prediction table (:mod:`modeling.prediction_table`) of a :meth:`Prediction.to_dict` (what the
-    dashboard keeps): one row per workload; ``application`` when the workloads have groups; the baseline's
-    interval when the scenario has a baseline; ``unit`` when the dict names one."""
-    from modeling.prediction_table import frame
-
-    rows = res["predictions"]
-    has_group = any(r["group"] is not None for r in rows)
-    has_base = any(r["baseline"] is not None for r in rows)
-    core = {"id": [r["id"] for r in rows], "predicted": [r["predicted"] for r in rows],
-            "lower": [r["lower"] for r in rows], "upper": [r["upper"] for r in rows], "level": res["level"],
-            "how": res["how"], "applicable": [bool(r["applicable"]) for r in rows], "why": [r["why"] for r in rows],
-            "baseline": [r["baseline"] for r in rows]}
-    extra = {
-        **({"application": [r["group"] for r in rows]} if has_group else {}),
-        **({"unit": res["unit"]} if res.get("unit") else {}),
-        "level_supported": res["level_supported"],
-        **({"baseline_lower": [r["baseline_lower"] for r in rows],
-            "baseline_upper": [r["baseline_upper"] for r in rows]} if has_base else {}),
-        "model": res["model"], "transform": res["transform"], "situation": res["situation"],
-    }
-    return frame(core, extra, provenance)
+DEFAULT_RULES = {"new-inputs": "pooled", "new-applications": "weighted"}
 
 
 # ------------------------------------------------------------------ fitting one candidate
@@ -278,16 +132,28 @@ class _Procedure:
     def fixed(self) -> bool:
         return len(self.candidates) == 1 and not self.include_baseline
 
-    def choose(self, X, y, groups, progress=None) -> tuple[tuple[str, str], list]:
+    def few_groups(self, groups) -> int | None:
+        """The training applications when they are too few to judge a model against the baseline for new
+        applications (:data:`versus_baseline.MIN_GROUPS`), else None."""
+        if not self.include_baseline or self.situation != "new-applications" or groups is None:
+            return None
+        n = len(np.unique(groups))
+        return n if versus_baseline.too_few(n) else None
+
+    def choose(self, X, y, groups, progress=None, inner=True) -> tuple[tuple[str, str], list]:
         if self.fixed:
             return self.candidates[0], []
+        if inner and self.few_groups(groups) is not None:  # nothing to compare on: the baseline, unscored
+            return (BASELINE, "none"), []
         models = sorted({m for m, _ in self.candidates}, key=ALL_MODELS.index)
         transforms = [t for t in TRANSFORMS if any(tt == t for _, tt in self.candidates)]
         _, cv, k, _ = splits_for(len(y), self.situation, groups, INNER_FOLDS, self.seed, inner=True)
         scored = score_candidates(X, y, models=models, transforms=transforms, host_index=self.host_index,
                                   groups=groups, cv=cv, folds=k, seed=self.seed,
                                   include_baseline=self.include_baseline, n_jobs=self.n_jobs, progress=progress)
-        best = scored[0]
+        best = versus_baseline.pick(scored)
+        if self.few_groups(groups) is not None:
+            best = next(c for c in scored if c["model"] == BASELINE)
         return (best["model"], best["transform"]), scored
 
 
@@ -327,6 +193,11 @@ def _intervals(rule, level, fold_models, Xn, floor, abs_r, fold_of, groups, poin
     return conformal.intervals(rule, level, abs_resid=abs_r, groups=groups, center_log=center)
 
 
+def _bounds(v: np.ndarray, supported: bool) -> list:
+    """An interval bound per workload, or None for each when the data cannot support the level."""
+    return v.tolist() if supported else [None] * len(v)
+
+
 @dataclass
 class Predictor:
     """Everything :func:`predict_scenario` fits, kept: the fold models (for CV+), the model fitted on every
@@ -359,6 +230,7 @@ class Predictor:
     base_cv: dict | None = None
     base_ratio_range: tuple | None = None
     selection: dict | None = None
+    verdict: versus_baseline.BaselineVerdict | None = None
     fit_seconds: float = 0.0
 
     @property
@@ -390,18 +262,14 @@ class Predictor:
                 app.why[i] = "; ".join(filter(None, [app.why[i], (
                     f"the prediction is {ratio_new[i]:.3g}x the baseline's, while every measured workload lies "
                     f"within {lo_r:.3g}-{hi_r:.3g}x of it: implausible, do not use it without checking")]))
-        outside = (point < iv.lower) | (point > iv.upper)
+        supported = iv.level_supported >= level
+        outside = ((point < iv.lower) | (point > iv.upper)) if supported else np.zeros(len(point), bool)
         for i in np.flatnonzero(outside):  # CV+ is centred on the fold models, the point is the full model's
             app.why[i] = "; ".join(filter(None, [app.why[i], (
                 "the model fitted on all workloads predicts outside the interval of the models fitted without "
                 "each fold: the model is unstable here")]))
-        notes = []
-        if iv.level_supported < level:
-            unit = "applications" if rule != "pooled" else "workloads"
-            notes.append(f"The data cannot support a {level * 100:g} % interval here: with {self.n_folds} held-out "
-                         f"{'applications' if self.situation == 'new-applications' else 'folds'} the conformal rank "
-                         f"exceeds the number of {unit}, so the widest residual is used; that guarantees "
-                         f"{iv.level_supported * 100:.0f} % at most.")
+        notes = [] if supported else [conformal.unsupported_note(level, iv.level_supported, rule != "pooled",
+                                                                 self.situation == "new-applications")]
         if self.situation == "new-inputs" and app.new_application.any():
             notes.append(f"{int(app.new_application.sum())} workload(s) belong to applications not in the training "
                          "data: their intervals come from random folds and do not describe them (see each row's "
@@ -414,15 +282,16 @@ class Predictor:
             cv_scheme=self.scheme, cv_coverage=self.cover, cv_error=self.cv_error, baseline_cv=self.base_cv,
             n_train=self.n_train, feature_names=names, ids=[str(i) for i in new["workload_ids"]],
             groups=None if new_groups is None else new_groups.tolist(),
-            predicted=point.tolist(), lower=iv.lower.tolist(), upper=iv.upper.tolist(),
+            predicted=point.tolist(), lower=_bounds(iv.lower, supported), upper=_bounds(iv.upper, supported),
             baseline=None if base is None else base.tolist(),
-            baseline_lower=None if base_iv is None else base_iv.lower.tolist(),
-            baseline_upper=None if base_iv is None else base_iv.upper.tolist(),
+            baseline_lower=None if base_iv is None else _bounds(base_iv.lower, supported),
+            baseline_upper=None if base_iv is None else _bounds(base_iv.upper, supported),
             applicable=app.applicable.tolist(), why=app.why, out_of_range=app.out_of_range,
             distance=app.distance.tolist(), distance_threshold=app.distance_threshold,
             distance_percentile=self.reference.percentile,
             ignored_columns=list(new.get("ignored") or []), skipped=list(new.get("skipped") or []),
-            selection=self.selection, notes=notes, seconds=self.fit_seconds + time.perf_counter() - t0)
+            selection=self.selection, notes=notes, seconds=self.fit_seconds + time.perf_counter() - t0,
+            verdict=self.verdict, interval_supported=supported)
 
 
 def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMMENDED, transform: str = AUTO,
@@ -528,15 +397,14 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
             fold_models[k] = _fit(m, t, X[tr], y[tr], host_index, seed)
             oof[te] = fold_models[k].predict(X[te])
         chosen, scored = proc.choose(X, y, groups, lambda f, lab: report(share * (n_folds + f),
-                                                                          f"choosing on all workloads ({lab})"))
+                                                                          f"choosing on all workloads ({lab})"),
+                                     inner=False)  # scored in full, for the page's list of candidates
     m, t = chosen
-    report(0.9, f"fitting {candidate_label(m, t)} on all {len(y)} workloads")
-    full = _fit(m, t, X, y, host_index, seed)
-    abs_r = np.abs(np.log(y) - conformal.to_log(oof, floor))
-    cover = conformal.held_out_coverage(abs_r, fold_of, level, rule, groups)
+    cv_error = oof_scores(y, oof, floor)
 
-    # the baseline beside it, through the same folds and rule
-    base = {}
+    # the baseline beside it, through the same folds and rule; it replaces a recommended model that does not
+    # beat it on these folds (modeling/crossgen/versus_baseline.py)
+    base, verdict = {}, None
     if host_index is not None:
         b_models, b_oof = [None] * n_folds, np.empty(len(y))
         for k, (tr, te) in enumerate(splits):
@@ -545,20 +413,30 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
         b_full = _fit(BASELINE, "none", X, y, host_index, seed)
         b_r = np.abs(np.log(y) - conformal.to_log(b_oof, floor))
         ratio_train = y / np.maximum(b_full.predict(X), floor)
+        b_scores = oof_scores(y, b_oof, floor)
         base = {"base_fold_models": b_models, "base_full": b_full, "base_abs_r": b_r,
-                "base_cv": {**oof_scores(y, b_oof, floor),
-                            "coverage": conformal.held_out_coverage(b_r, fold_of, level, rule, groups)},
+                "base_cv": {**b_scores, "coverage": conformal.held_out_coverage(b_r, fold_of, level, rule, groups)},
                 "base_ratio_range": (float(ratio_train.min()), float(ratio_train.max()))}
+        verdict = versus_baseline.verdict("choosing among the models" if m == BASELINE else candidate_label(m, t),
+                                          cv_error, b_scores, scheme, may_fall_back=model == RECOMMENDED,
+                                          chose_baseline=m == BASELINE, n_groups=proc.few_groups(groups))
+        if verdict.baseline_used:
+            m, t, oof, fold_models, cv_error = BASELINE, "none", b_oof, list(b_models), b_scores
+    report(0.9, f"fitting {candidate_label(m, t)} on all {len(y)} workloads")
+    full = base["base_full"] if m == BASELINE and base else _fit(m, t, X, y, host_index, seed)
+    abs_r = np.abs(np.log(y) - conformal.to_log(oof, floor))
+    cover = conformal.held_out_coverage(abs_r, fold_of, level, rule, groups)
     selection = None
     if not proc.fixed:
+        picked = next((c for c in scored if c["label"] == candidate_label(m, t)), None)
         selection = {"chosen": candidate_label(m, t), "criterion": "mean |log error| of out-of-fold predictions",
                      "candidates": scored[:12] + [c for c in scored[12:] if c["model"] == BASELINE],
                      "n_candidates": len(scored), "chosen_in_folds": chosen_in_folds,
-                     "note": trade_off(scored)}
+                     "note": trade_off(scored, picked)}
     return Predictor(
         scenario=dict(scen.get("scenario") or {}), requested_model=model, requested_transform=transform,
         model=m, transform=t, level=level, situation=situation, rule=rule, scheme=scheme, n_folds=n_folds,
         names=names, floor=floor, fold_of=fold_of, abs_r=abs_r, groups=groups, fold_models=fold_models, full=full,
-        cover=cover, cv_error=oof_scores(y, oof, floor),
+        cover=cover, cv_error=cv_error, verdict=verdict,
         reference=applicability.reference(X, train_groups=groups, percentile=percentile),
         selection=selection, fit_seconds=time.perf_counter() - t0, **base)

@@ -85,16 +85,16 @@ def _pct(v: float) -> str:
     return f"{v:,.1f} %" if v < 1000 else f"{v:,.0f} %"
 
 
-def trade_off(scored: list[dict]) -> str:
-    """A plain sentence on what the choice gives up, when the scores disagree; "" when they agree."""
+def trade_off(scored: list[dict], chosen: dict | None = None) -> str:
+    """A plain sentence on what the choice ``chosen`` (default: the best scored) gives up, when the scores
+    disagree; "" when they agree. (That the baseline is used, and why, is said by
+    :class:`modeling.crossgen.versus_baseline.BaselineVerdict`.)"""
     if not scored:
         return ""
-    chosen = scored[0]
+    chosen = chosen or scored[0]
     by_mean = min(scored, key=lambda c: c["mean_ape"])
     base = next((c for c in scored if c["model"] == BASELINE), None)
     parts = []
-    if chosen["model"] == BASELINE:
-        parts.append("No model beats the host x median ratio baseline on the folds: the baseline is recommended.")
     if by_mean is not chosen:
         parts.append(
             f"{by_mean['label']} has the lower mean APE ({_pct(by_mean['mean_ape'])} against "

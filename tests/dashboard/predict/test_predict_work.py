@@ -180,3 +180,37 @@ def test_a_saved_prediction_comes_back_when_the_cache_let_it_go(var, unmeasured_
     work.restore_saved(key)
     assert jobs.get_result(key)["predictions"] == res["predictions"]
     work.restore_saved(PREDICT.request({**FAST, "seed": 3})["key"])  # nothing saved under it: nothing happens
+
+
+def test_a_baseline_that_wins_and_an_unsupported_interval_are_said_in_words(var):
+    """Applications not in the training data on the shipped pair: 4 applications cannot support a 90 %
+    interval, so the page and the report say so instead of printing one; a fixture where the baseline truly
+    wins shows the verdict with both errors."""
+    from dashboard.predict import report
+    from tests.modeling.crossgen.test_unseen import _no_signal_beyond_the_host
+    from modeling.crossgen.predict import predict_scenario
+
+    res = work.predict_result(PREDICT.request({**FAST, "target": "GTX-970", "situation": "new-applications"})["params"])
+    f = views.facts(res)
+    assert f["coverage"] == "not supported" and f["width"] == ""
+    assert all(r["lower"] is None and r["upper"] is None for r in views.table_rows(res))
+    assert views.interval_sentence(res).startswith("No 90 % interval is given")
+    assert any("No 90 % interval is given" in n for n in res["notes"])
+    figures.predictions(res, "time", "s")  # draws without bounds
+    assert views.export_frame(res)["lower"].isna().all()
+    text = " ".join(b for s in report.build(res, "link", "time", "s").sections for b in s.paragraphs)
+    assert "No 90 % interval is given" in text
+    import app  # noqa: F401 - registers the pages
+    from dashboard.pages import predict as page
+
+    shown = str(page._content(res)[0])
+    assert "not supported" in shown and "No 90 % interval is given" in shown
+    if res["verdict"]["baseline_wins"]:  # the named NNLS against the baseline, said on the page
+        assert "The baseline did at least as well" in shown and "predict-versus-baseline" in shown
+
+    won = predict_scenario(_no_signal_beyond_the_host(), model="recommended", models="OLS,NNLS,Lasso",
+                           situation="new-applications").to_dict()
+    f = views.facts(won)
+    assert f["baseline_used"] and f["versus_baseline"].startswith("The baseline is used")
+    assert f"{won['verdict']['baseline_mean_ape']:,.2f} %" in f["versus_baseline"]
+    assert f["width"].startswith("×") and "median width ×" in f["coverage_detail"]

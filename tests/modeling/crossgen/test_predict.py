@@ -162,9 +162,17 @@ def test_cv_plus_rank_and_unsupported_level():
 def test_new_applications_with_few_applications_says_what_it_cannot_support():
     scen, _ = _table(n_apps=4)
     res = predict_scenario(scen, model="NNLS", transform="logratio", situation="new-applications")
-    assert res.interval_rule == "per_application" and res.level_supported == 0.8
-    assert any("cannot support a 90 % interval" in n for n in res.notes)
+    assert res.interval_rule == "weighted" and res.level_supported == 0.8
+    # no bounds printed from the widest residual: the result says the interval is not supported, and why
+    assert not res.interval_supported and all(v is None for v in res.lower + res.upper + res.baseline_lower)
+    assert any("No 90 % interval is given: it needs at least 9 applications" in n and "has 4" in n
+               and "at most 80 %" in n for n in res.notes)
     assert res.cv_scheme == "leave-one-application-out (4 applications)"
+    assert "no 90 % interval" in res.how
+    assert res.to_frame()["lower"].isna().all()
+    # a level the 4 applications support gives bounds
+    ok = predict_scenario(scen, model="NNLS", transform="logratio", situation="new-applications", level=0.75)
+    assert ok.interval_supported and all(lo < p < hi for lo, p, hi in zip(ok.lower, ok.predicted, ok.upper))
 
 
 def test_recommended_is_chosen_with_the_baseline_among_the_candidates():
@@ -182,7 +190,11 @@ def test_recommended_is_chosen_with_the_baseline_among_the_candidates():
     cands = res.selection["candidates"]
     base = next(c for c in cands if c["model"].startswith("Baseline"))
     assert cands[0]["male"] <= base["male"]
-    assert res.selection["chosen"] == cands[0]["label"]
+    # the best model is only a hair better on the folds that choose, and not better on those that judge:
+    # the baseline is used, and the result says so with both errors
+    assert res.selection["chosen"] == base["label"] == res.model
+    assert res.verdict.baseline_used and "The baseline is used" in res.selection_note
+    assert f"{res.verdict.baseline_mean_ape:,.2f} %" in res.selection_note
     assert sum(res.selection["chosen_in_folds"].values()) == 5
     assert res.baseline is not None and len(res.baseline) == 10
 
