@@ -16,6 +16,7 @@ import pandas as pd
 from dashboard.settings import MAX_UPLOAD_BYTES
 from modeling.errors import DataError
 from modeling.parallel import ForkSafeLock
+from modeling.tables.decoded_size import read_cost
 from modeling.tables.reading import Table, read_csv_bytes, read_parquet_bytes
 from modeling.tables.repeats import DEFAULT_K, aggregate_repeats
 from modeling.tables.workload import MISSING_RULES, handle_missing, missing_report
@@ -41,15 +42,16 @@ def decode_upload(contents: str) -> bytes:
         raise DataError("The upload is corrupted (invalid base64); try again.") from None
 
 
-#: A file at least this large is read by one thread of a server process at a time: reading a CSV holds
-#: about 13x its size in memory while its text is split (a 47 MB CSV of 1,000,000 x 5 numbers: 610 MB,
-#: measured), so several at once in one worker would multiply that.
-LARGE_PARSE_BYTES = 8 * 2**20
+#: An upload whose reading is expected to take at least this much memory is read by one thread of a server
+#: process at a time. The expectation is :func:`modeling.tables.decoded_size.read_cost`: what the file decodes
+#: to, counted per column from its metadata with dictionary pages expanded (Parquet) or from its line and
+#: header-field count (CSV), not the file's size: a 60 kB Parquet file can decode to 500 MB. With a server
+#: process's 4 threads, uploads add at most one large read (bounded by
+#: :data:`~modeling.tables.decoded_size.UPLOAD_BOUND_BYTES`) and three below this.
+LARGE_PARSE_BYTES = 32 * 2**20
 #: How long a large file waits for the one before it, then the user is asked to try again.
 LARGE_PARSE_WAIT_SECONDS = 120.0
 _LARGE_PARSE = ForkSafeLock()  # renewed in a forked job (modeling.parallel)
-
-
 
 
 def _parse(raw: bytes, filename: str | None) -> Table:
@@ -62,10 +64,11 @@ def _parse(raw: bytes, filename: str | None) -> Table:
 
 
 @contextmanager
-def one_large_read(size: int):
-    """Around the reading of an upload of ``size`` bytes: a large one waits for any other large one this
-    process is reading (a table or a profiler's output), then the user is asked to try again."""
-    if size < LARGE_PARSE_BYTES:
+def one_large_read(cost: int):
+    """Around the reading of an upload expected to take ``cost`` bytes of memory (:func:`read_cost`): a large
+    one waits for any other large one this process is reading (a table or a profiler's output), then the
+    user is asked to try again."""
+    if cost < LARGE_PARSE_BYTES:
         yield
         return
     if not _LARGE_PARSE.acquire(timeout=LARGE_PARSE_WAIT_SECONDS):
@@ -77,8 +80,9 @@ def one_large_read(size: int):
 
 
 def parse_upload(raw: bytes, filename: str | None = None) -> Table:
-    """The table of an uploaded file; a large one waits for any other large one this process is reading."""
-    with one_large_read(len(raw)):
+    """The table of an uploaded file; one expected to take much memory (by what it decodes to, not its size)
+    waits for any other such one this process is reading."""
+    with one_large_read(read_cost(raw)):
         return _parse(raw, filename)
 
 
