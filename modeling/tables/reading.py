@@ -217,19 +217,31 @@ def _to_float(s: pd.Series) -> pd.Series:
     return pd.Series(np.concatenate(parts) if parts else np.array([], dtype=float), index=s.index)
 
 
+def _number_masks(col: pd.Series):
+    """``(stripped text, text without thousands separators, is N/A, is a number)`` of a column's cells."""
+    s = col.astype(str).str.strip()
+    low = s.str.lower()
+    is_na = low.isin(_NA)
+    # (the look-behind makes pandas split the column into Python strings: only where a comma is)
+    cleaned = s.str.replace(r"(?<=\d),(?=\d{3}\b)", "", regex=True) if s.str.contains(",", regex=False).any() else s
+    is_num = cleaned.str.match(_NUM) | low.isin({"inf", "+inf", "-inf", "infinity", "-infinity"})
+    return s, cleaned, is_na, is_num
+
+
 def _convert_numeric(table: Table) -> None:
     """Convert columns that are mostly numbers; report what was changed."""
     df = table.frame
     for col in df.columns:
-        s = df[col].astype(str).str.strip()
-        low = s.str.lower()
-        is_na = low.isin(_NA)
-        # (the look-behind makes pandas split the column into Python strings: only where a comma is)
-        cleaned = s.str.replace(r"(?<=\d),(?=\d{3}\b)", "", regex=True) if s.str.contains(",", regex=False).any() else s
-        is_num = cleaned.str.match(_NUM) | low.isin({"inf", "+inf", "-inf", "infinity", "-infinity"})
-        n_val = int((~is_na).sum())
-        if n_val == 0 or is_num[~is_na].mean() < 0.8:
+        # whether the column is mostly numbers, counted a chunk of rows at a time (a text column is never
+        # copied whole: stripped and lowered at once, 500,000 86-byte names took 90 MB more)
+        counts = np.zeros(2, dtype=np.int64)
+        for i in range(0, len(df), 16 * _CHUNK_ROWS):
+            _, _, is_na, is_num = _number_masks(df[col].iloc[i:i + 16 * _CHUNK_ROWS])
+            counts += int((~is_na).sum()), int((is_num & ~is_na).sum())
+        n_val, n_num = (int(c) for c in counts)
+        if n_val == 0 or n_num / n_val < 0.8:
             continue
+        s, cleaned, is_na, is_num = _number_masks(df[col])
         vals = _to_float(cleaned.where(is_num & ~is_na))
         notes = []
         if (cleaned != s).any():
