@@ -152,7 +152,11 @@ def _uploaded(contents, filename):
             if profiler_files.profiler_format(raw):  # read in the "Profiler output" card (dashboard.data_import)
                 fmt = profiler_files.FORMATS[profiler_files.profiler_format(raw)][1]
                 return _not_read(alert(f"This is {fmt}: it is read in \"Profiler output\" below.", "success"))
-            large.enter_context(uploads.one_large_read(uploads.read_cost(raw)))
+            cost = uploads.read_cost(raw)
+            if cost >= uploads.LARGE_PARSE_BYTES:  # waits for its turn holding only the request's own text
+                del raw
+                large.enter_context(uploads.one_large_read(cost))
+                raw = uploads.decode_upload(contents)
             table = uploads.parse_upload(raw, filename)
         except DataError as exc:
             return _not_read(alert(f"{exc} Nothing was imported."))

@@ -36,7 +36,7 @@ from modeling.errors import DataError
 #: cell budget allows (5,000,000 cells) is 40 MB; the rest is room for text columns. Measured with
 #: ``benchmarks/upload_memory.py``: reading, previewing and staging a table this large adds less than
 #: :data:`UPLOAD_BOUND_BYTES` to a server process.
-MAX_DECODED_BYTES = 96 * 2**20
+MAX_DECODED_BYTES = 64 * 2**20
 #: The stated bound: one upload (read, preview, staging) adds at most this much to a server process.
 UPLOAD_BOUND_BYTES = 300 * 2**20
 #: Bytes a decoded cell takes: a number, or the offset beside a text value.
