@@ -43,7 +43,7 @@ def profiler_format(raw: bytes) -> str | None:
 
 def stage_profile(raw: bytes, filename) -> tuple[str, dict]:
     """Read and stage one profiler file; returns ``(token, what was found)``."""
-    with uploads.one_large_read(len(raw)):
+    with uploads.one_large_read(uploads.read_cost(raw)):
         profile = read_profile(raw)
     name = files.clean_name(filename, "profile")
     info = {"kind": "profile", "filename": name, "tag": PurePath(name).stem or name, "format": profile.format,
@@ -60,7 +60,7 @@ def stage_run(contents: list, filenames: list, decode) -> tuple[str, dict]:
     tag is the run's name in ``sysinfo.csv`` (``workload_name``), else ``pmc_perf``."""
     names = [files.clean_name(n, "profile") for n in filenames]
     raws = [decode(c) for c in contents]
-    with uploads.one_large_read(sum(len(r) for r in raws)):
+    with uploads.one_large_read(sum(uploads.read_cost(r) for r in raws)):
         run = read_run(list(zip(names, raws)))
     profile = run.profile
     shown = ", ".join(run.files[:4]) + (f" and {len(run.files) - 4} more" if len(run.files) > 4 else "")

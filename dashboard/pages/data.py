@@ -1,5 +1,7 @@
 """Data: upload a workload table (CSV or Parquet), map its columns, save it as a dataset."""
 
+from contextlib import ExitStack
+
 import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
 
@@ -144,33 +146,42 @@ def preview_columns(rows: list[dict], cols: list[str], numeric: list[str]) -> li
 def _uploaded(contents, filename):
     if why := refused("editor", "upload"):
         return _not_read(alert(why))
-    try:
-        raw = uploads.decode_upload(contents)
-        if profiler_files.profiler_format(raw):  # read in the "Profiler output" card (dashboard.data_import)
-            fmt = profiler_files.FORMATS[profiler_files.profiler_format(raw)][1]
-            return _not_read(alert(f"This is {fmt}: it is read in \"Profiler output\" below.", "success"))
-        table = uploads.parse_upload(raw, filename)
-    except DataError as exc:
-        return _not_read(alert(f"{exc} Nothing was imported."))
-    df = table.frame
-    cols = [str(c) for c in df.columns]
-    numeric = [c for c in cols if df[c].dtype.kind in "fi"]
-    info = {"filename": files.clean_name(filename, "upload"), "delimiter": table.delimiter,
-            "conversions": table.conversions, "text_dropped": table.text_dropped}
-    token = staging.stage_upload(df, info)
-    guess = uploads.guess_mapping(table)
-    delim = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}.get(table.delimiter, "Parquet (no delimiter)")
-    desc = f"{len(df):,} rows × {len(cols)} columns; delimiter: {delim}."
-    preview = df.head(10).astype(object).where(df.head(10).notna(), None).to_dict("records")
-    return _upload_answer(
-        status=alert(f"Read {info['filename']}: {desc} Map the columns below, then save.", "success"), token=token,
-        preview_box={"display": "block"}, preview_info=desc, preview_rows=preview,
-        preview_cols=preview_columns(preview, cols, numeric), columns=uploads.describe_columns(table),
-        id_options=cols, id_col=guess["id_col"], group_options=cols, group_col=guess["group_col"],
-        target_options=numeric, host_options=numeric, repeat_options=cols, repeat_col=guess["repeat_col"],
-        feature_options=numeric, name=info["filename"].rsplit(".", 1)[0],
-        host_time_options=numeric, host_time=guess["host_time_col"], sim_options=numeric, sim_cols=guess["sim_cols"],
-        missing_info=uploads.missing_text(uploads.missing_preview(table, guess["id_col"]), len(df)))
+    # one large upload's reading, staging and preview at a time in this process (small ones are not held up)
+    with ExitStack() as large:
+        try:
+            raw = uploads.decode_upload(contents)
+            if profiler_files.profiler_format(raw):  # read in the "Profiler output" card (dashboard.data_import)
+                fmt = profiler_files.FORMATS[profiler_files.profiler_format(raw)][1]
+                return _not_read(alert(f"This is {fmt}: it is read in \"Profiler output\" below.", "success"))
+            cost = uploads.read_cost(raw)
+            if cost >= uploads.LARGE_PARSE_BYTES:  # waits for its turn holding only the request's own text
+                del raw
+                large.enter_context(uploads.one_large_read(cost))
+                raw = uploads.decode_upload(contents)
+            table = uploads.parse_upload(raw, filename)
+        except DataError as exc:
+            return _not_read(alert(f"{exc} Nothing was imported."))
+        df = table.frame
+        cols = [str(c) for c in df.columns]
+        numeric = [c for c in cols if df[c].dtype.kind in "fi"]
+        info = {"filename": files.clean_name(filename, "upload"), "delimiter": table.delimiter,
+                "conversions": table.conversions, "text_dropped": table.text_dropped}
+        token = staging.stage_upload(df, info)
+        guess = uploads.guess_mapping(table)
+        delim = {",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}.get(table.delimiter,
+                                                                             "Parquet (no delimiter)")
+        desc = f"{len(df):,} rows × {len(cols)} columns; delimiter: {delim}."
+        preview = df.head(10).astype(object).where(df.head(10).notna(), None).to_dict("records")
+        return _upload_answer(
+            status=alert(f"Read {info['filename']}: {desc} Map the columns below, then save.", "success"), token=token,
+            preview_box={"display": "block"}, preview_info=desc, preview_rows=preview,
+            preview_cols=preview_columns(preview, cols, numeric), columns=uploads.describe_columns(table),
+            id_options=cols, id_col=guess["id_col"], group_options=cols, group_col=guess["group_col"],
+            target_options=numeric, host_options=numeric, repeat_options=cols, repeat_col=guess["repeat_col"],
+            feature_options=numeric, name=info["filename"].rsplit(".", 1)[0],
+            host_time_options=numeric, host_time=guess["host_time_col"], sim_options=numeric,
+            sim_cols=guess["sim_cols"],
+            missing_info=uploads.missing_text(uploads.missing_preview(table, guess["id_col"]), len(df)))
 
 
 @callback(Output(f"{P}-target-info", "children"), Output(f"{P}-missing-info", "children", allow_duplicate=True),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import threading
 import unicodedata
 from contextlib import contextmanager
 
@@ -16,6 +17,7 @@ import pandas as pd
 from dashboard.settings import MAX_UPLOAD_BYTES
 from modeling.errors import DataError
 from modeling.parallel import ForkSafeLock
+from modeling.tables.decoded_size import read_cost
 from modeling.tables.reading import Table, read_csv_bytes, read_parquet_bytes
 from modeling.tables.repeats import DEFAULT_K, aggregate_repeats
 from modeling.tables.workload import MISSING_RULES, handle_missing, missing_report
@@ -41,15 +43,17 @@ def decode_upload(contents: str) -> bytes:
         raise DataError("The upload is corrupted (invalid base64); try again.") from None
 
 
-#: A file at least this large is read by one thread of a server process at a time: reading a CSV holds
-#: about 13x its size in memory while its text is split (a 47 MB CSV of 1,000,000 x 5 numbers: 610 MB,
-#: measured), so several at once in one worker would multiply that.
-LARGE_PARSE_BYTES = 8 * 2**20
+#: An upload whose reading is expected to take at least this much memory is read by one thread of a server
+#: process at a time. The expectation is :func:`modeling.tables.decoded_size.read_cost`: what the file decodes
+#: to, counted per column from its metadata with dictionary pages expanded (Parquet) or from its line and
+#: header-field count (CSV), not the file's size: a 60 kB Parquet file can decode to 500 MB. With a server
+#: process's 4 threads, uploads add at most one large read (bounded by
+#: :data:`~modeling.tables.decoded_size.UPLOAD_BOUND_BYTES`) and three below this.
+LARGE_PARSE_BYTES = 32 * 2**20
 #: How long a large file waits for the one before it, then the user is asked to try again.
 LARGE_PARSE_WAIT_SECONDS = 120.0
 _LARGE_PARSE = ForkSafeLock()  # renewed in a forked job (modeling.parallel)
-
-
+_HOLDING = threading.local()  # whether this thread holds _LARGE_PARSE (through one_large_read)
 
 
 def _parse(raw: bytes, filename: str | None) -> Table:
@@ -62,23 +66,44 @@ def _parse(raw: bytes, filename: str | None) -> Table:
 
 
 @contextmanager
-def one_large_read(size: int):
-    """Around the reading of an upload of ``size`` bytes: a large one waits for any other large one this
-    process is reading (a table or a profiler's output), then the user is asked to try again."""
-    if size < LARGE_PARSE_BYTES:
+def one_large_read(cost: int):
+    """Around the reading of an upload expected to take ``cost`` bytes of memory (:func:`read_cost`): a large
+    one waits for any other large one this process is reading (a table or a profiler's output), then the
+    user is asked to try again. Nested in the same thread (the /data page holds it over reading, staging and
+    the preview; :func:`parse_upload` inside), the inner one is the outer one's turn."""
+    if cost < LARGE_PARSE_BYTES or getattr(_HOLDING, "large", False):  # small, or this thread's turn already
         yield
         return
     if not _LARGE_PARSE.acquire(timeout=LARGE_PARSE_WAIT_SECONDS):
         raise DataError("Another large file is being read on this server; try again in a minute.")
+    _HOLDING.large = True
     try:
         yield
     finally:
+        _HOLDING.large = False
         _LARGE_PARSE.release()
+        _release_unused()
+
+
+def _release_unused() -> None:
+    """Hand the memory Arrow's pool and the C allocator keep after a large read back to the system (a
+    1,000,000-row table left 80-90 MB held in Arrow's pool after everything was dropped, measured), so the
+    next large read in this process does not come on top of it."""
+    import ctypes
+
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)  # glibc only; elsewhere the allocator keeps its pages
+    except (OSError, AttributeError):
+        pass
 
 
 def parse_upload(raw: bytes, filename: str | None = None) -> Table:
-    """The table of an uploaded file; a large one waits for any other large one this process is reading."""
-    with one_large_read(len(raw)):
+    """The table of an uploaded file; one expected to take much memory (by what it decodes to, not its size)
+    waits for any other such one this process is reading."""
+    with one_large_read(read_cost(raw)):
         return _parse(raw, filename)
 
 

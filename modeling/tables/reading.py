@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from modeling.errors import DataError
+from modeling.tables.decoded_size import MAX_DECODED_BYTES, check_parquet_declared, parquet_expanded
 
 MAX_BYTES = 200 * 1024 * 1024
 MAX_COLUMNS = 5000
@@ -28,8 +29,9 @@ MAX_ROWS = 1_000_000
 #: few hundred MB while a CSV's text is split (a compressed Parquet file can declare far
 #: more than its size suggests).
 MAX_CELLS = 5_000_000
-#: Largest uncompressed Parquet payload accepted (bytes, from the file's row-group metadata).
-MAX_PARQUET_BYTES = 512 * 1024 * 1024
+#: Largest uncompressed Parquet payload accepted (bytes, from the file's row-group metadata): the bound on
+#: what a table decodes to (:mod:`modeling.tables.decoded_size`).
+MAX_PARQUET_BYTES = MAX_DECODED_BYTES
 _MAGIC = {b"PK\x03\x04": "an Excel/zip file", b"\xd0\xcf\x11\xe0": "an old Excel/OLE file",
           b"\x80\x04": "a Python pickle", b"\x80\x05": "a Python pickle", b"%PDF": "a PDF"}
 _NA = {"", "na", "n/a", "nan", "null", "none", "-", "?"}
@@ -114,55 +116,133 @@ def read_csv_bytes(raw: bytes) -> Table:
     """Parse CSV bytes into a table of strings, then convert numeric columns."""
     text = decoded_text(raw, "a CSV file", binary_hint=" Export it as CSV or Parquet.",
                         save_hint=" Save it as UTF-8 (e.g. 'CSV UTF-8' in a spreadsheet).")
-    if not text.strip():
+    if not text or text.isspace():  # (no copy of the text is made here or below until it is split)
         raise DataError("The file is empty.")
     # the declared shape (lines x header fields) against the budgets, before the text is split
     n_lines = text.count("\n") + (not text.endswith("\n"))
     delim = _sniff_delimiter(text[:20000])
-    first = text.lstrip("\n").split("\n", 1)[0]
+    start = re.match(r"\n*", text).end()
+    end = text.find("\n", start)
+    first = text[start:end if end >= 0 else len(text)]
     check_cells(max(n_lines - 1, 0), first.count(delim) + 1)
-    try:
-        rows = list(csv.reader(io.StringIO(text), delimiter=delim))
-    except csv.Error as exc:
-        raise DataError(f"The file is not a readable CSV table ({exc}).") from None
-    rows = [r for r in rows if any(c.strip() for c in r)]
-    if not rows:
-        raise DataError("The file has no header and no data: every line is empty or only delimiters.")
-    header = [h.strip() for h in rows[0]]
-    dups = sorted({h for h in header if header.count(h) > 1})
-    if dups:
-        raise DataError(f"Duplicate column names: {', '.join(dups)}. Rename them so each is unique.")
-    if any(h == "" for h in header):
-        raise DataError(f"Column {header.index('') + 1} has no name in the header row.")
-    body = rows[1:]
-    if not body:
-        raise DataError("The file has a header but no data rows.")
-    for i, r in enumerate(body, start=2):
-        if len(r) != len(header):
-            raise DataError(f"Row {i} has {len(r)} fields but the header has {len(header)} "
-                            f"(delimiter {delim!r}).")
-    frame = pd.DataFrame(body, columns=header)
+    frame = _split_columns(text, delim)
+    del text  # the split columns hold the text now
     table = Table(frame, delim)
     _convert_numeric(table)
     return table
 
 
+#: Rows split at a time before they are packed into compact text columns.
+_CHUNK_ROWS = 8192
+
+
+def _lines(text: str):
+    """The lines of ``text`` with their line endings, one at a time (a ``StringIO`` would copy the whole text,
+    at 4 bytes a character when any is outside Latin-1)."""
+    pos, n = 0, len(text)
+    while pos < n:
+        end = text.find("\n", pos)
+        end = n if end < 0 else end + 1
+        yield text[pos:end]
+        pos = end
+
+
+def _split_columns(text: str, delim: str) -> pd.DataFrame:
+    """The table of strings in ``text``: header, then every non-empty row, with the checks' messages.
+
+    Rows are split a chunk at a time and packed into Arrow text columns (each cell's text and an 8-byte
+    offset), so the memory the split takes is about the text's size plus 8 bytes a cell, not a Python string
+    and a list slot per cell (about 60 bytes a cell: a 47 MB CSV of 5,000,000 numbers took 610 MB). The
+    messages and their order are those of reading every row first: a malformed CSV, no rows, the header's
+    names, no data rows, then the first row whose field count differs from the header's."""
+    import pyarrow as pa
+
+    header = None
+    columns: list = []
+    chunk: list = []
+    ragged = None
+    n_body = 0
+
+    def flush():
+        for j, col in enumerate(columns):
+            col.append(pa.array([r[j] for r in chunk], type=pa.large_string()))
+        chunk.clear()
+
+    try:
+        for r in csv.reader(_lines(text), delimiter=delim):
+            if not any(c.strip() for c in r):
+                continue
+            if header is None:
+                header = [h.strip() for h in r]
+                columns = [[] for _ in header]
+                continue
+            n_body += 1
+            if ragged is not None:
+                continue
+            if len(r) != len(header):
+                ragged = (n_body + 1, len(r))
+                chunk.clear()
+                columns = []
+                continue
+            chunk.append(r)
+            if len(chunk) >= _CHUNK_ROWS:
+                flush()
+    except csv.Error as exc:
+        raise DataError(f"The file is not a readable CSV table ({exc}).") from None
+    if header is None:
+        raise DataError("The file has no header and no data: every line is empty or only delimiters.")
+    dups = sorted({h for h in header if header.count(h) > 1})
+    if dups:
+        raise DataError(f"Duplicate column names: {', '.join(dups)}. Rename them so each is unique.")
+    if any(h == "" for h in header):
+        raise DataError(f"Column {header.index('') + 1} has no name in the header row.")
+    if not n_body:
+        raise DataError("The file has a header but no data rows.")
+    if ragged is not None:
+        raise DataError(f"Row {ragged[0]} has {ragged[1]} fields but the header has {len(header)} "
+                        f"(delimiter {delim!r}).")
+    flush()
+    return pd.DataFrame({h: pa.chunked_array(col, type=pa.large_string()).to_pandas() for h, col in
+                         zip(header, columns)}, columns=header)
+
+
 _NUM = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+def _to_float(s: pd.Series) -> pd.Series:
+    """``pd.to_numeric(s, errors="coerce")`` as floats, a chunk of rows at a time (it turns text into one
+    Python string per cell first: 72 MB for 1,000,000 cells at once)."""
+    parts = [pd.to_numeric(s.iloc[i:i + 16 * _CHUNK_ROWS], errors="coerce").to_numpy(dtype=float)
+             for i in range(0, len(s), 16 * _CHUNK_ROWS)]
+    return pd.Series(np.concatenate(parts) if parts else np.array([], dtype=float), index=s.index)
+
+
+def _number_masks(col: pd.Series):
+    """``(stripped text, text without thousands separators, is N/A, is a number)`` of a column's cells."""
+    s = col.astype(str).str.strip()
+    low = s.str.lower()
+    is_na = low.isin(_NA)
+    # (the look-behind makes pandas split the column into Python strings: only where a comma is)
+    cleaned = s.str.replace(r"(?<=\d),(?=\d{3}\b)", "", regex=True) if s.str.contains(",", regex=False).any() else s
+    is_num = cleaned.str.match(_NUM) | low.isin({"inf", "+inf", "-inf", "infinity", "-infinity"})
+    return s, cleaned, is_na, is_num
 
 
 def _convert_numeric(table: Table) -> None:
     """Convert columns that are mostly numbers; report what was changed."""
     df = table.frame
     for col in df.columns:
-        s = df[col].astype(str).str.strip()
-        low = s.str.lower()
-        is_na = low.isin(_NA)
-        cleaned = s.str.replace(r"(?<=\d),(?=\d{3}\b)", "", regex=True)
-        is_num = cleaned.str.match(_NUM) | low.isin({"inf", "+inf", "-inf", "infinity", "-infinity"})
-        n_val = int((~is_na).sum())
-        if n_val == 0 or is_num[~is_na].mean() < 0.8:
+        # whether the column is mostly numbers, counted a chunk of rows at a time (a text column is never
+        # copied whole: stripped and lowered at once, 500,000 86-byte names took 90 MB more)
+        counts = np.zeros(2, dtype=np.int64)
+        for i in range(0, len(df), 16 * _CHUNK_ROWS):
+            _, _, is_na, is_num = _number_masks(df[col].iloc[i:i + 16 * _CHUNK_ROWS])
+            counts += int((~is_na).sum()), int((is_num & ~is_na).sum())
+        n_val, n_num = (int(c) for c in counts)
+        if n_val == 0 or n_num / n_val < 0.8:
             continue
-        vals = pd.to_numeric(cleaned.where(is_num & ~is_na), errors="coerce").astype(float)
+        s, cleaned, is_na, is_num = _number_masks(df[col])
+        vals = _to_float(cleaned.where(is_num & ~is_na))
         notes = []
         if (cleaned != s).any():
             notes.append(f"{int((cleaned != s).sum())} thousands separators removed")
@@ -195,54 +275,57 @@ def read_table(path) -> Table:
     return read_csv_bytes(raw)
 
 
-def _too_big(size: float) -> DataError:
-    return DataError(f"The file unpacks to {size / 2**20:,.0f} MB; at most {MAX_PARQUET_BYTES // 2**20} MB are "
-                     "accepted.")
+def _is_text(t) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t)
 
 
 def _read_bounded(raw: bytes, pf, schema):
-    """The file's table, its decoded size bounded before it is materialized.
+    """The file's table, what it decodes to bounded before it is materialized.
 
-    Two ways a small Parquet file decodes to gigabytes: compressed pages of repeated bytes (bounded by the
-    pages' uncompressed sizes in the metadata, checked first, nothing read) and a dictionary-encoded text
-    column whose few long values are repeated on every row (the pages hold only indices: the metadata's
-    sizes are small). Text columns are therefore read as dictionaries (their values once, plus an index per
-    row) and the size they would have as plain text, the sum of the referenced values' lengths, is checked
-    before they are expanded.
+    Three ways a small Parquet file decodes to gigabytes: compressed pages of repeated bytes (bounded by the
+    pages' uncompressed sizes in the metadata, checked first, nothing read), a dictionary-encoded text
+    column whose few long values are repeated on every row (the pages hold only indices: the metadata's page
+    sizes are small), and many rows of anything. The decoded size is counted per column from the metadata
+    first (:func:`modeling.tables.decoded_size.check_parquet_declared`: the dictionary's longest named value
+    on every row), then on the values: text columns alone are read as dictionaries (each distinct value
+    once, plus an index per row) and the size they expand to is checked
+    (:func:`~modeling.tables.decoded_size.parquet_expanded`) before the other columns are read and before any
+    text is expanded.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     md = pf.metadata
     pages = sum(md.row_group(i).column(j).total_uncompressed_size
                 for i in range(md.num_row_groups) for j in range(md.num_columns))
     if pages > MAX_PARQUET_BYTES:
-        raise _too_big(pages)
-    text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
-    table = pq.ParquetFile(io.BytesIO(raw), read_dictionary=text or None).read(use_pandas_metadata=False)
-    expanded = 0
-    for name in table.column_names:
-        col = table.column(name)
-        if pa.types.is_dictionary(col.type):
-            for chunk in col.chunks:
-                lengths = pc.binary_length(chunk.dictionary).to_numpy(zero_copy_only=False)
-                idx = chunk.indices.to_numpy(zero_copy_only=False)
-                valid = ~np.asarray(chunk.is_null().to_numpy(zero_copy_only=False), bool)
-                expanded += int(lengths[idx[valid]].sum()) + 8 * len(chunk)
-        else:
-            expanded += col.nbytes
-        if expanded > MAX_PARQUET_BYTES:
-            raise _too_big(expanded)
+        raise DataError(f"The file decodes to about {pages / 2**20:,.0f} MB in memory (its pages uncompressed); "
+                        f"at most {MAX_PARQUET_BYTES // 2**20} MB are accepted.")
+    declared = check_parquet_declared(md)
+    text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+            or (pa.types.is_dictionary(f.type) and _is_text(f.type.value_type))]
+    fixed = {name: size for name, size in declared.items() if name not in text}
+    names = [f.name for f in schema]
+    texts = None
+    if text:
+        texts = pq.ParquetFile(io.BytesIO(raw), read_dictionary=text).read(columns=text, use_pandas_metadata=False)
+        parquet_expanded(texts, text, fixed)
+    rest = [n for n in names if n not in text]
+    others = pq.ParquetFile(io.BytesIO(raw)).read(columns=rest, use_pandas_metadata=False) if rest else None
     cols = []
-    for name in table.column_names:
-        col = table.column(name)
-        # text read as a dictionary here is decoded back to plain text (as the file meant it); a column the
-        # file itself stored as a dictionary type stays one
-        if name in text and pa.types.is_dictionary(col.type) and not pa.types.is_dictionary(schema.field(name).type):
-            col = col.cast(schema.field(name).type)
+    for name in names:
+        if name in text:
+            col = texts.column(name)
+            # text read as a dictionary here is decoded back to plain text (as the file meant it); a column the
+            # file itself stored as a dictionary type stays one
+            if pa.types.is_dictionary(col.type) and not pa.types.is_dictionary(schema.field(name).type):
+                col = col.cast(schema.field(name).type)
+        else:
+            col = others.column(name)
         cols.append(col)
-    return pa.table(cols, names=table.column_names)
+    return pa.table(cols, names=names)
 
 
 def read_parquet_bytes(raw: bytes) -> Table:
@@ -267,11 +350,11 @@ def read_parquet_bytes(raw: bytes) -> Table:
                 or pa.types.is_dictionary(f.type)):
             raise DataError(f"Column {f.name!r} has type {f.type}; only numbers and text are accepted.")
     check_cells(pf.metadata.num_rows, len(schema))
-    table = _read_bounded(raw, pf, schema)
-    frame = table.to_pandas(ignore_metadata=True)
-    if frame.columns.duplicated().any():
-        dups = sorted(set(frame.columns[frame.columns.duplicated()]))
-        raise DataError(f"Duplicate column names: {', '.join(map(str, dups))}.")
+    names = pd.Index([f.name for f in schema])
+    if names.duplicated().any():
+        raise DataError(f"Duplicate column names: {', '.join(map(str, sorted(set(names[names.duplicated()]))))}.")
+    # the Arrow columns are released as they are converted (one copy of the table at a time)
+    frame = _read_bounded(raw, pf, schema).to_pandas(ignore_metadata=True, self_destruct=True, split_blocks=True)
     if len(frame) == 0:
         raise DataError("The file has columns but no data rows.")
     return Table(frame, None)

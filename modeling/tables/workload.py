@@ -100,12 +100,16 @@ MISSING_RULES = {
 def missing_report(df: pd.DataFrame, features: list[str], id_col: str | None = None) -> dict:
     """Which rows and columns miss feature values: ``rows`` (count), ``row_ids`` (first 20),
     ``columns`` {column: missing count}, most missing first."""
-    X = df[features].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float) if features else np.zeros((len(df), 0))
-    bad = ~np.isfinite(X)
-    rows = bad.any(axis=1)
-    ids = df[id_col].astype(str).to_numpy() if id_col else np.arange(len(df)).astype(str)
-    cols = {c: int(n) for c, n in zip(features, bad.sum(axis=0)) if n}
-    return {"rows": int(rows.sum()), "row_ids": [str(i) for i in ids[rows][:20]],
+    rows = np.zeros(len(df), dtype=bool)
+    cols = {}
+    for c in features:  # a column at a time: an upload's preview never holds a second copy of the table
+        bad = ~np.isfinite(pd.to_numeric(df[c], errors="coerce").to_numpy(dtype=float))
+        rows |= bad
+        if n := int(bad.sum()):
+            cols[c] = n
+    first = np.flatnonzero(rows)[:20]
+    ids = df[id_col].iloc[first].astype(str).to_numpy() if id_col else first.astype(str)
+    return {"rows": int(rows.sum()), "row_ids": [str(i) for i in ids],
             "columns": dict(sorted(cols.items(), key=lambda kv: -kv[1]))}
 
 

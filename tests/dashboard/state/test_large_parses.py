@@ -1,6 +1,6 @@
-"""A server process reads one large upload at a time (a CSV holds about 13x its size while it is split):
-two large files at once are read one after the other; a small one is never held up; a large one that waits
-too long is told to try again."""
+"""A server process reads one large upload at a time (large by the memory its reading is expected to take,
+``modeling.tables.decoded_size.read_cost``): two large files at once are read one after the other; a small one is
+never held up; a large one that waits too long is told to try again."""
 
 import threading
 import time
@@ -35,7 +35,7 @@ def slow_reader(monkeypatch):
                 state["now"] -= 1
 
     monkeypatch.setattr(uploads, "read_csv_bytes", read)
-    monkeypatch.setattr(uploads, "LARGE_PARSE_BYTES", 1000)
+    monkeypatch.setattr(uploads, "LARGE_PARSE_BYTES", 10_000)
     return state
 
 
@@ -61,7 +61,7 @@ def test_small_files_are_not_held_up(slow_reader):
 
 
 def test_a_large_file_that_waits_too_long_is_asked_to_try_again(monkeypatch):
-    monkeypatch.setattr(uploads, "LARGE_PARSE_BYTES", 1000)
+    monkeypatch.setattr(uploads, "LARGE_PARSE_BYTES", 10_000)
     monkeypatch.setattr(uploads, "LARGE_PARSE_WAIT_SECONDS", 0.05)
     with uploads._LARGE_PARSE:
         with pytest.raises(DataError, match="Another large file is being read"):
@@ -75,7 +75,7 @@ def test_a_large_profiler_file_waits_its_turn_too(monkeypatch):
     from dashboard.data_import import staged
 
     raw = (Path(__file__).resolve().parents[2] / "fixtures" / "profilers" / "ncu_details.csv").read_bytes()
-    monkeypatch.setattr(uploads, "LARGE_PARSE_BYTES", 1000)
+    monkeypatch.setattr(uploads, "LARGE_PARSE_BYTES", 10_000)
     monkeypatch.setattr(uploads, "LARGE_PARSE_WAIT_SECONDS", 0.05)
     with uploads._LARGE_PARSE:
         with pytest.raises(DataError, match="Another large file is being read"):
