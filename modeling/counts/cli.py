@@ -106,12 +106,16 @@ def cmd_predict(args) -> int:
     print(f"{d['program']}: {d['model_name']} fitted on {d['n_measured']} measured inputs (largest "
           + ", ".join(f"{k}={v}" for k, v in d["measured_max"].items()) + f"); {d['n_exact']} of {d['n_blocks']} "
           f"blocks exact; {d['n_irregular']} irregular")
+    for n in d["notes"]:
+        print(f"  note: {n}")
     for r in d["predictions"]:
         ins = ",".join(f"{k}={v}" for k, v in r["inputs"].items())
-        rng = "" if r["how"] == "exact" or r["lower"] is None else f"  [{r['lower']:.6g}, {r['upper']:.6g}]"
-        err = "" if r["how"] == "exact" or r["error"] is None else f" (high-low {r['error']:.2g} %)"
+        rng = ("" if r["how"] == "exact" or r["lower"] is None else
+               f"  [{r['lower']:.6g}, {r['upper']:.6g}] at {r['level']:.0%}")
+        err = "" if r["how"] == "exact" or r["error"] is None else f" (held-out {r['error']:.2g} %)"
+        base = "" if r.get("baseline") is None else f"  baseline {r['baseline']:,.0f} ({r['baseline_scales']})"
         odd = f"  irregular: {r['irregular']}" if r["irregular"] else ""
-        print(f"  {ins:30s} {r['block']:28s} {r['predicted']:>18,.0f}  {r['how']}{err}{rng}{odd}")
+        print(f"  {ins:30s} {r['block']:28s} {r['predicted']:>18,.0f}  {r['how']}{err}{rng}{base}{odd}")
     for t in d["totals"]:
         if t["block"] == "all blocks":
             ins = t["inputs"] if isinstance(t["inputs"], str) else ",".join(f"{k}={v}" for k, v in t["inputs"].items())

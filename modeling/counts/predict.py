@@ -254,7 +254,7 @@ class CountPrediction:
     level_supported: bool = False       # the held-out inputs support the stated level (90 %)
     formulas: dict = field(default_factory=dict)   # exact blocks: the polynomial as text
     notes: list = field(default_factory=list)
-    by_model: dict = field(default_factory=dict)   # model -> {"predicted", "lower", "upper"} (benchmarks)
+    by_model: dict = field(default_factory=dict)  # model or baseline -> {"predicted", "lower", "upper"}
     baseline: np.ndarray | None = None              # points x blocks: size scaling (modeling/counts/baseline.py)
     baseline_error: list = field(default_factory=list)  # per block: the baseline's mean APE % on the held-out
     baseline_scales: list = field(default_factory=list)  # per block: the sizes it scales with ("N^2·M")
@@ -486,7 +486,7 @@ def predict_counts(prog: Program, X_new, model: str = "best", seed: int = 0, pnn
         choice = ["exact" if (b in exact and model == "poly") else model for b in range(n_blocks)]
     pred, lo, hi, how, err, lev = assemble(choice)
     by_model = {}
-    for m in run:
+    for m in [*run, BASELINE]:
         mp, ml, mh, *_ = assemble([m] * n_blocks)
         by_model[m] = {"predicted": mp, "lower": ml, "upper": mh}
     irregular = []
