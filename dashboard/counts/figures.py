@@ -159,10 +159,11 @@ def predicted_counts(res: dict, block: str):
              "hovertemplate": f"predicted at %{{text}}<br>%{{y:,.0f}} {unit}<extra></extra>"}]
     yb = np.array([np.nan if p.get("baseline") is None else p["baseline"] for p in pts], float)
     if np.isfinite(yb).any() and (yb > 0).any():
-        data.append({"type": "scatter", "mode": "markers", "name": "naive scaling (nearest measured × size ratio)",
+        data.append({"type": "scatter", "mode": "markers",
+                     "name": "baseline (nearest measured, scaled by the sizes each block depends on)",
                      "x": values(xp), "y": values(np.where(yb > 0, yb, np.nan)), "text": ptext,
                      "marker": {"color": "#c0392b", "size": 8, "symbol": "x"},
-                     "hovertemplate": f"naive scaling at %{{text}}<br>%{{y:,.0f}} {unit}<extra></extra>"})
+                     "hovertemplate": f"baseline at %{{text}}<br>%{{y:,.0f}} {unit}<extra></extra>"})
     xs, ys = np.concatenate([xm, xp]), np.concatenate([ym[keep], yp[yp > 0], hi[np.isfinite(hi) & (hi > 0)],
                                                        yb[np.isfinite(yb) & (yb > 0)]])
     if not (ys > 0).any():

@@ -1,6 +1,6 @@
 """Counts predicted at inputs never run, as a design-review report (dashboard/ui/report.py): how each count
 was obtained, the chart of the total (and of each block with a model) against input size with the measured
-counts, the table with ranges and the naive baseline, the inputs and the provenance."""
+counts, the table with ranges, their level and the baseline, the inputs and the provenance."""
 
 from __future__ import annotations
 
@@ -17,14 +17,15 @@ def build(res: dict, link: str) -> Report:
     f = prediction_facts(res)
     shown = [b for b in block_choices(res)][:MAX_CHARTS]
     table = Table([("inputs", "inputs"), ("block", "block / event"), ("how", "how"), ("predicted", "predicted count"),
-                   ("lower", "lower"), ("upper", "upper"), ("error", "high-low error %"),
-                   ("beyond", "× beyond measured"), ("baseline", "naive scaling"),
-                   ("baseline_error", "naive high-low error %"), ("irregular", "irregular: reason")],
+                   ("lower", "lower"), ("upper", "upper"), ("level", "range level"), ("error", "held-out error %"),
+                   ("beyond", "× beyond measured"), ("baseline", "baseline (size scaling)"),
+                   ("baseline_scales", "baseline scales with"), ("baseline_error", "baseline held-out error %"),
+                   ("irregular", "irregular: reason")],
                   prediction_rows(res), digits=6)
     return Report(
         title=f"Counts of {res['program']} at inputs never run",
         facts=[("exact blocks (the count itself)", f["exact"]), ("model-predicted blocks", f["model"]),
-               ("irregular blocks", f["irregular"]), ("range level (k / (k+1))", f["level"])],
+               ("irregular blocks", f["irregular"]), ("range level", f["level"])],
         sections=[Section("How each count was obtained", [f["text"], *f["notes"], f"Range rule: {res['rule']}."]),
                   Section("Predicted against input size", figures=[predicted_counts(res, b) for b in shown]),
                   Section("Every predicted count", tables=[table])],

@@ -10,10 +10,12 @@ FEW_TEST_INPUTS = 8
 
 
 def leaderboard_rows(res: dict) -> list[dict]:
+    """The models, then the size-scaling baseline on the same test inputs; ``vs_baseline``: each one's mean APE
+    as a multiple of the baseline's."""
     rows = []
-    for m in res["models"]:
+    for m in [*res["models"], *([res["baseline"]] if res.get("baseline") else [])]:
         r = {k: m.get(k) for k in ("model", "mape", "max_ape", "nmse", "pearson", "spearman", "fit_seconds",
-                                   "exact_blocks")}
+                                   "exact_blocks", "vs_baseline")}
         r["name"] = NAMES.get(m["model"], m["model"])
         if "mape_range" in m:
             lo, hi = m["mape_range"]
@@ -54,11 +56,19 @@ def summary_facts(res: dict) -> dict:
     if res["n_test"] < FEW_TEST_INPUTS:
         text += (f" Only {res['n_test']} test input{'s' if res['n_test'] != 1 else ''}: every error here rests on "
                  "that few points; read them as indications, not rates.")
+    b = res.get("baseline")
+    if b:
+        verdict = ("beats it" if best["mape"] < b["mape"] else
+                   "does not beat it: prefer the baseline for these inputs")
+        text += (f" The baseline a careful user would use (each block's count at the nearest training input scaled "
+                 f"by the sizes it depends on) is at {pct(b['mape'])}; the best model, "
+                 f"{NAMES.get(best['model'], best['model'])}, {verdict}.")
     if res["irregular"]:
         text += " Irregular: " + ", ".join(f"{i['block']} ({i['reason']})" for i in res["irregular"][:6])
         text += " …" if len(res["irregular"]) > 6 else "."
     return {"best": f"{NAMES.get(best['model'], best['model'])}: {pct(best['mape'])}",
-            "pnn": pct(pnn["mape"]) if pnn else "not run", "text": text, "few": res["n_test"] < FEW_TEST_INPUTS}
+            "pnn": pct(pnn["mape"]) if pnn else "not run", "text": text, "few": res["n_test"] < FEW_TEST_INPUTS,
+            "baseline": pct(b["mape"]) if b else "–", "beats_baseline": bool(b) and best["mape"] < b["mape"]}
 
 
 def pct(v: float) -> str:
@@ -80,14 +90,25 @@ def prediction_rows(res: dict) -> list[dict]:
         how = "exact polynomial" if r["how"] == "exact" else NAMES.get(r["how"], r["how"])
         rows.append({"inputs": inputs_text(r["inputs"]), "block": r["block"], "how": how,
                      "predicted": r["predicted"], "lower": r["lower"], "upper": r["upper"],
+                     "level": level_text(r["level"], r["how"], r["lower"]),
                      "error": None if r["how"] == "exact" else r["error"], "beyond": r["beyond"],
                      "baseline": r.get("baseline"), "baseline_error": r.get("baseline_error"),
-                     "irregular": r["irregular"] or ""})
+                     "baseline_scales": r.get("baseline_scales") or "", "irregular": r["irregular"] or ""})
     for t in res["totals"]:
         rows.append({"inputs": inputs_text(t["inputs"]), "block": f"total: {t['block']}", "how": "sum",
-                     "predicted": t["predicted"], "lower": t["lower"], "upper": t["upper"], "error": None,
-                     "beyond": None, "baseline": t.get("baseline"), "baseline_error": None, "irregular": ""})
+                     "predicted": t["predicted"], "lower": t["lower"], "upper": t["upper"],
+                     "level": "sum of the ranges", "error": None, "beyond": None, "baseline": t.get("baseline"),
+                     "baseline_error": None, "baseline_scales": "", "irregular": ""})
     return rows
+
+
+def level_text(level, how: str, lower) -> str:
+    """The level printed beside a range: "90 %", "exact", or "none" (no held-out input)."""
+    if how == "exact":
+        return "exact"
+    if level is None or lower is None:
+        return "none"
+    return f"{level * 100:.0f} %"
 
 
 def prediction_facts(res: dict) -> dict:
@@ -97,23 +118,38 @@ def prediction_facts(res: dict) -> dict:
     mx = ", ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v:g}" for k, v in res["measured_max"].items())
     text = (f"{res['program']}: {res['model_name']} fitted on all {res['n_measured']} measured inputs (largest "
             f"sizes {mx}); {res['n_inputs']} input(s) predicted, up to {far:,.3g}× beyond the measured ones (the "
-            f"smallest growth of the sizes from a measured input). Errors and ranges come from the high-low split "
-            f"of the measured inputs ({res['n_hl_train']} training, {res['n_hl_test']} test inputs).")
-    base = [b["baseline_error"] for b in res["blocks"] if b.get("baseline_error") is not None]
+            f"smallest growth of the sizes from a measured input). Errors, the choice per block and ranges come "
+            f"from {held_out_text(res)}.")
+    if levels:
+        text += (f" Ranges are at the {levels[0] * 100:.0f} % level" + ("." if res.get("level_supported") else
+                 ": the held-out inputs cannot support 90 %."))
+    base = [b["baseline_error"] for b in res["blocks"]
+            if b["how"] != "exact" and b.get("baseline_error") is not None]
     model = [b["error"] for b in res["blocks"] if b["how"] != "exact" and b["error"] is not None]
     if base:
         import statistics
 
-        text += (f" Beside each count, the naive estimate ({res.get('baseline_rule', 'naive scaling')}): on the "
-                 f"high-low split its median error over blocks is {statistics.median(base):.3g} %"
-                 + (f", the models' {statistics.median(model):.3g} % on the blocks they predict." if model
-                    else "; every block here is an exact polynomial."))
+        n_base = sum(b["how"] == "baseline" for b in res["blocks"])
+        text += (f" Beside each count, the baseline ({res.get('baseline_rule', 'size scaling')}): on the "
+                 f"held-out inputs its median error over the blocks not exact is {statistics.median(base):.3g} %, "
+                 f"the chosen predictions' {statistics.median(model):.3g} %"
+                 + (f"; {n_base} block(s) take the baseline itself, no model beat it." if n_base else "."))
     if res["n_irregular"]:
         odd = [f"{b['block']} ({b['irregular']})" for b in res["blocks"] if b["irregular"]]
         text += " Irregular (no model within 5 % on high-low): " + ", ".join(odd[:6]) + (" …" if len(odd) > 6 else ".")
     return {"exact": f"{res['n_exact']} of {res['n_blocks']}", "model": f"{n_model} of {res['n_blocks']}",
-            "irregular": f"{res['n_irregular']}", "level": f"{levels[0] * 100:.0f} %" if levels else "–",
+            "irregular": f"{res['n_irregular']}",
+            "level": (f"{levels[0] * 100:.0f} %" + ("" if res.get("level_supported") else " (90 % not supported)"))
+            if levels else "–",
             "text": text, "notes": res.get("notes") or []}
+
+
+def held_out_text(res: dict) -> str:
+    n, k = res["n_hl_test"], res["n_hl_train"]
+    if res.get("scheme") == "leave-one-input-out":
+        return (f"leave-one-input-out: {n} measured inputs each predicted from the inputs not at least as large in "
+                f"every size (median {k} training inputs)")
+    return f"the high-low split of the measured inputs ({k} training, {n} held-out inputs)"
 
 
 def provenance_text(res: dict) -> str:

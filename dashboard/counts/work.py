@@ -70,7 +70,8 @@ def programs_result(params: dict, report=silent) -> dict:
         except ModelingError as exc:  # a program the split cannot serve is reported, not fatal (a defect is)
             skipped.append({"program": name, "reason": str(exc)})
             continue
-        for m in r.models:
+        for m in [*r.models, *([r.baseline] if r.baseline else [])]:
             rows.append({"program": name, "n_blocks": r.n_blocks, "n_train": r.n_train, "n_test": r.n_test,
-                         "irregular": len(r.irregular), **{k: v for k, v in m.to_dict().items() if k != "seeds"}})
+                         "irregular": len(r.irregular), **{k: v for k, v in m.to_dict().items() if k != "seeds"},
+                         "vs_baseline": r.vs_baseline(m.model)})
     return {"rows": rows, "skipped": skipped, "params": dict(params)}

@@ -46,7 +46,8 @@ MODEL_LABELS = {**NAMES, "pnn-paper": f"{NAMES['pnn-paper']}: {preset_text('pape
                 "pnn-tuned": f"{NAMES['pnn-tuned']}: {preset_text('tuned')}",
                 "pnn": f"{NAMES['pnn']}: the network settings below",
                 "poly": f"{NAMES['poly']}, exact where integers fit"}
-PMODEL_LABELS = {**MODEL_LABELS, "best": f"{NAMES['best']} (exact polynomial, else the lowest high-low error)"}
+PMODEL_LABELS = {**MODEL_LABELS,
+                 "best": f"{NAMES['best']} (exact polynomial, else the lowest held-out error, baseline included)"}
 
 
 def _num(name, value, step=1):
@@ -121,13 +122,16 @@ def layout(**query):
              html.P("Test inputs only. Mean / max APE over non-zero measured counts; nMSE: each block scaled to "
                     "[0, 1] by its largest measured test count, squared error averaged over inputs and blocks "
                     "(BB-ML eq. 3); Pearson / Spearman on those scaled counts of blocks whose count varies. "
-                    "Networks: median of 3 seeds, range beside.", className="hint"),
+                    "Networks: median of 3 seeds, range beside. Last row: the baseline a careful user would use "
+                    "(each block's count at the nearest training input scaled by the sizes it depends on); "
+                    "'× baseline's error': below 1 the model beats it.", className="hint"),
              grid(f"{P}-leaderboard", [{"field": "name", "headerName": "model", "minWidth": 190},
                                   num_col("mape", "mean APE %", 3),
                                   {"field": "seed_range", "headerName": "3 seeds' range %", "minWidth": 120},
                                   num_col("max_ape", "max APE %", 2), num_col("nmse", "nMSE", 6),
                                   num_col("pearson", "Pearson", 4), num_col("spearman", "Spearman", 4),
-                                  num_col("exact_blocks", "exact blocks", 0), num_col("fit_seconds", "fit s", 2)],
+                                  num_col("exact_blocks", "exact blocks", 0), num_col("fit_seconds", "fit s", 2),
+                                  num_col("vs_baseline", "× baseline's error", 2)],
                   rows=board, height=280, file_name="counts_leaderboard.csv")),
         card(field("Model shown", dropdown(f"{P}-view", [{"label": NAMES[m], "value": m} for m in MODEL_CHOICES],
                                           shown)),
@@ -150,8 +154,9 @@ def layout(**query):
         card(html.H2("Predict at new inputs", id=f"{P}-predict"),
              html.P("Every block's (or event's) count at inputs never run, from the model fitted on all measured "
                     "inputs. Exact blocks (an integer polynomial reproduced every measured count) give the count "
-                    "itself; other blocks give the model's count, its error on the high-low split of the measured "
-                    "inputs and a range from that error, wider the farther beyond the measured inputs.",
+                    "itself; other blocks give the model's count, its error on held-out measured inputs and a "
+                    "range at the level printed beside it (90 % when enough inputs can be held out), wider the "
+                    "farther beyond the measured inputs. Beside each count: the size-scaling baseline.",
                     className="hint"),
              html.Div([
                  html.Div(field("Inputs", dcc.Input(id=f"{P}-at", type="text", value=pv.get("at"), debounce=True,
@@ -184,10 +189,14 @@ def layout(**query):
                                     {"field": "block", "headerName": "block / event", "minWidth": 170},
                                     {"field": "how", "headerName": "how", "minWidth": 150},
                                     num_col("predicted", "predicted count", 0), num_col("lower", "lower", 0),
-                                    num_col("upper", "upper", 0), num_col("error", "high-low error %", 3),
+                                    num_col("upper", "upper", 0),
+                                    {"field": "level", "headerName": "range level", "minWidth": 110},
+                                    num_col("error", "held-out error %", 3),
                                     num_col("beyond", "× beyond measured", 2),
-                                    num_col("baseline", "naive scaling", 0),
-                                    num_col("baseline_error", "naive high-low error %", 3),
+                                    num_col("baseline", "baseline (size scaling)", 0),
+                                    {"field": "baseline_scales", "headerName": "baseline scales with",
+                                     "minWidth": 130},
+                                    num_col("baseline_error", "baseline held-out error %", 3),
                                     {"field": "irregular", "headerName": "irregular: reason", "minWidth": 170}],
                   rows=p_rows, height=380, file_name="counts_predicted.csv")),
         card(html.H2("Every program of this table"),
@@ -198,6 +207,7 @@ def layout(**query):
              grid(f"{P}-all-grid", [{"field": "program", "headerName": "program", "minWidth": 170, "pinned": "left"},
                                     {"field": "name", "headerName": "model", "minWidth": 170},
                                     num_col("mape", "mean APE %", 3), num_col("max_ape", "max APE %", 2),
+                                    num_col("vs_baseline", "× baseline's error", 2),
                                     num_col("nmse", "nMSE", 6), num_col("spearman", "Spearman", 4),
                                     num_col("irregular", "irregular blocks", 0),
                                     num_col("n_train", "train inputs", 0), num_col("n_test", "test inputs", 0)],
@@ -244,6 +254,7 @@ def _content(res: dict | None) -> tuple:
     f = summary_facts(res)
     summary = card(html.Div([stat("lowest mean APE", f["best"], f"{P}-best"),
                              stat(f"{NAMES['pnn-paper']} mean APE", f["pnn"], f"{P}-pnn"),
+                             stat("size-scaling baseline", f["baseline"], f"{P}-baseline"),
                              stat("irregular blocks", f"{len(res['irregular'])} of {res['n_blocks']}",
                                   f"{P}-irregular"),
                              stat("train / test inputs", f"{res['n_train']} / {res['n_test']}")], className="stats"),
@@ -329,7 +340,7 @@ def _pred_content(res: dict | None, block) -> tuple:
     summary = card(html.Div([stat("exact blocks (the count itself)", f["exact"], f"{PRED}-exact"),
                              stat("model-predicted blocks", f["model"], f"{PRED}-model"),
                              stat("irregular blocks", f["irregular"], f"{PRED}-irregular"),
-                             stat("range level (k / (k+1))", f["level"], f"{PRED}-level")], className="stats"),
+                             stat("range level", f["level"], f"{PRED}-level")], className="stats"),
                    *[alert(n, "warning") for n in f["notes"]],
                    html.P(f["text"], className="hint"),
                    html.P(provenance_text(res), className="hint", id=f"{PRED}-provenance"))

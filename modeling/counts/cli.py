@@ -40,20 +40,21 @@ def cmd_counts(args) -> int:
         out.append({"program": r["program"], "n_blocks": r["n_blocks"], "n_train": r["n_train"],
                     "n_test": r["n_test"],
                     "models": [{k: m.get(k) for k in ("model", "mape", "max_ape", "nmse", "pearson", "spearman",
-                                                     "fit_seconds", "mape_range", "exact_blocks") if k in m}
-                               for m in r["models"]],
+                                                     "fit_seconds", "mape_range", "exact_blocks", "vs_baseline")
+                                if k in m}
+                               for m in [*r["models"], *([r["baseline"]] if "baseline" in r else [])]],
                     "irregular": [i["block"] for i in r["irregular"]],
                     "irregular_reasons": {i["block"]: i["reason"] for i in r["irregular"]}})
         if not args.json:
             print(f"\n{name}: {r['n_blocks']} blocks, {r['n_train']} training / {r['n_test']} test inputs "
                   f"({args.split})", flush=True)
             print(f"  {'model':28s} {'mean APE %':>10s} {'max APE %':>10s} {'nMSE':>10s} {'Pearson':>8s} "
-                  f"{'Spearman':>8s} {'fit s':>7s}")
-            for m in r["models"]:
+                  f"{'Spearman':>8s} {'fit s':>7s} {'x baseline':>10s}")
+            for m in out[-1]["models"]:
                 rng = f"  (seeds {m['mape_range'][0]:.2f}-{m['mape_range'][1]:.2f})" if "mape_range" in m else ""
                 print(f"  {NAMES[m['model']]:28s} {_fmt(m['mape']):>10s} {_fmt(m['max_ape'], 1):>10s} "
                       f"{_fmt(m['nmse'], 5):>10s} {_fmt(m['pearson'], 4):>8s} {_fmt(m['spearman'], 4):>8s} "
-                      f"{m['fit_seconds']:7.2f}{rng}")
+                      f"{m['fit_seconds']:7.2f} {_fmt(m.get('vs_baseline')):>10s}{rng}")
             for i in r["irregular"]:
                 print(f"  irregular: {i['block']} ({i['reason']}; best inner error {i['inner_error']:.1f} %)")
     if args.json:
@@ -105,12 +106,16 @@ def cmd_predict(args) -> int:
     print(f"{d['program']}: {d['model_name']} fitted on {d['n_measured']} measured inputs (largest "
           + ", ".join(f"{k}={v}" for k, v in d["measured_max"].items()) + f"); {d['n_exact']} of {d['n_blocks']} "
           f"blocks exact; {d['n_irregular']} irregular")
+    for n in d["notes"]:
+        print(f"  note: {n}")
     for r in d["predictions"]:
         ins = ",".join(f"{k}={v}" for k, v in r["inputs"].items())
-        rng = "" if r["how"] == "exact" or r["lower"] is None else f"  [{r['lower']:.6g}, {r['upper']:.6g}]"
-        err = "" if r["how"] == "exact" or r["error"] is None else f" (high-low {r['error']:.2g} %)"
+        rng = ("" if r["how"] == "exact" or r["lower"] is None else
+               f"  [{r['lower']:.6g}, {r['upper']:.6g}] at {r['level']:.0%}")
+        err = "" if r["how"] == "exact" or r["error"] is None else f" (held-out {r['error']:.2g} %)"
+        base = "" if r.get("baseline") is None else f"  baseline {r['baseline']:,.0f} ({r['baseline_scales']})"
         odd = f"  irregular: {r['irregular']}" if r["irregular"] else ""
-        print(f"  {ins:30s} {r['block']:28s} {r['predicted']:>18,.0f}  {r['how']}{err}{rng}{odd}")
+        print(f"  {ins:30s} {r['block']:28s} {r['predicted']:>18,.0f}  {r['how']}{err}{rng}{base}{odd}")
     for t in d["totals"]:
         if t["block"] == "all blocks":
             ins = t["inputs"] if isinstance(t["inputs"], str) else ",".join(f"{k}={v}" for k, v in t["inputs"].items())

@@ -9,6 +9,10 @@ Metrics on the test points (counts of blocks, or events, at each test input):
 - ``pearson`` / ``spearman``: correlation of those normalized predicted and measured counts, pooled over the
   blocks whose count varies across the test points (constant blocks would tie ranks and flatter Pearson);
 - ``fit_seconds``: training time. Network models run three seeds: median and range of each metric.
+
+Beside the models, on the same split and metrics: the baseline a careful user would use (each block's count
+at the nearest training input scaled by the sizes it depends on, :mod:`modeling.counts.baseline`); every
+model's error is also given as a multiple of the baseline's (``vs_baseline``).
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ import numpy as np
 from scipy.stats import pearsonr, spearmanr
 
 from modeling.counts import models as M
+from modeling.counts.baseline import scaled_counts
 from modeling.counts.data import Program
+from modeling.counts.forms import irregular_reason
 from modeling.counts.names import NAMES
 from modeling.counts.results import BlockChoice, CountEvaluation, IrregularBlock, ModelScore
 from modeling.counts.splits import inner_split, split
@@ -64,32 +70,8 @@ def _seeds(model):
     return SEEDS if model.startswith("pnn") else 1
 
 
-def _irregular_reason(X: np.ndarray, y: np.ndarray, params) -> str:
-    if (y == 0).any() and (y > 0).any():
-        return "zero at some inputs"
-    for j, p in enumerate(params):
-        others = np.delete(X, j, axis=1)
-        keys = [tuple(r) for r in others]
-        for key in set(keys):
-            idx = [i for i, k in enumerate(keys) if k == key]
-            if len(idx) < 3:
-                continue
-            order = np.array(idx)[np.argsort(X[idx, j])]
-            d = np.diff(y[order])
-            if (d > 0).any() and (d < 0).any():
-                return f"non-monotone in {p}"
-    for j, p in enumerate(params):
-        vals = X[:, j].astype(int)
-        for m in (2, 4, 8, 16, 32):
-            cls = vals % m
-            if len(np.unique(cls)) < 2:
-                continue
-            # counts per unit size differ by residue class: periodic (a remainder loop, a tile edge)
-            rate = y / np.maximum(X.prod(axis=1), 1)
-            means = [np.median(rate[cls == c]) for c in np.unique(cls)]
-            if max(means) > 1.05 * min(means) > 0:
-                return f"periodic in {p} (mod {m})"
-    return "not smooth in the sizes"
+#: why a block is irregular, from the form of its counts (:mod:`modeling.counts.forms`)
+_irregular_reason = irregular_reason
 
 
 @dataclass(frozen=True)
@@ -160,15 +142,22 @@ def evaluate_program(prog: Program, split_kind: str = "high-low", model_names=MO
     irregular = [IrregularBlock(prog.blocks[b], float(err[:, b].min()),
                                 _irregular_reason(X[tr], Y[tr][:, b], prog.params))
                  for b in np.flatnonzero(err.min(axis=0) > IRREGULAR_PCT)]
+    # the baseline a careful user would use, on the same split (modeling/counts/baseline.py)
+    t0 = time.perf_counter()
+    base_pred = scaled_counts(X[tr], Y[tr], X[te])
+    baseline = ModelScore("baseline", **metrics(Y[te], base_pred), fit_seconds=float(time.perf_counter() - t0))
     test_err = block_errors(Y[te], preds.get("best", preds[base[0]]))
     blocks = [BlockChoice(blk, base[choice[b]], bool("poly" in base and exact[b]), float(err[choice[b], b]),
                           float(test_err[b])) for b, blk in enumerate(prog.blocks)]
     shown = [m for m in model_names if m in preds]
+    preds["baseline"] = base_pred
+    shown.append("baseline")
     result = CountEvaluation(
         program=prog.name, sizes=list(prog.params), split=split_kind, n_train=int(len(tr)), n_test=int(len(te)),
         models=[scores[m] for m in model_names if m in scores], blocks=blocks, irregular=irregular,
         test={"X": X[te].tolist(), "actual": Y[te].tolist(), "pred": {m: preds[m].tolist() for m in shown}},
-        train_X=X[tr].tolist(), totals=totals(Y[te], {m: preds[m] for m in shown}, prog.blocks))
+        train_X=X[tr].tolist(), totals=totals(Y[te], {m: preds[m] for m in shown}, prog.blocks),
+        baseline=baseline)
     if curve:
         if progress:
             progress((len(base) + 1) / (len(base) + 2), f"{prog.name}: training-size curve")

@@ -2,4 +2,5 @@
 dropdowns and the CLI (a labels module: no model code, so figure modules may import it)."""
 
 NAMES = {"pnn-paper": "PNN (paper settings)", "pnn-tuned": "PNN (tuned)", "pnn": "PNN (custom)",
-         "glm": "Poisson GLM on log sizes", "poly": "polynomial counts (NNLS)", "best": "best per block"}
+         "glm": "Poisson GLM on log sizes", "poly": "polynomial counts (NNLS)", "best": "best per block",
+         "baseline": "size-scaling baseline"}

@@ -10,23 +10,26 @@ How each block's count is obtained (``how``):
   count again in exact integer arithmetic, and the count at a new input is that polynomial evaluated exactly.
   Its range is the point itself.
 * a model name (``glm``, ``poly``, ``pnn-paper``, ``pnn-tuned``, ``pnn``) - the model fitted on all measured
-  inputs. Its ``error`` is the mean APE it reached on this block in the *high-low split* of the measured inputs
-  (trained on the lower 70 % of every size, scored on inputs with every size above: the extrapolation
-  situation). With ``best``, each block takes the candidate (:data:`BEST_CANDIDATES`) with the lowest such
-  error, exact blocks the exact polynomial.
+  inputs. Its ``error`` is the mean APE it reached on this block on the *held-out inputs* of the measured ones
+  (:mod:`modeling.counts.ranges`: BB-ML's high-low split when it holds out enough inputs, else
+  leave-one-input-out, each input predicted from the inputs not at least as large in every size: the
+  extrapolation situation). With ``best``, each block takes the candidate (:data:`BEST_CANDIDATES`) with the
+  lowest such error, or the baseline (``how`` = ``baseline``) when it beats them all; exact blocks the exact
+  polynomial.
 
-The range (``lower``, ``upper``) of a model's count, the rule: with q_i = log((measured_i + 0.5) /
-(predicted_i + 0.5)) on the k high-low test inputs of the block, w = max_i |q_i| x max(1, D / D_hl) (+ 1e-6),
-and the range is (predicted + 0.5) x exp(+-w) - 0.5 (clipped at 0). D is how far the new input lies beyond the
-measured ones (:func:`beyond`: the smallest total log-size increase from a measured input; 0 inside) and D_hl
-the same for the farthest high-low test input from the high-low training inputs: a model's log error grows
-about linearly with the log distance extrapolated (an exponent off by d gives d x log distance), so the
-observed worst error is stretched by the extra distance. Were the errors exchangeable, the largest of k would
-bound a new one with probability k / (k + 1) (split conformal): that is the ``level`` reported; the coverage
-reached is measured by ``benchmarks/counts_holdout.py``.
+The range (``lower``, ``upper``) of a model's count is at a stated ``level`` (90 %, or the highest level the
+number of held-out inputs supports, with a note): :mod:`modeling.counts.ranges` gives the rule (a split-
+conformal quantile of the held-out log errors per unit of distance extrapolated, stretched to the new input's
+distance beyond the measured inputs, :func:`beyond`). The coverage reached is measured by
+``benchmarks/counts_holdout.py``.
 
-A block no model predicts within 5 % on the high-low test inputs is *irregular*, with the reason seen on the
-measured counts (:func:`modeling.counts.evaluate._irregular_reason`). Totals: per input, the sum over blocks
+Beside every count stands the baseline a careful user would use (:mod:`modeling.counts.baseline`): the count at
+the nearest measured input scaled by the sizes the block depends on (a per-block power law with whole
+exponents), with its error on the same held-out inputs.
+
+A block no model predicts within 5 % on the held-out inputs is *irregular*, with the reason read from the form
+of its measured counts (:func:`modeling.counts.forms.irregular_reason`: a step such as floor(BINS/4), a
+remainder, the sizes it does not depend on). Totals: per input, the sum over blocks
 (basic-block tables; summing different events means nothing); per block or event, the sum over the requested
 inputs; their range is the sum of the ranges (it holds whenever every block's range holds).
 """
@@ -43,24 +46,28 @@ from fractions import Fraction
 import numpy as np
 
 from modeling.counts import models as M
-from modeling.counts.baseline import scaled_counts
+from modeling.counts import ranges as R
+from modeling.counts.baseline import RULE as BASELINE_RULE
+from modeling.counts.baseline import fit_power_law, scaled_counts
 from modeling.counts.data import Program
-from modeling.counts.evaluate import IRREGULAR_PCT, NAMES, _irregular_reason, block_errors
-from modeling.counts.splits import split
+from modeling.counts.evaluate import IRREGULAR_PCT, NAMES, block_errors
+from modeling.counts.forms import irregular_reason
+from modeling.counts.ranges import beyond
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
 
 PREDICT_MODELS = ("best", "glm", "poly", "pnn-tuned", "pnn-paper", "pnn")
 BEST_CANDIDATES = ("glm", "poly", "pnn-tuned")
+#: ``how`` of a block best-per-block gave to the size-scaling baseline (it beat every model on the held-out inputs)
+BASELINE = "baseline"
 MAX_POINTS = 1000
 MAX_SIZE = 1e12
 MAX_SPEC_CHARS = 20_000
 MAX_DENOMINATOR = 720
 RANGE_FLOOR = 1e-6
-BASELINE_RULE = ("naive scaling: the count at the nearest measured input x (product of the new sizes / product of "
-                 "its sizes)")
-RULE = ("range: (predicted + 0.5) x exp(+-w) - 0.5, w = the block's largest |log ratio| on the high-low test "
-        "inputs x max(1, distance beyond the measured inputs / the high-low test inputs' distance); exact: the "
-        "point itself")
+RULE = ("range at the level printed: (predicted + 0.5) x exp(+-w) - 0.5, w = the k-th smallest of the block's "
+        "held-out |log ratio| / distance beyond, k = ceil((n + 1) x level), times max(distance beyond the measured "
+        "inputs, the held-out inputs' median distance); exact: the point itself")
+__all__ = ["BASELINE_RULE", "RULE", "beyond", "predict_counts", "parse_inputs", "CountPrediction"]
 
 
 # ------------------------------------------------------------------ inputs
@@ -146,16 +153,6 @@ def parse_inputs(specs, params) -> np.ndarray:
     return np.array(list(dict.fromkeys(points)), dtype=float)
 
 
-def beyond(X_new: np.ndarray, X_known: np.ndarray) -> np.ndarray:
-    """How far each new input lies beyond the known ones: min over known inputs t of sum_j max(0, log x_j -
-    log t_j) (0 when some known input is at least as large in every size)."""
-    L_new, L_known = np.log(np.asarray(X_new, float)), np.log(np.asarray(X_known, float))
-    out = np.empty(len(L_new))
-    for i, row in enumerate(L_new):
-        out[i] = np.maximum(row[None, :] - L_known, 0.0).sum(axis=1).min()
-    return out
-
-
 # ------------------------------------------------------------------ exact polynomials
 
 def _exponents(p: int, degree: int) -> list[tuple[int, ...]]:
@@ -232,7 +229,7 @@ def exact_polynomial(poly: M.PolynomialCounts, b: int, X: np.ndarray, y: np.ndar
 
 @dataclass
 class CountPrediction:
-    """Every block's count of one program at new inputs: predicted, range, how, high-low error, irregular."""
+    """Every block's count of one program at new inputs: predicted, range, how, held-out error, irregular."""
 
     program: str
     params: list
@@ -244,20 +241,23 @@ class CountPrediction:
     lower: np.ndarray
     upper: np.ndarray
     how: list                   # per block: "exact" or a model name
-    error: list                 # per block: mean APE % on the high-low test inputs (None: no high-low split)
-    level: list                 # per block: k / (k + 1), 1 for exact, None without a high-low split
+    error: list                 # per block: mean APE % on the held-out inputs (None: none could be held out)
+    level: list                 # per block: the range's level (0.9, or n / (n + 1)), 1 for exact, None: no range
     irregular: list             # per block: reason or None
     beyond: np.ndarray          # per point: log-size distance beyond the measured inputs (0 inside)
     n_measured: int
     measured_max: dict
-    n_hl_train: int = 0
-    n_hl_test: int = 0
-    hl_distance: float | None = None
+    n_hl_train: int = 0                 # training inputs of the (median) held-out fold
+    n_hl_test: int = 0                  # held-out inputs
+    hl_distance: float | None = None    # the held-out inputs' median factor beyond their training inputs
+    scheme: str | None = None           # "high-low" or "leave-one-input-out" (modeling/counts/ranges.py)
+    level_supported: bool = False       # the held-out inputs support the stated level (90 %)
     formulas: dict = field(default_factory=dict)   # exact blocks: the polynomial as text
     notes: list = field(default_factory=list)
-    by_model: dict = field(default_factory=dict)   # model -> {"predicted", "lower", "upper"} (benchmarks)
-    baseline: np.ndarray | None = None              # points x blocks: nearest measured input x size ratio
-    baseline_error: list = field(default_factory=list)  # per block: the baseline's mean APE % on high-low
+    by_model: dict = field(default_factory=dict)  # model or baseline -> {"predicted", "lower", "upper"}
+    baseline: np.ndarray | None = None              # points x blocks: size scaling (modeling/counts/baseline.py)
+    baseline_error: list = field(default_factory=list)  # per block: the baseline's mean APE % on the held-out
+    baseline_scales: list = field(default_factory=list)  # per block: the sizes it scales with ("N^2·M")
     seconds: float = 0.0
 
     @property
@@ -278,7 +278,8 @@ class CountPrediction:
                             "how": self.how[b], "error": self.error[b], "level": self.level[b],
                             "irregular": self.irregular[b], "beyond": float(math.exp(self.beyond[i])),
                             "baseline": None if self.baseline is None else float(self.baseline[i, b]),
-                            "baseline_error": self.baseline_error[b] if self.baseline_error else None})
+                            "baseline_error": self.baseline_error[b] if self.baseline_error else None,
+                            "baseline_scales": self.baseline_scales[b] if self.baseline_scales else None})
         return out
 
     def totals(self) -> list[dict]:
@@ -310,13 +311,15 @@ class CountPrediction:
                 "n_irregular": int(sum(r is not None for r in self.irregular)),
                 "n_measured": self.n_measured, "measured_max": self.measured_max,
                 "n_hl_train": self.n_hl_train, "n_hl_test": self.n_hl_test, "hl_distance": self.hl_distance,
+                "scheme": self.scheme, "level_supported": self.level_supported,
                 "rule": self.rule, "formulas": self.formulas, "notes": list(self.notes),
                 "seconds": self.seconds,
                 "inputs": [self.inputs_of(i) for i in range(len(self.inputs))],
                 "beyond": [float(math.exp(d)) for d in self.beyond],
                 "blocks": [{"block": blk, "how": self.how[b], "error": self.error[b], "level": self.level[b],
                             "irregular": self.irregular[b],
-                            "baseline_error": self.baseline_error[b] if self.baseline_error else None}
+                            "baseline_error": self.baseline_error[b] if self.baseline_error else None,
+                            "baseline_scales": self.baseline_scales[b] if self.baseline_scales else None}
                            for b, blk in enumerate(self.blocks)],
                 "baseline_rule": BASELINE_RULE,
                 "predictions": self.rows(), "totals": self.totals()}
@@ -331,7 +334,7 @@ class CountPrediction:
 def frame_of(res: dict, provenance: dict | None = None):
     """The prediction table (:mod:`modeling.prediction_table`) of a :meth:`CountPrediction.to_dict` (what the
     dashboard keeps): one row per (input, block), id ``program/block@N=..,M=..``; ``applicable`` is false for an
-    irregular block (``why`` gives the reason) and ``baseline`` is the naive scaling of :mod:`.baseline`."""
+    irregular block (``why`` gives the reason) and ``baseline`` is the size scaling of :mod:`.baseline`."""
     from modeling.prediction_table import frame
 
     rows = res["predictions"]
@@ -348,8 +351,9 @@ def frame_of(res: dict, provenance: dict | None = None):
             "baseline": [r.get("baseline") for r in rows]}
     extra = {"program": res["program"], **{p: [r["inputs"][p] for r in rows] for p in res["sizes"]},
              "block": [r["block"] for r in rows],
-             "error_high_low_pct": [r["error"] for r in rows],
-             "baseline_error_high_low_pct": [r.get("baseline_error") for r in rows],
+             "error_held_out_pct": [r["error"] for r in rows],
+             "baseline_error_held_out_pct": [r.get("baseline_error") for r in rows],
+             "baseline_scales_with": [r.get("baseline_scales") for r in rows],
              "irregular": [r["irregular"] for r in rows],
              "beyond_measured": [r["beyond"] for r in rows],
              "model": res["model"], "rule": res["rule"], "baseline_rule": res.get("baseline_rule", BASELINE_RULE)}
@@ -404,37 +408,43 @@ def predict_counts(prog: Program, X_new, model: str = "best", seed: int = 0, pnn
     run = list(dict.fromkeys([*(candidates if model == "best" else [model]), "glm", "poly"]))
     report = progress or (lambda f, label: None)
     notes = []
-    # the high-low split of the measured inputs: each model's error per block when extrapolating
+    # the held-out inputs of the measured ones (ranges.py): each model's error per block when extrapolating
     try:
-        tr, te = split(X, "high-low", seed)
+        held = R.held_out(X, seed)
     except NotEnoughDataError as exc:
-        tr = te = None
-        notes.append(f"No high-low split of the measured inputs ({exc}): no error or range for model-predicted "
-                     "counts.")
+        held = None
+        notes.append(f"No measured input can be held out ({exc}): no error or range for model-predicted counts.")
+    if held is not None and (n := held.note()):
+        notes.append(n)
     hl_err, hl_q = {}, {}
     steps = 2 * len(run) + 1
     for k, m in enumerate(run):
-        if tr is None:
+        if held is None:
             break
-        report(k / steps, f"{prog.name}: {NAMES.get(m, m)} on the high-low split")
-        p = M.make(m, seed, pnn_settings).fit(X[tr], Y[tr]).predict(X[te])
-        hl_err[m] = block_errors(Y[te], p)
-        hl_q[m] = np.abs(np.log((Y[te] + 0.5) / (np.maximum(p, 0) + 0.5))).max(axis=0)
-    base_err = ([float(e) for e in block_errors(Y[te], scaled_counts(X[tr], Y[tr], X[te]))]
-                if tr is not None else [])
-    d_hl = float(beyond(X[te], X[tr]).max()) if tr is not None else None
+        report(k / steps, f"{prog.name}: {NAMES.get(m, m)} on {held.n} held-out inputs ({held.scheme})")
+        p = R.held_out_predictions(held, X, Y, lambda a, b, c, m=m: M.make(m, seed, pnn_settings).fit(a, b)
+                                   .predict(c))
+        hl_err[m] = block_errors(Y[held.test], p)
+        hl_q[m] = R.score_quantile(R.log_errors(Y[held.test], p), held.distance, R.LEVEL)
+    base_err = []
+    if held is not None:  # the baseline on the same held-out inputs: reported beside, and a candidate of best
+        p = R.held_out_predictions(held, X, Y, scaled_counts)
+        base_err = [float(e) for e in block_errors(Y[held.test], p)]
+        hl_err[BASELINE] = np.array(base_err)
+        hl_q[BASELINE] = R.score_quantile(R.log_errors(Y[held.test], p), held.distance, R.LEVEL)
     # every model on all the measured inputs
     fitted, preds = {}, {}
     for k, m in enumerate(run):
         report((len(run) + k) / steps, f"{prog.name}: {NAMES.get(m, m)} on all {len(X)} measured inputs")
         fitted[m] = M.make(m, seed, pnn_settings).fit(X, Y)
         preds[m] = np.maximum(fitted[m].predict(X_new), 0.0)
+    law = fit_power_law(X, Y)
+    preds[BASELINE] = scaled_counts(X, Y, X_new, law)
     report((2 * len(run)) / steps, f"{prog.name}: exact polynomials and ranges")
     exact = {b: e for b in range(len(prog.blocks))
              if (e := exact_polynomial(fitted["poly"], b, X, Y[:, b])) is not None}
     exact_pred = {b: e(X_new) for b, e in exact.items()}
     dist = beyond(X_new, X)
-    stretch = np.maximum(1.0, dist / d_hl) if d_hl else np.ones(len(X_new))
     n_blocks = len(prog.blocks)
 
     def assemble(m_of_block):
@@ -452,36 +462,38 @@ def predict_counts(prog: Program, X_new, model: str = "best", seed: int = 0, pnn
             pred[:, b] = preds[m][:, b]
             how.append(m)
             if m in hl_q:
-                w = hl_q[m][b] * stretch + RANGE_FLOOR
+                w = R.half_width(hl_q[m][b:b + 1], dist, held.distance)[:, 0] + RANGE_FLOOR
                 lo[:, b], hi[:, b] = _range(pred[:, b], w)
                 err.append(float(hl_err[m][b]))
-                lev.append(len(te) / (len(te) + 1))
+                lev.append(held.level)
             else:
                 err.append(None)
                 lev.append(None)
         return pred, lo, hi, how, err, lev
 
     if model == "best":
-        cands = [m for m in candidates if m in hl_err] or [candidates[0]]
+        cands = [m for m in [*candidates, BASELINE] if m in hl_err] or [candidates[0]]
         choice = []
         for b in range(n_blocks):
             if b in exact:
                 choice.append("exact")
             elif len(cands) > 1:
-                choice.append(min(cands, key=lambda m: (hl_err[m][b], cands.index(m))))
+                # errors equal to 1e-6 % (rounding) are a tie, won by the first candidate (models before the baseline)
+                choice.append(min(cands, key=lambda m: (round(float(hl_err[m][b]), 6), cands.index(m))))
             else:
                 choice.append(cands[0])
     else:
         choice = ["exact" if (b in exact and model == "poly") else model for b in range(n_blocks)]
     pred, lo, hi, how, err, lev = assemble(choice)
     by_model = {}
-    for m in run:
+    for m in [*run, BASELINE]:
         mp, ml, mh, *_ = assemble([m] * n_blocks)
         by_model[m] = {"predicted": mp, "lower": ml, "upper": mh}
     irregular = []
     for b in range(n_blocks):
-        if hl_err and b not in exact and min(float(e[b]) for e in hl_err.values()) > IRREGULAR_PCT:
-            irregular.append(_irregular_reason(X, Y[:, b], prog.params))
+        if (b not in exact and any(m in hl_err for m in run)
+                and min(float(hl_err[m][b]) for m in run if m in hl_err) > IRREGULAR_PCT):
+            irregular.append(irregular_reason(X, Y[:, b], prog.params))
         else:
             irregular.append(None)
     return CountPrediction(
@@ -489,7 +501,9 @@ def predict_counts(prog: Program, X_new, model: str = "best", seed: int = 0, pnn
         kind=_kind(prog.blocks), inputs=X_new, predicted=pred, lower=lo, upper=hi, how=how, error=err, level=lev,
         irregular=irregular, beyond=dist, n_measured=int(len(X)),
         measured_max={p: _plain(v) for p, v in zip(prog.params, X.max(axis=0))},
-        n_hl_train=0 if tr is None else int(len(tr)), n_hl_test=0 if te is None else int(len(te)),
-        hl_distance=None if d_hl is None else float(math.exp(d_hl)),
+        n_hl_train=0 if held is None else held.n_train, n_hl_test=0 if held is None else held.n,
+        hl_distance=None if held is None else float(math.exp(float(np.median(held.distance)))),
+        scheme=None if held is None else held.scheme, level_supported=held is not None and held.supported,
         formulas={prog.blocks[b]: e.text(prog.params) for b, e in exact.items()}, notes=notes, by_model=by_model,
-        baseline=scaled_counts(X, Y, X_new), baseline_error=base_err, seconds=time.perf_counter() - t0)
+        baseline=preds[BASELINE], baseline_error=base_err,
+        baseline_scales=[law.text(b, prog.params) for b in range(n_blocks)], seconds=time.perf_counter() - t0)

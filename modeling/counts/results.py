@@ -68,6 +68,14 @@ class CountEvaluation:
     totals: list[dict]
     curve: list[dict] | None = None
     extra: dict = field(default_factory=dict)
+    baseline: ModelScore | None = None   # the size-scaling baseline on the same test inputs
+
+    def vs_baseline(self, model: str) -> float | None:
+        """A model's mean APE as a multiple of the baseline's (below 1: the model beats it)."""
+        m = self.score(model) if model != "baseline" else self.baseline
+        if m is None or self.baseline is None or not self.baseline.mape > 0:
+            return None
+        return m.mape / self.baseline.mape
 
     @property
     def n_blocks(self) -> int:
@@ -82,7 +90,8 @@ class CountEvaluation:
 
     @property
     def best(self) -> ModelScore:
-        """The model with the lowest mean APE on the test inputs (the first such in the order run)."""
+        """The model with the lowest mean APE on the test inputs (the first such in the order run; the baseline is
+        not a model: compare with :attr:`baseline`)."""
         return min(self.models, key=lambda m: m.mape)
 
     @property
@@ -97,4 +106,8 @@ class CountEvaluation:
                "test": self.test, "train_X": self.train_X, "block_ids": self.block_ids, "totals": self.totals}
         if self.curve is not None:
             out["curve"] = self.curve
+        if self.baseline is not None:
+            out["baseline"] = {**self.baseline.to_dict(), "vs_baseline": 1.0 if self.baseline.mape > 0 else None}
+            for m in out["models"]:
+                m["vs_baseline"] = self.vs_baseline(m["model"])
         return out

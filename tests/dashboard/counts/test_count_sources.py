@@ -30,7 +30,8 @@ def test_a_count_table_upload_is_stored_by_content_and_runs():
     poly = {r["model"]: r for r in res["models"]}["poly"]
     assert poly["mape"] == pytest.approx(0, abs=1e-9) and poly["exact_blocks"] == 2
     every = work.programs_result(PROGRAMS.request({"source": m["id"], "models": "glm"})["params"])
-    assert [r["program"] for r in every["rows"]] == ["stencil"] and every["skipped"] == []
+    assert [(r["program"], r["model"]) for r in every["rows"]] == [("stencil", "glm"), ("stencil", "baseline")]
+    assert every["skipped"] == [] and every["rows"][1]["vs_baseline"] == 1.0
 
 
 @pytest.mark.parametrize("change, message", [

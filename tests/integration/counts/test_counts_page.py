@@ -119,7 +119,7 @@ def test_predict_at_an_unmeasured_input_export_and_share(dash_duo, perfcast_app,
     while time.time() < deadline and not list(tmp_path.glob("perfcast_counts_gemm.html")):
         time.sleep(0.2)
     report = tmp_path / "perfcast_counts_gemm.html"
-    assert "125000000" in report.read_text() and "naive scaling" in report.read_text()
+    assert "125000000" in report.read_text() and "baseline (size scaling)" in report.read_text()
     offline = fresh_browser(signed_in=False)
     try:
         offline.get(report.as_uri())

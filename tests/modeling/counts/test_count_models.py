@@ -125,7 +125,7 @@ def test_the_cli_prints_the_leaderboard_as_json(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     (p,) = out["programs"]
     assert p["program"] == "p" and p["n_blocks"] == 2 and p["n_test"] >= 1 and p["irregular"] == []
-    assert [m["model"] for m in p["models"]] == ["glm", "poly", "best"]
+    assert [m["model"] for m in p["models"]] == ["glm", "poly", "best", "baseline"]  # the baseline last, beside
     poly = p["models"][1]  # linear counts: the polynomial is exact, so every metric takes its perfect value
     assert poly["mape"] == pytest.approx(0, abs=1e-9) and poly["max_ape"] == pytest.approx(0, abs=1e-9)
     assert poly["nmse"] == pytest.approx(0, abs=1e-12)

@@ -14,7 +14,7 @@ from modeling.__main__ import main
 from modeling.counts import data
 from modeling.counts import models as M
 from modeling.counts.data import Program
-from modeling.counts.predict import MAX_POINTS, RANGE_FLOOR, beyond, parse_inputs, predict_counts
+from modeling.counts.predict import MAX_POINTS, RANGE_FLOOR, parse_inputs, predict_counts
 from modeling.counts.splits import split
 from modeling.errors import DataError, ModelingError
 
@@ -65,23 +65,34 @@ def test_the_glm_reproduces_a_monomial_by_hand_and_best_picks_it():
     assert best.how == ["glm"]  # poly cannot be exact for N^1.5; the glm extrapolates best on high-low
 
 
-def test_the_range_rule_is_the_largest_high_low_log_error_stretched_by_the_distance():
+def test_the_range_rule_is_a_conformal_quantile_of_held_out_errors_per_distance():
+    """37 inputs of one size: high-low holds out 7 (< 9, too few for 90 %), so each of the 19 largest inputs is
+    predicted from the smaller ones; the range is the 18th smallest |log ratio| / distance (k = ceil(20 x 0.9))
+    times max(distance beyond the measured inputs, the median held-out distance), at the 90 % level."""
+    from modeling.counts import ranges as R
+
     prog = _monomial()
     Y = prog.Y.copy()
     Y[:, 0] += np.round(0.02 * Y[:, 0] * np.sin(np.arange(len(Y))))  # +-2 % noise: the glm is no longer exact
     prog = Program(prog.name, prog.params, prog.X, prog.blocks, Y)
     X_new = np.array([[400.0], [1e6]])  # inside the measured inputs, far beyond them
     res = predict_counts(prog, X_new, "glm")
-    tr, te = split(prog.X, "high-low")
-    p_hl = M.make("glm").fit(prog.X[tr], Y[tr]).predict(prog.X[te])[:, 0]
-    q = np.abs(np.log((Y[te, 0] + 0.5) / (p_hl + 0.5))).max()
-    d_hl = beyond(prog.X[te], prog.X[tr]).max()
+    assert len(split(prog.X, "high-low")[1]) == 7
+    assert res.scheme == "leave-one-input-out" and res.n_hl_test == 19
+    order = np.argsort(prog.X[:, 0])[::-1][:19]  # the 19 largest, each predicted from every smaller input
+    s, d = [], []
+    for t in order:
+        tr = np.flatnonzero(prog.X[:, 0] < prog.X[t, 0])
+        p = M.make("glm").fit(prog.X[tr], Y[tr]).predict(prog.X[t:t + 1])[0, 0]
+        d.append(np.log(prog.X[t, 0] / prog.X[tr, 0].max()))
+        s.append(abs(np.log((Y[t, 0] + 0.5) / (p + 0.5))) / d[-1])
+    q = np.sort(s)[17]
     d_new = np.array([0.0, np.log(1e6 / prog.X.max())])
-    w = q * np.maximum(1, d_new / d_hl) + RANGE_FLOOR
+    w = q * np.maximum(d_new, np.median(d)) + RANGE_FLOOR
     pred = res.predicted[:, 0]
     assert res.lower[:, 0] == pytest.approx(np.maximum((pred + 0.5) * np.exp(-w) - 0.5, 0))
     assert res.upper[:, 0] == pytest.approx((pred + 0.5) * np.exp(w) - 0.5)
-    assert res.level == [len(te) / (len(te) + 1)]
+    assert res.level == [R.LEVEL] == [0.9] and res.level_supported and not res.notes
     rel = (res.upper[:, 0] - res.lower[:, 0]) / pred
     assert rel[1] > rel[0] > 0.02  # wider the farther beyond, at least the noise inside
 
@@ -176,28 +187,35 @@ def test_the_old_counts_command_still_works():
     assert json.loads(out.getvalue())["programs"][0]["program"] == "gesummv"
 
 
-def test_the_naive_scaling_baseline_stands_beside_every_count():
-    """The baseline scales the nearest measured input's count by the size product: exact for the block whose
-    count is proportional to N x M, off by the missing factor for the others; its high-low error is reported
-    beside the model's."""
-    from modeling.counts.baseline import nearest, scaled_counts
+def test_the_baseline_scales_each_block_by_the_sizes_it_depends_on():
+    """A careful user's baseline: 5·N·M scales with N·M, N²·M with N^2·M, a block over M only with M, a set-up
+    block not at all: each exact far beyond the grid, where scaling every block by N·M is off by the missing
+    (or extra) factor; its held-out error is reported beside the model's."""
+    from modeling.counts.baseline import fit_power_law, nearest, product_scaled_counts, scaled_counts
 
     rows = []
     for n in range(8, 65, 8):
         for m in range(4, 33, 4):
             rows += [{"program": "p", "N": n, "M": m, "block": "f:0", "count": 5 * n * m},
-                     {"program": "p", "N": n, "M": m, "block": "f:1", "count": n * n * m}]
+                     {"program": "p", "N": n, "M": m, "block": "f:1", "count": n * n * m},
+                     {"program": "p", "N": n, "M": m, "block": "f:2", "count": 3 * m},
+                     {"program": "p", "N": n, "M": m, "block": "f:3", "count": 7}]
     prog = data.program(_table(rows), "p")
+    law = fit_power_law(prog.X, prog.Y)
+    assert [law.text(b, prog.params) for b in range(4)] == ["N·M", "N^2·M", "M", "constant"]
     X = parse_inputs(["N=640,M=320"], prog.params)
     assert prog.X[nearest(prog.X, X)[0]].tolist() == [64, 32]
     res = predict_counts(prog, X, "poly")
     d = res.to_dict()
     got = {r["block"]: r for r in d["predictions"]}
-    assert got["f:0"]["baseline"] == pytest.approx(5 * 640 * 320)  # proportional: the baseline is right
-    assert got["f:1"]["baseline"] == pytest.approx(64 * 64 * 32 * 100)  # N^2 M: a factor 10 short
-    assert got["f:1"]["predicted"] == 640 * 640 * 320
+    want = {"f:0": 5 * 640 * 320, "f:1": 640 * 640 * 320, "f:2": 3 * 320, "f:3": 7}
+    for b, w in want.items():
+        assert got[b]["baseline"] == pytest.approx(w)
+    assert got["f:1"]["baseline_scales"] == "N^2·M"
+    crude = product_scaled_counts(prog.X, prog.Y, X)[0]  # the rule replaced: off on all but f:0
+    assert crude[1] == pytest.approx(want["f:1"] / 10) and crude[3] == pytest.approx(7 * 100)
     errs = {b["block"]: b["baseline_error"] for b in d["blocks"]}
-    assert errs["f:0"] == pytest.approx(0, abs=1e-9) and errs["f:1"] > 10
+    assert max(errs.values()) == pytest.approx(0, abs=1e-9)
     assert np.allclose(scaled_counts(prog.X, prog.Y, prog.X), prog.Y)  # at a measured input: its own count
     total = [t for t in d["totals"] if t["block"] == "all blocks" and t["inputs"] != "all inputs"][0]
-    assert total["baseline"] == pytest.approx(5 * 640 * 320 + 64 * 64 * 32 * 100)
+    assert total["baseline"] == pytest.approx(sum(want.values()))
