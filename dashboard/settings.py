@@ -112,10 +112,11 @@ LOGIN_FAILURES_PER_ADDRESS = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_ADD
 #: Failed sign-ins allowed per device (a browser holding the account's device cookie, from an earlier sign-in
 #: to it) in the window; other browsers' failures never count against a device (dashboard/access/limiter.py).
 LOGIN_FAILURES_PER_DEVICE = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_DEVICE", 5))
-#: Password checks one web process runs at once for browsers without the account's device cookie (each costs
-#: ~170 ms of a core and 64 MiB; browsers with one have a slot of their own), and the seconds an attempt waits
-#: for one before it is answered 503: a burst of sign-ins cannot starve signed-in members.
-LOGIN_CHECKS_AT_ONCE = max(1, int(os.environ.get("PERFCAST_LOGIN_CHECKS_AT_ONCE", 1)))
+#: Sign-ins (their database writes and password check: ~170 ms of a core and 64 MiB) one web process handles at
+#: once for browsers without the account's device cookie (browsers with one have a slot of their own), and the
+#: seconds an attempt waits for one before it is answered 503: a burst of sign-ins leaves the other web threads
+#: to signed-in members.
+LOGIN_CHECKS_AT_ONCE = max(1, int(os.environ.get("PERFCAST_LOGIN_CHECKS_AT_ONCE", 2)))
 LOGIN_CHECK_WAIT = float(os.environ.get("PERFCAST_LOGIN_CHECK_WAIT", 0.5))
 LOGIN_WINDOW_SECONDS = float(os.environ.get("PERFCAST_LOGIN_WINDOW_SECONDS", 900))
 #: Seconds a failed sign-in waits before it is answered. 0 by default: the limits above bound guessing, and a

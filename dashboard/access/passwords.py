@@ -74,10 +74,10 @@ def _slots(known_device: bool = False) -> threading.BoundedSemaphore:
 
 @contextlib.contextmanager
 def check_slot(known_device: bool = False):
-    """One of the process's password-check slots for the block, or :class:`Busy` after ``LOGIN_CHECK_WAIT``
-    seconds: a burst of sign-in posts is answered at once instead of queueing on the web threads that signed-in
-    members need. A browser with the account's device cookie has a slot of its own, so a stranger's burst
-    never keeps a member from signing in."""
+    """One of the process's sign-in slots for the block (a sign-in's writes and its password check), or
+    :class:`Busy` after ``LOGIN_CHECK_WAIT`` seconds: a burst of sign-in posts is answered at once instead of
+    occupying the web threads that signed-in members need. A browser with the account's device cookie has a
+    slot of its own, so a stranger's burst never keeps a member from signing in."""
     from dashboard.settings import LOGIN_CHECK_WAIT
 
     slots = _slots(known_device)
