@@ -83,12 +83,22 @@ class Recorder:
 
 
 def _gunicorn(port: int, env: dict, threads: int) -> subprocess.Popen:
+    """The project's own server settings (gunicorn.conf.py) on a free port. Its log goes to a temporary file
+    (:func:`server_log` reads it): a pipe that nobody reads while the server runs fills up with audit lines and
+    then stops every thread that logs, which looks like a server stalling under load."""
     exe = Path(sys.executable).parent / "gunicorn"
-    # the project's own server settings (gunicorn.conf.py), on a free port
-    return subprocess.Popen([str(exe), "app:server", "-c", "gunicorn.conf.py", "--threads", str(threads),
+    log = tempfile.TemporaryFile(mode="w+")
+    proc = subprocess.Popen([str(exe), "app:server", "-c", "gunicorn.conf.py", "--threads", str(threads),
                              "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+    proc.log = log
+    return proc
+
+
+def server_log(proc: subprocess.Popen) -> str:
+    """What a server started by :func:`_gunicorn` has logged so far."""
+    proc.log.seek(0)
+    return proc.log.read()
 
 
 def _wait_up(base: str, limit: float = 60.0) -> None:
@@ -384,7 +394,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             server.wait(30)
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
-        err = server.stderr.read() if server.stderr else ""
+        err = server_log(server)
         out["server_tracebacks"] = err.count("Traceback")
         for proc, _ in workers:
             _stop_group(proc)
