@@ -73,17 +73,51 @@ def _slots(known_device: bool = False) -> threading.BoundedSemaphore:
 
 
 @contextlib.contextmanager
+def _machine_slot(deadline: float):
+    """This machine's one sign-in for browsers without a device cookie at a time (a lock file beside the var
+    directory's state, shared by every web process here), waited for until ``deadline`` (monotonic), else
+    :class:`Busy`: however many web processes run, a stranger's burst keeps at most one core hashing."""
+    import fcntl
+    import time
+
+    from dashboard.settings import VAR_DIR
+
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    with open(VAR_DIR / "signin.lock", "w") as fh:
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise Busy from None
+                time.sleep(0.01)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
 def check_slot(known_device: bool = False):
     """One of the process's sign-in slots for the block (a sign-in's writes and its password check), or
     :class:`Busy` after ``LOGIN_CHECK_WAIT`` seconds: a burst of sign-in posts is answered at once instead of
-    occupying the web threads that signed-in members need. A browser with the account's device cookie has a
-    slot of its own, so a stranger's burst never keeps a member from signing in."""
+    occupying the web threads that signed-in members need. Browsers without the account's device cookie also
+    take the machine's one slot for them (:func:`_machine_slot`); a browser with one has a slot of its own in
+    each process, so a stranger's burst never keeps a member from signing in."""
+    import time
+
     from dashboard.settings import LOGIN_CHECK_WAIT
 
+    deadline = time.monotonic() + LOGIN_CHECK_WAIT
     slots = _slots(known_device)
     if not slots.acquire(timeout=LOGIN_CHECK_WAIT):
         raise Busy
     try:
-        yield
+        if known_device:
+            yield
+        else:
+            with _machine_slot(deadline):
+                yield
     finally:
         slots.release()

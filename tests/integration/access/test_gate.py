@@ -254,6 +254,25 @@ def test_a_burst_of_sign_ins_is_answered_at_once_and_a_members_browser_has_its_o
     assert sign_in(anonymous(perfcast_app, "10.0.6.1"), account).status_code == 303  # the refusal cost nothing
 
 
+def test_one_sign_in_at_a_time_per_machine_for_unknown_browsers(perfcast_app, account, monkeypatch):
+    """Another web process of this machine holds the machine's sign-in slot (a stranger's burst through every
+    worker): an unknown browser is answered 503 at once; a member's browser signs in."""
+    import fcntl
+
+    from dashboard import settings
+    from dashboard.access import passwords
+
+    monkeypatch.setattr("dashboard.settings.LOGIN_CHECK_WAIT", 0.2)
+    monkeypatch.setattr(passwords, "_SLOTS", {})
+    member = anonymous(perfcast_app, "10.0.7.2")
+    assert sign_in(member, account).status_code == 303
+    with open(settings.VAR_DIR / "signin.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)  # held by "another process" (a lock file's flock is per open file)
+        assert sign_in(anonymous(perfcast_app, "10.0.7.1"), account).status_code == 503
+        assert sign_in(member, account).status_code == 303
+    assert sign_in(anonymous(perfcast_app, "10.0.7.1"), account).status_code == 303
+
+
 def test_unknown_names_and_disabled_accounts_are_refused_alike(perfcast_app, account):
     client = anonymous(perfcast_app, "10.0.0.6")
     assert sign_in(client, "nobody-at-all").status_code == 401
