@@ -123,10 +123,11 @@ def test_inputs_the_target_never_ran_are_predicted_and_checked_against_their_hel
         dash_duo, perfcast_app, tmp_path):
     """What the tool is for, on real files: hotspot profiled on the AWS V100 (host) at all eight grid sizes,
     on Lassen's V100 (target) at five of them (64, 128, 512, 2048, 8192). The other three are saved as
-    workloads to predict; /predict gives each a time on Lassen with a 90 % interval -- the numbers the library
-    gives for the saved dataset -- and finds them inside the training data. Lassen's own profiles of those
-    inputs, held back here, are the truth: every interval holds it, and the model is nearer to it, on average,
-    than the host x median-ratio baseline."""
+    workloads to predict; /predict gives each a time on Lassen -- the numbers the library gives for the saved
+    dataset -- and finds them inside the training data; five measured inputs cannot support a 90 % interval
+    (it needs 9), and the page says so instead of printing the widest residual as one. Lassen's own profiles
+    of those inputs, held back here, are the truth: the model is nearer to it, on average, than the host x
+    median-ratio baseline."""
     import numpy as np
     import pandas as pd
 
@@ -162,8 +163,9 @@ def test_inputs_the_target_never_ran_are_predicted_and_checked_against_their_hel
     assert model.startswith(lib["model"])
     for r in lib["predictions"]:
         assert got.loc[r["id"], "predicted"] == pytest.approx(r["predicted"], rel=1e-9)
-        assert got.loc[r["id"], "lower"] == pytest.approx(r["lower"], rel=1e-9)
-        assert got.loc[r["id"], "upper"] == pytest.approx(r["upper"], rel=1e-9)
+        assert r["lower"] is None and r["upper"] is None  # no interval: 5 inputs support at most 83 %
+    assert got["lower"].isna().all() and got["upper"].isna().all()
+    assert "No 90 % interval is given" in wait_text(dash_duo, "#predict-summary")
 
     # the truth: Lassen's profiles of the three inputs, never uploaded
     ape, base_ape = [], []
@@ -172,7 +174,6 @@ def test_inputs_the_target_never_ran_are_predicted_and_checked_against_their_hel
                          "kernel+tag")
         truth = float(w.frame["gpu__time_duration.sum"].iloc[0])
         row = got.loc[f"calculate_temp@{n}"]
-        assert row["lower"] <= truth <= row["upper"], (n, truth, row["lower"], row["upper"])
         ape.append(abs(row["predicted"] - truth) / truth)
         base_ape.append(abs(row["baseline"] - truth) / truth)
     assert np.mean(ape) < np.mean(base_ape), (ape, base_ape)

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from dashboard.crossgen.kinds import SCENARIO
-from dashboard.ui.service_notice import CHECK, NOTICE
+from dashboard.ui.service_notice import CHECK, NOTICE, TEXT
 
 
 @pytest.fixture()
@@ -43,7 +43,8 @@ def test_save_while_redis_refuses_shows_the_notice_and_nothing_else(perfcast_app
                {"id": "scenario-save-name", "property": "value", "value": None}])
     assert r.status_code == 200, r.data[:300]
     body = r.get_json()
-    assert body["sideUpdate"] == {NOTICE: {"hidden": False}, CHECK: {"disabled": False}}
+    # the notice shows the outage's text (it is also the disk-full notice, so it says which)
+    assert body["sideUpdate"] == {NOTICE: {"hidden": False, "children": TEXT}, CHECK: {"disabled": False}}
     assert not body.get("response")  # the save status and the list keep what they show
 
 
