@@ -90,8 +90,9 @@ def screenshot(driver, name):
     driver.set_window_size(1280, 800)
 
 
-def choose(dash_duo, selector, text):
-    """Pick ``text`` in a dcc.Dropdown the way a user does: open, type, click."""
+def choose(dash_duo, selector, text, timeout=10):
+    """Pick ``text`` in a dcc.Dropdown the way a user does: open, type, click (the option waited for up to
+    ``timeout`` seconds: options a callback adds arrive later on a loaded machine)."""
     dash_duo.wait_for_element(selector, timeout=15).click()
     search = dash_duo.wait_for_element(".dash-dropdown-search")
     search.send_keys(text)
@@ -101,7 +102,7 @@ def choose(dash_duo, selector, text):
             if o.text == text:
                 return o
         return False
-    WebDriverWait(dash_duo.driver, 10).until(option).click()
+    WebDriverWait(dash_duo.driver, timeout).until(option).click()
     dash_duo.wait_for_contains_text(selector, text, timeout=10)
 
 

@@ -108,7 +108,7 @@ def test_the_card_trains_on_a_trace_uploaded_as_the_pages_data(dash_duo, perfcas
     dash_duo.wait_for_element("#phases-upload input[type=file]", timeout=30).send_keys(str(src))
     dash_duo.wait_for_contains_text("#phases-upload-status", "6 programs at 1000, 1800 MHz", timeout=90)
     assert "kept apart" in text_in(dash_duo.driver, "#phases-upload-status")
-    choose(dash_duo, "#phases-new-source", "parsec_like.data (trace, 6 programs)")
+    choose(dash_duo, "#phases-new-source", "parsec_like.data (trace, 6 programs)", timeout=60)
     dash_duo.wait_for_contains_text("#phases-new-target_freq", "1800 MHz", timeout=60)
     dash_duo.wait_for_element("#phases-new-upload input[type=file]", timeout=30).send_keys(str(host_path))
     dash_duo.wait_for_contains_text("#phases-new-upload-status", "per-sample trace of parsec.new", timeout=60)
