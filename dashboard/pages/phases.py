@@ -97,7 +97,7 @@ def _np_form(v):
               "traces or a trace uploaded above"),
         field("Host trace", html.Div([
             dcc.Dropdown(id=f"{NP}-trace", options=trace_opts, value=v["np_trace"] if trace_opts else None,
-                         placeholder="upload the host run first", clearable=False, style={"minWidth": "260px"}),
+                         placeholder="upload the host run first", clearable=False),
             dcc.Upload(html.Button("Upload the host run", className="btn btn-small"), id=f"{NP}-upload",
                        max_size=60_000_000)]),
               "the program's run on the host only: per-sample (CSV/Parquet like the shipped armpm_samples: program, "
