@@ -9,16 +9,23 @@ from dashboard.ui.url_state import InvalidParameter, Param, StoredParam
 from modeling.phases import data
 
 
-def _freqs(v):
-    """The source's frequencies; a phase table is one pair already (0 = as in the table)."""
-    return sources.frequencies(v["source"]) or [0]
+def _freqs_of(key):
+    """The frequencies of the data source named by parameter ``key``; a phase table is one pair already (0 = as
+    in the table)."""
+    def freqs(v):
+        return sources.frequencies(v[key]) or [0]
+    return freqs
 
 
-def _default_freq(preferred, last=False):
+def _default_freq(key, preferred, last=False):
+    """``preferred`` when the source of parameter ``key`` has it, else its lowest (highest: ``last``)."""
     def f(v):
-        fs = _freqs(v)
+        fs = _freqs_of(key)(v)
         return preferred if preferred in fs else fs[-1 if last else 0]
     return f
+
+
+_freqs = _freqs_of("source")
 
 
 class CvOrNumber(Param):
@@ -45,8 +52,8 @@ def _fingerprint(params):
 
 COMMON = (
     StoredParam("source", "choice", sources.SHIPPED, lookup=sources.meta, what="phase data id"),
-    Param("host_freq", "choice", _default_freq(1000), _freqs),
-    Param("target_freq", "choice", _default_freq(2000, last=True), _freqs),
+    Param("host_freq", "choice", _default_freq("source", 1000), _freqs),
+    Param("target_freq", "choice", _default_freq("source", 2000, last=True), _freqs),
     Param("target", "choice", "cycles", list(data.TARGETS)),
     Param("features", "choice", "counters", list(data.FEATURE_SETS)),
     Param("norm", "choice", "z", list(data.NORMS)),
@@ -63,16 +70,7 @@ SWEEP = jobs.JobKind("phasesweep", (*[p for p in COMMON if p.name != "granularit
                      work.sweep_result, _fingerprint)
 
 
-def _np_freqs(v):
-    """The new program's frequencies: those of the data source it is predicted from."""
-    return sources.frequencies(v["np_source"]) or [0]
-
-
-def _np_default_freq(preferred, last=False):
-    def f(v):
-        fs = _np_freqs(v)
-        return preferred if preferred in fs else fs[-1 if last else 0]
-    return f
+_np_freqs = _freqs_of("np_source")  # the new program's: those of the data source it is predicted from
 
 
 def _new_check(params):
@@ -103,8 +101,8 @@ def _trace_lookup(v):
 NEW_PROGRAM = jobs.JobKind("phasesnew", (
     StoredParam("np_source", "choice", sources.SHIPPED, lookup=sources.meta, what="phase data id"),
     StoredParam("np_trace", "choice", "none", lookup=_trace_lookup, what="host trace id"),
-    Param("np_host_freq", "choice", _np_default_freq(1000), _np_freqs),
-    Param("np_target_freq", "choice", _np_default_freq(2000, last=True), _np_freqs),
+    Param("np_host_freq", "choice", _default_freq("np_source", 1000), _np_freqs),
+    Param("np_target_freq", "choice", _default_freq("np_source", 2000, last=True), _np_freqs),
     Param("np_target", "choice", "cycles", list(data.TARGETS)),
     Param("np_model", "choice", "auto", ["auto", "lacross", "global", "nnls-baseline", "ratio-baseline",
                                          "program-ratio", "mean-baseline"]),
