@@ -117,7 +117,7 @@ LOGIN_FAILURES_PER_DEVICE = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_DEVI
 #: seconds an attempt waits for one before it is answered 503: a burst of sign-ins leaves the other web threads
 #: to signed-in members.
 LOGIN_CHECKS_AT_ONCE = max(1, int(os.environ.get("PERFCAST_LOGIN_CHECKS_AT_ONCE", 2)))
-LOGIN_CHECK_WAIT = float(os.environ.get("PERFCAST_LOGIN_CHECK_WAIT", 0.05))
+LOGIN_CHECK_WAIT = float(os.environ.get("PERFCAST_LOGIN_CHECK_WAIT", 1.0))
 LOGIN_WINDOW_SECONDS = float(os.environ.get("PERFCAST_LOGIN_WINDOW_SECONDS", 900))
 #: Seconds a failed sign-in waits before it is answered. 0 by default: the limits above bound guessing, and a
 #: waiting answer holds one of the web threads that signed-in members need (a stranger's parallel failures held
