@@ -92,8 +92,7 @@ def device_of(cookie: str | None, account: str, secret: str) -> str | None:
 
 @dataclass(frozen=True)
 class Attempt:
-    """One sign-in attempt being checked (its row is written): end it with :func:`failed` or :func:`succeeded`,
-    or :func:`withdraw` it when it was not checked."""
+    """One sign-in attempt being checked (its row is written): end it with :func:`failed` or :func:`succeeded`."""
     row_id: int
     account: str
     client: str
@@ -126,12 +125,6 @@ def begin(account: str, client: str, device: str | None = None, url: str | None 
             db.execute(delete(LoginFailure).where(LoginFailure.id == row_id))
             return None
     return Attempt(row_id, account, client, device)
-
-
-def withdraw(attempt: Attempt, url: str | None = None) -> None:
-    """An attempt that was not checked (the server was too busy): it counts for nothing."""
-    with database.session(url) as db:
-        db.execute(delete(LoginFailure).where(LoginFailure.id == attempt.row_id))
 
 
 def failed(attempt: Attempt, url: str | None = None) -> None:
