@@ -79,7 +79,7 @@ def model_options() -> list[dict]:
     return [{"label": f"{STAR} this run's lowest E_out", "value": STAR}, *model_choices()]
 
 
-def _side_label(side: dict) -> str:
+def side_label(side: dict) -> str:
     p = side["params"]
     return f"{side['name']}: {side.get('host_label') or p['host']} → {p['target']}, {p['cv']}"
 
@@ -95,8 +95,8 @@ def summary(res: dict | None):
         html.Div([stat("★ in A", sa, "compare-star-a"), stat("★ E_out in A", f"{ea:.2f} %", "compare-eout-a"),
                   stat("★ in B", sb, "compare-star-b"), stat("★ E_out in B", f"{eb:.2f} %", "compare-eout-b"),
                   stat("E_out that moved", f"{moved} of {len(c['models'])}", "compare-moved")], className="stats"),
-        html.P([html.Strong("A "), _side_label(res["a"]), f" ({res['a']['n_workloads']} workloads). ",
-                html.Strong("B "), _side_label(res["b"]), f" ({res['b']['n_workloads']} workloads)."],
+        html.P([html.Strong("A "), side_label(res["a"]), f" ({res['a']['n_workloads']} workloads). ",
+                html.Strong("B "), side_label(res["b"]), f" ({res['b']['n_workloads']} workloads)."],
                className="hint"),
         None if c["same_star"] else alert(
             f"The two runs crown different entries: {sa} in A, {sb} in B. A model chosen on one run is not the "

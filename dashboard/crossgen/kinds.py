@@ -117,6 +117,13 @@ def _saved_ids(_v=None) -> list[str]:
     return [s["id"] for s in scenarios.list_scenarios("scenario")]
 
 
+def _newest_two() -> tuple[str | None, str | None]:
+    """The defaults of /compare: the two newest saved scenarios in the order they were saved (the earlier one
+    as A), so a scenario saved first, often named "A", is not shown as B."""
+    ids = _saved_ids()  # newest first
+    return (ids[1], ids[0]) if len(ids) >= 2 else (next(iter(ids), None), None)
+
+
 def saved_request(sc_id: str, slot: str) -> tuple[dict, dict]:
     """``(saved record, scenario request)`` of a saved scenario of this project; ``InvalidParameter`` naming
     ``slot`` when its inputs no longer run (a dataset deleted since, a host no longer in it)."""
@@ -141,6 +148,6 @@ def _compare(params, report):
 
 #: Two saved scenarios compared: the key is made of the two scenarios' own keys (their inputs, data and code).
 COMPARE = jobs.JobKind(
-    "compare", (Param("a", "choice", lambda v: next(iter(_saved_ids()), None), _saved_ids),
-                Param("b", "choice", lambda v: next(iter(_saved_ids()[1:]), None), _saved_ids)),
+    "compare", (Param("a", "choice", lambda v: _newest_two()[0], _saved_ids),
+                Param("b", "choice", lambda v: _newest_two()[1], _saved_ids)),
     _compare, lambda p: "".join(saved_request(p[s], s)[1]["key"] for s in ("a", "b")), _check_compare)

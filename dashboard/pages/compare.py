@@ -1,7 +1,7 @@
 """Compare: two saved scenarios side by side (their inputs, leaderboards and per-workload errors)."""
 
 import dash
-from dash import Input, Output, callback, dcc, html
+from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard import jobs
 from dashboard.crossgen.compare_views import (INPUT_COLUMNS, MODEL_COLUMNS, STAR, model_choices, model_options,
@@ -59,7 +59,12 @@ def layout(**query):
         card(html.Div([field("Scenario A", dropdown(f"{P}-a", options, v["a"])),
                        field("Scenario B", dropdown(f"{P}-b", options, v["b"]))], className="pair-grid"),
              html.P(HOW, className="hint"),
-             job_panel(P, request, "Compare"), share_box(P)),
+             job_panel(P, request, "Compare"), share_box(P),
+             html.Div([html.Button("Download report", id=f"{P}-download-report", className="btn btn-small",
+                                   n_clicks=0),
+                       html.Span(" one HTML file with both leaderboards, the inputs that differ, the per-workload "
+                                 "chart and the provenance; it opens offline", className="hint"),
+                       dcc.Download(id=f"{P}-report")], className="run-row")),
         html.Div(card(html.H2("Choose two saved scenarios and press Compare"), html.P(
             "You will see the inputs that differ, the two leaderboards merged by model with the E_out that moved "
             "marked, and the per-workload errors of both on one scale.", className="hint")),
@@ -108,3 +113,17 @@ def _render(ready):
           prevent_initial_call=True)
 def _workloads(ready, model_a, model_b):
     return workload_view(jobs.result_for(ready), model_a, model_b)
+
+
+@callback(Output(f"{P}-report", "data"), Input(f"{P}-download-report", "n_clicks"), State(f"{P}-ready", "data"),
+          prevent_initial_call=True)
+def _report(n, ready):
+    res = jobs.result_for(ready)
+    if not res or not isinstance(n, int) or n <= 0 or not isinstance(res.get("params"), dict):
+        return no_update
+    from dashboard.crossgen.compare_report import build
+    from dashboard.ui.report import file_name, view_link
+
+    params = res["params"]  # what the server parsed when it computed this result
+    report = build(res, view_link("/compare", params), COMPARE.fingerprint(params))
+    return dcc.send_bytes(report.html(), file_name(f"perfcast_compare_{res['a']['name']}_{res['b']['name']}"))

@@ -87,3 +87,29 @@ def test_the_starred_entry_of_a_saved_scenario():
         == "★ Baseline (host x median ratio) E_out 12.35 %"
     assert starred({"best": "NNLS/Forward/AIC", "e_out": 2810.05}) == \
         "best model NNLS/Forward/AIC E_out 2810.05 % (baseline not recorded)"
+
+
+def test_by_default_the_earlier_of_the_two_newest_saves_is_a(var):
+    from dashboard.ui.url_state import parse_or_default
+
+    ds = _dataset()
+    first, _ = _save(ds["id"], "t_next", "A first")
+    second, _ = _save(ds["id"], "t_far", "B second")
+    v, error = parse_or_default({}, list(COMPARE.params))
+    assert not error and (v["a"], v["b"]) == (first["id"], second["id"])
+
+
+def test_the_compare_report_carries_both_leaderboards_and_the_names(var):
+    from dashboard.crossgen.compare_report import build
+
+    ds = _dataset()
+    a, ra = _save(ds["id"], "t_next", "next <b>")
+    b, rb = _save(ds["id"], "t_far", "far")
+    req = COMPARE.request({"a": a["id"], "b": b["id"]})
+    _, res = cached(COMPARE, req["params"])
+    text = build(res, "http://x/compare", COMPARE.fingerprint(req["params"])).html().decode()
+    assert "next &lt;b&gt;" in text and "next <b>" not in text
+    for m in res["comparison"]["models"]:
+        assert f"<td>{m['model']}</td><td>{m['e_out_a']:.4g}</td><td>{m['e_out_b']:.4g}</td>" in text
+    w = res["comparison"]["workloads"]
+    assert f"Of the {w['n_shared']} workloads both runs scored" in text

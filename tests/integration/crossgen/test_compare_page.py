@@ -5,7 +5,7 @@ import time
 from dashboard.crossgen.compare_views import starred
 from dashboard.crossgen.kinds import SCENARIO, cached
 from dashboard.ui.url_state import to_query
-from pc_browser import choose, fresh_browser, screenshot, share_link, start, text_in, wait_text
+from pc_browser import choose, download_report, fresh_browser, screenshot, share_link, start, text_in, wait_text
 
 
 def _entries(res):
@@ -28,7 +28,7 @@ def _save_from_the_page(dash_duo, app, params, name):
     dash_duo.wait_for_contains_text("#scenario-save-status", "Saved as", timeout=15)
 
 
-def test_two_saved_scenarios_side_by_side(dash_duo, perfcast_app):
+def test_two_saved_scenarios_side_by_side(dash_duo, perfcast_app, tmp_path):
     tag = time.time_ns()
     runs = {}
     for side, target in (("A", "Tesla-K40"), ("B", "Tesla-P100")):
@@ -86,6 +86,12 @@ def test_two_saved_scenarios_side_by_side(dash_duo, perfcast_app):
     worst = max(shared, key=lambda w: abs(ape["B"][w] - ape["A"][w]))
     dash_duo.wait_for_contains_text("#compare-workloads", worst, timeout=10)
     screenshot(dash_duo.driver, "compare")
+    # the report: both runs' stars and RandomForest's row as the results have them, opened with no server
+    report = download_report(dash_duo.driver, "#compare-download-report", "perfcast_compare_*.html", tmp_path)
+    text = report.read_text()
+    assert f"A {tag}" in text or f"A Tesla-K40 {tag}" in text
+    assert f"<td>RandomForest</td><td>{rf_a:.4g}</td><td>{rf_b:.4g}</td>" in text
+    assert f"{star_a} {e_a:.2f} %" in text and f"{star_b} {e_b:.2f} %" in text
     link = share_link(dash_duo, "compare")
     assert "model_a=RandomForest" in link
     other = fresh_browser()
