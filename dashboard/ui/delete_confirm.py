@@ -19,8 +19,15 @@ from dashboard.ui.components import alert
 
 
 def delete_button(prefix: str, item_id: str):
+    """The item's delete button; disabled, with the reason as its title, for a role that may not delete (the
+    delete itself is refused on the server whatever the button says)."""
+    from dashboard.access.projects import can
+
+    allowed = can("editor")
     return html.Button("delete", id={"type": f"{prefix}-delete", "id": item_id}, className="btn btn-small",
-                       n_clicks=0, title="move it to the trash (restore it from /trash)")
+                       n_clicks=0, disabled=not allowed,
+                       title=("move it to the trash (restore it from /trash)" if allowed else
+                              "viewers cannot delete: an editor or owner of the project can"))
 
 
 def delete_parts(prefix: str) -> list:
@@ -48,6 +55,8 @@ def register_delete(prefix: str, what: str, describe: Callable[[str], str], dele
         if not _clicked():
             return no_update, no_update, no_update
         item_id = ctx.triggered_id.get("id")
+        if refused("editor", "delete"):  # a viewer's (disabled) button: no dialog, the refusal is audited
+            return no_update, no_update, no_update
         try:
             text = describe(item_id)
         except (LookupError, TypeError):
