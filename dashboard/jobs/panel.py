@@ -46,6 +46,7 @@ from dashboard.jobs.runs import new_run, run_of
 from dashboard.jobs.startup_checks import job_key_refusal
 from dashboard.settings import POLL_MS
 from dashboard.ui.components import alert, answer
+from dashboard.ui.stale import stale_note
 from dashboard.ui.format import message  # noqa: F401 - pages import it from here too
 from dashboard.ui.url_state import InvalidParameter
 
@@ -72,6 +73,7 @@ def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html
             ], id=f"{prefix}-progress-box", className="progress-box", style={"display": "none"}),
         ], className="run-row"),
         html.Div(id=f"{prefix}-status"),
+        stale_note(prefix),
         html.Div(id=f"{prefix}-job-status"),
         html.Div(id=f"{prefix}-service"),
         dcc.Store(id=f"{prefix}-request", data=None if ready else request),
