@@ -14,7 +14,7 @@ from dashboard import access, request_checks, security
 from dashboard.ui import chart_order, compression, first_page, plotly_bundle, polyfill, service_notice
 from dashboard.ui.project_menu import project_menu
 from dashboard.callback_errors import on_callback_error
-from dashboard.jobs import background_manager
+from dashboard.jobs import background_manager, service_check  # noqa: F401 - registers the notice's check
 from dashboard.settings import MAX_UPLOAD_BYTES, REDIS_URL, ROOT, VAR_DIR
 
 

@@ -91,6 +91,36 @@ def test_one_package_per_method_on_both_sides():
         assert len(top) <= 8, (pkg, top)  # shared plumbing only; methods live in their packages
 
 
+#: The floors of dashboard/, lowest first: a package imports only from its own floor or the floors below it.
+FLOORS = [
+    {"dashboard.settings", "dashboard.audit_log", "dashboard.request_checks"},
+    {"dashboard.access", "dashboard.state", "dashboard.security"},
+    {"dashboard.ui"},
+    {"dashboard.jobs"},
+    {"dashboard.accelerators", "dashboard.counts", "dashboard.crossgen", "dashboard.data_import", "dashboard.newapp",
+     "dashboard.phases", "dashboard.predict", "dashboard.plan"},
+    {"dashboard.pages", "dashboard.callback_errors", "dashboard.admin", "dashboard.warmup"},
+]
+
+
+def _package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def test_dashboard_imports_run_down_its_floors_only():
+    """No arrow back up inside dashboard/: the page furniture (ui) never imports the jobs, the jobs never import a
+    method's package, and nothing imports the pages."""
+    floor = {pkg: i for i, pkgs in enumerate(FLOORS) for pkg in pkgs}
+    up = []
+    for module, deps in _graph().items():
+        if not module.startswith("dashboard."):
+            continue
+        here = _package(module)
+        assert here in floor, f"{here} has no floor in tests/test_layout.py FLOORS"
+        up += [(module, d) for d in deps if d.startswith("dashboard.") and floor[_package(d)] > floor[here]]
+    assert up == []
+
+
 def test_figures_only_draw():
     """Figure modules turn computed numbers into plotly JSON: they call no model (views compute); from modeling
     they import only a formatter and a labels module."""

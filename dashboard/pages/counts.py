@@ -388,4 +388,5 @@ def _pred_save(n, ready, name):
         prov = res.get("provenance") or {}
         return frame_of(res, {k: prov.get(k) for k in ("table", "table_fingerprint", "code_version", "date")})
 
-    return save_message(n, ready, name, "counts", table, saved_summary, lambda res: f"{res['program']} counts")
+    return save_message(n, lambda: (jobs.result_for(ready), jobs.key_of(ready)), name, "counts", table,
+                        saved_summary, lambda res: f"{res['program']} counts")

@@ -465,5 +465,6 @@ def _np_report(n, ready):
 def _np_save(n, ready, name):
     from dashboard.ui.save_prediction import save_message
 
-    return save_message(n, ready, name, "phases", work.prediction_table, work.saved_summary,
+    return save_message(n, lambda: (jobs.result_for(ready), jobs.key_of(ready)), name, "phases",
+                        work.prediction_table, work.saved_summary,
                         lambda res: f"{res['program']} {res['target']}")

@@ -3,13 +3,14 @@
 A callback that meets an outage (:func:`dashboard.jobs.outage.is_outage`) cannot read a cached result, save
 one, or lay a page out from one; instead of leaving the page silent (Dash's "no update"), the app's error
 handler (:mod:`dashboard.callback_errors`) shows this notice and starts a check every few seconds; the check
-hides the notice as soon as the service answers again. Nothing a page holds is lost meanwhile, and nothing
+(:mod:`dashboard.jobs.service_check`, on the jobs floor above this one) hides the notice as soon as the service
+answers again. Nothing a page holds is lost meanwhile, and nothing
 is half-saved (saves write their files only after the result was read).
 """
 
 from __future__ import annotations
 
-from dash import Input, Output, callback, dcc, html, no_update, set_props
+from dash import dcc, html, set_props
 
 NOTICE = "service-notice"
 CHECK = "service-notice-check"
@@ -41,27 +42,3 @@ def show_disk_full() -> None:
     error handler's net under every write a callback does not answer itself); it stays until the page is
     reloaded."""
     set_props(NOTICE, {"hidden": False, "children": DISK_FULL})
-
-
-def reachable() -> bool:
-    """Does the job service answer? (Always, with the local backend.)"""
-    from dashboard.jobs.backend import active
-    from dashboard.jobs.outage import is_outage
-
-    ping = getattr(active(), "ping", None)
-    if ping is None:
-        return True
-    try:
-        return bool(ping())
-    except Exception as exc:
-        if is_outage(exc):
-            return False
-        raise
-
-
-@callback(Output(NOTICE, "hidden"), Output(CHECK, "disabled"), Input(CHECK, "n_intervals"),
-          prevent_initial_call=True)
-def _check(_n):
-    if reachable():
-        return True, True
-    return no_update, no_update
