@@ -55,4 +55,7 @@ def _allow_process_pools_in_jobs() -> None:
     def _not_daemonic(**_kw):
         import multiprocessing
 
+        from dashboard.jobs import distributed
+
         multiprocessing.current_process()._config["daemon"] = False
+        distributed.POOL_PROCESS = True  # a job here may be killed by its watchdog (Celery replaces the process)

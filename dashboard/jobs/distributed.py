@@ -10,8 +10,12 @@ The same guarantees as :mod:`dashboard.jobs.local`, across machines:
   A job whose machine died stops renewing: its lease runs out, a waiting job takes the key over, and the
   page's watchdog reports "failed, run again" (the lease is how a dead job is told from a slow one).
 * A per-machine cap of concurrent trainings: ``MAX_CONCURRENT_JOBS`` leased slots per host name.
-* Cancel is a flag (``perfcast:cancel:<task id>``) the job checks at least once a second, so it works with
-  either Celery pool and with process pools inside a job; a task still queued is also revoked.
+* Cancel is a flag (``perfcast:cancel:<task id>``); a task still queued is also revoked. A running job is
+  watched by a thread of its pool process (:class:`_Watchdog`, every ``WATCH_SECONDS``) for that flag and for
+  abandonment: it records the stop, releases the job's leases (its slot is free at once) and SIGKILLs the job's
+  worker processes and its pool process, whatever the job is doing; Celery replaces the pool process. (With the
+  ``threads`` pool a job shares its process with others and cannot be killed: it stops at its next progress
+  report, as the runner checks the same flag.)
 * Dash's ``CeleryManager`` carries each job's answer to its page. Its "is the job running" is also asked
   of the job's liveness lease, so a job whose worker died ends the page's polling instead of leaving an
   endless spinner.
@@ -37,7 +41,6 @@ from dashboard.jobs.codec import pack, unpack
 from dashboard.jobs.keys import check_key, stored_key
 from dashboard.jobs.memo import known, remembered
 from dashboard.jobs.outage import is_outage, retrying
-from modeling.parallel import ForkSafeLock
 
 PREFIX = "perfcast"
 
@@ -157,7 +160,7 @@ class _Renewer:
 
     def __init__(self):
         self.leases: dict[str, object] = {}
-        self.lock = ForkSafeLock()
+        self.lock = threading.Lock()
         self.thread = None
         self.pid = None
 
@@ -327,6 +330,89 @@ def cancelled() -> bool:
     """Has the page cancelled this job (checked by the runner at least once a second)?"""
     task = getattr(_TASK, "task", None)
     return bool(task) and bool(_quiet(client().exists, _k("cancel", task)))  # unreachable: not cancelled
+
+
+POOL_PROCESS = False  # set in a Celery prefork pool process (celery_app): a job there may be killed
+WATCH_SECONDS = 0.5
+
+
+class _Watchdog(threading.Thread):
+    """Watches the job of ``key`` running in this pool process: Cancel's flag and the pages' heartbeats,
+    outside the job's own progress reports. When the job is to stop it records why (``cancelled`` /
+    ``abandoned``, only over a status this job wrote itself), releases every lease this process holds (the
+    job's slot and key lock: the next job need not wait for them to run out), marks the run ended and SIGKILLs
+    the job's worker processes and this pool process."""
+
+    def __init__(self, key: str, run: str | None, task: str):
+        super().__init__(name="perfcast-watchdog", daemon=True)
+        self.key, self.run_id, self.task = key, run, task
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        import psutil  # noqa: F401 - imported now, not while the job may be forking its workers
+
+        started = unreachable = time.time()
+        while not self.done.wait(WATCH_SECONDS):
+            try:
+                if client().exists(_k("cancel", self.task)):
+                    return self._stop("cancelled")
+                beat = last_beat(self.key) or 0.0
+            except Exception:  # noqa: BLE001 - Redis unreachable: pages could not beat either
+                unreachable = time.time()
+                continue
+            now = time.time()
+            if now - max(started, beat, unreachable) > settings.JOB_ABANDON_SECONDS:
+                return self._stop("abandoned")
+
+    def _stop(self, why: str) -> None:
+        import signal
+
+        import psutil
+
+        if self.done.is_set():  # the job has just ended by itself
+            return
+        try:
+            st = status(self.key)
+            if st and st.get("pid") == os.getpid() and st.get("state") in ("queued", "running"):
+                extra = {"message": f"no page has waited for this result for more than "
+                                    f"{settings.JOB_ABANDON_SECONDS:.0f} s"} if why == "abandoned" else {}
+                set_status(self.key, why, run=self.run_id, **extra)
+            if self.run_id:
+                client().set(_k("run", self.run_id, "ended"), "1", ex=int(settings.RESULT_TTL_SECONDS))
+            with _RENEWER.lock:
+                held = list(_RENEWER.leases.values())
+            for lease in held:
+                lease.release()
+        except Exception:  # noqa: BLE001 - Redis unreachable: the leases run out by themselves
+            pass
+        for child in psutil.Process().children(recursive=True):
+            try:
+                child.kill()
+            except psutil.NoSuchProcess:
+                pass
+        if not self.done.is_set():
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+class _Guard:
+    def __init__(self, key: str, run: str | None):
+        task = getattr(_TASK, "task", None)
+        self.dog = _Watchdog(key, run, task) if POOL_PROCESS and task else None
+
+    def __enter__(self):
+        if self.dog:
+            self.dog.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.dog:
+            self.dog.done.set()
+            self.dog.join()
+
+
+def guard(key: str, run: str | None = None) -> _Guard:
+    """While the job of ``key`` runs in a Celery prefork pool process: its :class:`_Watchdog`."""
+    return _Guard(key, run)
 
 
 def lower_priority() -> None:
