@@ -58,4 +58,5 @@ def _allow_process_pools_in_jobs() -> None:
         from dashboard.jobs import distributed
 
         multiprocessing.current_process()._config["daemon"] = False
-        distributed.POOL_PROCESS = True  # a job here may be killed by its watchdog (Celery replaces the process)
+        distributed.POOL_PROCESS = True
+        distributed.start_watcher()  # the hard stop of this process's jobs (Celery replaces a killed process)

@@ -16,12 +16,15 @@ Each job is two processes, forked by the fork server::
                 as before (the same inputs: the callback's arguments, the request's cookies and headers, this
                 server's settings)
 
-On Cancel or abandonment the supervisor SIGKILLs the job's group, whatever the job is doing (a fit that never
-reports progress included), reaps every process of it, and records ``cancelled`` / ``abandoned`` in the
-job's status (only a status the job itself wrote, while it was queued or running). A killed job leaves nothing
-half-written: results and statuses are SQLite transactions, its slot and key locks are ``flock``s released by
-the kernel with the last process holding them. The supervisor is single-threaded and does no work of its own,
-so it answers within its poll; should it not (it was SIGKILLed, say), :func:`stop` ends both groups itself.
+On Cancel or abandonment the supervisor signals the job, whose handler raises the runner's stop exception (the
+job then ends as it does at a progress report: its status and its answer to the page are written), waits
+``GRACE_SECONDS``, and SIGKILLs the job's group, whatever the job is doing (a fit that never reports progress,
+a long call into C), reaps every process of it, and records ``cancelled`` / ``abandoned`` in the job's status
+if the job could not (only over a status the job itself wrote, while it was queued or running). A killed job
+leaves nothing half-written: results and statuses are SQLite transactions, its slot and key locks are
+``flock``s released by the kernel with the last process holding them. The supervisor is single-threaded and
+does no work of its own, so it answers within its poll; should it not (it was SIGKILLed, say), :func:`stop`
+ends both groups itself.
 
 Reaping: the fork server reaps the supervisors, a supervisor reaps its job and the job's workers (as the
 subreaper, also those orphaned by the job's death), and the web worker joins its finished ``Process``
@@ -40,6 +43,8 @@ import time
 from pathlib import Path
 
 POLL_SECONDS = 0.1
+GRACE_SECONDS = 0.6  # after the stop signal, for the job to end as at a progress report; then SIGKILL
+CANCEL_SIGNAL, ABANDON_SIGNAL = signal.SIGUSR1, signal.SIGUSR2
 ABANDON_POLL_SECONDS = 0.5
 STOP_WAIT_SECONDS = 2.0
 
@@ -214,6 +219,8 @@ def _supervise(spec: dict) -> None:
         pass
     rec.write_text(str(job))
     why = _watch(job, spec, stopping)
+    if why:
+        _interrupt(job, why)
     _killpg(job)  # workers the job left behind, if any
     _reap_all(job, wait=True)
     if why:
@@ -228,22 +235,33 @@ def _job(spec: dict) -> None:
     try:
         os.setpgid(0, 0)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        from dashboard.jobs import local
+        from dashboard.jobs import local, runner
 
         local.SUPERVISED = True
-        _job_fn(spec)(spec["cache_key"], spec["progress_key"], spec["args"], spec["context"])
+        job_fn = _job_fn(spec)
+        for sig, exc in ((CANCEL_SIGNAL, runner.StopCancelled), (ABANDON_SIGNAL, runner.StopAbandoned)):
+            signal.signal(sig, _raiser(exc))
+        job_fn(spec["cache_key"], spec["progress_key"], spec["args"], spec["context"])
         code = 0
     except BaseException:  # noqa: BLE001 - the job's own errors are caught by Dash's job function
         import traceback
 
         traceback.print_exc()
     finally:
+        for sig in (CANCEL_SIGNAL, ABANDON_SIGNAL):
+            signal.signal(sig, signal.SIG_IGN)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except Exception:  # noqa: BLE001
                 pass
         os._exit(code)
+
+
+def _raiser(exc):
+    def handler(*_):
+        raise exc()
+    return handler
 
 
 def _job_fn(spec: dict):
@@ -279,6 +297,21 @@ def _job_key(args) -> str | None:
             except Exception:  # noqa: BLE001 - a malformed key: the job refuses it itself
                 return None
     return None
+
+
+def _interrupt(job: int, why: str) -> None:
+    """Ask the job to stop (a signal its handler turns into the runner's stop exception: its answer and status
+    are written as at a progress report), and wait ``GRACE_SECONDS`` for it; the caller then SIGKILLs its
+    group, whether or not it ended (a job inside a long computation in C has not)."""
+    try:
+        os.kill(job, CANCEL_SIGNAL if why == "cancelled" else ABANDON_SIGNAL)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + GRACE_SECONDS
+    while time.monotonic() < deadline:
+        if _reap_all(job):
+            return
+        time.sleep(0.02)
 
 
 def _reap_all(job: int, wait: bool = False) -> bool:

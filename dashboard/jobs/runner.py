@@ -25,6 +25,21 @@ class JobCancelled(Exception):
     """The page cancelled the job (the redis backend's cooperative cancel)."""
 
 
+class StopCancelled(JobCancelled):
+    """Raised into a job by its watch (the supervisor's signal, the watchdog's asynchronous exception) on Cancel,
+    so that the job ends the way it does at a progress report, its answer reaching the page."""
+
+    def __init__(self, *args):
+        super().__init__("cancelled")
+
+
+class StopAbandoned(JobAbandoned):
+    """Raised into a job by its watch when no page has watched it for ``JOB_ABANDON_SECONDS``."""
+
+    def __init__(self, *args):
+        super().__init__(f"no page has waited for this result for more than {settings.JOB_ABANDON_SECONDS:.0f} s")
+
+
 class _Reporter:
     """Progress for the job of ``key``; also where an unwatched job notices it is
     abandoned (the user navigated away or closed the tab) or cancelled, and stops."""

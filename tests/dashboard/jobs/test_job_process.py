@@ -5,6 +5,7 @@ The job here computes for up to 60 s without a single progress report (a fit tha
 so only a watch outside the reporter can stop it."""
 
 import os
+import itertools
 import threading
 import time
 import uuid
@@ -28,12 +29,17 @@ def _silent_job(request):
     with projects.scope(request["project"]):
         jobs.job_started(request["run"])
         try:
-            return jobs.run_job(request["key"], lambda report: _compute(request["seconds"]), run=request["run"])
+            return jobs.run_job(request["key"], lambda report: _compute(request["seconds"], request.get("in_c")),
+                                run=request["run"])
         finally:
             jobs.job_ended(request["run"])
 
 
-def _compute(seconds):
+def _compute(seconds, in_c=False):
+    """``seconds`` of computing with no progress report: in Python, or (``in_c``) in one call into C that neither
+    signals nor asynchronous exceptions interrupt (a long fit inside a compiled library)."""
+    if in_c:
+        return {"n": sum(itertools.repeat(1, int(seconds * 5e7)))}
     t_end, n = time.time() + seconds, 0
     while time.time() < t_end:
         n += 1
@@ -43,16 +49,25 @@ def _compute(seconds):
 SILENT = BaseBackgroundCallbackManager.register_func(_silent_job, False, "tests-silent-job")
 
 
-def _start(seconds, needs_lock=False):
+def _start(seconds, needs_lock=False, in_c=False):
     from dashboard.access import projects
 
     key = jobs.result_key("scenario", {"test": uuid.uuid4().hex}, "fp")
     run = uuid.uuid4().hex
     manager = jobs.background_manager()
     request = {"key": key, "run": run, "project": projects.current_project().id, "seconds": seconds,
-               "needs_lock": needs_lock}
-    pid = manager.call_job_fn(uuid.uuid4().hex, manager.func_registry[SILENT], [request], {})
+               "needs_lock": needs_lock, "in_c": in_c}
+    answer = uuid.uuid4().hex  # where Dash's manager finds the job's answer to the page
+    pid = manager.call_job_fn(answer, manager.func_registry[SILENT], [request], {})
+    _ANSWERS[key] = answer
     return pid, key
+
+
+_ANSWERS = {}
+
+
+def _answer(key):
+    return jobs.background_manager().handle.get(_ANSWERS[key])
 
 
 def _wait(cond, timeout):
@@ -103,22 +118,25 @@ def local(backend):
     return backend
 
 
-def test_cancel_stops_a_job_that_reports_nothing_within_two_seconds(local, var):
-    pid, key = _start(60)
+@pytest.mark.parametrize("in_c", [False, True], ids=["python", "in-c"])
+def test_cancel_stops_a_job_that_reports_nothing_within_two_seconds(local, var, in_c):
+    pid, key = _start(60, in_c=in_c)
     assert _wait(lambda: _state(key) == "running", 60)
     job_group = _recorded(pid) or (pid,)
     t0 = time.monotonic()
     jobs.background_manager().terminate_job(pid)  # what Dash does on Cancel
     assert _wait(lambda: not _job_pids(pid) and not any(map(_exists, job_group)), 10)
     stopped = time.monotonic() - t0
-    print(f"\nlocal: Cancel -> every job process gone: {stopped:.2f} s")
+    print(f"\nlocal ({'in C' if in_c else 'Python'}): Cancel -> every job process gone: {stopped:.2f} s")
     assert stopped < 2.0
     assert _state(key) == "cancelled" and not jobs.has_result(key) and not jobs.job_failed(key)
+    if not in_c:  # interrupted at a Python instruction: it ended as at a progress report, its answer written
+        assert _answer(key)["error"].startswith("Cancelled")
 
 
 def test_an_abandoned_job_that_reports_nothing_is_stopped(local, var, monkeypatch):
     monkeypatch.setattr("dashboard.settings.JOB_ABANDON_SECONDS", 2.0)
-    pid, key = _start(60)
+    pid, key = _start(60, in_c=True)
 
     def watched_until_running():
         jobs.beat(key)  # the page's watchdog, until the page goes away

@@ -67,15 +67,23 @@ def redis_jobs(worker, monkeypatch):
     return worker
 
 
-def _submit(seconds=60):
+def _submit(seconds=60, in_c=False):
     from dashboard.access import projects
     from dashboard.jobs.celery_app import celery_app
 
     key = jobs.result_key("scenario", {"test": uuid.uuid4().hex}, "fp")
     run = uuid.uuid4().hex
     task = celery_app().send_task("perfcast-tests.silent-job", args=[key, run, projects.current_project().id,
-                                                                     seconds])
-    return task.id, key
+                                                                     seconds, in_c])
+    return task, key
+
+
+def _running_process(pid):
+    """Is ``pid`` a process still running (a killed one its parent has not reaped yet is not)?"""
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
 
 
 def _state(key):
@@ -88,38 +96,53 @@ def _leases():
     return sorted(k.decode() for k in client().keys("perfcast:slot:*") + client().keys("perfcast:lock:*"))
 
 
-def test_cancel_stops_a_job_that_reports_nothing_within_two_seconds(redis_jobs):
-    task, key = _submit()
-
+def _running(key):
     def watched_and_running():
         jobs.beat(key)  # the page's watchdog
         return _state(key) == "running"
 
     assert _wait(watched_and_running, 60), _state(key)
-    pool_pid = jobs.status(key)["pid"]
-    assert psutil.pid_exists(pool_pid) and _leases()
+    return jobs.status(key)["pid"]
+
+
+def test_cancel_interrupts_a_python_job_that_reports_nothing(redis_jobs):
+    """A job computing in Python gets the stop exception at its next instruction: it ends as at a progress
+    report (its answer reaches the page) and its pool process lives on."""
+    task, key = _submit()
+    pool_pid = _running(key)
     t0 = time.monotonic()
-    jobs.background_manager().terminate_job(task)  # what Dash does on Cancel
-    assert _wait(lambda: not psutil.pid_exists(pool_pid), 10), "the job's pool process still runs"
+    jobs.background_manager().terminate_job(task.id)  # what Dash does on Cancel
+    assert _wait(lambda: _state(key) == "cancelled" and task.ready(), 10), _state(key)
     stopped = time.monotonic() - t0
-    print(f"\nredis: Cancel -> the job's pool process gone: {stopped:.2f} s")
+    print(f"\nredis (Python): Cancel -> job ended, status cancelled: {stopped:.2f} s")
+    assert stopped < 2.0
+    assert task.get(timeout=5)["error"].startswith("Cancelled") and not jobs.has_result(key)
+    assert _leases() == [] and psutil.pid_exists(pool_pid)
+
+
+def test_cancel_kills_a_job_inside_a_long_call_into_c(redis_jobs):
+    """A job inside one long call into C (no instruction to raise at): its pool process is killed, its status says
+    cancelled, its slot and key lock are free at once, and the worker replaces the process and runs the next."""
+    task, key = _submit(in_c=True)
+    pool_pid = _running(key)
+    assert _leases()
+    t0 = time.monotonic()
+    jobs.background_manager().terminate_job(task.id)
+    assert _wait(lambda: not _running_process(pool_pid), 10), "the job's pool process still runs"
+    stopped = time.monotonic() - t0
+    assert _wait(lambda: not psutil.pid_exists(pool_pid), 10)  # and Celery reaped it
+    print(f"\nredis (in C): Cancel -> the job's pool process dead: {stopped:.2f} s, "
+          f"reaped by Celery: {time.monotonic() - t0:.2f} s")
     assert stopped < 2.0
     assert _state(key) == "cancelled" and not jobs.has_result(key)
-    assert _leases() == []  # its slot and its key lock are free at once (not when their lease runs out)
-    # the worker replaced its pool process and runs the next job
+    assert _leases() == []  # not when their lease runs out
     task2, key2 = _submit(0)
     assert _wait(lambda: _state(key2) == "done", 60), _state(key2)
 
 
 def test_an_abandoned_job_that_reports_nothing_is_stopped(redis_jobs):
-    task, key = _submit()
-
-    def watched_until_running():
-        jobs.beat(key)  # the page, until it goes away
-        return _state(key) == "running"
-
-    assert _wait(watched_until_running, 60), _state(key)
-    pool_pid = jobs.status(key)["pid"]
+    task, key = _submit(in_c=True)
+    pool_pid = _running(key)  # then the page goes away
     assert _wait(lambda: _state(key) == "abandoned", ABANDON + 15), _state(key)
-    assert _wait(lambda: not psutil.pid_exists(pool_pid), 10)
+    assert _wait(lambda: not _running_process(pool_pid), 10)
     assert not jobs.has_result(key) and _leases() == []
