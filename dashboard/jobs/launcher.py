@@ -69,11 +69,26 @@ def _context(preload: list[str]):
 
 def prestart(app_module: str = "app") -> None:
     """Start the fork server now (its preload imports the app: seconds), so that the first job does not wait
-    for it. Called by gunicorn's ``post_worker_init``; without it the first job starts it."""
+    for it. Called when the app's job manager is made (the app's import) and by gunicorn's ``post_worker_init``;
+    nothing in the fork server itself (it imports the app too)."""
     from multiprocessing import forkserver
 
+    if _in_fork_server():
+        return
     _context([app_module])
     forkserver.ensure_running()
+
+
+def _in_fork_server() -> bool:
+    """Is this the fork server, importing its preload?"""
+    from multiprocessing import forkserver
+
+    frame = sys._getframe()
+    while frame is not None:
+        if frame.f_code is forkserver.main.__code__:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _settings() -> dict:

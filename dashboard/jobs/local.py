@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sys
 import threading
 import time
 from functools import lru_cache
@@ -70,6 +71,10 @@ def background_manager():
     # Dash's own store of a job's answer and progress (its encoding: Dash pickles these; only this server's
     # job processes write them, and no result is kept here: results() is JSON)
     cache = _open_cache("jobs", size_limit=256 * 1024**2)
+    if "app" in sys.modules:  # the app's import makes the manager: its jobs' fork server starts meanwhile
+        from dashboard.jobs import launcher
+
+        launcher.prestart("app")
     return GroupManager(cache, expire=RESULT_TTL_SECONDS)
 
 
