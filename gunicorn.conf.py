@@ -61,10 +61,6 @@ def post_worker_init(worker):
 
     from dashboard.access.gate import INTERNAL
 
-    from dashboard.jobs.launcher import prestart
-
-    if not os.environ.get("PERFCAST_REDIS_URL"):
-        prestart()  # the local jobs' fork server (dashboard/jobs/launcher.py): importing the app there takes seconds
     app = worker.wsgi
     with app.test_client() as client:  # the server's own request: marked in its WSGI environ, past the gate
         client.get("/", headers={"Host": local_host()}, environ_base={INTERNAL: True})

@@ -69,8 +69,8 @@ def _context(preload: list[str]):
 
 def prestart(app_module: str = "app") -> None:
     """Start the fork server now (its preload imports the app: seconds), so that the first job does not wait
-    for it. Called when the app's job manager is made (the app's import) and by gunicorn's ``post_worker_init``;
-    nothing in the fork server itself (it imports the app too)."""
+    for it. Called when the app's job manager is made (the app's import: in each gunicorn worker, before its
+    threads serve); nothing in the fork server itself (it imports the app too)."""
     from multiprocessing import forkserver
 
     if _in_fork_server():
