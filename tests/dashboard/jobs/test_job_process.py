@@ -132,6 +132,20 @@ def test_cancel_stops_a_job_that_reports_nothing_within_two_seconds(local, var, 
     assert _state(key) == "cancelled" and not jobs.has_result(key) and not jobs.job_failed(key)
     if not in_c:  # interrupted at a Python instruction: it ended as at a progress report, its answer written
         assert _answer(key)["error"].startswith("Cancelled")
+    assert _slots_free()
+
+
+def _slots_free():
+    """Can every job slot (and so the one the job held) be taken now?"""
+    from dashboard import settings
+    from dashboard.jobs import local
+
+    held = [local._try_lock(settings.var_path("jobs", "slots") / f"slot{i}")
+            for i in range(settings.MAX_CONCURRENT_JOBS)]
+    for fh in held:
+        if fh:
+            local._release(fh)
+    return all(held)
 
 
 def test_an_abandoned_job_that_reports_nothing_is_stopped(local, var, monkeypatch):
