@@ -14,7 +14,6 @@ stops early (an exception, e.g. a job that was abandoned).
 
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import os
 import sys
@@ -113,11 +112,12 @@ def _kill_workers(pool) -> None:
 
 
 # ------------------------------------------------------------------ locks across fork()
-# Jobs and pool workers are forked from threaded processes (a gunicorn ``gthread`` worker, a test process
-# with live servers). ``fork()`` copies only the calling thread, so a ``threading.Lock`` another thread held
-# at that instant stays held in the child for ever, and the first ``with lock:`` there waits on a futex that
-# nobody will wake. A :class:`ForkSafeLock` is replaced by a fresh lock in every child, right after the fork
-# (``os.register_at_fork``); in the parent it is an ordinary lock.
+# ``fork()`` copies only the calling thread, so a ``threading.Lock`` another thread held at that instant stays
+# held in the child for ever, and the first ``with lock:`` there waits on a futex that nobody will wake. A
+# :class:`ForkSafeLock` is replaced by a fresh lock in every child, right after the fork
+# (``os.register_at_fork``); in the parent it is an ordinary lock. Jobs no longer start as forks of the threaded
+# web workers (dashboard/jobs/launcher.py), which made it necessary there; it stays for code that may be forked
+# from a process with threads (the pool workers above, started inside a job process).
 
 _ALL: weakref.WeakSet = weakref.WeakSet()
 
@@ -163,75 +163,19 @@ os.register_at_fork(after_in_child=_renew_all_in_child)
 
 
 # ------------------------------------------------------------------ library state across fork()
-# A lock is not the only thing a fork can catch half-way: a thread inside a C library (SQLite holding its
-# mutexes during a statement), inside numba's compiler (its global lock, LLVM's state) or importing a module
-# (the module's import lock) leaves that state taken in the child, whose first use of the library then waits
-# for ever. fork() therefore waits (os.register_at_fork) until no other thread is in any of them:
+# A lock is not the only thing a fork can catch half-way: a thread inside numba's compiler (its global lock,
+# LLVM's state) or importing a module (the module's import lock), or writing a log record, leaves that state
+# taken in the child, whose first use of it then waits for ever. Jobs no longer start as forks of threaded web
+# workers (dashboard/jobs/launcher.py starts them from a fork server), but the fork pools above are started inside
+# job processes that can have threads of their own (on a Celery worker, the job's watchdog and lease renewer; the
+# phases kernels' thread pool, modeling/phases/pieces.py), so fork() still waits (os.register_at_fork) until no
+# other thread is in any of them:
 #
-# * code that calls such a C library runs inside ``FORK_GATE`` (shared: any number of threads at once);
 # * numba's global compiler lock is taken around the fork (a compilation in progress finishes first);
 # * so is every logging handler's lock (a log record being written is written first);
 # * an import in progress in another thread finishes first (waited for at most IMPORT_WAIT_SECONDS).
 
 IMPORT_WAIT_SECONDS = 10.0
-
-
-class ForkGate:
-    """Sections that a ``fork()`` must not fall inside. ``with gate:`` enters (threads share it, and may nest);
-    :meth:`close` waits until no other thread is inside and keeps new ones out until :meth:`open`. A thread's
-    own sections do not hold up its own fork."""
-
-    def __init__(self):
-        self._renew()
-
-    def _renew(self) -> None:
-        self._cond = threading.Condition(threading.Lock())
-        self._inside = 0
-        self._mine = threading.local()
-
-    def __enter__(self):
-        with self._cond:
-            self._inside += 1
-        self._mine.depth = getattr(self._mine, "depth", 0) + 1
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._mine.depth -= 1
-        with self._cond:
-            self._inside -= 1
-            if self._inside == 0:
-                self._cond.notify_all()
-
-    def inside(self) -> int:
-        """How many sections are open, in every thread."""
-        return self._inside
-
-    def close(self) -> None:
-        self._cond.acquire()
-        own = getattr(self._mine, "depth", 0)
-        while self._inside > own:
-            self._cond.wait()
-
-    def open(self) -> None:
-        self._cond.release()
-
-    def after_fork_in_child(self) -> None:
-        own = getattr(self._mine, "depth", 0)  # the forking thread's own sections are still open in the child
-        self._renew()
-        self._inside = own
-        self._mine.depth = own
-
-
-FORK_GATE = ForkGate()
-
-
-def gated(fn: Callable) -> Callable:
-    """``fn`` run inside :data:`FORK_GATE`."""
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        with FORK_GATE:
-            return fn(*args, **kwargs)
-    return call
 
 
 def _numba_lock():
@@ -282,11 +226,9 @@ def _before_fork() -> None:
     for handler in handlers:
         handler.acquire()
     _HELD.handlers = handlers
-    FORK_GATE.close()
 
 
 def _after_fork_in_parent() -> None:
-    FORK_GATE.open()
     for handler in reversed(_HELD.handlers):
         handler.release()
     _HELD.handlers = []
@@ -296,7 +238,6 @@ def _after_fork_in_parent() -> None:
 
 
 def _after_fork_in_child() -> None:
-    FORK_GATE.after_fork_in_child()
     for handler in reversed(_HELD.handlers):
         try:
             handler.release()

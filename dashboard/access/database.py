@@ -12,54 +12,27 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import sqlite3
+import threading
 from pathlib import Path
 
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from modeling.parallel import ForkSafeLock, gated
-
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _ENGINES: dict[str, tuple[Engine, sessionmaker]] = {}
-_LOCK = ForkSafeLock()
+_LOCK = threading.Lock()
 _MIGRATION_LOCK_ID = 0x7065726663  # "perfc": the PostgreSQL advisory lock of migrations
 
 
 def _reset_after_fork() -> None:
-    """A forked job process must not share the parent's connections: forget them (without closing). And a lock
-    lock of this module is a ForkSafeLock (renewed in the child by modeling.parallel)."""
+    """A forked process (a Celery prefork pool process, forked from the worker that imported the app) must not
+    share the parent's connections: forget them (without closing)."""
     for engine, _ in _ENGINES.values():
         engine.dispose(close=False)
 
 
 os.register_at_fork(after_in_child=_reset_after_fork)
-
-
-class _GatedCursor(sqlite3.Cursor):
-    """A cursor whose calls into SQLite run inside the fork gate (modeling.parallel): a job forked while a web
-    thread runs a statement would find SQLite's mutexes held for ever."""
-
-    execute = gated(sqlite3.Cursor.execute)
-    executemany = gated(sqlite3.Cursor.executemany)
-    executescript = gated(sqlite3.Cursor.executescript)
-    fetchone = gated(sqlite3.Cursor.fetchone)
-    fetchmany = gated(sqlite3.Cursor.fetchmany)
-    fetchall = gated(sqlite3.Cursor.fetchall)
-    __next__ = gated(sqlite3.Cursor.__next__)
-    close = gated(sqlite3.Cursor.close)
-
-
-class _GatedConnection(sqlite3.Connection):
-    """A connection whose cursors are gated, as are its own calls into SQLite."""
-
-    def cursor(self, factory=_GatedCursor):
-        return super().cursor(factory)
-
-    commit = gated(sqlite3.Connection.commit)
-    rollback = gated(sqlite3.Connection.rollback)
-    close = gated(sqlite3.Connection.close)
 
 
 def _sqlite_file(url: str) -> Path | None:
@@ -81,8 +54,7 @@ def _entry(url: str | None):
         if url not in _ENGINES:
             if (path := _sqlite_file(url)) is not None:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                eng = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False,
-                                                       "factory": _GatedConnection})
+                eng = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
 
                 @event.listens_for(eng, "connect")
                 def _pragmas(dbapi_connection, _record):

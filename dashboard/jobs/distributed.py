@@ -10,8 +10,13 @@ The same guarantees as :mod:`dashboard.jobs.local`, across machines:
   A job whose machine died stops renewing: its lease runs out, a waiting job takes the key over, and the
   page's watchdog reports "failed, run again" (the lease is how a dead job is told from a slow one).
 * A per-machine cap of concurrent trainings: ``MAX_CONCURRENT_JOBS`` leased slots per host name.
-* Cancel is a flag (``perfcast:cancel:<task id>``) the job checks at least once a second, so it works with
-  either Celery pool and with process pools inside a job; a task still queued is also revoked.
+* Cancel is a flag (``perfcast:cancel:<task id>``); a task still queued is also revoked. A running job is
+  watched for that flag and for abandonment, outside its progress reports, by a thread of its process
+  (:class:`_Watchdog`, every ``WATCH_SECONDS``: it raises the runner's stop exception in the job's thread) and,
+  on a prefork pool, by the pool process's watcher (dashboard/jobs/watcher.py: a job still running 0.6 s later, inside
+  a long call into C, is killed with its pool process, its stop recorded and its leases released; Celery
+  replaces the pool process). With the ``threads`` pool a job shares its process with others and is never
+  killed: a call into C finishes first.
 * Dash's ``CeleryManager`` carries each job's answer to its page. Its "is the job running" is also asked
   of the job's liveness lease, so a job whose worker died ends the page's polling instead of leaving an
   endless spinner.
@@ -37,7 +42,6 @@ from dashboard.jobs.codec import pack, unpack
 from dashboard.jobs.keys import check_key, stored_key
 from dashboard.jobs.memo import known, remembered
 from dashboard.jobs.outage import is_outage, retrying
-from modeling.parallel import ForkSafeLock
 
 PREFIX = "perfcast"
 
@@ -157,7 +161,7 @@ class _Renewer:
 
     def __init__(self):
         self.leases: dict[str, object] = {}
-        self.lock = ForkSafeLock()
+        self.lock = threading.Lock()
         self.thread = None
         self.pid = None
 
@@ -185,6 +189,11 @@ class _Renewer:
 _RENEWER = _Renewer()
 
 
+def _token_prefix() -> str:
+    """Every lease token of this process starts with this (the job's watcher releases this process's leases)."""
+    return f"{socket.gethostname()}/{os.getpid()}/"
+
+
 class Lease:
     """A Redis key held by this process with an expiry it renews while held (SET NX PX + token check)."""
 
@@ -199,7 +208,7 @@ class Lease:
 
     def __init__(self, name: str):
         self.name = name
-        self.token = uuid.uuid4().hex
+        self.token = f"{_token_prefix()}{uuid.uuid4().hex}"
         self.held = False
 
     def _ms(self) -> int:
@@ -327,6 +336,99 @@ def cancelled() -> bool:
     """Has the page cancelled this job (checked by the runner at least once a second)?"""
     task = getattr(_TASK, "task", None)
     return bool(task) and bool(_quiet(client().exists, _k("cancel", task)))  # unreachable: not cancelled
+
+
+POOL_PROCESS = False  # set in a Celery prefork pool process (celery_app): a job there may be killed
+WATCH_SECONDS = 0.2
+
+
+class _Watchdog(threading.Thread):
+    """Watches the job of ``key`` running as a Celery task: Cancel's flag and the pages' heartbeats, outside the
+    job's own progress reports. When the job is to stop, the runner's stop exception is raised in the task's
+    thread at its next Python instruction: the job ends as at a progress report (its status and its answer
+    written; the pool process lives on). A job inside a long call into C that holds the GIL runs no instruction,
+    nor does this thread: the job's watcher process kills it (dashboard/jobs/watcher.py)."""
+
+    def __init__(self, key: str, run: str | None, task: str):
+        super().__init__(name="perfcast-watchdog", daemon=True)
+        self.key, self.run_id, self.task = key, run, task
+        self.job_thread = threading.get_ident()  # the task's thread
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        started = unreachable = time.time()
+        while not self.done.wait(WATCH_SECONDS):
+            try:
+                if client().exists(_k("cancel", self.task)):
+                    return self._end("cancelled")
+                beat = last_beat(self.key) or 0.0
+            except Exception:  # noqa: BLE001 - Redis unreachable: pages could not beat either
+                unreachable = time.time()
+                continue
+            now = time.time()
+            if now - max(started, beat, unreachable) > settings.JOB_ABANDON_SECONDS:
+                return self._end("abandoned")
+
+    def _end(self, why: str) -> None:
+        import ctypes
+
+        from dashboard.jobs.runner import StopAbandoned, StopCancelled
+
+        exc = StopCancelled if why == "cancelled" else StopAbandoned
+        if not self.done.is_set():
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.job_thread), ctypes.py_object(exc))
+
+
+_WATCHER = None  # this pool process's watcher (dashboard/jobs/watcher.py), started with the process
+
+
+def start_watcher() -> None:
+    """Start this pool process's watcher (called when Celery starts the pool process): the hard stop of a job
+    inside a long call into C, which runs no Python thread of its process."""
+    global _WATCHER
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    spec = {"redis_url": settings.REDIS_URL, "pool_pid": os.getpid(), "abandon_seconds": settings.JOB_ABANDON_SECONDS,
+            "ttl": settings.RESULT_TTL_SECONDS, "token_prefix": _token_prefix()}
+    _WATCHER = subprocess.Popen([sys.executable, str(Path(__file__).with_name("watcher.py")), json.dumps(spec)],
+                                stdin=subprocess.PIPE)
+
+
+def _tell_watcher(job: dict) -> None:
+    if _WATCHER is not None and _WATCHER.poll() is None:
+        try:
+            _WATCHER.stdin.write(json.dumps(job).encode() + b"\n")
+            _WATCHER.stdin.flush()
+        except OSError:
+            pass
+
+
+class _Guard:
+    """The job's watchdog thread, and its pool process's watcher told which job runs."""
+
+    def __init__(self, key: str, run: str | None):
+        task = getattr(_TASK, "task", None)
+        self.job = {"key": key, "task": task, "run": run}
+        self.dog = _Watchdog(key, run, task) if task else None
+
+    def __enter__(self):
+        if self.dog:
+            self.dog.start()
+            _tell_watcher(self.job)
+        return self
+
+    def __exit__(self, *exc):
+        if self.dog:
+            _tell_watcher({})
+            self.dog.done.set()
+            self.dog.join()
+
+
+def guard(key: str, run: str | None = None) -> _Guard:
+    """While the job of ``key`` runs as a Celery task: its :class:`_Watchdog`."""
+    return _Guard(key, run)
 
 
 def lower_priority() -> None:

@@ -1,7 +1,9 @@
-"""The local job backend: one machine, state under ``var/`` (diskcache + fork + flock + pid).
+"""The local job backend: one machine, state under ``var/`` (diskcache + fork server + flock + pid).
 
 * One ``DiskcacheManager`` for the app (Dash's job manager), on an explicit
-  directory shared by all gunicorn workers; stopping a job ends its process group.
+  directory shared by all gunicorn workers. A job starts from a clean process
+  (the fork server of :mod:`dashboard.jobs.launcher`, never a fork of the threaded
+  web worker), under a supervisor that ends its process group on Cancel.
 * Results live in their own diskcache (size-bounded, with expiry) under a key
   made by :mod:`dashboard.jobs.keys`. A page that finds its key there renders
   at once, without starting a job; that is how a shared link opens instantly.
@@ -9,8 +11,9 @@
   pid), so a page can tell a job that died from one still running.
 * At most ``MAX_CONCURRENT_JOBS`` jobs train at once (a ``flock`` slot each);
   one process computes a key (a ``flock`` per key).
-* A page that waits for a job sends a heartbeat; the runner stops a job no page
-  has watched for ``JOB_ABANDON_SECONDS``.
+* A page that waits for a job sends a heartbeat; the job's supervisor stops a job
+  no page has watched for ``JOB_ABANDON_SECONDS`` (and so does the runner, at a
+  progress report).
 * A job runs in a process group of its own; a dead job's group is ended by the
   next reap.
 """
@@ -19,6 +22,8 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sys
+import threading
 import time
 from functools import lru_cache
 
@@ -26,28 +31,6 @@ from dashboard import settings
 from dashboard.jobs.keys import check_key, stored_key
 from dashboard.jobs.memo import remembered
 from dashboard.settings import RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
-from modeling.parallel import FORK_GATE, ForkSafeLock, gated
-
-
-# SQLite across fork(): a job is forked from a threaded web worker. A thread inside an SQLite call at that
-# moment holds SQLite's mutexes, which stay held in the child: its first cache access would wait for ever.
-# So every cache call of this process runs inside modeling.parallel's fork gate, and a fork waits until no
-# thread is inside one (the calls themselves run side by side).
-
-
-class _GuardedCache:
-    """A diskcache whose every call runs under the fork guard."""
-
-    def __init__(self, cache):
-        self._cache = cache
-
-    def __getattr__(self, name):
-        attr = getattr(self._cache, name)
-        return gated(attr) if callable(attr) else attr
-
-    @gated
-    def __contains__(self, key):
-        return key in self._cache
 
 
 @lru_cache(maxsize=1)
@@ -55,21 +38,31 @@ def background_manager():
     from dash import DiskcacheManager
 
     class GroupManager(DiskcacheManager):
-        """Dash's manager, except that stopping a job (Cancel, a newer request) ends its whole process
-        group (the job and every worker process it started), and its cache calls run under the fork guard."""
+        """Dash's manager, except that a job is started from a clean process and stopped by its supervisor
+        (:mod:`dashboard.jobs.launcher`): Cancel (or a newer request) ends the job's whole process group
+        within a second, whatever the job is doing, and records it as cancelled."""
+
+        def make_job_fn(self, fn, progress, key=None):
+            job_fn = super().make_job_fn(fn, progress, key)
+            job_fn.perfcast_callback = (key, fn.__module__)  # what the job process looks up and imports
+            return job_fn
+
+        def call_job_fn(self, key, job_fn, args, context):
+            from dashboard.jobs import launcher
+
+            background_key, module = job_fn.perfcast_callback
+            return launcher.start(background_key, str(self.handle.directory), key, self._make_progress_key(key),
+                                  args, context, [*_app_modules(), module])
 
         def terminate_job(self, job):
-            if job is not None:
-                kill_group(int(job))
-            with FORK_GATE:
-                super().terminate_job(job)
+            from dashboard.jobs import launcher
 
-        get_progress = gated(DiskcacheManager.get_progress)
-        result_ready = gated(DiskcacheManager.result_ready)
-        get_result = gated(DiskcacheManager.get_result)
-        get_updated_props = gated(DiskcacheManager.get_updated_props)
-        clear_cache_entry = gated(DiskcacheManager.clear_cache_entry)
-        get_or_create_signing_secret = gated(DiskcacheManager.get_or_create_signing_secret)
+            if job is None:
+                return
+            if launcher.supervised(int(job)):
+                launcher.stop(int(job))
+            else:  # a job group of an earlier version (or a test's own)
+                kill_group(int(job))
 
     # no cache_by: Dash would then keep every job's output under a key made of the callback's payload and
     # answer a later identical payload (the same link opened again) with that old output. Results are
@@ -78,11 +71,26 @@ def background_manager():
     # Dash's own store of a job's answer and progress (its encoding: Dash pickles these; only this server's
     # job processes write them, and no result is kept here: results() is JSON)
     cache = _open_cache("jobs", size_limit=256 * 1024**2)
+    if "app" in sys.modules:  # the app's import makes the manager: its jobs' fork server starts meanwhile
+        from dashboard.jobs import launcher
+
+        launcher.prestart("app")
     return GroupManager(cache, expire=RESULT_TTL_SECONDS)
 
 
+def _app_modules() -> list[str]:
+    """The module of the running Dash app (importing it registers every page's callbacks), if any."""
+    try:
+        from dash import get_app
+
+        name = get_app().config.name
+    except Exception:  # noqa: BLE001 - no app (tests of the job layer): the callback's own module
+        return []
+    return [name] if name and name != "__main__" else []
+
+
 _RESULTS: dict = {}
-_RESULTS_LOCK = ForkSafeLock()  # renewed in a forked job
+_RESULTS_LOCK = threading.Lock()
 
 
 def results():
@@ -92,17 +100,15 @@ def results():
     if pid not in _RESULTS:
         with _RESULTS_LOCK:  # one open per process, whatever the number of threads
             if pid not in _RESULTS:
-                with FORK_GATE:
-                    _RESULTS[pid] = _GuardedCache(_open_results())
+                _RESULTS[pid] = _open_results()
     return _RESULTS[pid]
 
 
 def _open_results():
     # the parent's entry stays referenced: closing an inherited SQLite
     # connection in a child can unlink the WAL files the parent still uses.
-    # Rollback journal, not WAL: jobs are forked children of a threaded server,
-    # and a WAL index shared across fork() was seen to hide a child's writes
-    # from its parent until the child exited.
+    # Rollback journal, not WAL: a WAL index shared across fork() was seen to hide
+    # a child's writes from its parent until the child exited.
     # values as JSON (dashboard.jobs.codec), never pickles: the same encoding as the redis backend's
     from dashboard.jobs.codec import JsonDisk
 
@@ -179,15 +185,27 @@ def lower_priority() -> None:
         pass
 
 
+SUPERVISED = False  # set in a job process started by dashboard.jobs.launcher (its group is made already)
+
+
 def job_started(run: str | None = None) -> None:
     """First thing in the job process: a process group of its own (stopping the job ends its workers
-    too), below the web threads' priority."""
-    own_process_group()
+    too; made by the supervisor already, under dashboard.jobs.launcher), below the web threads' priority."""
+    if not SUPERVISED:
+        own_process_group()
     lower_priority()
 
 
 def job_ended(run: str | None = None) -> None:
-    leave_process_group()
+    if not SUPERVISED:
+        leave_process_group()
+
+
+def guard(key: str, run: str | None = None):
+    """Nothing in the job process: its supervisor watches for Cancel and abandonment (dashboard.jobs.launcher)."""
+    import contextlib
+
+    return contextlib.nullcontext()
 
 
 def cancelled() -> bool:
@@ -196,11 +214,11 @@ def cancelled() -> bool:
 
 
 def reap_finished() -> None:
-    """Join this worker's job processes that have exited (until joined they stay zombies), and
-    end the process groups of jobs that died (their worker processes would run on)."""
-    import multiprocess
+    """Join this worker's job handles that have exited, and end the process groups of jobs that died (their
+    worker processes would run on)."""
+    from dashboard.jobs import launcher
 
-    multiprocess.active_children()
+    launcher.reap()
     reap_orphan_groups()
 
 
@@ -249,7 +267,10 @@ def kill_group(pid: int) -> None:
 
 
 def reap_orphan_groups() -> None:
-    """End the groups of recorded jobs whose leader is dead (killed, or crashed)."""
+    """End the groups of recorded jobs whose leader (or supervisor) is dead (killed, or crashed)."""
+    from dashboard.jobs import launcher
+
+    launcher.reap_orphans()
     for rec in var_path("jobs", "groups").iterdir():
         if not rec.name.isdigit():
             continue
@@ -261,7 +282,7 @@ def reap_orphan_groups() -> None:
 
 
 def run_submitted(run: str | None) -> None:
-    """Nothing to record: the job process is forked at once and writes its status itself."""
+    """Nothing to record: the job process starts at once and writes its status itself."""
 
 
 def job_failed(key: str, run: str | None = None) -> bool:
@@ -269,7 +290,7 @@ def job_failed(key: str, run: str | None = None) -> bool:
     status another run left (an earlier one whose process died) does not count: the new run's process has
     not written its own yet."""
     st = status(key)
-    if st is None or st["state"] in ("done", "error", "abandoned"):
+    if st is None or st["state"] in ("done", "error", "abandoned", "cancelled"):
         return False
     if run and st.get("run") not in (None, run):
         return False

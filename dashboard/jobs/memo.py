@@ -5,9 +5,10 @@ result from several callbacks reads (and decodes) it once."""
 
 from __future__ import annotations
 
+import threading
+
 from cachetools import LRUCache
 
-from modeling.parallel import ForkSafeLock
 
 MEMO_ENTRIES = 16
 DERIVED_PER_RESULT = 32  # views kept per result (a view's choices: the model shown, the models compared)
@@ -24,7 +25,7 @@ class _Results(LRUCache):
 
 _MEMO: _Results = _Results(maxsize=MEMO_ENTRIES)
 _DERIVED: dict = {}  # id(result) -> (result, LRUCache of its views): only for results in _MEMO
-_MEMO_LOCK = ForkSafeLock()  # a worker may serve requests from several threads
+_MEMO_LOCK = threading.Lock()  # a worker may serve requests from several threads
 
 
 def remembered(key: str, read):

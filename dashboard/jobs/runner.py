@@ -2,7 +2,8 @@
 
 ``run_job`` is what a job process does (the Dash job wrapper calls it); it never raises. A job whose
 key another process is computing waits for that result (and takes over if that process dies); a job
-no page has watched for ``JOB_ABANDON_SECONDS`` stops itself."""
+no page has watched for ``JOB_ABANDON_SECONDS`` stops, as does a cancelled one: at its next progress report,
+and in any case within a second through the backend's ``guard`` (which ends the job's processes)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,21 @@ class JobAbandoned(Exception):
 
 class JobCancelled(Exception):
     """The page cancelled the job (the redis backend's cooperative cancel)."""
+
+
+class StopCancelled(JobCancelled):
+    """Raised into a job by its watch (the supervisor's signal, the watchdog's asynchronous exception) on Cancel,
+    so that the job ends the way it does at a progress report, its answer reaching the page."""
+
+    def __init__(self, *args):
+        super().__init__("cancelled")
+
+
+class StopAbandoned(JobAbandoned):
+    """Raised into a job by its watch when no page has watched it for ``JOB_ABANDON_SECONDS``."""
+
+    def __init__(self, *args):
+        super().__init__(f"no page has waited for this result for more than {settings.JOB_ABANDON_SECONDS:.0f} s")
 
 
 class _Reporter:
@@ -90,8 +106,11 @@ def run_job(key: str, compute, progress=None, run: str | None = None) -> dict:
         return {"key": key}
     report = _Reporter(key, progress)
     try:
-        with b.KeyLock(key, on_wait=lambda: report(0.0, "the same inputs are being computed for another "
-                                                         "user: waiting for that result")):
+        # the backend's watch over the job, outside the progress reporter: Cancel and abandonment end the job's
+        # processes whatever it is doing (local: its supervisor; redis: a watchdog thread in the pool process)
+        with b.guard(key, run), b.KeyLock(key, on_wait=lambda: report(0.0, "the same inputs are being computed "
+                                                                          "for another user: waiting for that "
+                                                                          "result")):
             if retrying(b.has_result, key):
                 return {"key": key}
             set_status("queued")

@@ -91,31 +91,6 @@ def _in_thread(section) -> tuple[threading.Event, threading.Thread, list]:
     return entered, t, ended
 
 
-def test_a_fork_waits_for_a_gated_section_of_another_thread():
-    import time
-
-    from modeling.parallel import FORK_GATE
-
-    def section(entered):
-        with FORK_GATE:
-            entered.set()
-            time.sleep(0.4)
-
-    _, t, ended = _in_thread(section)
-    code, forked_at = _fork_child(lambda: FORK_GATE.inside() == 0)
-    t.join()
-    assert code == 0
-    assert ended and forked_at >= ended[0] - 0.01  # fork() returned only once the section had ended
-
-
-def test_a_forking_threads_own_section_does_not_hold_it_up():
-    from modeling.parallel import FORK_GATE
-
-    with FORK_GATE:
-        code, _ = _fork_child(lambda: FORK_GATE.inside() == 1)  # still inside, in the child too
-    assert code == 0 and FORK_GATE.inside() == 0
-
-
 def test_a_fork_waits_for_a_numba_compilation_and_the_child_can_compile():
     import time
 
@@ -151,38 +126,6 @@ def test_a_fork_waits_for_an_import_in_progress_and_the_child_can_import_it(tmp_
     code, _ = _fork_child(lambda: importlib.import_module("slow_module_for_fork").VALUE == 7)
     t.join()
     assert code == 0
-
-
-def test_the_access_databases_sqlite_calls_hold_up_a_fork(tmp_path):
-    """A statement running in another thread (SQLite's mutexes taken) delays fork() until it ends; the child
-    then queries the same database."""
-    import time
-
-    from sqlalchemy import text
-
-    from dashboard.access import database
-
-    url = f"sqlite:///{tmp_path / 'gate.db'}"
-    slow = text("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) "
-                "SELECT count(*) FROM c")
-    with database.engine(url).connect() as conn:
-        assert type(conn.connection.dbapi_connection).__name__ == "_GatedConnection"
-
-    def statement(entered):
-        with database.engine(url).connect() as conn:
-            entered.set()
-            conn.execute(slow).scalar()
-
-    _, t, ended = _in_thread(statement)
-    time.sleep(0.02)
-
-    def child_query():
-        with database.engine(url).connect() as conn:
-            return conn.execute(text("SELECT 1")).scalar() == 1
-
-    code, forked_at = _fork_child(child_query)
-    t.join()
-    assert code == 0 and forked_at >= ended[0] - 0.01
 
 
 def test_a_fork_waits_for_a_log_record_being_written_and_the_child_can_log():
