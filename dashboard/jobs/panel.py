@@ -358,15 +358,16 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             return no_update, no_update, no_update, _unreachable(exc)
         return no_update, no_update, no_update, clear
 
-    @callback(Input(f"{prefix}-cancel", "n_clicks"), State(f"{prefix}-pending", "data"), prevent_initial_call=True)
+    @callback(Output(f"{prefix}-service", "children", allow_duplicate=True), Input(f"{prefix}-cancel", "n_clicks"),
+              State(f"{prefix}-pending", "data"), prevent_initial_call=True)
     def _cancelled(_n, pending):
         # a job still queued (a Celery task that is revoked never runs) gives its ticket back at once; a
         # started job gives it back when it stops
         try:
             quotas.cancel(run_of(pending))
         except Exception as exc:
-            if not is_outage(exc):
-                raise
+            return _unreachable(exc)
+        return no_update
 
     clientside_callback(
         f"""function(nCancel, failed, pending) {{

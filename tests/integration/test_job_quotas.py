@@ -1,6 +1,7 @@
 """Fair job slots over HTTP against a live server, the way the page posts Run and the job: a person with two jobs
 queued is refused a third, with the message on the page and nothing started; a job store posted directly (no
-Run) is refused by the job too; a project at its quota refuses another member's Run."""
+Run) is refused by the job too; Cancel of a queued job gives its place back; a project at its quota refuses
+another member's Run."""
 
 import json
 
@@ -30,7 +31,8 @@ def test_quotas_refuse_runs_beyond_a_persons_and_a_projects_share(server_state, 
     bob = signed_in.member("quota-web-bob", "quota-web", "viewer")
     carol = signed_in.member("quota-web-carol", "quota-web", "editor")
     client = _client(base, alice, monkeypatch)
-    assert "scenario-pending" in _run(client, 9101) and "scenario-pending" in _run(client, 9102)
+    first = _run(client, 9101)
+    assert "scenario-pending" in first and "scenario-pending" in _run(client, 9102)
     third = _run(client, 9103)
     assert "scenario-pending" not in third  # nothing submitted
     assert "You already have 2 jobs running or queued (at most 2 per person)" in third
@@ -42,6 +44,13 @@ def test_quotas_refuse_runs_beyond_a_persons_and_a_projects_share(server_state, 
     out = client.run_background("scenario-job-result.data", {("scenario-pending", "data"): {
         **request, "attempt": 1, "cancels": 0}}, poll=0.2, limit=120)
     assert out["scenario-job-result"]["data"]["error"].startswith("Refused: You already have 2 jobs")
+    # Cancel on the first job's page (still queued: no job process took it) gives its place back
+    spec = next(s for s, d in client.deps.items() if s.startswith("scenario-service.children@")
+                and d["inputs"][0]["id"] == "scenario-cancel")
+    pending = json.loads(first)["scenario-pending"]["data"]
+    client._send("callback", "POST", f"/_dash-update-component?endId={client.end_id}", json=client._body(
+        client.deps[spec], {("scenario-cancel", "n_clicks"): 1, ("scenario-pending", "data"): pending}))
+    assert "scenario-pending" in _run(client, 9103)
     # the project's third job is Bob's; Carol, another member, is refused the fourth
     assert "scenario-pending" in _run(_client(base, bob, monkeypatch), 9105)
     refused = _run(_client(base, carol, monkeypatch), 9106)
