@@ -5,6 +5,8 @@ ends or dies, and the waiting job's label naming the jobs that hold the slots by
 import multiprocessing as mp
 import os
 import signal
+import threading
+import time
 
 from dashboard import jobs
 from dashboard.access import projects
@@ -120,8 +122,6 @@ def test_a_started_job_holds_its_ticket_until_its_process_dies(backend, var, mon
     assert quotas.reserve(new_run(), me, proj, "phases", KEY_C) is not None  # not yet: the started one lives
     os.kill(job.pid, signal.SIGKILL)
     job.join(10)
-    import time
-
     deadline = time.time() + 30
     while quotas.reserve(new_run(), me, proj, "phases", KEY_C) is not None:
         assert time.time() < deadline, "the dead job's ticket still counts"
@@ -185,3 +185,52 @@ def test_every_job_kind_has_a_name_on_the_page():
         module = importlib.import_module(f"dashboard.{page}.kinds")
         found |= {v.name for v in vars(module).values() if isinstance(v, jobs.JobKind)}
     assert len(found) >= 14 and found <= set(quotas.KINDS)
+
+
+def _hold_the_slot(user, project, ready):
+    quotas.current_user = lambda: user
+    with projects.scope(project):
+        got = quotas.claim(new_run(), "scenario", KEY_A)
+
+        def compute(report):
+            ready.put("running")
+            while True:
+                report(0.5, "training")
+                time.sleep(0.05)
+        jobs.run_job(KEY_A, compute, run=got.run)
+
+
+def test_a_job_waiting_for_a_slot_says_which_jobs_hold_it(backend, var, monkeypatch):
+    """The runner's label of a job queued for a slot, as its page shows it: the job holding the slot by kind and
+    project ("another project" for one the viewer is not in), then the job runs when the slot frees."""
+    monkeypatch.setattr("dashboard.settings.MAX_CONCURRENT_JOBS", 1)
+    owner, elsewhere = _user("quota-slot-owner", "quota-slot-elsewhere")
+    viewer, mine = _user("quota-slot-viewer", "quota-slot-mine")
+    ctx = mp.get_context("fork")
+    ready = ctx.Queue()
+    holder = ctx.Process(target=_hold_the_slot, args=(owner, elsewhere, ready))
+    holder.start()
+    try:
+        assert ready.get(timeout=60) == "running"
+        monkeypatch.setattr(quotas, "current_user", lambda: viewer)
+        with projects.scope(mine):
+            got = quotas.claim(new_run(), "phases", KEY_C)
+        waiting, labels, done = quotas.Waiting(got.run, viewer), [], []
+        expected = "queued: waiting for a free slot; a cross-generation training of another project is running"
+
+        def job():
+            done.append(jobs.run_job(KEY_C, lambda report: {"ok": 1}, run=got.run,
+                                     progress=lambda frac, label: labels.append(waiting(label))))
+        thread = threading.Thread(target=job)
+        thread.start()
+        deadline = time.time() + 30
+        while expected not in labels:
+            assert time.time() < deadline, labels[-3:]
+            time.sleep(0.1)
+        assert not done  # still waiting for the slot
+    finally:
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.join(10)
+    thread.join(60)
+    assert done == [{"key": KEY_C}]
+    quotas.release(got)
