@@ -269,16 +269,20 @@ def _listed(parts: list[str]) -> str:
 
 
 def _refusal(user, project: int, mine: list[Ticket], theirs: list[Ticket]) -> str | None:
-    names = project_names(user)
+    def jobs(n):
+        return f"{n} job{'s' if n != 1 else ''}"
+
     if len(mine) >= settings.JOBS_PER_USER:
-        return (f"You already have {len(mine)} jobs running or queued (at most {settings.JOBS_PER_USER} per "
+        names = project_names(user)
+        return (f"You already have {jobs(len(mine))} running or queued (at most {settings.JOBS_PER_USER} per "
                 f"person): {_listed([describe(t, names, state=True) for t in mine])}. Wait for one of them to "
                 "finish, or cancel one on its page, then run again.")
     if len(theirs) >= settings.JOBS_PER_PROJECT:
+        names = project_names(user)
         here = f"Project '{names[project]}'" if project in names else "This project"
-        return (f"{here} already has {len(theirs)} jobs running or queued (at most {settings.JOBS_PER_PROJECT} "
+        return (f"{here} already has {jobs(len(theirs))} running or queued (at most {settings.JOBS_PER_PROJECT} "
                 f"per project): {_listed([describe(t, names, state=True) for t in theirs])}. Wait for one of "
-                "them to finish (or cancel one of yours), then run again.")
+                "them to finish (a job of yours can be cancelled on its page), then run again.")
     return None
 
 
