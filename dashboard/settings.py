@@ -23,6 +23,19 @@ os.umask(0o077)
 MAX_UPLOAD_BYTES = int(os.environ.get("PERFCAST_MAX_UPLOAD_MB", 50)) * 1024 * 1024
 #: Jobs that may train at the same time on this machine (others queue).
 MAX_CONCURRENT_JOBS = int(os.environ.get("PERFCAST_MAX_JOBS", 2))
+#: Jobs one person may have running or queued at once, over all their projects, and jobs one project may have
+#: (over all its members): a further Run is refused, naming the jobs that hold the quota (dashboard/jobs/quotas.py).
+#: Two per person by default: as many as a machine's slots (MAX_CONCURRENT_JOBS), so one person can compare two
+#: settings side by side, but never queue more, so another person's job waits behind at most two of theirs.
+#: Three per project: one more than a person's two, so a second member of a busy project can still start one
+#: job, while no project fills the queue in front of every other project.
+JOBS_PER_USER = max(1, int(os.environ.get("PERFCAST_JOBS_PER_USER", 2)))
+JOBS_PER_PROJECT = max(1, int(os.environ.get("PERFCAST_JOBS_PER_PROJECT", 3)))
+#: The most mini-batch steps the networks of one /counts job may train (dashboard/counts/kinds.py: epochs x batches
+#: per fit, over its fits and programs). A step costs 0.2-0.4 ms of a core: 3,000,000 is about 15 minutes, about
+#: 3x what "every program" of the shipped CPU table costs with the default settings; 5,000 epochs of batch 1 over
+#: every program of the shipped CPU table (59 million steps: hours) is refused.
+JOB_MAX_NETWORK_STEPS = int(os.environ.get("PERFCAST_JOB_MAX_NETWORK_STEPS", 3_000_000))
 #: Scheduling priority of job processes relative to the web workers (os.nice increment).
 JOB_NICENESS = int(os.environ.get("PERFCAST_JOB_NICENESS", 10))
 #: A job that no page has watched for this long stops (the user navigated away or

@@ -58,9 +58,48 @@ SETTINGS = (
 #: each setting by its link name (the form reads its bounds here)
 SETTING = {p.name: p for p in SETTINGS}
 
+
+
+# ------------------------------------------------------------------ what one job may cost
+
+def network_steps(params: dict, rows: list[int], curve: bool) -> int:
+    """An upper bound of the mini-batch steps the networks of one job train: per chosen network (the two
+    presets, the custom ``pnn``), per program of ``rows`` rows, ``epochs x ceil(rows / batch)`` per fit, and
+    ``SEEDS`` fits, one more on the inner split that picks each block's model, and one per point of the
+    training-size curve (``curve``: the one-program job). All of a program's rows are counted (a split trains
+    on fewer). A step costs 0.2-0.4 ms of a core (sklearn's MLP, 10-200 hidden units, measured on the shipped
+    tables): the step count is what the network settings multiply."""
+    from modeling.counts.evaluate import CURVE_FRACTIONS, SEEDS
+
+    nets = {"pnn-paper": PNN_PRESETS["paper"], "pnn-tuned": PNN_PRESETS["tuned"],
+            "pnn": {"epochs": params["epochs"], "batch_size": params["batch"]}}
+    fits = SEEDS + 1 + (len(CURVE_FRACTIONS) if curve else 0)
+    return sum(fits * s["epochs"] * -(-n // max(1, min(s["batch_size"], n)))
+               for m, s in nets.items() if m in params["models"] for n in rows)
+
+
+def _bounded(every: bool):
+    """The check of a count job's settings: its networks' steps within ``JOB_MAX_NETWORK_STEPS``, so that no
+    setting (5,000 epochs of batch 1 over every program: hours) holds a job slot for long."""
+    def check(params):
+        from dashboard import settings
+
+        table = sources.frame(params["source"])
+        names = data.programs(table) if every else [params["program"]]
+        steps = network_steps(params, [len(data.program(table, n).X) for n in names], curve=not every)
+        limit = settings.JOB_MAX_NETWORK_STEPS
+        if steps > limit:
+            where = f"{len(names)} programs" if every else "this program"
+            raise InvalidParameter("epochs", f"the networks of this job would train {steps:,} steps (epochs x "
+                                   f"mini-batches, over {where}), more than the {limit:,} one job may take (about "
+                                   f"{limit * 0.3e-3 / 60:.0f} minutes of a core): choose fewer epochs, a larger "
+                                   "batch or fewer network models" + ("" if not every else ", or one program"))
+    return check
+
+
 COUNTS = jobs.JobKind("counts", (SOURCE, Param("program", "choice", _program_default, _programs), *SETTINGS),
-                      work.counts_result, _fingerprint)
-PROGRAMS = jobs.JobKind("countsall", (SOURCE, *SETTINGS), work.programs_result, _fingerprint)
+                      work.counts_result, _fingerprint, _bounded(every=False))
+PROGRAMS = jobs.JobKind("countsall", (SOURCE, *SETTINGS), work.programs_result, _fingerprint, _bounded(every=True))
 
 
 # ------------------------------------------------------------------ predict at new inputs

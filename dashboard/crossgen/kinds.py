@@ -35,10 +35,27 @@ def cached(kind: jobs.JobKind, params: dict, report=None) -> tuple[str, dict]:
     return key, compute_once(key, lambda r: kind.compute(params, r), report)
 
 
-SCENARIO = jobs.JobKind("scenario", tuple(scenario_params()), work.scenario_result, _fingerprint("dataset"))
+#: the most cross-validation folds one job runs per model (the form's bound on K; leave one application out runs
+#: one fold per application and is held to it too)
+MAX_FOLDS = 20
+
+
+def _check_folds(params):
+    """Leave-one-application-out on a dataset of many applications (an upload of hundreds) would fit every model
+    once per application: held to ``MAX_FOLDS`` like K."""
+    if params.get("cv") == "logo":
+        n = len(datasets.get(params["dataset"]).applications())
+        if n > MAX_FOLDS:
+            raise InvalidParameter("cv", f"leaving one application out fits every model once per application: "
+                                         f"{n} on this dataset, more than the {MAX_FOLDS} folds one job may run; "
+                                         f"choose grouped K-fold by application (at most {MAX_FOLDS} folds)")
+
+
+SCENARIO = jobs.JobKind("scenario", tuple(scenario_params()), work.scenario_result, _fingerprint("dataset"),
+                        _check_folds)
 
 SWEEP = jobs.JobKind("sweep", _only(("dataset", "host", "target", "metric", "cv", "folds", "seed"), scenario_params()),
-                     work.sweep_result, _fingerprint("dataset"))
+                     work.sweep_result, _fingerprint("dataset"), _check_folds)
 
 RANKING = jobs.JobKind("ranking", _only(("dataset", "host", "target", "metric", "model", "seed"),
                                         [*scenario_params(), model_param("model", "OLS/Forward/BIC")]),
@@ -58,6 +75,7 @@ def _default_targets(v):
 
 
 def _check_targets(params):
+    _check_folds(params)
     if not params["targets"]:
         raise InvalidParameter("targets", "choose at least one target")
     if len(params["targets"]) > MAX_TARGETS:

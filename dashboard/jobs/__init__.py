@@ -5,6 +5,8 @@ Layout:
 * :mod:`dashboard.jobs.keys`: result keys and job kinds (what makes a key, what computes it);
 * :mod:`dashboard.jobs.runner`: what a job process does (one computation per key, slots, abandonment);
 * :mod:`dashboard.jobs.panel`: a page's Run/Cancel/progress panel and its callbacks;
+* :mod:`dashboard.jobs.quotas`: running and queued jobs per person and per project, and whose jobs a
+  queued job waits for;
 * :mod:`dashboard.jobs.backend`: which backend keeps the jobs' state:
   :mod:`dashboard.jobs.local` (one machine: diskcache, fork, flock, pid) or
   :mod:`dashboard.jobs.distributed` (Celery workers and Redis, when ``PERFCAST_REDIS_URL`` is set).

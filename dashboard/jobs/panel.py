@@ -41,6 +41,7 @@ from dash import Input, Output, State, callback, clientside_callback, dcc, html,
 
 from dashboard import audit_log, jobs
 from dashboard.access import projects
+from dashboard.jobs import quotas
 from dashboard.jobs.outage import UNREACHABLE, UNREACHABLE_NEW, is_outage
 from dashboard.jobs.runs import new_run, run_of
 from dashboard.jobs.startup_checks import job_key_refusal
@@ -166,9 +167,11 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
     """
     assert len(form_ids) == len(kind.names), (prefix, kind.names)
 
-    def _submit(request: dict, attempt, cancels) -> dict:
+    def _submit(request: dict, attempt, cancels, previous=None) -> dict:
         """What submitting a checked request sets: on a cache hit the ready store (the page draws at once);
-        otherwise the pending store (which starts the job) and the watchdog; during an outage, the notice."""
+        otherwise the pending store (which starts the job) and the watchdog, or the refusal when the person or
+        the project already has its quota of jobs (:mod:`dashboard.jobs.quotas`; ``previous``: the pending
+        store this submission replaces); during an outage, the notice."""
         run = new_run()  # this run's id: the watchdog judges only this run
         try:
             if jobs.has_result(request["key"]):
@@ -176,7 +179,7 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             if projects.current_project() is None:  # an account in no project (any new OIDC or proxy user)
                 return {"job_status": alert(projects.refusal("viewer") + " Jobs run in a project's share of the "
                                             "server."), "service": None}
-            refused = job_key_refusal()
+            refused = job_key_refusal() or quotas.submit(run, kind.name, request["key"], run_of(previous))
             if refused:
                 return {"job_status": alert(refused), "service": None}
             jobs.run_submitted(run)
@@ -200,13 +203,13 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
         return answer({"status": None, **submitted, **drawn}, **given)
 
     inputs = {"n": Input(f"{prefix}-run", "n_clicks"), "cancels": State(f"{prefix}-cancel", "n_clicks"),
-              "values": [State(i, "value") for i in form_ids]}
+              "values": [State(i, "value") for i in form_ids], "previous": State(f"{prefix}-pending", "data")}
     if views and views.choices:
         inputs["choices"] = [State(i, prop) for i, prop in views.choices]
 
     @callback(output={"status": Output(f"{prefix}-status", "children"), **submitted, **drawn}, inputs=inputs,
               prevent_initial_call=True)
-    def _run_clicked(n, cancels, values, choices=()):
+    def _run_clicked(n, cancels, values, previous, choices=()):
         # Run: the form is parsed once, here, and the cache looked up in the same round trip; a cached result
         # is drawn in this answer when the page gave its views (else by the page's next round trip); a missing
         # one starts its job
@@ -215,7 +218,7 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
         except (InvalidParameter, LookupError) as exc:
             return _answer(status=alert(message(exc)))
         # a fresh click is a fresh job request even with the same inputs (after a failure or cancel)
-        got = _submit(request, n, cancels)
+        got = _submit(request, n, cancels, previous)
         if views and "ready" in got:
             res = jobs.result_for(got["ready"])
             if res is not None:
@@ -294,16 +297,20 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             request = kind.from_store(pending)
         except (InvalidParameter, LookupError) as exc:
             return {"error": f"Refused: {message(exc)}"}
-        audit_log.record("job run", key=request["key"], kind=kind.name)
         run = run_of(pending)
-        jobs.job_started(run)
-        show = _Progress(set_progress)
-        show("0", "starting")
-        try:
-            return jobs.run_job(request["key"], lambda report: kind.compute(request["params"], report),
-                                progress=lambda frac, label: show(f"{frac:.3f}", label), run=run)
-        finally:
-            jobs.job_ended(run)  # waits for the job service, so that the answer reaches the page
+        with quotas.held(run, kind.name, request["key"]) as ticket:  # its person's and project's quota
+            if ticket.refusal:  # a job store posted without Run (or replayed) beyond the quota
+                return {"error": ticket.refusal}
+            audit_log.record("job run", key=request["key"], kind=kind.name)
+            jobs.job_started(run)
+            show = _Progress(set_progress)
+            waiting = quotas.Waiting(ticket.run, quotas.current_user())  # which jobs hold the slots
+            show("0", "starting")
+            try:
+                return jobs.run_job(request["key"], lambda report: kind.compute(request["params"], report),
+                                    progress=lambda frac, label: show(f"{frac:.3f}", waiting(label)), run=run)
+            finally:
+                jobs.job_ended(run)  # waits for the job service, so that the answer reaches the page
 
     @callback(Output(f"{prefix}-ready", "data"), Output(f"{prefix}-job-status", "children"),
               Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
@@ -352,6 +359,17 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
         except Exception as exc:  # the job service is unreachable: say so and keep watching
             return no_update, no_update, no_update, _unreachable(exc)
         return no_update, no_update, no_update, clear
+
+    @callback(Output(f"{prefix}-service", "children", allow_duplicate=True), Input(f"{prefix}-cancel", "n_clicks"),
+              State(f"{prefix}-pending", "data"), prevent_initial_call=True)
+    def _cancelled(_n, pending):
+        # a job still queued (a Celery task that is revoked never runs) gives its ticket back at once; a
+        # started job gives it back when it stops
+        try:
+            quotas.cancel(run_of(pending))
+        except Exception as exc:
+            return _unreachable(exc)
+        return no_update
 
     clientside_callback(
         f"""function(nCancel, failed, pending) {{
