@@ -55,8 +55,4 @@ def _allow_process_pools_in_jobs() -> None:
     def _not_daemonic(**_kw):
         import multiprocessing
 
-        from dashboard.jobs import distributed
-
         multiprocessing.current_process()._config["daemon"] = False
-        distributed.POOL_PROCESS = True
-        distributed.start_watcher()  # the hard stop of this process's jobs (Celery replaces a killed process)

@@ -338,7 +338,7 @@ def cancelled() -> bool:
     return bool(task) and bool(_quiet(client().exists, _k("cancel", task)))  # unreachable: not cancelled
 
 
-POOL_PROCESS = False  # set in a Celery prefork pool process (celery_app): a job there may be killed
+POOL_PROCESS = False  # set in a Celery prefork pool process (_on_pool_process_start): a job there may be killed
 WATCH_SECONDS = 0.2
 
 
@@ -493,4 +493,20 @@ def background_manager():
         def get_updated_props(self, key):
             return _quiet(super().get_updated_props, key, default={})
 
-    return LeasedCeleryManager(celery_app(), expire=int(settings.RESULT_TTL_SECONDS))
+    app = celery_app()
+    _on_pool_process_start()
+    return LeasedCeleryManager(app, expire=int(settings.RESULT_TTL_SECONDS))
+
+
+def _on_pool_process_start() -> None:
+    """When Celery starts a prefork pool process (the worker made this manager before forking it): mark the
+    process as one a job may be killed in, and start its watcher, the hard stop of its jobs (Celery replaces a
+    killed pool process)."""
+    from celery.signals import worker_process_init
+
+    def _started(**_kw):
+        global POOL_PROCESS
+        POOL_PROCESS = True
+        start_watcher()
+
+    worker_process_init.connect(_started, weak=False, dispatch_uid="perfcast-pool-process-watcher")

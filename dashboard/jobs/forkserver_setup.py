@@ -23,9 +23,11 @@ with contextlib.suppress(Exception):
 
     if local.background_manager.cache_info().currsize:
         local.background_manager().handle.close()
-    for cache in local._RESULTS.values():
+    from dashboard.jobs import local_results
+
+    for cache in local_results._RESULTS.values():
         cache.close()
-    local._RESULTS.clear()
+    local_results._RESULTS.clear()
 with contextlib.suppress(Exception):
     from dashboard.access import database
 

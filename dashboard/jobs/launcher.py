@@ -48,6 +48,7 @@ CANCEL_SIGNAL, ABANDON_SIGNAL = signal.SIGUSR1, signal.SIGUSR2
 ABANDON_POLL_SECONDS = 0.5
 STOP_WAIT_SECONDS = 2.0
 
+SUPERVISED = False  # set in a job process this launcher started (its process group is made already)
 _LOCK = threading.Lock()
 _CTX = None
 _PROCS: dict[int, object] = {}  # this web worker's supervisors not yet joined
@@ -250,9 +251,10 @@ def _job(spec: dict) -> None:
     try:
         os.setpgid(0, 0)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        from dashboard.jobs import local, runner
+        from dashboard.jobs import runner
 
-        local.SUPERVISED = True
+        global SUPERVISED
+        SUPERVISED = True
         job_fn = _job_fn(spec)
         for sig, exc in ((CANCEL_SIGNAL, runner.StopCancelled), (ABANDON_SIGNAL, runner.StopAbandoned)):
             signal.signal(sig, _raiser(exc))
@@ -351,7 +353,7 @@ def _reap_all(job: int, wait: bool = False) -> bool:
 def _watch(job: int, spec: dict, stopping: list) -> str | None:
     """Until the job ends (None) or is to be stopped: ``cancelled`` or ``abandoned``."""
     from dashboard import settings
-    from dashboard.jobs import local
+    from dashboard.jobs import local_results as local
 
     key = _job_key(spec["args"])
     started, next_look = time.time(), 0.0
@@ -376,7 +378,7 @@ def _watch(job: int, spec: dict, stopping: list) -> str | None:
 def _record_stop(spec: dict, job: int, why: str) -> None:
     """The job's status says why it stopped, if the job had written one (queued or running) itself."""
     from dashboard import settings
-    from dashboard.jobs import local
+    from dashboard.jobs import local_results as local
 
     key = _job_key(spec["args"])
     if not key:

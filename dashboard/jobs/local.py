@@ -23,14 +23,14 @@ from __future__ import annotations
 import fcntl
 import os
 import sys
-import threading
 import time
 from functools import lru_cache
 
 from dashboard import settings
-from dashboard.jobs.keys import check_key, stored_key
-from dashboard.jobs.memo import remembered
-from dashboard.settings import RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
+from dashboard.jobs.keys import check_key, stored_key  # noqa: F401 - re-exported to the backend's callers
+from dashboard.jobs.local_results import (_RESULTS, _open_cache, beat, get_result, has_result,  # noqa: F401
+                                          last_beat, put_result, results, set_status, status)
+from dashboard.settings import RESULT_TTL_SECONDS, var_path
 
 
 @lru_cache(maxsize=1)
@@ -89,84 +89,6 @@ def _app_modules() -> list[str]:
     return [name] if name and name != "__main__" else []
 
 
-_RESULTS: dict = {}
-_RESULTS_LOCK = threading.Lock()
-
-
-def results():
-    """The result cache, opened once per process (a job is a forked child: it must
-    not reuse its parent's SQLite connection)."""
-    pid = os.getpid()
-    if pid not in _RESULTS:
-        with _RESULTS_LOCK:  # one open per process, whatever the number of threads
-            if pid not in _RESULTS:
-                _RESULTS[pid] = _open_results()
-    return _RESULTS[pid]
-
-
-def _open_results():
-    # the parent's entry stays referenced: closing an inherited SQLite
-    # connection in a child can unlink the WAL files the parent still uses.
-    # Rollback journal, not WAL: a WAL index shared across fork() was seen to hide
-    # a child's writes from its parent until the child exited.
-    # values as JSON (dashboard.jobs.codec), never pickles: the same encoding as the redis backend's
-    from dashboard.jobs.codec import JsonDisk
-
-    return _open_cache("results", size_limit=RESULT_CACHE_BYTES, eviction_policy="least-recently-used",
-                       timeout=30, sqlite_journal_mode="delete", disk=JsonDisk)
-
-
-def _open_cache(name: str, **options):
-    """Open the diskcache under ``var/<name>``; its schema set-up answers "database is locked"
-    while another process (the other worker, starting at the same moment) does the same: retry."""
-    import sqlite3
-
-    import diskcache
-
-    for attempt in range(40):
-        try:
-            return diskcache.Cache(str(var_path(name)), **options)
-        except sqlite3.OperationalError:
-            if attempt == 39:
-                raise
-            time.sleep(0.05 * (1 + attempt % 5))
-
-
-def get_result(key: str):
-    """A result of the current project by key (``InvalidKey`` for a malformed one), through this process's
-    memo of recent reads."""
-    where = stored_key(key)
-    return remembered(where, lambda: _read(where))
-
-
-def _read(where: str):
-    """The stored result, or None; an entry in another encoding (never unpickled, dashboard.jobs.codec) is
-    removed, so that the key reads as not computed everywhere (has_result too) and is computed again."""
-    cache = results()
-    value = cache.get(where)
-    if value is None and where in cache:
-        cache.delete(where)
-    return value
-
-
-def has_result(key: str) -> bool:
-    """Presence check (in the current project) that does not read the (possibly large) result."""
-    return stored_key(key) in results()
-
-
-def put_result(key: str, value: dict) -> None:
-    results().set(stored_key(key), value, expire=RESULT_TTL_SECONDS)
-
-
-def set_status(key: str, state: str, **extra) -> None:
-    results().set(f"status:{check_key(key)}", {"state": state, "pid": os.getpid(), "t": time.time(), **extra},
-                  expire=RESULT_TTL_SECONDS)
-
-
-def status(key: str) -> dict | None:
-    return results().get(f"status:{check_key(key)}")
-
-
 def pid_alive(pid: int) -> bool:
     import psutil
 
@@ -185,19 +107,20 @@ def lower_priority() -> None:
         pass
 
 
-SUPERVISED = False  # set in a job process started by dashboard.jobs.launcher (its group is made already)
-
-
 def job_started(run: str | None = None) -> None:
     """First thing in the job process: a process group of its own (stopping the job ends its workers
     too; made by the supervisor already, under dashboard.jobs.launcher), below the web threads' priority."""
-    if not SUPERVISED:
+    from dashboard.jobs import launcher
+
+    if not launcher.SUPERVISED:
         own_process_group()
     lower_priority()
 
 
 def job_ended(run: str | None = None) -> None:
-    if not SUPERVISED:
+    from dashboard.jobs import launcher
+
+    if not launcher.SUPERVISED:
         leave_process_group()
 
 
@@ -295,15 +218,6 @@ def job_failed(key: str, run: str | None = None) -> bool:
     if run and st.get("run") not in (None, run):
         return False
     return not pid_alive(st["pid"]) and not has_result(key)
-
-
-def beat(key: str) -> None:
-    """A page still waits for ``key`` (sent by its watchdog on every tick)."""
-    results().set(f"beat:{check_key(key)}", time.time(), expire=3600)
-
-
-def last_beat(key: str) -> float | None:
-    return results().get(f"beat:{check_key(key)}")
 
 
 def _try_lock(path) -> object | None:

@@ -93,6 +93,6 @@ def server_state(live_server, monkeypatch):
     """This test process reads (and may write) the live server's state directory and result cache."""
 
     monkeypatch.setattr("dashboard.settings.VAR_DIR", live_server[1])
-    monkeypatch.setattr("dashboard.jobs.local._RESULTS", {})
+    monkeypatch.setattr("dashboard.jobs.local_results._RESULTS", {})
     monkeypatch.setattr("dashboard.jobs.memo._MEMO", LRUCache(maxsize=16))
     return live_server

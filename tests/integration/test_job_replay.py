@@ -28,7 +28,7 @@ def test_the_same_request_again_runs_a_new_job(quick_abandon_server, monkeypatch
 
     base, var, _log = quick_abandon_server
     monkeypatch.setattr("dashboard.settings.VAR_DIR", var)
-    monkeypatch.setattr("dashboard.jobs.local._RESULTS", {})
+    monkeypatch.setattr("dashboard.jobs.local_results._RESULTS", {})
     monkeypatch.setattr("dashboard.jobs.memo._MEMO", OrderedDict())
     client = DashClient(base)
     client.open("/scenario")
