@@ -21,6 +21,16 @@ positive target), every (model, fold) fit timed on its own in this one process. 
     .venv/bin/python benchmarks/scaling.py --json
     .venv/bin/python benchmarks/scaling.py --sizes 364x577 1456x577 --schedule 1 2 4 8
     .venv/bin/python benchmarks/scaling.py --sizes 5824x577 --before 94b060e --json
+
+* ``forest`` (``--forest REV``): the forest alone, instead of the ensemble: 128 trees (R's defaults, mtry =
+  p / 3, nodesize 5) fitted on one training fold of 1,456 x 577 (nine tenths of the rows) and ``--forest-trees``
+  trees (default 32, to keep the run short) on the whole 5,824 x 577 table, by the forest of commit ``REV``
+  (its ``forest_trees.py`` loaded beside this one), by this one, and by scikit-learn's
+  ``RandomForestRegressor`` with the same settings (``max_features=1/3``, ``min_samples_split=6``, one job).
+  The three take turns (``--forest-reps`` rounds, CPU seconds of this process summed), and REV's trees must
+  equal this one's node for node (the run stops otherwise).
+
+    .venv/bin/python benchmarks/scaling.py --forest main --json
 """
 
 from __future__ import annotations
@@ -62,6 +72,64 @@ def timed_fits(n: int, p: int, folds: int = 10, seed: int = 0) -> list[tuple[str
     return durations
 
 
+def _forest_of(rev: str):
+    """The ``forest_trees`` module of commit ``rev``, loaded from a temporary folder (its own kernel cache)."""
+    import importlib.util
+    import subprocess
+    import tempfile
+
+    src = subprocess.run(["git", "show", f"{rev}:modeling/crossgen/forest_trees.py"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp(prefix="perfcast-forest-")) / "forest_before.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location("forest_before", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def forest_speed(rev: str, big_trees: int = 32, reps: int = 2) -> dict:
+    """CPU seconds of REV's forest, this one and scikit-learn's on the two tables; REV's trees must be ours."""
+    from sklearn.ensemble import RandomForestRegressor
+
+    from benchmarks.halwpe_shaped import make
+    from modeling.crossgen import forest_trees
+
+    before = _forest_of(rev)
+    before.warm_up()
+    forest_trees.warm_up()
+    out = {"before": rev, "cpu_seconds": {}, "ratio": {}, "same_trees": {}}
+    for n, trees in ((1456, 128), (5824, big_trees)):
+        X, y, _ = make(n=n, p=577)
+        if n == 1456:
+            X, y = X[: n - n // 10], y[: n - n // 10]  # one training fold of ten
+        name = f"{X.shape[0]}x{X.shape[1]}, {trees} trees"
+        mtry = X.shape[1] // 3
+        secs = {"before": 0.0, "now": 0.0, "scikit-learn": 0.0}
+        same = True
+        for rep in range(reps):
+            t = time.process_time()
+            old = before.TreeArrays(X, y, trees, mtry, 5, True, rep)
+            secs["before"] += time.process_time() - t
+            t = time.process_time()
+            new = forest_trees.TreeArrays(X, y, trees, mtry, 5, True, rep)
+            secs["now"] += time.process_time() - t
+            t = time.process_time()
+            RandomForestRegressor(trees, max_features=1 / 3, min_samples_split=6, n_jobs=1,
+                                  random_state=rep).fit(X, y)
+            secs["scikit-learn"] += time.process_time() - t
+            same = same and all(np.array_equal(getattr(old, k), getattr(new, k)) for k in
+                                ("node_count", "feature", "threshold", "left", "right", "value", "decrease"))
+            print(f"[forest] {name} round {rep + 1}: {secs}", file=sys.stderr, flush=True)
+        if not same:
+            raise SystemExit(f"{name}: the trees differ from {rev}'s")
+        out["cpu_seconds"][name] = {k: round(v, 2) for k, v in secs.items()}
+        out["ratio"][name] = {"before_over_now": round(secs["before"] / secs["now"], 2),
+                              "scikit_learn_over_now": round(secs["scikit-learn"] / secs["now"], 2)}
+        out["same_trees"][name] = same
+    return out
+
+
 def replay(durations: list[float], workers: int) -> float:
     """Wall time of running ``durations`` in order on ``workers`` workers, each taking the next one when free."""
     free = [0.0] * workers
@@ -88,7 +156,14 @@ def main() -> None:
     ap.add_argument("--schedule", nargs="*", type=int, default=[1, 2, 4, 8], help="simulated worker counts")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--before", default=None, help="an earlier commit to run beside, size by size")
+    ap.add_argument("--forest", default=None, help="time the forest alone against this commit's and scikit-learn's")
+    ap.add_argument("--forest-trees", type=int, default=32, help="trees on the 5,824-row table (--forest)")
+    ap.add_argument("--forest-reps", type=int, default=2)
     a = ap.parse_args()
+    if a.forest:
+        out = forest_speed(a.forest, a.forest_trees, a.forest_reps)
+        print(json.dumps(out, indent=2) if a.json else out)
+        return
     shapes = [tuple(int(v) for v in s.lower().split("x")) for s in a.sizes]
     by_size, schedule = {}, {}
     timed_fits(80, 100, 3)  # compiled kernels loaded (or compiled) before anything is timed

@@ -26,6 +26,13 @@ same run:
 
     .venv/bin/python benchmarks/shared_link.py [--opens 5] [--bundles full,partial[,partial-router]]
         [--pages all|none]
+
+``--before REV --page PATH``: one page's shared link (cached results first, as ``pages``), opened by a
+signed-in member, served by the code of commit ``REV`` (a temporary git worktree) and by this code, the two
+servers taking turns (``--rounds``, each ``--opens`` new browser profiles), in the same run and on the same
+database: what this code changed in the time to the first chart (both with today's ``partial`` settings).
+
+    .venv/bin/python benchmarks/shared_link.py --before main --page /logca --opens 5 --rounds 2
 """
 
 from __future__ import annotations
@@ -140,8 +147,9 @@ def _measure(url: str, opens: int, marks=SCENARIO_MARKS, cookie=None) -> dict:
     return {"new_browser_profile": summary(cold), "browser_used_before": summary(warm)}
 
 
-def _page_links() -> dict:
-    """Each page's default link, its result computed and cached first (pages without a job draw at once)."""
+def _page_links(only: str | None = None) -> dict:
+    """Each page's default link (or page ``only``'s), its result computed and cached first (pages without a
+    job draw at once)."""
     from dashboard.counts.kinds import COUNTS
     from dashboard.crossgen.kinds import GENERATIONS, RANKING, SCENARIO, cached
     from dashboard.newapp.kinds import NEWAPP
@@ -151,12 +159,14 @@ def _page_links() -> dict:
     links = {}
     for path, kind in (("/scenario", SCENARIO), ("/features", RANKING), ("/generations", GENERATIONS),
                        ("/new-app", NEWAPP), ("/counts", COUNTS), ("/phases", PHASES)):
+        if only and path != only:
+            continue
         params = kind.request({})["params"]
         cached(kind, params)
         links[path] = f"{path}{to_query(params)}"
     links["/logca"] = "/logca"
     links["/accelerometer"] = "/accelerometer"
-    return links
+    return {p: link for p, link in links.items() if not only or p == only}
 
 
 def run_pages(opens: int = 5, bundles=("full", "partial")) -> dict:
@@ -215,12 +225,67 @@ def run(opens: int = 5, bundles=("full", "partial"), pages: bool = True) -> dict
     return out
 
 
+def _server_in(where: Path, port: int, env: dict):
+    """gunicorn with the project's settings, running the code in ``where`` (benchmarks/load.py's ``_gunicorn``
+    runs this checkout's)."""
+    import subprocess
+
+    exe = Path(sys.executable).parent / "gunicorn"
+    return subprocess.Popen([str(exe), "app:server", "-c", "gunicorn.conf.py", "--threads", "4", "--bind",
+                             f"127.0.0.1:{port}", "--log-level", "warning"], cwd=where, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def run_before(rev: str, path: str, opens: int = 5, rounds: int = 2) -> dict:
+    """``path``'s shared link served by commit ``rev``'s code and by this one, in turns (module docstring)."""
+    import subprocess
+
+    var = tempfile.mkdtemp(prefix="perfcast-link-")
+    os.environ["PERFCAST_VAR_DIR"] = var
+    from benchmarks.load import _free_port, _wait_up
+    from benchmarks.signin import create_account, session_cookie, work_in_project
+
+    account = create_account(dict(os.environ))
+    work_in_project(dict(os.environ))
+    link = _page_links(path)[path]
+    before = Path(tempfile.mkdtemp(prefix="perfcast-before-")) / "tree"
+    subprocess.run(["git", "worktree", "add", "--detach", str(before), rev], cwd=ROOT, check=True,
+                   capture_output=True)
+    runs: dict[str, list] = {"before": [], "now": []}
+    try:
+        for _ in range(rounds):
+            for side, where in (("before", before), ("now", ROOT)):
+                port = _free_port()
+                server = _server_in(where, port, {**os.environ, **SIDES["partial"]})
+                try:
+                    _wait_up(f"http://127.0.0.1:{port}")
+                    cookie = session_cookie(f"http://127.0.0.1:{port}", account)
+                    runs[side].append(_measure(f"http://127.0.0.1:{port}{link}", opens, PAGE_MARKS[path],
+                                               cookie)["new_browser_profile"])
+                finally:
+                    os.killpg(server.pid, signal.SIGTERM)
+                    server.wait(30)
+                print(f"[shared_link] {side}: {runs[side][-1]}", file=sys.stderr, flush=True)
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT, capture_output=True)
+    med = {side: statistics.median(r["chart_s"] for r in rs) for side, rs in runs.items()}
+    return {"page": path, "link": link, "before": rev, "opens_per_round": opens, "rounds": rounds,
+            "chart_s_median_of_rounds": {k: round(v, 3) for k, v in med.items()},
+            "before_over_now": round(med["before"] / med["now"], 2), "rounds_detail": runs}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--opens", type=int, default=5)
     ap.add_argument("--bundles", default="full,partial", help=f"sides, of {', '.join(SIDES)}")
     ap.add_argument("--pages", default="all", choices=["all", "none"])
+    ap.add_argument("--before", default=None, help="a commit whose code serves the page beside this one's")
+    ap.add_argument("--page", default="/logca", choices=list(PAGE_MARKS), help="with --before")
+    ap.add_argument("--rounds", type=int, default=2, help="with --before")
     a = ap.parse_args()
+    if a.before:
+        print(json.dumps(run_before(a.before, a.page, a.opens, a.rounds), indent=2))
+        return
     print(json.dumps(run(a.opens, tuple(b for b in a.bundles.split(",") if b), a.pages == "all"), indent=2))
 
 

@@ -7,6 +7,12 @@ small JSON body; ``assets/session-expired.js`` sends the page to the sign-in pag
 
 Decisions are made on the endpoint Flask routed the request to, not on the path's text, so an encoded or
 doubled path cannot reach a protected endpoint through a public prefix.
+
+Dash's own script bundles and its favicon (:data:`SIGNED_COOKIE_ENOUGH`: the same public library files for
+everyone, fingerprinted and cached for a year) need a session cookie whose signature is right, and are not
+looked up in the session table: a new browser fetches a dozen of them for its first page, each one a table
+lookup before. A stranger without a signed cookie is refused as before; a signed-out or revoked session
+can still fetch these library files, and nothing else (the layout, every callback and every page are looked up).
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ PUBLIC_ENDPOINTS = frozenset({"perfcast_login", "perfcast_logout", "perfcast_set
 #: WSGI environ key of the server's own in-process requests (the worker's warm-up in gunicorn.conf.py and
 #: dashboard/ui/compression.py): an environ key, which no HTTP request can set (headers arrive as HTTP_*)
 INTERNAL = "perfcast.internal"
+#: endpoints that serve only the same public library files to everyone (module docstring)
+SIGNED_COOKIE_ENOUGH = frozenset({"/_dash-component-suites/<string:package_name>/<path:fingerprinted_path>",
+                                  "/_favicon.ico"})
 _log = logging.getLogger("perfcast")
 _secret: list[str] = []
 
@@ -62,11 +71,20 @@ def signed_in_user():
     return user
 
 
+def _signed_cookie() -> bool:
+    """The request carries a session cookie signed with this server's key (not looked up in the table)."""
+    from dashboard.settings import SESSION_COOKIE
+
+    return sessions.session_id_of(request.cookies.get(SESSION_COOKIE), secret()) is not None
+
+
 def check():
     """The before_request hook: None lets the request through; otherwise the refusal."""
     if request.environ.get(INTERNAL) is True:
         return None
     if request.endpoint in PUBLIC_ENDPOINTS:
+        return None
+    if request.endpoint in SIGNED_COOKIE_ENOUGH and request.method in ("GET", "HEAD") and _signed_cookie():
         return None
     if signed_in_user() is not None:
         return None

@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from dashboard.access import database
 from dashboard.access.models import Session, User, utcnow
@@ -90,14 +90,18 @@ def create(db, user_id: int, hours: float, address: str = "", session_id: str | 
     return session_id
 
 
+#: the lookup's statement, built once: building it (and its cache key) took most of a lookup's time
+_LOOKUP = (select(Session.digest, Session.expires, Session.revoked, User.id, User.name, User.display_name,
+                  User.disabled).join(User, User.id == Session.user_id)
+           .where(Session.digest == bindparam("session_digest")))
+
+
 def lookup(session_id: str, url: str | None = None, *, valid_only: bool = True) -> SignedIn | None:
     """The signed-in user of ``session_id``: None when unknown, expired, revoked or the account is disabled
     (``valid_only=False``: whoever it belonged to, for the audit trail of a job it started)."""
     # a plain read on a pooled connection (no ORM session): this runs on every request
     with database.engine(url).connect() as conn:
-        row = conn.execute(select(Session.digest, Session.expires, Session.revoked, User.id, User.name,
-                                  User.display_name, User.disabled).join(User, User.id == Session.user_id)
-                           .where(Session.digest == digest(session_id))).first()
+        row = conn.execute(_LOOKUP, {"session_digest": digest(session_id)}).first()
     if row is None:
         return None
     session_digest, expires, revoked, user_id, name, display_name, disabled = row

@@ -15,6 +15,17 @@ contiguous row. Trees are kept as flat arrays (feature, threshold, children,
 value, RSS decrease), one row per tree, so prediction and the RSS importance
 (RastSim 5.5, R's ``IncNodePurity``) are array loops.
 
+Everything around the split search is kept small: the bootstrap sample is a
+count per row (nothing is copied); the rows are sorted once per feature for the
+whole forest and each tree filters these orders to its drawn rows, after which
+a split stably partitions them, so every node finds each feature's rows in
+order and no node sorts; a child that will be a leaf is not partitioned into
+(its rows are only summed); the ``mtry`` features of a node are the first
+``mtry`` steps of one Fisher-Yates shuffle; every buffer is allocated once per
+forest. The trees are exactly those of the earlier, slower grower for the same
+seed (``tests/modeling/crossgen/test_forest_trees.py`` checks them against a
+plain statement of the algorithm that sorts at every node).
+
 Compiled with numba (``cache=True``: the machine code is kept next to this
 file after the first call of each kernel).
 """
@@ -35,12 +46,16 @@ def _seed(seed):
 
 
 @njit(cache=True)
-def _grow_tree(ranks, xt, wy, w, srt, n_rows, mtry, nodesize, perm, tmp, buf,
+def _grow_tree(ranks, xt, ww, srt, n_rows, mtry, nodesize, perm, tmp, buf,
                feature, threshold, left, right, value, decrease, stack):
     """Grow one tree; srt[j, :n_rows] holds the rows in order of feature j.
 
     Every node owns the same range [start, end) of each feature's list; a split
-    stably partitions all lists, so no node ever sorts.
+    stably partitions all lists, so no node ever sorts. When one child will be a
+    leaf, the lists keep only the other child's rows (at the start of the range)
+    and the leaf's value is summed on the way, in the order of feature 0 as for
+    any other leaf. ``ww[r] = (w_r, w_r y_r)``: weight and weighted target of a
+    row side by side, one cache line for both.
     """
     p = ranks.shape[0]
     n_nodes = 1
@@ -57,8 +72,8 @@ def _grow_tree(ranks, xt, wy, w, srt, n_rows, mtry, nodesize, perm, tmp, buf,
         swy = 0.0
         for i in range(start, end):
             r = srt[0, i]
-            sw += w[r]
-            swy += wy[r]
+            sw += ww[r, 0]
+            swy += ww[r, 1]
         value[node] = swy / sw
         feature[node] = LEAF
         left[node] = LEAF
@@ -88,8 +103,8 @@ def _grow_tree(ranks, xt, wy, w, srt, n_rows, mtry, nodesize, perm, tmp, buf,
             for i in range(start, end - 1):
                 nxt = lst[i + 1]
                 rank_n = rk[nxt]
-                lw += w[r]
-                lwy += wy[r]
+                lw += ww[r, 0]
+                lwy += ww[r, 1]
                 if rank_r != rank_n:
                     rw = sw - lw
                     rwy = swy - lwy
@@ -116,21 +131,23 @@ def _grow_tree(ranks, xt, wy, w, srt, n_rows, mtry, nodesize, perm, tmp, buf,
         lw = 0.0
         lst = srt[best_f]
         for i in range(start, best_pos):
-            lw += w[lst[i]]
+            lw += ww[lst[i], 0]
         if (lw <= nodesize or best_pos - start < 2) and (sw - lw <= nodesize or end - best_pos < 2):
             # both children are leaves: record them without partitioning the lists
             for child, a, b in ((left[node], start, best_pos), (right[node], best_pos, end)):
                 cw = 0.0
                 cwy = 0.0
                 for i in range(a, b):
-                    cw += w[lst[i]]
-                    cwy += wy[lst[i]]
+                    cw += ww[lst[i], 0]
+                    cwy += ww[lst[i], 1]
                 value[child] = cwy / cw
                 feature[child] = LEAF
                 left[child] = LEAF
                 right[child] = LEAF
                 decrease[child] = 0.0
             continue
+        left_leaf = lw <= nodesize or best_pos - start < 2  # weights are counts: lw is exact in any order
+        right_leaf = sw - lw <= nodesize or end - best_pos < 2
         for i in range(start, best_pos):
             tmp[lst[i]] = 1
         for i in range(best_pos, end):
@@ -138,6 +155,43 @@ def _grow_tree(ranks, xt, wy, w, srt, n_rows, mtry, nodesize, perm, tmp, buf,
         m = end - start
         lbuf = buf[0]
         rbuf = buf[1]
+        if left_leaf or right_leaf:
+            # one child is a leaf: only the other one's rows are kept, at the start of the range; the
+            # leaf's value is summed in the order of feature 0, as if it had been split off
+            keep = np.uint8(0) if left_leaf else np.uint8(1)
+            cw = 0.0
+            cwy = 0.0
+            for j in range(p):
+                lj = srt[j, start:end]
+                a = ZERO
+                if j == 0:
+                    for i in range(m):
+                        r = lj[i]
+                        if tmp[r] == keep:
+                            lj[a] = r
+                            a += ONE
+                        else:
+                            cw += ww[r, 0]
+                            cwy += ww[r, 1]
+                else:
+                    for i in range(m):
+                        r = lj[i]
+                        lj[a] = r  # in place: a store never lands after the next load
+                        a += np.uint64(tmp[r] == keep)
+            if left_leaf:
+                leaf, kept = left[node], right[node]
+            else:
+                leaf, kept = right[node], left[node]
+            value[leaf] = cwy / cw
+            feature[leaf] = LEAF
+            left[leaf] = LEAF
+            right[leaf] = LEAF
+            decrease[leaf] = 0.0
+            stack[top, 0] = kept
+            stack[top, 1] = start
+            stack[top, 2] = start + (end - best_pos if left_leaf else best_pos - start)
+            top += 1
+            continue
         for j in range(p):
             if j == best_f:
                 continue
@@ -174,20 +228,20 @@ def _grow_forest(ranks, order, srt, buf, xt, y, n_trees, mtry, nodesize, bootstr
     _seed(seed)
     p, n = ranks.shape
     perm = np.arange(p)
-    w = np.zeros(n)
-    wy = np.zeros(n)
+    ww = np.zeros((n, 2))  # (weight, weight x target) of each row, side by side
     tmp = np.zeros(n, dtype=np.uint8)
     in_bag = np.zeros(n, dtype=np.uint8)
     stack = np.empty((2 * n + 2, 3), dtype=np.int64)
     for t in range(n_trees):
-        w[:] = 0.0
+        # the bootstrap sample as counts: a row drawn k times weighs k, nothing is copied
+        ww[:, 0] = 0.0
         if bootstrap:
             for _ in range(n):
-                w[np.random.randint(n)] += 1.0
+                ww[np.random.randint(n), 0] += 1.0
         else:
-            w[:] = 1.0
+            ww[:, 0] = 1.0
         for r in range(n):
-            in_bag[r] = w[r] > 0
+            in_bag[r] = ww[r, 0] > 0
         n_rows = 0
         for j in range(p):
             # branch-free filter of the presorted rows to the drawn ones
@@ -200,8 +254,8 @@ def _grow_forest(ranks, order, srt, buf, xt, y, n_trees, mtry, nodesize, bootstr
                 c += np.uint64(in_bag[r])
             n_rows = int(c)
         for r in range(n):
-            wy[r] = w[r] * y[r]
-        node_count[t] = _grow_tree(ranks, xt, wy, w, srt, n_rows, mtry, nodesize, perm, tmp, buf,
+            ww[r, 1] = ww[r, 0] * y[r]
+        node_count[t] = _grow_tree(ranks, xt, ww, srt, n_rows, mtry, nodesize, perm, tmp, buf,
                                    feature[t], threshold[t], left[t], right[t], value[t],
                                    decrease[t], stack)
 
@@ -236,8 +290,9 @@ def dense_ranks(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     xs = np.take_along_axis(xt, order, axis=1)
     steps = np.zeros(xt.shape, dtype=np.uint32)
     steps[:, 1:] = xs[:, 1:] != xs[:, :-1]  # a new distinct value starts here
-    ranks = np.empty(xt.shape, dtype=np.uint32)
-    np.put_along_axis(ranks, order, np.cumsum(steps, axis=1, dtype=np.uint32), axis=1)
+    small = np.uint16 if xt.shape[1] <= 2**16 else np.uint32  # a rank is below n
+    ranks = np.empty(xt.shape, dtype=small)
+    np.put_along_axis(ranks, order, np.cumsum(steps, axis=1, dtype=np.uint32).astype(small), axis=1)
     return ranks, order.astype(np.uint32)
 
 
