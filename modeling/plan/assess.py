@@ -34,7 +34,7 @@ import numpy as np
 from modeling.crossgen import conformal
 from modeling.crossgen.predict import fit_predictor
 from modeling.errors import NotEnoughDataError
-from modeling.plan.calibration import distance_scale
+from modeling.plan.calibration import distance_scale, learning_curve_factor
 from modeling.plan.inputs import PlanTable
 from modeling.plan.strategies import nearest_distance
 
@@ -57,6 +57,7 @@ class Assessment:
     how: str
     cv_error: float | None  # mean |log error| of the model's out-of-fold predictions on the known rows
     n_calibration: int
+    feature_weight: np.ndarray | None = None  # per counter: half uniform, half the forest's RSS importance
 
     @property
     def width_factor(self) -> np.ndarray | None:
@@ -79,6 +80,29 @@ def _fold_distance(Z, known, fold_of, sel) -> np.ndarray:
         mine = fold_of[sel] == k
         out[mine] = nearest_distance(Z, known[sel[mine]], known[fold_of != k])
     return out
+
+
+def _feature_weight(predictor, p: int) -> np.ndarray | None:
+    """Half uniform, half the share of the full forest's RSS decrease (RastSim 5.5) per counter (sums to 1)."""
+    est = getattr(predictor.full.est, "estimator_", None)
+    trees = getattr(est, "trees_", None)
+    if trees is None:
+        return None
+    imp = np.zeros(p)
+    imp[predictor.full.keep] = trees.rss_decrease()
+    if not imp.sum() > 0:
+        return None
+    return 0.5 / p + 0.5 * imp / imp.sum()
+
+
+def _learning_factor(table, known, predictor, situation, seed) -> float:
+    """:func:`~modeling.plan.calibration.learning_curve_factor` from a 2-fold fit beside the K-fold one."""
+    try:
+        half = fit_predictor(_scenario(table, known), model=MODEL, transform=predictor.transform,
+                             level=predictor.level, situation=situation, seed=seed, folds=2)
+    except NotEnoughDataError:
+        return 1.0
+    return learning_curve_factor(predictor.cv_error["male"], half.cv_error["male"], predictor.n_folds)
 
 
 def _baseline(table: PlanTable, known: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -139,7 +163,7 @@ def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray,
         scale_cal, scale_pool = distance_scale(d_cal, d_pool)
         if conformal.conformal_rank(level, len(sel)) <= len(sel):
             q = np.sort(predictor.abs_r[sel] / scale_cal)[conformal.conformal_rank(level, len(sel)) - 1]
-            half = q * scale_pool
+            half = q * scale_pool * _learning_factor(work, known, predictor, situation, seed)
             lo, hi = np.exp(center - half), np.exp(center + half)
             how_cal += ", each residual scaled by the workload's distance to the simulated ones"
     else:
@@ -149,7 +173,7 @@ def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray,
     return Assessment(rows, np.asarray(point, float), lo, hi, np.log(rank.upper / rank.lower), level,
                       f"{MODEL} on log(target{' / host' if table.host_index is not None else ''}), {FOLDS}-fold "
                       f"cross-validation on {len(known)} measured workloads; {how_cal}",
-                      float(predictor.cv_error["male"]), len(sel))
+                      float(predictor.cv_error["male"]), len(sel), _feature_weight(predictor, table.X.shape[1]))
 
 
 __all__ = ["Assessment", "FOLDS", "MIN_MODEL", "MODEL", "assess"]

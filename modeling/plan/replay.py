@@ -41,7 +41,7 @@ def _score(a, truth) -> dict:
 
 def replay(table: PlanTable, strategy: str, *, round_budget: Budget, rounds: int, start: int, seed: int = 0,
            situation: str = "new-inputs", level: float = 0.9, share: float = CALIBRATION_SHARE,
-           Z: np.ndarray | None = None, auto_options: dict | None = None) -> list[dict]:
+           Z: np.ndarray | None = None, auto_options: dict | None = None, weighted: bool = True) -> list[dict]:
     """One replay (one seed): a list of rounds, round 0 being the random start of ``start`` workloads."""
     if not np.all(np.isfinite(table.y)):
         raise ValueError("A replay needs a measured target for every workload.")
@@ -72,7 +72,8 @@ def replay(table: PlanTable, strategy: str, *, round_budget: Budget, rounds: int
         if chooser is not None:
             used = chooser.choose(table.subset(known), Z[known])
         row["strategy"] = used
-        ctx = strategies.Context(Z, rest, known, a.rank_width, table.cost, table.groups, round_budget, rng)
+        ctx = strategies.Context(Z, rest, known, a.rank_width, table.cost, table.groups, round_budget, rng,
+                                 a.feature_weight if weighted else None)
         picks, _, flags = select(used, ctx, share)
         known = np.concatenate([known, picks])
         calib = np.concatenate([calib, picks[flags]])

@@ -20,6 +20,11 @@ candidate that still fits, skipping those that do not).
   uncertain is cheaper.
 * ``cost-diversity``: k-center where each pick maximizes ``distance / cost ** COST_POWER``.
 
+Once a model is fitted, the k-center and k-means space weighs each counter by half a uniform share and half
+its share of the forest's RSS importance (:mod:`modeling.plan.assess`): counters the model does not use
+count less in "how unlike the simulated ones". On the ARM phases this brought k-center's early rounds level
+with random (``benchmarks/plan.py``).
+
 Dividing by the raw cost (power 1) lets the cheapest workloads win everywhere, whatever they teach; the
 square root keeps a long workload that is far more uncertain than its cheap neighbours.
 """
@@ -61,6 +66,13 @@ class Context:
     groups: np.ndarray | None
     budget: Budget
     rng: np.random.Generator
+    feature_weight: np.ndarray | None = None
+
+    def space(self) -> np.ndarray:
+        """``Z``, each counter scaled by the square root of its weight when the model gives weights."""
+        if self.feature_weight is None:
+            return self.Z
+        return self.Z * np.sqrt(self.feature_weight * self.Z.shape[1])[None, :]
 
 
 def nearest_distance(Z: np.ndarray, rows: np.ndarray, to: np.ndarray) -> np.ndarray:
@@ -105,8 +117,8 @@ def _stratified(ctx: Context):
 
 
 def _k_center(ctx: Context, per_cost: bool, limit: int):
-    cand = ctx.candidates
-    d = nearest_distance(ctx.Z, cand, ctx.simulated)
+    cand, Z = ctx.candidates, ctx.space()
+    d = nearest_distance(Z, cand, ctx.simulated)
     div = ctx.cost[cand] ** COST_POWER if per_cost else np.ones(len(cand))
     taken = np.zeros(len(cand), bool)
     order, why = [], []
@@ -116,11 +128,11 @@ def _k_center(ctx: Context, per_cost: bool, limit: int):
             why.append(f"farthest from the simulated and already picked ({d[j]:.2f}"
                        + (f" per sqrt hour: / {div[j]:.3g})" if per_cost else ")"))
         else:  # nothing simulated yet: start nearest the centre of the candidates
-            j = int(np.argmin(np.linalg.norm(ctx.Z[cand] - ctx.Z[cand].mean(axis=0), axis=1)))
+            j = int(np.argmin(np.linalg.norm(Z[cand] - Z[cand].mean(axis=0), axis=1)))
             why.append("the first pick: nearest the centre of the candidates")
         taken[j] = True
         order.append(cand[j])
-        d = np.minimum(d, np.linalg.norm(ctx.Z[cand] - ctx.Z[cand[j]], axis=1))
+        d = np.minimum(d, np.linalg.norm(Z[cand] - Z[cand[j]], axis=1))
         d[taken] = 0.0
     rest = np.flatnonzero(~taken)
     return np.concatenate([np.asarray(order, int), cand[rest]]), why + ["not reached by k-center"] * len(rest)
@@ -137,11 +149,11 @@ def _clusters(ctx: Context, per_cost: bool):
     score = width / div
     b = slots(ctx)
     m = min(len(cand), TOP_PER_SLOT * b)
-    top = np.argsort(-(score if per_cost else width), kind="stable")[:m]
+    top = np.argsort(-width, kind="stable")[:m]  # the uncertain candidates; per hour only within a cluster
     k = min(b, m)
     if k >= 2:
         labels = KMeans(n_clusters=k, n_init=1, random_state=int(ctx.rng.integers(2**31 - 1))).fit_predict(
-            ctx.Z[cand[top]])
+            ctx.space()[cand[top]])
     else:
         labels = np.zeros(m, int)
     picks = []

@@ -2,13 +2,14 @@
 it alone with residuals scaled by the distance to the simulated set (checked against a hand computation)."""
 
 import numpy as np
+import pytest
 
 from modeling.crossgen import conformal
 from modeling.crossgen.predict import fit_predictor
 from modeling.plan import strategies
 from modeling.plan.assess import FOLDS, MODEL, _scenario, assess
 from modeling.plan.batch import select
-from modeling.plan.calibration import CALIBRATION_SHARE, distance_scale, slice_size
+from modeling.plan.calibration import CALIBRATION_SHARE, distance_scale, learning_curve_factor, slice_size
 from modeling.plan.inputs import Budget
 from modeling.plan.replay import embed, replay
 
@@ -18,6 +19,13 @@ def test_slice_size_is_the_share_on_average():
     sizes = [slice_size(7, rng) for _ in range(4000)]
     assert set(sizes) == {1, 2}  # 0.2 x 7 = 1.4: one, or two 40 % of the time
     assert abs(np.mean(sizes) - CALIBRATION_SHARE * 7) < 0.05
+
+
+def test_learning_curve_factor():
+    # e ~ n^-1: the 2-fold error (n/2) is twice the error at n, 10-fold's (0.9 n) is 1/0.9 of it
+    assert learning_curve_factor(1 / 0.9, 2.0, 10) == pytest.approx(0.9)
+    assert learning_curve_factor(1.0, 0.5, 10) == 1.0  # no learning: residuals kept
+    assert learning_curve_factor(1.0, 100.0, 10) == pytest.approx(0.9)  # b kept within [0, 1]
 
 
 def test_distance_scale():
@@ -51,8 +59,10 @@ def test_interval_is_calibrated_on_the_random_workloads_only(table):
     s_cal, s_pool = d_cal + np.median(d_cal), d_pool + np.median(d_cal)
     k = conformal.conformal_rank(0.8, len(sel))
     q = np.sort(p.abs_r[sel] / s_cal)[k - 1]
+    e2 = fit_predictor(_scenario(table, known), model=MODEL, transform="logratio", level=0.8, folds=2).cv_error["male"]
+    b = min(max(np.log(e2 / p.cv_error["male"]) / np.log(2 * (FOLDS - 1) / FOLDS), 0), 1)
     half = np.log(a.upper / a.predicted)
-    assert np.allclose(half, q * s_pool)
+    assert np.allclose(half, q * s_pool * ((FOLDS - 1) / FOLDS) ** b)
     assert a.n_calibration == len(sel) and "chosen at random" in a.how
     # calibrated on every simulated workload instead, the interval differs
     b = assess(table, table.y, known, rows, level=0.8)

@@ -106,3 +106,24 @@ def test_every_strategy_keeps_the_hours_budget(name):
 def test_unknown_strategy():
     with pytest.raises(ConfigError, match="Unknown strategy"):
         strategies.order("clever", _ctx(np.zeros((3, 2)), [1, 2], [0]))
+
+
+def test_cost_aware_uncertainty_stays_among_the_uncertain():
+    # a nearly certain, nearly free candidate does not win on width per hour: only the uncertain ones compete
+    Z = np.array([[0.0, 0], [0.1, 0], [0.2, 0], [0.3, 0], [0.4, 0]])
+    width = np.array([2.0, 1.9, 1.8, 0.01, 0.01])
+    cost = np.array([10.0, 10.0, 10.0, 1e-6, 1e-6])
+    order, _ = strategies.order("cost", _ctx(Z, np.arange(5), [], width=width, cost=cost, budget=Budget("count", 1)))
+    assert order[0] == 0
+
+
+def test_feature_weights_shape_the_k_center_space():
+    # counter 0 separates the candidates, counter 1 the other way; the model's weight decides which counts
+    Z = np.array([[0.0, 0], [10, 1], [1, 10]])
+    plain, _ = strategies.order("diversity", _ctx(Z, [1, 2], [0], budget=Budget("count", 1)))
+    ctx = _ctx(Z, [1, 2], [0], budget=Budget("count", 1))
+    ctx.feature_weight = np.array([0.9, 0.1])
+    weighted, _ = strategies.order("diversity", ctx)
+    ctx.feature_weight = np.array([0.1, 0.9])
+    other, _ = strategies.order("diversity", ctx)
+    assert weighted[0] == 1 and other[0] == 2 and plain[0] in (1, 2)
