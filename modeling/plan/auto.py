@@ -26,6 +26,8 @@ ROUNDS = 3
 CANDIDATES = ("random", "stratified", "diversity", "uncertainty", "cost", "cost-diversity")
 #: used while too few workloads are simulated to replay on, per budget kind
 DEFAULT = {"count": "diversity", "hours": "cost-diversity"}
+#: how much lower (a share of the default's) another strategy's replayed error must be to replace it
+SWITCH_MARGIN = 0.1
 
 
 def compare(table: PlanTable, budget_kind: str, *, situation="new-inputs", level=0.9, seeds=(0,),
@@ -47,13 +49,23 @@ def compare(table: PlanTable, budget_kind: str, *, situation="new-inputs", level
                        level=level, Z=Z) for sd in seeds] for s in cands}
 
 
-def pick(runs: dict) -> tuple[str, str, dict]:
-    """The strategy with the lowest replayed error (mean over rounds 1.., and seeds), the reason, the scores."""
+def pick(runs: dict, budget_kind: str = "count") -> tuple[str, str, dict]:
+    """The strategy with the lowest replayed error (mean over rounds 1.., and seeds), the reason, the scores.
+
+    The default of the budget's kind (:data:`DEFAULT`) is kept unless another strategy's error is lower by
+    more than :data:`SWITCH_MARGIN` of it: a replay on a few dozen workloads is noisy, and in the benchmark
+    switching on small differences cost more than it gained."""
     scores = {s: float(np.mean([r["error"] for run in rs for r in run[1:]])) for s, rs in runs.items()}
     best = min(scores, key=scores.get)
+    default = DEFAULT[budget_kind]
+    kept = default in scores and best != default and scores[best] > (1 - SWITCH_MARGIN) * scores[default]
     listed = ", ".join(f"{s} {v:.3f}" for s, v in sorted(scores.items(), key=lambda kv: kv[1]))
-    return best, (f"lowest mean |log error| on the simulated workloads held back in a replay ({ROUNDS} rounds "
-                  f"of {ROUND_SHARE:.0%} from a {START_SHARE:.0%} random start): {listed}"), scores
+    why = (f"mean |log error| on the simulated workloads held back in a replay ({ROUNDS} rounds of "
+           f"{ROUND_SHARE:.0%} from a {START_SHARE:.0%} random start): {listed}")
+    if kept:
+        return default, (f"the default, {default}: no strategy beat it by more than {SWITCH_MARGIN:.0%} in the "
+                         f"{why}"), scores
+    return best, f"lowest {why}", scores
 
 
 class Chooser:
@@ -74,7 +86,7 @@ class Chooser:
         if self.choice is None or n >= self.regrow * self.last_n:
             runs = compare(known, self.kind, situation=self.situation, level=self.level, seeds=(self.seed,),
                            candidates=self.candidates, Z=Z)
-            self.choice, _, scores = pick(runs)
+            self.choice, _, scores = pick(runs, self.kind)
             self.last_n = n
             self.history.append((n, self.choice, scores))
         return self.choice

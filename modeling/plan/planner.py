@@ -97,7 +97,7 @@ def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation:
                             Z=Z[measured])
         curves = [curve(s, rs, budget.kind) for s, rs in runs.items()]
         if strategy == "auto":
-            chosen, because, _ = auto.pick(runs)
+            chosen, because, _ = auto.pick(runs, budget.kind)
     elif strategy == "auto":
         chosen = auto.DEFAULT[budget.kind]
         unit = "workloads" if budget.kind == "count" else "hours"

@@ -32,9 +32,22 @@ def test_a_plan_within_budget_with_why(table):
 def test_auto_takes_the_strategy_with_the_lowest_replayed_error(table):
     p = plan(table, Budget("count", 5), strategy="auto", replay_seeds=1)
     scores = {c.strategy: np.mean(c.error[1:]) for c in p.replay}
-    assert p.strategy == min(scores, key=scores.get) and p.requested == "auto"
-    assert p.strategy in p.chosen_because and "lowest mean |log error|" in p.chosen_because
+    best, default = min(scores, key=scores.get), auto.DEFAULT["count"]
+    expect = best if scores[best] <= (1 - auto.SWITCH_MARGIN) * scores[default] else default
+    assert p.strategy == expect and p.requested == "auto"
+    assert p.strategy in p.chosen_because and "mean |log error|" in p.chosen_because
     assert len(p.batch) == 5
+
+
+def test_auto_keeps_the_default_unless_clearly_beaten():
+    def runs(**errors):
+        return {s: [[{"error": 1.0}, {"error": e}]] for s, e in errors.items()}
+
+    assert auto.pick(runs(diversity=0.10, random=0.095))[0] == "diversity"  # 5 % better: not enough
+    assert auto.pick(runs(diversity=0.10, random=0.08))[0] == "random"
+    assert auto.pick(runs(diversity=0.10, random=0.095), "hours")[0] == "random"  # default there: cost-diversity
+    chosen, why, _ = auto.pick(runs(diversity=0.10, random=0.095))
+    assert "the default" in why and "random 0.095" in why
 
 
 def test_auto_with_too_few_simulated_uses_the_default(frame):
