@@ -24,7 +24,15 @@ the score is ``|r| / sigma(d)`` and an unsimulated workload's half-width ``q sig
 to simulated ones gets a narrower interval. Weighting the slice's residuals by a likelihood ratio in
 distance bins (conformal prediction under covariate shift, Tibshirani et al. 2019) was tried first and
 moved the coverage less (0.93-1.00); a likelihood ratio in the whole counter space is unstable with a few
-dozen calibration workloads.
+dozen calibration workloads. Last, the out-of-fold residuals are shrunk for the learning curve
+(:func:`learning_curve_factor`): with a few dozen workloads the model fitted on all of them is better than the
+fold models whose residuals calibrate it.
+
+Measured (``benchmarks/plan.py``, 3 seeds, 1 % rounds from a 1 % random start, mean coverage over seeds of the
+90 % intervals on the unsimulated workloads after each round): shipped GPU workloads, ``auto`` 0.89-0.99
+(no interval in the first two rounds: 3 and 6 workloads are too few for a model), random 0.79-0.97; ARM
+phases, ``auto`` 0.86-0.98, random 0.82-0.94. The 85-95 % band is not held after every round: active
+rounds still over-cover by up to 4 points, random ones under-cover by up to 3 late on the ARM phases.
 """
 
 from __future__ import annotations
