@@ -14,6 +14,7 @@ logca      LogCA presets, model evaluation and calibration               (modeli
 collect    measure on this machine (``collect openssl|bbcounts``)        (modeling.collect.cli)
 build-data rebuild data/ from the public sources                         (modeling.build.cli)
 import     profiler output (ncu, nvprof, rocprof) as a workload table   (modeling.tables.profilers.cli)
+plan       which workloads to simulate next, under a budget              (modeling.plan.cli)
 """
 
 from __future__ import annotations
@@ -32,11 +33,13 @@ def main(argv=None) -> int:
     from modeling.crossgen import cli as crossgen_cli
     from modeling.newapp import cli as newapp_cli
     from modeling.phases import cli as phases_cli
+    from modeling.plan import cli as plan_cli
     from modeling.tables.profilers import cli as import_cli
 
     p = argparse.ArgumentParser(prog="python -m modeling", description="perfcast modeling command line")
     sub = p.add_subparsers(dest="command", required=True)
-    for cli in (crossgen_cli, newapp_cli, phases_cli, counts_cli, build_cli, collect_cli, accelerators_cli, import_cli):
+    for cli in (crossgen_cli, newapp_cli, phases_cli, counts_cli, build_cli, collect_cli, accelerators_cli, import_cli,
+                plan_cli):
         cli.add_parsers(sub)
     args = p.parse_args(argv)
     try:

@@ -1,0 +1,95 @@
+"""Command line: ``python -m modeling plan --csv TABLE --target COL --host-col COL --id COL ... --json``.
+
+Rows with an empty target are the candidates, rows with a value the simulated ones. Prints the batch
+(``{"strategy", "batch": [{"id", "rank", "cost", "why", "width", ...}], "expected", "replay", ...}`` with
+``--json``, a table otherwise); ``--out`` writes the batch as CSV (the list a simulation farm runs);
+``--results`` first fills in the simulated values of a finished batch (matched by id).
+"""
+
+from __future__ import annotations
+
+import json
+
+from modeling.errors import ConfigError
+
+
+def cmd_plan(args) -> int:
+    import pandas as pd
+
+    from modeling.plan.inputs import merge_results, parse_budget, read_plan_table
+    from modeling.plan.planner import plan
+    from modeling.tables.reading import read_table
+
+    if args.cost_col is None and args.slowdown is None:
+        raise ConfigError("Give the cost of a simulation: --cost-col COLUMN (hours) or --slowdown X (simulator "
+                          "time over host time, with --host-col).")
+    budget = parse_budget(args.budget)
+    table = read_table(args.csv)
+    frame = table.frame
+    if args.results:
+        frame = merge_results(frame, read_table(args.results).frame, args.id, args.target)
+    cal_ids = None
+    if args.calibration_col:
+        if args.calibration_col not in frame.columns:
+            raise ConfigError(f"Calibration column {args.calibration_col!r} is not in the table.")
+        cal_ids = frame.loc[frame[args.calibration_col].fillna(0).astype(bool), args.id].astype(str).tolist()
+    features = [f.strip() for f in args.features.split(",")] if args.features else None
+    if features is None and args.calibration_col:
+        features = [c for c in frame.columns if c not in {args.target, args.id, args.group, args.cost_col,
+                                                          args.calibration_col}
+                    and pd.api.types.is_numeric_dtype(frame[c])]
+    pt = read_plan_table(frame, args.target, args.id, host_col=args.host_col, group_col=args.group,
+                         cost_col=args.cost_col, slowdown=args.slowdown, features=features,
+                         text_dropped=table.text_dropped)
+    res = plan(pt, budget, strategy=args.strategy, situation=args.situation, level=args.level, seed=args.seed,
+               calibration_ids=cal_ids, replay_seeds=args.replay_seeds)
+    if args.out:
+        pd.DataFrame([b.to_dict() for b in res.batch]).to_csv(args.out, index=False)
+    d = res.to_dict()
+    if args.json:
+        print(json.dumps(d, indent=2))
+        return 0
+    print(f"strategy: {d['strategy']} ({d['chosen_because']})")
+    print(f"model: {d['model']}")
+    e = d["expected"]
+    if e["error_after"] is not None:
+        print(f"expected mean |log error|: {e['error_now']:.4f} now, {e['error_after']:.4f} after ({e['basis']})")
+    print(f"batch: {e['n_batch']} workloads, {e['batch_hours']:.4g} simulator hours")
+    for b in d["batch"]:
+        w = "-" if b["width"] is None else f"x{b['width']:.3g}"
+        print(f"{b['rank']:>4}  {b['id']:<30} {b['cost']:>10.4g} h  width {w:<8} {b['why']}")
+    for note in d["notes"]:
+        print("note:", note)
+    if args.out:
+        print(f"written: {args.out}")
+    return 0
+
+
+def add_parsers(sub) -> None:
+    from modeling.plan.planner import STRATEGY_CHOICES
+
+    p = sub.add_parser("plan", help="which workloads to simulate next, under a budget of workloads or hours")
+    p.add_argument("--csv", required=True, help="workload table (CSV or Parquet); an empty target = a candidate")
+    p.add_argument("--target", required=True, help="target column (the simulated value)")
+    p.add_argument("--host-col", help="the host's own measure of the target (e.g. host time, seconds)")
+    p.add_argument("--id", required=True, help="workload id column")
+    p.add_argument("--group", help="application column")
+    p.add_argument("--features", help="comma-separated counter columns (default: every numeric column)")
+    cost = p.add_mutually_exclusive_group()
+    cost.add_argument("--cost-col", help="simulator hours per workload")
+    cost.add_argument("--slowdown", type=float, help="simulator slowdown: hours = host time (s) x X / 3600")
+    p.add_argument("--budget", required=True, help="N workloads, or Nh simulator hours (e.g. 20 or 40h)")
+    p.add_argument("--strategy", default="auto", choices=list(STRATEGY_CHOICES))
+    p.add_argument("--situation", default="new-inputs", choices=["new-inputs", "new-applications"])
+    p.add_argument("--level", type=float, default=0.9, help="nominal coverage of the intervals (default 0.9)")
+    p.add_argument("--results", help="CSV/Parquet of a finished batch (id and target columns), merged by id first")
+    p.add_argument("--calibration-col", help="column marking the simulated workloads drawn at random (1/0): "
+                                             "they alone calibrate the intervals")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--replay-seeds", type=int, default=2, help="seeds of the replay on the simulated workloads")
+    p.add_argument("--out", help="write the batch to FILE.csv")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_plan)
+
+
+__all__ = ["add_parsers", "cmd_plan"]

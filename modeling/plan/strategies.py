@@ -1,0 +1,203 @@
+"""Which candidates to simulate next: an order of preference per strategy, then the budget takes a prefix.
+
+Every strategy returns the candidates in the order it would simulate them (with a short reason per pick);
+:func:`fill` then takes them in that order while the budget allows (a count: the first N; hours: each
+candidate that still fits, skipping those that do not).
+
+* ``random``: a uniformly random order (the reference a user compares against).
+* ``stratified``: random within each application, applications in proportion to their candidates
+  (proportional stratified sampling; systematic: any prefix is close to proportional).
+* ``diversity``: greedy k-center in counter space (Gonzalez 1985), as workload subsetting does (SimPoint,
+  PCA-clustering subsetting): each pick is the candidate farthest from everything simulated or picked.
+  The space is that of the applicability check (:mod:`modeling.crossgen.applicability`): each non-negative
+  counter as ``log1p(x / median)``, standardized.
+* ``uncertainty``: uncertainty with diversity (batch active learning, after Ïpek et al. 2006 and
+  BOOM-Explorer 2021): the candidates with the widest interval (the pooled CV+ width of
+  :mod:`modeling.plan.assess`), three per batch slot, are split into one k-means cluster per slot, and each
+  cluster gives its most uncertain candidate, so a batch does not spend itself on one unusual corner.
+* ``cost``: the same clusters, but each cluster gives its candidate with the most width per simulator hour
+  (``width / cost ** COST_POWER``): a long workload is taken only when nothing similar and nearly as
+  uncertain is cheaper.
+* ``cost-diversity``: k-center where each pick maximizes ``distance / cost ** COST_POWER``.
+
+Once a model is fitted, the k-center and k-means space weighs each counter by half a uniform share and half
+its share of the forest's RSS importance (:mod:`modeling.plan.assess`): counters the model does not use
+count less in "how unlike the simulated ones". On the ARM phases this brought k-center's early rounds level
+with random (``benchmarks/plan.py``).
+
+Dividing by the raw cost (power 1) lets the cheapest workloads win everywhere, whatever they teach; the
+square root keeps a long workload that is far more uncertain than its cheap neighbours.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from modeling.errors import ConfigError
+from modeling.plan.inputs import Budget
+
+STRATEGIES = ("random", "stratified", "diversity", "uncertainty", "cost", "cost-diversity")
+LABELS = {
+    "random": "random choice",
+    "stratified": "random within each application, in proportion",
+    "diversity": "k-center in counter space",
+    "uncertainty": "widest intervals, spread over k-means clusters",
+    "cost": "widest intervals per simulator hour, spread over k-means clusters",
+    "cost-diversity": "k-center in counter space per simulator hour",
+}
+COST_POWER = 0.5
+#: candidates considered per batch slot by the cluster strategies
+TOP_PER_SLOT = 3
+
+
+@dataclass
+class Context:
+    """What a strategy sees: the embedded counters ``Z`` (n, p) of every workload, the candidate and
+    simulated indices, the ranking width per candidate (aligned with ``candidates``; None without a model),
+    cost per workload (hours), groups, the budget and a random generator."""
+
+    Z: np.ndarray
+    candidates: np.ndarray
+    simulated: np.ndarray
+    width: np.ndarray | None
+    cost: np.ndarray
+    groups: np.ndarray | None
+    budget: Budget
+    rng: np.random.Generator
+    feature_weight: np.ndarray | None = None
+
+    def space(self) -> np.ndarray:
+        """``Z``, each counter scaled by the square root of its weight when the model gives weights."""
+        if self.feature_weight is None:
+            return self.Z
+        return self.Z * np.sqrt(self.feature_weight * self.Z.shape[1])[None, :]
+
+
+def nearest_distance(Z: np.ndarray, rows: np.ndarray, to: np.ndarray) -> np.ndarray:
+    """Distance of each of ``rows`` to its nearest of ``to`` (inf when ``to`` is empty)."""
+    out = np.full(len(rows), np.inf)
+    if len(to) == 0 or len(rows) == 0:
+        return out
+    B = Z[to]
+    bb = np.einsum("ij,ij->i", B, B)
+    for s in range(0, len(rows), 1024):
+        A = Z[rows[s:s + 1024]]
+        d2 = np.einsum("ij,ij->i", A, A)[:, None] + bb[None, :] - 2.0 * A @ B.T
+        out[s:s + 1024] = np.sqrt(np.maximum(d2.min(axis=1), 0.0))
+    return out
+
+
+def slots(ctx: Context) -> int:
+    """How many workloads the budget is expected to buy among the candidates (at their median cost)."""
+    if ctx.budget.kind == "count":
+        return int(min(ctx.budget.amount, len(ctx.candidates)))
+    per = float(np.median(ctx.cost[ctx.candidates]))
+    return int(max(1, min(len(ctx.candidates), ctx.budget.amount // per if per > 0 else len(ctx.candidates))))
+
+
+def _random(ctx: Context):
+    order = ctx.rng.permutation(ctx.candidates)
+    return order, ["drawn at random"] * len(order)
+
+
+def _stratified(ctx: Context):
+    if ctx.groups is None:
+        order, _ = _random(ctx)
+        return order, ["drawn at random (no application column: nothing to stratify by)"] * len(order)
+    g = ctx.groups[ctx.candidates]
+    key = np.empty(len(g))
+    for name in np.unique(g):
+        idx = np.flatnonzero(g == name)
+        key[idx] = (ctx.rng.permutation(len(idx)) + ctx.rng.random()) / len(idx)
+    o = np.argsort(key, kind="stable")
+    order = ctx.candidates[o]
+    return order, [f"drawn at random within application {ctx.groups[i]}" for i in order]
+
+
+def _k_center(ctx: Context, per_cost: bool, limit: int):
+    cand, Z = ctx.candidates, ctx.space()
+    d = nearest_distance(Z, cand, ctx.simulated)
+    div = ctx.cost[cand] ** COST_POWER if per_cost else np.ones(len(cand))
+    taken = np.zeros(len(cand), bool)
+    order, why = [], []
+    for _ in range(min(limit, len(cand))):
+        if np.isfinite(d).any():
+            j = int(np.argmax(np.where(taken, -np.inf, d / div)))
+            why.append(f"farthest from the simulated and already picked ({d[j]:.2f}"
+                       + (f" per sqrt hour: / {div[j]:.3g})" if per_cost else ")"))
+        else:  # nothing simulated yet: start nearest the centre of the candidates
+            j = int(np.argmin(np.linalg.norm(Z[cand] - Z[cand].mean(axis=0), axis=1)))
+            why.append("the first pick: nearest the centre of the candidates")
+        taken[j] = True
+        order.append(cand[j])
+        d = np.minimum(d, np.linalg.norm(Z[cand] - Z[cand[j]], axis=1))
+        d[taken] = 0.0
+    rest = np.flatnonzero(~taken)
+    return np.concatenate([np.asarray(order, int), cand[rest]]), why + ["not reached by k-center"] * len(rest)
+
+
+def _clusters(ctx: Context, per_cost: bool):
+    from sklearn.cluster import KMeans
+
+    if ctx.width is None:
+        order, why = _k_center(ctx, per_cost, slots(ctx))
+        return order, [f"{w} (no model yet: too few simulated workloads for an interval width)" for w in why]
+    cand, width = ctx.candidates, ctx.width
+    div = ctx.cost[cand] ** COST_POWER if per_cost else np.ones(len(cand))
+    score = width / div
+    b = slots(ctx)
+    m = min(len(cand), TOP_PER_SLOT * b)
+    top = np.argsort(-width, kind="stable")[:m]  # the uncertain candidates; per hour only within a cluster
+    k = min(b, m)
+    if k >= 2:
+        labels = KMeans(n_clusters=k, n_init=1, random_state=int(ctx.rng.integers(2**31 - 1))).fit_predict(
+            ctx.space()[cand[top]])
+    else:
+        labels = np.zeros(m, int)
+    picks = []
+    for c in np.unique(labels):
+        members = top[labels == c]
+        picks.append(members[np.argmax(score[members])])
+    picks = sorted(picks, key=lambda j: -score[j])
+    taken = np.zeros(len(cand), bool)
+    taken[picks] = True
+    rest = np.flatnonzero(~taken)
+    rest = rest[np.argsort(-score[rest], kind="stable")]
+    unit = " per hour" if per_cost else ""
+    why = [f"widest interval{unit} of its cluster of uncertain candidates" for _ in picks]
+    why += [f"next widest interval{unit}" for _ in rest]
+    return cand[np.concatenate([np.asarray(picks, int), rest])], why
+
+
+def order(strategy: str, ctx: Context):
+    """The candidates in the order ``strategy`` would simulate them, and a reason per candidate."""
+    if strategy == "random":
+        return _random(ctx)
+    if strategy == "stratified":
+        return _stratified(ctx)
+    if strategy == "diversity":
+        return _k_center(ctx, False, slots(ctx))
+    if strategy == "cost-diversity":
+        return _k_center(ctx, True, 4 * slots(ctx))
+    if strategy == "uncertainty":
+        return _clusters(ctx, False)
+    if strategy == "cost":
+        return _clusters(ctx, True)
+    raise ConfigError(f"Unknown strategy {strategy!r}; use auto or one of {', '.join(STRATEGIES)}.")
+
+
+def fill(ordered: np.ndarray, cost: np.ndarray, budget: Budget) -> np.ndarray:
+    """Positions in ``ordered`` that the budget buys, in order (see the module docstring)."""
+    if budget.kind == "count":
+        return np.arange(min(int(budget.amount), len(ordered)))
+    left, out = budget.amount, []
+    for i, j in enumerate(ordered):
+        if cost[j] <= left + 1e-12:
+            out.append(i)
+            left -= cost[j]
+    return np.asarray(out, int)
+
+
+__all__ = ["COST_POWER", "Context", "LABELS", "STRATEGIES", "fill", "nearest_distance", "order", "slots"]

@@ -1,0 +1,86 @@
+"""Calibration that survives active selection: the random slice of every batch, and intervals calibrated on
+it alone with residuals scaled by the distance to the simulated set (checked against a hand computation)."""
+
+import numpy as np
+import pytest
+
+from modeling.crossgen import conformal
+from modeling.crossgen.predict import fit_predictor
+from modeling.plan import strategies
+from modeling.plan.assess import FOLDS, MODEL, _scenario, assess
+from modeling.plan.batch import select
+from modeling.plan.calibration import CALIBRATION_SHARE, distance_scale, learning_curve_factor, slice_size
+from modeling.plan.inputs import Budget
+from modeling.plan.replay import embed, replay
+
+
+def test_slice_size_is_the_share_on_average():
+    rng = np.random.default_rng(0)
+    sizes = [slice_size(7, rng) for _ in range(4000)]
+    assert set(sizes) == {1, 2}  # 0.2 x 7 = 1.4: one, or two 40 % of the time
+    assert abs(np.mean(sizes) - CALIBRATION_SHARE * 7) < 0.05
+
+
+def test_learning_curve_factor():
+    # e ~ n^-1: the 2-fold error (n/2) is twice the error at n, 10-fold's (0.9 n) is 1/0.9 of it
+    assert learning_curve_factor(1 / 0.9, 2.0, 10) == pytest.approx(0.9)
+    assert learning_curve_factor(1.0, 0.5, 10) == 1.0  # no learning: residuals kept
+    assert learning_curve_factor(1.0, 100.0, 10) == pytest.approx(0.9)  # b kept within [0, 1]
+
+
+def test_distance_scale():
+    cal, pool = distance_scale(np.array([1.0, 2.0, 3.0]), np.array([0.0, 0.5]))
+    assert cal.tolist() == [3.0, 4.0, 5.0] and pool.tolist() == [2.0, 2.5]
+
+
+def test_batches_keep_a_random_slice_flagged(table):
+    Z = embed(table)
+    cand, sim = np.flatnonzero(table.candidates), np.flatnonzero(table.measured)
+    ctx = strategies.Context(Z, cand, sim, None, table.cost, table.groups, Budget("count", 10),
+                             np.random.default_rng(0))
+    picks, why, flags = select("diversity", ctx)
+    assert len(picks) == 10 and flags.sum() == 2  # 20 % of 10
+    assert all("calibrated" in w for w, f in zip(why, flags) if f)
+    k_center = [p for p, f in zip(picks, flags) if not f]
+    assert all("farthest" in w for w, f in zip(why, flags) if not f) and len(k_center) == 8
+
+
+def test_interval_is_calibrated_on_the_random_workloads_only(table):
+    known = np.flatnonzero(table.measured)
+    rows = np.flatnonzero(table.candidates)
+    calib = known[::3]  # pretend every third simulated workload was drawn at random
+    Z = embed(table)
+    a = assess(table, table.y, known, rows, calibration=calib, level=0.8, Z=Z)
+    # by hand: the same fit, the residuals of the calibration workloads over their distance scale
+    p = fit_predictor(_scenario(table, known), model=MODEL, transform="logratio", level=0.8, folds=FOLDS)
+    sel = np.arange(len(known))[::3]
+    d_cal = np.array([strategies.nearest_distance(Z, known[[i]], known[p.fold_of != p.fold_of[i]])[0] for i in sel])
+    d_pool = strategies.nearest_distance(Z, rows, known)
+    s_cal, s_pool = d_cal + np.median(d_cal), d_pool + np.median(d_cal)
+    k = conformal.conformal_rank(0.8, len(sel))
+    q = np.sort(p.abs_r[sel] / s_cal)[k - 1]
+    e2 = fit_predictor(_scenario(table, known), model=MODEL, transform="logratio", level=0.8, folds=2).cv_error["male"]
+    b = min(max(np.log(e2 / p.cv_error["male"]) / np.log(2 * (FOLDS - 1) / FOLDS), 0), 1)
+    half = np.log(a.upper / a.predicted)
+    assert np.allclose(half, q * s_pool * ((FOLDS - 1) / FOLDS) ** b)
+    assert a.n_calibration == len(sel) and "chosen at random" in a.how
+    # calibrated on every simulated workload instead, the interval differs
+    b = assess(table, table.y, known, rows, level=0.8)
+    assert not np.allclose(np.log(b.upper / b.predicted), half)
+
+
+def test_replay_measures_coverage_on_the_unsimulated_after_every_round():
+    from dataclasses import replace
+
+    from modeling.plan.inputs import read_plan_table
+    from tests.modeling.plan.conftest import synthetic_frame
+
+    t = read_plan_table(synthetic_frame(measured=89), "target", "workload", host_col="host_s",
+                        group_col="application", cost_col="sim_hours")
+    t = replace(t, y=synthetic_frame(measured=90)["target"].to_numpy(float))  # every target known
+    rounds = replay(t, "diversity", round_budget=Budget("count", 6), rounds=3, start=20, seed=0)
+    assert [r["simulated"] for r in rounds] == [20, 26, 32, 38]
+    assert all(0.0 <= r["coverage"] <= 1.0 for r in rounds)
+    assert all(r["error"] > 0 and r["median_width"] > 1 for r in rounds)
+    assert [r["strategy"] for r in rounds] == ["diversity"] * 3 + [None]
+    assert np.mean([r["coverage"] for r in rounds]) >= 0.75
