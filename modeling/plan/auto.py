@@ -92,4 +92,15 @@ class Chooser:
         return self.choice
 
 
-__all__ = ["CANDIDATES", "Chooser", "DEFAULT", "MIN_REPLAY", "compare", "pick"]
+def replay_auto(table: PlanTable, *, round_budget: Budget, seed: int = 0, situation: str = "new-inputs",
+                level: float = 0.9, auto_options: dict | None = None, **kw) -> list[dict]:
+    """A replay (:func:`modeling.plan.replay.replay`) of ``auto`` itself: a :class:`Chooser` picks each
+    round's strategy from the workloads known by then."""
+    from modeling.plan.replay import replay
+
+    chooser = Chooser(round_budget.kind, situation=situation, level=level, seed=seed, **(auto_options or {}))
+    return replay(table, "auto", round_budget=round_budget, seed=seed, situation=situation, level=level,
+                  chooser=chooser, **kw)
+
+
+__all__ = ["CANDIDATES", "Chooser", "DEFAULT", "MIN_REPLAY", "compare", "pick", "replay_auto"]

@@ -41,8 +41,11 @@ def _score(a, truth) -> dict:
 
 def replay(table: PlanTable, strategy: str, *, round_budget: Budget, rounds: int, start: int, seed: int = 0,
            situation: str = "new-inputs", level: float = 0.9, share: float = CALIBRATION_SHARE,
-           Z: np.ndarray | None = None, auto_options: dict | None = None, weighted: bool = True) -> list[dict]:
-    """One replay (one seed): a list of rounds, round 0 being the random start of ``start`` workloads."""
+           Z: np.ndarray | None = None, chooser=None, weighted: bool = True) -> list[dict]:
+    """One replay (one seed): a list of rounds, round 0 being the random start of ``start`` workloads.
+
+    ``strategy="auto"`` needs a ``chooser`` (an object whose ``choose(known_table, Z_known)`` names the
+    strategy of each round): :func:`modeling.plan.auto.replay_auto` makes one."""
     if not np.all(np.isfinite(table.y)):
         raise ValueError("A replay needs a measured target for every workload.")
     rng = np.random.default_rng(seed)
@@ -52,11 +55,10 @@ def replay(table: PlanTable, strategy: str, *, round_budget: Budget, rounds: int
     calib = known.copy()
     hidden_y = np.full(n, np.nan)
     out = []
-    chooser = None
-    if strategy == "auto":
-        from modeling.plan.auto import Chooser
-
-        chooser = Chooser(round_budget.kind, situation=situation, level=level, seed=seed, **(auto_options or {}))
+    if strategy == "auto" and chooser is None:
+        raise ValueError("A replay of 'auto' needs its chooser (modeling.plan.auto.replay_auto).")
+    if strategy != "auto":
+        chooser = None
     for r in range(rounds + 1):
         y = hidden_y.copy()
         y[known] = table.y[known]
