@@ -82,13 +82,16 @@ class Recorder:
             self.requests, self.statuses = {}, []
 
 
-def _gunicorn(port: int, env: dict, threads: int) -> subprocess.Popen:
-    """The project's own server settings (gunicorn.conf.py) on a free port. Its log goes to a temporary file
-    (:func:`server_log` reads it): a pipe that nobody reads while the server runs fills up with audit lines and
-    then stops every thread that logs, which looks like a server stalling under load."""
+def _gunicorn(port: int, env: dict, threads: int | None = None) -> subprocess.Popen:
+    """The project's own server settings (gunicorn.conf.py) on a free port, with ``threads`` web threads per
+    worker (``PERFCAST_THREADS``, which the sign-in settings follow; None: the project's default). Its log goes
+    to a temporary file (:func:`server_log` reads it): a pipe that nobody reads while the server runs fills up
+    with audit lines and then stops every thread that logs, which looks like a server stalling under load."""
     exe = Path(sys.executable).parent / "gunicorn"
     log = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen([str(exe), "app:server", "-c", "gunicorn.conf.py", "--threads", str(threads),
+    if threads is not None:
+        env = {**env, "PERFCAST_THREADS": str(threads)}
+    proc = subprocess.Popen([str(exe), "app:server", "-c", "gunicorn.conf.py",
                              "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
     proc.log = log
@@ -194,7 +197,7 @@ def _deliveries(logs) -> dict:
     return {"tasks_received": len(got), "tasks_received_twice": len(got) - len(set(got))}
 
 
-def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_views=3000, threads=4,
+def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_views=3000, threads=None,
         backend="local", mixes=("script",)) -> dict:
     """Start the server (and for ``backend="redis"`` Redis and two Celery workers), run the load, stop
     everything; returns the measured figures."""
@@ -234,6 +237,8 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
     base = f"http://127.0.0.1:{port}"
     server = _gunicorn(port, env, threads)
     rec = Recorder()
+    if threads is None:
+        from dashboard.settings import WEB_THREADS as threads
     out: dict = {"backend": backend, "users": users, "seconds": seconds,
                  "server": f"gunicorn -c gunicorn.conf.py: 2 workers x {threads} threads (loopback)"
                            + (", 2 Celery workers x 2 processes, Redis" if backend == "redis" else "")}
@@ -485,7 +490,8 @@ def main() -> None:
     ap.add_argument("--trainings", type=int, default=2)
     ap.add_argument("--saves", type=int, default=8)
     ap.add_argument("--no-kill", action="store_true")
-    ap.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker (1: sync workers)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="gunicorn threads per worker (1: sync workers; default: gunicorn.conf.py's)")
     ap.add_argument("--backend", choices=["local", "redis", "both"], default="local",
                     help="job backend: one machine, Celery workers with Redis, or both in one run")
     ap.add_argument("--mix", choices=["script", "browser", "both"], default="script",

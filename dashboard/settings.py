@@ -117,7 +117,15 @@ LOGIN_FAILURES_PER_DEVICE = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_DEVI
 #: seconds an attempt waits for one before it is answered 503: a burst of sign-ins leaves the other web threads
 #: to signed-in members.
 LOGIN_CHECKS_AT_ONCE = max(1, int(os.environ.get("PERFCAST_LOGIN_CHECKS_AT_ONCE", 2)))
-LOGIN_CHECK_WAIT = float(os.environ.get("PERFCAST_LOGIN_CHECK_WAIT", 1.0))
+LOGIN_CHECK_WAIT = float(os.environ.get("PERFCAST_LOGIN_CHECK_WAIT", 10.0))
+#: Web threads per web process (gunicorn.conf.py), and how many of them sign-ins of browsers without the
+#: account's device cookie may hold at once, waiting for a slot (the others are answered 503 at once, with
+#: Retry-After): what is left serves signed-in members whatever a stranger sends.
+WEB_THREADS = max(1, int(os.environ.get("PERFCAST_THREADS", 16)))
+LOGIN_WAITING_AT_ONCE = max(1, int(os.environ.get("PERFCAST_LOGIN_WAITING_AT_ONCE", WEB_THREADS - 4)))
+#: Scheduling priority of the password checks of browsers without the account's device cookie, below the web
+#: threads (os.setpriority increment of the checking thread, as JOB_NICENESS for jobs).
+LOGIN_CHECK_NICENESS = int(os.environ.get("PERFCAST_LOGIN_CHECK_NICENESS", 10))
 LOGIN_WINDOW_SECONDS = float(os.environ.get("PERFCAST_LOGIN_WINDOW_SECONDS", 900))
 #: Seconds a failed sign-in waits before it is answered. 0 by default: the limits above bound guessing, and a
 #: waiting answer holds one of the web threads that signed-in members need (a stranger's parallel failures held
