@@ -144,6 +144,34 @@ def test_site_url_allowed_hosts_and_require_origin(perfcast_app):
                          headers={"Host": "perfcast.internal:1", "Origin": "http://evil.example"}).status_code == 403
 
 
+def test_a_process_runs_few_requests_at_once_but_sign_ins_wait_on_threads_of_their_own():
+    """AtOnce: with its one permit held by a slow request, another request waits for it; a sign-in post does not
+    (it waits for a password-check slot of its own, on the threads beyond the permits)."""
+    import threading
+
+    from dashboard.request_checks import AtOnce
+
+    entered, go = [], threading.Event()
+
+    def app(environ, start_response):
+        entered.append(environ["PATH_INFO"])
+        if environ["PATH_INFO"] == "/slow":
+            go.wait(60)
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"ok"]
+
+    at_once = AtOnce(app, 1)
+    slow = threading.Thread(target=Client(at_once).get, args=("/slow",))
+    slow.start()
+    while not entered:
+        go.wait(0.01)
+    assert not at_once.permits.acquire(blocking=False)  # the slow request holds the permit: others wait
+    assert Client(at_once).post("/login").status_code == 200 and entered == ["/slow", "/login"]
+    go.set()
+    slow.join(60)
+    assert Client(at_once).get("/").status_code == 200 and at_once.permits.acquire(blocking=False)
+
+
 # ------------------------------------------------------------------------------------- request bodies
 def _in_no_project(perfcast_app):
     """A test client signed in as a new account that is a member of no project (a new single sign-on user)."""
