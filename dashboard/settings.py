@@ -127,8 +127,8 @@ REQUESTS_AT_ONCE = max(1, int(os.environ.get("PERFCAST_REQUESTS_AT_ONCE", min(4,
 LOGIN_WAITING_AT_ONCE = max(1, int(os.environ.get("PERFCAST_LOGIN_WAITING_AT_ONCE",
                                                   WEB_THREADS - REQUESTS_AT_ONCE)))
 #: Scheduling priority of the password checks of browsers without the account's device cookie, below the web
-#: threads (os.setpriority increment of the checking thread, as JOB_NICENESS for jobs).
-LOGIN_CHECK_NICENESS = int(os.environ.get("PERFCAST_LOGIN_CHECK_NICENESS", 10))
+#: threads and above jobs (os.setpriority increment of the checking thread; jobs run at JOB_NICENESS).
+LOGIN_CHECK_NICENESS = int(os.environ.get("PERFCAST_LOGIN_CHECK_NICENESS", 5))
 LOGIN_WINDOW_SECONDS = float(os.environ.get("PERFCAST_LOGIN_WINDOW_SECONDS", 900))
 #: Seconds a failed sign-in waits before it is answered. 0 by default: the limits above bound guessing, and a
 #: waiting answer holds one of the web threads that signed-in members need (a stranger's parallel failures held

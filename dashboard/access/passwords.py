@@ -64,7 +64,7 @@ _BACKGROUND_LOCK = ForkSafeLock()
 
 def _lower_this_thread() -> None:
     """The hashing thread's (and so the argon2 lanes' threads it starts: Linux gives a new thread its creator's
-    niceness) scheduling priority: ``LOGIN_CHECK_NICENESS`` below the web threads, as jobs run."""
+    niceness) scheduling priority: ``LOGIN_CHECK_NICENESS`` below the web threads (and above jobs)."""
     from dashboard.settings import LOGIN_CHECK_NICENESS
 
     try:
