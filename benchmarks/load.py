@@ -334,6 +334,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
         def phase(view, first_seed: int) -> dict:
             """``users`` users opening the view with ``view`` while ``trainings`` trainings run; the figures."""
             nonlocal stop_at
+            signed, signins = _sign_in_together(base, account, users, rec)  # before the measured seconds
             views.clear()
             errors.clear()
             rec.clear()
@@ -352,7 +353,6 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             # context
             threads = [threading.Thread(target=contextvars.copy_context().run, args=(keep_training, first_seed + i))
                        for i in range(trainings)]
-            signed, signins = _sign_in_together(base, account, users, rec)
             threads += [threading.Thread(target=user, args=(view, c)) for c in signed]
             t_load = time.perf_counter()
             for th in threads:
