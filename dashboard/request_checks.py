@@ -119,9 +119,8 @@ class AtOnce:
     """WSGI middleware: at most ``n`` requests of this process run at once (the others wait their turn), except
     sign-in posts, which wait for a password-check slot of their own (dashboard/access/passwords.py) on the
     web threads beyond ``n``. A process has more web threads than it runs requests at once: a burst of
-    sign-ins waits on those, while pages and callbacks run as they would on ``n`` threads (all of them at once,
-    on one interpreter lock, made every view slower: 15 users' cached views p95 0.52 s on 4 threads, 1.67 s on
-    16)."""
+    sign-ins waits on those, while pages and callbacks run as they did on ``n`` threads (``REQUESTS_AT_ONCE``,
+    4, the web threads per process before sign-ins had threads of their own)."""
 
     def __init__(self, app, n: int, exempt=frozenset({("POST", "/login")})):
         import threading
