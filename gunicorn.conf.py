@@ -9,11 +9,11 @@ in these threads.
 import os
 import time
 
-from dashboard.settings import ACCESS_LOG
+from dashboard.settings import ACCESS_LOG, WEB_THREADS
 
 bind = f"127.0.0.1:{os.environ.get('PORT', '8050')}"
 workers = int(os.environ.get("PERFCAST_WORKERS", 2))
-threads = int(os.environ.get("PERFCAST_THREADS", 4))
+threads = WEB_THREADS  # PERFCAST_THREADS
 timeout = 300
 control_socket_disable = True
 # one line per request with the client's address (%(h)s), to stderr unless PERFCAST_ACCESS_LOG names a file

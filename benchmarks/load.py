@@ -82,13 +82,16 @@ class Recorder:
             self.requests, self.statuses = {}, []
 
 
-def _gunicorn(port: int, env: dict, threads: int) -> subprocess.Popen:
-    """The project's own server settings (gunicorn.conf.py) on a free port. Its log goes to a temporary file
-    (:func:`server_log` reads it): a pipe that nobody reads while the server runs fills up with audit lines and
-    then stops every thread that logs, which looks like a server stalling under load."""
+def _gunicorn(port: int, env: dict, threads: int | None = None) -> subprocess.Popen:
+    """The project's own server settings (gunicorn.conf.py) on a free port, with ``threads`` web threads per
+    worker (``PERFCAST_THREADS``, which the sign-in settings follow; None: the project's default). Its log goes
+    to a temporary file (:func:`server_log` reads it): a pipe that nobody reads while the server runs fills up
+    with audit lines and then stops every thread that logs, which looks like a server stalling under load."""
     exe = Path(sys.executable).parent / "gunicorn"
     log = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen([str(exe), "app:server", "-c", "gunicorn.conf.py", "--threads", str(threads),
+    if threads is not None:
+        env = {**env, "PERFCAST_THREADS": str(threads)}
+    proc = subprocess.Popen([str(exe), "app:server", "-c", "gunicorn.conf.py",
                              "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
     proc.log = log
@@ -194,7 +197,7 @@ def _deliveries(logs) -> dict:
     return {"tasks_received": len(got), "tasks_received_twice": len(got) - len(set(got))}
 
 
-def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_views=3000, threads=4,
+def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_views=3000, threads=None,
         backend="local", mixes=("script",)) -> dict:
     """Start the server (and for ``backend="redis"`` Redis and two Celery workers), run the load, stop
     everything; returns the measured figures."""
@@ -234,6 +237,8 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
     base = f"http://127.0.0.1:{port}"
     server = _gunicorn(port, env, threads)
     rec = Recorder()
+    if threads is None:
+        from dashboard.settings import WEB_THREADS as threads
     out: dict = {"backend": backend, "users": users, "seconds": seconds,
                  "server": f"gunicorn -c gunicorn.conf.py: 2 workers x {threads} threads (loopback)"
                            + (", 2 Celery workers x 2 processes, Redis" if backend == "redis" else "")}
@@ -277,8 +282,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
         budget = {"left": max_views}
         lock = threading.Lock()
 
-        def user(view):
-            client = DashClient(base, on_request=rec, account=account)
+        def user(view, client):
             while time.time() < stop_at:
                 with lock:
                     if budget["left"] <= 0:
@@ -330,6 +334,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
         def phase(view, first_seed: int) -> dict:
             """``users`` users opening the view with ``view`` while ``trainings`` trainings run; the figures."""
             nonlocal stop_at
+            signed, signins = _sign_in_together(base, account, users, rec)  # before the measured seconds
             views.clear()
             errors.clear()
             rec.clear()
@@ -348,7 +353,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             # context
             threads = [threading.Thread(target=contextvars.copy_context().run, args=(keep_training, first_seed + i))
                        for i in range(trainings)]
-            threads += [threading.Thread(target=user, args=(view,)) for _ in range(users)]
+            threads += [threading.Thread(target=user, args=(view, c)) for c in signed]
             t_load = time.perf_counter()
             for th in threads:
                 th.start()
@@ -357,7 +362,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
             load_seconds = time.perf_counter() - t_load
             statuses = list(rec.statuses)
             return {
-                "views": len(views), "load_seconds": round(load_seconds, 1),
+                "signins": signins, "views": len(views), "load_seconds": round(load_seconds, 1),
                 "views_per_second": round(len(views) / load_seconds, 2), "view_errors": len(errors),
                 "view_error_examples": errors[:3],
                 "requests": len(statuses), "requests_per_view": round(len(statuses) / max(1, len(views)), 1),
@@ -446,6 +451,50 @@ def _kill_job_worker(key, jobs, outcome):
     outcome["kill_missed"] = True
 
 
+def _sign_in_together(base, account, n, rec, tries=8):
+    """``n`` browsers without a device cookie sign in at the same moment, as people arriving together do; a
+    browser answered 503 (the server busy checking the others) tries again after its Retry-After, as the
+    page tells its person. Returns the signed-in DashClients and what happened: how many signed in, at the
+    first try, the 503 answers, and the p95 seconds to be signed in."""
+    import requests
+
+    from benchmarks.dash_client import DashClient
+
+    clients, busy, first, seconds = [], [], [], []
+    lock = threading.Lock()
+    gate = threading.Barrier(n)
+
+    def one():
+        http = requests.Session()
+        gate.wait()
+        t, busy_here = time.perf_counter(), 0
+        for _ in range(tries):
+            r = http.post(base + "/login", data={"name": account.name, "password": account.password, "next": "/"},
+                          allow_redirects=False, timeout=120)
+            if r.status_code != 503:
+                break
+            busy_here += 1
+            with lock:
+                busy.append(1)
+            time.sleep(float(r.headers.get("Retry-After", 5)))
+        if r.status_code != 303:
+            return
+        client = DashClient(base, on_request=rec, account=None)
+        client.http = http
+        with lock:
+            clients.append(client)
+            first.append(busy_here == 0)
+            seconds.append(time.perf_counter() - t)
+
+    pool = [threading.Thread(target=one) for _ in range(n)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join(tries * 130)
+    return clients, {"users": n, "signed_in": len(clients), "at_first_try": sum(first), "busy_503": len(busy),
+                     "seconds_p95": round(_pct(seconds, 95), 2) if seconds else None}
+
+
 def _concurrent_save(base, query, key, n, rec, var: Path, account=None) -> dict:
     from benchmarks.dash_client import DashClient, DashError
 
@@ -485,7 +534,8 @@ def main() -> None:
     ap.add_argument("--trainings", type=int, default=2)
     ap.add_argument("--saves", type=int, default=8)
     ap.add_argument("--no-kill", action="store_true")
-    ap.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker (1: sync workers)")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="gunicorn threads per worker (1: sync workers; default: gunicorn.conf.py's)")
     ap.add_argument("--backend", choices=["local", "redis", "both"], default="local",
                     help="job backend: one machine, Celery workers with Redis, or both in one run")
     ap.add_argument("--mix", choices=["script", "browser", "both"], default="script",

@@ -1,12 +1,13 @@
 """A stranger's burst of wrong sign-ins against a member at work (QUALITY.md, "Access"; not a test).
 
-Starts ``gunicorn -c gunicorn.conf.py`` (2 workers x 4 threads) on loopback with the real argon2 cost and the
-server's own sign-in settings, behind a "proxy" (``PERFCAST_TRUSTED_PROXIES=127.0.0.1``: the stranger's address is the
-``X-Forwarded-For`` it sends, so it can rotate addresses). A member signs in once (their browser keeps the
+Starts ``gunicorn -c gunicorn.conf.py`` (2 workers, ``--threads`` threads each, default the project's) on
+loopback with the real argon2 cost and the server's own sign-in settings, behind a "proxy"
+(``PERFCAST_TRUSTED_PROXIES=127.0.0.1``: the stranger's address is the ``X-Forwarded-For`` it sends, so it can
+rotate addresses). A member signs in once (their browser keeps the
 device cookie), then:
 
 1. **quiet**: the member opens a view (the home page as the browser does: page, layout, callback graph, router)
-   over and over for ``--quiet`` seconds;
+   over and over for ``--quiet`` seconds, and signs in again every 2 s;
 2. **one address**: ``--guesses`` wrong sign-ins from one address by ``--stranger-threads`` threads, half for
    the member's own name and half for names that do not exist, while the member keeps opening the view and
    signs in again every 2 s from the same browser;
@@ -104,7 +105,7 @@ def _stranger(base, member_name, guesses, threads, rotate):
 
 
 def _phase(base, member, client, seconds=None, burst=None):
-    stop, views, signins = threading.Event(), [], ([] if burst else None)
+    stop, views, signins = threading.Event(), [], []
     loop = threading.Thread(target=_member_loop, args=(base, member, client, stop, views, signins))
     loop.start()
     out = {}
@@ -125,7 +126,7 @@ def _phase(base, member, client, seconds=None, burst=None):
     return out
 
 
-def run(guesses=1000, stranger_threads=16, quiet=10.0) -> dict:
+def run(guesses=1000, stranger_threads=16, quiet=10.0, threads=None) -> dict:
     var = tempfile.mkdtemp(prefix="perfcast-signin-burst-")
     env = {**os.environ, "PERFCAST_VAR_DIR": var, "PERFCAST_TRUSTED_PROXIES": "127.0.0.1"}
     env.pop("PERFCAST_REDIS_URL", None)
@@ -136,9 +137,11 @@ def run(guesses=1000, stranger_threads=16, quiet=10.0) -> dict:
     member = create_account(env)
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
-    server = _gunicorn(port, env, 4)
-    out: dict = {"server": "gunicorn -c gunicorn.conf.py: 2 workers x 4 threads (loopback), real argon2 cost, "
-                           "default sign-in settings", "guesses": guesses, "stranger_threads": stranger_threads}
+    server = _gunicorn(port, env, threads)
+    if threads is None:
+        from dashboard.settings import WEB_THREADS as threads
+    out: dict = {"server": f"gunicorn -c gunicorn.conf.py: 2 workers x {threads} threads (loopback), real argon2 "
+                           "cost, default sign-in settings", "guesses": guesses, "stranger_threads": stranger_threads}
     try:
         _wait_up(base)
         from benchmarks.dash_client import DashClient
@@ -162,9 +165,10 @@ def main() -> None:
     ap.add_argument("--guesses", type=int, default=1000)
     ap.add_argument("--stranger-threads", type=int, default=16)
     ap.add_argument("--quiet", type=float, default=10.0)
+    ap.add_argument("--threads", type=int, default=None, help="web threads per worker (default: the project's)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
-    out = run(a.guesses, a.stranger_threads, a.quiet)
+    out = run(a.guesses, a.stranger_threads, a.quiet, a.threads)
     print(json.dumps(out, indent=None if a.json else 2))
 
 

@@ -115,14 +115,37 @@ class RequestChecks:
         return self.app(environ, start_response)
 
 
+class AtOnce:
+    """WSGI middleware: at most ``n`` requests of this process run at once (the others wait their turn), except
+    sign-in posts, which wait for a password-check slot of their own (dashboard/access/passwords.py) on the
+    web threads beyond ``n``. A process has more web threads than it runs requests at once: a burst of
+    sign-ins waits on those, while pages and callbacks run as they did on ``n`` threads (``REQUESTS_AT_ONCE``,
+    4, the web threads per process before sign-ins had threads of their own)."""
+
+    def __init__(self, app, n: int, exempt=frozenset({("POST", "/login")})):
+        import threading
+
+        self.app = app
+        self.permits = threading.BoundedSemaphore(max(1, n))
+        self.exempt = exempt
+
+    def __call__(self, environ, start_response):
+        if (environ.get("REQUEST_METHOD", "GET").upper(), environ.get("PATH_INFO", "")) in self.exempt:
+            return self.app(environ, start_response)
+        with self.permits:  # the app's work; the server thread then sends the answer (a file streams) without it
+            return self.app(environ, start_response)
+
+
 def install(server) -> None:
-    """Wrap the Flask ``server``'s WSGI app with the checks configured in :mod:`dashboard.settings`."""
-    from dashboard.settings import ALLOWED_HOSTS, REQUIRE_ORIGIN, SITE_URL
+    """Wrap the Flask ``server``'s WSGI app with the checks configured in :mod:`dashboard.settings`, and
+    inside them :class:`AtOnce` (``REQUESTS_AT_ONCE`` requests of this process at once)."""
+    from dashboard.settings import ALLOWED_HOSTS, REQUESTS_AT_ONCE, REQUIRE_ORIGIN, SITE_URL
 
     if SITE_URL and not origin_of(SITE_URL):
         raise SystemExit(f"perfcast: PERFCAST_SITE_URL must be an http(s) address such as "
                          f"https://perfcast.example.com, not {SITE_URL!r}")
-    server.wsgi_app = RequestChecks(server.wsgi_app, ALLOWED_HOSTS, SITE_URL, REQUIRE_ORIGIN)
+    server.wsgi_app = RequestChecks(AtOnce(server.wsgi_app, REQUESTS_AT_ONCE), ALLOWED_HOSTS, SITE_URL,
+                                    REQUIRE_ORIGIN)
 
 
 def local_host() -> str:

@@ -105,10 +105,11 @@ def install(app) -> None:
         return None
 
     @app.server.errorhandler(413)
-    def _too_large(_exc):
-        limit = app.server.config.get("MAX_CONTENT_LENGTH") or 0
-        return {"message": f"The request is larger than the server accepts ({limit / 2**20:,.0f} MB). "
-                           "Upload a smaller file."}, 413
+    def _too_large(_exc):  # a body larger than its sender's limit (dashboard/access/body_limit.py)
+        from dashboard.access import body_limit
+
+        limit = request.max_content_length or app.server.config.get("MAX_CONTENT_LENGTH") or 0
+        return {"message": body_limit.message(limit)}, 413
 
     def known_scripts() -> int:
         from dash import _callback

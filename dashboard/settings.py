@@ -130,7 +130,18 @@ LOGIN_FAILURES_PER_DEVICE = int(os.environ.get("PERFCAST_LOGIN_FAILURES_PER_DEVI
 #: seconds an attempt waits for one before it is answered 503: a burst of sign-ins leaves the other web threads
 #: to signed-in members.
 LOGIN_CHECKS_AT_ONCE = max(1, int(os.environ.get("PERFCAST_LOGIN_CHECKS_AT_ONCE", 2)))
-LOGIN_CHECK_WAIT = float(os.environ.get("PERFCAST_LOGIN_CHECK_WAIT", 1.0))
+LOGIN_CHECK_WAIT = float(os.environ.get("PERFCAST_LOGIN_CHECK_WAIT", 10.0))
+#: Web threads per web process (gunicorn.conf.py); how many requests other than sign-in posts one process
+#: runs at once (dashboard/request_checks.py AtOnce; the others wait their turn); and how many sign-ins of
+#: browsers without the account's device cookie may wait for a slot at once (the others are answered 503 at
+#: once, with Retry-After): the threads beyond REQUESTS_AT_ONCE hold waiting sign-ins, never members' views.
+WEB_THREADS = max(1, int(os.environ.get("PERFCAST_THREADS", 16)))
+REQUESTS_AT_ONCE = max(1, int(os.environ.get("PERFCAST_REQUESTS_AT_ONCE", min(4, WEB_THREADS))))
+LOGIN_WAITING_AT_ONCE = max(1, int(os.environ.get("PERFCAST_LOGIN_WAITING_AT_ONCE",
+                                                  WEB_THREADS - REQUESTS_AT_ONCE)))
+#: Scheduling priority of the password checks of browsers without the account's device cookie, below the web
+#: threads and above jobs (os.setpriority increment of the checking thread; jobs run at JOB_NICENESS).
+LOGIN_CHECK_NICENESS = int(os.environ.get("PERFCAST_LOGIN_CHECK_NICENESS", 5))
 LOGIN_WINDOW_SECONDS = float(os.environ.get("PERFCAST_LOGIN_WINDOW_SECONDS", 900))
 #: Seconds a failed sign-in waits before it is answered. 0 by default: the limits above bound guessing, and a
 #: waiting answer holds one of the web threads that signed-in members need (a stranger's parallel failures held

@@ -3,7 +3,9 @@ session reaches only the public endpoints (the sign-in, sign-out and first-start
 any other is refused before Dash or a page sees it: a page address (GET, not one of Dash's ``/_...`` routes)
 is redirected to ``/login?next=<that path>``, anything else (``/_dash-layout``, ``/_dash-dependencies``,
 callback POSTs and so every download, ``/_dash-component-suites/...``, ``/static/...``) gets HTTP 401 with a
-small JSON body; ``assets/session-expired.js`` sends the page to the sign-in page on such an answer.
+small JSON body; ``assets/session-expired.js`` sends the page to the sign-in page on such an answer. A
+state-changing request's body is limited by who sends it before anything parses it
+(dashboard/access/body_limit.py).
 
 Decisions are made on the endpoint Flask routed the request to, not on the path's text, so an encoded or
 doubled path cannot reach a protected endpoint through a public prefix.
@@ -80,14 +82,16 @@ def _signed_cookie() -> bool:
 
 def check():
     """The before_request hook: None lets the request through; otherwise the refusal."""
+    from dashboard.access import body_limit
+
     if request.environ.get(INTERNAL) is True:
         return None
     if request.endpoint in PUBLIC_ENDPOINTS:
-        return None
+        return body_limit.check(signed_in=False)
     if request.endpoint in SIGNED_COOKIE_ENOUGH and request.method in ("GET", "HEAD") and _signed_cookie():
-        return None
+        return None  # a GET of a library file: no body to limit
     if signed_in_user() is not None:
-        return None
+        return body_limit.check(signed_in=True)  # before any before_request parses it (dashboard/security.py)
     path = request.full_path if request.query_string else request.path
     if request.method in ("GET", "HEAD") and not request.path.startswith(("/_", "/static/")):
         return redirect("/login?next=" + quote(safe_next(path), safe="/"), code=302)

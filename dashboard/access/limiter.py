@@ -110,21 +110,32 @@ def begin(account: str, client: str, device: str | None = None, url: str | None 
         db.add(row)
         db.flush()
         row_id = row.id
-    recent = LoginFailure.at > since
     with database.session(url) as db:
-        def count(*where) -> int:  # every attempt written so far (being checked, or failed) in the window
-            return db.scalar(select(func.count()).select_from(LoginFailure).where(recent, *where)) or 0
-
-        if device is not None:
-            over = count(LoginFailure.device == device) > settings.LOGIN_FAILURES_PER_DEVICE
-        else:
-            unknown = LoginFailure.device.is_(None)
-            over = (count(unknown, LoginFailure.account == account) > settings.LOGIN_FAILURES_PER_ACCOUNT
-                    or count(unknown, LoginFailure.address == client) > settings.LOGIN_FAILURES_PER_ADDRESS)
-        if over:
+        if _over(db, account, client, device, since, 0):
             db.execute(delete(LoginFailure).where(LoginFailure.id == row_id))
             return None
     return Attempt(row_id, account, client, device)
+
+
+def _over(db, account: str, client: str, device: str | None, since, more: int) -> bool:
+    """Are the attempts written in the window (being checked, or failed), and ``more``, over a limit?"""
+    def count(*where) -> int:
+        return (db.scalar(select(func.count()).select_from(LoginFailure).where(LoginFailure.at > since, *where))
+                or 0) + more
+
+    if device is not None:
+        return count(LoginFailure.device == device) > settings.LOGIN_FAILURES_PER_DEVICE
+    unknown = LoginFailure.device.is_(None)
+    return (count(unknown, LoginFailure.account == account) > settings.LOGIN_FAILURES_PER_ACCOUNT
+            or count(unknown, LoginFailure.address == client) > settings.LOGIN_FAILURES_PER_ADDRESS)
+
+
+def limited(account: str, client: str, device: str | None = None, url: str | None = None) -> bool:
+    """Would an attempt now be refused (a read, nothing written)? Asked before a sign-in waits for a slot, so a
+    stranger already over a limit is answered 429 at once instead of taking one of the few waiting places;
+    :func:`begin` decides, atomically."""
+    with database.session(url) as db:
+        return _over(db, account[:64], client[:64], device, _since(), 1)
 
 
 def failed(attempt: Attempt, url: str | None = None) -> None:

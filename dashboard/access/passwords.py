@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from modeling.parallel import ForkSafeLock
 
 MIN_LENGTH = 10
 MAX_LENGTH = 1024
@@ -54,9 +58,42 @@ def dummy_check() -> None:
     verify(None, "")
 
 
-class Busy(Exception):
-    """Every password-check slot of this process stayed taken for ``LOGIN_CHECK_WAIT`` seconds."""
+_BACKGROUND: list[ThreadPoolExecutor] = []
+_BACKGROUND_LOCK = ForkSafeLock()
 
+
+def _lower_this_thread() -> None:
+    """The hashing thread's (and so the argon2 lanes' threads it starts: Linux gives a new thread its creator's
+    niceness) scheduling priority: ``LOGIN_CHECK_NICENESS`` below the web threads (and above jobs)."""
+    from dashboard.settings import LOGIN_CHECK_NICENESS
+
+    try:
+        me = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + LOGIN_CHECK_NICENESS))
+    except (OSError, AttributeError):  # not Linux (a niceness per thread), or not allowed: normal priority
+        pass
+
+
+def _background() -> ThreadPoolExecutor:
+    with _BACKGROUND_LOCK:
+        if not _BACKGROUND:
+            _BACKGROUND.append(ThreadPoolExecutor(1, "perfcast-signin-check", initializer=_lower_this_thread))
+        return _BACKGROUND[0]
+
+
+os.register_at_fork(after_in_child=_BACKGROUND.clear)  # a forked job has not the thread: it would start its own
+
+
+def verify_below_members(stored: str | None, password: str) -> bool:
+    """:func:`verify` (an unknown account: :func:`dummy_check`, False) on this process's sign-in thread, which
+    runs at a lower scheduling priority than the web threads: a stranger's guesses take the cores that signed-in
+    members leave, never theirs (a check of argon2's default profile runs 4 lanes at once: all of 2 cores)."""
+    return _background().submit(verify, stored, password).result()
+
+
+class Busy(Exception):
+    """No sign-in slot: ``LOGIN_WAITING_AT_ONCE`` sign-ins of this process already wait for one, or none came
+    free within ``LOGIN_CHECK_WAIT`` seconds."""
 
 
 _SLOTS: dict[bool, threading.BoundedSemaphore] = {}
@@ -98,26 +135,50 @@ def _machine_slot(deadline: float):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+_WAITING = [0]  # sign-ins of browsers without a device cookie in this process, waiting or being checked
+_WAITING_LOCK = ForkSafeLock()
+
+
+@contextlib.contextmanager
+def _admitted():
+    """A place among this process's ``LOGIN_WAITING_AT_ONCE`` sign-ins of browsers without a device cookie, or
+    :class:`Busy` at once: however many such sign-ins arrive, they hold at most that many of the web threads,
+    and the rest answer in milliseconds."""
+    from dashboard.settings import LOGIN_WAITING_AT_ONCE
+
+    with _WAITING_LOCK:
+        if _WAITING[0] >= LOGIN_WAITING_AT_ONCE:
+            raise Busy
+        _WAITING[0] += 1
+    try:
+        yield
+    finally:
+        with _WAITING_LOCK:
+            _WAITING[0] -= 1
+
+
 @contextlib.contextmanager
 def check_slot(known_device: bool = False):
     """One of the process's sign-in slots for the block (a sign-in's writes and its password check), or
-    :class:`Busy` after ``LOGIN_CHECK_WAIT`` seconds: a burst of sign-in posts is answered at once instead of
-    occupying the web threads that signed-in members need. Browsers without the account's device cookie also
-    take the machine's one slot for them (:func:`_machine_slot`); a browser with one has a slot of its own in
-    each process, so a stranger's burst never keeps a member from signing in."""
+    :class:`Busy`. A browser without the account's device cookie first takes a place among the process's few
+    waiting sign-ins (:func:`_admitted`: none free, it is answered at once), then waits up to
+    ``LOGIN_CHECK_WAIT`` seconds for a slot and the machine's one slot for such browsers
+    (:func:`_machine_slot`). A browser with the cookie has a slot of its own in each process, so a stranger's
+    burst never keeps a member from signing in."""
     import time
 
     from dashboard.settings import LOGIN_CHECK_WAIT
 
     deadline = time.monotonic() + LOGIN_CHECK_WAIT
-    slots = _slots(known_device)
-    if not slots.acquire(timeout=LOGIN_CHECK_WAIT):
-        raise Busy
-    try:
-        if known_device:
-            yield
-        else:
-            with _machine_slot(deadline):
+    with contextlib.nullcontext() if known_device else _admitted():
+        slots = _slots(known_device)
+        if not slots.acquire(timeout=LOGIN_CHECK_WAIT):
+            raise Busy
+        try:
+            if known_device:
                 yield
-    finally:
-        slots.release()
+            else:
+                with _machine_slot(deadline):
+                    yield
+        finally:
+            slots.release()

@@ -57,25 +57,28 @@ def login():
     address = limiter.client_key(request.remote_addr, request.headers.get("X-Forwarded-For"))
     device = limiter.device_of(request.cookies.get(limiter.DEVICE_COOKIE), name, secret())
     try:  # the whole sign-in (its writes and its password check) in one of the process's few sign-in slots
+        if limiter.limited(name, address, device):  # over a limit already: answered without waiting for one
+            return _throttled(next_path, name, address)
         with passwords.check_slot(known_device=device is not None):
             return _password_sign_in(name, password, next_path, address, device)
     except passwords.Busy:
-        return _html(_login_page(next_path, name, "The server is busy checking other sign-ins: try again in a "
-                                 "few seconds."), 503)
+        response = _html(_login_page(next_path, name, "The server is busy checking other sign-ins: try again in "
+                                     "a few seconds."), 503)
+        response.headers["Retry-After"] = "5"
+        return response
 
 
 def _password_sign_in(name: str, password: str, next_path: str, address: str, device: str | None):
     attempt = limiter.begin(name, address, device)
     if attempt is None:
-        audit_log.record("sign-in throttled", address, account=name)  # answered at once: no thread held
-        minutes = max(1, round(settings.LOGIN_WINDOW_SECONDS / 60))
-        return _html(_login_page(next_path, name, f"Too many failed sign-ins for this name or from this "
-                                      f"address: try again in {minutes} minutes (a browser you have signed "
-                                      "in with before is not held back by others' failures)."), 429)
+        return _throttled(next_path, name, address)
     with database.session() as db:
         user = accounts.find_user(db, name) if name else None
         stored, user_id, disabled = (user.password_hash, user.id, user.disabled) if user else (None, None, True)
-    ok = passwords.verify(stored, password) if user else (passwords.dummy_check() or False)
+    if device is None:  # a browser that has not signed in to this account: checked below members' requests
+        ok = passwords.verify_below_members(stored if user else None, password)
+    else:
+        ok = passwords.verify(stored, password) if user else (passwords.dummy_check() or False)
     if not ok or disabled:
         limiter.failed(attempt)
         audit_log.record("sign-in failed", address, account=name, why="disabled" if ok else "wrong password")
@@ -91,6 +94,14 @@ def _password_sign_in(name: str, password: str, next_path: str, address: str, de
                             max_age=limiter.DEVICE_DAYS * 86400, path="/login", httponly=True, samesite="Strict",
                             secure=_secure())
     return response
+
+
+def _throttled(next_path: str, name: str, address: str):
+    audit_log.record("sign-in throttled", address, account=name)  # answered at once: no thread held
+    minutes = max(1, round(settings.LOGIN_WINDOW_SECONDS / 60))
+    return _html(_login_page(next_path, name, f"Too many failed sign-ins for this name or from this "
+                                  f"address: try again in {minutes} minutes (a browser you have signed "
+                                  "in with before is not held back by others' failures)."), 429)
 
 
 def _login_page(next_path: str = "/", name: str = "", message: str = "", error: bool = True) -> str:

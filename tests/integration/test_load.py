@@ -18,6 +18,7 @@ def test_users_trainings_a_killed_worker_and_simultaneous_saves():
                           "--saves", "6", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     res = json.loads(run.stdout)
+    assert res["signins"]["signed_in"] == 6, res["signins"]  # six people signing in at the same moment
     assert res["views"] > 0 and res["view_errors"] == 0, res["view_error_examples"]
     assert res["http_5xx"] == 0 and res["http_failed_connections"] == 0 and res["server_tracebacks"] == 0
     assert all(t.get("delivered") for t in res["trainings"]), res["trainings"]

@@ -3,6 +3,8 @@ is refused (CSRF); saves, deletes and refusals are in the server's log with the 
 server writes an access log."""
 
 import base64
+import io
+import json
 import logging
 import re
 
@@ -140,6 +142,112 @@ def test_site_url_allowed_hosts_and_require_origin(perfcast_app):
     assert anything.get("/_dash-layout", headers={"Host": "perfcast.internal:1"}).status_code == 200
     assert anything.post("/_dash-update-component", json=ROUTER_BODY,
                          headers={"Host": "perfcast.internal:1", "Origin": "http://evil.example"}).status_code == 403
+
+
+def test_a_process_runs_few_requests_at_once_but_sign_ins_wait_on_threads_of_their_own():
+    """AtOnce: with its one permit held by a slow request, another request waits for it; a sign-in post does not
+    (it waits for a password-check slot of its own, on the threads beyond the permits)."""
+    import threading
+
+    from dashboard.request_checks import AtOnce
+
+    entered, go = [], threading.Event()
+
+    def app(environ, start_response):
+        entered.append(environ["PATH_INFO"])
+        if environ["PATH_INFO"] == "/slow":
+            go.wait(60)
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"ok"]
+
+    at_once = AtOnce(app, 1)
+    slow = threading.Thread(target=Client(at_once).get, args=("/slow",))
+    slow.start()
+    while not entered:
+        go.wait(0.01)
+    assert not at_once.permits.acquire(blocking=False)  # the slow request holds the permit: others wait
+    assert Client(at_once).post("/login").status_code == 200 and entered == ["/slow", "/login"]
+    go.set()
+    slow.join(60)
+    assert Client(at_once).get("/").status_code == 200 and at_once.permits.acquire(blocking=False)
+
+
+# ------------------------------------------------------------------------------------- request bodies
+def _in_no_project(perfcast_app):
+    """A test client signed in as a new account that is a member of no project (a new single sign-on user)."""
+    import os
+    import secrets
+
+    from flask.testing import FlaskClient
+
+    from dashboard.access import accounts, database, sessions
+    from dashboard.settings import SESSION_COOKIE
+
+    name = f"nobody-{secrets.token_hex(3)}"
+    accounts.add_user(name, "correct horse battery")
+    session_id = secrets.token_urlsafe(32)
+    with database.session() as db:
+        sessions.create(db, accounts.find_user(db, name).id, 1, "tests", session_id=session_id)
+    client = FlaskClient(perfcast_app.server, use_cookies=True)
+    client.set_cookie(SESSION_COOKIE, sessions.cookie_value(session_id, os.environ["PERFCAST_SECRET_KEY"]),
+                      domain="localhost")
+    return client
+
+
+def _padded(n: int) -> dict:
+    """The router's callback with ``n`` characters more (as a large stored value or an upload would add)."""
+    return {**ROUTER_BODY, "padding": "x" * n}
+
+
+def test_a_callback_body_is_limited_by_who_sends_it_before_it_is_parsed(perfcast_app, monkeypatch):
+    """An account in no project cannot make a worker parse megabytes (before: a 60-70 MB body was parsed, 6 s of
+    CPU and +680 MB, then refused); a member's body is limited to one upload's base64 and is refused before it
+    is read; the sign-in form takes kilobytes. Each refusal is 413 with a message, not a parse."""
+    from flask import Request
+
+    from dashboard.access import body_limit
+
+    parsed = []
+    real_get_json = Request.get_json
+
+    def counted(self, *a, **k):
+        parsed.append(self.path)
+        return real_get_json(self, *a, **k)
+
+    monkeypatch.setattr(Request, "get_json", counted)
+    site = {"Host": "localhost", "Origin": "http://localhost"}
+    stranger = _in_no_project(perfcast_app)
+    r = stranger.post("/_dash-update-component", json=_padded(2 * 2**20), headers=site)
+    assert r.status_code == 413 and "ask an owner of a project to add you" in r.get_json()["message"]
+    assert parsed == []
+    assert stranger.post("/_dash-update-component", json=ROUTER_BODY, headers=site).status_code == 200
+    # a body of undeclared size (chunked) stops at the same limit while it is read
+    big = json.dumps(_padded(2 * 2**20)).encode()
+    r = stranger.post("/_dash-update-component", input_stream=io.BytesIO(big), content_type="application/json",
+                      headers=site, environ_overrides={"wsgi.input_terminated": True})
+    assert r.status_code == 413 and "1 MB" in r.get_json()["message"]
+
+    member = _client(perfcast_app)
+    parsed.clear()
+    r = member.post("/_dash-update-component", json=_padded(2 * 2**20), headers=site)
+    assert r.status_code == 200 and parsed  # a member's large callback (an upload) is read
+    parsed.clear()
+    over = body_limit.member_bytes() + 1  # declared, not sent: refused before a byte is read
+    r = member.post("/_dash-update-component", data=b"{}", content_type="application/json", headers=site,
+                    environ_overrides={"CONTENT_LENGTH": str(over)})
+    assert r.status_code == 413 and "Upload a smaller file" in r.get_json()["message"] and parsed == []
+    r = _client(perfcast_app).post("/login", data={"name": "x", "password": "y" * (100 * 1024)}, headers=site)
+    assert r.status_code == 413
+
+
+def test_the_member_limit_fits_the_largest_upload():
+    """One file of the upload limit, as the base64 data URL dcc.Upload sends, fits a member's body limit."""
+    from dashboard.access import body_limit
+    from dashboard.settings import MAX_UPLOAD_BYTES
+
+    url = "data:application/vnd.apache.parquet;base64," + "A" * (4 * -(-MAX_UPLOAD_BYTES // 3))
+    body = json.dumps({**ROUTER_BODY, "inputs": [{"id": "data-upload", "property": "contents", "value": url}]})
+    assert len(body) <= body_limit.member_bytes() < len(body) + 2 * 2**20
 
 
 # ------------------------------------------------------------------------------------- a live gunicorn

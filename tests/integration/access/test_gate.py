@@ -211,6 +211,7 @@ def test_parallel_guesses_get_no_more_password_checks_than_the_limit(perfcast_ap
 
     monkeypatch.setattr("dashboard.settings.LOGIN_FAILURE_DELAY", 0)
     monkeypatch.setattr("dashboard.settings.LOGIN_CHECKS_AT_ONCE", 16)
+    monkeypatch.setattr("dashboard.settings.LOGIN_WAITING_AT_ONCE", 16)  # all 16 reach the counter at once
     monkeypatch.setattr(passwords, "_SLOTS", {})
     checks, real_verify, start = [], passwords.verify, threading.Barrier(16, timeout=30)
 
