@@ -17,7 +17,7 @@ audit_log.connect(audit_events.user_name, audit_events.store, audit_events.proje
 
 
 def install(app) -> None:
-    from dashboard.access import database, gate, projects, routes
+    from dashboard.access import body_limit, database, gate, projects, routes
 
     server = app.server
     database.migrate()
@@ -25,6 +25,7 @@ def install(app) -> None:
     routes.install(server)
     gate.install(server)
     projects.install(server)  # right after the gate: a share link's ?project= switches a member's session
+    body_limit.install(server)  # before that: a body's size is checked before anything reads it
 
 
 def current_user():

@@ -77,3 +77,24 @@ def check(signed_in: bool):
         response.headers["Cache-Control"] = "no-store"
         return response
     return None
+
+
+def before_request():
+    """The hook right after the gate (which has refused strangers already): the sign-in forms get the
+    stranger's limit, everything else its sender's."""
+    from dashboard.access import gate
+
+    if request.method not in STATE_CHANGING or request.environ.get(gate.INTERNAL) is True:
+        return None  # (a GET has no body to limit, and needs no session lookup here)
+    if request.endpoint in gate.PUBLIC_ENDPOINTS:
+        return check(signed_in=False)
+    return check(signed_in=gate.signed_in_user() is not None)
+
+
+def install(server) -> None:
+    """Run :func:`before_request` right after the gate (dashboard/access/gate.py puts itself first)."""
+    from dashboard.access import gate
+
+    funcs = server.before_request_funcs.setdefault(None, [])
+    at = funcs.index(gate.check) + 1 if gate.check in funcs else len(funcs)
+    funcs.insert(at, before_request)

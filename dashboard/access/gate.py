@@ -4,8 +4,8 @@ any other is refused before Dash or a page sees it: a page address (GET, not one
 is redirected to ``/login?next=<that path>``, anything else (``/_dash-layout``, ``/_dash-dependencies``,
 callback POSTs and so every download, ``/_dash-component-suites/...``, ``/static/...``) gets HTTP 401 with a
 small JSON body; ``assets/session-expired.js`` sends the page to the sign-in page on such an answer. A
-state-changing request's body is limited by who sends it before anything parses it
-(dashboard/access/body_limit.py).
+request the gate lets through then has its body limited by who sends it, before anything parses it
+(dashboard/access/body_limit.py, the next before_request).
 
 Decisions are made on the endpoint Flask routed the request to, not on the path's text, so an encoded or
 doubled path cannot reach a protected endpoint through a public prefix.
@@ -82,16 +82,14 @@ def _signed_cookie() -> bool:
 
 def check():
     """The before_request hook: None lets the request through; otherwise the refusal."""
-    from dashboard.access import body_limit
-
     if request.environ.get(INTERNAL) is True:
         return None
     if request.endpoint in PUBLIC_ENDPOINTS:
-        return body_limit.check(signed_in=False)
+        return None
     if request.endpoint in SIGNED_COOKIE_ENOUGH and request.method in ("GET", "HEAD") and _signed_cookie():
-        return None  # a GET of a library file: no body to limit
+        return None
     if signed_in_user() is not None:
-        return body_limit.check(signed_in=True)  # before any before_request parses it (dashboard/security.py)
+        return None  # its body's size is checked next (dashboard/access/body_limit.py), before anything parses it
     path = request.full_path if request.query_string else request.path
     if request.method in ("GET", "HEAD") and not request.path.startswith(("/_", "/static/")):
         return redirect("/login?next=" + quote(safe_next(path), safe="/"), code=302)
