@@ -129,7 +129,12 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
     The penalty (and the Elastic Net's L1 ratio) is chosen by an inner K-fold CV
     on the training data only, so the outer CV error is not flattered: 30
     penalties, scikit-learn's ``LassoCV`` / ``ElasticNetCV`` grid and choice.
-    Features are standardized inside the fit.
+    Features are standardized inside the fit, and the target is centered and
+    scaled to unit variance, as glmnet does: without that the Elastic Net's L2
+    part (``alpha * (1 - l1_ratio)``, with alpha in the target's unit) grew with
+    the target's unit and shrank every coefficient to almost nothing (an E_out
+    of 181 % on the 364 x 577 benchmark; the Lasso is the same either way).
+    ``alpha_`` is in units of the scaled target.
 
     Solver ``"cd"`` (default): every penalty of every inner fold's path, and the
     final fit, solved until its duality gap is at most ``tol`` times
@@ -146,7 +151,7 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
     Attributes
     ----------
     alpha_, l1_ratio_ : the chosen penalty and L1 ratio.
-    dual_gap_ : the final fit's duality gap relative to ``||y||^2 / n``
+    dual_gap_ : the final fit's duality gap relative to ``||y||^2 / n`` (of the scaled target)
         (:func:`modeling.crossgen.regularized.relative_gap`).
     converged_ : every solve of the fit (inner paths and final fit) met ``tol``
         (solver ``"sklearn"``: no iteration limit was reached).
@@ -179,23 +184,25 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
         if self.solver not in ("cd", "sklearn"):
             raise ValueError(f"unknown solver {self.solver!r}; use 'cd' or 'sklearn'")
         std = standardize(X, y)
+        y_scale = float(np.sqrt(np.mean(std.y**2))) or 1.0
+        z = std.y / y_scale  # unit variance, as glmnet: the Elastic Net's L2 part does not grow with y's unit
         folds = min(self.inner_folds, X.shape[0])
         cv = KFold(folds, shuffle=True, random_state=self.random_state)
         ratios = (1.0,) if self.kind == "lasso" else tuple(float(r) for r in self.l1_ratios)
         if self.solver == "cd" and X.shape[1] <= self.GRAM_MAX_FEATURES:
-            fit = fit_cv(std.X, std.y, list(cv.split(std.X)), ratios, self.n_alphas, self.positive, self.tol)
+            fit = fit_cv(std.X, z, list(cv.split(std.X)), ratios, self.n_alphas, self.positive, self.tol)
             coef, self.alpha_, self.l1_ratio_ = fit.coef, fit.alpha, fit.l1_ratio
             self.converged_ = bool(fit.max_gap <= self.tol)
         else:
-            coef = self._fit_sklearn(std, cv)
-        self.dual_gap_ = relative_gap(std.X, std.y, coef, self.alpha_, self.l1_ratio_, self.positive)
-        self.coef_, self.intercept_ = to_original(std, coef.copy())
+            coef = self._fit_sklearn(std.X, z, cv)
+        self.dual_gap_ = relative_gap(std.X, z, coef, self.alpha_, self.l1_ratio_, self.positive)
+        self.coef_, self.intercept_ = to_original(std, coef * y_scale)
         self.selected_ = np.flatnonzero(self.coef_)
         self.n_selected_ = int(self.selected_.size)
         self.n_features_in_ = X.shape[1]
         return self
 
-    def _fit_sklearn(self, std, cv):
+    def _fit_sklearn(self, X, z, cv):
         from sklearn.exceptions import ConvergenceWarning
         from sklearn.linear_model import ElasticNetCV, LassoCV
 
@@ -205,7 +212,7 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
                else ElasticNetCV(l1_ratio=list(self.l1_ratios), **common))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
-            est.fit(std.X, std.y)
+            est.fit(X, z)
         self.converged_ = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
         self.alpha_ = float(est.alpha_)
         self.l1_ratio_ = float(getattr(est, "l1_ratio_", 1.0))

@@ -42,7 +42,7 @@ STABLE = 3
 #: Times the exact step may drop coordinates whose sign it flips and solve again.
 NEWTON_DROPS = 3
 #: Largest support for the exact step: nnz^2 <= NEWTON_MAX * p (its solve costs nnz^3 / 3, an epoch nnz * p).
-NEWTON_MAX = 64
+NEWTON_MAX = 256
 #: Epochs allowed per penalty before the solver gives up (reported through ``gaps``, never reached on the
 #: benchmark tables).
 MAX_EPOCHS = 200_000
