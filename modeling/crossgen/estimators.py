@@ -155,6 +155,8 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
         (:func:`modeling.crossgen.regularized.relative_gap`).
     converged_ : every solve of the fit (inner paths and final fit) met ``tol``
         (solver ``"sklearn"``: no iteration limit was reached).
+    n_iter_ : coordinate-descent epochs over every path of the fit (solver
+        ``"sklearn"``: those of the final fit).
     """
 
     GRAM_MAX_FEATURES = 5000
@@ -193,6 +195,7 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
             fit = fit_cv(std.X, z, list(cv.split(std.X)), ratios, self.n_alphas, self.positive, self.tol)
             coef, self.alpha_, self.l1_ratio_ = fit.coef, fit.alpha, fit.l1_ratio
             self.converged_ = bool(fit.max_gap <= self.tol)
+            self.n_iter_ = int(fit.epochs)
         else:
             coef = self._fit_sklearn(std.X, z, cv)
         self.dual_gap_ = relative_gap(std.X, z, coef, self.alpha_, self.l1_ratio_, self.positive)
@@ -214,6 +217,7 @@ class RegularizedRegressor(RegressorMixin, BaseEstimator):
             warnings.simplefilter("always", ConvergenceWarning)
             est.fit(X, z)
         self.converged_ = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+        self.n_iter_ = int(est.n_iter_)
         self.alpha_ = float(est.alpha_)
         self.l1_ratio_ = float(getattr(est, "l1_ratio_", 1.0))
         return est.coef_.copy()
