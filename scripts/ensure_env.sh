@@ -18,10 +18,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   for f in "$@"; do .venv/bin/python -m pip install --quiet -r "$f"; done
   echo "$want" > "$stamp"
 fi
-# compile the kernels now (kept next to the source), not in the first job: the forest and the stepwise
-# updates (cross-generation), the neighbourhood systems and the active-set solver (phases)
+# compile the kernels now (kept next to the source), not in the first job: the forest, the stepwise
+# updates and the regularized paths (cross-generation), the neighbourhood systems and the active-set solver (phases)
 PYTHONPATH="$here" .venv/bin/python -c "
-from modeling.crossgen import forest_trees, inplace
+from modeling.crossgen import forest_trees, inplace, regularized
 from modeling.phases import active_set, neighbourhoods
-for kernels in (forest_trees, inplace, active_set, neighbourhoods):
+for kernels in (forest_trees, inplace, regularized, active_set, neighbourhoods):
     kernels.warm_up()"
