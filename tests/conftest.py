@@ -10,25 +10,59 @@ from tests import signed_in  # noqa: E402
 signed_in.environment()  # before anything imports dashboard.settings or the app
 
 
-# ---------------------------------------------------------------- a real Redis for the redis job backend
-
 import pytest  # noqa: E402
+
+# ---------------------------------------------------------------- the test tiers (pytest.ini's markers)
+
+# A test that uses one of these fixtures, or runs with one of these parameters (a fixture parametrized over
+# the job backends or the databases), needs a service started by the test session: Redis, Celery workers,
+# PostgreSQL or the OpenID Connect provider (./test.sh installs them).
+SERVICE_FIXTURES = {"redis_server", "redis_url", "postgres_server", "postgres_url", "sso"}
+SERVICE_PARAMS = {"redis", "postgresql"}
+# The slowest tests outside the browser tier, by ``./test.sh --durations=30`` (a whole ensemble, a neural
+# network trained on every program, a process that has to fill a disk): node ids relative to tests/, a
+# class or module prefix marks every test under it.
+SLOW = (
+    "modeling/test_estimator_checks.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark each test with its tier: ``browser`` (tests/integration: headless Chromium, live servers),
+    ``services`` (Redis, Celery, PostgreSQL, the OIDC provider), ``slow`` (:data:`SLOW`). The fast tier,
+    ``./test.sh --fast``, is every test with none of the three."""
+    tests_dir = Path(__file__).resolve().parent
+    for item in items:
+        path = Path(str(item.fspath)).resolve()
+        rel = path.relative_to(tests_dir).as_posix() if path.is_relative_to(tests_dir) else path.name
+        if rel.startswith("integration/"):
+            item.add_marker(pytest.mark.browser)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if SERVICE_FIXTURES & set(item.fixturenames) or SERVICE_PARAMS & {
+                v for v in params.values() if isinstance(v, str)} or rel.startswith(("oidc/", "integration/scaleout/")):
+            item.add_marker(pytest.mark.services)
+        node = rel + item.nodeid[item.nodeid.find("::"):] if "::" in item.nodeid else rel
+        if node.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
+# ---------------------------------------------------------------- a real Redis for the redis job backend
 
 
 @pytest.fixture(scope="session")
 def redis_server():
-    """Debian's redis-server (installed by ./test.sh) on a free loopback port, no persistence, started as
-    benchmarks/load.py starts it; stopped by its process group at the end of the session. Yields its URL."""
+    """Debian's redis-server (installed by ./test.sh) on a free loopback port, no persistence (tests/servers.py,
+    which benchmarks/load.py uses too); stopped by its process group at the end of the session. Yields its URL."""
     import shutil
 
-    from benchmarks.load import _start_redis, _stop_group
+    from tests.servers import start_redis, stop_group
 
     assert shutil.which("redis-server"), "redis-server is not installed (./test.sh installs Debian's redis-server)"
-    proc, url = _start_redis()
+    proc, url = start_redis()
     try:
         yield url
     finally:
-        _stop_group(proc)
+        stop_group(proc)
 
 
 @pytest.fixture()
@@ -76,14 +110,14 @@ def postgres_server():
     import subprocess
     import tempfile
 
-    from benchmarks.load import _free_port
+    from tests.servers import free_port
 
     bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     assert bins, "PostgreSQL is not installed (./test.sh installs Debian's postgresql)"
     pgbin = Path(bins[-1]).parent
     base = tempfile.mkdtemp(prefix="perfcast-pg-", dir="/tmp")
     shutil.chown(base, "postgres", "postgres")
-    port = _free_port()
+    port = free_port()
 
     def as_postgres(*cmd):
         subprocess.run(["runuser", "-u", "postgres", "--", *map(str, cmd)], check=True, capture_output=True)
