@@ -1,4 +1,4 @@
-"""The project's layout rules (DESIGN.md): dependencies point dashboard -> modeling only, no import loops,
+"""The project's layout rules (docs/architecture.md): dependencies point dashboard -> modeling only, no import loops,
 one package per method on both sides."""
 
 import ast
