@@ -20,7 +20,7 @@ UNREACHABLE = "job service is unreachable"
 
 
 class PersistentRedis:
-    """redis-server with the persistence the README asks for (appendonly yes, appendfsync everysec), in
+    """redis-server with the persistence docs/deployment.md asks for (appendonly yes, appendfsync everysec), in
     ``folder``, on its own loopback port; stopped with SIGTERM (as systemd stops it) and started again."""
 
     def __init__(self, folder):
