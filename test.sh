@@ -5,8 +5,28 @@
 # and npm for the OpenID Connect provider of the single sign-on tests, installed from tests/oidc's lock file)
 # and runs the whole suite.
 # Extra arguments go to pytest, e.g. ./test.sh -k ensemble
+#
+# ./test.sh --fast [pytest arguments]: the fast tier only (no browser, no services, not the slowest tests;
+# the markers are set by tests/conftest.py), with no installs and no services: it needs the .venv an
+# earlier ./test.sh or ./run.sh made. See docs/testing.md.
 set -euo pipefail
 cd "$(dirname "$0")"
+if [ "${1:-}" = "--fast" ]; then
+  shift
+  if [ ! -x .venv/bin/python ]; then
+    echo "./test.sh --fast installs nothing and there is no .venv here: run ./test.sh once (it makes .venv" >&2
+    echo "and installs the packages), or link an existing one: ln -s /path/to/perfcast/.venv .venv" >&2
+    exit 2
+  fi
+  for f in requirements.txt requirements-test.txt; do
+    if ! grep -qxF "$f $(sha256sum "$f" | cut -d' ' -f1)" .venv/.perfcast-installed 2>/dev/null; then
+      echo "[fast] note: $f changed since .venv was installed (or was never installed there); run ./test.sh" \
+        "once to install it if an import fails" >&2
+    fi
+  done
+  export PERFCAST_VAR_DIR="${PERFCAST_VAR_DIR:-$(mktemp -d /tmp/perfcast-test.XXXXXX)}"
+  exec .venv/bin/python -m pytest -m "not browser and not services and not slow" --ignore=tests/integration "$@"
+fi
 scripts/ensure_env.sh requirements.txt requirements-test.txt
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
@@ -31,5 +51,7 @@ if [ ! -f "$oidc_stamp" ] || [ "$(cat "$oidc_stamp")" != "$oidc_want" ]; then
   (cd tests/oidc && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
   echo "$oidc_want" > "$oidc_stamp"
 fi
+# ./test.sh --install: only the installs above (CI runs them before the fast tier, whose collector tests use gcc)
+[ "${1:-}" = "--install" ] && exit 0
 export PERFCAST_VAR_DIR="${PERFCAST_VAR_DIR:-$(mktemp -d /tmp/perfcast-test.XXXXXX)}"
 exec .venv/bin/python -m pytest "$@"

@@ -35,7 +35,6 @@ import json
 import os
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -47,13 +46,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# the server helpers live with the tests (benchmarks import from tests/, never the other way)
+from tests.servers import celery_worker as _celery_worker  # noqa: E402
+from tests.servers import free_port as _free_port  # noqa: E402
+from tests.servers import start_redis as _start_redis  # noqa: E402
+from tests.servers import stop_group as _stop_group  # noqa: E402
+from tests.servers import wait_up as _wait_up  # noqa: E402
+
 VIEW_BUDGET_S = 1.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _pct(xs, q):
@@ -104,20 +104,6 @@ def server_log(proc: subprocess.Popen) -> str:
     return proc.log.read()
 
 
-def _wait_up(base: str, limit: float = 60.0) -> None:
-    import requests
-
-    deadline = time.time() + limit
-    while time.time() < deadline:
-        try:
-            if requests.get(base + "/", timeout=2).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError("gunicorn did not answer on loopback")
-
-
 def _zombies_under(root_pid: int) -> list:
     """Zombie processes below the server (pid, parent pid)."""
     import psutil
@@ -142,51 +128,6 @@ def _status(p):
         return p.status()
     except psutil.NoSuchProcess:
         return None
-
-
-def _start_redis() -> tuple[subprocess.Popen, str]:
-    import redis
-
-    port = _free_port()
-    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    url = f"redis://127.0.0.1:{port}/0"
-    deadline = time.time() + 20
-    while True:
-        try:
-            redis.Redis.from_url(url).ping()
-            return proc, url
-        except redis.ConnectionError:
-            if time.time() > deadline:
-                raise
-            time.sleep(0.05)
-
-
-def _celery_worker(env: dict, name: str, log: Path) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "app:celery_app", "worker", "--pool", "prefork",
-                             "--concurrency", "2", "--hostname", f"{name}@%h", "--loglevel", "INFO"],
-                            cwd=ROOT, env=env, stdout=open(log, "ab"), stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    deadline = time.time() + 60
-    while b" ready." not in log.read_bytes():
-        if proc.poll() is not None or time.time() > deadline:
-            raise RuntimeError(f"celery worker {name} did not start: {log.read_text()[-1500:]}")
-        time.sleep(0.1)
-    return proc
-
-
-def _stop_group(proc: subprocess.Popen) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(15)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def _deliveries(logs) -> dict:

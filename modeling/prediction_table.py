@@ -1,4 +1,4 @@
-"""The prediction table every method exports (DESIGN.md, "Data formats"): the same leading columns for a
+"""The prediction table every method exports (docs/architecture.md): the same leading columns for a
 cross-generation prediction, counts at new inputs, a new program's target trace and a GPU not built yet, so a
 spreadsheet or a script reads any of them the same way.
 

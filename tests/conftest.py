@@ -10,25 +10,97 @@ from tests import signed_in  # noqa: E402
 signed_in.environment()  # before anything imports dashboard.settings or the app
 
 
-# ---------------------------------------------------------------- a real Redis for the redis job backend
-
 import pytest  # noqa: E402
+
+# ---------------------------------------------------------------- the test tiers (pytest.ini's markers)
+
+# A test that uses one of these fixtures, or runs with one of these parameters (a fixture parametrized over
+# the job backends or the databases), needs a service started by the test session: Redis, Celery workers,
+# PostgreSQL or the OpenID Connect provider (./test.sh installs them).
+SERVICE_FIXTURES = {"redis_server", "redis_url", "postgres_server", "postgres_url", "sso"}
+SERVICE_PARAMS = {"redis", "postgresql"}
+# The slowest tests outside the browser tier: those that cost 1.5 s of CPU or more, measured with
+# ``./test.sh --fast -p tests.cputime`` (these 39 tests cost 286 s of CPU, the other 998 fast-tier tests 61 s;
+# the command line's subprocess smoke tests stay in the fast tier). Node ids relative to tests/; a prefix (a
+# module, a test without its parameters) marks every test under it.
+SLOW = (
+    "dashboard/counts/test_count_sources.py::test_a_count_table_upload_is_stored_by_content_and_runs",
+    "dashboard/counts/test_count_sources.py::test_predict_at_new_inputs_validates_on_the_server_and_exports_with_provenance",
+    "dashboard/counts/test_count_views.py::test_every_range_has_its_level_beside_it_and_an_unsupported_level_is_said",
+    "dashboard/crossgen/test_compare_kind.py::test_a_saved_scenario_whose_dataset_is_gone_is_refused_with_its_name",
+    "dashboard/crossgen/test_compare_kind.py::test_compare_two_saved_scenarios",
+    "dashboard/crossgen/test_leaderboard.py::test_unseen_applications_the_baseline_wins_and_the_star_says_so",
+    "dashboard/jobs/test_process_groups.py::test_an_abandoned_job_stops_its_workers",
+    "dashboard/newapp/test_newapp_job.py::test_an_upload_with_applications_runs_and_names_the_missing_roofline",
+    "dashboard/newapp/test_newapp_job.py::test_result_merge_and_figures",
+    "dashboard/phases/test_new_program.py::test_the_job_gives_the_librarys_numbers_and_exports_with_provenance",
+    "dashboard/predict/test_predict_work.py::test_a_baseline_that_wins_and_an_unsupported_interval_are_said_in_words",
+    "dashboard/predict/test_predict_work.py::test_an_uploaded_table_is_predicted_and_its_target_never_read",
+    "dashboard/state/test_upload_limits.py::test_a_large_cr_only_file_gets_the_right_message_or_reads",
+    "dashboard/state/test_upload_limits.py::test_a_parquet_file_that_declares_too_many_cells_is_refused_before_loading",
+    "dashboard/state/test_upload_memory.py::test_a_csv_of_many_short_numbers_is_read_within_a_few_times_its_size",
+    "modeling/counts/test_count_models.py::test_glm_and_network_recover_a_planted_log_linear_poisson_mean",
+    "modeling/counts/test_count_predict.py::test_cli_json_equals_the_library_and_the_export_has_provenance",
+    "modeling/counts/test_count_predict.py::test_the_glm_reproduces_a_monomial_by_hand_and_best_picks_it",
+    "modeling/counts/test_count_predict.py::test_the_held_out_counts_are_never_read",
+    "modeling/counts/test_count_predict.py::test_the_old_counts_command_still_works",
+    "modeling/counts/test_count_predict.py::test_the_range_rule_is_a_conformal_quantile_of_held_out_errors_per_distance",
+    "modeling/counts/test_count_unseen.py::test_a_4x4_grid_gives_ranges_at_90_percent_from_inputs_held_out_one_by_one",
+    "modeling/counts/test_count_unseen.py::test_a_floor_block_is_explained_as_a_step_in_the_size_it_depends_on",
+    "modeling/counts/test_count_unseen.py::test_ranges_beyond_a_small_grid_cover_about_their_stated_level",
+    "modeling/counts/test_count_unseen.py::test_too_few_inputs_print_the_level_they_support_and_say_so",
+    "modeling/crossgen/test_ensemble.py::test_permuted_targets_give_no_skill",
+    "modeling/crossgen/test_predict.py::test_recommended_is_chosen_with_the_baseline_among_the_candidates",
+    "modeling/crossgen/test_predict.py::test_too_few_measured_workloads_for_the_cross_validation_are_refused_saying_what_to_change",
+    "modeling/crossgen/test_predictor.py::test_a_fitted_predictor_gives_what_a_whole_run_gives[kwargs3]",
+    "modeling/crossgen/test_unseen.py::test_a_baseline_that_truly_wins_is_used_and_the_result_says_so_with_both_errors",
+    "modeling/crossgen/test_unseen.py::test_too_few_training_applications_use_the_baseline_without_comparing_and_say_so",
+    "modeling/phases/test_armpm.py::test_the_shipped_phase_tables_are_what_the_command_builds",
+    "modeling/phases/test_predict_new_program.py::test_cli_json_equals_the_library",
+    "modeling/phases/test_predict_new_program.py::test_the_predicted_programs_target_is_never_read",
+    "modeling/tables/test_reading_and_cli.py::test_cli_json_on_the_shipped_data",
+    "modeling/tables/test_reading_and_cli.py::test_a_parquet_bomb_is_refused_before_it_is_materialized",
+    "modeling/test_parallel.py::test_stopping_while_workers_write_results_never_hangs",
+    "modeling/test_shipped_data.py::test_build_is_deterministic_and_matches_shipped",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark each test with its tier: ``browser`` (tests/integration: headless Chromium, live servers),
+    ``services`` (Redis, Celery, PostgreSQL, the OIDC provider), ``slow`` (:data:`SLOW`). The fast tier,
+    ``./test.sh --fast``, is every test with none of the three."""
+    tests_dir = Path(__file__).resolve().parent
+    for item in items:
+        path = Path(item.path).resolve()
+        rel = path.relative_to(tests_dir).as_posix() if path.is_relative_to(tests_dir) else path.name
+        if rel.startswith("integration/"):
+            item.add_marker(pytest.mark.browser)
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if SERVICE_FIXTURES & set(item.fixturenames) or SERVICE_PARAMS & {
+                v for v in params.values() if isinstance(v, str)} or rel.startswith(("oidc/", "integration/scaleout/")):
+            item.add_marker(pytest.mark.services)
+        node = rel + item.nodeid[item.nodeid.find("::"):] if "::" in item.nodeid else rel
+        if node.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
+# ---------------------------------------------------------------- a real Redis for the redis job backend
 
 
 @pytest.fixture(scope="session")
 def redis_server():
-    """Debian's redis-server (installed by ./test.sh) on a free loopback port, no persistence, started as
-    benchmarks/load.py starts it; stopped by its process group at the end of the session. Yields its URL."""
+    """Debian's redis-server (installed by ./test.sh) on a free loopback port, no persistence (tests/servers.py,
+    which benchmarks/load.py uses too); stopped by its process group at the end of the session. Yields its URL."""
     import shutil
 
-    from benchmarks.load import _start_redis, _stop_group
+    from tests.servers import start_redis, stop_group
 
     assert shutil.which("redis-server"), "redis-server is not installed (./test.sh installs Debian's redis-server)"
-    proc, url = _start_redis()
+    proc, url = start_redis()
     try:
         yield url
     finally:
-        _stop_group(proc)
+        stop_group(proc)
 
 
 @pytest.fixture()
@@ -76,14 +148,14 @@ def postgres_server():
     import subprocess
     import tempfile
 
-    from benchmarks.load import _free_port
+    from tests.servers import free_port
 
     bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     assert bins, "PostgreSQL is not installed (./test.sh installs Debian's postgresql)"
     pgbin = Path(bins[-1]).parent
     base = tempfile.mkdtemp(prefix="perfcast-pg-", dir="/tmp")
     shutil.chown(base, "postgres", "postgres")
-    port = _free_port()
+    port = free_port()
 
     def as_postgres(*cmd):
         subprocess.run(["runuser", "-u", "postgres", "--", *map(str, cmd)], check=True, capture_output=True)

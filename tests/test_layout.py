@@ -1,4 +1,4 @@
-"""The project's layout rules (DESIGN.md): dependencies point dashboard -> modeling only, no import loops,
+"""The project's layout rules (docs/architecture.md): dependencies point dashboard -> modeling only, no import loops,
 one package per method on both sides."""
 
 import ast
@@ -132,3 +132,13 @@ def test_figures_only_draw():
                 assert allowed.get(node.module) == [a.name for a in node.names], (p, node.module)
             if isinstance(node, ast.Import):
                 assert not any(a.name.startswith("modeling") for a in node.names), p
+
+
+def test_tests_take_their_server_helpers_from_tests_not_benchmarks():
+    """Benchmarks may import from tests/ (tests/servers.py), never the other way for the servers they start."""
+    for p in (ROOT / "tests").rglob("*.py"):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert node.module != "benchmarks.load", f"{p.relative_to(ROOT)} imports benchmarks.load"
+            elif isinstance(node, ast.Import):
+                assert "benchmarks.load" not in {a.name for a in node.names}, p.relative_to(ROOT)

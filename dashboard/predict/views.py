@@ -150,7 +150,7 @@ def provenance_text(res: dict) -> str:
 
 
 def export_frame(res: dict) -> pd.DataFrame:
-    """The prediction table (DESIGN.md): one row per workload, then the provenance as constant columns
+    """The prediction table (docs/architecture.md): one row per workload, then the provenance as constant columns
     (the columns of :meth:`modeling.crossgen.predict.Prediction.to_frame`)."""
     from modeling.crossgen.predict import frame_of
 

@@ -325,7 +325,7 @@ class CountPrediction:
                 "predictions": self.rows(), "totals": self.totals()}
 
     def to_frame(self, provenance: dict | None = None):
-        """The prediction table (DESIGN.md): one row per (input, block): program, one column per input
+        """The prediction table (docs/architecture.md): one row per (input, block): program, one column per input
         parameter, block, predicted, lower, upper, level, how, error, irregular, beyond, model, rule, then the
         provenance (e.g. table fingerprint, code version, date) as constant columns."""
         return frame_of(self.to_dict(), provenance)

@@ -126,7 +126,7 @@ class Prediction:
                 f"({conformal.RULE_LABELS[self.interval_rule]}; {self.cv_scheme})")
 
     def rows(self) -> list[dict]:
-        """One dict per predicted workload (the prediction table of DESIGN.md)."""
+        """One dict per predicted workload (the prediction table of docs/architecture.md)."""
         out = []
         for i, wid in enumerate(self.ids):
             out.append({

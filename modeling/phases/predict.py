@@ -1,5 +1,5 @@
 """A program never run on the target: its target trace (cycles or power per phase, and the whole program)
-predicted from its host run, with intervals (DESIGN.md "Evaluate, then predict").
+predicted from its host run, with intervals (docs/architecture.md, "Evaluate, then predict").
 
 **Input.** The host run as a per-sample trace (the shipped ``armpm_samples.parquet`` format: ``program``,
 ``run``, ``freq_mhz``, ``duration_s``, ``power_w`` or ``energy_j``, one column per PMU event, ``sample``

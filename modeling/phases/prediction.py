@@ -1,7 +1,7 @@
 """The result of predicting a program never run on the target (:func:`modeling.phases.predict.predict_program`),
 as a type: per phase and for the whole program, with intervals, the cross-validation that chose the model,
 and in words why it was chosen. ``to_dict()``/``from_dict()`` are the JSON form the job backends store and the
-page and the CLI print; ``to_frame()`` the prediction table (DESIGN.md)."""
+page and the CLI print; ``to_frame()`` the prediction table (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ class PhasePrediction:
                    d["features"], d["norm"], d["chosen"], list(d["notes"]), d["seconds"], d.get("selection", ""))
 
     def to_frame(self, provenance: dict | None = None) -> pd.DataFrame:
-        """The prediction table (DESIGN.md): one row per phase and one for the whole program (``phase``
+        """The prediction table (docs/architecture.md): one row per phase and one for the whole program (``phase``
         empty, id ``<program>/total``), then the provenance as constant columns."""
         from modeling.prediction_table import frame
 

@@ -54,11 +54,11 @@ def gunicorn_server(var, log_name=None, **env):
     import signal
     import subprocess
 
-    from benchmarks.load import _free_port, _wait_up
+    from tests.servers import free_port, wait_up
 
     root = Path(__file__).resolve().parents[2]
     log = var.parent / (log_name or f"{var.name}.log")
-    port = _free_port()
+    port = free_port()
     full_env = {**os.environ, "PERFCAST_VAR_DIR": str(var), "PERFCAST_WORKERS": "1", **env}
     with open(log, "w") as fh:
         server = subprocess.Popen([str(Path(sys.executable).parent / "gunicorn"), "app:server", "-c",
@@ -67,7 +67,7 @@ def gunicorn_server(var, log_name=None, **env):
                                   start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_up(base)
+        wait_up(base)
         yield base, var, log
     finally:
         server.terminate()

@@ -80,12 +80,23 @@ def click_settled(dash_duo, selector, timeout=15):
     WebDriverWait(dash_duo.driver, timeout).until(clicked)
 
 
+def _settled_height(driver, timeout=10) -> int:
+    """The page's height once two looks 0.1 s apart agree (the layout has stopped growing)."""
+    last = []
+
+    def stable(d):
+        last.append(d.execute_script("return document.body.scrollHeight"))
+        return last[-1] if len(last) > 1 and last[-1] == last[-2] else False
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(stable)
+
+
 def screenshot(driver, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    time.sleep(0.5)
-    h = driver.execute_script("return document.body.scrollHeight")
-    driver.set_window_size(1280, max(800, min(h, 5000)))
-    time.sleep(0.5)
+    h = max(800, min(_settled_height(driver), 5000))
+    driver.set_window_size(1280, h)
+    WebDriverWait(driver, 10, poll_frequency=0.05).until(
+        lambda d: d.execute_script("return window.outerHeight") == h)
+    _settled_height(driver)
     driver.save_screenshot(str(SHOTS / f"{name}.png"))
     driver.set_window_size(1280, 800)
 

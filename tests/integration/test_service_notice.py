@@ -11,9 +11,9 @@ from dashboard.ui.service_notice import CHECK, NOTICE, TEXT
 
 @pytest.fixture()
 def free_port():
-    from benchmarks.load import _free_port
+    from tests import servers
 
-    return _free_port()
+    return servers.free_port()
 
 
 @pytest.fixture()

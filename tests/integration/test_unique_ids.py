@@ -16,9 +16,17 @@ def _ids(layout):
     return Counter(str(i) for i in ids if i is not None)
 
 
-@pytest.mark.parametrize("page", ["/", "/scenario", "/features", "/predict", "/generations", "/repeats", "/apply",
-                                  "/new-app", "/data", "/phases", "/counts", "/logca", "/accelerometer",
-                                  "/trash"])
+def _registered_pages() -> list[str]:
+    """Every page the app registers (Dash's page registry, filled when the app is imported)."""
+    import importlib
+
+    import dash
+
+    importlib.import_module("app")
+    return sorted(page["path"] for page in dash.page_registry.values())
+
+
+@pytest.mark.parametrize("page", _registered_pages())
 def test_every_page_has_unique_ids(perfcast_app, page):
     dup = [i for i, n in _ids(first_layout(perfcast_app, f"http://localhost{page}")).items() if n > 1]
     assert not dup, f"{page}: ids used more than once: {dup}"

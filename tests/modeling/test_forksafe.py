@@ -122,7 +122,10 @@ def test_a_fork_waits_for_an_import_in_progress_and_the_child_can_import_it(tmp_
     _, t, _ = _in_thread(importing)
     import time
 
-    time.sleep(0.1)  # the thread is inside the module's import
+    deadline = time.monotonic() + 5
+    while "slow_module_for_fork" not in sys.modules:  # in sys.modules from the start of its body's execution
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
     code, _ = _fork_child(lambda: importlib.import_module("slow_module_for_fork").VALUE == 7)
     t.join()
     assert code == 0
@@ -136,10 +139,11 @@ def test_a_fork_waits_for_a_log_record_being_written_and_the_child_can_log():
 
     class SlowStream:  # a write that holds the stream's own lock for a while, as a full pipe would
         def __init__(self):
-            self.lock, self.lines = threading.Lock(), []
+            self.lock, self.lines, self.writing = threading.Lock(), [], threading.Event()
 
         def write(self, text):
             with self.lock:
+                self.writing.set()
                 time.sleep(0.4)
                 self.lines.append(text)
 
@@ -158,7 +162,7 @@ def test_a_fork_waits_for_a_log_record_being_written_and_the_child_can_log():
             log.warning("a record from another thread")
 
         _, t, ended = _in_thread(writing)
-        time.sleep(0.1)  # the thread is inside the write
+        assert stream.writing.wait(5)  # the thread is inside the write
         code, forked_at = _fork_child(lambda: log.warning("the child's record") is None)
         t.join()
         assert code == 0 and forked_at >= ended[0] - 0.01

@@ -55,8 +55,16 @@ def _run_and_record(driver, wait: float) -> list[dict]:
     driver.get_log("performance")  # what came before: not counted
     present(driver, "#scenario-run")[0].click()
     assert text_in(driver, "#scenario-best-eout", wait).endswith("%")
-    time.sleep(1.0)  # the callbacks the ready store triggers have answered
-    return _callbacks(driver.get_log("performance"))
+    entries = []
+
+    def settled(_):
+        """Every callback sent so far has its answer, those the ready store triggers included."""
+        entries.extend(driver.get_log("performance"))
+        sent = _callbacks(entries)
+        by_ready = any("scenario-ready" in _triggered_by(b) for b in sent)
+        return sent if by_ready and all(b["status"] is not None for b in sent) else False
+
+    return WebDriverWait(driver, 60, poll_frequency=0.1).until(settled)
 
 
 def _triggered_by(body) -> set:
@@ -96,8 +104,10 @@ def test_run_on_a_new_result_draws_in_two_round_trips(dash_duo, perfcast_app):
         _scenario_page(driver, dash_duo.server_url)
         seed = driver.find_element("id", "scenario-seed")
         seed.send_keys(Keys.CONTROL, "a")
-        seed.send_keys(str(1000 + time.time_ns() % 10**6), Keys.TAB)  # a seed nobody ran: not cached
-        time.sleep(0.5)
+        new_seed = str(1000 + time.time_ns() % 10**6)
+        seed.send_keys(new_seed, Keys.TAB)  # a seed nobody ran: not cached
+        WebDriverWait(driver, 30).until(lambda d: f"seed={new_seed}" in (d.find_element("id", "scenario-share")
+                                                                          .get_attribute("value") or ""))
         sent = _run_and_record(driver, 180)
     finally:
         driver.quit()

@@ -20,7 +20,7 @@ SPEC = {"project": None, "params": {"dataset": "none"}}
 def redis_aof(tmp_path):
     import redis
 
-    from benchmarks.load import _stop_group
+    from tests.servers import stop_group
     from dashboard.jobs import backend
 
     server = PersistentRedis(tmp_path)
@@ -31,7 +31,7 @@ def redis_aof(tmp_path):
     try:
         yield server, redis.Redis.from_url(server.url)
     finally:
-        _stop_group(server.proc)
+        stop_group(server.proc)
         mp.undo()
 
 

@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 from selenium.common.exceptions import TimeoutException
 
-from benchmarks.load import _free_port, _stop_group
+from tests.servers import free_port, stop_group
 from conftest import gunicorn_server
 from dashboard.crossgen.kinds import SCENARIO
 from pc_browser import fresh_browser, text_in
@@ -20,11 +20,11 @@ UNREACHABLE = "job service is unreachable"
 
 
 class PersistentRedis:
-    """redis-server with the persistence the README asks for (appendonly yes, appendfsync everysec), in
+    """redis-server with the persistence docs/deployment.md asks for (appendonly yes, appendfsync everysec), in
     ``folder``, on its own loopback port; stopped with SIGTERM (as systemd stops it) and started again."""
 
     def __init__(self, folder):
-        self.folder, self.port, self.proc = folder, _free_port(), None
+        self.folder, self.port, self.proc = folder, free_port(), None
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.start()
 
@@ -69,7 +69,7 @@ def service(tmp_path_factory):
             yield {"redis": redis_server, "a": a[0], "log": a[2], "worker": worker, "worker_log": var.parent / "w1.log"}
     finally:
         worker.stop()
-        _stop_group(redis_server.proc)
+        stop_group(redis_server.proc)
         mp.undo()
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.load import _celery_worker, _stop_group
+from tests.servers import celery_worker, stop_group
 from conftest import gunicorn_server
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO
@@ -30,11 +30,11 @@ def cluster_env(redis_url, var) -> dict:
 
 
 class Worker:
-    """A Celery worker as ./worker.sh starts it (started the way benchmarks/load.py starts its workers), in a
+    """A Celery worker as ./worker.sh starts it (tests/servers.py, which benchmarks/load.py uses too), in a
     process group of its own."""
 
     def __init__(self, env: dict, name: str, log: Path):
-        self.proc = _celery_worker({**os.environ, **env}, name, log)
+        self.proc = celery_worker({**os.environ, **env}, name, log)
 
     def kill(self):
         """Machine loss: SIGKILL to the worker and its pool processes at once."""
@@ -43,7 +43,7 @@ class Worker:
         self.proc.wait(10)
 
     def stop(self):
-        _stop_group(self.proc)
+        stop_group(self.proc)
 
 
 @pytest.fixture(scope="module")

@@ -2,11 +2,11 @@
 warnings, the CLI on the shipped data and on a table."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+
+from tests import cli
 
 from modeling import shipped
 from modeling.crossgen.ensemble import run_scenario
@@ -16,7 +16,6 @@ from modeling.newapp.application import estimate_application
 from modeling.newapp.data import AppTable, device_spec, frame_table, shipped_table
 from modeling.newapp.evaluate import evaluate
 
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[3]
 
 
 def constructed(metric="duration"):
@@ -157,8 +156,7 @@ def test_a_table_with_devices_matches_the_shipped_pair():
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "modeling", "newapp", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    return cli.run_cli("newapp", *args)
 
 
 def test_cli_json_on_the_shipped_data_and_a_csv(tmp_path):
@@ -182,4 +180,12 @@ def test_cli_json_on_the_shipped_data_and_a_csv(tmp_path):
     roof = next(m for m in d["methods"] if m["method"] == "roofline")
     assert roof["mean_ape"] is not None
     r = run_cli("--csv", str(path), "--target", "t_target")
+    assert r.returncode == 2 and "--group" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_smoke_subprocess(tmp_path):
+    """``python -m modeling newapp`` as a user starts it: a refusal is a message and exit code 2."""
+    path = tmp_path / "t.csv"
+    shipped_frame().to_csv(path, index=False)
+    r = cli.run_subprocess("newapp", "--csv", str(path), "--target", "t_target")
     assert r.returncode == 2 and "--group" in r.stderr and "Traceback" not in r.stderr

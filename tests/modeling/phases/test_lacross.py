@@ -2,18 +2,16 @@
 not; neighbourhood fallbacks are flagged; the unique-phase cache reuses solutions; the CLI's JSON."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from tests import cli
+
 from modeling.phases.evaluate import evaluate
 from modeling.phases.model import predict, unique_representatives
 
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def planted(n_prog=8, per=30, seed=0):
@@ -66,9 +64,8 @@ def test_the_unique_phase_cache_reuses_a_close_phase():
 
 
 def test_cli_json_on_the_shipped_traces():
-    r = subprocess.run([sys.executable, "-m", "modeling", "phases", "--host-freq", "1000", "--target-freq", "2000",
-                        "--target", "cycles", "--eps", "100", "--T", "1", "--json"], cwd=ROOT, capture_output=True,
-                       text=True, timeout=300)
+    r = cli.run_cli("phases", "--host-freq", "1000", "--target-freq", "2000", "--target", "cycles", "--eps", "100",
+                    "--T", "1", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["n_programs"] == 30 and d["n_phases"] == 982 and d["excluded_runs"] == []
@@ -76,14 +73,18 @@ def test_cli_json_on_the_shipped_traces():
     assert names == ["lacross", "global", "nnls-baseline", "ratio-baseline", "program-ratio", "mean-baseline"]
     m = {x["model"]: x for x in d["models"]}
     assert m["lacross"]["per_phase_mape"] < m["ratio-baseline"]["per_phase_mape"] < m["mean-baseline"]["per_phase_mape"]
-    r = subprocess.run([sys.executable, "-m", "modeling", "phases", "--granularity", "1e9"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=120)
+    r = cli.run_cli("phases", "--granularity", "1e9")
+    assert r.returncode == 2 and "finer than one sample" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_cli_smoke_subprocess():
+    """``python -m modeling phases`` as a user starts it: a refusal is a message and exit code 2."""
+    r = cli.run_subprocess("phases", "--granularity", "1e9", timeout=120)
     assert r.returncode == 2 and "finer than one sample" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_cli_reports_what_the_unique_phase_cache_costs():
-    r = subprocess.run([sys.executable, "-m", "modeling", "phases", "--eps", "50", "--T", "2", "--cache-l", "0.1",
-                        "--folds", "2", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    r = cli.run_cli("phases", "--eps", "50", "--T", "2", "--cache-l", "0.1", "--folds", "2", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
     assert d["unique_hit_rate"] > 0.5

@@ -2,20 +2,18 @@
 never read, the command's JSON equal to the library's result."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+
+from tests import cli
 
 from modeling.errors import DataError
 from modeling.phases import data
 from modeling.phases.predict import (new_program, phase_half_width, predict_program, predict_trace,
                                      total_half_width)
 
-ROOT = Path(__file__).resolve().parents[3]
 PROG = "automotive_susan_e"
 
 
@@ -203,9 +201,8 @@ def test_cli_json_equals_the_library(tmp_path):
     host = s[(s["program"] == PROG) & (s["freq_mhz"] == 1000) & (s["run"] == 1)]
     path = tmp_path / "host.csv"
     host.to_csv(path, index=False)
-    r = subprocess.run([sys.executable, "-m", "modeling", "phases", "predict", "--trace", str(path), "--host-freq",
-                        "1000", "--target-freq", "2000", "--target", "power", "--json"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=300)
+    r = cli.run_cli("phases", "predict", "--trace", str(path), "--host-freq", "1000", "--target-freq", "2000",
+                    "--target", "power", "--json")
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)
     lib = predict_trace(pd.read_csv(path), 1000, 2000, "power").to_dict()
@@ -215,9 +212,8 @@ def test_cli_json_equals_the_library(tmp_path):
     assert set(got["total"]) >= {"predicted", "lower", "upper"}
     assert set(got["phases"][0]) >= {"start_instructions", "predicted", "lower", "upper", "fallback"}
     out = tmp_path / "pred.parquet"
-    r = subprocess.run([sys.executable, "-m", "modeling", "phases", "predict", "--trace", str(path), "--host-freq",
-                        "1000", "--target-freq", "2000", "--target", "power", "--out", str(out)], cwd=ROOT,
-                       capture_output=True, text=True, timeout=300)
+    r = cli.run_cli("phases", "predict", "--trace", str(path), "--host-freq", "1000", "--target-freq", "2000",
+                    "--target", "power", "--out", str(out))
     assert r.returncode == 0, r.stderr
     f = pd.read_parquet(out)
     assert len(f) == len(got["phases"]) + 1 and f["code_version"].nunique() == 1

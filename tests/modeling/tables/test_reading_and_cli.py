@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests import cli
+
 from modeling.__main__ import main
 from modeling.errors import DataError
 from modeling.tables.workload import table_scenario
@@ -95,17 +97,19 @@ def test_cli_errors_are_messages_not_tracebacks(tmp_path, capsys):
     assert "Unknown target GPU" in capsys.readouterr().err
 
 
-def test_cli_shipped_smoke_subprocess():
-    out = subprocess.run([sys.executable, "-m", "modeling", "ensemble", "--host", "GTX-680", "--target",
-                          "GTX-980", "--models", "OLS,NNLS/Forward/BIC,Lasso", "--folds", "5", "--json"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+def test_cli_json_on_the_shipped_data():
+    out = cli.run_cli("ensemble", "--host", "GTX-680", "--target", "GTX-980", "--models", "OLS,NNLS/Forward/BIC,Lasso",
+                      "--folds", "5", "--json")
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
     assert d["scenario"]["host"] == "GTX-680" and d["n_workloads"] == 283
     assert d["baseline"]["e_out"] > 0 and len(d["models"]) == 3
-    table = subprocess.run([sys.executable, "-m", "modeling", "ensemble", "--host", "GTX-680", "--target",
-                            "GTX-980", "--models", "NNLS", "--folds", "5"], cwd=ROOT, capture_output=True,
-                           text=True, timeout=300)
+
+
+def test_cli_shipped_smoke_subprocess():
+    """``python -m modeling ensemble`` as a user starts it: the leaderboard as a table."""
+    table = cli.run_subprocess("ensemble", "--host", "GTX-680", "--target", "GTX-980", "--models", "NNLS",
+                               "--folds", "5")
     assert table.returncode == 0 and "E_out %" in table.stdout and "Baseline" in table.stdout
 
 

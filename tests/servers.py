@@ -1,0 +1,87 @@
+"""Servers the tests (and the benchmarks, which import them from here) start on this machine's loopback:
+a free port, waiting for a server to answer, a throwaway Redis, a Celery worker, and stopping a process
+group. Every wait is on a condition, bounded in time."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 at the moment of the call."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_up(base: str, limit: float = 60.0) -> None:
+    """Wait until ``base + "/"`` answers HTTP 200 (at most ``limit`` seconds, then RuntimeError)."""
+    import requests
+
+    deadline = time.time() + limit
+    while time.time() < deadline:
+        try:
+            if requests.get(base + "/", timeout=2).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError("gunicorn did not answer on loopback")
+
+
+def start_redis() -> tuple[subprocess.Popen, str]:
+    """Debian's redis-server on a free loopback port, no persistence, in a process group of its own; returns
+    the process and its URL once it answers PING."""
+    import redis
+
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    url = f"redis://127.0.0.1:{port}/0"
+    deadline = time.time() + 20
+    while True:
+        try:
+            redis.Redis.from_url(url).ping()
+            return proc, url
+        except redis.ConnectionError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def celery_worker(env: dict, name: str, log: Path) -> subprocess.Popen:
+    """A Celery worker of the app (as ./worker.sh starts one: prefork, 2 processes), logging to ``log``;
+    returns once it logged that it is ready."""
+    proc = subprocess.Popen([sys.executable, "-m", "celery", "-A", "app:celery_app", "worker", "--pool", "prefork",
+                             "--concurrency", "2", "--hostname", f"{name}@%h", "--loglevel", "INFO"],
+                            cwd=ROOT, env=env, stdout=open(log, "ab"), stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    deadline = time.time() + 60
+    while b" ready." not in log.read_bytes():
+        if proc.poll() is not None or time.time() > deadline:
+            raise RuntimeError(f"celery worker {name} did not start: {log.read_text()[-1500:]}")
+        time.sleep(0.1)
+    return proc
+
+
+def stop_group(proc: subprocess.Popen) -> None:
+    """Stop ``proc``'s process group: SIGTERM, then SIGKILL if it has not ended within 15 s."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(15)
+            return
+        except subprocess.TimeoutExpired:
+            continue

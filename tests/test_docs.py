@@ -1,0 +1,127 @@
+"""The documentation matches the repository: every relative link in README.md and docs/ resolves (the file,
+and the heading when the link names one), every repository path named in backticks exists, and the layout
+drawn in docs/architecture.md names every package of modeling/ and dashboard/ and nothing that is not there."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+FENCE = re.compile(r"^```.*?^```", re.S | re.M)
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+CODE = re.compile(r"`([^`\n]+)`")
+PACKAGES = ("modeling", "dashboard")
+
+
+def _rel(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
+
+
+def _prose(page: Path) -> str:
+    """The page without its fenced code blocks."""
+    return FENCE.sub("", page.read_text())
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's anchors of a page's headings: lower case, punctuation dropped, spaces as hyphens."""
+    out = set()
+    for line in _prose(page).splitlines():
+        m = re.match(r"#+\s+(.*)", line)
+        if m:
+            text = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower())
+            out.add(text.replace(" ", "-"))
+    return out
+
+
+def _top_level() -> set[str]:
+    return {p.name for p in ROOT.iterdir() if not p.name.startswith(".") or p.name == ".ci"}
+
+
+def _repository_path(text: str) -> Path | None:
+    """The file or folder a backticked ``text`` names in the repository, or None when it names none (a
+    command, a setting, a module's dotted name, a file of the user's). A path is checked when it starts at
+    the repository's top level (``modeling/…``, ``run.sh``) or inside one of the packages
+    (``jobs/fanout.py`` is ``dashboard/jobs/fanout.py``); ``:line`` suffixes are dropped."""
+    text = re.sub(r":\d+(-\d+)?$", "", text.strip()).removeprefix("./")
+    if not re.fullmatch(r"[\w.\-/]+", text) or text.startswith(("/", ".venv", "var/")) or "/" not in text and \
+            not re.search(r"\.(py|sh|md|ini|txt|toml|conf\.py)$", text):
+        return None
+    first = text.split("/")[0]
+    if first in _top_level():
+        return ROOT / text
+    for pkg in PACKAGES:
+        if (ROOT / pkg / first).exists() and "/" in text:
+            return ROOT / pkg / text
+    return None
+
+
+def _links():
+    for page in PAGES:
+        for target in LINK.findall(_prose(page)):
+            if not re.match(r"[a-z]+:", target):  # http:, https:, mailto:
+                yield pytest.param(page, target, id=f"{_rel(page)}->{target}")
+
+
+def _paths():
+    for page in PAGES:
+        for text in CODE.findall(_prose(page)):
+            path = _repository_path(text)
+            if path is not None:
+                yield pytest.param(page, text, path, id=f"{_rel(page)}:{text}")
+
+
+@pytest.mark.parametrize("page,target", list(_links()))
+def test_every_relative_link_resolves(page, target):
+    file, _, anchor = target.partition("#")
+    dest = (page.parent / file).resolve() if file else page
+    assert dest.exists(), f"{_rel(page)} links to {target}, which does not exist"
+    if anchor and dest.suffix == ".md":
+        assert anchor in _anchors(dest), f"{_rel(page)} links to {target}: no such heading in {_rel(dest)}"
+
+
+@pytest.mark.parametrize("page,text,path", list(_paths()))
+def test_every_path_named_exists(page, text, path):
+    assert path.exists(), f"{_rel(page)} names `{text}`, which is not in the repository"
+
+
+def _layout_tree() -> list[str]:
+    """The paths of docs/architecture.md's layout drawing (the first fenced block after "## Layout"): each
+    line's first word, below the folder of the last line less indented that ends in "/"."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    block = FENCE.search(text, text.index("## Layout")).group(0).splitlines()[1:-1]
+    paths, stack = [], []  # stack: (indent, folder)
+    for line in block:
+        word = line.split()[0] if line.strip() else ""
+        if not re.fullmatch(r"[\w.\-]+/?", word) or line[:1] == " " and line.startswith(" " * 25):
+            continue  # a continuation line
+        indent = len(line) - len(line.lstrip())
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = "".join(f for _, f in stack) + word
+        paths.append(path)
+        if word.endswith("/"):
+            stack.append((indent, word))
+    return paths
+
+
+def test_the_layout_drawing_names_only_what_exists():
+    missing = [p for p in _layout_tree() if not (ROOT / p).exists()]
+    assert not missing, f"docs/architecture.md's layout names {missing}, not in the repository"
+
+
+def test_the_layout_drawing_names_every_package():
+    drawn = set(_layout_tree())
+    packages = sorted(p.parent.relative_to(ROOT).as_posix() + "/" for pkg in PACKAGES
+                      for p in (ROOT / pkg).rglob("__init__.py"))
+    undrawn = [p for p in packages if p not in drawn and p.rstrip("/").count("/") <= 2]
+    assert not undrawn, f"packages missing from docs/architecture.md's layout: {undrawn}"
+
+
+def test_docstrings_cite_the_repository_s_own_docs():
+    """A docstring points at docs/ (or the README), never at a design file the repository does not hold."""
+    cited = [p.relative_to(ROOT).as_posix() for d in (*PACKAGES, "tests", "benchmarks", "scripts")
+             for p in (ROOT / d).rglob("*.py") if "DESIGN.md" in p.read_text() and p != Path(__file__)]
+    cited += [f for f in ("app.py", "gunicorn.conf.py") if "DESIGN.md" in (ROOT / f).read_text()]
+    assert cited == [], f"these cite DESIGN.md, which is not in the repository: {cited}"
