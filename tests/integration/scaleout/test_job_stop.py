@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from benchmarks.load import _stop_group
+from tests.servers import stop_group as _stop_group
 from dashboard import jobs
 
 HERE = Path(__file__).resolve().parent
