@@ -31,6 +31,24 @@ positive target), every (model, fold) fit timed on its own in this one process. 
   equal this one's node for node (the run stops otherwise).
 
     .venv/bin/python benchmarks/scaling.py --forest main --json
+
+The prediction procedure (``--predict``): ``predict --model recommended`` (:func:`modeling.crossgen.predict.
+fit_predictor`: the nested cross-validation, models x transforms and the baseline, raced) on the planted
+CPU-table shape (``benchmarks/cpu_shaped.py``: 22 applications, the host's run time mapped, run times over six
+orders of magnitude) for every size of ``--predict-sizes`` (rows x counters, default 1,500 / 3,000 / 6,000 x 15
+and 6,000 x 30) and situation (new inputs, new applications), on ``--workers`` real forked worker processes
+(``modeling.parallel``: each outer fold's choice is one task). Printed:
+
+* ``predict.seconds``: wall seconds per size, situation and worker count, with the fits the races made and the
+  fits an exhaustive search makes;
+* ``predict.growth_exponent``: b of seconds ~ n^b (over the sizes at the smallest p) and ~ p^b (the p sizes at
+  the largest n), per situation, at the first worker count;
+* ``predict.one_choice`` (``--predict-before``): one choice on all rows of the largest size (an inner
+  cross-validation over every candidate, one process), by racing and by today's exhaustive search
+  (``modeling.crossgen.recommend.score_candidates``, the fits on all workloads included), and their ratio;
+* the load average before and after, since the machine may be shared.
+
+    .venv/bin/python benchmarks/scaling.py --predict --workers 1 2 4 --predict-before --json
 """
 
 from __future__ import annotations
@@ -50,6 +68,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.before import Before  # noqa: E402
 
 DEFAULT_SIZES = ("364x577", "1456x577", "5824x577", "5824x100")
+PREDICT_SIZES = ("1500x15", "3000x15", "6000x15", "6000x30")
 
 
 def timed_fits(n: int, p: int, folds: int = 10, seed: int = 0) -> list[tuple[str, object, float]]:
@@ -159,9 +178,21 @@ def main() -> None:
     ap.add_argument("--forest", default=None, help="time the forest alone against this commit's and scikit-learn's")
     ap.add_argument("--forest-trees", type=int, default=32, help="trees on the 5,824-row table (--forest)")
     ap.add_argument("--forest-reps", type=int, default=2)
+    ap.add_argument("--predict", action="store_true", help="time the prediction procedure instead")
+    ap.add_argument("--predict-sizes", nargs="+", default=list(PREDICT_SIZES), help="rows x counters")
+    ap.add_argument("--situations", nargs="+", default=["new-inputs", "new-applications"])
+    ap.add_argument("--workers", nargs="*", type=int, default=[2],
+                    help="real worker processes (none: only the one-choice comparison)")
+    ap.add_argument("--predict-before", action="store_true",
+                    help="also time one choice on all rows, racing against the exhaustive search")
     a = ap.parse_args()
-    if a.forest:
-        out = forest_speed(a.forest, a.forest_trees, a.forest_reps)
+    if a.forest or a.predict:
+        if a.forest:
+            out = forest_speed(a.forest, a.forest_trees, a.forest_reps)
+        else:
+            from benchmarks.scaling_predict import run
+
+            out = run(a)
         print(json.dumps(out, indent=2) if a.json else out)
         return
     shapes = [tuple(int(v) for v in s.lower().split("x")) for s in a.sizes]

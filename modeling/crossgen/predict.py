@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from modeling.crossgen import applicability, conformal, versus_baseline
+from modeling.crossgen import applicability, conformal, racing, versus_baseline
 from modeling.crossgen.ensemble import (
     ALL_MODELS,
     BASELINE,
@@ -54,10 +54,15 @@ from modeling.crossgen.prediction_result import (  # frame_of, new_workloads: re
     frame_of,  # noqa: F401
     new_workloads,  # noqa: F401
 )
-from modeling.crossgen.recommend import candidate_label, oof_scores, score_candidates, trade_off, transforms_for
+from modeling.crossgen.recommend import candidate_label, oof_scores, trade_off, transforms_for
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
 from modeling.metrics import percent_safe
 from modeling.parallel import map_unordered
+
+#: How "recommended" searches the candidates: racing (:mod:`modeling.crossgen.racing`) or every candidate in
+#: every inner fold.
+RACE, EXHAUSTIVE = "race", "exhaustive"
+SEARCHES = (RACE, EXHAUSTIVE)
 
 #: Default interval rule per situation (measured in benchmarks/predict_accuracy.py: see the README).
 DEFAULT_RULES = {"new-inputs": "pooled", "new-applications": "weighted"}
@@ -123,10 +128,13 @@ def _fit_predict(model, transform, X_tr, y_tr, evals, host_index, seed):
 class _Procedure:
     """What is fitted in each fold: one (model, transform), or "choose among candidates, then fit"."""
 
-    def __init__(self, candidates, host_index, situation, seed, n_jobs, include_baseline):
+    def __init__(self, candidates, host_index, situation, seed, n_jobs, include_baseline, search=RACE):
         self.candidates = candidates  # list of (model, transform)
         self.host_index, self.situation, self.seed = host_index, situation, seed
         self.n_jobs, self.include_baseline = n_jobs, include_baseline
+        if search not in SEARCHES:
+            raise ConfigError(f"Unknown search {search!r}; use one of {', '.join(SEARCHES)}.")
+        self.search = search
 
     @property
     def fixed(self) -> bool:
@@ -140,21 +148,24 @@ class _Procedure:
         n = len(np.unique(groups))
         return n if versus_baseline.too_few(n) else None
 
-    def choose(self, X, y, groups, progress=None, inner=True) -> tuple[tuple[str, str], list]:
+    def choose(self, X, y, groups, progress=None, inner=True) -> tuple[tuple[str, str], list, dict]:
+        """The candidate to use on (X, y), the scored candidates and the race's counts
+        (:func:`modeling.crossgen.racing.race`; ``self.search == "exhaustive"``: every candidate in every fold)."""
         if self.fixed:
-            return self.candidates[0], []
+            return self.candidates[0], [], {}
         if inner and self.few_groups(groups) is not None:  # nothing to compare on: the baseline, unscored
-            return (BASELINE, "none"), []
+            return (BASELINE, "none"), [], {}
         models = sorted({m for m, _ in self.candidates}, key=ALL_MODELS.index)
         transforms = [t for t in TRANSFORMS if any(tt == t for _, tt in self.candidates)]
         _, cv, k, _ = splits_for(len(y), self.situation, groups, INNER_FOLDS, self.seed, inner=True)
-        scored = score_candidates(X, y, models=models, transforms=transforms, host_index=self.host_index,
-                                  groups=groups, cv=cv, folds=k, seed=self.seed,
-                                  include_baseline=self.include_baseline, n_jobs=self.n_jobs, progress=progress)
+        scored, info = racing.race(X, y, models=models, transforms=transforms, host_index=self.host_index,
+                                   groups=groups, cv=cv, folds=k, seed=self.seed,
+                                   include_baseline=self.include_baseline, exhaustive=self.search == "exhaustive",
+                                   progress=progress)
         best = versus_baseline.pick(scored)
         if self.few_groups(groups) is not None:
             best = next(c for c in scored if c["model"] == BASELINE)
-        return (best["model"], best["transform"]), scored
+        return (best["model"], best["transform"]), scored, info
 
 
 def _new_matrix(new, names) -> np.ndarray:
@@ -297,7 +308,7 @@ class Predictor:
 def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMMENDED, transform: str = AUTO,
                      level: float = 0.9, situation: str = "new-inputs", rule: str | None = None, seed: int = 0,
                      folds: int = 10, models="halwpe", percentile: float = 95.0, n_jobs: int = 1,
-                     progress=None) -> Prediction:
+                     progress=None, search: str = RACE) -> Prediction:
     """Fit on every measured workload of ``scen`` and predict the workloads of ``new``.
 
     Parameters
@@ -312,19 +323,23 @@ def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMM
     rule : interval rule (:data:`modeling.crossgen.conformal.RULES`); default per situation
     folds : K of the outer K-fold (new inputs; grouped K-fold above 20 applications)
     percentile : the applicability distance percentile
+    n_jobs : worker processes; with ``recommended`` each outer fold's choice is one task
     progress : callable(fraction, label), optional
+    search : how ``recommended`` searches its candidates: ``"race"`` (drop a candidate once beaten with
+        confidence, :mod:`modeling.crossgen.racing`) or ``"exhaustive"`` (every candidate in every inner fold)
     """
     new = new if new is not None else scen.get("unmeasured")
     _new_matrix(new, list(scen["feature_names"]))  # a table that cannot be predicted fails before any fit
     predictor = fit_predictor(scen, model=model, transform=transform, level=level, situation=situation, rule=rule,
                               seed=seed, folds=folds, models=models, percentile=percentile, n_jobs=n_jobs,
-                              progress=progress)
+                              progress=progress, search=search)
     return predictor.predict(new, progress)
 
 
 def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO, level: float = 0.9,
                   situation: str = "new-inputs", rule: str | None = None, seed: int = 0, folds: int = 10,
-                  models="halwpe", percentile: float = 95.0, n_jobs: int = 1, progress=None) -> Predictor:
+                  models="halwpe", percentile: float = 95.0, n_jobs: int = 1, progress=None,
+                  search: str = RACE) -> Predictor:
     """Fit what :func:`predict_scenario` needs on every measured workload of ``scen`` (same parameters)."""
     t0 = time.perf_counter()
     report = progress or (lambda frac, label: None)
@@ -360,7 +375,7 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
     if len(y) < 3:
         raise NotEnoughDataError(f"Only {len(y)} measured workloads can train a model; at least 3 are needed.")
 
-    proc = _Procedure(candidates, host_index, situation, seed, n_jobs, include_baseline)
+    proc = _Procedure(candidates, host_index, situation, seed, n_jobs, include_baseline, search)
     splits, _, _, scheme = splits_for(len(y), situation, groups, folds, seed)
     enough_per_fold(splits, y, groups, scheme, proc.situation, proc.fixed, seed)
     floor = conformal.log_floor(y)
@@ -385,20 +400,31 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
         for i, (k, fitted, p_te) in enumerate(map_unordered(fold_task, range(n_folds), n_jobs)):
             oof[splits[k][1]], fold_models[k] = p_te, fitted
             report(0.8 * (i + 1) / n_folds, f"fold {i + 1} of {n_folds} fitted ({scheme})")
-        chosen, scored = proc.candidates[0], []
+        chosen, scored, info = proc.candidates[0], [], {}
     else:
-        share = 0.85 / (n_folds + 1)
-        for k, (tr, te) in enumerate(splits):
-            (m, t), _ = proc.choose(X[tr], y[tr], None if groups is None else groups[tr],
-                                    lambda f, lab, k=k: report(share * (k + f), f"outer fold {k + 1} of {n_folds}: "
-                                                                                f"choosing a model ({lab})"))
-            lab = candidate_label(m, t)
+        # every outer fold's choice (an inner race on the fold's training rows) and the choice on all workloads
+        # are independent tasks, spread over the workers; the one on all workloads (the largest) goes first
+        def choose_task(k):
+            tr = np.arange(len(y)) if k is None else splits[k][0]
+            pick, scored_k, info_k = proc.choose(X[tr], y[tr], None if groups is None else groups[tr],
+                                                 inner=k is not None)
+            if k is None:  # scored in full, for the page's list of candidates
+                return k, pick, None, None, scored_k, info_k
+            fitted = _fit(*pick, X[tr], y[tr], host_index, seed)
+            return k, pick, fitted, fitted.predict(X[splits[k][1]]), scored_k, info_k
+
+        chosen, scored, info, picks = None, [], {}, [None] * n_folds
+        tasks = [None, *range(n_folds)]
+        for i, (k, pick, fitted, p_te, scored_k, info_k) in enumerate(map_unordered(choose_task, tasks, n_jobs)):
+            if k is None:
+                chosen, scored, info = pick, scored_k, info_k
+            else:
+                picks[k], fold_models[k], oof[splits[k][1]] = candidate_label(*pick), fitted, p_te
+            report(0.85 * (i + 1) / len(tasks), f"{i + 1} of {len(tasks)} model choices done ({scheme}; "
+                                                 f"the last: {'all workloads' if k is None else f'outer fold {k + 1}'}"
+                                                 f", {candidate_label(*pick)})")
+        for lab in picks:
             chosen_in_folds[lab] = chosen_in_folds.get(lab, 0) + 1
-            fold_models[k] = _fit(m, t, X[tr], y[tr], host_index, seed)
-            oof[te] = fold_models[k].predict(X[te])
-        chosen, scored = proc.choose(X, y, groups, lambda f, lab: report(share * (n_folds + f),
-                                                                          f"choosing on all workloads ({lab})"),
-                                     inner=False)  # scored in full, for the page's list of candidates
     m, t = chosen
     cv_error = oof_scores(y, oof, floor)
 
@@ -428,11 +454,15 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
     cover = conformal.held_out_coverage(abs_r, fold_of, level, rule, groups)
     selection = None
     if not proc.fixed:
-        picked = next((c for c in scored if c["label"] == candidate_label(m, t)), None)
+        # the candidates scored on every inner fold (those the race dropped were scored on fewer: not comparable)
+        full_k = info.get("folds")
+        whole = [c for c in scored if full_k is None or c.get("folds_scored", full_k) == full_k]
+        picked = next((c for c in whole if c["label"] == candidate_label(m, t)), None)
+        note = " ".join(filter(None, [trade_off(whole, picked), racing.raced_note(scored, full_k)]))
         selection = {"chosen": candidate_label(m, t), "criterion": "mean |log error| of out-of-fold predictions",
-                     "candidates": scored[:12] + [c for c in scored[12:] if c["model"] == BASELINE],
-                     "n_candidates": len(scored), "chosen_in_folds": chosen_in_folds,
-                     "note": trade_off(scored, picked)}
+                     "candidates": whole[:12] + [c for c in whole[12:] if c["model"] == BASELINE],
+                     "n_candidates": len(scored), "chosen_in_folds": chosen_in_folds, "search": proc.search,
+                     "fits": info.get("fits"), "fits_exhaustive": info.get("fits_exhaustive"), "note": note}
     return Predictor(
         scenario=dict(scen.get("scenario") or {}), requested_model=model, requested_transform=transform,
         model=m, transform=t, level=level, situation=situation, rule=rule, scheme=scheme, n_folds=n_folds,

@@ -23,6 +23,8 @@ When this selection is part of a prediction, it is run again inside every
 fold of an outer cross-validation (nested cross-validation), so the error
 and the intervals reported for "recommended" are those of the whole
 procedure (choose, then fit), not of the winner on the folds that chose it.
+There the candidates are raced (:mod:`modeling.crossgen.racing`): one beaten with confidence after a fold
+is not fitted in the next ones, and those fitted in every fold are scored as here.
 """
 
 from __future__ import annotations

@@ -1,0 +1,111 @@
+"""Racing the candidates of "recommended" (modeling/crossgen/racing.py): the candidates it keeps are scored as
+the exhaustive search scores them, it picks what the exhaustive search picks on the shipped and planted tables,
+and it fits fewer candidates."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+
+from benchmarks.cpu_shaped import make  # noqa: E402
+from modeling import shipped  # noqa: E402
+from modeling.crossgen import racing, versus_baseline  # noqa: E402
+from modeling.crossgen.ensemble import BASELINE, PRESETS, TRANSFORMS  # noqa: E402
+from modeling.crossgen.predict import fit_predictor  # noqa: E402
+from modeling.crossgen.recommend import score_candidates  # noqa: E402
+from modeling.errors import ConfigError  # noqa: E402
+
+LINEAR = ["OLS", "NNLS", "OLS/Forward/BIC", "NNLS/Backward/AIC", "Lasso"]
+SCORES = ("male", "mean_ape", "median_ape", "ir10", "max_ape")
+
+
+def _kw(scen, cv, folds, models):
+    return dict(models=models, transforms=list(TRANSFORMS), host_index=scen["host_index"], groups=scen["groups"],
+                cv=cv, folds=folds, seed=0, include_baseline=True)
+
+
+def test_exhaustive_race_scores_every_candidate_as_score_candidates():
+    scen = make(240, groups=8)
+    kw = _kw(scen, "kfold", 5, LINEAR + ["RandomForest"])
+    raced, info = racing.race(scen["X"], scen["y"], exhaustive=True, **kw)
+    old = score_candidates(scen["X"], scen["y"], **kw)
+    assert [c["label"] for c in raced] == [c["label"] for c in old]
+    for r, o in zip(raced, old):
+        assert r["folds_scored"] == 5
+        assert all(r[k] == o[k] for k in SCORES), r["label"]
+    assert info["fits"] == info["fits_exhaustive"] == len(old) * 5
+
+
+@pytest.mark.parametrize("cv,folds", [("kfold", 5), ("group", 5)])
+def test_race_keeps_the_exhaustive_winner_with_its_scores_on_a_planted_table(cv, folds):
+    scen = make(800, groups=22)
+    kw = _kw(scen, cv, folds, PRESETS["halwpe"])
+    raced, info = racing.race(scen["X"], scen["y"], **kw)
+    full, _ = racing.race(scen["X"], scen["y"], exhaustive=True, **kw)
+    by_label = {c["label"]: c for c in full}
+    kept = [c for c in raced if c["folds_scored"] == folds]
+    for c in kept:  # every candidate the race kept is scored exactly as the exhaustive search scores it
+        assert all(c[k] == by_label[c["label"]][k] for k in SCORES)
+    assert versus_baseline.pick(raced) == {**versus_baseline.pick(full)}
+    assert any(c["model"] == BASELINE for c in kept)  # never dropped: the rule against it needs its scores
+    assert info["fits"] < info["fits_exhaustive"]
+    if cv == "kfold":
+        assert info["fits"] < info["fits_exhaustive"] / 2
+
+
+@pytest.mark.parametrize("host,target", [("GTX-680", "Tesla-P100"), ("GTX-680", "GTX-980")])
+def test_race_picks_what_the_exhaustive_search_picks_on_the_shipped_data(host, target):
+    scen = shipped.scenario(host, target)
+    kw = _kw(scen, "kfold", 5, PRESETS["halwpe"])
+    raced, info = racing.race(scen["X"], scen["y"], **kw)
+    full, _ = racing.race(scen["X"], scen["y"], exhaustive=True, **kw)
+    assert versus_baseline.pick(raced) == versus_baseline.pick(full)
+    assert info["fits"] < info["fits_exhaustive"]
+
+
+def test_beaten_needs_confidence_and_counts_applications_as_units():
+    rng = np.random.default_rng(0)
+    lead = rng.uniform(0.05, 0.15, 400)
+    worse = lead + 0.05 + rng.normal(scale=0.01, size=400)
+    noisy = lead + rng.normal(scale=0.05, size=400)
+    rows = np.arange(400)
+    assert racing.beaten(worse, lead, rows, 50)
+    assert not racing.beaten(noisy, lead, rows, 50)
+    four_apps = np.repeat(np.arange(4), 100)  # the same errors, but only 4 applications: too few units
+    assert not racing.beaten(worse, lead, four_apps, 50)
+    # a difference carried by one application of twelve is not a confident one
+    twelve = np.repeat(np.arange(12), 34)[:400]
+    one_app = lead + np.where(twelve == 0, 1.0, 0.0)
+    assert racing.beaten(one_app, lead, rows, 50)
+    assert not racing.beaten(one_app, lead, twelve, 50)
+
+
+def test_recommended_prediction_races_says_so_and_matches_the_exhaustive_procedure():
+    scen = make(500, groups=8)
+    opts = dict(models=",".join(LINEAR), situation="new-inputs", folds=5)
+    raced = fit_predictor(scen, **opts)
+    exhaustive = fit_predictor(scen, search="exhaustive", **opts)
+    two_workers = fit_predictor(scen, n_jobs=2, **opts)
+    assert (raced.model, raced.transform) == (exhaustive.model, exhaustive.transform)
+    assert raced.cv_error == exhaustive.cv_error
+    assert raced.selection["chosen_in_folds"] == exhaustive.selection["chosen_in_folds"]
+    assert raced.verdict == exhaustive.verdict
+    assert np.array_equal(raced.abs_r, exhaustive.abs_r)
+    sel = raced.selection
+    assert sel["search"] == "race" and sel["fits"] < sel["fits_exhaustive"]
+    assert "racing" in sel["note"]
+    assert all(c["folds_scored"] == 5 for c in sel["candidates"])  # only fully scored candidates are listed
+    assert sel["n_candidates"] == exhaustive.selection["n_candidates"] == 4 * len(LINEAR) + 1
+    assert exhaustive.selection["fits"] == exhaustive.selection["fits_exhaustive"]
+    # the outer folds' choices spread over two worker processes: the same predictor
+    assert (two_workers.model, two_workers.transform, two_workers.cv_error) == (raced.model, raced.transform,
+                                                                                raced.cv_error)
+    assert two_workers.selection == raced.selection
+
+
+def test_unknown_search_is_refused():
+    with pytest.raises(ConfigError, match="search"):
+        fit_predictor(make(120, groups=6), models="OLS,NNLS", folds=3, search="greedy")
