@@ -16,8 +16,8 @@ def _ids(layout):
     return Counter(str(i) for i in ids if i is not None)
 
 
-@pytest.mark.parametrize("page", ["/", "/scenario", "/features", "/predict", "/generations", "/repeats", "/apply",
-                                  "/new-app", "/data", "/phases", "/counts", "/logca", "/accelerometer",
+@pytest.mark.parametrize("page", ["/", "/scenario", "/features", "/predict", "/plan", "/generations", "/repeats",
+                                  "/apply", "/new-app", "/data", "/phases", "/counts", "/logca", "/accelerometer",
                                   "/trash"])
 def test_every_page_has_unique_ids(perfcast_app, page):
     dup = [i for i, n in _ids(first_layout(perfcast_app, f"http://localhost{page}")).items() if n > 1]
