@@ -49,21 +49,23 @@ def _batch_columns(unit: str) -> list[dict]:
     return [
         {"field": "rank", "headerName": "#", "maxWidth": 70, "pinned": "left", "type": "numericColumn"},
         {"field": "id", "headerName": "workload", "minWidth": 200, "pinned": "left", "tooltipField": "id"},
-        {"field": "group", "headerName": "application", "minWidth": 110},
-        num_col("cost_hours", "cost (simulator h)", 3),
-        {**num_col("width", "interval width (upper / lower)", 2), "minWidth": 110},
-        num_col("distance", "distance to the simulated", 2),
-        {**si_col("predicted", "predicted now", unit), "minWidth": 110},
-        {"field": "calibration", "headerName": "drawn", "minWidth": 120},
-        {"field": "why", "headerName": "why", "minWidth": 420, "tooltipField": "why"},
+        {"field": "group", "headerName": "application", "minWidth": 130},
+        {**num_col("cost_hours", "cost (h)", 3), "minWidth": 100},
+        {**num_col("width", "interval width (×)", 2), "minWidth": 110},
+        {**num_col("distance", "distance to simulated", 2), "minWidth": 120},
+        {**si_col("predicted", "predicted now", unit), "minWidth": 130},
+        {"field": "calibration", "headerName": "calibration slice", "minWidth": 120},
+        {"field": "why", "headerName": "why", "minWidth": 520, "tooltipField": "why"},
     ]
 
 
-ROUND_COLUMNS = [{"field": "id", "headerName": "workload", "minWidth": 200},
-                 num_col("predicted", "predicted before", 4), num_col("lower", "lower", 4),
-                 num_col("upper", "upper", 4), num_col("simulated", "simulated", 4),
-                 num_col("ratio", "simulated / predicted", 3),
-                 {"field": "inside", "headerName": "inside the interval before", "minWidth": 120}]
+def _round_columns(unit: str) -> list[dict]:
+    return [{"field": "id", "headerName": "workload", "minWidth": 200},
+            {**si_col("predicted", "predicted before", unit), "minWidth": 130},
+            {**si_col("lower", "lower", unit), "minWidth": 120}, {**si_col("upper", "upper", unit), "minWidth": 120},
+            {**si_col("simulated", "simulated", unit), "minWidth": 130},
+            num_col("ratio", "simulated / predicted", 3),
+            {"field": "inside", "headerName": "inside the interval before", "minWidth": 130}]
 
 
 def _form(v, ds):
@@ -78,8 +80,10 @@ def _form(v, ds):
         field("Cost of one simulation", dropdown(f"{P}-cost", _cost_options(v), v["cost"]),
               "a column of simulator hours, or the host's time × the slowdown below"),
         field("Simulator slowdown", dcc.Input(id=f"{P}-slowdown", type="number", min=1, step="any",
-                                              value=v["slowdown"], debounce=True, className="num-input"),
-              "simulator time / host time (hours = host seconds × slowdown / 3600)"),
+                                              value=v["slowdown"], debounce=True, className="num-input",
+                                              disabled=v["cost"] != SLOWDOWN),
+              "simulator time / host time (hours = host seconds × slowdown / 3600); used only with the host "
+              "time as the cost"),
         field("Budget in", dropdown(f"{P}-budget_kind", [{"label": BUDGET_LABELS[k], "value": k}
                                                          for k in BUDGET_KINDS], v["budget_kind"])),
         field("Budget", dcc.Input(id=f"{P}-budget", type="number", min=0, step="any", value=v["budget"],
@@ -131,7 +135,7 @@ def layout(**query):
         html.Div([
             html.Div(card(html.H2("What the last batch's simulations changed"),
                           html.P(rnd, id=f"{P}-round-text", className="situation"),
-                          grid(f"{P}-round", ROUND_COLUMNS, rows=rrows, height=260,
+                          grid(f"{P}-round", _round_columns(unit), rows=rrows, height=320,
                                file_name="last_round.csv")), id=f"{P}-round-box", style=_shown(rnd)),
             card(html.H2("The batch to simulate, in order"),
                  grid(f"{P}-batch", _batch_columns(unit), rows=rows, height=420, file_name="batch.csv")),
@@ -167,7 +171,7 @@ def _content(page):
 def _summary(page):
     f = views.facts(page)
     return card(
-        html.Div([stat("strategy", f["strategy"], f"{P}-strategy-used"),
+        html.Div([stat("strategy", page.plan.strategy, f"{P}-strategy-used"),
                   stat("batch", f["batch"], f"{P}-batch-size"),
                   stat("mean |log error| now → after", f["error"], f"{P}-error"),
                   stat("median interval width now → after", f["width"], f"{P}-width"),
@@ -197,14 +201,20 @@ def _costs(ds_id, host, target, metric, current):
     return opts, current if current in vals else (vals[0] if vals else SLOWDOWN)
 
 
+@callback(Output(f"{P}-slowdown", "disabled"), Input(f"{P}-cost", "value"))
+def _slowdown_used(cost):
+    return cost != SLOWDOWN
+
+
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-batch", "rowData"), Output(f"{P}-batch", "columnDefs"),
           Output(f"{P}-replay", "figure"), Output(f"{P}-round-text", "children"), Output(f"{P}-round", "rowData"),
-          Output(f"{P}-round-box", "style"), Output(f"{P}-results", "style"), Output(f"{P}-link-error", "children"),
+          Output(f"{P}-round", "columnDefs"), Output(f"{P}-round-box", "style"), Output(f"{P}-results", "style"),
+          Output(f"{P}-link-error", "children"),
           Input(f"{P}-ready", "data"), prevent_initial_call=True)
 def _render(ready):
     page = views.PlanPage.from_dict(jobs.result_for(ready))
     summary, rows, unit, fig, rnd, rrows = _content(page)
-    return (summary, rows, _batch_columns(unit), fig, rnd, rrows, _shown(rnd), _shown(page),
+    return (summary, rows, _batch_columns(unit), fig, rnd, rrows, _round_columns(unit), _shown(rnd), _shown(page),
             None if page else no_update)
 
 

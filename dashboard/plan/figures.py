@@ -25,7 +25,7 @@ def replay(series: list[dict], x_title: str, title: str):
                      "hovertemplate": (f"{s['strategy']}<br>%{{x:.4g}} spent<br>mean |log error| %{{y:.4f}}"
                                        "<extra></extra>")})
     fig = figure(data, title, 460, xaxis=axis_title(x_title),
-                 yaxis=axis_title("mean |log error| on the workloads held back (± sd over seeds)"))
+                 yaxis=axis_title("mean |log error| held back (± sd)"))
     fig["layout"]["margin"] = {**fig["layout"]["margin"], "t": 100}
     fig["layout"]["legend"] = {**fig["layout"]["legend"], "y": 1.02, "x": 0, "xanchor": "left"}
     return fig

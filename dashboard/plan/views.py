@@ -87,7 +87,7 @@ def batch_rows(page: PlanPage) -> list[dict]:
     """One row per workload of the batch, in rank order (1 = simulate first)."""
     return [{"rank": b.rank, "id": b.id, "group": b.group or "", "cost_hours": b.cost, "width": b.width,
              "distance": b.distance, "predicted": b.predicted, "lower": b.lower, "upper": b.upper,
-             "calibration": "random (calibration)" if b.calibration else "", "why": b.why}
+             "calibration": "✓ at random" if b.calibration else "", "why": b.why}
             for b in page.plan.batch]
 
 

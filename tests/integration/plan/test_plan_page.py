@@ -74,6 +74,7 @@ def test_two_rounds_plan_upload_the_values_and_plan_again(dash_duo, perfcast_app
     wait_text(dash_duo, "#plan-strategy-used", timeout=240)
     lib = library_plan(frame)
     assert text_in(dash_duo.driver, "#plan-counts") == "30 / 30"
+    assert not dash_duo.find_element("#plan-slowdown").is_enabled()  # the cost is a column: no slowdown used
     first = check_against_library(dash_duo, lib, tmp_path, "round1")
     effect = dash_duo.find_element("#plan-effect").text
     assert f"Simulating these {len(lib.batch)} workloads costs" in effect and "mean |log error| goes from" in effect
