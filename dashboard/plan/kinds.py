@@ -46,7 +46,7 @@ def _target_default(v):
 def cost_choices(v) -> list[str]:
     try:
         return work.cost_choices(_ds(v), v["host"], v["target"], v["metric"])
-    except (ValueError, LookupError, KeyError):
+    except (ValueError, LookupError, TypeError):  # a forged host or target (the form's callbacks ask too)
         return [work.SLOWDOWN]
 
 

@@ -11,7 +11,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from modeling.plan.inputs import merge_results, parse_budget, read_plan_table
 from modeling.plan.planner import plan
-from pc_browser import click_settled as click, download_report, screenshot, share_link, start, text_in, wait_text
+from pc_browser import (click_settled as click, download_report, fresh_browser, screenshot, share_link, start,
+                        text_in, wait_text)
 from tests.dashboard.plan.plan_table import plan_frame, save
 
 FEATURES = ["host_s", "inst", "c1", "c2", "c3"]  # the dataset's counters but the cost column
@@ -80,6 +81,13 @@ def test_two_rounds_plan_upload_the_values_and_plan_again(dash_duo, perfcast_app
     assert f"Simulating these {len(lib.batch)} workloads costs" in effect and "mean |log error| goes from" in effect
     link = share_link(dash_duo, "plan", containing=meta["id"])
     assert "cost=sim_hours" in link and "budget=8" in link
+    other = fresh_browser()  # a colleague opens the link: the same batch, from the cache, without a run
+    try:
+        other.get(link)
+        assert text_in(other, "#plan-counts", 60) == "30 / 30"
+        assert shown_batch(other) == [(b.rank, b.id) for b in lib.batch]
+    finally:
+        other.quit()
     screenshot(dash_duo.driver, "plan-round1")
 
     # the farm ran the batch: its values come back as a table of id and value
@@ -101,6 +109,10 @@ def test_two_rounds_plan_upload_the_values_and_plan_again(dash_duo, perfcast_app
     moved = dash_duo.driver.find_elements("css selector", "#plan-round .ag-center-cols-container .ag-row")
     assert len(moved) == 8
     screenshot(dash_duo.driver, "plan-round2")
+    report = download_report(dash_duo.driver, "#plan-download-report", "perfcast_plan_*.html", tmp_path)
+    text = report.read_text()
+    assert all(b.id in text for b in lib2.batch) and "simulations changed" in text
+    assert "Round 2: 8 simulated values" in text
 
 
 def test_bad_input_says_what_is_wrong(dash_duo, perfcast_app, tmp_path):
