@@ -80,7 +80,7 @@ def error_text(e: float | None) -> str:
     """A mean |log error| with the typical error it means: 0.10 is about 10.5 % off (exp(0.10) - 1)."""
     if e is None:
         return "–"
-    return f"{e:.3f} (≈ {100 * (math.exp(e) - 1):.1f} % off)"
+    return f"{e:.3g} (≈ {100 * (math.exp(e) - 1):.3g} % off)"
 
 
 def batch_rows(page: PlanPage) -> list[dict]:
@@ -97,7 +97,7 @@ def facts(page: PlanPage) -> dict:
     budget = p.budget.get("text") if isinstance(p.budget, dict) else str(p.budget)
     return {"strategy": f"{p.strategy} ({LABELS.get(p.strategy, p.strategy)})",
             "batch": f"{e.n_batch} workloads, {hours(e.batch_hours)}",
-            "error": (f"{e.error_now:.3f} → {e.error_after:.3f}" if e.error_now is not None
+            "error": (f"{e.error_now:.3g} → {e.error_after:.3g}" if e.error_now is not None
                       and e.error_after is not None else error_text(e.error_now)),
             "width": (f"{factor(e.width_now)} → {factor(e.width_after)}" if e.width_after is not None
                       else factor(e.width_now)),

@@ -109,7 +109,7 @@ def test_a_batchs_results_make_a_new_version_and_the_next_round_says_what_change
     assert not set(ids) & {b.id for b in second.plan.batch}
     rf = views.round_facts(second)
     assert rf["round"] == "round 2" and "8 simulated values were merged" in rf["sentence"]
-    assert f"{first.plan.expected.error_now:.3f}" in rf["error"]
+    assert f"{first.plan.expected.error_now:.3g}" in rf["error"]
     rows = views.round_rows(second)
     assert sorted(r["id"] for r in rows) == sorted(ids)
     moves = [abs(np.log(r["ratio"])) for r in rows]

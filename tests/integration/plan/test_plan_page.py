@@ -105,7 +105,7 @@ def test_two_rounds_plan_upload_the_values_and_plan_again(dash_duo, perfcast_app
     assert text_in(dash_duo.driver, "#plan-counts") == "38 / 22"
     check_against_library(dash_duo, lib2, tmp_path, "round2")
     said = dash_duo.find_element("#plan-round-text").text
-    assert f"{lib.expected.error_now:.3f}" in said and f"{lib2.expected.error_now:.3f}" in said
+    assert f"{lib.expected.error_now:.3g}" in said and f"{lib2.expected.error_now:.3g}" in said
     moved = dash_duo.driver.find_elements("css selector", "#plan-round .ag-center-cols-container .ag-row")
     assert len(moved) == 8
     screenshot(dash_duo.driver, "plan-round2")
