@@ -157,7 +157,7 @@ def merge_upload(params: dict, results: pd.DataFrame, shown) -> dict:
                    "features": roles["features"], "host_col": roles["host_col"], "repeat_col": None,
                    "host_time_col": None, "sim_time_cols": {}}
         unit = ds.unit(params["metric"], params["target"])
-        name = f"{ds.name}: {roles['host_col']} → {tcol}, round {note['round']}"
+        name = f"{params['host']} → {params['target']} ({params['metric']}), round {note['round']}"
         units = None
     else:
         mapping, unit, units = dict(ds.mapping), ds.target_unit, ds.target_units

@@ -148,3 +148,17 @@ def test_forged_form_values_give_the_cost_choices_of_nothing_rather_than_an_erro
     for forged in (["x"], {"a": 1}):
         assert cost_choices({"dataset": uploaded["id"], "host": "table", "target": forged, "metric": "value"}) == \
             ["slowdown"]
+
+
+def test_results_on_the_shipped_data_make_an_uploaded_version_to_plan_on(var):
+    params = PLAN.request({"budget": 3})["params"]
+    table = work.table_of(params)
+    ids = list(table.ids[table.candidates][:3])
+    meta = work.merge_upload(params, pd.DataFrame({"workload": ids, "value": [1e-3, 2e-3, 3e-3]}), None)
+    ds = datasets.get(meta["id"])
+    assert ds.kind == "upload" and ds.name == "GTX-680 → GTX-970 (duration), round 2" and ds.unit("value") == "s"
+    nxt = PLAN.request({"dataset": meta["id"], "budget": 3})["params"]
+    assert (nxt["target"], nxt["cost"], nxt["slowdown"]) == ("duration@GTX-970", "slowdown", params["slowdown"])
+    t2 = work.table_of(nxt)
+    assert (t2.measured.sum(), t2.candidates.sum()) == (254, 29) and t2.feature_names == table.feature_names
+    assert np.allclose(t2.cost, table.cost)  # the same host time and slowdown
