@@ -29,7 +29,6 @@ import argparse
 import json
 import sys
 import time
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -68,7 +67,6 @@ def armpm_table(slowdown: float, host_mhz=1000.0, target_mhz=2000.0):
 
 def run(table, strategies, seeds, rounds, situation="new-inputs") -> dict:
     from modeling.plan.inputs import Budget
-    from modeling.plan.auto import replay_auto
     from modeling.plan.replay import curve, embed, replay
 
     n = len(table.y)
@@ -79,9 +77,8 @@ def run(table, strategies, seeds, rounds, situation="new-inputs") -> dict:
     curves, seconds, auto_picks = {}, {}, []
     for s in strategies:
         t0 = time.process_time()
-        run = replay_auto if s == "auto" else partial(replay, strategy=s)
-        runs = [run(table, round_budget=Budget("count", step), rounds=rounds, start=start, seed=sd,
-                    situation=situation, Z=Z) for sd in seeds]
+        runs = [replay(table, s, round_budget=Budget("count", step), rounds=rounds, start=start, seed=sd,
+                       situation=situation, Z=Z) for sd in seeds]
         seconds[s] = time.process_time() - t0
         if s == "auto":
             auto_picks = [[r["strategy"] for r in run[:-1]] for run in runs]

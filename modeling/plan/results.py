@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+
+
+def _known(cls, d: dict) -> dict:
+    """The entries of ``d`` that are fields of ``cls`` (a dict written by a newer version may hold more)."""
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in d.items() if k in names}
 
 
 @dataclass
@@ -29,6 +35,11 @@ class BatchItem:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, d: dict):
+        """The result of :meth:`to_dict` (e.g. read back from a JSON cache) as the typed result again."""
+        return cls(**_known(cls, d))
+
 
 @dataclass
 class Expected:
@@ -46,6 +57,11 @@ class Expected:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        """The result of :meth:`to_dict` (e.g. read back from a JSON cache) as the typed result again."""
+        return cls(**_known(cls, d))
 
 
 @dataclass
@@ -67,6 +83,11 @@ class ReplayCurve:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        """The result of :meth:`to_dict` (e.g. read back from a JSON cache) as the typed result again."""
+        return cls(**_known(cls, d))
 
 
 @dataclass
@@ -94,6 +115,15 @@ class Plan:
                 "expected": self.expected.to_dict(), "replay": [c.to_dict() for c in self.replay],
                 "model": self.model, "calibration": self.calibration, "cost_source": self.cost_source,
                 "n_measured": self.n_measured, "n_candidates": self.n_candidates, "notes": list(self.notes)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Plan:
+        """The plan of :meth:`to_dict` (e.g. read back from a JSON cache) as the typed result again."""
+        kw = _known(cls, d)
+        kw["batch"] = [BatchItem.from_dict(b) for b in d.get("batch") or []]
+        kw["expected"] = Expected.from_dict(d["expected"])
+        kw["replay"] = [ReplayCurve.from_dict(c) for c in d.get("replay") or []]
+        return cls(**kw)
 
 
 __all__ = ["BatchItem", "Expected", "Plan", "ReplayCurve"]

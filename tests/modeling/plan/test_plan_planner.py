@@ -85,3 +85,11 @@ def test_bad_strategy_and_situation(table):
 def test_new_applications(table):
     p = plan(table, Budget("count", 4), strategy="stratified", situation="new-applications", replay_seeds=1)
     assert p.situation == "new-applications" and len(p.batch) == 4
+
+
+def test_a_plan_reads_back_from_its_json_as_the_same_typed_result(table):
+    from modeling.plan.results import Plan
+
+    p = plan(table, Budget("count", 4), strategy="uncertainty", replay_seeds=1)
+    back = Plan.from_dict(json.loads(json.dumps(p.to_dict())))
+    assert back == p and back.batch[0].id == p.batch[0].id and back.replay[0].hours == p.replay[0].hours

@@ -1,0 +1,84 @@
+"""The /plan job: the parameters that make its key and the checks that say, before any job starts, what is
+wrong with the inputs (no candidates, a budget below one workload's cost, a cost column with zeros, gaps or
+text): the planner's own :class:`~modeling.errors.ModelingError` messages."""
+
+from __future__ import annotations
+
+from dashboard import jobs
+from dashboard.crossgen.params import DatasetParam, TargetParam, target_choices
+from dashboard.plan import work
+from dashboard.state import datasets
+from dashboard.ui.url_state import InvalidParameter, Param
+from modeling.crossgen.prediction_result import SITUATIONS
+from modeling.errors import ModelingError
+from modeling.plan.inputs import check_budget
+from modeling.plan.planner import STRATEGY_CHOICES
+
+#: the shipped data's target with workloads the host ran and the target did not (candidates to simulate)
+PREFERRED_TARGET = "GTX-970"
+#: a cycle-level GPU simulator runs about this many times slower than the GPU (benchmarks/plan.py)
+DEFAULT_SLOWDOWN = 1e5
+BUDGET_KINDS = ("workloads", "hours")
+
+
+class Refused(InvalidParameter):
+    """Inputs that parse but cannot be planned: the message says why and what to do."""
+
+    def __init__(self, name: str, text: str):
+        ValueError.__init__(self, text)
+        self.name = name
+
+
+def _ds(v):
+    return datasets.get(v["dataset"])
+
+
+def _host_default(v):
+    hosts = _ds(v).hosts
+    return "GTX-680" if "GTX-680" in hosts else hosts[0]
+
+
+def _target_default(v):
+    ts = target_choices(v)
+    return PREFERRED_TARGET if PREFERRED_TARGET in ts else ts[0]
+
+
+def cost_choices(v) -> list[str]:
+    try:
+        return work.cost_choices(_ds(v), v["host"], v["target"], v["metric"])
+    except (ValueError, LookupError, TypeError):  # a forged host or target (the form's callbacks ask too)
+        return [work.SLOWDOWN]
+
+
+def _cost_default(v):
+    opts = cost_choices(v)
+    return opts[0] if opts else work.SLOWDOWN
+
+
+def _check(params):
+    if params["budget_kind"] == "workloads" and params["budget"] != int(params["budget"]):
+        raise Refused("budget", f"A budget in workloads is a whole number, got {params['budget']:g}.")
+    try:
+        table = work.table_of(params)
+        if params["situation"] == "new-applications" and table.groups is None:
+            raise Refused("situation", "Planning for applications not simulated yet needs each workload's "
+                                       "application: this dataset has no application column (map one when "
+                                       "uploading it), or choose 'known applications at new inputs'.")
+        check_budget(table, work.budget_of(params))
+    except ModelingError as exc:
+        raise Refused("dataset", str(exc)) from None
+
+
+PLAN = jobs.JobKind("plan", (
+    DatasetParam("dataset", "dataset", datasets.SHIPPED_ID),
+    Param("host", "choice", _host_default, lambda v: _ds(v).hosts),
+    TargetParam("target", "choice", _target_default, target_choices),
+    Param("metric", "choice", lambda v: _ds(v).metrics[0], lambda v: _ds(v).metrics),
+    Param("cost", "choice", _cost_default, cost_choices),
+    Param("slowdown", "float", DEFAULT_SLOWDOWN, None, 1.0, 1e12),
+    Param("budget_kind", "choice", "workloads", list(BUDGET_KINDS)),
+    Param("budget", "float", 10.0, None, 1e-6, 1e9),
+    Param("situation", "choice", "new-inputs", list(SITUATIONS)),
+    Param("strategy", "choice", "auto", list(STRATEGY_CHOICES)),
+    Param("seed", "int", 0, None, 0, 2**31 - 1),
+), work.plan_result, lambda p: _ds(p).fingerprint, _check)

@@ -1,0 +1,168 @@
+"""The work behind /plan (no Dash): a dataset as a plan table, the plan as plain JSON with its provenance, and
+a finished batch's results merged into a new version of the dataset.
+
+A plan table (:func:`modeling.plan.inputs.read_plan_table`) is the dataset's workload table with the chosen
+target: rows with a value are simulated, rows with an empty target are the candidates. The id, application
+and host columns are those the dataset recorded at upload (for the shipped data: the workload, its
+application and the host GPU's own measure of the metric). The cost of a simulation is a numeric column of
+the table (hours), or the host column times a simulator slowdown.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+import pandas as pd
+
+from dashboard.jobs.progress import silent
+from dashboard.state import datasets
+from modeling.plan.inputs import Budget, merge_results, read_plan_table
+from modeling.plan.planner import plan
+
+SLOWDOWN = "slowdown"
+#: the nominal level of the plan's intervals
+LEVEL = 0.9
+#: how many batch workloads the comparison after a round lists (the ones whose simulation moved most)
+MOVED_MAX = 200
+
+
+def plan_frame(ds, host: str, target: str, metric: str) -> tuple[pd.DataFrame, dict]:
+    """(frame, roles) of ``ds`` for ``target``: roles are ``id_col``, ``group_col``, ``host_col`` (or None),
+    ``features`` (counter columns) and ``target_col`` (the target's column in the frame)."""
+    if ds.kind == "shipped":
+        scen = ds.scenario(host, target, metric)
+        feats = list(scen["feature_names"])
+        tcol = f"{metric}@{target}"
+        new = scen.get("unmeasured") or {}
+        measured = pd.DataFrame(np.asarray(scen["X"], float), columns=feats)
+        measured.insert(0, "workload", [str(i) for i in scen["workload_ids"]])
+        measured.insert(1, "application", [str(g) for g in scen["groups"]])
+        measured[tcol] = np.asarray(scen["y"], float)
+        parts = [measured]
+        if len(new.get("workload_ids") or []):
+            todo = pd.DataFrame(np.asarray(new["X"], float), columns=feats)
+            todo.insert(0, "workload", [str(i) for i in new["workload_ids"]])
+            todo.insert(1, "application", [str(g) for g in new["groups"]] if new.get("groups") is not None
+                        else "")
+            todo[tcol] = np.nan
+            parts.append(todo)
+        frame = pd.concat(parts, ignore_index=True)
+        return frame, {"id_col": "workload", "group_col": "application", "host_col": feats[scen["host_index"]],
+                       "features": feats, "target_col": tcol}
+    m = ds.mapping
+    frame = datasets.dataset_table(ds.id)
+    feats = [f for f in (m.get("features") or []) if f != target]
+    return frame, {"id_col": m["id_col"], "group_col": m.get("group_col"), "host_col": m.get("host_col"),
+                   "features": feats, "target_col": target}
+
+
+def cost_choices(ds, host: str, target: str, metric: str) -> list[str]:
+    """``slowdown`` (when the dataset has a host column) and the numeric columns that could hold hours."""
+    frame, roles = plan_frame(ds, host, target, metric)
+    skip = {roles["id_col"], roles["group_col"], roles["target_col"]}
+    cols = [str(c) for c in frame.columns if c not in skip and pd.api.types.is_numeric_dtype(frame[c])]
+    return ([SLOWDOWN] if roles["host_col"] else []) + (cols if ds.kind != "shipped" else [])
+
+
+def budget_of(params: dict) -> Budget:
+    from modeling.plan.inputs import parse_budget
+
+    amount = params["budget"]
+    return parse_budget(f"{amount:g}h" if params["budget_kind"] == "hours" else f"{amount:g}")
+
+
+def table_of(params: dict):
+    """The validated plan table of ``params`` (raises :class:`~modeling.errors.ModelingError` saying what is
+    wrong: no candidates, a cost column with zeros or gaps, ...)."""
+    ds = datasets.get(params["dataset"])
+    frame, roles = plan_frame(ds, params["host"], params["target"], params["metric"])
+    cost_col = None if params["cost"] == SLOWDOWN else params["cost"]
+    feats = [f for f in roles["features"] if f != cost_col]
+    return read_plan_table(frame, roles["target_col"], roles["id_col"], host_col=roles["host_col"],
+                           group_col=roles["group_col"], cost_col=cost_col,
+                           slowdown=params["slowdown"] if cost_col is None else None, features=feats)
+
+
+def plan_result(params: dict, report=silent) -> dict:
+    """The plan of ``params`` (validated by :data:`dashboard.plan.kinds.PLAN`) as JSON: ``plan`` (the
+    :class:`~modeling.plan.results.Plan`'s dict), the parameters, the dataset's name and unit, the round this
+    dataset version is (what the batch merged into it had been predicted to be) and the provenance."""
+    from dashboard.predict.work import code_version
+
+    ds = datasets.get(params["dataset"])
+    report(0.05, "reading the table")
+    table = table_of(params)
+    report(0.15, "fitting the model and replaying the strategies on the simulated workloads")
+    res = plan(table, budget_of(params), strategy=params["strategy"], situation=params["situation"],
+               level=LEVEL, seed=params["seed"])
+    report(0.95, "done")
+    prior = (ds.notes or {}).get("plan_round")
+    return {"plan": res.to_dict(), "params": dict(params), "dataset_name": ds.name,
+            "unit": ds.unit(params["metric"], params["target"]), "target_label": table.target,
+            "round": round_changes(prior, res, table) if isinstance(prior, dict) else None,
+            "provenance": {"dataset": ds.id, "dataset_fingerprint": ds.fingerprint,
+                           "code_version": code_version(),
+                           "date": datetime.now(UTC).isoformat(timespec="seconds")}}
+
+
+def round_changes(prior: dict, res, table) -> dict:
+    """What the simulations merged into this dataset version changed: the plan before (its cross-validated
+    error and median interval width, recorded at the merge) against the plan now, and per simulated workload
+    the value the plan before predicted (with its interval) against the simulated one, largest moves first."""
+    values = dict(zip(table.ids, table.y))
+    rows = []
+    for wid, p in (prior.get("predicted") or {}).items():
+        v = values.get(str(wid))
+        if v is None or not np.isfinite(v) or not isinstance(p, dict) or not p.get("predicted"):
+            continue
+        lo, hi = p.get("lower"), p.get("upper")
+        rows.append({"id": str(wid), "predicted": p["predicted"], "lower": lo, "upper": hi, "simulated": float(v),
+                     "moved": float(np.log(v / p["predicted"])),
+                     "inside": None if lo is None or hi is None else bool(lo <= v <= hi)})
+    rows.sort(key=lambda r: -abs(r["moved"]))
+    return {"round": int(prior.get("round") or 2), "parent": prior.get("parent"),
+            "merged": int(prior.get("merged") or len(rows)),
+            "error_before": prior.get("error"), "error_now": res.expected.error_now,
+            "width_before": prior.get("width"), "width_now": res.expected.width_now,
+            "measured_before": prior.get("n_measured"), "measured_now": res.n_measured,
+            "workloads": rows[:MOVED_MAX]}
+
+
+def merge_upload(params: dict, results: pd.DataFrame, shown) -> dict:
+    """Merge a finished batch's results (``results``: the id column and the target's values) into a new
+    version of ``params``' dataset, recording the plan shown before (``shown``: a
+    :class:`~modeling.plan.results.Plan` of the same dataset and target, or None) to compare the next plan
+    with. Returns the new dataset's metadata. Raises :class:`~modeling.plan.inputs.PlanInputError` for ids not
+    in the dataset (nothing is saved)."""
+    ds = datasets.get(params["dataset"])
+    frame, roles = plan_frame(ds, params["host"], params["target"], params["metric"])
+    id_col, tcol = roles["id_col"], roles["target_col"]
+    results = results.rename(columns={c: tcol for c in results.columns
+                                      if c != id_col and c in (params["target"], tcol, "value", "target")})
+    if tcol not in results.columns and len(results.columns) == 2 and id_col in results.columns:
+        results = results.rename(columns={next(c for c in results.columns if c != id_col): tcol})
+    merged = merge_results(frame, results, id_col, tcol)
+    before = pd.to_numeric(frame[tcol], errors="coerce")
+    new_ids = merged.loc[before.isna().to_numpy() & merged[tcol].notna().to_numpy(), id_col].astype(str).tolist()
+    prior = (ds.notes or {}).get("plan_round") or {}
+    note = {"parent": ds.id, "round": int(prior.get("round") or 1) + 1, "merged": len(new_ids),
+            "n_measured": int(before.notna().sum())}
+    if shown is not None:
+        note.update(error=shown.expected.error_now, width=shown.expected.width_now,
+                    predicted={b.id: {"predicted": b.predicted, "lower": b.lower, "upper": b.upper}
+                               for b in shown.batch if b.id in set(new_ids)})
+    if ds.kind == "shipped":
+        mapping = {"id_col": id_col, "group_col": roles["group_col"], "targets": [tcol],
+                   "features": roles["features"], "host_col": roles["host_col"], "repeat_col": None,
+                   "host_time_col": None, "sim_time_cols": {}}
+        unit = ds.unit(params["metric"], params["target"])
+        name = f"{params['host']} → {params['target']} ({params['metric']}), round {note['round']}"
+        units = None
+    else:
+        mapping, unit, units = dict(ds.mapping), ds.target_unit, ds.target_units
+        base = ds.name.rsplit(", round ", 1)[0]
+        name = f"{base}, round {note['round']}"
+    notes = {**{k: v for k, v in (ds.notes or {}).items() if k != "plan_round"}, "plan_round": note}
+    meta = datasets.save_dataset(merged, name, mapping, notes=notes, unit=unit, target_units=units)
+    return {**meta, "merged_ids": new_ids, "already": len(results) - len(new_ids)}
