@@ -46,9 +46,25 @@ def _ds(values):
     return datasets.get(values["dataset"])
 
 
+def dataset_of(values):
+    """The dataset the validated values so far name (``values["dataset"]``)."""
+    return _ds(values)
+
+
 def _default_host(values):
     hosts = _ds(values).hosts
     return DEFAULT_HOST if DEFAULT_HOST in hosts else hosts[0]
+
+
+def default_host(values):
+    """GTX-680 when the dataset has it, else its first host."""
+    return _default_host(values)
+
+
+def preferred_target(values, *names: str):
+    """The first of ``names`` among the target choices, else the first choice."""
+    ts = target_choices(values)
+    return next((t for t in names if t in ts), ts[0])
 
 
 def _default_target(values):

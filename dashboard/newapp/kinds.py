@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dashboard import jobs
-from dashboard.crossgen.params import DatasetParam, TargetParam, target_choices
+from dashboard.crossgen.params import (DatasetParam, TargetParam, dataset_of, default_host, preferred_target,
+                                       target_choices)
 from dashboard.newapp import work
 from dashboard.newapp import devices
 from dashboard.state import datasets
@@ -55,18 +56,11 @@ class TextParam(Param):
             raise InvalidParameter(self.name, str(exc)) from None
 
 
-def _ds(v):
-    return datasets.get(v["dataset"])
-
-
-def _host_default(v):
-    hosts = _ds(v).hosts
-    return "GTX-680" if "GTX-680" in hosts else hosts[0]
+_ds, _host_default = dataset_of, default_host
 
 
 def _target_default(v):
-    ts = target_choices(v)
-    return "GTX-980" if "GTX-980" in ts else ts[0]
+    return preferred_target(v, "GTX-980")
 
 
 def _apps(v):

@@ -10,6 +10,7 @@ from dashboard.crossgen.kinds import COMPARE
 from dashboard.jobs.panel import job_panel, register_job
 from dashboard.ui.components import alert, card, grid, register_csv
 from dashboard.ui.fields import dropdown, field
+from dashboard.ui.report_download import controls as report_controls
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, Param, parse_or_default
 
@@ -60,11 +61,8 @@ def layout(**query):
                        field("Scenario B", dropdown(f"{P}-b", options, v["b"]))], className="pair-grid"),
              html.P(HOW, className="hint"),
              job_panel(P, request, "Compare"), share_box(P),
-             html.Div([html.Button("Download report", id=f"{P}-download-report", className="btn btn-small",
-                                   n_clicks=0),
-                       html.Span(" one HTML file with both leaderboards, the inputs that differ, the per-workload "
-                                 "chart and the provenance; it opens offline", className="hint"),
-                       dcc.Download(id=f"{P}-report")], className="run-row")),
+             report_controls(P, "both leaderboards, the inputs that differ, the per-workload chart and the "
+                                "provenance")),
         html.Div(card(html.H2("Choose two saved scenarios and press Compare"), html.P(
             "You will see the inputs that differ, the two leaderboards merged by model with the E_out that moved "
             "marked, and the per-workload errors of both on one scale.", className="hint")),

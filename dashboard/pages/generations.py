@@ -12,6 +12,7 @@ from dashboard.jobs.panel import job_panel, register_job
 from dashboard.state import datasets
 from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.ui.fields import dropdown, field
+from dashboard.ui.report_download import controls as report_controls
 from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, Param, parse_or_default
@@ -52,11 +53,7 @@ def layout(**query):
         alert(error) if error else None,
         card(html.Div(scenario_controls(P, v, target=False, multi_targets=v["targets"]), className="form-grid"),
              job_panel(P, request, "Compare generations"), share_box(P),
-             html.Div([html.Button("Download report", id=f"{P}-download-report", className="btn btn-small",
-                                   n_clicks=0),
-                       html.Span(" one HTML file with the charts, the table, the inputs and the provenance; it "
-                                 "opens offline", className="hint"),
-                       dcc.Download(id=f"{P}-report")], className="run-row")),
+             report_controls(P, "the charts, the table, the inputs and the provenance")),
         card(field("Order workloads by the speedup of", dropdown(f"{P}-order", v["targets"], v["order"])),
              dcc.Graph(id=f"{P}-speedup-graph", figure=speed_fig)),
         card(html.H2("Best model per target"),

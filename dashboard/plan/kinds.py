@@ -5,10 +5,11 @@ text): the planner's own :class:`~modeling.errors.ModelingError` messages."""
 from __future__ import annotations
 
 from dashboard import jobs
-from dashboard.crossgen.params import DatasetParam, TargetParam, target_choices
+from dashboard.crossgen.params import (DatasetParam, TargetParam, dataset_of, default_host, preferred_target,
+                                       target_choices)
 from dashboard.plan import work
 from dashboard.state import datasets
-from dashboard.ui.url_state import InvalidParameter, Param
+from dashboard.ui.url_state import Param, Refused
 from modeling.crossgen.prediction_result import SITUATIONS
 from modeling.errors import ModelingError
 from modeling.plan.inputs import check_budget
@@ -21,26 +22,12 @@ DEFAULT_SLOWDOWN = 1e5
 BUDGET_KINDS = ("workloads", "hours")
 
 
-class Refused(InvalidParameter):
-    """Inputs that parse but cannot be planned: the message says why and what to do."""
 
-    def __init__(self, name: str, text: str):
-        ValueError.__init__(self, text)
-        self.name = name
-
-
-def _ds(v):
-    return datasets.get(v["dataset"])
-
-
-def _host_default(v):
-    hosts = _ds(v).hosts
-    return "GTX-680" if "GTX-680" in hosts else hosts[0]
+_ds, _host_default = dataset_of, default_host
 
 
 def _target_default(v):
-    ts = target_choices(v)
-    return PREFERRED_TARGET if PREFERRED_TARGET in ts else ts[0]
+    return preferred_target(v, PREFERRED_TARGET)
 
 
 def cost_choices(v) -> list[str]:

@@ -4,10 +4,11 @@ checks that say, before any job starts, when there is nothing to predict or a co
 from __future__ import annotations
 
 from dashboard import jobs
-from dashboard.crossgen.params import DatasetParam, TargetParam, target_choices
+from dashboard.crossgen.params import (DatasetParam, TargetParam, dataset_of, default_host, preferred_target,
+                                       target_choices)
 from dashboard.predict import work
 from dashboard.state import datasets, predict_inputs
-from dashboard.ui.url_state import InvalidParameter, Param, StoredParam
+from dashboard.ui.url_state import Param, Refused, StoredParam
 from modeling.crossgen.ensemble import ALL_MODELS
 from modeling.crossgen.predict import AUTO, RECOMMENDED, SITUATIONS
 from modeling.crossgen.recommend import transforms_for
@@ -18,26 +19,12 @@ PREFERRED_TARGET = "GTX-970"
 LEVEL_MIN, LEVEL_MAX = 0.5, 0.99
 
 
-class Refused(InvalidParameter):
-    """A request that parses but cannot be predicted: the message says why and what to do."""
 
-    def __init__(self, name: str, text: str):
-        ValueError.__init__(self, text)
-        self.name = name
-
-
-def _ds(v):
-    return datasets.get(v["dataset"])
-
-
-def _host_default(v):
-    hosts = _ds(v).hosts
-    return "GTX-680" if "GTX-680" in hosts else hosts[0]
+_ds, _host_default = dataset_of, default_host
 
 
 def _target_default(v):
-    ts = target_choices(v)
-    return next((t for t in (PREFERRED_TARGET, "GTX-980") if t in ts), ts[0])
+    return preferred_target(v, PREFERRED_TARGET, "GTX-980")
 
 
 def has_host_metric(ds) -> bool:

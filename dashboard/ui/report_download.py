@@ -11,11 +11,11 @@ from dashboard.ui.url_state import InvalidParameter, parse
 from modeling.errors import ModelingError
 
 
-def controls(prefix: str):
+def controls(prefix: str, contents: str = "the charts, tables, inputs and provenance"):
+    """The "Download report" button, what the file holds, a status line and the download."""
     return html.Div([
         html.Button("Download report", id=f"{prefix}-download-report", className="btn btn-small", n_clicks=0),
-        html.Span(" one HTML file with the charts, tables, inputs and provenance; it opens offline",
-                  className="hint"),
+        html.Span(f" one HTML file with {contents}; it opens offline", className="hint"),
         html.Div(id=f"{prefix}-report-status"),
         dcc.Download(id=f"{prefix}-report"),
     ], className="run-row")

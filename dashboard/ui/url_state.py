@@ -19,6 +19,15 @@ class InvalidParameter(ValueError):
         self.name = name
 
 
+class Refused(InvalidParameter):
+    """Inputs that parse but cannot be computed: the message (without the "invalid parameter" prefix) says why
+    and what to do; ``name`` is the field to change."""
+
+    def __init__(self, name: str, text: str):
+        ValueError.__init__(self, text)
+        self.name = name
+
+
 @dataclass
 class Param:
     name: str
