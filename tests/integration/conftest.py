@@ -11,6 +11,18 @@ from cachetools import LRUCache
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+@pytest.fixture(autouse=True)
+def _a_free_port_for_dash_duo():
+    """dash_duo serves each test's app on 58050, 58051, … counted per pytest process, so two suites on one
+    machine (a developer's run beside CI's) took each other's ports and their browsers talked to the wrong
+    server. Each test starts from a port the system says is free."""
+    from dash.testing.application_runners import BaseDashRunner
+
+    from tests.servers import free_port
+
+    BaseDashRunner._next_port = free_port()
+
+
 @pytest.fixture(scope="session")
 def perfcast_app():
     """The app, its Flask test clients signed in as the test session's user (tests/signed_in.py)."""
