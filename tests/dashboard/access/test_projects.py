@@ -20,7 +20,8 @@ def url(request, tmp_path, monkeypatch):
     database.migrate(url)
     monkeypatch.setattr(settings, "DATABASE_URL", url)
     monkeypatch.setattr(settings, "VAR_DIR", tmp_path / "var")
-    gate.set_secret(SECRET)
+    monkeypatch.setattr(gate, "_secret", [SECRET])  # this test's key, and the app's own back afterwards (a
+    # key left behind made every later browser test's cookie invalid once the app had been imported earlier)
     with projects.scope(None):  # not the test session's default project (tests/conftest.py)
         yield url
 
