@@ -11,8 +11,20 @@ def _known(cls, d: dict) -> dict:
     return {k: v for k, v in d.items() if k in names}
 
 
+class _Record:
+    """A flat dataclass result: ``to_dict()`` is plain JSON, ``from_dict`` reads it back (a cache's copy)."""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        """The result of :meth:`to_dict` (e.g. read back from a JSON cache) as the typed result again."""
+        return cls(**_known(cls, d))
+
+
 @dataclass
-class BatchItem:
+class BatchItem(_Record):
     """One workload of the batch: its rank (1 = simulate first), cost (simulator hours) and why.
 
     ``width`` is the reported interval's width factor (upper / lower) now, None when there is no interval
@@ -32,17 +44,9 @@ class BatchItem:
     calibration: bool
     why: str
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict):
-        """The result of :meth:`to_dict` (e.g. read back from a JSON cache) as the typed result again."""
-        return cls(**_known(cls, d))
-
 
 @dataclass
-class Expected:
+class Expected(_Record):
     """The expected effect of simulating the batch: the model's error (mean |log error|, cross-validated on
     the simulated workloads) and the median interval width factor on the candidates, now and after, the
     after-values extrapolated along the chosen strategy's replay curve (``basis`` says how)."""
@@ -55,17 +59,9 @@ class Expected:
     batch_hours: float
     basis: str
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict):
-        """The result of :meth:`to_dict` (e.g. read back from a JSON cache) as the typed result again."""
-        return cls(**_known(cls, d))
-
 
 @dataclass
-class ReplayCurve:
+class ReplayCurve(_Record):
     """One strategy replayed on the measured workloads: per round (round 0 = the random start) the mean
     and the spread (standard deviation over seeds) of what was simulated and of the error on the rest."""
 
@@ -80,14 +76,6 @@ class ReplayCurve:
     coverage: list  # share of unsimulated workloads inside their interval (None: no interval yet)
     coverage_sd: list
     median_width: list
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict):
-        """The result of :meth:`to_dict` (e.g. read back from a JSON cache) as the typed result again."""
-        return cls(**_known(cls, d))
 
 
 @dataclass
