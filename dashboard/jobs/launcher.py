@@ -18,9 +18,10 @@ Each job is two processes, forked by the fork server::
 
 On Cancel or abandonment the supervisor signals the job, whose handler raises the runner's stop exception (the
 job then ends as it does at a progress report: its status and its answer to the page are written), waits
-``GRACE_SECONDS``, and SIGKILLs the job's group, whatever the job is doing (a fit that never reports progress,
-a long call into C), reaps every process of it, and records ``cancelled`` / ``abandoned`` in the job's status
-if the job could not (only over a status the job itself wrote, while it was queued or running). A killed job
+``GRACE_SECONDS``, records ``cancelled`` / ``abandoned`` in the job's status if the job could not (only over a
+status the job itself wrote, while it was queued or running), then SIGKILLs the job's group, whatever the job
+is doing (a fit that never reports progress, a long call into C), and reaps every process of it. The status
+is written before the kill, so whoever sees the job's process gone also sees why. A killed job
 leaves nothing half-written: results and statuses are SQLite transactions, its slot and key locks are
 ``flock``s released by the kernel with the last process holding them. The supervisor is single-threaded and
 does no work of its own, so it answers within its poll; should it not (it was SIGKILLed, say), :func:`stop`
@@ -237,10 +238,11 @@ def _supervise(spec: dict) -> None:
     why = _watch(job, spec, stopping)
     if why:
         _interrupt(job, why)
+        # the status first, then the kill: a page (or anyone) that sees the job's process gone reads why it
+        # stopped, never a "running" job with no process (which the page would call failed)
+        _record_stop(spec, job, why)
     _killpg(job)  # workers the job left behind, if any
     _reap_all(job, wait=True)
-    if why:
-        _record_stop(spec, job, why)
     rec.unlink(missing_ok=True)
     os._exit(0)
 

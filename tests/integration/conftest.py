@@ -23,6 +23,22 @@ def _a_free_port_for_dash_duo():
     BaseDashRunner._next_port = free_port()
 
 
+@pytest.fixture(autouse=True)
+def _no_job_outlives_its_test():
+    """A browser test that leaves the page mid-job leaves the job running until it is abandoned (minutes): it
+    would hold the test user's job slots (so a later test's Run is refused or queued) and the CPU (so a later
+    test's waits run out). After each test, every local job it started is stopped and every slot ticket
+    dropped, as Cancel would."""
+    yield
+    from dashboard import settings
+    from dashboard.jobs import launcher, quotas
+
+    for rec in settings.var_path("jobs", "supervisors").iterdir():
+        if rec.name.isdigit():
+            launcher.stop(int(rec.name))
+    quotas._Local().update(lambda tickets: (None, {}))
+
+
 @pytest.fixture(scope="session")
 def perfcast_app():
     """The app, its Flask test clients signed in as the test session's user (tests/signed_in.py)."""

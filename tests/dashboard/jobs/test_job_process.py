@@ -125,8 +125,12 @@ def test_cancel_stops_a_job_that_reports_nothing_within_two_seconds(local, var, 
     job_group = _recorded(pid) or (pid,)
     t0 = time.monotonic()
     jobs.background_manager().terminate_job(pid)  # what Dash does on Cancel
-    assert _wait(lambda: not _job_pids(pid) and not any(map(_exists, job_group)), 10)
+    # while it stops, a page polling the job never reads "failed": the status says why before the process goes
+    said_failed = []
+    assert _wait(lambda: said_failed.append(jobs.job_failed(key)) or
+                 (not _job_pids(pid) and not any(map(_exists, job_group))), 10)
     stopped = time.monotonic() - t0
+    assert not any(said_failed)
     print(f"\nlocal ({'in C' if in_c else 'Python'}): Cancel -> every job process gone: {stopped:.2f} s")
     assert stopped < 2.0
     assert _state(key) == "cancelled" and not jobs.has_result(key) and not jobs.job_failed(key)
