@@ -5,7 +5,6 @@ The job here computes for up to 60 s without a single progress report (a fit tha
 so only a watch outside the reporter can stop it."""
 
 import os
-import itertools
 import threading
 import time
 import uuid
@@ -15,6 +14,7 @@ import pytest
 from dash.background_callback.managers import BaseBackgroundCallbackManager
 
 from dashboard import jobs
+from tests.silent_compute import compute
 
 HELD = threading.Lock()  # a lock of the server's that a web thread may hold while a job starts
 
@@ -29,21 +29,10 @@ def _silent_job(request):
     with projects.scope(request["project"]):
         jobs.job_started(request["run"])
         try:
-            return jobs.run_job(request["key"], lambda report: _compute(request["seconds"], request.get("in_c")),
+            return jobs.run_job(request["key"], lambda report: compute(request["seconds"], request.get("in_c")),
                                 run=request["run"])
         finally:
             jobs.job_ended(request["run"])
-
-
-def _compute(seconds, in_c=False):
-    """``seconds`` of computing with no progress report: in Python, or (``in_c``) in one call into C that neither
-    signals nor asynchronous exceptions interrupt (a long fit inside a compiled library)."""
-    if in_c:
-        return {"n": sum(itertools.repeat(1, int(seconds * 5e7)))}
-    t_end, n = time.time() + seconds, 0
-    while time.time() < t_end:
-        n += 1
-    return {"n": n}
 
 
 SILENT = BaseBackgroundCallbackManager.register_func(_silent_job, False, "tests-silent-job")

@@ -2,23 +2,10 @@
 one task that runs a job through the real runner whose computation reports no progress at all (a fit that never
 calls the progress reporter)."""
 
-import itertools
-import time
-
 from app import celery_app  # the real app: its settings, its Celery app and the redis job backend
 from dashboard import jobs
 from dashboard.access import projects
-
-
-def _compute(seconds, in_c=False):
-    """``seconds`` of computing with no progress report: in Python, or (``in_c``) in one call into C that neither
-    signals nor asynchronous exceptions interrupt (a long fit inside a compiled library)."""
-    if in_c:
-        return {"n": sum(itertools.repeat(1, int(seconds * 5e7)))}
-    t_end, n = time.time() + seconds, 0
-    while time.time() < t_end:
-        n += 1
-    return {"n": n}
+from tests.silent_compute import compute
 
 
 @celery_app.task(name="perfcast-tests.silent-job")
@@ -27,6 +14,6 @@ def silent_job(key, run, project, seconds, in_c=False):
     with projects.scope(project):
         jobs.job_started(run)
         try:
-            return jobs.run_job(key, lambda report: _compute(seconds, in_c), run=run)
+            return jobs.run_job(key, lambda report: compute(seconds, in_c), run=run)
         finally:
             jobs.job_ended(run)
