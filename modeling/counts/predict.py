@@ -40,7 +40,7 @@ import itertools
 import math
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from fractions import Fraction
 
 import numpy as np
@@ -54,6 +54,7 @@ from modeling.counts.evaluate import IRREGULAR_PCT, NAMES, block_errors
 from modeling.counts.forms import irregular_reason
 from modeling.counts.ranges import beyond
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
+from modeling.results import TRANSIENT, Result
 
 PREDICT_MODELS = ("best", "glm", "poly", "pnn-tuned", "pnn-paper", "pnn")
 BEST_CANDIDATES = ("glm", "poly", "pnn-tuned")
@@ -67,7 +68,8 @@ RANGE_FLOOR = 1e-6
 RULE = ("range at the level printed: (predicted + 0.5) x exp(+-w) - 0.5, w = the k-th smallest of the block's "
         "held-out |log ratio| / distance beyond, k = ceil((n + 1) x level), times max(distance beyond the measured "
         "inputs, the held-out inputs' median distance); exact: the point itself")
-__all__ = ["BASELINE_RULE", "RULE", "beyond", "predict_counts", "parse_inputs", "CountPrediction"]
+__all__ = ["BASELINE_RULE", "RULE", "beyond", "predict_counts", "parse_inputs", "CountPrediction", "PredictedCount",
+           "PredictedTotal"]
 
 
 # ------------------------------------------------------------------ inputs
@@ -227,8 +229,38 @@ def exact_polynomial(poly: M.PolynomialCounts, b: int, X: np.ndarray, y: np.ndar
 
 # ------------------------------------------------------------------ result
 
+@dataclass(frozen=True)
+class PredictedCount:
+    """One row of the prediction: a block's (or event's) count at one input, its range and how it was obtained."""
+    inputs: dict
+    block: str
+    predicted: float
+    lower: float | None
+    upper: float | None
+    how: str
+    error: float | None
+    level: float | None
+    irregular: str | None
+    beyond: float
+    baseline: float | None
+    baseline_error: float | None
+    baseline_scales: str | None
+
+
+@dataclass(frozen=True)
+class PredictedTotal:
+    """A sum of predicted counts: over the blocks at one input (``block`` = "all blocks"), or over the inputs
+    (``inputs`` = "all inputs"); its range is the sum of the ranges."""
+    inputs: dict | str
+    block: str
+    predicted: float
+    lower: float | None
+    upper: float | None
+    baseline: float | None
+
+
 @dataclass
-class CountPrediction:
+class CountPrediction(Result):
     """Every block's count of one program at new inputs: predicted, range, how, held-out error, irregular."""
 
     program: str
@@ -254,7 +286,8 @@ class CountPrediction:
     level_supported: bool = False       # the held-out inputs support the stated level (90 %)
     formulas: dict = field(default_factory=dict)   # exact blocks: the polynomial as text
     notes: list = field(default_factory=list)
-    by_model: dict = field(default_factory=dict)  # model or baseline -> {"predicted", "lower", "upper"}
+    # model or baseline -> {"predicted", "lower", "upper"}: a working value of the computing process, not stored
+    by_model: dict = field(default_factory=dict, metadata=TRANSIENT)
     baseline: np.ndarray | None = None              # points x blocks: size scaling (modeling/counts/baseline.py)
     baseline_error: list = field(default_factory=list)  # per block: the baseline's mean APE % on the held-out
     baseline_scales: list = field(default_factory=list)  # per block: the sizes it scales with ("N^2·M")
@@ -264,100 +297,131 @@ class CountPrediction:
     def rule(self) -> str:
         return RULE
 
+    @property
+    def baseline_rule(self) -> str:
+        return BASELINE_RULE
+
+    @property
+    def model_name(self) -> str:
+        return NAMES.get(self.model, self.model)
+
+    @property
+    def n_inputs(self) -> int:
+        return int(len(self.inputs))
+
+    @property
+    def n_blocks(self) -> int:
+        return len(self.blocks)
+
+    @property
+    def n_exact(self) -> int:
+        return int(sum(h == "exact" for h in self.how))
+
+    @property
+    def n_irregular(self) -> int:
+        return int(sum(r is not None for r in self.irregular))
+
+    @property
+    def factors_beyond(self) -> list[float]:
+        """Per input: the smallest growth factor of the sizes from a measured input (1 inside)."""
+        return [float(math.exp(d)) for d in self.beyond]
+
+    @property
+    def range_level(self) -> float | None:
+        """The level of the model-predicted counts' ranges (None: no range, or every block exact)."""
+        return next((lv for h, lv in zip(self.how, self.level) if h != "exact" and lv is not None), None)
+
+    @property
+    def modelled(self) -> list[int]:
+        """The blocks a model (or the baseline) predicts: not exact."""
+        return [b for b, h in enumerate(self.how) if h != "exact"]
+
     def inputs_of(self, i: int) -> dict:
         return {p: _plain(v) for p, v in zip(self.params, self.inputs[i])}
 
-    def rows(self) -> list[dict]:
-        """One dict per (input, block), inputs in the order given, blocks in id order."""
+    def rows(self) -> list[PredictedCount]:
+        """One row per (input, block), inputs in the order given, blocks in id order."""
         out = []
         for i in range(len(self.inputs)):
             ins = self.inputs_of(i)
             for b, blk in enumerate(self.blocks):
-                out.append({"inputs": ins, "block": blk, "predicted": float(self.predicted[i, b]),
-                            "lower": _num(self.lower[i, b]), "upper": _num(self.upper[i, b]),
-                            "how": self.how[b], "error": self.error[b], "level": self.level[b],
-                            "irregular": self.irregular[b], "beyond": float(math.exp(self.beyond[i])),
-                            "baseline": None if self.baseline is None else float(self.baseline[i, b]),
-                            "baseline_error": self.baseline_error[b] if self.baseline_error else None,
-                            "baseline_scales": self.baseline_scales[b] if self.baseline_scales else None})
+                out.append(PredictedCount(
+                    ins, blk, float(self.predicted[i, b]), _num(self.lower[i, b]), _num(self.upper[i, b]),
+                    self.how[b], self.error[b], self.level[b], self.irregular[b], float(math.exp(self.beyond[i])),
+                    None if self.baseline is None else float(self.baseline[i, b]),
+                    self.baseline_error[b] if self.baseline_error else None,
+                    self.baseline_scales[b] if self.baseline_scales else None))
         return out
 
-    def totals(self) -> list[dict]:
+    def totals(self) -> list[PredictedTotal]:
         """Per input: the sum over blocks (basic-block tables only); per block or event: the sum over the
         requested inputs; then (blocks) the sum of everything. Ranges: sums of the ranges; the baseline: the sum
         of the baseline's counts."""
         out = []
-        lo, hi = np.nan_to_num(self.lower, nan=np.nan), self.upper
+        lo, hi = self.lower, self.upper
         base = self.baseline if self.baseline is not None else np.full_like(self.predicted, np.nan)
         if self.kind == "blocks":
             for i in range(len(self.inputs)):
-                out.append({"inputs": self.inputs_of(i), "block": "all blocks",
-                            "predicted": float(self.predicted[i].sum()), "lower": _num(lo[i].sum()),
-                            "upper": _num(hi[i].sum()), "baseline": _num(base[i].sum())})
+                out.append(PredictedTotal(self.inputs_of(i), "all blocks", float(self.predicted[i].sum()),
+                                          _num(lo[i].sum()), _num(hi[i].sum()), _num(base[i].sum())))
         for b, blk in enumerate(self.blocks):
-            out.append({"inputs": "all inputs", "block": blk, "predicted": float(self.predicted[:, b].sum()),
-                        "lower": _num(lo[:, b].sum()), "upper": _num(hi[:, b].sum()),
-                        "baseline": _num(base[:, b].sum())})
+            out.append(PredictedTotal("all inputs", blk, float(self.predicted[:, b].sum()), _num(lo[:, b].sum()),
+                                      _num(hi[:, b].sum()), _num(base[:, b].sum())))
         if self.kind == "blocks":
-            out.append({"inputs": "all inputs", "block": "all blocks", "predicted": float(self.predicted.sum()),
-                        "lower": _num(lo.sum()), "upper": _num(hi.sum()), "baseline": _num(base.sum())})
+            out.append(PredictedTotal("all inputs", "all blocks", float(self.predicted.sum()), _num(lo.sum()),
+                                      _num(hi.sum()), _num(base.sum())))
         return out
 
-    def to_dict(self) -> dict:
-        n_exact = sum(h == "exact" for h in self.how)
+    def summary(self) -> dict:
+        """The flat JSON summary the command line prints: every row and total, derived counts included."""
         return {"program": self.program, "sizes": list(self.params), "model": self.model,
-                "model_name": NAMES.get(self.model, self.model), "kind": self.kind,
-                "n_inputs": int(len(self.inputs)), "n_blocks": len(self.blocks), "n_exact": int(n_exact),
-                "n_irregular": int(sum(r is not None for r in self.irregular)),
+                "model_name": self.model_name, "kind": self.kind,
+                "n_inputs": self.n_inputs, "n_blocks": self.n_blocks, "n_exact": self.n_exact,
+                "n_irregular": self.n_irregular,
                 "n_measured": self.n_measured, "measured_max": self.measured_max,
                 "n_hl_train": self.n_hl_train, "n_hl_test": self.n_hl_test, "hl_distance": self.hl_distance,
                 "scheme": self.scheme, "level_supported": self.level_supported,
                 "rule": self.rule, "formulas": self.formulas, "notes": list(self.notes),
                 "seconds": self.seconds,
                 "inputs": [self.inputs_of(i) for i in range(len(self.inputs))],
-                "beyond": [float(math.exp(d)) for d in self.beyond],
+                "beyond": self.factors_beyond,
                 "blocks": [{"block": blk, "how": self.how[b], "error": self.error[b], "level": self.level[b],
                             "irregular": self.irregular[b],
                             "baseline_error": self.baseline_error[b] if self.baseline_error else None,
                             "baseline_scales": self.baseline_scales[b] if self.baseline_scales else None}
                            for b, blk in enumerate(self.blocks)],
                 "baseline_rule": BASELINE_RULE,
-                "predictions": self.rows(), "totals": self.totals()}
+                "predictions": [asdict(r) for r in self.rows()], "totals": [asdict(t) for t in self.totals()]}
 
     def to_frame(self, provenance: dict | None = None):
-        """The prediction table (docs/architecture.md): one row per (input, block): program, one column per input
-        parameter, block, predicted, lower, upper, level, how, error, irregular, beyond, model, rule, then the
-        provenance (e.g. table fingerprint, code version, date) as constant columns."""
-        return frame_of(self.to_dict(), provenance)
+        """The prediction table (:mod:`modeling.prediction_table`): one row per (input, block), id
+        ``program/block@N=..,M=..``; ``applicable`` is false for an irregular block (``why`` gives the reason) and
+        ``baseline`` is the size scaling of :mod:`.baseline`; then program, one column per input parameter, block,
+        the held-out errors, irregular, beyond, model, rule, and the provenance (e.g. table fingerprint, code
+        version, date) as constant columns."""
+        from modeling.prediction_table import frame
 
+        rows = self.rows()
 
-def frame_of(res: dict, provenance: dict | None = None):
-    """The prediction table (:mod:`modeling.prediction_table`) of a :meth:`CountPrediction.to_dict` (what the
-    dashboard keeps): one row per (input, block), id ``program/block@N=..,M=..``; ``applicable`` is false for an
-    irregular block (``why`` gives the reason) and ``baseline`` is the size scaling of :mod:`.baseline`."""
-    from modeling.prediction_table import frame
+        def at(inputs):
+            return ",".join(f"{p}={inputs[p]}" for p in self.params)
 
-    rows = res["predictions"]
-
-    def at(inputs):
-        return ",".join(f"{p}={inputs[p]}" for p in res["sizes"])
-
-    core = {"id": [f"{res['program']}/{r['block']}@{at(r['inputs'])}" for r in rows],
-            "predicted": [r["predicted"] for r in rows],
-            "lower": [r["lower"] for r in rows], "upper": [r["upper"] for r in rows],
-            "level": [r["level"] for r in rows], "how": [r["how"] for r in rows],
-            "applicable": [r["irregular"] is None for r in rows],
-            "why": [f"irregular block: {r['irregular']}" if r["irregular"] else "" for r in rows],
-            "baseline": [r.get("baseline") for r in rows]}
-    extra = {"program": res["program"], **{p: [r["inputs"][p] for r in rows] for p in res["sizes"]},
-             "block": [r["block"] for r in rows],
-             "error_held_out_pct": [r["error"] for r in rows],
-             "baseline_error_held_out_pct": [r.get("baseline_error") for r in rows],
-             "baseline_scales_with": [r.get("baseline_scales") for r in rows],
-             "irregular": [r["irregular"] for r in rows],
-             "beyond_measured": [r["beyond"] for r in rows],
-             "model": res["model"], "rule": res["rule"], "baseline_rule": res.get("baseline_rule", BASELINE_RULE)}
-    return frame(core, extra, provenance)
+        core = {"id": [f"{self.program}/{r.block}@{at(r.inputs)}" for r in rows],
+                "predicted": [r.predicted for r in rows],
+                "lower": [r.lower for r in rows], "upper": [r.upper for r in rows],
+                "level": [r.level for r in rows], "how": [r.how for r in rows],
+                "applicable": [r.irregular is None for r in rows],
+                "why": [f"irregular block: {r.irregular}" if r.irregular else "" for r in rows],
+                "baseline": [r.baseline for r in rows]}
+        extra = {"program": self.program, **{p: [r.inputs[p] for r in rows] for p in self.params},
+                 "block": [r.block for r in rows],
+                 "error_held_out_pct": [r.error for r in rows],
+                 "baseline_error_held_out_pct": [r.baseline_error for r in rows],
+                 "baseline_scales_with": [r.baseline_scales for r in rows],
+                 "irregular": [r.irregular for r in rows],
+                 "beyond_measured": [r.beyond for r in rows],
+                 "model": self.model, "rule": self.rule, "baseline_rule": BASELINE_RULE}
+        return frame(core, extra, provenance)
 
 
 def _plain(v: float):
