@@ -1,5 +1,7 @@
-"""The result of evaluating count models on one program (:func:`modeling.counts.evaluate.evaluate_program`),
-as types: each model's score, each block's choice, the irregular blocks, the test predictions and totals.
+"""The results of the count models as types: evaluating them on one program
+(:func:`modeling.counts.evaluate.evaluate_program`: each model's score, each block's choice, the irregular blocks,
+the test predictions and totals) and predicting at new inputs (:func:`modeling.counts.predict.predict_counts`:
+:class:`CountPrediction`).
 
 Each is a :class:`modeling.results.Result`: ``to_dict()`` is the tagged JSON the job backends store and
 ``Result.from_dict`` reads it back as the same types. Derived statistics live here, computed from the fields (the
@@ -10,9 +12,14 @@ command line prints (derived statistics included).
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 
-from modeling.results import Result
+import numpy as np
+
+from modeling.counts.baseline import RULE as BASELINE_RULE
+from modeling.counts.names import NAMES
+from modeling.results import TRANSIENT, Result
 
 
 @dataclass(frozen=True)
@@ -157,3 +164,216 @@ class CountEvaluation(Result):
             for m in out["models"]:
                 m["vs_baseline"] = self.vs_baseline(m["model"])
         return out
+
+
+# ------------------------------------------------------------------ counts predicted at new inputs
+
+#: how a model-predicted count's range is made (:mod:`modeling.counts.ranges`)
+RULE = ("range at the level printed: (predicted + 0.5) x exp(+-w) - 0.5, w = the k-th smallest of the block's "
+        "held-out |log ratio| / distance beyond, k = ceil((n + 1) x level), times max(distance beyond the measured "
+        "inputs, the held-out inputs' median distance); exact: the point itself")
+
+
+@dataclass(frozen=True)
+class PredictedCount:
+    """One row of the prediction: a block's (or event's) count at one input, its range and how it was obtained."""
+    inputs: dict
+    block: str
+    predicted: float
+    lower: float | None
+    upper: float | None
+    how: str
+    error: float | None
+    level: float | None
+    irregular: str | None
+    beyond: float
+    baseline: float | None
+    baseline_error: float | None
+    baseline_scales: str | None
+
+
+@dataclass(frozen=True)
+class PredictedTotal:
+    """A sum of predicted counts: over the blocks at one input (``block`` = "all blocks"), or over the inputs
+    (``inputs`` = "all inputs"); its range is the sum of the ranges."""
+    inputs: dict | str
+    block: str
+    predicted: float
+    lower: float | None
+    upper: float | None
+    baseline: float | None
+
+
+@dataclass
+class CountPrediction(Result):
+    """Every block's count of one program at new inputs: predicted, range, how, held-out error, irregular."""
+
+    program: str
+    params: list
+    model: str
+    blocks: list
+    kind: str                   # "blocks" (basic-block ids) or "events"
+    inputs: np.ndarray          # points x params
+    predicted: np.ndarray       # points x blocks
+    lower: np.ndarray
+    upper: np.ndarray
+    how: list                   # per block: "exact" or a model name
+    error: list                 # per block: mean APE % on the held-out inputs (None: none could be held out)
+    level: list                 # per block: the range's level (0.9, or n / (n + 1)), 1 for exact, None: no range
+    irregular: list             # per block: reason or None
+    beyond: np.ndarray          # per point: log-size distance beyond the measured inputs (0 inside)
+    n_measured: int
+    measured_max: dict
+    n_hl_train: int = 0                 # training inputs of the (median) held-out fold
+    n_hl_test: int = 0                  # held-out inputs
+    hl_distance: float | None = None    # the held-out inputs' median factor beyond their training inputs
+    scheme: str | None = None           # "high-low" or "leave-one-input-out" (modeling/counts/ranges.py)
+    level_supported: bool = False       # the held-out inputs support the stated level (90 %)
+    formulas: dict = field(default_factory=dict)   # exact blocks: the polynomial as text
+    notes: list = field(default_factory=list)
+    # model or baseline -> {"predicted", "lower", "upper"}: a working value of the computing process, not stored
+    by_model: dict = field(default_factory=dict, metadata=TRANSIENT)
+    baseline: np.ndarray | None = None              # points x blocks: size scaling (modeling/counts/baseline.py)
+    baseline_error: list = field(default_factory=list)  # per block: the baseline's mean APE % on the held-out
+    baseline_scales: list = field(default_factory=list)  # per block: the sizes it scales with ("N^2·M")
+    seconds: float = 0.0
+
+    @property
+    def rule(self) -> str:
+        return RULE
+
+    @property
+    def baseline_rule(self) -> str:
+        return BASELINE_RULE
+
+    @property
+    def model_name(self) -> str:
+        return NAMES.get(self.model, self.model)
+
+    @property
+    def n_inputs(self) -> int:
+        return int(len(self.inputs))
+
+    @property
+    def n_blocks(self) -> int:
+        return len(self.blocks)
+
+    @property
+    def n_exact(self) -> int:
+        return int(sum(h == "exact" for h in self.how))
+
+    @property
+    def n_irregular(self) -> int:
+        return int(sum(r is not None for r in self.irregular))
+
+    @property
+    def factors_beyond(self) -> list[float]:
+        """Per input: the smallest growth factor of the sizes from a measured input (1 inside)."""
+        return [float(math.exp(d)) for d in self.beyond]
+
+    @property
+    def range_level(self) -> float | None:
+        """The level of the model-predicted counts' ranges (None: no range, or every block exact)."""
+        return next((lv for h, lv in zip(self.how, self.level) if h != "exact" and lv is not None), None)
+
+    @property
+    def modelled(self) -> list[int]:
+        """The blocks a model (or the baseline) predicts: not exact."""
+        return [b for b, h in enumerate(self.how) if h != "exact"]
+
+    def inputs_of(self, i: int) -> dict:
+        return {p: _plain(v) for p, v in zip(self.params, self.inputs[i])}
+
+    def rows(self) -> list[PredictedCount]:
+        """One row per (input, block), inputs in the order given, blocks in id order."""
+        out = []
+        for i in range(len(self.inputs)):
+            ins = self.inputs_of(i)
+            for b, blk in enumerate(self.blocks):
+                out.append(PredictedCount(
+                    ins, blk, float(self.predicted[i, b]), _num(self.lower[i, b]), _num(self.upper[i, b]),
+                    self.how[b], self.error[b], self.level[b], self.irregular[b], float(math.exp(self.beyond[i])),
+                    None if self.baseline is None else float(self.baseline[i, b]),
+                    self.baseline_error[b] if self.baseline_error else None,
+                    self.baseline_scales[b] if self.baseline_scales else None))
+        return out
+
+    def totals(self) -> list[PredictedTotal]:
+        """Per input: the sum over blocks (basic-block tables only); per block or event: the sum over the
+        requested inputs; then (blocks) the sum of everything. Ranges: sums of the ranges; the baseline: the sum
+        of the baseline's counts."""
+        out = []
+        lo, hi = self.lower, self.upper
+        base = self.baseline if self.baseline is not None else np.full_like(self.predicted, np.nan)
+        if self.kind == "blocks":
+            for i in range(len(self.inputs)):
+                out.append(PredictedTotal(self.inputs_of(i), "all blocks", float(self.predicted[i].sum()),
+                                          _num(lo[i].sum()), _num(hi[i].sum()), _num(base[i].sum())))
+        for b, blk in enumerate(self.blocks):
+            out.append(PredictedTotal("all inputs", blk, float(self.predicted[:, b].sum()), _num(lo[:, b].sum()),
+                                      _num(hi[:, b].sum()), _num(base[:, b].sum())))
+        if self.kind == "blocks":
+            out.append(PredictedTotal("all inputs", "all blocks", float(self.predicted.sum()), _num(lo.sum()),
+                                      _num(hi.sum()), _num(base.sum())))
+        return out
+
+    def summary(self) -> dict:
+        """The flat JSON summary the command line prints: every row and total, derived counts included."""
+        return {"program": self.program, "sizes": list(self.params), "model": self.model,
+                "model_name": self.model_name, "kind": self.kind,
+                "n_inputs": self.n_inputs, "n_blocks": self.n_blocks, "n_exact": self.n_exact,
+                "n_irregular": self.n_irregular,
+                "n_measured": self.n_measured, "measured_max": self.measured_max,
+                "n_hl_train": self.n_hl_train, "n_hl_test": self.n_hl_test, "hl_distance": self.hl_distance,
+                "scheme": self.scheme, "level_supported": self.level_supported,
+                "rule": self.rule, "formulas": self.formulas, "notes": list(self.notes),
+                "seconds": self.seconds,
+                "inputs": [self.inputs_of(i) for i in range(len(self.inputs))],
+                "beyond": self.factors_beyond,
+                "blocks": [{"block": blk, "how": self.how[b], "error": self.error[b], "level": self.level[b],
+                            "irregular": self.irregular[b],
+                            "baseline_error": self.baseline_error[b] if self.baseline_error else None,
+                            "baseline_scales": self.baseline_scales[b] if self.baseline_scales else None}
+                           for b, blk in enumerate(self.blocks)],
+                "baseline_rule": BASELINE_RULE,
+                "predictions": [asdict(r) for r in self.rows()], "totals": [asdict(t) for t in self.totals()]}
+
+    def to_frame(self, provenance: dict | None = None):
+        """The prediction table (:mod:`modeling.prediction_table`): one row per (input, block), id
+        ``program/block@N=..,M=..``; ``applicable`` is false for an irregular block (``why`` gives the reason) and
+        ``baseline`` is the size scaling of :mod:`.baseline`; then program, one column per input parameter, block,
+        the held-out errors, irregular, beyond, model, rule, and the provenance (e.g. table fingerprint, code
+        version, date) as constant columns."""
+        from modeling.prediction_table import frame
+
+        rows = self.rows()
+
+        def at(inputs):
+            return ",".join(f"{p}={inputs[p]}" for p in self.params)
+
+        core = {"id": [f"{self.program}/{r.block}@{at(r.inputs)}" for r in rows],
+                "predicted": [r.predicted for r in rows],
+                "lower": [r.lower for r in rows], "upper": [r.upper for r in rows],
+                "level": [r.level for r in rows], "how": [r.how for r in rows],
+                "applicable": [r.irregular is None for r in rows],
+                "why": [f"irregular block: {r.irregular}" if r.irregular else "" for r in rows],
+                "baseline": [r.baseline for r in rows]}
+        extra = {"program": self.program, **{p: [r.inputs[p] for r in rows] for p in self.params},
+                 "block": [r.block for r in rows],
+                 "error_held_out_pct": [r.error for r in rows],
+                 "baseline_error_held_out_pct": [r.baseline_error for r in rows],
+                 "baseline_scales_with": [r.baseline_scales for r in rows],
+                 "irregular": [r.irregular for r in rows],
+                 "beyond_measured": [r.beyond for r in rows],
+                 "model": self.model, "rule": self.rule, "baseline_rule": BASELINE_RULE}
+        return frame(core, extra, provenance)
+
+
+def _plain(v: float):
+    return int(v) if float(v).is_integer() and abs(v) < 2**53 else float(v)
+
+
+def _num(v):
+    v = float(v)
+    return v if math.isfinite(v) else None
+
