@@ -88,7 +88,8 @@ def test_one_package_per_method_on_both_sides():
         assert (ROOT / "tests" / "modeling" / method).is_dir()
     for pkg in PACKAGES:
         top = [p.name for p in (ROOT / pkg).glob("*.py")]
-        assert len(top) <= 8, (pkg, top)  # shared plumbing only; methods live in their packages
+        # shared plumbing only (modeling's includes the result contract, results.py); methods live in their packages
+        assert len(top) <= 9, (pkg, top)
 
 
 #: The floors of dashboard/, lowest first: a package imports only from its own floor or the floors below it.

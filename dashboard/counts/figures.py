@@ -1,22 +1,28 @@
-"""Figures of /counts: result dicts -> plotly JSON (draw only)."""
+"""Figures of /counts: typed results (:mod:`dashboard.counts.results`) -> plotly JSON (draw only)."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, margins, values
 
 from modeling.counts.names import NAMES  # noqa: F401 - the one set of model names (views import it here)
+
+if TYPE_CHECKING:
+    from dashboard.counts.results import CountEvaluation, CountsPredictionRun, CountsProgramsRun
+
 IRREGULAR = "#d9480f"
 
 
-def heatmap(res: dict, model: str):
+def heatmap(ev: CountEvaluation, model: str):
     """Predicted against measured count of every block at every test input, log-log, as a density
     (BB-ML Fig. 4); the identity line is a perfect prediction."""
-    if model not in res["test"]["pred"]:
+    if model not in ev.test.pred:
         return empty(f"{NAMES.get(model, model)} was not run")
-    y = np.asarray(res["test"]["actual"], float).ravel()
-    p = np.asarray(res["test"]["pred"][model], float).ravel()
+    y = np.asarray(ev.test.actual, float).ravel()
+    p = np.asarray(ev.test.pred[model], float).ravel()
     keep = (y > 0) & (p > 0)
     if not keep.any():
         return empty("No non-zero counts to compare")
@@ -30,25 +36,25 @@ def heatmap(res: dict, model: str):
             {"type": "scatter", "mode": "lines", "x": [lo, hi], "y": [lo, hi], "name": "predicted = measured",
              "line": {"color": "#1d2733", "dash": "dash", "width": 1}}]
     note = f"; {dropped} zero counts not drawn" if dropped else ""
-    return figure(data, f"{res['program']}: {NAMES.get(model, model)} on the test inputs ({res['split']}{note})",
+    return figure(data, f"{ev.program}: {NAMES.get(model, model)} on the test inputs ({ev.split}{note})",
                   460, xaxis=axis_title("measured count (log10)"), yaxis=axis_title("predicted count (log10)"),
                   margin=margins(r=150))  # the colour bar
 
 
-def ratios(res: dict, model: str):
+def ratios(ev: CountEvaluation, model: str):
     """Predicted / measured count per block against input size on the test inputs; irregular blocks in
     colour, the largest training input marked."""
-    if model not in res["test"]["pred"]:
+    if model not in ev.test.pred:
         return empty(f"{NAMES.get(model, model)} was not run")
-    X = np.asarray(res["test"]["X"], float)
+    X = np.asarray(ev.test.X, float)
     size = X.prod(axis=1)
     order = np.argsort(size, kind="stable")
-    y = np.asarray(res["test"]["actual"], float)[order]
-    p = np.asarray(res["test"]["pred"][model], float)[order]
-    irregular = {i["block"]: i["reason"] for i in res["irregular"]}
-    params = " × ".join(res["sizes"])
+    y = np.asarray(ev.test.actual, float)[order]
+    p = np.asarray(ev.test.pred[model], float)[order]
+    irregular = ev.irregular_reason
+    params = " × ".join(ev.sizes)
     data = []
-    for b, blk in enumerate(res["block_ids"]):
+    for b, blk in enumerate(ev.block_ids):
         with np.errstate(divide="ignore", invalid="ignore"):
             r = np.where(y[:, b] > 0, p[:, b] / y[:, b], np.nan)
         if not np.isfinite(r).any():
@@ -62,11 +68,11 @@ def ratios(res: dict, model: str):
                                       "<extra></extra>"})
     if not data:
         return empty("No non-zero counts to compare")
-    train_max = float(np.asarray(res["train_X"], float).prod(axis=1).max())
+    train_max = float(np.asarray(ev.train_X, float).prod(axis=1).max())
     log_x = size.max() > 10 * size.min()
     shown = np.array([v for t in data for v in t["y"] if v is not None])
     lo, hi = float(shown.min()), float(shown.max())
-    return figure(data, f"{res['program']}: {NAMES.get(model, model)}, predicted / measured per block "
+    return figure(data, f"{ev.program}: {NAMES.get(model, model)}, predicted / measured per block "
                         f"beyond the training inputs", 520,
                   xaxis=(log_axis(f"input size ({params})", size) if log_x
                          else axis_title(f"input size ({params})")),
@@ -84,70 +90,69 @@ def ratios(res: dict, model: str):
                                 "yanchor": "top"}])
 
 
-def curve(res: dict):
+def curve(ev: CountEvaluation):
     """Test mean APE against the number of training inputs used (BB-ML Fig. 5 left)."""
-    rows = res.get("curve") or []
+    rows = ev.curve or []
     if not rows:
         return empty("No training-size curve")
     data = []
-    for k, m in enumerate(dict.fromkeys(r["model"] for r in rows)):
-        rs = [r for r in rows if r["model"] == m]
+    for k, m in enumerate(dict.fromkeys(r.model for r in rows)):
+        rs = [r for r in rows if r.model == m]
         data.append({"type": "scatter", "mode": "lines+markers", "name": NAMES.get(m, m),
-                     "x": [r["n_train"] for r in rs], "y": values([max(r["mape"], 1e-6) for r in rs]),
+                     "x": [r.n_train for r in rs], "y": values([max(r.mape, 1e-6) for r in rs]),
                      "line": {"color": PALETTE[k % len(PALETTE)]},
                      "hovertemplate": f"{NAMES.get(m, m)}: %{{x}} training inputs, %{{y:.3g}} %<extra></extra>"})
-    return figure(data, f"{res['program']}: test error against training inputs ({res['split']})", 380,
+    return figure(data, f"{ev.program}: test error against training inputs ({ev.split})", 380,
                   xaxis=axis_title("training inputs used"),
-                  yaxis=log_axis("mean APE % (log)", [max(r["mape"], 1e-6) for r in rows]))
+                  yaxis=log_axis("mean APE % (log)", [max(r.mape, 1e-6) for r in rows]))
 
 
-def programs_bar(res: dict):
+def programs_bar(run: CountsProgramsRun):
     """Mean APE per program, models side by side (every program on the same split)."""
-    rows = res["rows"]
+    rows = run.rows
     if not rows:
         return empty("No program could be evaluated on this split")
-    progs = list(dict.fromkeys(r["program"] for r in rows))
+    progs = run.programs
     data = []
-    for k, m in enumerate(dict.fromkeys(r["model"] for r in rows)):
-        by = {r["program"]: r["mape"] for r in rows if r["model"] == m}
+    for k, m in enumerate(run.models):
+        by = {r.program: r.score.mape for r in rows if r.model == m}
         data.append({"type": "bar", "name": NAMES.get(m, m), "x": progs,
                      "y": values([max(by.get(p, np.nan), 1e-4) for p in progs]),
                      "marker": {"color": PALETTE[k % len(PALETTE)]},
                      "hovertemplate": f"%{{x}}: {NAMES.get(m, m)} %{{y:.3g}} %<extra></extra>"})
-    return figure(data, f"Mean APE per program ({res['params']['split']} split)", 420, barmode="group",
+    return figure(data, f"Mean APE per program ({run.params['split']} split)", 420, barmode="group",
                   xaxis={"tickangle": -35}, yaxis=log_axis("mean APE % (log; 1e-4 = exact)",
-                                                          [max(r["mape"], 1e-4) for r in rows]))
+                                                          [max(r.score.mape, 1e-4) for r in rows]))
 
 
-def predicted_counts(res: dict, block: str):
+def predicted_counts(run: CountsPredictionRun, block: str):
     """The predicted count of one block (or the total over blocks) against input size, with its range as
     error bars, beside the measured counts; log-log."""
-    blocks = [b["block"] for b in res["blocks"]]
-    params = res["sizes"]
-    Xm = np.asarray(res["measured"]["X"], float)
-    Ym = np.asarray(res["measured"]["Y"], float)
-    rows = res["predictions"]
+    pr = run.prediction
+    blocks = list(pr.blocks)
+    params = pr.params
+    Xm, Ym = run.measured_X, run.measured_Y
     if block == "all blocks":
         ym = Ym.sum(axis=1)
-        pts = [t for t in res["totals"] if t["block"] == "all blocks" and isinstance(t["inputs"], dict)]
+        yp, lo, hi = pr.predicted.sum(axis=1), pr.lower.sum(axis=1), pr.upper.sum(axis=1)
+        yb = pr.baseline.sum(axis=1) if pr.baseline is not None else np.full(pr.n_inputs, np.nan)
         how = "sum over blocks"
     elif block in blocks:
-        ym = Ym[:, blocks.index(block)]
-        pts = [r for r in rows if r["block"] == block]
-        h = res["blocks"][blocks.index(block)]["how"]
+        b = blocks.index(block)
+        ym = Ym[:, b]
+        yp, lo, hi = pr.predicted[:, b], pr.lower[:, b], pr.upper[:, b]
+        yb = pr.baseline[:, b] if pr.baseline is not None else np.full(pr.n_inputs, np.nan)
+        h = pr.how[b]
         how = "exact polynomial" if h == "exact" else NAMES.get(h, h)
     else:
         return empty("Choose a block")
     xm = Xm.prod(axis=1)
-    xp = np.array([float(np.prod([p["inputs"][k] for k in params])) for p in pts])
-    yp = np.array([p["predicted"] for p in pts], float)
-    lo = np.array([np.nan if p["lower"] is None else p["lower"] for p in pts], float)
-    hi = np.array([np.nan if p["upper"] is None else p["upper"] for p in pts], float)
+    xp = np.asarray(pr.inputs, float).prod(axis=1)
+    ptext = [", ".join(f"{k}={v:g}" for k, v in pr.inputs_of(i).items()) for i in range(pr.n_inputs)]
     label = " × ".join(params)
-    unit = "executions" if res["kind"] == "blocks" else "events"
+    unit = "executions" if pr.kind == "blocks" else "events"
     keep = ym > 0
     text = [", ".join(f"{k}={v:g}" for k, v in zip(params, x)) for x in Xm[keep]]
-    ptext = [", ".join(f"{k}={v:g}" for k, v in p["inputs"].items()) for p in pts]
     data = [{"type": "scatter", "mode": "markers", "name": "measured", "x": values(xm[keep]), "y": values(ym[keep]),
              "text": text, "marker": {"color": "#9aa7b4", "size": 5},
              "hovertemplate": f"measured at %{{text}}<br>%{{y:,.0f}} {unit}<extra></extra>"},
@@ -157,7 +162,6 @@ def predicted_counts(res: dict, block: str):
              "error_y": {"type": "data", "symmetric": False, "array": values(np.nan_to_num(hi - yp)),
                          "arrayminus": values(np.nan_to_num(yp - lo)), "color": PALETTE[0], "thickness": 1.5},
              "hovertemplate": f"predicted at %{{text}}<br>%{{y:,.0f}} {unit}<extra></extra>"}]
-    yb = np.array([np.nan if p.get("baseline") is None else p["baseline"] for p in pts], float)
     if np.isfinite(yb).any() and (yb > 0).any():
         data.append({"type": "scatter", "mode": "markers",
                      "name": "baseline (nearest measured, scaled by the sizes each block depends on)",
@@ -168,7 +172,7 @@ def predicted_counts(res: dict, block: str):
                                                        yb[np.isfinite(yb) & (yb > 0)]])
     if not (ys > 0).any():
         return empty(f"{block}: every count is zero")
-    return figure(data, f"{res['program']}: {block}, predicted beyond the measured inputs", 440,
+    return figure(data, f"{pr.program}: {block}, predicted beyond the measured inputs", 440,
                   xaxis=log_axis(f"input size ({label}{', product' if len(params) > 1 else ''}; log)", xs),
                   yaxis=log_axis(f"count ({unit} per run; log)", ys),
                   legend={"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0, "xanchor": "left"},

@@ -98,8 +98,9 @@ def _bounded(every: bool):
 
 
 COUNTS = jobs.JobKind("counts", (SOURCE, Param("program", "choice", _program_default, _programs), *SETTINGS),
-                      work.counts_result, _fingerprint, _bounded(every=False))
-PROGRAMS = jobs.JobKind("countsall", (SOURCE, *SETTINGS), work.programs_result, _fingerprint, _bounded(every=True))
+                      work.counts_result, _fingerprint, _bounded(every=False), work.table_of)
+PROGRAMS = jobs.JobKind("countsall", (SOURCE, *SETTINGS), work.programs_result, _fingerprint, _bounded(every=True),
+                        work.table_of)
 
 
 # ------------------------------------------------------------------ predict at new inputs
@@ -149,4 +150,4 @@ class InputsParam(Param):
 PREDICT = jobs.JobKind("countspredict", (
     SOURCE, Param("program", "choice", _program_default, _programs), InputsParam("at", "text", _at_default),
     Param("pmodel", "choice", "best", PREDICT_CHOICES), Param("seed", "int", 0, None, 0, 2**31 - 1),
-), work.predict_result, _fingerprint)
+), work.predict_result, _fingerprint, dataset=work.table_of)

@@ -1,8 +1,10 @@
-"""The work behind /counts: validated params -> JSON results (no Dash)."""
+"""The work behind /counts: validated params -> typed results (:mod:`dashboard.counts.results`; no Dash)."""
 
 from __future__ import annotations
 
 from dashboard.counts import sources
+from dashboard.counts.results import (CountsPredictionRun, CountsProgramRow, CountsProgramsRun, CountsRun,
+                                      CountsSkippedProgram)
 from dashboard.jobs.progress import silent
 from modeling.counts import data
 from modeling.counts.evaluate import evaluate_program
@@ -15,12 +17,17 @@ def network_settings(params: dict) -> dict:
             "batch_size": params["batch"], "learning_rate": params["lr"]}
 
 
-def counts_result(params: dict, report=silent) -> dict:
+def counts_result(params: dict, report=silent) -> CountsRun:
     """Every chosen model on one program: leaderboard, test predictions, blocks, curve and totals."""
     prog = data.program(sources.frame(params["source"]), params["program"])
     res = evaluate_program(prog, params["split"], tuple(params["models"]), params["seed"], network_settings(params),
                            progress=report)
-    return {**res.to_dict(), "params": dict(params)}
+    return CountsRun(dict(params), res)
+
+
+def table_of(params: dict) -> tuple[str, str]:
+    """(id, name) of the count table ``params`` name: the provenance's data."""
+    return params["source"], sources.meta(params["source"])["name"]
 
 
 def table_fingerprint(source: str) -> str:
@@ -37,26 +44,19 @@ def split_specs(text: str) -> list[str]:
     return [s.strip() for s in text.replace("\n", ";").split(";") if s.strip()]
 
 
-def predict_result(params: dict, report=silent) -> dict:
+def predict_result(params: dict, report=silent) -> CountsPredictionRun:
     """Every block's count at the inputs of ``params["at"]`` (validated by
-    :data:`dashboard.counts.kinds.PREDICT`), the measured counts beside them for the chart, and the
-    provenance (table and its fingerprint, code version, date)."""
-    from datetime import UTC, datetime
-
+    :data:`dashboard.counts.kinds.PREDICT`) and the measured counts beside them for the chart (the provenance:
+    table and its fingerprint, code version, date, is stamped by the job runner)."""
     from modeling.counts.predict import parse_inputs, predict_counts
-    from modeling.version import code_version
 
     prog = data.program(sources.frame(params["source"]), params["program"])
     X = parse_inputs(split_specs(params["at"]), prog.params)
-    res = predict_counts(prog, X, params["pmodel"], params["seed"], progress=report).to_dict()
-    res.update(params=dict(params), measured={"X": prog.X.tolist(), "Y": prog.Y.tolist()},
-               provenance={"table": params["source"], "table_name": sources.meta(params["source"])["name"],
-                           "table_fingerprint": table_fingerprint(params["source"]),
-                           "code_version": code_version(), "date": datetime.now(UTC).isoformat(timespec="seconds")})
-    return res
+    res = predict_counts(prog, X, params["pmodel"], params["seed"], progress=report)
+    return CountsPredictionRun(dict(params), res, prog.X.astype(float), prog.Y.astype(float))
 
 
-def programs_result(params: dict, report=silent) -> dict:
+def programs_result(params: dict, report=silent) -> CountsProgramsRun:
     """The leaderboard of every program of the table on the same split (no curve)."""
     table = sources.frame(params["source"])
     names = data.programs(table)
@@ -68,10 +68,9 @@ def programs_result(params: dict, report=silent) -> dict:
                                  params["seed"], network_settings(params), curve=False,
                                  progress=lambda f, label, i=i: report((i + f) / len(names), label))
         except ModelingError as exc:  # a program the split cannot serve is reported, not fatal (a defect is)
-            skipped.append({"program": name, "reason": str(exc)})
+            skipped.append(CountsSkippedProgram(name, str(exc)))
             continue
-        for m in [*r.models, *([r.baseline] if r.baseline else [])]:
-            rows.append({"program": name, "n_blocks": r.n_blocks, "n_train": r.n_train, "n_test": r.n_test,
-                         "irregular": len(r.irregular), **{k: v for k, v in m.to_dict().items() if k != "seeds"},
-                         "vs_baseline": r.vs_baseline(m.model)})
-    return {"rows": rows, "skipped": skipped, "params": dict(params)}
+        for m in r.scored:
+            rows.append(CountsProgramRow(name, r.n_blocks, r.n_train, r.n_test, len(r.irregular), m,
+                                         r.vs_baseline(m.model)))
+    return CountsProgramsRun(dict(params), rows, skipped)

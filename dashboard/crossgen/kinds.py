@@ -32,7 +32,7 @@ def cached(kind: jobs.JobKind, params: dict, report=None) -> tuple[str, dict]:
     """``(key, result)`` of ``kind`` for ``params`` (already validated): from the cache, or computed once
     under the key's lock and stored."""
     key = kind.key(params)
-    return key, compute_once(key, lambda r: kind.compute(params, r), report)
+    return key, compute_once(key, lambda r: kind.run(params, r), report)
 
 
 #: the most cross-validation folds one job runs per model (the form's bound on K; leave one application out runs

@@ -39,7 +39,7 @@ from functools import lru_cache
 import numpy as np
 
 from dashboard import settings
-from dashboard.jobs.codec import plain
+from dashboard.jobs.codec import dumps, loads
 from dashboard.jobs.outage import is_outage, retrying
 
 TASK_NAME = "perfcast.fanout.help"
@@ -71,14 +71,14 @@ def _parse(name: str) -> tuple[str, int | None]:
 
 
 def encode(out) -> str:
-    """A fit's output as JSON: ``(predictions or None, info or None, seconds)`` and who computed it."""
+    """A fit's output as JSON (:mod:`dashboard.jobs.codec`'s text): ``(predictions or None, info or None,
+    seconds)`` and who computed it."""
     pred, info, seconds = out
-    return json.dumps({"pred": pred, "info": info, "seconds": seconds, "by": f"{socket.gethostname()}:{os.getpid()}"},
-                      default=plain)
+    return dumps({"pred": pred, "info": info, "seconds": seconds, "by": f"{socket.gethostname()}:{os.getpid()}"})
 
 
 def decode(raw) -> tuple[tuple, str]:
-    d = json.loads(raw)
+    d = loads(raw)
     pred = None if d["pred"] is None else np.asarray(d["pred"], dtype=float)
     info = d["info"]
     if info is not None:

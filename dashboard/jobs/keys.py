@@ -82,13 +82,29 @@ class JobKind:
 
     name: str
     params: tuple  # url_state.Param, in order (later options may depend on earlier values)
-    compute: Callable  # (params, report) -> JSON-ready result
+    compute: Callable  # (params, report) -> a typed result (modeling.results.Result) or a JSON-ready dict
     fingerprint: Callable  # params -> fingerprint of the data the params name
     check: Callable | None = None  # params -> None, raises InvalidParameter for combinations parse cannot see
+    dataset: Callable | None = None  # params -> (id, name) of the data the params name, for the provenance
 
     @property
     def names(self) -> list[str]:
         return [p.name for p in self.params]
+
+    def run(self, params: dict, report):
+        """What a job of this kind computes: :attr:`compute`'s result, stamped with its
+        :class:`~modeling.results.Provenance` (this kind and its parameters, the data's id, name and fingerprint,
+        the code version, the date, the seconds it took) when it is a typed result with a ``provenance`` field.
+        The one place a job's provenance is made."""
+        import time
+
+        from modeling.results import Provenance, stamped
+
+        t0 = time.perf_counter()
+        value = self.compute(params, report)
+        ident, name = self.dataset(params) if self.dataset else (None, None)
+        return stamped(value, Provenance.now(self.name, params, ident, name, self.fingerprint(params),
+                                             seconds=time.perf_counter() - t0))
 
     def key(self, params: dict) -> str:
         return result_key(self.name, params, self.fingerprint(params))

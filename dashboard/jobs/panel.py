@@ -307,7 +307,7 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             waiting = quotas.Waiting(ticket.run, quotas.current_user())  # which jobs hold the slots
             show("0", "starting")
             try:
-                return jobs.run_job(request["key"], lambda report: kind.compute(request["params"], report),
+                return jobs.run_job(request["key"], lambda report: kind.run(request["params"], report),
                                     progress=lambda frac, label: show(f"{frac:.3f}", waiting(label)), run=run)
             finally:
                 jobs.job_ended(run)  # waits for the job service, so that the answer reaches the page

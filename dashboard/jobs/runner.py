@@ -88,7 +88,9 @@ def compute_once(key: str, compute, report=None):
 def run_job(key: str, compute, progress=None, run: str | None = None) -> dict:
     """Compute (or fetch) the result for ``key``; never raises.
 
-    ``compute(report)`` returns a JSON-ready dict; ``report(fraction, label)``
+    ``compute(report)`` returns a typed result (:class:`modeling.results.Result`, stamped with its provenance by
+    :meth:`dashboard.jobs.keys.JobKind.run`) or a JSON-ready dict, stored through :mod:`dashboard.jobs.codec`;
+    ``report(fraction, label)``
     forwards progress. Returns ``{"key": key}`` or ``{"key": key, "error": msg}``.
     One process computes a key at a time: a job whose key another process is
     computing waits for that result. A job that no page has watched for

@@ -8,6 +8,7 @@ from dashboard.counts import sources
 from dashboard.counts.figures import NAMES, curve, heatmap, predicted_counts, programs_bar, ratios
 from dashboard.counts.kinds import (COUNTS, MODEL_CHOICES, PREDICT, PREDICT_CHOICES, PROGRAMS, SETTING,
                                     program_params)
+from dashboard.counts.results import CountsPredictionRun, CountsRun
 from dashboard.counts.views import (
     block_choices,
     block_rows,
@@ -26,6 +27,7 @@ from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default
 from modeling.counts.models import ACTIVATIONS, preset_text
+from modeling.counts.results import CountEvaluation
 
 dash.register_page(__name__, path="/counts", name="Counts", title="perfcast · counts", order=7,
                    description=("Predict how often each basic block (or GPU event) runs for large inputs from runs "
@@ -247,28 +249,29 @@ def _render(ready):
     return _content(jobs.result_for(ready))
 
 
-def _content(res: dict | None) -> tuple:
+def _content(run: CountsRun | None) -> tuple:
     """Summary, leaderboard, blocks, curve and totals of a result (empty views without one)."""
-    if not res:
+    if not run:
         return None, [], [], empty("Run to see the training-size curve"), [], []
-    f = summary_facts(res)
+    ev = run.evaluation
+    f = summary_facts(ev)
     summary = card(html.Div([stat("lowest mean APE", f["best"], f"{P}-best"),
                              stat(f"{NAMES['pnn-paper']} mean APE", f["pnn"], f"{P}-pnn"),
                              stat("size-scaling baseline", f["baseline"], f"{P}-baseline"),
-                             stat("irregular blocks", f"{len(res['irregular'])} of {res['n_blocks']}",
+                             stat("irregular blocks", f"{len(ev.irregular)} of {ev.n_blocks}",
                                   f"{P}-irregular"),
-                             stat("train / test inputs", f"{res['n_train']} / {res['n_test']}")], className="stats"),
-                   alert(f"Only {res['n_test']} test inputs on this split: the errors above rest on that few "
+                             stat("train / test inputs", f"{ev.n_train} / {ev.n_test}")], className="stats"),
+                   alert(f"Only {ev.n_test} test inputs on this split: the errors above rest on that few "
                          "points.", "warning") if f["few"] else None,
                    html.P(f["text"], className="hint"))
-    return summary, leaderboard_rows(res), block_rows(res), curve(res), _total_columns(res), res["totals"]
+    return summary, leaderboard_rows(ev), block_rows(ev), curve(ev), _total_columns(ev), ev.totals
 
 
-def _total_columns(res: dict) -> list[dict]:
+def _total_columns(ev: CountEvaluation) -> list[dict]:
     """Measured total, then each model's total and error, for the models of this result."""
     cols = [{"field": "block", "headerName": "block / event", "minWidth": 170, "pinned": "left"},
             num_col("actual", "measured total", 0)]
-    for m in res["test"]["pred"]:
+    for m in ev.test.models:
         cols += [num_col(m, f"{NAMES.get(m, m)} total", 0), num_col(f"{m}|error", f"{NAMES.get(m, m)} error %", 2)]
     return cols
 
@@ -279,25 +282,26 @@ def _views(ready, model):
     return _figures(jobs.result_for(ready), model)
 
 
-def _figures(res: dict | None, model) -> tuple:
+def _figures(run: CountsRun | None, model) -> tuple:
     """The density and per-block ratio charts of ``model`` (or the best one the result has)."""
-    if not res:
+    if not run:
         return empty("Run to see predicted against measured counts"), empty("Run to see each block beyond the "
                                                                             "training inputs")
-    if model not in res["test"]["pred"]:
-        model = "best" if "best" in res["test"]["pred"] else next(iter(res["test"]["pred"]))
-    return heatmap(res, model), ratios(res, model)
+    ev = run.evaluation
+    if model not in ev.test.models:
+        model = "best" if "best" in ev.test.models else ev.test.models[0]
+    return heatmap(ev, model), ratios(ev, model)
 
 
 @callback(Output(f"{P}-all-graph", "figure"), Output(f"{P}-all-grid", "rowData"),
           Output(f"{P}-all-skipped", "children"), Input(f"{P}-all-ready", "data"))
 def _all(ready):
-    res = jobs.result_for(ready)
-    if not res:
+    run = jobs.result_for(ready)
+    if not run:
         return empty("Run every program to compare them"), [], None
-    skipped = [f"{s['program']}: {s['reason']}" for s in res["skipped"]]
-    rows = [{**r, "name": NAMES.get(r["model"], r["model"])} for r in res["rows"]]
-    return (programs_bar(res), rows,
+    skipped = [f"{s.program}: {s.reason}" for s in run.skipped]
+    rows = [r.grid_row for r in run.rows]
+    return (programs_bar(run), rows,
             alert("Not evaluated on this split: " + " · ".join(skipped), "info") if skipped else None)
 
 
@@ -330,7 +334,7 @@ def _program_changed(program, source, at):
     return no_update, hint
 
 
-def _pred_content(res: dict | None, block) -> tuple:
+def _pred_content(res: CountsPredictionRun | None, block) -> tuple:
     """Summary, table rows, block options, block shown and chart of a prediction (empty views without one)."""
     if not res:
         return None, [], [], None, empty("Press Predict to see the counts at the inputs")
@@ -373,8 +377,8 @@ def _pred_report(n, ready):
     from dashboard.counts.report import build
     from dashboard.ui.report import file_name, view_link
 
-    report = build(res, view_link("/counts", res.get("params") or {}))
-    return dcc.send_bytes(report.html(), file_name(f"perfcast_counts_{res['program']}"))
+    report = build(res, view_link("/counts", res.params))
+    return dcc.send_bytes(report.html(), file_name(f"perfcast_counts_{res.prediction.program}"))
 
 
 @callback(Output(f"{PRED}-save-status", "children"), Input(f"{PRED}-save", "n_clicks"),
@@ -382,11 +386,6 @@ def _pred_report(n, ready):
 def _pred_save(n, ready, name):
     from dashboard.counts.views import saved_summary
     from dashboard.ui.save_prediction import save_message
-    from modeling.counts.predict import frame_of
 
-    def table(res):
-        prov = res.get("provenance") or {}
-        return frame_of(res, {k: prov.get(k) for k in ("table", "table_fingerprint", "code_version", "date")})
-
-    return save_message(n, lambda: (jobs.result_for(ready), jobs.key_of(ready)), name, "counts", table,
-                        saved_summary, lambda res: f"{res['program']} counts")
+    return save_message(n, lambda: (jobs.result_for(ready), jobs.key_of(ready)), name, "counts",
+                        CountsPredictionRun.to_frame, saved_summary, lambda res: f"{res.prediction.program} counts")

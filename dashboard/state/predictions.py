@@ -1,6 +1,7 @@
 """Saved prediction tables: ``predictions/pr-<16 hex>/`` with ``meta.json`` (name, date, params, key,
-provenance, summary), ``result.json`` (the whole result, plain JSON) and ``table.parquet`` (the exported
-prediction table). Never pickle.
+provenance, summary), ``result.json`` (the whole result as :func:`modeling.results.dumps` writes it: plain JSON,
+a typed result tagged with its type, read back as that type) and ``table.parquet`` (the exported prediction
+table). Never pickle.
 
 The id is derived from the result's key and the name the user typed, so saving the same prediction
 twice (a double click, two users through two workers at once) gives one item: the item is written into
@@ -25,6 +26,7 @@ import pandas as pd
 from dashboard.access.projects import project_path, require
 from dashboard.state import trash
 from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name, storage_error
+from modeling.results import Result, dumps, loads
 
 PREDICTION_ID = re.compile(r"^pr-[0-9a-f]{16}$")
 
@@ -48,7 +50,7 @@ METHOD_LABELS = {"crossgen": "next-generation time", "counts": "counts at new in
                  "phases": "a new program's target trace"}
 
 
-def save_prediction(result: dict, key: str, table: pd.DataFrame, summary: dict, name: str | None = None,
+def save_prediction(result: dict | Result, key: str, table: pd.DataFrame, summary: dict, name: str | None = None,
                     method: str = "crossgen", default_name: str | None = None) -> dict:
     """Save a prediction result of ``method`` (crossgen, counts or phases: every method's table has the same
     leading columns, modeling/prediction_table.py) under a new id; returns its metadata (``existing=True`` when
@@ -61,11 +63,14 @@ def save_prediction(result: dict, key: str, table: pd.DataFrame, summary: dict, 
     root = _dir()
     if (root / pr_id / "meta.json").exists():
         return {**load_meta(pr_id), "existing": True}
-    params = result["params"]
+    if isinstance(result, Result):  # a typed run: its parameters and the provenance the job runner stamped
+        params, provenance = result.params, result.provenance.to_dict() if result.provenance else {}
+    else:
+        params, provenance = result["params"], result.get("provenance", {})
     stamp = time.strftime("%Y-%m-%d %H:%M")
     fallback = f"{default_name} {stamp}" if default_name else f"{params.get('host')} → {params.get('target')} {stamp}"
     meta = {"id": pr_id, "name": cleaned or fallback, "method": method, "page": PAGES[method],
-            "created": time.time(), "key": key, "params": params, "provenance": result.get("provenance", {}),
+            "created": time.time(), "key": key, "params": params, "provenance": provenance,
             "summary": summary}
     tmp = root / f".{pr_id}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
@@ -73,7 +78,7 @@ def save_prediction(result: dict, key: str, table: pd.DataFrame, summary: dict, 
         buf = io.BytesIO()
         table.to_parquet(buf, index=False)
         atomic_write_bytes(tmp / "table.parquet", buf.getvalue())
-        atomic_write_bytes(tmp / "result.json", json.dumps(result).encode())
+        atomic_write_bytes(tmp / "result.json", dumps(result).encode())
         atomic_write_bytes(tmp / "meta.json", json.dumps(meta, indent=1).encode())
         try:
             os.rename(tmp, root / pr_id)
@@ -99,8 +104,10 @@ def load_meta(pr_id: str) -> dict:
     return json.loads((_item(pr_id) / "meta.json").read_text())
 
 
-def load_result(pr_id: str) -> dict:
-    return json.loads((_item(pr_id) / "result.json").read_text())
+def load_result(pr_id: str):
+    """The saved result: a typed result (:class:`modeling.results.Result`) for a method whose jobs return one,
+    else the dict."""
+    return loads((_item(pr_id) / "result.json").read_text())
 
 
 def load_table(pr_id: str) -> pd.DataFrame:

@@ -36,7 +36,7 @@ def cmd_counts(args) -> int:
     names = [args.program] if args.program else data.programs(table)
     out = []
     for name in names:
-        r = evaluate_program(data.program(table, name), args.split, models, args.seed, curve=False).to_dict()
+        r = evaluate_program(data.program(table, name), args.split, models, args.seed, curve=False).summary()
         out.append({"program": r["program"], "n_blocks": r["n_blocks"], "n_train": r["n_train"],
                     "n_test": r["n_test"],
                     "models": [{k: m.get(k) for k in ("model", "mape", "max_ape", "nmse", "pearson", "spearman",
@@ -99,10 +99,10 @@ def cmd_predict(args) -> int:
         else:
             raise ConfigError(f"--out {args.out!r}: the file name must end with .csv or .parquet.")
     if args.json:
-        json.dump(res.to_dict(), sys.stdout, indent=1)
+        json.dump(res.summary(), sys.stdout, indent=1)
         print()
         return 0
-    d = res.to_dict()
+    d = res.summary()
     print(f"{d['program']}: {d['model_name']} fitted on {d['n_measured']} measured inputs (largest "
           + ", ".join(f"{k}={v}" for k, v in d["measured_max"].items()) + f"); {d['n_exact']} of {d['n_blocks']} "
           f"blocks exact; {d['n_irregular']} irregular")

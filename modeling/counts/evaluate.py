@@ -28,7 +28,7 @@ from modeling.counts.baseline import scaled_counts
 from modeling.counts.data import Program
 from modeling.counts.forms import irregular_reason
 from modeling.counts.names import NAMES
-from modeling.counts.results import BlockChoice, CountEvaluation, IrregularBlock, ModelScore
+from modeling.counts.results import BlockChoice, CountEvaluation, CurvePoint, IrregularBlock, ModelScore, TestPoints
 from modeling.counts.splits import inner_split, split
 from modeling.errors import ConfigError
 
@@ -155,7 +155,7 @@ def evaluate_program(prog: Program, split_kind: str = "high-low", model_names=MO
     result = CountEvaluation(
         program=prog.name, sizes=list(prog.params), split=split_kind, n_train=int(len(tr)), n_test=int(len(te)),
         models=[scores[m] for m in model_names if m in scores], blocks=blocks, irregular=irregular,
-        test={"X": X[te].tolist(), "actual": Y[te].tolist(), "pred": {m: preds[m].tolist() for m in shown}},
+        test=TestPoints(X[te].tolist(), Y[te].tolist(), {m: preds[m].tolist() for m in shown}),
         train_X=X[tr].tolist(), totals=totals(Y[te], {m: preds[m] for m in shown}, prog.blocks),
         baseline=baseline)
     if curve:
@@ -180,7 +180,7 @@ def totals(y: np.ndarray, preds: dict, blocks) -> list[dict]:
     return out
 
 
-def training_curve(X, Y, tr, te, model_names, seed, pnn_settings) -> list[dict]:
+def training_curve(X, Y, tr, te, model_names, seed, pnn_settings) -> list[CurvePoint]:
     """Test mean APE against the share of the training points used (BB-ML Fig. 5 left); one seed."""
     rng = np.random.default_rng(seed)
     order = rng.permutation(tr)
@@ -189,5 +189,5 @@ def training_curve(X, Y, tr, te, model_names, seed, pnn_settings) -> list[dict]:
         sub = np.sort(order[:max(3, int(round(f * len(tr))))])
         for m in model_names:
             _, p, _ = _fit_predict(m, X[sub], Y[sub], X[te], seed, pnn_settings)
-            rows.append({"fraction": f, "n_train": int(len(sub)), "model": m, "mape": metrics(Y[te], p)["mape"]})
+            rows.append(CurvePoint(f, int(len(sub)), m, metrics(Y[te], p)["mape"]))
     return rows

@@ -40,7 +40,7 @@ import itertools
 import math
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -54,6 +54,7 @@ from modeling.counts.evaluate import IRREGULAR_PCT, NAMES, block_errors
 from modeling.counts.forms import irregular_reason
 from modeling.counts.ranges import beyond
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
+from modeling.counts.results import RULE, CountPrediction, PredictedCount, PredictedTotal, _plain
 
 PREDICT_MODELS = ("best", "glm", "poly", "pnn-tuned", "pnn-paper", "pnn")
 BEST_CANDIDATES = ("glm", "poly", "pnn-tuned")
@@ -64,10 +65,8 @@ MAX_SIZE = 1e12
 MAX_SPEC_CHARS = 20_000
 MAX_DENOMINATOR = 720
 RANGE_FLOOR = 1e-6
-RULE = ("range at the level printed: (predicted + 0.5) x exp(+-w) - 0.5, w = the k-th smallest of the block's "
-        "held-out |log ratio| / distance beyond, k = ceil((n + 1) x level), times max(distance beyond the measured "
-        "inputs, the held-out inputs' median distance); exact: the point itself")
-__all__ = ["BASELINE_RULE", "RULE", "beyond", "predict_counts", "parse_inputs", "CountPrediction"]
+__all__ = ["BASELINE_RULE", "RULE", "beyond", "predict_counts", "parse_inputs", "CountPrediction", "PredictedCount",
+           "PredictedTotal"]
 
 
 # ------------------------------------------------------------------ inputs
@@ -223,150 +222,6 @@ def exact_polynomial(poly: M.PolynomialCounts, b: int, X: np.ndarray, y: np.ndar
         if total != count * denom:
             return None
     return ExactPolynomial(tuple(terms))
-
-
-# ------------------------------------------------------------------ result
-
-@dataclass
-class CountPrediction:
-    """Every block's count of one program at new inputs: predicted, range, how, held-out error, irregular."""
-
-    program: str
-    params: list
-    model: str
-    blocks: list
-    kind: str                   # "blocks" (basic-block ids) or "events"
-    inputs: np.ndarray          # points x params
-    predicted: np.ndarray       # points x blocks
-    lower: np.ndarray
-    upper: np.ndarray
-    how: list                   # per block: "exact" or a model name
-    error: list                 # per block: mean APE % on the held-out inputs (None: none could be held out)
-    level: list                 # per block: the range's level (0.9, or n / (n + 1)), 1 for exact, None: no range
-    irregular: list             # per block: reason or None
-    beyond: np.ndarray          # per point: log-size distance beyond the measured inputs (0 inside)
-    n_measured: int
-    measured_max: dict
-    n_hl_train: int = 0                 # training inputs of the (median) held-out fold
-    n_hl_test: int = 0                  # held-out inputs
-    hl_distance: float | None = None    # the held-out inputs' median factor beyond their training inputs
-    scheme: str | None = None           # "high-low" or "leave-one-input-out" (modeling/counts/ranges.py)
-    level_supported: bool = False       # the held-out inputs support the stated level (90 %)
-    formulas: dict = field(default_factory=dict)   # exact blocks: the polynomial as text
-    notes: list = field(default_factory=list)
-    by_model: dict = field(default_factory=dict)  # model or baseline -> {"predicted", "lower", "upper"}
-    baseline: np.ndarray | None = None              # points x blocks: size scaling (modeling/counts/baseline.py)
-    baseline_error: list = field(default_factory=list)  # per block: the baseline's mean APE % on the held-out
-    baseline_scales: list = field(default_factory=list)  # per block: the sizes it scales with ("N^2·M")
-    seconds: float = 0.0
-
-    @property
-    def rule(self) -> str:
-        return RULE
-
-    def inputs_of(self, i: int) -> dict:
-        return {p: _plain(v) for p, v in zip(self.params, self.inputs[i])}
-
-    def rows(self) -> list[dict]:
-        """One dict per (input, block), inputs in the order given, blocks in id order."""
-        out = []
-        for i in range(len(self.inputs)):
-            ins = self.inputs_of(i)
-            for b, blk in enumerate(self.blocks):
-                out.append({"inputs": ins, "block": blk, "predicted": float(self.predicted[i, b]),
-                            "lower": _num(self.lower[i, b]), "upper": _num(self.upper[i, b]),
-                            "how": self.how[b], "error": self.error[b], "level": self.level[b],
-                            "irregular": self.irregular[b], "beyond": float(math.exp(self.beyond[i])),
-                            "baseline": None if self.baseline is None else float(self.baseline[i, b]),
-                            "baseline_error": self.baseline_error[b] if self.baseline_error else None,
-                            "baseline_scales": self.baseline_scales[b] if self.baseline_scales else None})
-        return out
-
-    def totals(self) -> list[dict]:
-        """Per input: the sum over blocks (basic-block tables only); per block or event: the sum over the
-        requested inputs; then (blocks) the sum of everything. Ranges: sums of the ranges; the baseline: the sum
-        of the baseline's counts."""
-        out = []
-        lo, hi = np.nan_to_num(self.lower, nan=np.nan), self.upper
-        base = self.baseline if self.baseline is not None else np.full_like(self.predicted, np.nan)
-        if self.kind == "blocks":
-            for i in range(len(self.inputs)):
-                out.append({"inputs": self.inputs_of(i), "block": "all blocks",
-                            "predicted": float(self.predicted[i].sum()), "lower": _num(lo[i].sum()),
-                            "upper": _num(hi[i].sum()), "baseline": _num(base[i].sum())})
-        for b, blk in enumerate(self.blocks):
-            out.append({"inputs": "all inputs", "block": blk, "predicted": float(self.predicted[:, b].sum()),
-                        "lower": _num(lo[:, b].sum()), "upper": _num(hi[:, b].sum()),
-                        "baseline": _num(base[:, b].sum())})
-        if self.kind == "blocks":
-            out.append({"inputs": "all inputs", "block": "all blocks", "predicted": float(self.predicted.sum()),
-                        "lower": _num(lo.sum()), "upper": _num(hi.sum()), "baseline": _num(base.sum())})
-        return out
-
-    def to_dict(self) -> dict:
-        n_exact = sum(h == "exact" for h in self.how)
-        return {"program": self.program, "sizes": list(self.params), "model": self.model,
-                "model_name": NAMES.get(self.model, self.model), "kind": self.kind,
-                "n_inputs": int(len(self.inputs)), "n_blocks": len(self.blocks), "n_exact": int(n_exact),
-                "n_irregular": int(sum(r is not None for r in self.irregular)),
-                "n_measured": self.n_measured, "measured_max": self.measured_max,
-                "n_hl_train": self.n_hl_train, "n_hl_test": self.n_hl_test, "hl_distance": self.hl_distance,
-                "scheme": self.scheme, "level_supported": self.level_supported,
-                "rule": self.rule, "formulas": self.formulas, "notes": list(self.notes),
-                "seconds": self.seconds,
-                "inputs": [self.inputs_of(i) for i in range(len(self.inputs))],
-                "beyond": [float(math.exp(d)) for d in self.beyond],
-                "blocks": [{"block": blk, "how": self.how[b], "error": self.error[b], "level": self.level[b],
-                            "irregular": self.irregular[b],
-                            "baseline_error": self.baseline_error[b] if self.baseline_error else None,
-                            "baseline_scales": self.baseline_scales[b] if self.baseline_scales else None}
-                           for b, blk in enumerate(self.blocks)],
-                "baseline_rule": BASELINE_RULE,
-                "predictions": self.rows(), "totals": self.totals()}
-
-    def to_frame(self, provenance: dict | None = None):
-        """The prediction table (docs/architecture.md): one row per (input, block): program, one column per input
-        parameter, block, predicted, lower, upper, level, how, error, irregular, beyond, model, rule, then the
-        provenance (e.g. table fingerprint, code version, date) as constant columns."""
-        return frame_of(self.to_dict(), provenance)
-
-
-def frame_of(res: dict, provenance: dict | None = None):
-    """The prediction table (:mod:`modeling.prediction_table`) of a :meth:`CountPrediction.to_dict` (what the
-    dashboard keeps): one row per (input, block), id ``program/block@N=..,M=..``; ``applicable`` is false for an
-    irregular block (``why`` gives the reason) and ``baseline`` is the size scaling of :mod:`.baseline`."""
-    from modeling.prediction_table import frame
-
-    rows = res["predictions"]
-
-    def at(inputs):
-        return ",".join(f"{p}={inputs[p]}" for p in res["sizes"])
-
-    core = {"id": [f"{res['program']}/{r['block']}@{at(r['inputs'])}" for r in rows],
-            "predicted": [r["predicted"] for r in rows],
-            "lower": [r["lower"] for r in rows], "upper": [r["upper"] for r in rows],
-            "level": [r["level"] for r in rows], "how": [r["how"] for r in rows],
-            "applicable": [r["irregular"] is None for r in rows],
-            "why": [f"irregular block: {r['irregular']}" if r["irregular"] else "" for r in rows],
-            "baseline": [r.get("baseline") for r in rows]}
-    extra = {"program": res["program"], **{p: [r["inputs"][p] for r in rows] for p in res["sizes"]},
-             "block": [r["block"] for r in rows],
-             "error_held_out_pct": [r["error"] for r in rows],
-             "baseline_error_held_out_pct": [r.get("baseline_error") for r in rows],
-             "baseline_scales_with": [r.get("baseline_scales") for r in rows],
-             "irregular": [r["irregular"] for r in rows],
-             "beyond_measured": [r["beyond"] for r in rows],
-             "model": res["model"], "rule": res["rule"], "baseline_rule": res.get("baseline_rule", BASELINE_RULE)}
-    return frame(core, extra, provenance)
-
-
-def _plain(v: float):
-    return int(v) if float(v).is_integer() and abs(v) < 2**53 else float(v)
-
-
-def _num(v):
-    v = float(v)
-    return v if math.isfinite(v) else None
 
 
 # ------------------------------------------------------------------ predicting

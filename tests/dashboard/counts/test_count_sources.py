@@ -6,6 +6,7 @@ import pytest
 
 from dashboard.counts import sources, work
 from dashboard.counts.kinds import COUNTS, PROGRAMS
+from dashboard.jobs.progress import silent
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import DataError
 
@@ -26,12 +27,13 @@ def test_a_count_table_upload_is_stored_by_content_and_runs():
     assert any(o["value"] == m["id"] for o in sources.options())
     req = COUNTS.request({"source": m["id"], "models": "poly,glm,best", "split": "high-low"})
     assert req["params"]["program"] == "stencil" and req["params"]["models"] == ["glm", "poly", "best"]
-    res = work.counts_result(req["params"])
-    poly = {r["model"]: r for r in res["models"]}["poly"]
-    assert poly["mape"] == pytest.approx(0, abs=1e-9) and poly["exact_blocks"] == 2
-    every = work.programs_result(PROGRAMS.request({"source": m["id"], "models": "glm"})["params"])
-    assert [(r["program"], r["model"]) for r in every["rows"]] == [("stencil", "glm"), ("stencil", "baseline")]
-    assert every["skipped"] == [] and every["rows"][1]["vs_baseline"] == 1.0
+    run = COUNTS.run(req["params"], silent)
+    poly = run.evaluation.score("poly")
+    assert poly.mape == pytest.approx(0, abs=1e-9) and poly.exact_blocks == 2
+    assert run.provenance.dataset == m["id"] and run.provenance.dataset_name == "lab counts.csv"
+    every = PROGRAMS.run(PROGRAMS.request({"source": m["id"], "models": "glm"})["params"], silent)
+    assert [(r.program, r.model) for r in every.rows] == [("stencil", "glm"), ("stencil", "baseline")]
+    assert every.skipped == [] and every.rows[1].vs_baseline == 1.0
 
 
 @pytest.mark.parametrize("change, message", [
@@ -93,9 +95,9 @@ def test_predict_at_new_inputs_validates_on_the_server_and_exports_with_provenan
             PREDICT.request({"source": m["id"], **bad})
     req = PREDICT.request({"source": m["id"], "at": "N=1000, T=50;  N=256 x T=7,8"})
     assert req["params"]["at"] == "N=1000, T=50; N=256 x T=7,8" and req["params"]["pmodel"] == "best"
-    res = work.predict_result(req["params"])
-    assert res["n_inputs"] == 3 and res["n_exact"] == 2
-    assert [r["predicted"] for r in res["predictions"][:2]] == [1000 * 1000 * 50, 2 * 1000 * 1000 * 50]
+    res = PREDICT.run(req["params"], silent)
+    assert res.prediction.n_inputs == 3 and res.prediction.n_exact == 2
+    assert res.prediction.predicted[0].tolist() == [1000 * 1000 * 50, 2 * 1000 * 1000 * 50]
     rows = prediction_rows(res)
     assert rows[0]["how"] == "exact polynomial" and rows[-1]["block"] == "total: all blocks"
     data, name = export_bytes(res, "parquet")
@@ -106,14 +108,16 @@ def test_predict_at_new_inputs_validates_on_the_server_and_exports_with_provenan
 
 
 def test_blocks_sort_by_number_and_few_test_inputs_are_said():
+    from dataclasses import replace
+
     from dashboard.counts.views import FEW_TEST_INPUTS, block_rows, natural, summary_facts
+    from modeling.counts.results import BlockChoice, CountEvaluation, ModelScore, TestPoints
 
     assert sorted(["f:10", "f:2", "g:1", "f:1"], key=natural) == ["f:1", "f:2", "f:10", "g:1"]
-    blocks = [{"block": b, "chosen": "glm", "exact": False, "inner_error": 0.0, "test_ape": 0.0}
-              for b in ("k:10", "k:2", "k:9")]
-    res = {"irregular": [], "blocks": blocks, "models": [{"model": "glm", "mape": 1.0}], "best_model": "glm",
-           "program": "p", "n_blocks": 3, "sizes": ["N"], "split": "high-low", "n_train": 20, "n_test": 4}
-    assert [r["block"] for r in block_rows(res)] == ["k:2", "k:9", "k:10"]
-    few = summary_facts(res)
+    blocks = [BlockChoice(b, "glm", False, 0.0, 0.0) for b in ("k:10", "k:2", "k:9")]
+    ev = CountEvaluation("p", ["N"], "high-low", 20, 4, [ModelScore("glm", 1.0, 2.0, None, None, None, 0.1)],
+                         blocks, [], TestPoints([], [], {}), [], [])
+    assert [r["block"] for r in block_rows(ev)] == ["k:2", "k:9", "k:10"]
+    few = summary_facts(ev)
     assert few["few"] and "Only 4 test inputs" in few["text"]
-    assert not summary_facts({**res, "n_test": FEW_TEST_INPUTS})["few"]
+    assert not summary_facts(replace(ev, n_test=FEW_TEST_INPUTS))["few"]

@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 
+from dashboard.counts.results import CountsPredictionRun
 from dashboard.counts.views import leaderboard_rows, prediction_facts, prediction_rows, summary_facts
 from modeling.counts import data
 from modeling.counts.evaluate import evaluate_program
@@ -19,11 +20,11 @@ def _grid(sizes):
 
 
 def test_the_leaderboard_ends_with_the_baseline_and_says_whether_the_best_model_beats_it():
-    res = evaluate_program(_grid((8, 16, 24, 32, 40, 48)), "high-low", ("glm", "poly"), curve=False).to_dict()
+    res = evaluate_program(_grid((8, 16, 24, 32, 40, 48)), "high-low", ("glm", "poly"), curve=False)
     rows = leaderboard_rows(res)
     assert [r["model"] for r in rows] == ["glm", "poly", "baseline"]
     assert rows[-1]["name"] == "size-scaling baseline" and rows[-1]["vs_baseline"] == 1.0
-    assert rows[0]["vs_baseline"] == res["models"][0]["mape"] / res["baseline"]["mape"]
+    assert rows[0]["vs_baseline"] == res.models[0].mape / res.baseline.mape
     f = summary_facts(res)
     assert "baseline a careful user would use" in f["text"]
     assert ("beats it" in f["text"]) == f["beats_baseline"]
@@ -31,9 +32,10 @@ def test_the_leaderboard_ends_with_the_baseline_and_says_whether_the_best_model_
 
 def test_every_range_has_its_level_beside_it_and_an_unsupported_level_is_said():
     prog = _grid((16, 32, 64))  # 3 x 3: fewer than 9 held-out inputs
-    res = predict_counts(prog, [[128, 128]], "glm").to_dict()
+    pred = predict_counts(prog, [[128, 128]], "glm")
+    res = CountsPredictionRun({}, pred, prog.X, prog.Y)
     rows = [r for r in prediction_rows(res) if not r["block"].startswith("total")]
-    n = res["n_hl_test"]
+    n = pred.n_hl_test
     assert {r["level"] for r in rows} == {f"{n / (n + 1) * 100:.0f} %"}
     f = prediction_facts(res)
     assert f["level"].endswith("(90 % not supported)") and "cannot support 90 %" in f["text"]

@@ -67,3 +67,21 @@ def test_a_pickled_entry_is_never_unpickled_and_reads_as_not_computed(tmp_path):
     assert local.get_result(KEY) is None
     assert not marker.exists()
     assert not local.has_result(KEY)  # removed: computed again, not half-present
+
+
+def test_a_typed_result_reads_back_typed_from_both_backends_and_untagged_dicts_stay_dicts(backend):
+    """A job's typed result (modeling/results.py) is stored by its tagged to_dict and read back as its type by
+    ``jobs.result_for``, on the local backend (diskcache through JsonDisk) and on redis; a method's plain dict is
+    read back as a dict."""
+    from dashboard import jobs
+    from dashboard.jobs import memo
+    from modeling.results import Provenance
+
+    typed = Provenance.now("counts", {"seed": 0, "at": (1, 2)}, "cpu", "shipped", "ab" * 16, seconds=math.nan)
+    jobs.put_result(KEY, typed)
+    jobs.put_result("scenario-" + "cd" * 16, {"provenance": {"kind": "x"}, "rows": [np.float64(1.5)]})
+    memo._MEMO.clear()  # read from the backend's store, not this process's memory
+    got = jobs.result_for({"key": KEY})
+    assert type(got) is Provenance and got.params == {"seed": 0, "at": [1, 2]} and math.isnan(got.seconds)
+    assert codec.pack(got) == codec.pack(typed)
+    assert jobs.result_for({"key": "scenario-" + "cd" * 16}) == {"provenance": {"kind": "x"}, "rows": [1.5]}

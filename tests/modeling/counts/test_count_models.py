@@ -99,7 +99,7 @@ def test_evaluation_reports_every_model_and_flags_a_periodic_block():
     result = evaluate.evaluate_program(prog, "high-low", ("glm", "poly", "best"), curve=True)
     assert result.score("poly").exact_blocks == 2 and result.score("glm").exact_blocks is None
     assert result.best.mape == min(m.mape for m in result.models) and result.n_exact == 2
-    r = result.to_dict()
+    r = result.summary()
     assert r["best_model"] == result.best.model and "exact_blocks" not in r["models"][0]
     m = {x["model"]: x for x in r["models"]}
     assert set(m) == {"glm", "poly", "best"} and r["n_test"] > 0
