@@ -1,7 +1,7 @@
 """Count prediction (BB-ML): basic-block and event counts of large inputs from runs on small ones."""
 
 import dash
-from dash import Input, Output, State, callback, ctx, dcc, html, no_update
+from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard import jobs
 from dashboard.counts import sources
@@ -17,10 +17,12 @@ from dashboard.counts.views import (
     prediction_facts,
     prediction_rows,
     provenance_text,
+    saved_summary,
     summary_facts,
 )
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.state.uploads import decode_upload
+from dashboard.ui import prediction_panel as panel
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
@@ -170,21 +172,9 @@ def layout(**query):
              alert(pred_error) if pred_error else None,
              job_panel(PRED, pred_request, "Predict"),
              html.Div(p_summary, id=f"{PRED}-summary"),
-             html.Div([html.Button("Download CSV", id=f"{PRED}-download-csv", className="btn btn-small", n_clicks=0),
-                       html.Button("Download Parquet", id=f"{PRED}-download-parquet", className="btn btn-small",
-                                   n_clicks=0),
-                       html.Button("Download report", id=f"{PRED}-download-report", className="btn btn-small",
-                                   n_clicks=0),
-                       html.Span(" the prediction table with provenance (table fingerprint, code version, date); "
-                                 "the report is one HTML file that opens offline", className="hint"),
-                       dcc.Download(id=f"{PRED}-report")], className="run-row"),
-             html.Div([dcc.Input(id=f"{PRED}-save-name", placeholder="name (optional)", maxLength=200,
-                                 className="text-input"),
-                       html.Button("Save this prediction", id=f"{PRED}-save", className="btn btn-small", n_clicks=0),
-                       html.Span([" listed with every saved prediction on ", dcc.Link("/predict", href="/predict")],
-                                 className="hint")], className="run-row"),
-             html.Div(id=f"{PRED}-save-status"),
-             dcc.Download(id=f"{PRED}-download"),
+             panel.downloads(PRED, "the prediction table with provenance (table fingerprint, code version, date); "
+                                   "the report is one HTML file that opens offline"),
+             *panel.save_controls(PRED, listed_on="/predict"),
              field("Block shown", dropdown(f"{P}-pblock", p_opts, p_block)),
              dcc.Graph(id=f"{PRED}-graph", figure=p_fig),
              grid(f"{PRED}-table", [{"field": "inputs", "headerName": "inputs", "minWidth": 170, "pinned": "left"},
@@ -358,34 +348,20 @@ def _pred_render(ready, block):
     return _pred_content(jobs.result_for(ready), block if isinstance(block, str) else None)
 
 
-@callback(Output(f"{PRED}-download", "data"), Input(f"{PRED}-download-csv", "n_clicks"),
-          Input(f"{PRED}-download-parquet", "n_clicks"), State(f"{PRED}-ready", "data"), prevent_initial_call=True)
-def _pred_download(_csv, _parquet, ready):
-    res = jobs.result_for(ready)
-    if not res:
-        return no_update
-    data, name = export_bytes(res, "parquet" if ctx.triggered_id == f"{PRED}-download-parquet" else "csv")
-    return dcc.send_bytes(data, name)
-
-
-@callback(Output(f"{PRED}-report", "data"), Input(f"{PRED}-download-report", "n_clicks"),
-          State(f"{PRED}-ready", "data"), prevent_initial_call=True)
-def _pred_report(n, ready):
-    res = jobs.result_for(ready)
-    if not res or not isinstance(n, int) or n <= 0:
-        return no_update
+def _pred_report(res):
+    """The report of a count prediction and its file's stem."""
     from dashboard.counts.report import build
-    from dashboard.ui.report import file_name, view_link
+    from dashboard.ui.report import view_link
 
-    report = build(res, view_link("/counts", res.params))
-    return dcc.send_bytes(report.html(), file_name(f"perfcast_counts_{res.prediction.program}"))
+    return build(res, view_link("/counts", res.params)), f"perfcast_counts_{res.prediction.program}"
 
 
-@callback(Output(f"{PRED}-save-status", "children"), Input(f"{PRED}-save", "n_clicks"),
-          State(f"{PRED}-ready", "data"), State(f"{PRED}-save-name", "value"), prevent_initial_call=True)
-def _pred_save(n, ready, name):
-    from dashboard.counts.views import saved_summary
-    from dashboard.ui.save_prediction import save_message
+def _pred_name(res) -> str:
+    return f"{res.prediction.program} counts"
 
-    return save_message(n, lambda: (jobs.result_for(ready), jobs.key_of(ready)), name, "counts",
-                        CountsPredictionRun.to_frame, saved_summary, lambda res: f"{res.prediction.program} counts")
+
+panel.register(panel.Panel(
+    PRED, lambda ready: jobs.result_for(ready), key_of=lambda ready: jobs.key_of(ready), export=export_bytes,
+    report=_pred_report, saving=panel.Saving(panel.prediction_store("counts", CountsPredictionRun.to_frame,
+                                                                    saved_summary, _pred_name),
+                                             listed_on="/predict")))

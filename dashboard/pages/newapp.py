@@ -16,6 +16,7 @@ from dashboard.newapp import devices
 from dashboard.state import datasets
 from dashboard.ui.format import unit_text
 from dashboard.state.uploads import decode_upload, parse_upload
+from dashboard.ui import prediction_panel as panel
 from dashboard.ui.components import alert, card, grid, register_csv
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.share import register_url_sync, share_box
@@ -196,11 +197,8 @@ def _hypo_view(summary, track_cols, track_rows, graph, rows, cols, style):
                     className="hint"),
              grid(f"{P}-track", track_cols, rows=track_rows, height=380, file_name="roofline_record.csv")),
         card(html.H2("Estimates per workload"),
-             html.Div([html.Button("Download report", id=f"{P}-hypo-download-report", className="btn btn-small",
-                                   n_clicks=0),
-                       html.Span(" one HTML file for a design review (the estimates, the rule's record, the "
-                                 "device's specs); it opens offline", className="hint"),
-                       dcc.Download(id=f"{P}-hypo-report")], className="run-row"),
+             panel.downloads(f"{P}-hypo", "one HTML file for a design review (the estimates, the rule's record, "
+                                          "the device's specs); it opens offline", table=False),
              dcc.Graph(id=f"{P}-hypo-graph", figure=graph),
              grid(f"{P}-hypo-workloads", cols, rows=rows, height=420,
                  file_name="never_measured_gpu_estimates.csv")),
@@ -329,15 +327,16 @@ def _render_hypo(ready):
     return hypo_content(jobs.result_for(ready))
 
 
-@callback(Output(f"{P}-hypo-report", "data"), Input(f"{P}-hypo-download-report", "n_clicks"),
-          State(f"{P}-ready", "data"), prevent_initial_call=True)
-def _hypo_report(n, ready):
-    res = jobs.result_for(ready)
-    if not res or "hypothetical" not in res or not isinstance(n, int) or n <= 0:
-        return no_update
+def _hypo_report(res):
+    """The report of a never-built GPU's estimates and its file's stem (None for a measured application's)."""
+    if "hypothetical" not in res:
+        return None
     from dashboard.newapp.report import build
-    from dashboard.ui.report import file_name, view_link
+    from dashboard.ui.report import view_link
 
     report = build(res, view_link("/new-app", res.get("params") or {}))
-    device = res["hypothetical"]["device"]["device"]
-    return dcc.send_bytes(report.html(), file_name(f"perfcast_unbuilt_gpu_{device}"))
+    return report, f"perfcast_unbuilt_gpu_{res['hypothetical']['device']['device']}"
+
+
+panel.register(panel.Panel(f"{P}-hypo", lambda ready: jobs.result_for(ready), ready=f"{P}-ready",
+                           report=_hypo_report))

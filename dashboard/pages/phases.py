@@ -2,7 +2,7 @@
 
 
 import dash
-from dash import Input, Output, State, callback, ctx, dcc, html, no_update
+from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard.access.projects import refused
 from dashboard import jobs
@@ -11,6 +11,7 @@ from dashboard.phases import host_traces, sources, work
 from dashboard.phases.figures import NAMES, UNITS, new_program, per_program, sweep, trace
 from dashboard.phases.kinds import NEW_PROGRAM, PHASES, SWEEP
 from dashboard.state.uploads import decode_upload
+from dashboard.ui import prediction_panel as panel
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
@@ -143,20 +144,9 @@ def _np_card(v, res, request):
         share_box(NP),
         html.Div(summary, id=f"{NP}-summary"),
         dcc.Graph(id=f"{NP}-graph", figure=fig),
-        html.Div([html.Button("Download CSV", id=f"{NP}-download-csv", className="btn btn-small", n_clicks=0),
-                  html.Button("Download Parquet", id=f"{NP}-download-parquet", className="btn btn-small", n_clicks=0),
-                  html.Button("Download report", id=f"{NP}-download-report", className="btn btn-small",
-                              n_clicks=0),
-                  html.Span(" one row per phase and the whole program, with provenance (model, trace id, training "
-                            "fingerprint, code version, date); the report is one HTML file that opens offline",
-                            className="hint")], className="run-row"),
-        dcc.Download(id=f"{NP}-download"), dcc.Download(id=f"{NP}-report"),
-        html.Div([dcc.Input(id=f"{NP}-save-name", placeholder="name (optional)", maxLength=200,
-                            className="text-input"),
-                  html.Button("Save this prediction", id=f"{NP}-save", className="btn btn-small", n_clicks=0),
-                  html.Span([" listed with every saved prediction on ", dcc.Link("/predict", href="/predict")],
-                            className="hint")], className="run-row"),
-        html.Div(id=f"{NP}-save-status"),
+        panel.downloads(NP, "one row per phase and the whole program, with provenance (model, trace id, training "
+                            "fingerprint, code version, date); the report is one HTML file that opens offline"),
+        *panel.save_controls(NP, listed_on="/predict"),
         grid(f"{NP}-table", [num_col("phase", "phase", 0), num_col("start", "start (×10⁹ instructions)", 2),
                              num_col("predicted", f"predicted ({unit})", dec), num_col("lower", "lower", dec),
                              num_col("upper", "upper", dec), {"field": "fallback", "headerName": "fall-back"}],
@@ -424,47 +414,20 @@ def _np_render(ready):
     return _np_content(jobs.result_for(ready))
 
 
-@callback(Output(f"{NP}-download", "data"), Input(f"{NP}-download-csv", "n_clicks"),
-          Input(f"{NP}-download-parquet", "n_clicks"), State(f"{NP}-ready", "data"), prevent_initial_call=True)
-def _np_download(_csv, _parquet, ready):
-    res = jobs.result_for(ready)
-    if not res:
-        return no_update
-    data, name = work.predict_new_export(res, "parquet" if ctx.triggered_id == f"{NP}-download-parquet" else "csv")
-    return dcc.send_bytes(data, name)
+def _np_report(res):
+    """The report of a new program's predicted trace and its file's stem."""
+    from dashboard.phases.report import build_new_program
+    from dashboard.ui.report import view_link
+
+    return (build_new_program(res, view_link("/phases", res.get("params") or {})),
+            f"perfcast_phases_{res['program']}_{res['target']}")
 
 
-@callback(Output(f"{NP}-report", "data"), Input(f"{NP}-download-report", "n_clicks"), State(f"{NP}-ready", "data"),
-          prevent_initial_call=True)
-def _np_report(n, ready):
-    res = jobs.result_for(ready)
-    if not res or not isinstance(n, int) or n <= 0:
-        return no_update
-    import time
-
-    from dashboard.ui.report import Report, Section, Table, file_name, view_link
-
-    unit = res["unit"]
-    prov = res.get("provenance") or {}
-    table = Table([("phase", "phase"), ("start", "start (×10⁹ instructions)"), ("predicted", f"predicted ({unit})"),
-                   ("lower", f"lower ({unit})"), ("upper", f"upper ({unit})"), ("fallback", "fall-back")],
-                  np_rows(res), digits=6)
-    report = Report(
-        title=f"Target trace of {res['program']}, never run on the target",
-        facts=np_facts(res), sections=[Section("What was predicted, and how sure", [np_text(res)]),
-                                       Section("Predicted target trace", figures=[new_program(res)], tables=[table])],
-        inputs=dict(res.get("params") or {}),
-        provenance="; ".join(f"{k} {v}" for k, v in prov.items()) or "–",
-        link=view_link("/phases", res.get("params") or {}),
-        generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
-    return dcc.send_bytes(report.html(), file_name(f"perfcast_phases_{res['program']}_{res['target']}"))
+def _np_name(res) -> str:
+    return f"{res['program']} {res['target']}"
 
 
-@callback(Output(f"{NP}-save-status", "children"), Input(f"{NP}-save", "n_clicks"), State(f"{NP}-ready", "data"),
-          State(f"{NP}-save-name", "value"), prevent_initial_call=True)
-def _np_save(n, ready, name):
-    from dashboard.ui.save_prediction import save_message
-
-    return save_message(n, lambda: (jobs.result_for(ready), jobs.key_of(ready)), name, "phases",
-                        work.prediction_table, work.saved_summary,
-                        lambda res: f"{res['program']} {res['target']}")
+panel.register(panel.Panel(
+    NP, lambda ready: jobs.result_for(ready), key_of=lambda ready: jobs.key_of(ready), export=work.predict_new_export,
+    report=_np_report, saving=panel.Saving(panel.prediction_store("phases", work.prediction_table, work.saved_summary,
+                                                                  _np_name), listed_on="/predict")))

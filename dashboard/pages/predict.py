@@ -2,11 +2,10 @@
 without a target, each with an interval, the baseline beside it and an applicability verdict."""
 
 import dash
-from dash import Input, Output, State, callback, ctx, dcc, html, no_update
+from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard.access.projects import refused
 from dashboard import jobs
-from dashboard.state.files import StorageError
 from dashboard.crossgen.params import METRIC_LABELS, TRANSFORM_LABELS, register_dataset_dependents
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.predict import views
@@ -17,7 +16,8 @@ from dashboard.predict.work import restore_saved
 from dashboard.state import datasets, predict_inputs
 from dashboard.state import predictions as saved
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
-from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
+from dashboard.ui import prediction_panel as panel
+from dashboard.ui.delete_confirm import delete_button
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.format import si_col, unit_text
@@ -126,29 +126,14 @@ def layout(**query):
         html.Div(summary, id=f"{P}-summary"),
         html.Div([
             card(html.H2("Predictions"),
-                 html.Div([
-                     html.Button("Download CSV", id=f"{P}-download-csv", className="btn btn-small", n_clicks=0),
-                     html.Button("Download Parquet", id=f"{P}-download-parquet", className="btn btn-small",
-                                 n_clicks=0),
-                     html.Button("Download report", id=f"{P}-download-report", className="btn btn-small",
-                                 n_clicks=0),
-                     html.Span(" with provenance (model, dataset fingerprint, code version, date); the report is one "
-                               "HTML file that opens offline, charts included", className="hint"),
-                 ], className="run-row"),
-                 dcc.Download(id=f"{P}-download"),
-                 dcc.Download(id=f"{P}-report"),
+                 panel.downloads(P, "with provenance (model, dataset fingerprint, code version, date); the report "
+                                    "is one HTML file that opens offline, charts included"),
                  grid(f"{P}-table", cols, rows=rows, height=460, file_name="predictions_view.csv",
                       row_style=ROW_STYLE)),
             card(html.H2("Predictions with their intervals"),
                  dcc.Graph(id=f"{P}-graph", figure=fig)),
         ], id=f"{P}-results", style=None if shown else {"display": "none"}),
-        card(html.H2("Saved predictions"),
-             html.Div([dcc.Input(id=f"{P}-save-name", placeholder="name (optional)", className="text-input",
-                                 maxLength=120),
-                       html.Button("Save this prediction", id=f"{P}-save", className="btn", n_clicks=0)],
-                      className="run-row"),
-             html.Div(id=f"{P}-save-status"), *delete_parts(P),
-             html.Ul(saved_items(), id=f"{P}-saved-list")),
+        card(html.H2("Saved predictions"), *panel.save_controls(P), *panel.saved_list(P, saved_items())),
     ])
 
 
@@ -271,31 +256,6 @@ def _summary(res: dict, unit: str):
 register_csv(f"{P}-candidates")
 
 
-@callback(Output(f"{P}-download", "data"), Input(f"{P}-download-csv", "n_clicks"),
-          Input(f"{P}-download-parquet", "n_clicks"), State(f"{P}-ready", "data"), prevent_initial_call=True)
-def _download(_csv, _parquet, ready):
-    res = jobs.result_for(ready)
-    if not res:
-        return no_update
-    data, name = views.export_bytes(res, "parquet" if ctx.triggered_id == f"{P}-download-parquet" else "csv")
-    return dcc.send_bytes(data, name)
-
-
-@callback(Output(f"{P}-report", "data"), Input(f"{P}-download-report", "n_clicks"), State(f"{P}-ready", "data"),
-          prevent_initial_call=True)
-def _report(n, ready):
-    res = jobs.result_for(ready)
-    if not res or not isinstance(n, int) or n <= 0:
-        return no_update
-    from dashboard.predict.report import build
-    from dashboard.ui.report import file_name, view_link
-
-    unit = views.unit(res)
-    p = res["params"]
-    report = build(res, view_link("/predict", p), _values_label(p), unit)
-    return dcc.send_bytes(report.html(), file_name(f"perfcast_predict_{p['host']}_to_{p['target']}"))
-
-
 def saved_items(limit=10) -> list:
     """The newest saved predictions with their provenance, as links that reopen them (a link is its params)."""
     out = []
@@ -318,22 +278,17 @@ def _describe(pr_id) -> str:
     return f"'{saved.load_meta(pr_id)['name']}' ({pr_id})"
 
 
-register_delete(P, "saved prediction", _describe, saved.delete_prediction, saved_items, f"{P}-saved-list")
+def _report(res):
+    """The report of a prediction and its file's stem."""
+    from dashboard.predict.report import build
+    from dashboard.ui.report import view_link
+
+    p = res["params"]
+    return (build(res, view_link("/predict", p), _values_label(p), views.unit(res)),
+            f"perfcast_predict_{p['host']}_to_{p['target']}")
 
 
-@callback(Output(f"{P}-save-status", "children"), Output(f"{P}-saved-list", "children"),
-          Input(f"{P}-save", "n_clicks"), State(f"{P}-ready", "data"), State(f"{P}-save-name", "value"),
-          prevent_initial_call=True)
-def _save(_n, ready, name):
-    if why := refused("editor", "save"):
-        return alert(why), no_update
-    key = jobs.key_of(ready)
-    res = jobs.result_for(ready)
-    if not res:
-        return alert("Predict first; then save the table.", "info"), no_update
-    try:
-        rec = saved.save_prediction(res, key, views.export_frame(res), views.summary_of(res), name)
-    except StorageError as exc:
-        return alert(str(exc)), no_update
-    said = "Already saved as " if rec.get("existing") else "Saved as "
-    return alert([said, html.Strong(rec["name"]), f" ({rec['id']})."], "success"), saved_items()
+PANEL = panel.register(panel.Panel(
+    P, lambda ready: jobs.result_for(ready), key_of=lambda ready: jobs.key_of(ready), export=views.export_bytes,
+    report=_report, saving=panel.Saving(panel.prediction_store("crossgen", views.export_frame, views.summary_of)),
+    listing=panel.Listing(saved_items, "saved prediction", _describe, saved.delete_prediction)))

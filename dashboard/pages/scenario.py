@@ -9,15 +9,14 @@ import dash
 from dash import Input, Output, State, callback, dcc, html, no_update
 from dash.exceptions import PreventUpdate
 
-from dashboard.access.projects import refused
-from dashboard.state.files import StorageError
 from dashboard.state import datasets, scenarios
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO, SWEEP
 from dashboard.crossgen.compare_views import starred
 from dashboard.crossgen.leaderboard import baseline_wins, leaderboard_rows, winner
 from dashboard.ui.components import alert, card, grid, num_col, pct_col, register_csv, stat
-from dashboard.ui.delete_confirm import delete_button, delete_parts, register_delete
+from dashboard.ui import prediction_panel as panel
+from dashboard.ui.delete_confirm import delete_button
 from dashboard.ui.figures import empty
 from dashboard.ui.format import unit_text
 from dashboard.crossgen.figures import inlier_curves, per_workload, tree_sweep
@@ -94,11 +93,8 @@ def layout(**query):
                  rows=rows, height=520, file_name="leaderboard.csv"),
              html.P(dcc.Link(*reversed(predict_link(res, v["model"])), id=f"{P}-predict-link"),
                     className="hint"),
-             html.Div([html.Button("Download report", id=f"{P}-download-report", className="btn btn-small",
-                                   n_clicks=0),
-                       html.Span(" one HTML file for a design review: the leaderboard, the charts, the inputs and "
-                                 "the provenance; it opens offline", className="hint"),
-                       dcc.Download(id=f"{P}-report")], className="run-row")),
+             panel.downloads(P, "one HTML file for a design review: the leaderboard, the charts, the inputs and "
+                                "the provenance; it opens offline", table=False)),
         card(html.H2("Per-workload prediction"),
              field("Model", dcc.Dropdown(id=f"{P}-model", options=names, value=v["model"], clearable=False)),
              dcc.Graph(id=f"{P}-workload-graph", figure=workload_view(res, v["model"]), responsive=True,
@@ -121,11 +117,7 @@ def layout(**query):
              job_panel(f"{P}-sweep", None, "Run tree sweep"),
              dcc.Graph(id=f"{P}-sweep-graph", figure=empty("Run the tree sweep to see E_out per tree count"))),
         card(html.H2("Saved scenarios"),
-             html.Div([dcc.Input(id=f"{P}-save-name", placeholder="name (optional)", className="text-input"),
-                       html.Button("Save this scenario", id=f"{P}-save", className="btn", n_clicks=0)],
-                      className="run-row"),
-             html.Div(id=f"{P}-save-status"), *delete_parts(P),
-             html.Ul(saved_items(), id=f"{P}-saved-list"),
+             *panel.save_controls(P, "Save this scenario"), *panel.saved_list(P, saved_items()),
              html.P(["Each entry shows its ★, the lowest E_out of its run (the baseline's when no model beat it). ",
                      dcc.Link("Compare two saved scenarios →", href="/compare", id=f"{P}-compare-link")],
                     className="hint")),
@@ -363,20 +355,16 @@ def _sweep_graph(ready):
     return tree_sweep(res) if res else empty("Run the tree sweep to see E_out per tree count")
 
 
-@callback(Output(f"{P}-report", "data"), Input(f"{P}-download-report", "n_clicks"), State(f"{P}-ready", "data"),
-          prevent_initial_call=True)
-def _report(n, ready):
-    res = jobs.result_for(ready)
-    if not res or not isinstance(n, int) or n <= 0:
-        return no_update
+def _report(res):
+    """The design-review report of a scenario result and its file's stem."""
     from dashboard.crossgen.report import build
-    from dashboard.ui.report import file_name, view_link
+    from dashboard.ui.report import view_link
 
     p = res["params"]
     text = "".join(t if isinstance(t, str) else "/predict" for t in scenario_text(res))
     report = build(res, view_link("/scenario", p), datasets.unit_of(p), text, IR_MODELS,
                    SCENARIO.fingerprint(p))
-    return dcc.send_bytes(report.html(), file_name(f"perfcast_scenario_{p['host']}_to_{p['target']}_{p['cv']}"))
+    return report, f"perfcast_scenario_{p['host']}_to_{p['target']}_{p['cv']}"
 
 
 def saved_items(limit=8) -> list:
@@ -390,28 +378,19 @@ def _describe(sc_id) -> str:
     return f"'{scenarios.load_scenario(sc_id)['name']}' ({sc_id})"
 
 
-register_delete(P, "saved scenario", _describe, scenarios.delete_scenario, saved_items, f"{P}-saved-list")
-
-
-@callback(Output(f"{P}-save-status", "children"), Output(f"{P}-saved-list", "children"),
-          Input(f"{P}-save", "n_clicks"), State(f"{P}-ready", "data"), State(f"{P}-save-name", "value"),
-          prevent_initial_call=True)
-def _save(_n, ready, name):
-    if why := refused("editor", "save"):
-        return alert(why), no_update
-    res = jobs.result_for(ready)
-    if not res:
-        return alert("Run the scenario first; then save it.", "info"), no_update
+def _store(res, _key, name) -> dict:
+    """Save a scenario result's inputs and the summary its saved-list entry and /compare show."""
     best = res["best"]["overall"]
     m = next(x for x in res["models"] if x["model"] == best)
     query = to_query(res["params"])[1:]
     star, star_e_out = winner(res)
-    try:
-        rec = scenarios.save_scenario("scenario", res["params"], {"best": best, "e_out": m["e_out"],
-                                                              "ir10": m["inlier_ratio"]["10"], "star": star,
-                                                              "star_e_out": star_e_out,
-                                                              "n_workloads": res["n_workloads"], "query": query}, name)
-    except StorageError as exc:
-        return alert(str(exc)), no_update
-    said = "Already saved as " if rec.get("existing") else "Saved as "
-    return alert([said, html.Strong(rec["name"]), f" ({rec['id']})."], "success"), saved_items()
+    return scenarios.save_scenario("scenario", res["params"], {"best": best, "e_out": m["e_out"],
+                                                             "ir10": m["inlier_ratio"]["10"], "star": star,
+                                                             "star_e_out": star_e_out,
+                                                             "n_workloads": res["n_workloads"], "query": query}, name)
+
+
+_save = panel.register(panel.Panel(
+    P, lambda ready: jobs.result_for(ready), report=_report,
+    saving=panel.Saving(_store, "Run the scenario first; then save it."),
+    listing=panel.Listing(saved_items, "saved scenario", _describe, scenarios.delete_scenario))).save
