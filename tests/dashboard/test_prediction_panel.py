@@ -24,9 +24,11 @@ SAVES = [o for outs in OUTPUTS.values() for o in outs if "save-status" in o]
 
 
 def _callback(output: str):
-    import app  # noqa: F401 - registers the pages
+    import app  # registers the pages
 
-    return inspect.unwrap(GLOBAL_CALLBACK_MAP[output]["callback"])
+    # Dash moves the registered callbacks into the app's own map when it first serves (an earlier test may have
+    # made a request): look in both
+    return inspect.unwrap({**GLOBAL_CALLBACK_MAP, **app.app.callback_map}[output]["callback"])
 
 
 def _status(answer):
