@@ -125,15 +125,11 @@ def prediction_facts(run: CountsPredictionRun) -> dict:
     if level is not None:
         text += (f" Ranges are at the {level * 100:.0f} % level" + ("." if p.level_supported else
                  ": the held-out inputs cannot support 90 %."))
-    base = [p.baseline_error[b] for b in p.modelled if p.baseline_error and p.baseline_error[b] is not None]
-    model = [p.error[b] for b in p.modelled if p.error[b] is not None]
-    if base:
-        import statistics
-
-        n_base = sum(h == "baseline" for h in p.how)
+    if p.median_baseline_error is not None and p.median_error is not None:
+        n_base = p.n_baseline
         text += (f" Beside each count, the baseline ({p.baseline_rule}): on the "
-                 f"held-out inputs its median error over the blocks not exact is {statistics.median(base):.3g} %, "
-                 f"the chosen predictions' {statistics.median(model):.3g} %"
+                 f"held-out inputs its median error over the blocks not exact is {p.median_baseline_error:.3g} %, "
+                 f"the chosen predictions' {p.median_error:.3g} %"
                  + (f"; {n_base} block(s) take the baseline itself, no model beat it." if n_base else "."))
     if p.n_irregular:
         odd = [f"{blk} ({why})" for blk, why in zip(p.blocks, p.irregular) if why]

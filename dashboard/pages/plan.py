@@ -112,7 +112,7 @@ def layout(**query):
         except (InvalidParameter, LookupError) as exc:
             error = message(exc)
     ds = datasets.get(v["dataset"])
-    page = views.PlanPage.from_dict(jobs.result_for(request))
+    page = views.plan_page(jobs.result_for(request))
     summary, rows, unit, fig, rnd, rrows = _content(page)
     return html.Div([
         html.H1("Plan what to simulate next"),
@@ -212,7 +212,7 @@ def _slowdown_used(cost):
           Output(f"{P}-link-error", "children"),
           Input(f"{P}-ready", "data"), prevent_initial_call=True)
 def _render(ready):
-    page = views.PlanPage.from_dict(jobs.result_for(ready))
+    page = views.plan_page(jobs.result_for(ready))
     summary, rows, unit, fig, rnd, rrows = _content(page)
     return (summary, rows, _batch_columns(unit), fig, rnd, rrows, _round_columns(unit), _shown(rnd), _shown(page),
             None if page else no_update)
@@ -221,7 +221,7 @@ def _render(ready):
 @callback(Output(f"{P}-download", "data"), Input(f"{P}-download-csv", "n_clicks"), State(f"{P}-ready", "data"),
           prevent_initial_call=True)
 def _download(n, ready):
-    page = views.PlanPage.from_dict(jobs.result_for(ready))
+    page = views.plan_page(jobs.result_for(ready))
     if page is None or not isinstance(n, int) or n <= 0:
         return no_update
     data, name = views.export_bytes(page)
@@ -231,7 +231,7 @@ def _download(n, ready):
 @callback(Output(f"{P}-report", "data"), Input(f"{P}-download-report", "n_clicks"), State(f"{P}-ready", "data"),
           prevent_initial_call=True)
 def _report(n, ready):
-    page = views.PlanPage.from_dict(jobs.result_for(ready))
+    page = views.plan_page(jobs.result_for(ready))
     if page is None or not isinstance(n, int) or n <= 0:
         return no_update
     from dashboard.plan.report import build
@@ -253,7 +253,7 @@ def _results_uploaded(contents, filename, *rest):
     try:
         params = parse(dict(zip(NAMES, values)), PARAMS)
         table = parse_upload(decode_upload(contents), filename if isinstance(filename, str) else None)
-        shown = views.PlanPage.from_dict(jobs.result_for(ready))
+        shown = views.plan_page(jobs.result_for(ready))
         same = shown is not None and all(shown.params.get(k) == params[k] for k in ("dataset", "host", "target",
                                                                                       "metric"))
         meta = merge_upload(params, table.frame, shown.plan if same else None)

@@ -68,4 +68,4 @@ PLAN = jobs.JobKind("plan", (
     Param("situation", "choice", "new-inputs", list(SITUATIONS)),
     Param("strategy", "choice", "auto", list(STRATEGY_CHOICES)),
     Param("seed", "int", 0, None, 0, 2**31 - 1),
-), work.plan_result, lambda p: _ds(p).fingerprint, _check)
+), work.plan_result, lambda p: _ds(p).fingerprint, _check, work.dataset_of)

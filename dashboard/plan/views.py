@@ -5,13 +5,11 @@ simulation farm runs."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-
 import pandas as pd
 
+from dashboard.plan.results import PlanPage, PlanRound  # noqa: F401 - the page's result types, read here
 from dashboard.plan.work import LEVEL
 from dashboard.ui.format import number
-from modeling.plan.results import Plan
 from modeling.plan.strategies import LABELS
 
 #: the columns of the batch export, in order (the farm's list: rank and id first)
@@ -19,48 +17,9 @@ EXPORT_COLUMNS = ("rank", "id", "group", "cost_hours", "width", "distance", "pre
                   "calibration", "why")
 
 
-@dataclass
-class Round:
-    """What the simulations merged into this dataset version changed (see
-    :func:`dashboard.plan.work.round_changes`)."""
-
-    round: int
-    parent: str | None
-    merged: int
-    error_before: float | None
-    error_now: float | None
-    width_before: float | None
-    width_now: float | None
-    measured_before: int | None
-    measured_now: int
-    workloads: list
-
-    @classmethod
-    def from_dict(cls, d: dict | None) -> Round | None:
-        if not isinstance(d, dict):
-            return None
-        return cls(**{k: d.get(k) for k in cls.__dataclass_fields__})
-
-
-@dataclass
-class PlanPage:
-    """A /plan result as the page reads it: the typed plan and what the page adds around it."""
-
-    plan: Plan
-    params: dict
-    dataset_name: str
-    unit: str
-    target_label: str
-    round: Round | None
-    provenance: dict
-
-    @classmethod
-    def from_dict(cls, res: dict | None) -> PlanPage | None:
-        if not isinstance(res, dict) or not isinstance(res.get("plan"), dict):
-            return None
-        return cls(Plan.from_dict(res["plan"]), dict(res.get("params") or {}), str(res.get("dataset_name") or ""),
-                   str(res.get("unit") or ""), str(res.get("target_label") or ""), Round.from_dict(res.get("round")),
-                   dict(res.get("provenance") or {}))
+def plan_page(value) -> PlanPage | None:
+    """The page's result when ``value`` (what ``jobs.result_for`` gave) is one, else None (not computed)."""
+    return value if isinstance(value, PlanPage) else None
 
 
 def hours(h: float | None) -> str:
@@ -135,7 +94,7 @@ def round_facts(page: PlanPage) -> dict | None:
     r = page.round
     if r is None:
         return None
-    inside = [w["inside"] for w in r.workloads if w.get("inside") is not None]
+    inside = r.inside
     moved = r.workloads[0] if r.workloads else None
     return {
         "round": f"round {r.round}",
@@ -148,7 +107,7 @@ def round_facts(page: PlanPage) -> dict | None:
                      f"{factor(r.width_now)} (upper / lower)."
                      + (f" {sum(inside)} of {len(inside)} simulated values fell inside the interval the plan before "
                         "gave them." if inside else "")
-                     + (f" The largest move: {moved['id']}, simulated ×{number(math.exp(moved['moved']))} its "
+                     + (f" The largest move: {moved.id}, simulated ×{number(math.exp(moved.moved))} its "
                         "prediction." if moved else "")),
     }
 
@@ -157,9 +116,9 @@ def round_rows(page: PlanPage) -> list[dict]:
     """Per simulated workload of the last batch: what the plan before predicted, what was simulated, the move."""
     if page.round is None:
         return []
-    return [{"id": w["id"], "predicted": w["predicted"], "lower": w["lower"], "upper": w["upper"],
-             "simulated": w["simulated"], "ratio": math.exp(w["moved"]),
-             "inside": "–" if w["inside"] is None else ("✓ yes" if w["inside"] else "✗ no")}
+    return [{"id": w.id, "predicted": w.predicted, "lower": w.lower, "upper": w.upper,
+             "simulated": w.simulated, "ratio": math.exp(w.moved),
+             "inside": "–" if w.inside is None else ("✓ yes" if w.inside else "✗ no")}
             for w in page.round.workloads]
 
 
@@ -167,9 +126,10 @@ def export_frame(page: PlanPage) -> pd.DataFrame:
     """The batch as the list a simulation farm runs: rank, id, cost in hours, why; then the provenance."""
     df = pd.DataFrame(batch_rows(page), columns=list(EXPORT_COLUMNS))
     df["calibration"] = [b.calibration for b in page.plan.batch]
-    prov = page.provenance
-    for k in ("dataset", "dataset_fingerprint", "code_version", "date"):
-        df[k] = prov.get(k)
+    prov = page.provenance.columns("dataset") if page.provenance else dict.fromkeys(
+        ("dataset", "dataset_fingerprint", "code_version", "date"))
+    for k, v in prov.items():
+        df[k] = v
     df["strategy"] = page.plan.strategy
     return df
 
@@ -182,9 +142,10 @@ def export_bytes(page: PlanPage) -> tuple[bytes, str]:
 
 def provenance_text(page: PlanPage) -> str:
     pv, p = page.provenance, page.plan
+    made = (f"Dataset {pv.dataset} (fingerprint {pv.fingerprint}), code version {pv.code_version}, computed "
+            f"{pv.date}." if pv else "Provenance not recorded.")
     return (f"{page.dataset_name}: target {page.target_label}; cost {p.cost_source}; model {p.model}; "
-            f"{p.calibration}. Dataset {pv.get('dataset')} (fingerprint {pv.get('dataset_fingerprint')}), code "
-            f"version {pv.get('code_version')}, computed {pv.get('date')}.")
+            f"{p.calibration}. {made}")
 
 
 def replay_series(page: PlanPage) -> list[dict]:

@@ -10,12 +10,11 @@ the table (hours), or the host column times a simulator slowdown.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import numpy as np
 import pandas as pd
 
 from dashboard.jobs.progress import silent
+from dashboard.plan.results import PlanMove, PlanPage, PlanRound
 from dashboard.state import datasets
 from modeling.plan.inputs import Budget, merge_results, read_plan_table
 from modeling.plan.planner import plan
@@ -84,12 +83,10 @@ def table_of(params: dict):
                            slowdown=params["slowdown"] if cost_col is None else None, features=feats)
 
 
-def plan_result(params: dict, report=silent) -> dict:
-    """The plan of ``params`` (validated by :data:`dashboard.plan.kinds.PLAN`) as JSON: ``plan`` (the
-    :class:`~modeling.plan.results.Plan`'s dict), the parameters, the dataset's name and unit, the round this
-    dataset version is (what the batch merged into it had been predicted to be) and the provenance."""
-    from dashboard.predict.work import code_version
-
+def plan_result(params: dict, report=silent) -> PlanPage:
+    """The plan of ``params`` (validated by :data:`dashboard.plan.kinds.PLAN`): the typed
+    :class:`~modeling.plan.results.Plan`, the parameters, the dataset's name and unit and the round this dataset
+    version is (what the batch merged into it had been predicted to be); the job runner stamps the provenance."""
     ds = datasets.get(params["dataset"])
     report(0.05, "reading the table")
     table = table_of(params)
@@ -98,15 +95,17 @@ def plan_result(params: dict, report=silent) -> dict:
                level=LEVEL, seed=params["seed"])
     report(0.95, "done")
     prior = (ds.notes or {}).get("plan_round")
-    return {"plan": res.to_dict(), "params": dict(params), "dataset_name": ds.name,
-            "unit": ds.unit(params["metric"], params["target"]), "target_label": table.target,
-            "round": round_changes(prior, res, table) if isinstance(prior, dict) else None,
-            "provenance": {"dataset": ds.id, "dataset_fingerprint": ds.fingerprint,
-                           "code_version": code_version(),
-                           "date": datetime.now(UTC).isoformat(timespec="seconds")}}
+    return PlanPage(res, dict(params), ds.name, ds.unit(params["metric"], params["target"]), table.target,
+                    round_changes(prior, res, table) if isinstance(prior, dict) else None)
 
 
-def round_changes(prior: dict, res, table) -> dict:
+def dataset_of(params: dict) -> tuple[str, str]:
+    """(id, name) of the dataset ``params`` name: the provenance's data."""
+    ds = datasets.get(params["dataset"])
+    return ds.id, ds.name
+
+
+def round_changes(prior: dict, res, table) -> PlanRound:
     """What the simulations merged into this dataset version changed: the plan before (its cross-validated
     error and median interval width, recorded at the merge) against the plan now, and per simulated workload
     the value the plan before predicted (with its interval) against the simulated one, largest moves first."""
@@ -117,16 +116,12 @@ def round_changes(prior: dict, res, table) -> dict:
         if v is None or not np.isfinite(v) or not isinstance(p, dict) or not p.get("predicted"):
             continue
         lo, hi = p.get("lower"), p.get("upper")
-        rows.append({"id": str(wid), "predicted": p["predicted"], "lower": lo, "upper": hi, "simulated": float(v),
-                     "moved": float(np.log(v / p["predicted"])),
-                     "inside": None if lo is None or hi is None else bool(lo <= v <= hi)})
-    rows.sort(key=lambda r: -abs(r["moved"]))
-    return {"round": int(prior.get("round") or 2), "parent": prior.get("parent"),
-            "merged": int(prior.get("merged") or len(rows)),
-            "error_before": prior.get("error"), "error_now": res.expected.error_now,
-            "width_before": prior.get("width"), "width_now": res.expected.width_now,
-            "measured_before": prior.get("n_measured"), "measured_now": res.n_measured,
-            "workloads": rows[:MOVED_MAX]}
+        rows.append(PlanMove(str(wid), p["predicted"], lo, hi, float(v), float(np.log(v / p["predicted"])),
+                             None if lo is None or hi is None else bool(lo <= v <= hi)))
+    rows.sort(key=lambda r: -abs(r.moved))
+    return PlanRound(int(prior.get("round") or 2), prior.get("parent"), int(prior.get("merged") or len(rows)),
+                     prior.get("error"), res.expected.error_now, prior.get("width"), res.expected.width_now,
+                     prior.get("n_measured"), res.n_measured, rows[:MOVED_MAX])
 
 
 def merge_upload(params: dict, results: pd.DataFrame, shown) -> dict:

@@ -281,6 +281,25 @@ class CountPrediction(Result):
         """The blocks a model (or the baseline) predicts: not exact."""
         return [b for b, h in enumerate(self.how) if h != "exact"]
 
+    @property
+    def median_error(self) -> float | None:
+        """The median over the blocks not exact of the chosen prediction's held-out mean APE % (None: none held
+        out)."""
+        errs = [self.error[b] for b in self.modelled if self.error[b] is not None]
+        return float(np.median(errs)) if errs else None
+
+    @property
+    def median_baseline_error(self) -> float | None:
+        """The median over the blocks not exact of the baseline's held-out mean APE % (None: none held out)."""
+        errs = [self.baseline_error[b] for b in self.modelled
+                if self.baseline_error and self.baseline_error[b] is not None]
+        return float(np.median(errs)) if errs else None
+
+    @property
+    def n_baseline(self) -> int:
+        """Blocks that take the baseline itself (best per block: no model beat it on the held-out inputs)."""
+        return int(sum(h == "baseline" for h in self.how))
+
     def inputs_of(self, i: int) -> dict:
         return {p: _plain(v) for p, v in zip(self.params, self.inputs[i])}
 

@@ -44,7 +44,7 @@ def cmd_plan(args) -> int:
     res = plan(pt, budget, strategy=args.strategy, situation=args.situation, level=args.level, seed=args.seed,
                calibration_ids=cal_ids, replay_seeds=args.replay_seeds)
     if args.out:
-        pd.DataFrame([b.to_dict() for b in res.batch]).to_csv(args.out, index=False)
+        res.batch_frame().to_csv(args.out, index=False)
     d = res.to_dict()
     if args.json:
         print(json.dumps(d, indent=2))

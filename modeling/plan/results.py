@@ -1,30 +1,15 @@
-"""What a plan hands back: typed results with a ``to_dict()`` that is plain JSON."""
+"""What a plan hands back: typed results (:class:`modeling.results.Result`): ``to_dict()`` is tagged JSON and
+``Result.from_dict`` (or ``Plan.from_dict``) reads it back as the same types (a cache's copy)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 
-
-def _known(cls, d: dict) -> dict:
-    """The entries of ``d`` that are fields of ``cls`` (a dict written by a newer version may hold more)."""
-    names = {f.name for f in fields(cls)}
-    return {k: v for k, v in d.items() if k in names}
-
-
-class _Record:
-    """A flat dataclass result: ``to_dict()`` is plain JSON, ``from_dict`` reads it back (a cache's copy)."""
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict):
-        """The result of :meth:`to_dict` (e.g. read back from a JSON cache) as the typed result again."""
-        return cls(**_known(cls, d))
+from modeling.results import Result
 
 
 @dataclass
-class BatchItem(_Record):
+class BatchItem(Result):
     """One workload of the batch: its rank (1 = simulate first), cost (simulator hours) and why.
 
     ``width`` is the reported interval's width factor (upper / lower) now, None when there is no interval
@@ -46,7 +31,7 @@ class BatchItem(_Record):
 
 
 @dataclass
-class Expected(_Record):
+class Expected(Result):
     """The expected effect of simulating the batch: the model's error (mean |log error|, cross-validated on
     the simulated workloads) and the median interval width factor on the candidates, now and after, the
     after-values extrapolated along the chosen strategy's replay curve (``basis`` says how)."""
@@ -61,7 +46,7 @@ class Expected(_Record):
 
 
 @dataclass
-class ReplayCurve(_Record):
+class ReplayCurve(Result):
     """One strategy replayed on the measured workloads: per round (round 0 = the random start) the mean
     and the spread (standard deviation over seeds) of what was simulated and of the error on the rest."""
 
@@ -79,7 +64,7 @@ class ReplayCurve(_Record):
 
 
 @dataclass
-class Plan:
+class Plan(Result):
     """The next batch to simulate, why, the expected effect and the replay it was chosen by."""
 
     strategy: str
@@ -87,9 +72,9 @@ class Plan:
     chosen_because: str
     situation: str
     budget: dict
-    batch: list  # BatchItem
+    batch: list[BatchItem]
     expected: Expected
-    replay: list  # ReplayCurve
+    replay: list[ReplayCurve]
     model: str
     calibration: str
     cost_source: str
@@ -97,21 +82,11 @@ class Plan:
     n_candidates: int
     notes: list = field(default_factory=list)
 
-    def to_dict(self) -> dict:
-        return {"strategy": self.strategy, "requested": self.requested, "chosen_because": self.chosen_because,
-                "situation": self.situation, "budget": self.budget, "batch": [b.to_dict() for b in self.batch],
-                "expected": self.expected.to_dict(), "replay": [c.to_dict() for c in self.replay],
-                "model": self.model, "calibration": self.calibration, "cost_source": self.cost_source,
-                "n_measured": self.n_measured, "n_candidates": self.n_candidates, "notes": list(self.notes)}
+    def batch_frame(self):
+        """The batch as a table: one row per workload, in rank order."""
+        import pandas as pd
 
-    @classmethod
-    def from_dict(cls, d: dict) -> Plan:
-        """The plan of :meth:`to_dict` (e.g. read back from a JSON cache) as the typed result again."""
-        kw = _known(cls, d)
-        kw["batch"] = [BatchItem.from_dict(b) for b in d.get("batch") or []]
-        kw["expected"] = Expected.from_dict(d["expected"])
-        kw["replay"] = [ReplayCurve.from_dict(c) for c in d.get("replay") or []]
-        return cls(**kw)
+        return pd.DataFrame([asdict(b) for b in self.batch])
 
 
 __all__ = ["BatchItem", "Expected", "Plan", "ReplayCurve"]

@@ -41,3 +41,8 @@ def test_every_range_has_its_level_beside_it_and_an_unsupported_level_is_said():
     assert f["level"].endswith("(90 % not supported)") and "cannot support 90 %" in f["text"]
     assert "leave-one-input-out" in f["text"] and any("needs at least 9" in n for n in f["notes"])
     assert all(r["baseline_scales"] for r in rows)
+    import statistics
+
+    assert pred.median_error == statistics.median(e for e, h in zip(pred.error, pred.how) if h != "exact")
+    assert pred.median_baseline_error == statistics.median(pred.baseline_error)
+    assert f"median error over the blocks not exact is {pred.median_baseline_error:.3g} %" in f["text"]

@@ -3,15 +3,17 @@ the planner's message), the work on an uploaded and on the shipped dataset, a fi
 new dataset version and what it changed, the views, the figure, the export and the report."""
 
 import io
-import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from dashboard.jobs import codec
+from dashboard.jobs.progress import silent
 from dashboard.plan import views, work
 from dashboard.plan.figures import replay
 from dashboard.plan.kinds import PLAN, Refused
+from dashboard.plan.results import PlanMove, PlanRound
 from dashboard.state import datasets
 from dashboard.ui.url_state import InvalidParameter
 from modeling.plan.inputs import PlanInputError, parse_budget, read_plan_table
@@ -64,9 +66,10 @@ def test_bad_input_is_refused_with_the_planners_message(var):
 
 def test_the_page_shows_what_the_library_plans(uploaded):
     params = _params(uploaded["id"], budget=6)
-    res = work.plan_result(params)
-    json.dumps(res)  # plain JSON, as the job cache keeps it
-    page = views.PlanPage.from_dict(json.loads(json.dumps(res)))
+    res = PLAN.run(params, silent)
+    page = codec.unpack(codec.pack(res))  # as the job cache keeps it and reads it back: the same types
+    assert type(page) is views.PlanPage and codec.pack(page) == codec.pack(res)
+    assert page.provenance.dataset == uploaded["id"] and page.provenance.kind == "plan"
     frame = plan_frame().drop(columns=["truth"])
     table = read_plan_table(frame, "sim_cycles", "workload", host_col="host_s", group_col="application",
                             cost_col="sim_hours", features=["host_s", "inst", "c1", "c2", "c3"])
@@ -96,7 +99,7 @@ def test_the_page_shows_what_the_library_plans(uploaded):
 
 def test_a_batchs_results_make_a_new_version_and_the_next_round_says_what_changed(uploaded):
     params = _params(uploaded["id"], budget=8)
-    first = views.PlanPage.from_dict(work.plan_result(params))
+    first = PLAN.run(params, silent)
     truth = plan_frame().set_index("workload")["truth"]
     ids = [b.id for b in first.plan.batch]
     results = pd.DataFrame({"workload": ids, "sim_cycles": truth[ids].to_numpy()})
@@ -104,7 +107,8 @@ def test_a_batchs_results_make_a_new_version_and_the_next_round_says_what_change
     assert meta["id"] != uploaded["id"] and sorted(meta["merged_ids"]) == sorted(ids) and meta["already"] == 0
     assert datasets.dataset_table(uploaded["id"])["sim_cycles"].notna().sum() == 30  # the old version is kept
     assert datasets.get(meta["id"]).name == "plan table, round 2"
-    second = views.PlanPage.from_dict(work.plan_result({**params, "dataset": meta["id"]}))
+    second = codec.unpack(codec.pack(PLAN.run({**params, "dataset": meta["id"]}, silent)))
+    assert type(second.round) is PlanRound and all(type(w) is PlanMove for w in second.round.workloads)
     assert second.plan.n_measured == 38 and second.plan.n_candidates == 22
     assert not set(ids) & {b.id for b in second.plan.batch}
     rf = views.round_facts(second)
@@ -136,10 +140,10 @@ def test_the_shipped_data_plans_on_the_workloads_the_target_did_not_run(var):
 def test_the_report_carries_the_batch_the_chart_and_the_provenance(uploaded):
     from dashboard.plan.report import build
 
-    page = views.PlanPage.from_dict(work.plan_result(_params(uploaded["id"], budget=4)))
+    page = PLAN.run(_params(uploaded["id"], budget=4), silent)
     html = build(page, "http://127.0.0.1:8050/plan?x=1").html().decode()
     assert all(b.id in html for b in page.plan.batch) and "chart-0" in html
-    assert page.provenance["code_version"] in html and "Expected effect" in html
+    assert page.provenance.code_version in html and "Expected effect" in html
 
 
 def test_forged_form_values_give_the_cost_choices_of_nothing_rather_than_an_error(uploaded):
