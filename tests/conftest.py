@@ -24,6 +24,8 @@ SERVICE_PARAMS = {"redis", "postgresql"}
 # the command line's subprocess smoke tests stay in the fast tier). Node ids relative to tests/; a prefix (a
 # module, a test without its parameters) marks every test under it.
 SLOW = (
+    "dashboard/counts/test_count_results.py::test_a_saved_counts_prediction_reads_back_typed_with_its_provenance",
+    "dashboard/counts/test_count_results.py::test_every_counts_job_result_round_trips_through_the_codec_as_its_types[countspredict]",
     "dashboard/counts/test_count_sources.py::test_a_count_table_upload_is_stored_by_content_and_runs",
     "dashboard/counts/test_count_sources.py::test_predict_at_new_inputs_validates_on_the_server_and_exports_with_provenance",
     "dashboard/counts/test_count_views.py::test_every_range_has_its_level_beside_it_and_an_unsupported_level_is_said",
