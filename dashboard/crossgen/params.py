@@ -103,6 +103,15 @@ def _default_transform(values):
     return choice.transform if choice else "none"
 
 
+def pair_params(*targets: str) -> list[Param]:
+    """The dataset, its host, the target and the metric of a job on one host → target pair (/predict, /new-app,
+    /plan): the target defaults to the first of ``targets`` the dataset has beside the host, else its first."""
+    return [DatasetParam("dataset", "dataset", datasets.SHIPPED_ID),
+            Param("host", "choice", _default_host, lambda v: _ds(v).hosts),
+            TargetParam("target", "choice", lambda v: preferred_target(v, *targets), target_choices),
+            Param("metric", "choice", lambda v: _ds(v).metrics[0], lambda v: _ds(v).metrics)]
+
+
 def scenario_params(target=True) -> list[Param]:
     ps = [
         DatasetParam("dataset", "dataset", datasets.SHIPPED_ID),

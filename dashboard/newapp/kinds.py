@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dashboard import jobs
-from dashboard.crossgen.params import (DatasetParam, TargetParam, dataset_of, default_host, preferred_target,
-                                       target_choices)
+from dashboard.crossgen.params import dataset_of, pair_params
 from dashboard.newapp import work
 from dashboard.newapp import devices
 from dashboard.state import datasets
@@ -56,11 +55,7 @@ class TextParam(Param):
             raise InvalidParameter(self.name, str(exc)) from None
 
 
-_ds, _host_default = dataset_of, default_host
-
-
-def _target_default(v):
-    return preferred_target(v, "GTX-980")
+_ds = dataset_of
 
 
 def _apps(v):
@@ -136,10 +131,7 @@ def _check(params):
 
 
 NEWAPP = jobs.JobKind("newapp", (
-    DatasetParam("dataset", "dataset", datasets.SHIPPED_ID),
-    Param("host", "choice", _host_default, lambda v: _ds(v).hosts),
-    TargetParam("target", "choice", _target_default, target_choices),
-    Param("metric", "choice", lambda v: _ds(v).metrics[0], lambda v: _ds(v).metrics),
+    *pair_params("GTX-980"),
     Param("application", "choice", _app_default, _apps),
     Param("models", "choice", "forest", list(work.MODEL_SETS)),
     StoredParam("devices", "choice", devices.SHIPPED, lookup=devices.devices_meta, what="device table id"),

@@ -197,8 +197,8 @@ def _hypo_view(summary, track_cols, track_rows, graph, rows, cols, style):
                     className="hint"),
              grid(f"{P}-track", track_cols, rows=track_rows, height=380, file_name="roofline_record.csv")),
         card(html.H2("Estimates per workload"),
-             panel.downloads(f"{P}-hypo", "one HTML file for a design review (the estimates, the rule's record, "
-                                          "the device's specs); it opens offline", table=False),
+             panel.downloads(P, "one HTML file for a design review (the estimates, the rule's record, the "
+                                "device's specs); it opens offline", table=False),
              dcc.Graph(id=f"{P}-hypo-graph", figure=graph),
              grid(f"{P}-hypo-workloads", cols, rows=rows, height=420,
                  file_name="never_measured_gpu_estimates.csv")),
@@ -338,5 +338,4 @@ def _hypo_report(res):
     return report, f"perfcast_unbuilt_gpu_{res['hypothetical']['device']['device']}"
 
 
-panel.register(panel.Panel(f"{P}-hypo", lambda ready: jobs.result_for(ready), ready=f"{P}-ready",
-                           report=_hypo_report))
+panel.register(panel.Panel(P, lambda ready: jobs.result_for(ready), report=_hypo_report))

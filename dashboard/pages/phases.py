@@ -7,7 +7,7 @@ from dash import Input, Output, State, callback, dcc, html, no_update
 from dashboard.access.projects import refused
 from dashboard import jobs
 from dashboard.jobs.panel import job_panel, message, register_job
-from dashboard.phases import host_traces, sources, work
+from dashboard.phases import host_traces, sources, views, work
 from dashboard.phases.figures import NAMES, UNITS, new_program, per_program, sweep, trace
 from dashboard.phases.kinds import NEW_PROGRAM, PHASES, SWEEP
 from dashboard.state.uploads import decode_upload
@@ -153,18 +153,6 @@ def _np_card(v, res, request):
              rows=rows, height=300, file_name="phases_new_program_view.csv"))
 
 
-def _data_phrase(source) -> str:
-    """The intro's words for the chosen data: how many programs, and where they were measured."""
-    try:
-        n = len(sources.programs(source))
-    except LookupError:
-        return "the programs of the chosen table"
-    programs = f"{n} program{'s' if n != 1 else ''}"
-    if source == sources.SHIPPED:
-        return f"{programs} of cBench measured on an ODROID-XU3"
-    return f"{programs} of {source_name(source)}"
-
-
 def layout(**query):
     np_query = {k: query.pop(k) for k in list(query) if k.startswith("np_")}
     nv, np_error = parse_or_default(np_query, list(NEW_PROGRAM.params))
@@ -196,7 +184,7 @@ def layout(**query):
         html.H1("Phase-level prediction: cycles and power per program phase"),
         html.P("LACross fits, for every phase of a program, a non-negative model with an l1 bound on the training "
                "phases whose host counters are near it (eq. 4.1), and sums the phases into the program. Here the "
-               f"host and the target are the same core at two clock frequencies ({_data_phrase(v['source'])}); "
+               f"host and the target are the same core at two clock frequencies ({views.data_phrase(v['source'])}); "
                "every program is held out of training in turn, "
                "and LACross is shown beside the "
                "global model and simple baselines on the same folds, so the data says which wins.",
@@ -254,29 +242,9 @@ for _g in ("models", "programs", "sweep-grid"):
     register_csv(f"{P}-{_g}")
 
 
-def excluded_text(runs: list[dict], most: int = 8) -> str:
-    """The runs quality control left out, each with its deviation from its program's median instruction total
-    (as the CLI's build step names them), the first ``most`` by name."""
-    if not runs:
-        return "Runs excluded by quality control: none."
-    named = [f"{r['program']} run {r['run']} at {r['freq_mhz']:g} MHz ({100 * r['deviation']:+.1f} % from the "
-             f"program's median)" for r in runs[:most]]
-    more = f"; and {len(runs) - most} more" if len(runs) > most else ""
-    return f"Runs excluded by quality control ({len(runs)}, instructions more than 10 % from the median of the " \
-           f"program's runs): {'; '.join(named)}{more}."
-
-
-def _stored(m) -> str:
-    what = (f"a trace: {m['programs']} programs at {', '.join(f'{f:g}' for f in m['frequencies'])} MHz"
-            if m["kind"] == "samples" else f"a phase table of {m['programs']} programs")
-    notes = " ".join(m["notes"])
-    excl = f" {excluded_text(m['excluded_runs'])}" if m["excluded_runs"] else ""
-    return f"Stored {what}. {notes}{excl}".strip()
-
-
 # an uploaded trace or phase table is validated, stored and becomes the page's data
 register_stored_upload(P, lambda contents, name: sources.save_upload(decode_upload(contents), name),
-                       sources.options, _stored)
+                       sources.options, views.stored_text)
 
 
 @callback(Output(f"{P}-host_freq", "options"), Output(f"{P}-host_freq", "value"),
@@ -312,41 +280,11 @@ def _np_source_changed(source):
     return opts, (1000 if 1000 in freqs else freqs[0]), opts, (2000 if 2000 in freqs else freqs[-1])
 
 
-def source_name(source: str) -> str:
-    """What the user calls a source: the shipped traces, or the uploaded file's name (its id if it is gone)."""
-    if source == sources.SHIPPED:
-        return "shipped cBench traces"
-    try:
-        return f"{sources.meta(source)['name']} (uploaded)"
-    except LookupError:
-        return source
-
-
-def _pair(p: dict) -> str:
-    where = source_name(p["source"])
-    freqs = "the phase table's pair" if p["host_freq"] == 0 else f"{p['host_freq']} → {p['target_freq']} MHz"
-    return f"{where}: {freqs}"
-
-
 def _summary(res):
-    m = {r["model"]: r for r in res["models"]}
-    p = res["params"]
-    def tf(c):
-        return "none" if c["t_factor"] is None else f"{c['t_factor']:g}"
-    chosen = ", ".join(f"{c['eps_pct']:g}/{tf(c)}" for c in res["chosen"])
-    best = min(res["models"], key=lambda r: r["per_phase_mape"])
-    return card(
-        html.Div([stat("LACross per-phase MAPE", f"{m['lacross']['per_phase_mape']:.2f} %", f"{P}-lacross"),
-                  stat("global model", f"{m['global']['per_phase_mape']:.2f} %", f"{P}-global"),
-                  stat("host × median ratio", f"{m['ratio-baseline']['per_phase_mape']:.2f} %", f"{P}-ratio"),
-                  stat("lowest", NAMES[best["model"]], f"{P}-best"),
-                  stat("programs / phases", f"{res['n_programs']} / {res['n_phases']}")], className="stats"),
-        html.P(f"{_pair(p)}, {p['target']}, features: {p['features']} "
-               f"({p['norm']}); phases of {p['granularity']:.3g} instructions; {res['folds']} folds by program. "
-               f"eps percentile / T factor chosen per fold: {chosen}. Phases whose neighbourhood was too small "
-               f"(k nearest used instead): {res['fallback_phases']}. {excluded_text(res['excluded_runs'])} "
-               f"Solver: {res['phases_per_second'] or 0:,.0f} phases/s.",
-               className="hint"))
+    ids = [f"{P}-lacross", f"{P}-global", f"{P}-ratio", f"{P}-best", None]
+    return card(html.Div([stat(label, value, i) for (label, value), i in zip(views.summary_facts(res), ids)],
+                         className="stats"),
+                html.P(views.summary_text(res), className="hint"))
 
 
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-models", "rowData"),
@@ -361,7 +299,7 @@ def _content(res: dict | None, program) -> tuple:
     """Summary, models grid, the program choice, and every program's error (chart and grid) of a result."""
     if not res:
         return None, [], [], None, empty("Run to see every program's error"), [], []
-    programs = sorted({*res["phases"]["program"]})
+    programs = views.programs_of(res)
     if program not in programs:
         program = programs[0]
     models = [r["model"] for r in res["models"]]
@@ -369,9 +307,7 @@ def _content(res: dict | None, program) -> tuple:
     cols = [{"field": "program", "headerName": "program", "minWidth": 200, "pinned": "left"},
             num_col("actual", f"measured ({unit})", 4 if unit == "W" else 0)]
     cols += [num_col(f"{m}|ape", f"{NAMES[m]} error %", 2) for m in models]
-    rows = [{"model": NAMES[r["model"]], **{k: r[k] for k in ("per_phase_mape", "program_mean_ape", "program_max_ape")}}
-            for r in res["models"]]
-    return _summary(res), rows, programs, program, per_program(res), cols, res["programs"]
+    return _summary(res), views.model_rows(res), programs, program, per_program(res), cols, res["programs"]
 
 
 @callback(Output(f"{P}-trace", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-program", "value"),

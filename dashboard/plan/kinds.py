@@ -5,10 +5,8 @@ text): the planner's own :class:`~modeling.errors.ModelingError` messages."""
 from __future__ import annotations
 
 from dashboard import jobs
-from dashboard.crossgen.params import (DatasetParam, TargetParam, dataset_of, default_host, preferred_target,
-                                       target_choices)
+from dashboard.crossgen.params import dataset_of, pair_params
 from dashboard.plan import work
-from dashboard.state import datasets
 from dashboard.ui.url_state import Param, Refused
 from modeling.crossgen.prediction_result import SITUATIONS
 from modeling.errors import ModelingError
@@ -23,11 +21,7 @@ BUDGET_KINDS = ("workloads", "hours")
 
 
 
-_ds, _host_default = dataset_of, default_host
-
-
-def _target_default(v):
-    return preferred_target(v, PREFERRED_TARGET)
+_ds = dataset_of
 
 
 def cost_choices(v) -> list[str]:
@@ -57,10 +51,7 @@ def _check(params):
 
 
 PLAN = jobs.JobKind("plan", (
-    DatasetParam("dataset", "dataset", datasets.SHIPPED_ID),
-    Param("host", "choice", _host_default, lambda v: _ds(v).hosts),
-    TargetParam("target", "choice", _target_default, target_choices),
-    Param("metric", "choice", lambda v: _ds(v).metrics[0], lambda v: _ds(v).metrics),
+    *pair_params(PREFERRED_TARGET),
     Param("cost", "choice", _cost_default, cost_choices),
     Param("slowdown", "float", DEFAULT_SLOWDOWN, None, 1.0, 1e12),
     Param("budget_kind", "choice", "workloads", list(BUDGET_KINDS)),

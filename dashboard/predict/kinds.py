@@ -4,10 +4,9 @@ checks that say, before any job starts, when there is nothing to predict or a co
 from __future__ import annotations
 
 from dashboard import jobs
-from dashboard.crossgen.params import (DatasetParam, TargetParam, dataset_of, default_host, preferred_target,
-                                       target_choices)
+from dashboard.crossgen.params import dataset_of, pair_params
 from dashboard.predict import work
-from dashboard.state import datasets, predict_inputs
+from dashboard.state import predict_inputs
 from dashboard.ui.url_state import Param, Refused, StoredParam
 from modeling.crossgen.ensemble import ALL_MODELS
 from modeling.crossgen.predict import AUTO, RECOMMENDED, SITUATIONS
@@ -20,11 +19,7 @@ LEVEL_MIN, LEVEL_MAX = 0.5, 0.99
 
 
 
-_ds, _host_default = dataset_of, default_host
-
-
-def _target_default(v):
-    return preferred_target(v, PREFERRED_TARGET, "GTX-980")
+_ds = dataset_of
 
 
 def has_host_metric(ds) -> bool:
@@ -65,10 +60,7 @@ def _fingerprint(params) -> str:
 
 
 PREDICT = jobs.JobKind("predict", (
-    DatasetParam("dataset", "dataset", datasets.SHIPPED_ID),
-    Param("host", "choice", _host_default, lambda v: _ds(v).hosts),
-    TargetParam("target", "choice", _target_default, target_choices),
-    Param("metric", "choice", lambda v: _ds(v).metrics[0], lambda v: _ds(v).metrics),
+    *pair_params(PREFERRED_TARGET, "GTX-980"),
     Param("model", "choice", RECOMMENDED, [RECOMMENDED, *ALL_MODELS]),
     Param("transform", "choice", AUTO, transform_choices),
     Param("level", "float", 0.9, None, LEVEL_MIN, LEVEL_MAX),

@@ -48,13 +48,12 @@ class Listing:
 
 @dataclass(frozen=True)
 class Panel:
-    """One page's output block. ``result_of(ready)`` is the result the ready store names (None when there is
-    none, or it is not the signed-in user's project's); ``key_of(ready)`` its cache key. ``export(res, fmt)``:
-    the table as (bytes, file name) in ``csv`` or ``parquet``; ``report(res)``: (report, file stem), or None when
-    this result has no report."""
+    """One page's output block, under its job panel ``prefix``. ``result_of(ready)`` is the result the panel's
+    ``P-ready`` store names (None when there is none, or it is not the signed-in user's project's);
+    ``key_of(ready)`` its cache key. ``export(res, fmt)``: the table as (bytes, file name) in ``csv`` or
+    ``parquet``; ``report(res)``: (report, file stem), or None when this result has no report."""
     prefix: str
     result_of: Callable[[object], object]
-    ready: str | None = None  # the store naming the result; default ``P-ready``
     key_of: Callable[[object], str | None] | None = None
     export: Callable[[object, str], tuple[bytes, str]] | None = None
     report: Callable[[object], tuple | None] | None = None
@@ -167,7 +166,7 @@ class Callbacks:
 def register(panel: Panel) -> Callbacks:
     """Register the callbacks of the parts ``panel`` has: downloads, report, save and its saved list."""
     P = panel.prefix
-    ready = State(panel.ready or f"{P}-ready", "data")
+    ready = State(f"{P}-ready", "data")
     download = report = save = None
     if panel.export:
         @callback(Output(f"{P}-download", "data"), Input(f"{P}-download-csv", "n_clicks"),

@@ -18,7 +18,7 @@ OUTPUTS = {
     "/scenario": ["scenario-report.data", "..scenario-save-status.children...scenario-saved-list.children.."],
     "/counts": ["counts-pred-download.data", "counts-pred-report.data", "counts-pred-save-status.children"],
     "/phases": ["phases-new-download.data", "phases-new-report.data", "phases-new-save-status.children"],
-    "/new-app": ["newapp-hypo-report.data"],
+    "/new-app": ["newapp-report.data"],
 }
 SAVES = [o for outs in OUTPUTS.values() for o in outs if "save-status" in o]
 
@@ -123,6 +123,24 @@ def test_downloads_and_reports_need_a_click_a_result_and_a_file():
 def test_the_new_app_report_is_only_for_a_never_built_gpu(var, monkeypatch):
     from dashboard import jobs
 
-    report = _callback("newapp-hypo-report.data")
+    report = _callback("newapp-report.data")
     monkeypatch.setattr(jobs, "result_for", lambda ready: {"application": {"rows": []}, "params": {}})
     assert report(1, {"key": "x"}) is no_update
+
+
+@pytest.mark.parametrize("page", ["scenario", "predict", "counts", "phases", "newapp"])
+def test_every_download_button_is_held_by_the_out_of_date_mark(var, page):
+    """assets/stale.js holds the buttons ``P-download…`` of the job panel ``P`` whose Run is running: a download
+    button named otherwise would hand out the previous result while the new one is computed."""
+    import importlib
+
+    from dash import html
+
+    import app  # noqa: F401 - registers the pages
+
+    tree = importlib.import_module(f"dashboard.pages.{page}").layout()
+    parts = [c for c in tree._traverse() if isinstance(getattr(c, "id", None), str)]
+    jobs = [c.id[:-len("-run")] for c in parts if c.id.endswith("-run")]
+    buttons = [c.id for c in parts if isinstance(c, html.Button) and "download" in c.id]
+    assert jobs and buttons
+    assert [b for b in buttons if not any(b.startswith(f"{j}-download") for j in jobs)] == []

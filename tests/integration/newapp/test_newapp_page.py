@@ -148,7 +148,7 @@ def test_a_gpu_never_built_typed_in_estimated_labelled_and_shared(dash_duo, perf
     import time
 
     dash_duo.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
-    click(dash_duo, "#newapp-hypo-download-report")
+    click(dash_duo, "#newapp-download-report")
     deadline = time.time() + 60
     while time.time() < deadline and not list(tmp_path.glob("perfcast_unbuilt_gpu_*.html")):
         time.sleep(0.2)
