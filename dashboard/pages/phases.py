@@ -8,8 +8,9 @@ from dashboard.access.projects import refused
 from dashboard import jobs
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.phases import host_traces, sources, views, work
-from dashboard.phases.figures import NAMES, UNITS, new_program, per_program, sweep, trace
+from dashboard.phases.figures import NAMES, new_program, per_program, sweep, trace
 from dashboard.phases.kinds import NEW_PROGRAM, PHASES, SWEEP
+from dashboard.phases.results import NewProgramRun, PhasesRun
 from dashboard.state.uploads import decode_upload
 from dashboard.ui import prediction_panel as panel
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
@@ -133,7 +134,7 @@ def _np_content(res):
 
 def _np_card(v, res, request):
     summary, fig, rows = _np_content(res)
-    unit = res["unit"] if res else "cycles"
+    unit = res.prediction.unit if res else "cycles"
     dec = 0 if unit == "cycles" else 4
     return card(
         html.H2("Predict a new program"),
@@ -162,7 +163,7 @@ def layout(**query):
             np_request = NEW_PROGRAM.request(nv)
         except (InvalidParameter, LookupError) as exc:
             np_error = message(exc)
-    np_res = jobs.result_for(np_request)  # a shared link's cached prediction, drawn in this first layout
+    np_res = _np_result(np_request)  # a shared link's cached prediction, drawn in this first layout
     view = {k: query.pop(k) for k in VIEW + ["cache_l"] if k in query}
     v, error = parse_or_default(query, PARAMS)
     request = None
@@ -295,19 +296,19 @@ def _render(ready, program):
     return _content(jobs.result_for(ready), program)
 
 
-def _content(res: dict | None, program) -> tuple:
+def _content(res: PhasesRun | None, program) -> tuple:
     """Summary, models grid, the program choice, and every program's error (chart and grid) of a result."""
     if not res:
         return None, [], [], None, empty("Run to see every program's error"), [], []
     programs = views.programs_of(res)
     if program not in programs:
         program = programs[0]
-    models = [r["model"] for r in res["models"]]
-    unit = UNITS[res["target"]]
+    unit = res.unit
     cols = [{"field": "program", "headerName": "program", "minWidth": 200, "pinned": "left"},
             num_col("actual", f"measured ({unit})", 4 if unit == "W" else 0)]
-    cols += [num_col(f"{m}|ape", f"{NAMES[m]} error %", 2) for m in models]
-    return _summary(res), views.model_rows(res), programs, program, per_program(res), cols, res["programs"]
+    cols += [num_col(f"{m}|ape", f"{NAMES[m]} error %", 2) for m in res.evaluation.model_names]
+    return (_summary(res), views.model_rows(res), programs, program, per_program(res), cols,
+            res.evaluation.programs)
 
 
 @callback(Output(f"{P}-trace", "figure"), Input(f"{P}-ready", "data"), Input(f"{P}-program", "value"),
@@ -316,7 +317,7 @@ def _trace(ready, program):
     return _trace_view(jobs.result_for(ready), program)
 
 
-def _trace_view(res: dict | None, program):
+def _trace_view(res: PhasesRun | None, program):
     if not res or not isinstance(program, str):
         return empty("Run to see a program's phases")
     return trace(res, program)
@@ -328,7 +329,7 @@ def _sweep(ready):
     res = jobs.result_for(ready)
     if not res:
         return empty("Run the sweep to see accuracy against granularity"), []
-    return sweep(res), res["rows"]
+    return sweep(res), [r.grid_row for r in res.rows]
 
 
 @callback(Output(f"{NP}-trace", "options"), Output(f"{NP}-trace", "value"), Output(f"{NP}-upload-status", "children"),
@@ -347,23 +348,29 @@ def _np_uploaded(contents, filename):
 @callback(Output(f"{NP}-summary", "children"), Output(f"{NP}-graph", "figure"), Output(f"{NP}-table", "rowData"),
           Input(f"{NP}-ready", "data"), prevent_initial_call=True)
 def _np_render(ready):
-    return _np_content(jobs.result_for(ready))
+    return _np_content(_np_result(ready))
 
 
-def _np_report(res):
+def _np_result(ready) -> NewProgramRun | None:
+    """The new program's prediction a store names (a prediction stored before the results were typed is read
+    as one through its from-dict path)."""
+    return NewProgramRun.read(jobs.result_for(ready))
+
+
+def _np_report(run: NewProgramRun):
     """The report of a new program's predicted trace and its file's stem."""
     from dashboard.phases.report import build_new_program
     from dashboard.ui.report import view_link
 
-    return (build_new_program(res, view_link("/phases", res.get("params") or {})),
-            f"perfcast_phases_{res['program']}_{res['target']}")
+    return (build_new_program(run, view_link("/phases", run.params)),
+            f"perfcast_phases_{run.prediction.program}_{run.prediction.target}")
 
 
-def _np_name(res) -> str:
-    return f"{res['program']} {res['target']}"
+def _np_name(run: NewProgramRun) -> str:
+    return f"{run.prediction.program} {run.prediction.target}"
 
 
 panel.register(panel.Panel(
-    NP, lambda ready: jobs.result_for(ready), key_of=lambda ready: jobs.key_of(ready), export=work.predict_new_export,
+    NP, _np_result, key_of=lambda ready: jobs.key_of(ready), export=work.predict_new_export,
     report=_np_report, saving=panel.Saving(panel.prediction_store("phases", work.prediction_table, work.saved_summary,
                                                                   _np_name), listed_on="/predict")))

@@ -64,10 +64,17 @@ COMMON = (
     Param("seed", "int", 0, None, 0, 2**31 - 1),
 )
 
-PHASES = jobs.JobKind("phases", COMMON, work.phases_result, _fingerprint)
+def _source(params):
+    """(id, name) of the evaluated data, for the provenance."""
+    from dashboard.phases.views import source_name
+
+    return params["source"], source_name(params["source"])
+
+
+PHASES = jobs.JobKind("phases", COMMON, work.phases_result, _fingerprint, dataset=_source)
 SWEEP = jobs.JobKind("phasesweep", (*[p for p in COMMON if p.name != "granularity"],
                                     Param("cache_l", "float", 0.05, None, 0.0, 10.0)),
-                     work.sweep_result, _fingerprint)
+                     work.sweep_result, _fingerprint, dataset=_source)
 
 
 _np_freqs = _freqs_of("np_source")  # the new program's: those of the data source it is predicted from
@@ -107,4 +114,4 @@ NEW_PROGRAM = jobs.JobKind("phasesnew", (
     Param("np_model", "choice", "auto", ["auto", "lacross", "global", "nnls-baseline", "ratio-baseline",
                                          "program-ratio", "mean-baseline"]),
     Param("np_level", "float", 0.9, None, 0.5, 0.99),
-), work.predict_new_result, _new_fingerprint, _new_check)
+), work.predict_new_result, _new_fingerprint, _new_check, work.training_of)

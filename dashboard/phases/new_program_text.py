@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 
 from dashboard.phases.figures import NAMES
-from modeling.phases.prediction import PhasePrediction
+from dashboard.phases.results import NewProgramRun
 
 
-def np_facts(res: dict) -> list[tuple[str, str]]:
+def np_facts(run: NewProgramRun) -> list[tuple[str, str]]:
     """The headline numbers of a new program's prediction: (label, value)."""
-    pred = PhasePrediction.from_dict(res)
+    pred = run.prediction
     t, unit = pred.total, pred.unit
     fmt = (lambda x: f"{x / 1e9:.3f} × 10⁹") if unit == "cycles" else (lambda x: f"{x:.3f}")
     what = "total cycles" if pred.target == "cycles" else "average power"
@@ -22,13 +22,13 @@ def np_facts(res: dict) -> list[tuple[str, str]]:
             ("host × median whole-program ratio", f"{fmt(t['program_ratio'])} {unit}")]
 
 
-def np_text(res: dict) -> str:
+def np_text(run: NewProgramRun) -> str:
     """What a new program's prediction is, how the model was chosen and what its intervals reached."""
-    pred = PhasePrediction.from_dict(res)
+    pred = run.prediction
     total = (f"the total from the held-out programs' totals (×/÷ {math.exp(pred.total_half_width):.3f})"
              if pred.total_supported else
              f"no interval on the total: {pred.n_programs} programs are too few for {pred.level * 100:g} %")
-    return (f"{pred.program} ({res.get('trace_name', '')}): {pred.host_freq:g} → {pred.target_freq:g} MHz, trained "
+    return (f"{pred.program} ({run.trace_name}): {pred.host_freq:g} → {pred.target_freq:g} MHz, trained "
             f"on {pred.n_programs} programs of {pred.training} ({pred.n_phases} phases). "
             + (pred.selection or f"Model: {NAMES[pred.model]}.")
             + f" Intervals from the same CV's residuals: per phase, each training program's own "
@@ -40,7 +40,8 @@ def np_text(res: dict) -> str:
             + ("Notes: " + "; ".join(pred.notes) + "." if pred.notes else ""))
 
 
-def np_rows(res: dict) -> list[dict]:
+def np_rows(run: NewProgramRun) -> list[dict]:
+    """The table's rows: one per phase."""
     return [{"phase": p["phase"], "start": p["start_instructions"] / 1e9, "predicted": p["predicted"],
              "lower": p["lower"], "upper": p["upper"], "fallback": "yes" if p["fallback"] else ""}
-            for p in res["phases"]]
+            for p in run.prediction.phases]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dashboard.phases import sources
 from dashboard.phases.figures import NAMES
+from dashboard.phases.results import PhasesRun
 
 #: the error columns of the models grid, per model
 MODEL_ERRORS = ("per_phase_mape", "program_mean_ape", "program_max_ape")
@@ -60,38 +61,38 @@ def pair_text(p: dict) -> str:
     return f"{where}: {freqs}"
 
 
-def summary_facts(res: dict) -> list[tuple[str, str]]:
+def summary_facts(run: PhasesRun) -> list[tuple[str, str]]:
     """The headline numbers of an evaluation: LACross, the global model and the ratio baseline's per-phase MAPE,
     the lowest model, and the programs and phases evaluated."""
-    m = {r["model"]: r for r in res["models"]}
-    best = min(res["models"], key=lambda r: r["per_phase_mape"])
-    return [("LACross per-phase MAPE", f"{m['lacross']['per_phase_mape']:.2f} %"),
-            ("global model", f"{m['global']['per_phase_mape']:.2f} %"),
-            ("host × median ratio", f"{m['ratio-baseline']['per_phase_mape']:.2f} %"),
-            ("lowest", NAMES[best["model"]]),
-            ("programs / phases", f"{res['n_programs']} / {res['n_phases']}")]
+    ev = run.evaluation
+    m = ev.scores
+    return [("LACross per-phase MAPE", f"{m['lacross'].per_phase_mape:.2f} %"),
+            ("global model", f"{m['global'].per_phase_mape:.2f} %"),
+            ("host × median ratio", f"{m['ratio-baseline'].per_phase_mape:.2f} %"),
+            ("lowest", NAMES[ev.best.model]),
+            ("programs / phases", f"{ev.n_programs} / {ev.n_phases}")]
 
 
-def summary_text(res: dict) -> str:
+def summary_text(run: PhasesRun) -> str:
     """What was evaluated and how: data, target, features, phases, folds, the eps / T chosen per fold, the
     fall-back phases, the runs left out and the solver's speed."""
-    p = res["params"]
+    p, ev = run.params, run.evaluation
 
     def tf(c):
         return "none" if c["t_factor"] is None else f"{c['t_factor']:g}"
-    chosen = ", ".join(f"{c['eps_pct']:g}/{tf(c)}" for c in res["chosen"])
+    chosen = ", ".join(f"{c['eps_pct']:g}/{tf(c)}" for c in ev.chosen)
     return (f"{pair_text(p)}, {p['target']}, features: {p['features']} "
-            f"({p['norm']}); phases of {p['granularity']:.3g} instructions; {res['folds']} folds by program. "
+            f"({p['norm']}); phases of {p['granularity']:.3g} instructions; {ev.folds} folds by program. "
             f"eps percentile / T factor chosen per fold: {chosen}. Phases whose neighbourhood was too small "
-            f"(k nearest used instead): {res['fallback_phases']}. {excluded_text(res['excluded_runs'])} "
-            f"Solver: {res['phases_per_second'] or 0:,.0f} phases/s.")
+            f"(k nearest used instead): {ev.fallback_phases}. {excluded_text(run.excluded_runs)} "
+            f"Solver: {ev.phases_per_second or 0:,.0f} phases/s.")
 
 
-def model_rows(res: dict) -> list[dict]:
+def model_rows(run: PhasesRun) -> list[dict]:
     """The models grid: each model's name and its errors on held-out programs."""
-    return [{"model": NAMES[r["model"]], **{k: r[k] for k in MODEL_ERRORS}} for r in res["models"]]
+    return [{"model": NAMES[r.model], **{k: getattr(r, k) for k in MODEL_ERRORS}} for r in run.evaluation.models]
 
 
-def programs_of(res: dict) -> list[str]:
+def programs_of(run: PhasesRun) -> list[str]:
     """The held-out programs of a result, by name."""
-    return sorted({*res["phases"]["program"]})
+    return run.programs

@@ -1,7 +1,9 @@
 """The result of predicting a program never run on the target (:func:`modeling.phases.predict.predict_program`),
 as a type: per phase and for the whole program, with intervals, the cross-validation that chose the model,
-and in words why it was chosen. ``to_dict()``/``from_dict()`` are the JSON form the job backends store and the
-page and the CLI print; ``to_frame()`` the prediction table (docs/architecture.md)."""
+and in words why it was chosen. It is a typed result (:class:`modeling.results.Result`): ``to_dict()`` is its tagged
+fields plus the per-phase rows and words the command line's JSON prints (``phases``, ``unit``, ``how`` …, ignored
+when read back); ``from_dict()`` reads that, and also a prediction stored before it was tagged (the plain dict of
+the same keys); ``to_frame()`` the prediction table (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -10,13 +12,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from modeling.crossgen import conformal
+from modeling.results import TAG, Result
 
 AUTO = "auto"
 UNITS = {"cycles": "cycles", "power": "W"}
 
 
 @dataclass
-class PhasePrediction:
+class PhasePrediction(Result):
     """A target trace predicted from a host run: per phase and for the whole program, with intervals."""
 
     program: str
@@ -84,28 +87,41 @@ class PhasePrediction:
                     "host": self.total["host"]})
         return out
 
+    @property
+    def fallback_phases(self) -> int:
+        """How many phases fell back to the nearest training phases (LACross neighbourhood too small)."""
+        return int(sum(bool(f) for f in self.fallback))
+
+    @property
+    def phases(self) -> list[dict]:
+        """One row per phase: its number, start and end (host instructions), prediction, interval, fall-back,
+        host value and baseline."""
+        return [{"phase": int(self.phase[i]), "start_instructions": self.start_instructions[i],
+                 "end_instructions": self.end_instructions[i], "predicted": self.predicted[i],
+                 "lower": self.lower[i], "upper": self.upper[i], "fallback": bool(self.fallback[i]),
+                 "host": self.host_value[i], "baseline": self.baseline[i]} for i in range(len(self.phase))]
+
     def to_dict(self) -> dict:
+        """The tagged fields, then what the command line's JSON shows beside them (the unit, the interval rules,
+        the per-phase rows, ``how``); those are derived and not read back."""
         return {
-            "program": self.program, "host_freq": self.host_freq, "target_freq": self.target_freq,
-            "target": self.target, "unit": self.unit, "requested_model": self.requested_model, "model": self.model,
-            "level": self.level, "level_supported": self.level_supported, "granularity": self.granularity,
+            **super().to_dict(), "unit": self.unit,
             "interval_rule": "per_application", "interval_rule_text": conformal.RULE_LABELS["per_application"],
             "total_rule": "conformal rank of held-out programs' |log(measured total / predicted total)|",
-            "phase_half_width": self.phase_half_width, "total_half_width": self.total_half_width,
-            "how": self.how, "cv": self.cv, "cv_coverage": self.cv_coverage, "n_programs": self.n_programs,
-            "n_phases": self.n_phases, "training": self.training, "features": self.features, "norm": self.norm,
-            "chosen": self.chosen, "notes": self.notes, "seconds": self.seconds, "selection": self.selection,
-            "total_supported": self.total_supported,
-            "fallback_phases": int(sum(bool(f) for f in self.fallback)),
-            "total": dict(self.total),
-            "phases": [{"phase": int(self.phase[i]), "start_instructions": self.start_instructions[i],
-                        "end_instructions": self.end_instructions[i], "predicted": self.predicted[i],
-                        "lower": self.lower[i], "upper": self.upper[i], "fallback": bool(self.fallback[i]),
-                        "host": self.host_value[i], "baseline": self.baseline[i]} for i in range(len(self.phase))],
+            "how": self.how, "total_supported": self.total_supported, "fallback_phases": self.fallback_phases,
+            "phases": self.phases,
         }
 
     @classmethod
     def from_dict(cls, d: dict) -> PhasePrediction:
+        """The prediction a :meth:`to_dict` dict describes; an untagged dict is one stored before predictions were
+        tagged (its per-phase values only under ``phases``)."""
+        if isinstance(d, dict) and TAG in d:
+            return super().from_dict(d)
+        return cls._from_untagged(d)
+
+    @classmethod
+    def _from_untagged(cls, d: dict) -> PhasePrediction:
         ph = d["phases"]
         return cls(d["program"], d["host_freq"], d["target_freq"], d["target"], d["requested_model"], d["model"],
                    d["level"], d["level_supported"], d["granularity"], [p["phase"] for p in ph],

@@ -1,17 +1,20 @@
 """The result of evaluating phase models on held-out programs (:func:`modeling.phases.evaluate.evaluate`), as
 types: each model's scores, each program's whole-program error per model, the out-of-fold phase predictions.
 
-Derived statistics are computed here once (the best model, a model's scores by name); ``to_dict()`` is the
-JSON-ready form the job backends store and the page and the CLI print.
+Both are typed results (:class:`modeling.results.Result`): ``to_dict()`` is the tagged JSON the job backends store
+and the CLI prints, and reads back as these types. Derived statistics are computed here once (the best model, a
+model's scores by name, the held-out programs), so the page, the report and the CLI read the same numbers.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+
+from modeling.results import Result
 
 
 @dataclass(frozen=True)
-class PhaseModelScore:
+class PhaseModelScore(Result):
     """One model on every held-out program: mean APE per phase, mean and largest whole-program APE (%)."""
     model: str
     per_phase_mape: float
@@ -20,7 +23,8 @@ class PhaseModelScore:
 
 
 @dataclass
-class PhaseEvaluation:
+class PhaseEvaluation(Result):
+    """Every model on held-out programs (program-grouped folds) at one host/target pair."""
     target: str
     features: str
     norm: str
@@ -46,7 +50,16 @@ class PhaseEvaluation:
         """The model with the lowest per-phase mean APE (the first such in the order run)."""
         return min(self.models, key=lambda m: m.per_phase_mape)
 
+    @property
+    def scores(self) -> dict[str, PhaseModelScore]:
+        """Each model's scores by its name."""
+        return {m.model: m for m in self.models}
+
+    @property
+    def model_names(self) -> list[str]:
+        """The models evaluated, in the order run."""
+        return [m.model for m in self.models]
+
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["best_model"] = self.best.model
-        return d
+        """The tagged fields and ``best_model`` (the command line's JSON reads it; not read back)."""
+        return {**super().to_dict(), "best_model": self.best.model}

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from dashboard.phases import host_traces, work
+from dashboard.jobs.progress import silent
 from dashboard.phases.kinds import NEW_PROGRAM
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import DataError
@@ -45,14 +46,15 @@ def test_the_job_gives_the_librarys_numbers_and_exports_with_provenance():
         NEW_PROGRAM.request({})
     req = NEW_PROGRAM.request({"np_trace": m["id"], "np_target": "power"})
     assert req["params"]["np_host_freq"] == 1000 and req["params"]["np_target_freq"] == 2000
-    res = work.predict_new_result(req["params"])
-    lib = predict_trace(host_run(), 1000, 2000, "power").to_dict()
-    assert res["total"] == lib["total"] and res["phases"] == lib["phases"] and res["model"] == lib["model"]
-    assert res["provenance"]["trace"] == m["id"] and res["provenance"]["code_version"]
+    res = NEW_PROGRAM.run(req["params"], silent)
+    lib = predict_trace(host_run(), 1000, 2000, "power")
+    pred = res.prediction
+    assert pred.total == lib.total and pred.phases == lib.phases and pred.model == lib.model
+    assert res.params["np_trace"] == m["id"] and res.provenance.code_version and res.provenance.kind == "phasesnew"
     body, name = work.predict_new_export(res, "parquet")
     f = pd.read_parquet(io.BytesIO(body))
-    assert name.endswith(".parquet") and len(f) == len(res["phases"]) + 1
-    assert f["predicted"].iloc[-1] == pytest.approx(res["total"]["predicted"])
+    assert name.endswith(".parquet") and len(f) == len(pred.phase) + 1
+    assert f["predicted"].iloc[-1] == pytest.approx(pred.total["predicted"])
     assert (f["trace"] == m["id"]).all() and f["code_version"].nunique() == 1
     body, name = work.predict_new_export(res, "csv")
     assert name.endswith(".csv") and f"{PROG}/total" in body.decode()
@@ -78,16 +80,18 @@ def test_the_card_trains_on_an_uploaded_trace_with_its_frequencies_and_events():
     assert (req["params"]["np_host_freq"], req["params"]["np_target_freq"]) == (1000, 1800)
     with pytest.raises(InvalidParameter, match="np_target_freq"):
         NEW_PROGRAM.request({"np_source": src["id"], "np_trace": m["id"], "np_target_freq": "2000"})
-    res = work.predict_new_result(req["params"])
-    assert res["n_programs"] == 6 and "parsec.data" in res["training"]
-    assert res["provenance"]["training_fingerprint"] == src["id"]
-    assert any("L1D_CACHE_ACCESS" in n and "dropped from the model" in n for n in res["notes"])
+    res = NEW_PROGRAM.run(req["params"], silent)
+    pred = res.prediction
+    assert pred.n_programs == 6 and "parsec.data" in pred.training
+    assert res.training_fingerprint == src["id"] and res.provenance_columns["training_fingerprint"] == src["id"]
+    assert res.provenance.dataset == src["id"] and "parsec.data" in res.provenance.dataset_name
+    assert any("L1D_CACHE_ACCESS" in n and "dropped from the model" in n for n in pred.notes)
     text = np_text(res)
-    assert "6 programs of parsec.data" in text and res["selection"] in text
+    assert "6 programs of parsec.data" in text and pred.selection in text
     facts = dict(np_facts(res))
     assert "host × median whole-program ratio" in facts
     # 6 training programs cannot support a 90 % whole-program interval: the card says so instead of a range
     assert facts["90 % interval"].startswith("not supported") and "no interval on the total" in text
     assert "no 90 % interval" in work.saved_summary(res)["text"]
     summary, fig, rows = page._np_content(res)  # the card draws it: no range on the total, every phase's row
-    assert len(rows) == len(res["phases"]) and "no interval on the total" in fig["layout"]["title"]["text"]
+    assert len(rows) == len(pred.phase) and "no interval on the total" in fig["layout"]["title"]["text"]

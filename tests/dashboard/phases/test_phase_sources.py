@@ -17,7 +17,7 @@ def test_a_trace_upload_is_stored_by_content_and_runs():
     req = PHASES.request({"source": m["id"], "eps": "100", "T": "1", "folds": "2"})
     assert (req["params"]["host_freq"], req["params"]["target_freq"]) == (800, 1600)
     res = work.phases_result(req["params"])
-    assert res["n_programs"] == 4 and {r["model"] for r in res["models"]} >= {"lacross", "ratio-baseline"}
+    assert res.evaluation.n_programs == 4 and {*res.evaluation.model_names} >= {"lacross", "ratio-baseline"}
     with pytest.raises(InvalidParameter, match="host_freq"):
         PHASES.request({"source": m["id"], "host_freq": "1000"})
 
@@ -31,7 +31,7 @@ def test_a_phase_table_upload_is_checked_and_runs():
     req = PHASES.request({"source": m["id"], "eps": "100", "T": "1"})
     assert req["params"]["host_freq"] == 0
     res = work.phases_result(req["params"])
-    assert res["n_phases"] == len(ph)
+    assert res.evaluation.n_phases == len(ph)
     with pytest.raises(DataError, match="lacks column"):
         sources.save_upload(ph.drop(columns=["target_cycles"]).to_csv(index=False).encode(), "bad.csv")
     with pytest.raises(DataError, match="positive"):

@@ -1,6 +1,7 @@
 """What /phases says of its data and of a result (dashboard/phases/views.py, report.py): the upload's name and
 frequencies, the headline numbers as the result has them, the runs left out, and the new program's report."""
 
+from dashboard.jobs.progress import silent
 from dashboard.phases import host_traces, sources, views, work
 from dashboard.phases.kinds import NEW_PROGRAM, PHASES
 from tests.dashboard.phases.test_new_program import PROG, host_run
@@ -14,11 +15,11 @@ def test_an_uploaded_traces_evaluation_is_described_with_its_own_numbers(var):
     assert views.data_phrase(sources.SHIPPED).endswith("of cBench measured on an ODROID-XU3")
     res = work.phases_result(PHASES.request({"source": m["id"], "eps": "100", "T": "1", "folds": "2"})["params"])
     facts = dict(views.summary_facts(res))
-    lacross = next(r for r in res["models"] if r["model"] == "lacross")
-    assert facts["LACross per-phase MAPE"] == f"{lacross['per_phase_mape']:.2f} %"
-    assert facts["programs / phases"] == f"4 / {res['n_phases']}"
+    lacross = next(r for r in res.evaluation.models if r.model == "lacross")
+    assert facts["LACross per-phase MAPE"] == f"{lacross.per_phase_mape:.2f} %"
+    assert facts["programs / phases"] == f"4 / {res.evaluation.n_phases}"
     assert views.summary_text(res).startswith("lab.tsv (uploaded): 800 → 1600 MHz, cycles")
-    assert [r["model"] for r in views.model_rows(res)] == [views.NAMES[r["model"]] for r in res["models"]]
+    assert [r["model"] for r in views.model_rows(res)] == [views.NAMES[m] for m in res.evaluation.model_names]
     assert views.programs_of(res) == sorted(views.programs_of(res)) and len(views.programs_of(res)) == 4
 
 
@@ -34,9 +35,9 @@ def test_the_new_programs_report_holds_its_trace_and_provenance(var):
     from dashboard.phases.report import build_new_program
 
     m = host_traces.save_trace(host_run().to_csv(index=False).encode(), "susan_host.csv")
-    res = work.predict_new_result(NEW_PROGRAM.request({"np_trace": m["id"], "np_target": "power"})["params"])
+    res = NEW_PROGRAM.run(NEW_PROGRAM.request({"np_trace": m["id"], "np_target": "power"})["params"], silent)
     report = build_new_program(res, "http://here/phases?np_trace=x")
     assert report.title == f"Target trace of {PROG}, never run on the target"
-    assert len(report.sections[1].tables[0].rows) == len(res["phases"])  # one row per phase
+    assert len(report.sections[1].tables[0].rows) == len(res.prediction.phase)  # one row per phase
     page = report.html().decode()
     assert m["id"] in page and "http://here/phases?np_trace=x" in page
