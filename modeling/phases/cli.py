@@ -38,11 +38,11 @@ def cmd_phases(args) -> int:
         ph = data.shipped_pair(args.host_freq, args.target_freq, args.granularity)
         excluded = data.excluded_runs()
     res = evaluate(ph, args.target, args.features, args.norm, _num_or_cv(args.eps), _num_or_cv(args.T),
-                   args.folds, args.seed, args.cache_l, args.search).to_dict()
+                   args.folds, args.seed, args.cache_l, args.search).summary()
     res.pop("phase_predictions")
     if args.cache_l > 0:  # what the unique-phase cache costs: the same LACross run without it
         plain = evaluate(ph, args.target, args.features, args.norm, _num_or_cv(args.eps), _num_or_cv(args.T),
-                         args.folds, args.seed, 0.0, args.search, models=("lacross",)).to_dict()
+                         args.folds, args.seed, 0.0, args.search, models=("lacross",)).summary()
         with_cache = next(m for m in res["models"] if m["model"] == "lacross")["per_phase_mape"]
         res["cache_cost"] = {"lacross_mape_without_cache": plain["models"][0]["per_phase_mape"],
                              "lacross_mape_with_cache": with_cache,
@@ -71,9 +71,9 @@ def cmd_phases(args) -> int:
 
 
 def predict_json(res) -> dict:
-    """The command's JSON: the result's ``to_dict()`` (``program``, ``model``, ``level``, ``total``,
+    """The command's JSON: the result's ``summary()`` (``program``, ``model``, ``level``, ``total``,
     ``phases`` with ``start_instructions``, ``predicted``, ``lower``, ``upper``, ``fallback``, and the rest)."""
-    return res.to_dict()
+    return res.summary()
 
 
 def cmd_phases_predict(args) -> int:
@@ -106,7 +106,7 @@ def cmd_phases_predict(args) -> int:
     if args.json:
         print(json.dumps(predict_json(res), indent=2))
         return 0
-    d = res.to_dict()
+    d = res.summary()
     t = d["total"]
     print(f"{d['program']}: {d['host_freq']:g} -> {d['target_freq']:g} MHz, {d['target']} ({d['unit']}), model "
           f"{d['model']}, {len(d['phases'])} phases, trained on {d['n_programs']} programs")

@@ -1,9 +1,9 @@
 """The result of predicting a program never run on the target (:func:`modeling.phases.predict.predict_program`),
 as a type: per phase and for the whole program, with intervals, the cross-validation that chose the model,
-and in words why it was chosen. It is a typed result (:class:`modeling.results.Result`): ``to_dict()`` is its tagged
-fields plus the per-phase rows and words the command line's JSON prints (``phases``, ``unit``, ``how`` …, ignored
-when read back); ``from_dict()`` reads that, and also a prediction stored before it was tagged (the plain dict of
-the same keys); ``to_frame()`` the prediction table (docs/architecture.md)."""
+and in words why it was chosen. It is a typed result (:class:`modeling.results.Result`): ``to_dict()``/
+``from_dict()`` are its tagged JSON (``from_dict()`` also reads a prediction stored before it was tagged, the
+plain dict of :meth:`~PhasePrediction.summary`'s shape); ``summary()`` the flat JSON the command line prints;
+``to_frame()`` the prediction table (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -101,11 +101,18 @@ class PhasePrediction(Result):
                  "lower": self.lower[i], "upper": self.upper[i], "fallback": bool(self.fallback[i]),
                  "host": self.host_value[i], "baseline": self.baseline[i]} for i in range(len(self.phase))]
 
-    def to_dict(self) -> dict:
-        """The tagged fields, then what the command line's JSON shows beside them (the unit, the interval rules,
-        the per-phase rows, ``how``); those are derived and not read back."""
+    def summary(self) -> dict:
+        """The flat JSON the command line prints (derived words and counts included): also the shape a
+        prediction had when it was stored before it was tagged, which :meth:`from_dict` still reads."""
         return {
-            **super().to_dict(), "unit": self.unit,
+            "program": self.program, "host_freq": self.host_freq, "target_freq": self.target_freq,
+            "target": self.target, "unit": self.unit, "requested_model": self.requested_model, "model": self.model,
+            "level": self.level, "level_supported": self.level_supported, "granularity": self.granularity,
+            "phase_half_width": self.phase_half_width, "total_half_width": self.total_half_width,
+            "cv": self.cv, "cv_coverage": self.cv_coverage, "n_programs": self.n_programs,
+            "n_phases": self.n_phases, "training": self.training, "features": self.features, "norm": self.norm,
+            "chosen": self.chosen, "notes": self.notes, "seconds": self.seconds, "selection": self.selection,
+            "total": dict(self.total),
             "interval_rule": "per_application", "interval_rule_text": conformal.RULE_LABELS["per_application"],
             "total_rule": "conformal rank of held-out programs' |log(measured total / predicted total)|",
             "how": self.how, "total_supported": self.total_supported, "fallback_phases": self.fallback_phases,
@@ -115,7 +122,7 @@ class PhasePrediction(Result):
     @classmethod
     def from_dict(cls, d: dict) -> PhasePrediction:
         """The prediction a :meth:`to_dict` dict describes; an untagged dict is one stored before predictions were
-        tagged (its per-phase values only under ``phases``)."""
+        tagged (:meth:`summary`'s shape: its per-phase values only under ``phases``)."""
         if isinstance(d, dict) and TAG in d:
             return super().from_dict(d)
         return cls._from_untagged(d)

@@ -1,14 +1,14 @@
 """The result of evaluating phase models on held-out programs (:func:`modeling.phases.evaluate.evaluate`), as
 types: each model's scores, each program's whole-program error per model, the out-of-fold phase predictions.
 
-Both are typed results (:class:`modeling.results.Result`): ``to_dict()`` is the tagged JSON the job backends store
-and the CLI prints, and reads back as these types. Derived statistics are computed here once (the best model, a
-model's scores by name, the held-out programs), so the page, the report and the CLI read the same numbers.
+Both are typed results (:class:`modeling.results.Result`): ``to_dict()`` is the tagged JSON the job backends
+store, read back as these types; ``summary()`` the flat JSON the CLI prints. Derived statistics are computed here
+once (the best model, a model's scores by name), so the page, the report and the CLI read the same numbers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from modeling.results import Result
 
@@ -60,6 +60,8 @@ class PhaseEvaluation(Result):
         """The models evaluated, in the order run."""
         return [m.model for m in self.models]
 
-    def to_dict(self) -> dict:
-        """The tagged fields and ``best_model`` (the command line's JSON reads it; not read back)."""
-        return {**super().to_dict(), "best_model": self.best.model}
+    def summary(self) -> dict:
+        """The flat JSON the command line prints: every field and ``best_model``."""
+        d = asdict(self)
+        d["best_model"] = self.best.model
+        return d

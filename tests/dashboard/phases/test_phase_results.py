@@ -69,13 +69,11 @@ def test_every_phases_job_result_round_trips_through_the_codec_as_its_types(var,
 
 
 def _untagged(run: NewProgramRun) -> dict:
-    """The plain dict the ``phasesnew`` job stored before its result was typed: the prediction's JSON (without
-    the tag and the typed per-phase fields) with the parameters, the trace's name and a provenance dict."""
-    typed_only = {TAG, "phase", "start_instructions", "end_instructions", "predicted", "lower", "upper", "fallback",
-                  "host_value", "baseline"}
-    old = {k: v for k, v in run.prediction.to_dict().items() if k not in typed_only}
-    pc = run.provenance_columns
-    return {**old, "params": dict(run.params), "trace_name": run.trace_name, "provenance": pc}
+    """The plain dict the ``phasesnew`` job stored before its result was typed: the prediction's flat JSON (its
+    ``summary()``, the shape its ``to_dict()`` had) with the parameters, the trace's name and a provenance dict."""
+    old = run.prediction.summary()
+    assert TAG not in old
+    return {**old, "params": dict(run.params), "trace_name": run.trace_name, "provenance": run.provenance_columns}
 
 
 def test_a_phase_prediction_saved_as_a_plain_dict_still_lists_downloads_and_reads(var):

@@ -39,7 +39,7 @@ def test_planted_linear_target_is_recovered_and_beats_the_baselines():
     assert mape["lacross"] < 0.5
     assert mape["ratio-baseline"] > 5 * max(mape["lacross"], 0.1)
     assert res.n_programs == 8 and len(res.programs) == 8 and len(res.chosen) == 4
-    assert res.best.model in ("global", "nnls-baseline") and res.to_dict()["best_model"] == res.best.model
+    assert res.best.model in ("global", "nnls-baseline") and res.summary()["best_model"] == res.best.model
 
 
 def test_small_neighbourhoods_fall_back_and_are_flagged():
