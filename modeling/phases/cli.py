@@ -37,33 +37,35 @@ def cmd_phases(args) -> int:
     else:
         ph = data.shipped_pair(args.host_freq, args.target_freq, args.granularity)
         excluded = data.excluded_runs()
-    res = evaluate(ph, args.target, args.features, args.norm, _num_or_cv(args.eps), _num_or_cv(args.T),
-                   args.folds, args.seed, args.cache_l, args.search).summary()
-    res.pop("phase_predictions")
+    ev = evaluate(ph, args.target, args.features, args.norm, _num_or_cv(args.eps), _num_or_cv(args.T),
+                  args.folds, args.seed, args.cache_l, args.search)
+    cache_cost = None
     if args.cache_l > 0:  # what the unique-phase cache costs: the same LACross run without it
         plain = evaluate(ph, args.target, args.features, args.norm, _num_or_cv(args.eps), _num_or_cv(args.T),
-                         args.folds, args.seed, 0.0, args.search, models=("lacross",)).summary()
-        with_cache = next(m for m in res["models"] if m["model"] == "lacross")["per_phase_mape"]
-        res["cache_cost"] = {"lacross_mape_without_cache": plain["models"][0]["per_phase_mape"],
-                             "lacross_mape_with_cache": with_cache,
-                             "change": with_cache - plain["models"][0]["per_phase_mape"]}
-    res.update(host_freq=args.host_freq, target_freq=args.target_freq, granularity=args.granularity,
-               excluded_runs=excluded)
+                         args.folds, args.seed, 0.0, args.search, models=("lacross",))
+        with_cache, without = ev.scores["lacross"].per_phase_mape, plain.scores["lacross"].per_phase_mape
+        cache_cost = {"lacross_mape_without_cache": without, "lacross_mape_with_cache": with_cache,
+                      "change": with_cache - without}
     if args.json:
-        print(json.dumps(res, indent=2))
+        out = ev.summary()
+        out.pop("phase_predictions")
+        if cache_cost:
+            out["cache_cost"] = cache_cost
+        out.update(host_freq=args.host_freq, target_freq=args.target_freq, granularity=args.granularity,
+                   excluded_runs=excluded)
+        print(json.dumps(out, indent=2))
         return 0
     print(f"{args.host_freq:g} -> {args.target_freq:g} MHz, {args.target}, features {args.features} ({args.norm}), "
-          f"{res['n_programs']} programs, {res['n_phases']} phases of {args.granularity:.3g} instructions, "
-          f"{res['folds']} program-grouped folds")
+          f"{ev.n_programs} programs, {ev.n_phases} phases of {args.granularity:.3g} instructions, "
+          f"{ev.folds} program-grouped folds")
     print(f"{'model':16s} {'per-phase MAPE %':>17s} {'program mean %':>15s} {'program max %':>14s}")
-    for m in res["models"]:
-        print(f"{m['model']:16s} {m['per_phase_mape']:17.2f} {m['program_mean_ape']:15.2f} "
-              f"{m['program_max_ape']:14.2f}")
-    print(f"eps/T per fold: {[(c['eps_pct'], c['t_factor']) for c in res['chosen']]}; phases in a fallback "
-          f"neighbourhood: {res['fallback_phases']}; unique-phase cache hit rate {res['unique_hit_rate']:.2f}; "
+    for m in ev.models:
+        print(f"{m.model:16s} {m.per_phase_mape:17.2f} {m.program_mean_ape:15.2f} {m.program_max_ape:14.2f}")
+    print(f"eps/T per fold: {[(c['eps_pct'], c['t_factor']) for c in ev.chosen]}; phases in a fallback "
+          f"neighbourhood: {ev.fallback_phases}; unique-phase cache hit rate {ev.unique_hit_rate:.2f}; "
           f"excluded runs: {len(excluded)}")
-    if "cache_cost" in res:
-        c = res["cache_cost"]
+    if cache_cost:
+        c = cache_cost
         print(f"unique-phase cache at L = {args.cache_l:g}: LACross per-phase MAPE "
               f"{c['lacross_mape_with_cache']:.2f} % with it, {c['lacross_mape_without_cache']:.2f} % without "
               f"({c['change']:+.2f} points)")
