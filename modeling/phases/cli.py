@@ -43,7 +43,7 @@ def cmd_phases(args) -> int:
     if args.cache_l > 0:  # what the unique-phase cache costs: the same LACross run without it
         plain = evaluate(ph, args.target, args.features, args.norm, _num_or_cv(args.eps), _num_or_cv(args.T),
                          args.folds, args.seed, 0.0, args.search, models=("lacross",))
-        with_cache, without = ev.scores["lacross"].per_phase_mape, plain.scores["lacross"].per_phase_mape
+        with_cache, without = ev.score("lacross").per_phase_mape, plain.score("lacross").per_phase_mape
         cache_cost = {"lacross_mape_without_cache": without, "lacross_mape_with_cache": with_cache,
                       "change": with_cache - without}
     if args.json:
