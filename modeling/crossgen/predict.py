@@ -50,7 +50,7 @@ from modeling.crossgen.prediction_result import (  # new_workloads: re-exported
     AUTO,
     RECOMMENDED,
     SITUATIONS,
-    Choice,
+    PredictionChoice,
     Prediction,
     new_workloads,  # noqa: F401
 )
@@ -216,7 +216,7 @@ class Predictor:
     :meth:`predict` then costs predictions and array work only (``benchmarks/predict_speed.py``). ``choice``
     (what was asked and chosen) is handed as it is to every :class:`Prediction`."""
 
-    choice: Choice
+    choice: PredictionChoice
     rule: str
     scheme: str
     n_folds: int
@@ -463,8 +463,8 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
                      "candidates": whole[:12] + [c for c in whole[12:] if c["model"] == BASELINE],
                      "n_candidates": len(scored), "chosen_in_folds": chosen_in_folds, "search": proc.search,
                      "fits": info.get("fits"), "fits_exhaustive": info.get("fits_exhaustive"), "note": note}
-    choice = Choice(dict(scen.get("scenario") or {}), model, transform, m, t if m != BASELINE else "none", level,
-                    situation)
+    choice = PredictionChoice(dict(scen.get("scenario") or {}), model, transform, m, t if m != BASELINE else "none",
+                              level, situation)
     return Predictor(
         choice=choice, rule=rule, scheme=scheme, n_folds=n_folds,
         names=names, floor=floor, fold_of=fold_of, abs_r=abs_r, groups=groups, fold_models=fold_models, full=full,

@@ -64,7 +64,7 @@ def new_workloads(frame, feature_names, id_col=None, group_col=None) -> dict:
 # ------------------------------------------------------------------ result
 
 @dataclass(frozen=True)
-class Choice(Result):
+class PredictionChoice(Result):
     """What was asked and what the procedure chose: the scenario, the requested and the chosen (model,
     transform), the interval's level and the situation it is calibrated for. A :class:`Predictor` holds one and
     hands the same to every :class:`Prediction` it makes."""
@@ -87,7 +87,7 @@ class Choice(Result):
 class Prediction(Result):
     """Predictions for workloads without a measured target, with intervals, baseline and applicability."""
 
-    choice: Choice
+    choice: PredictionChoice
     level_supported: float
     interval_rule: str
     cv_scheme: str
@@ -191,8 +191,9 @@ class Prediction(Result):
 
         has_group = any(r.get("group") is not None for r in rows)
         has_base = any(r.get("baseline") is not None for r in rows)
-        choice = Choice(d.get("scenario") or {}, d.get("requested_model", ""), d.get("requested_transform", ""),
-                        d["model"], d.get("transform", "none"), d["level"], d.get("situation", "new-inputs"))
+        choice = PredictionChoice(d.get("scenario") or {}, d.get("requested_model", ""),
+                                  d.get("requested_transform", ""), d["model"], d.get("transform", "none"), d["level"],
+                                  d.get("situation", "new-inputs"))
         return cls(choice, d.get("level_supported", d["level"]), d.get("interval_rule", "pooled"),
                    d.get("cv_scheme", ""), d.get("cv_coverage") or {}, d.get("cv_error") or {}, d.get("baseline_cv"),
                    d.get("n_train", 0), list(d.get("feature_names") or []), [str(i) for i in col("id")],

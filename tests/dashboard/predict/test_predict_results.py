@@ -15,7 +15,7 @@ from dashboard.predict import figures, report, views, work
 from dashboard.predict.kinds import PREDICT
 from dashboard.predict.results import PredictRun
 from dashboard.state import predictions as saved
-from modeling.crossgen.prediction_result import Choice, Prediction
+from modeling.crossgen.prediction_result import PredictionChoice, Prediction
 from modeling.crossgen.versus_baseline import BaselineVerdict
 from modeling.results import Provenance
 
@@ -36,7 +36,7 @@ def test_the_predict_job_result_round_trips_through_the_codec_as_its_types(var):
     back = codec.unpack(codec.pack(run))
     assert type(back) is PredictRun and codec.pack(back) == codec.pack(run)  # nothing lost, nothing added
     p = back.prediction
-    assert type(p) is Prediction and type(p.choice) is Choice and type(p.verdict) is BaselineVerdict
+    assert type(p) is Prediction and type(p.choice) is PredictionChoice and type(p.verdict) is BaselineVerdict
     assert p.choice == run.prediction.choice and p.choice.label == "NNLS (logratio)" and p.n_new == 32
     assert repr(_page(back)) == repr(_page(run))
 
