@@ -3,7 +3,7 @@
 it, and the :class:`~modeling.results.Provenance` the job runner stamps. It travels through the job codec
 (:mod:`dashboard.jobs.codec`) and a saved prediction's file as tagged JSON and comes back as this type
 (docs/architecture.md, "The result contract"); a prediction saved before results were typed (a plain dict) reads
-through :meth:`PredictRun.from_json`."""
+through :meth:`PredictRun.from_summary`."""
 
 from __future__ import annotations
 
@@ -49,25 +49,25 @@ class PredictRun(Result):
         return self.prediction.to_frame(self.provenance_columns, self.unit if unit is None else unit)
 
     @classmethod
-    def from_json(cls, d: dict) -> PredictRun:
+    def from_summary(cls, d: dict) -> PredictRun:
         """A /predict result stored as the plain dict of the versions before results were typed (a saved
-        prediction's ``result.json``): the prediction's JSON (:meth:`Prediction.from_json`) with the page's keys
+        prediction's ``result.json``): the prediction's JSON (:meth:`Prediction.from_summary`) with the page's keys
         beside it and a provenance dict of model, dataset, fingerprints, code version and date."""
         pv = d.get("provenance") or {}
         params = dict(d.get("params") or {})
         prov = Provenance("predict", params, pv.get("dataset"), d.get("dataset_name"),
                           pv.get("dataset_fingerprint"), pv.get("code_version") or "", pv.get("date") or "",
                           d.get("seconds"))
-        return cls(params, Prediction.from_json(d), d.get("dataset_name") or "", d.get("host_label") or "",
+        return cls(params, Prediction.from_summary(d), d.get("dataset_name") or "", d.get("host_label") or "",
                    d.get("unit") or "", d.get("source_name") or "", pv.get("dataset_fingerprint"),
                    pv.get("inputs_fingerprint"), prov)
 
 
 def typed(stored) -> PredictRun | None:
     """A stored /predict result as its type: a :class:`PredictRun` as it is, a plain dict of an older version
-    through :meth:`PredictRun.from_json`; None for anything else."""
+    through :meth:`PredictRun.from_summary`; None for anything else."""
     if isinstance(stored, PredictRun):
         return stored
     if isinstance(stored, dict) and "predictions" in stored and "params" in stored:
-        return PredictRun.from_json(stored)
+        return PredictRun.from_summary(stored)
     return None

@@ -160,7 +160,7 @@ class Prediction(Result):
                 "out_of_range": self.out_of_range[i], "distance": self.distance[i]})
         return out
 
-    def to_json(self) -> dict:
+    def summary(self) -> dict:
         """The command line's JSON: the choice and the statistics flat, in words too, and one row per workload
         (``predictions``). Not read back: the stored form is :meth:`to_dict`."""
         c = self.choice
@@ -181,8 +181,8 @@ class Prediction(Result):
         }
 
     @classmethod
-    def from_json(cls, d: dict) -> Prediction:
-        """The prediction of a :meth:`to_json` dict (what the dashboard stored before results were typed: a saved
+    def from_summary(cls, d: dict) -> Prediction:
+        """The prediction of a :meth:`summary` dict (what the dashboard stored before results were typed: a saved
         prediction's ``result.json`` from then reads through here)."""
         rows = d.get("predictions") or []
 

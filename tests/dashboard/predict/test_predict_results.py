@@ -45,7 +45,7 @@ def _old_dict(run: PredictRun) -> dict:
     """The result as /predict stored it before results were typed: the prediction's JSON, the page's keys and
     a provenance dict of model, data, fingerprints, code version and date."""
     c, v = run.provenance_columns, run.prediction.verdict
-    return {**run.prediction.to_json(), "verdict": {**asdict(v), "text": v.text}, "params": run.params,
+    return {**run.prediction.summary(), "verdict": {**asdict(v), "text": v.text}, "params": run.params,
             "dataset_name": run.dataset_name, "host_label": run.host_label, "unit": run.unit,
             "source_name": run.source_name,
             "provenance": {"model": run.model_label, **c}}
@@ -67,7 +67,7 @@ def test_a_prediction_saved_as_a_plain_dict_still_lists_reopens_and_downloads(va
     work.restore_saved(key)  # its link reopens it: the cache gets the typed result
     back = jobs.get_result(key)
     assert type(back) is PredictRun and back.provenance.code_version == run.provenance.code_version
-    assert back.prediction.to_json()["predictions"] == run.prediction.to_json()["predictions"]
+    assert back.prediction.summary()["predictions"] == run.prediction.summary()["predictions"]
     data, name = views.export_bytes(back, "csv")
     want = pd.read_csv(io.BytesIO(views.export_bytes(run, "csv")[0]))
     got = pd.read_csv(io.BytesIO(data))

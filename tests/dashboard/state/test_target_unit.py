@@ -135,7 +135,7 @@ def _prediction(**more):
          "how": "split conformal", "model": "NNLS", "transform": "log", "situation": "new-inputs",
          "unit": "t", "params": {"dataset": "ds-0123456789abcdef", "metric": "value", "target": "t", "host": "table"},
          **more}
-    return PredictRun.from_json(d)
+    return PredictRun.from_summary(d)
 
 
 def test_charts_and_exports_say_the_unit_or_that_none_was_given(var):
