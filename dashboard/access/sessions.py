@@ -34,6 +34,9 @@ class SignedIn:
     display_name: str
     session_digest: str
     expires: datetime
+    #: the project the session works in (its ``project_id`` column, read with the session); None when it names
+    #: none or there is no session row (a trusted proxy's header)
+    project_id: int | None = None
 
 
 #: sessions signed out in this process: digest -> when it expires (forgotten after that); bounded
@@ -90,9 +93,10 @@ def create(db, user_id: int, hours: float, address: str = "", session_id: str | 
     return session_id
 
 
-#: the lookup's statement, built once: building it (and its cache key) took most of a lookup's time
+#: the lookup's statement, built once: building it (and its cache key) took most of a lookup's time. It reads
+#: the session's project too, which every request then needs (dashboard/access/projects.py)
 _LOOKUP = (select(Session.digest, Session.expires, Session.revoked, User.id, User.name, User.display_name,
-                  User.disabled).join(User, User.id == Session.user_id)
+                  User.disabled, Session.project_id).join(User, User.id == Session.user_id)
            .where(Session.digest == bindparam("session_digest")))
 
 
@@ -104,10 +108,10 @@ def lookup(session_id: str, url: str | None = None, *, valid_only: bool = True) 
         row = conn.execute(_LOOKUP, {"session_digest": digest(session_id)}).first()
     if row is None:
         return None
-    session_digest, expires, revoked, user_id, name, display_name, disabled = row
+    session_digest, expires, revoked, user_id, name, display_name, disabled, project_id = row
     if valid_only and (revoked is not None or expires <= utcnow() or disabled or refused_here(session_digest)):
         return None
-    return SignedIn(user_id, name, display_name, session_digest, expires)
+    return SignedIn(user_id, name, display_name, session_digest, expires, project_id)
 
 
 def revoke(session_id_digest: str, url: str | None = None) -> None:
