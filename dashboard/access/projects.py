@@ -96,13 +96,16 @@ def _request_user():
 
 
 def _request_memberships(user) -> list[Current]:
-    """The signed-in user's memberships, read once per request (kept in ``flask.g``): the project, the body
-    limit and the project menu of one request all need them."""
+    """The signed-in user's memberships, read once per request (kept in ``flask.g``), with the session when
+    the gate looked it up: the project, the body limit and the project menu of one request all need them."""
     from flask import g
 
     if "perfcast_memberships" not in g:
-        with database.engine().connect() as conn:  # a plain read (no ORM session): this runs on every request
-            g.perfcast_memberships = _memberships(conn, user.user_id)
+        if user.memberships is not None:  # read with the session by the gate
+            g.perfcast_memberships = [Current(*m) for m in user.memberships]
+        else:  # a user a trusted proxy's header names: no session row
+            with database.engine().connect() as conn:  # a plain read (no ORM session)
+                g.perfcast_memberships = _memberships(conn, user.user_id)
     return g.perfcast_memberships
 
 

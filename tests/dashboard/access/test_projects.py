@@ -82,9 +82,9 @@ def test_a_project_the_user_left_falls_back_and_a_foreign_one_cannot_be_chosen(u
         assert projects.current_project().name == "alpha"
 
 
-def test_a_request_reads_its_session_project_and_memberships_in_two_statements(url, app):
+def test_a_request_reads_its_session_project_and_memberships_in_one_statement(url, app):
     """Every request looks its session up and resolves its project; the project menu and the body limit need
-    the memberships too: two statements in all (the session with its project, the memberships), however many
+    the memberships too: one statement reads them all with the session, however many
     of them ask. Each change between requests is seen by the next one."""
     from sqlalchemy import event
 
@@ -105,13 +105,13 @@ def test_a_request_reads_its_session_project_and_memberships_in_two_statements(u
             assert [p.name for p in projects.my_projects()] == ["alpha", "zeta"]
             assert body_limit.limit_for(True, None) == body_limit.member_bytes()
             assert projects.current_id() == projects.current_project().id
-            assert len(statements) == 2, statements
+            assert len(statements) == 1, statements
             projects.switch("zeta")
         statements.clear()
-        with _as(app, cookie):  # the next request: the session's new project, with the same two statements
+        with _as(app, cookie):  # the next request: the session's new project, in one statement again
             assert (projects.current_project().name, projects.current_project().role) == ("zeta", "viewer")
             assert [p.name for p in projects.my_projects()] == ["alpha", "zeta"]
-            assert len(statements) == 2, statements
+            assert len(statements) == 1, statements
     finally:
         event.remove(engine, "before_cursor_execute", count)
     accounts.set_member("alpha", "ada", "owner")
