@@ -195,12 +195,17 @@ def serve() -> None:
         print(json.dumps(views_.block(*map(int, words[1:]))), flush=True)
 
 
+_SEEDS: list[int] = []
+
+
 def _polls(user: Replay, n: int) -> None:
     """``n`` polls of a scenario training's background callback: the job-start is sent once (its job then runs,
     a training of this process's own seed), each poll reads its status as the page's poll does, then Cancel."""
     from dashboard.crossgen.kinds import SCENARIO
 
-    request = SCENARIO.request({"target": "Tesla-P100", "preset": "rastsim", "seed": str(os.getpid() % 1000)})
+    _SEEDS.append(len(_SEEDS) + 1)  # a training of its own each time, not one another side or block started
+    request = SCENARIO.request({"target": "Tesla-P100", "preset": "rastsim",
+                                "seed": str((os.getpid() * 10 + _SEEDS[-1]) % 100_000)})
     from benchmarks.dash_client import DashClient
 
     body = DashClient._body(user, DashClient._dep(user, "scenario-job-result.data"),
@@ -283,8 +288,8 @@ def compare(rev: str, views: int, rounds: int) -> dict:
             order = ("baseline", "current") if i % 2 == 0 else ("current", "baseline")
             got = {side: _figures(sides[side].block(views, max(1, views // 10), 0)) for side in order}
             per_round.append(round(got["current"]["cpu_ms_per_view"] / got["baseline"]["cpu_ms_per_view"], 3))
-        for side in ("baseline", "current"):
-            sides[side].block(0, 0, 30)  # job polls
+        for side in ("baseline", "current", "current", "baseline"):  # job polls: each side first once
+            sides[side].block(0, 0, 20)
     finally:
         for side in sides.values():
             side.close()
