@@ -11,7 +11,8 @@ import dash
 from dash import Dash, dcc, html
 
 from dashboard import access, request_checks, security
-from dashboard.ui import chart_order, compression, first_page, plotly_bundle, polyfill, service_notice
+from dashboard.ui import (callback_graph, chart_order, compression, first_page, plotly_bundle, polyfill,
+                          service_notice)
 from dashboard.ui.project_menu import project_menu
 from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager, service_check  # noqa: F401 - registers the notice's check
@@ -78,6 +79,7 @@ plotly_bundle.install(app)
 polyfill.install()
 first_page.install(app)
 compression.install(app)
+callback_graph.install(app)  # the callback graph encoded once per worker
 request_checks.install(server)  # outermost: a foreign Host or Origin reaches nothing else
 # assets are fingerprinted by Dash (?m=<mtime>): browsers may keep them for a year
 server.config["SEND_FILE_MAX_AGE_DEFAULT"] = 365 * 24 * 3600

@@ -58,8 +58,8 @@ def _score(res, truth: np.ndarray) -> dict:
     ape = 100 * np.abs(pred - truth) / truth
     out = {"mean_ape": float(ape.mean()), "median_ape": float(np.median(ape)),
            "interval_supported": res.interval_supported, "coverage": None, "median_width_factor": None,
-           "applicable_share": float(100 * np.mean(res.applicable)), "model": res.model,
-           "transform": res.transform, "cv_coverage": res.cv_coverage["workloads"],
+           "applicable_share": float(100 * np.mean(res.applicable)), "model": res.choice.model,
+           "transform": res.choice.transform, "cv_coverage": res.cv_coverage["workloads"],
            "cv_median_width": res.cv_coverage["median_width"], "cv_mean_ape": res.cv_error["mean_ape"],
            "level_supported": res.level_supported, "baseline_used": bool(res.verdict and res.verdict.baseline_used),
            "selection_note": res.selection_note}

@@ -34,7 +34,7 @@ def one_fit(n: int, p: int, situation: str, workers: int, search: str = "race") 
     pred = fit_predictor(scen, situation=situation, n_jobs=workers, search=search)
     sel = pred.selection or {}
     return {"seconds": round(time.perf_counter() - t0, 2), "cpu_seconds": round(_cpu() - c0, 2),
-            "chosen": sel.get("chosen"), "model": pred.model,
+            "chosen": sel.get("chosen"), "model": pred.choice.model,
             "cv_male": round(pred.cv_error["male"], 5), "cv_mean_ape": round(pred.cv_error["mean_ape"], 3),
             "chosen_in_folds": sel.get("chosen_in_folds"), "fits_final_choice": sel.get("fits"),
             "fits_final_choice_exhaustive": sel.get("fits_exhaustive"), "scheme": pred.scheme}

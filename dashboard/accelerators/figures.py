@@ -143,31 +143,34 @@ def bounds_figure(g, speedup, bounds: dict, title: str, dependent_latency: bool 
     return _figure(data, title, 420, yaxis=yaxis)
 
 
-def regions_figure(res, lo, hi) -> dict:
-    """Optimization regions as labelled bands over granularity, with each parameter's cut-off arrows."""
-    labels = list(dict.fromkeys(r["params"] for r in res["regions"]))
+def regions_figure(reg, lo, hi) -> dict:
+    """Optimization regions (an :class:`~modeling.accelerators.accelerometer.OptimizationRegions`) as labelled
+    bands over granularity, with each parameter's cut-off arrows."""
+    labels = list(dict.fromkeys(r.params for r in reg.regions))
     shapes, notes, data = [], [], []
-    for r in res["regions"]:
-        color = REGION_COLORS[labels.index(r["params"]) % len(REGION_COLORS)]
-        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": r["from"], "x1": r["to"], "y0": 0,
+    for r in reg.regions:
+        color = REGION_COLORS[labels.index(r.params) % len(REGION_COLORS)]
+        shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": r.start, "x1": r.end, "y0": 0,
                        "y1": 1, "fillcolor": color, "line": {"width": 0.5, "color": "#fff"}, "layer": "below"})
-        notes.append({"x": math.log10(math.sqrt(r["from"] * r["to"])), "y": 4.6, "text": f"<b>{r['params']}</b>",
+        notes.append({"x": math.log10(math.sqrt(r.start * r.end)), "y": 4.6, "text": f"<b>{r.params}</b>",
                       "showarrow": False, "font": {"size": 15}})
+    cutoffs = reg.cutoffs
     for row, k in enumerate(("A", "C", "o", "L")):
-        cut = res["cutoffs"][k]
+        cut = cutoffs[k]
         y = row + 0.5
         if cut is None:
             notes.append({"x": math.log10(math.sqrt(lo * hi)), "y": y, "showarrow": False,
-                          "text": f"{k}: no gain ≥ {res['threshold']:.0%}", "font": {"color": "#5b6b7c"}})
+                          "text": f"{k}: no gain ≥ {reg.threshold:.0%}", "font": {"color": "#5b6b7c"}})
             continue
-        data.append({"type": "scatter", "mode": "lines+markers", "x": [cut["from"], cut["to"]], "y": [y, y],
+        start, end = cut
+        data.append({"type": "scatter", "mode": "lines+markers", "x": [start, end], "y": [y, y],
                      "name": k, "showlegend": False, "line": {"color": "#1d2733", "width": 2},
                      "marker": {"symbol": ["arrow-left", "arrow-right"], "size": 12, "color": "#1d2733"},
-                     "hovertemplate": f"{k}: {fmt_bytes(cut['from'])} … {fmt_bytes(cut['to'])}<extra></extra>"})
-        notes.append({"x": math.log10(cut["from"]), "y": y, "text": f"<b>{k}</b>", "showarrow": False,
+                     "hovertemplate": f"{k}: {fmt_bytes(start)} … {fmt_bytes(end)}<extra></extra>"})
+        notes.append({"x": math.log10(start), "y": y, "text": f"<b>{k}</b>", "showarrow": False,
                       "xshift": -14, "font": {"size": 13}})
-    title = (f"Optimization regions: parameters whose {res['factor']:g}× improvement gains "
-             f"≥ {res['threshold']:.0%}")
+    title = (f"Optimization regions: parameters whose {reg.factor:g}× improvement gains "
+             f"≥ {reg.threshold:.0%}")
     return _figure(data, title, 330, xaxis=_log_x(lo, hi), yaxis={"visible": False, "range": [0, 5]},
                    shapes=shapes, annotations=notes)
 

@@ -195,11 +195,11 @@ def accelerometer_view(v: dict) -> dict:
     a = sources.resolve(v["acc"], v)
     factor, threshold = v["factor"], v["threshold"] / 100.0
     reg = optimization_regions(a.params, v["gmin"], v["gmax"], factor, threshold)
-    cut_rows = [{"parameter": k, "from": c["from"] if c else None, "to": c["to"] if c else None,
-                 "from_text": fmt_bytes(c["from"]) if c else "no gain", "to_text": fmt_bytes(c["to"]) if c else ""}
-                for k, c in reg["cutoffs"].items()]
-    region_rows = [{"params": r["params"], "from": r["from"], "to": r["to"], "from_text": fmt_bytes(r["from"]),
-                    "to_text": fmt_bytes(r["to"])} for r in reg["regions"]]
+    cut_rows = [{"parameter": k, "from": c[0] if c else None, "to": c[1] if c else None,
+                 "from_text": fmt_bytes(c[0]) if c else "no gain", "to_text": fmt_bytes(c[1]) if c else ""}
+                for k, c in reg.cutoffs.items()]
+    region_rows = [{"params": r.params, "from": r.start, "to": r.end, "from_text": fmt_bytes(r.start),
+                    "to_text": fmt_bytes(r.end)} for r in reg.regions]
     p = a.params
     title = f"{a.label}: {logca.bound_kind(p)}-bound (limit {logca.large_g_limit(p):.3g})"
     return {"accel": a, "bounds": bounds_figure(g, logca.speedup(p, g), logca.bound_curves(p, g), title, p.dependent),

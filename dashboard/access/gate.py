@@ -68,7 +68,7 @@ def signed_in_user():
     if user is None:
         session_id = sessions.session_id_of(request.cookies.get(SESSION_COOKIE), secret())
         if session_id:
-            user = sessions.lookup(session_id)
+            user = sessions.lookup(session_id, memberships=True)  # the request's projects come with it
     g.perfcast_user = user
     return user
 

@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from dashboard.access import database
 from dashboard.access.models import ROLES, Membership, Project, Session
@@ -61,19 +61,28 @@ _SCOPE: ContextVar = ContextVar("perfcast_project", default=_UNSET)
 # ---------------------------------------------------------------- which project
 
 
+#: the statements of every request, built once (building a statement and its cache key cost more than running it)
+_MEMBERSHIPS = (select(Project.id, Project.name, Membership.role)
+                .join(Membership, Membership.project_id == Project.id)
+                .where(Membership.user_id == bindparam("user_id")).order_by(Project.name))
+_SESSION_PROJECT = select(Session.project_id).where(Session.digest == bindparam("session_digest"))
+
+
 def _memberships(db, user_id: int) -> list[Current]:
-    rows = db.execute(select(Project.id, Project.name, Membership.role)
-                      .join(Membership, Membership.project_id == Project.id)
-                      .where(Membership.user_id == user_id).order_by(Project.name))
-    return [Current(pid, name, role) for pid, name, role in rows]
+    return [Current(pid, name, role) for pid, name, role in db.execute(_MEMBERSHIPS, {"user_id": user_id})]
+
+
+def _chosen(mine: list[Current], chosen: int | None) -> Current | None:
+    """The session's project when its user is a member of it, else the user's first project by name."""
+    return next((m for m in mine if m.id == chosen), mine[0] if mine else None)
 
 
 def _of_session(session_digest: str, user_id: int) -> Current | None:
     """The session's project when its user is a member of it, else the user's first project by name."""
-    with database.engine().connect() as conn:  # a plain read (no ORM session): this runs on every request
-        chosen = conn.scalar(select(Session.project_id).where(Session.digest == session_digest))
+    with database.engine().connect() as conn:  # a plain read (no ORM session)
+        chosen = conn.scalar(_SESSION_PROJECT, {"session_digest": session_digest})
         mine = _memberships(conn, user_id)
-    return next((m for m in mine if m.id == chosen), mine[0] if mine else None)
+    return _chosen(mine, chosen)
 
 
 def _request_user():
@@ -86,15 +95,30 @@ def _request_user():
     return gate.signed_in_user()
 
 
+def _request_memberships(user) -> list[Current]:
+    """The signed-in user's memberships, read once per request (kept in ``flask.g``), with the session when
+    the gate looked it up: the project, the body limit and the project menu of one request all need them."""
+    from flask import g
+
+    if "perfcast_memberships" not in g:
+        if user.memberships is not None:  # read with the session by the gate
+            g.perfcast_memberships = [Current(*m) for m in user.memberships]
+        else:  # a user a trusted proxy's header names: no session row
+            with database.engine().connect() as conn:  # a plain read (no ORM session)
+                g.perfcast_memberships = _memberships(conn, user.user_id)
+    return g.perfcast_memberships
+
+
 def current_project() -> Current | None:
-    """The project of this request (resolved once per request from the signed-in session), or outside a
-    request the one :func:`scope` set; None when there is none (no session, a user without a project)."""
+    """The project of this request (resolved once per request from the signed-in session, whose project the
+    session lookup read), or outside a request the one :func:`scope` set; None when there is none (no session,
+    a user without a project)."""
     from flask import g, has_request_context
 
     if has_request_context():
         if "perfcast_project" not in g:
             user = _request_user()
-            g.perfcast_project = _of_session(user.session_digest, user.user_id) if user else None
+            g.perfcast_project = _chosen(_request_memberships(user), user.project_id) if user else None
         return g.perfcast_project
     found = _SCOPE.get()
     return None if found is _UNSET else found
@@ -111,8 +135,7 @@ def my_projects() -> list[Current]:
     if user is None:
         cur = current_project()
         return [cur] if cur else []
-    with database.session() as db:
-        return _memberships(db, user.user_id)
+    return list(_request_memberships(user))
 
 
 def find(project_id: int) -> tuple[int, str] | None:

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import bindparam, select, update
 
 from dashboard.access import database
-from dashboard.access.models import Session, User, utcnow
+from dashboard.access.models import Membership, Project, Session, User, utcnow
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,12 @@ class SignedIn:
     display_name: str
     session_digest: str
     expires: datetime
+    #: the project the session works in (its ``project_id`` column, read with the session); None when it names
+    #: none or there is no session row (a trusted proxy's header)
+    project_id: int | None = None
+    #: the user's memberships as (project id, project name, role) by project name, when they were read with the
+    #: session (:func:`lookup` with ``memberships=True``: the gate's lookup of every request); else None
+    memberships: tuple | None = None
 
 
 #: sessions signed out in this process: digest -> when it expires (forgotten after that); bounded
@@ -90,24 +96,35 @@ def create(db, user_id: int, hours: float, address: str = "", session_id: str | 
     return session_id
 
 
-#: the lookup's statement, built once: building it (and its cache key) took most of a lookup's time
+#: the lookup's statement, built once: building it (and its cache key) took most of a lookup's time. It reads
+#: the session's project too, which every request then needs (dashboard/access/projects.py)
 _LOOKUP = (select(Session.digest, Session.expires, Session.revoked, User.id, User.name, User.display_name,
-                  User.disabled).join(User, User.id == Session.user_id)
+                  User.disabled, Session.project_id).join(User, User.id == Session.user_id)
            .where(Session.digest == bindparam("session_digest")))
+#: the same with the user's memberships, one row each (one row of NULLs for none), by project name: a request's
+#: project, body limit and project menu need them, and one statement costs less than two
+_LOOKUP_WITH_MEMBERSHIPS = (_LOOKUP.add_columns(Project.id, Project.name, Membership.role)
+                            .outerjoin(Membership, Membership.user_id == User.id)
+                            .outerjoin(Project, Project.id == Membership.project_id)
+                            .order_by(Project.name))
 
 
-def lookup(session_id: str, url: str | None = None, *, valid_only: bool = True) -> SignedIn | None:
+def lookup(session_id: str, url: str | None = None, *, valid_only: bool = True,
+           memberships: bool = False) -> SignedIn | None:
     """The signed-in user of ``session_id``: None when unknown, expired, revoked or the account is disabled
-    (``valid_only=False``: whoever it belonged to, for the audit trail of a job it started)."""
+    (``valid_only=False``: whoever it belonged to, for the audit trail of a job it started). ``memberships``:
+    read the user's memberships in the same statement (:attr:`SignedIn.memberships`)."""
     # a plain read on a pooled connection (no ORM session): this runs on every request
     with database.engine(url).connect() as conn:
-        row = conn.execute(_LOOKUP, {"session_digest": digest(session_id)}).first()
-    if row is None:
+        rows = conn.execute(_LOOKUP_WITH_MEMBERSHIPS if memberships else _LOOKUP,
+                            {"session_digest": digest(session_id)}).all()
+    if not rows:
         return None
-    session_digest, expires, revoked, user_id, name, display_name, disabled = row
+    session_digest, expires, revoked, user_id, name, display_name, disabled, project_id = rows[0][:8]
     if valid_only and (revoked is not None or expires <= utcnow() or disabled or refused_here(session_digest)):
         return None
-    return SignedIn(user_id, name, display_name, session_digest, expires)
+    mine = tuple(tuple(r[8:]) for r in rows if r[8] is not None) if memberships else None
+    return SignedIn(user_id, name, display_name, session_digest, expires, project_id, mine)
 
 
 def revoke(session_id_digest: str, url: str | None = None) -> None:

@@ -1,5 +1,4 @@
-"""Figures of /new-app: results (modeling.newapp.results types, the hypothetical estimate's dict) -> plotly
-JSON (draw only)."""
+"""Figures of /new-app: results (modeling.newapp.results and .hypothetical types) -> plotly JSON (draw only)."""
 
 from __future__ import annotations
 
@@ -82,11 +81,11 @@ def _plain(text: str) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def hypothetical(hyp: dict, unit: str):
+def hypothetical(hyp, unit: str):
     """Per workload on a GPU never built or measured: the spec roofline estimate with its interval (error bars
     lower..upper, from the rule's errors on measured pairs; the class range where there is no interval)
-    against the host's own value, one colour per application; log-log."""
-    rows = hyp["rows"]
+    against the host's own value, one colour per application; log-log (``hyp``: a HypotheticalEstimate)."""
+    rows = hyp.rows
     if not rows:
         return empty("No workloads to estimate")
     data, series = [], []
@@ -104,8 +103,8 @@ def hypothetical(hyp: dict, unit: str):
                      "error_y": {"type": "data", "symmetric": False, "array": values(hi - pt),
                                  "arrayminus": values(pt - lo), "color": color, "thickness": 1, "width": 2},
                      "hovertemplate": f"%{{text}}<br>estimate %{{y:.4g}} {unit}<extra></extra>"})
-    name = _plain(hyp["device"]["device"])
+    name = _plain(hyp.device["device"])
     what = "intervals" if rows[0].get("lower") is not None else "class ranges"
     return figure(data, f"{name} (from its specs only): spec roofline estimates with their {what}",
-                  460, xaxis=log_axis(_logged(f"host's own {hyp['metric']}", unit), host_all),
-                  yaxis=log_axis(_logged(f"estimated {hyp['metric']} on {name}", unit), *series))
+                  460, xaxis=log_axis(_logged(f"host's own {hyp.metric}", unit), host_all),
+                  yaxis=log_axis(_logged(f"estimated {hyp.metric} on {name}", unit), *series))

@@ -147,4 +147,4 @@ NEWAPP = jobs.JobKind("newapp", (
     SpecParam("gpu_clock", "float", TYPED_DEFAULTS["gpu_clock"], None, *SPEC_BOUNDS["boost_clock_mhz"][:2]),
     SpecParam("gpu_bw", "float", TYPED_DEFAULTS["gpu_bw"], None, *SPEC_BOUNDS["memory_bandwidth_gbs"][:2]),
     *[Param(p, "choice", AUTO, (lambda r: lambda v: role_choices(v, r))(r)) for p, r in ROLE_PARAMS.items()],
-), work.newapp_result, lambda p: datasets.get(p["dataset"]).fingerprint, _check)
+), work.newapp_result, lambda p: datasets.get(p["dataset"]).fingerprint, _check, work.dataset_of)

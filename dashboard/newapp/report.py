@@ -7,29 +7,39 @@ from __future__ import annotations
 import time
 
 from dashboard.newapp.figures import hypothetical
-from dashboard.state import datasets
-from dashboard.newapp.kinds import NEWAPP
+from dashboard.newapp.results import UnbuiltGpuRun
 from dashboard.newapp.views import HYPO_TIMES, hypo_columns, hypo_facts, hypo_texts, track_columns, track_rows
+from dashboard.state import datasets
 from dashboard.ui.report import Report, Section, Table
-from modeling.version import code_version
 
 
-def build(res: dict, link: str) -> Report:
-    h = res["hypothetical"]
-    note, warnings, text = hypo_texts(res)
-    unit = datasets.unit_of(res["params"])
-    record = track_rows(h["track"])
+def build(run: UnbuiltGpuRun, link: str) -> Report:
+    h = run.estimate
+    note, warnings, text = hypo_texts(run)
+    unit = datasets.unit_of(run.params)
+    record = track_rows(h.track)
     track = Table([(c["field"], c["headerName"]) for c in track_columns(record)], record)
     rows = Table([(c["field"], c["headerName"] + (f" ({unit})" if c["field"] in HYPO_TIMES else ""))
-                  for c in hypo_columns(unit)], h["rows"], digits=5)
+                  for c in hypo_columns(unit)], h.rows, digits=5)
     return Report(
-        title=f"{h['device']['device']}: estimates for a GPU never measured (from its specs only)",
-        facts=[(label, value) for label, value, _ in hypo_facts(res)],
+        title=f"{run.device_name}: estimates for a GPU never measured (from its specs only)",
+        facts=[(label, value) for label, value, _ in hypo_facts(run)],
         sections=[Section("What the estimates are, and how far the same rule was", [t for t in (note, text) if t]
                           + warnings, tables=[track]),
                   Section("Estimates per workload", figures=[hypothetical(h, unit)], tables=[rows])],
-        inputs=dict(res.get("params") or {}),
-        provenance=(f"Dataset {res['dataset_name']} (fingerprint {NEWAPP.fingerprint(res['params'])}); code version "
-                    f"{code_version()} (part of the result's key)."),
+        inputs=dict(run.params),
+        provenance=provenance_text(run),
         link=link,
         generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+
+
+def provenance_text(run: UnbuiltGpuRun) -> str:
+    """The data (its fingerprint) and the code version that made the estimates: the stamped provenance; a result
+    without one (made outside a job) names the data as it is now."""
+    from dashboard.newapp.kinds import NEWAPP
+    from modeling.version import code_version
+
+    p = run.provenance
+    fingerprint, version = (p.fingerprint, p.code_version) if p else (NEWAPP.fingerprint(run.params), code_version())
+    return (f"Dataset {run.dataset_name} (fingerprint {fingerprint}); code version {version} (part of the result's "
+            "key).")

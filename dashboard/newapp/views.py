@@ -1,17 +1,19 @@
-"""What /new-app shows, from a cached result and the calibration form: the result types rebuilt from the job's
-JSON, grid rows and columns, headline facts and sentences (no Dash components or callbacks; every statistic
-comes from the result types of modeling.newapp.results and .hypothetical)."""
+"""What /new-app shows, from a typed result (:mod:`dashboard.newapp.results`) and the calibration form: grid rows
+and columns, headline facts and sentences (no Dash components or callbacks; every statistic comes from the result
+types of modeling.newapp.results and .hypothetical)."""
 
 from __future__ import annotations
 
 
 from dashboard.crossgen.params import METRIC_LABELS
 from dashboard.newapp import work
+from dashboard.newapp.results import HeldOutRun, UnbuiltGpuRun
 from dashboard.ui.components import fitted, num_col
 from dashboard.ui.format import si, si_col
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import ModelingError
 from modeling.newapp.estimators import COMPUTE_UTIL, MEMORY_FRACTION
+from modeling.newapp.hypothetical import TrackRecord
 from modeling.newapp.results import ApplicationEstimate, HeldOutEvaluation
 
 P = "newapp"
@@ -56,16 +58,16 @@ def picks_of(cal, cal_time):
     return [{"id": cal, "time": t}]
 
 
-def shown_application(res: dict, cal, cal_time) -> tuple[ApplicationEstimate, str | None, str | None]:
+def shown_application(run: HeldOutRun, cal, cal_time) -> tuple[ApplicationEstimate, str | None, str | None]:
     """The held-out application as the page shows it: the cached result, calibrated with the form's input when
     one is chosen (its estimates recomputed, its models kept). Returns (result, the calibration's sentence,
     why the calibration was refused); the last two are None when there is nothing to say."""
-    app = ApplicationEstimate.from_dict(res["application"])
+    app = run.application
     try:
         picks = picks_of(cal, cal_time)
         if not picks:
             return app, None, None
-        app = app.with_calibration(work.calibrated(res["params"], picks))
+        app = app.with_calibration(work.calibrated(run.params, picks))
     except (InvalidParameter, ModelingError) as exc:
         return app, None, str(exc)
     return app, calibration_text(app, picks[0]["id"]), None
@@ -154,13 +156,13 @@ def application_facts(app: ApplicationEstimate) -> list[tuple[str, str, str | No
             ("lowest mean APE", "–" if best is None else f"{best.method}: {best.mean_ape:.1f} %", f"{P}-best")]
 
 
-def scenario_text(res: dict) -> str:
+def scenario_text(run: HeldOutRun) -> str:
     """Which data, GPUs and device specs the numbers come from."""
     spec = ", ".join(f"{w} {s['device']} ({s['architecture']}, {s['sms']:.0f} SMs, {s['memory_bandwidth_gbs']:g} GB/s)"
-                     for w, s in (("host", res["host_spec"]), ("target", res["target_spec"])) if s) or "none chosen"
-    s = res["all"]["scenario"]
-    return (f"{res['dataset_name']}: {s.get('host')} → {s.get('target')}, "
-            f"{METRIC_LABELS.get(res['params']['metric'])}; roofline specs: {spec}. Errors are against the measured "
+                     for w, s in (("host", run.host_spec), ("target", run.target_spec)) if s) or "none chosen"
+    s = run.every.scenario
+    return (f"{run.dataset_name}: {s.get('host')} → {s.get('target')}, "
+            f"{METRIC_LABELS.get(run.params['metric'])}; roofline specs: {spec}. Errors are against the measured "
             "target of the held-out workloads.")
 
 
@@ -220,16 +222,16 @@ def hypo_columns(unit: str, rows: list[dict] = ()) -> list[dict]:
         [_time_col(k, h, unit) for k, h in zip(HYPO_TIMES, HYPO_TIME_HEADERS)] + [num_col("ratio", "ratio to host", 4)]
 
 
-def track_rows(track: dict) -> list[dict]:
+def track_rows(track: TrackRecord) -> list[dict]:
     """The rule's record per measured pair, then pooled over all pairs and over the same-architecture pairs."""
     rows = [{k: p[k] for k in ("target", "architecture", "n", "median_ape", "mean_ape", "within_25", "in_range")}
-            for p in track["pairs"]]
-    if track["pairs"]:
-        rows.append({"target": "all pairs pooled", "architecture": ", ".join(track["architectures"]),
-                     **track["pooled"]})
-    if track["same_architecture"]:
-        arch = track["same_architecture"].get("architecture", "")
-        rows.append({"target": f"{arch} pairs pooled".strip(), "architecture": arch, **track["same_architecture"]})
+            for p in track.pairs]
+    if track.pairs:
+        rows.append({"target": "all pairs pooled", "architecture": ", ".join(track.architectures), **track.pooled})
+    same = track.same_architecture
+    if same:
+        arch = same.get("architecture", "")
+        rows.append({"target": f"{arch} pairs pooled".strip(), "architecture": arch, **same})
     return rows
 
 
@@ -243,36 +245,36 @@ def interval_stat(iv: dict | None) -> tuple[str, str]:
             f"×{iv['factor']:.2f} (each pair held out: {iv['held_out_coverage']:.0f} % inside{cap})")
 
 
-def hypo_facts(res: dict) -> list[tuple[str, str, str | None]]:
+def hypo_facts(run: UnbuiltGpuRun) -> list[tuple[str, str, str | None]]:
     """The headline numbers of a never-measured GPU's estimates: (label, value, component id)."""
-    h = res["hypothetical"]
-    d, tr, pooled = h["device"], h["track"], h["track"]["pooled"]
-    same = tr["same_architecture"]
+    h = run.estimate
+    d, tr = h.device, h.track
+    pooled, same = tr.pooled, tr.same_architecture
     return [
         ("device", f"{d['architecture']}, {d['sms']:.0f} SMs, {d['cuda_cores']:,.0f} cores, "
                    f"{d['boost_clock_mhz']:,.4g} MHz, {d['memory_bandwidth_gbs']:,.4g} GB/s", None),
-        ("workloads estimated", f"{h['n_workloads']}", f"{P}-hypo-n"),
+        ("workloads estimated", f"{h.n_workloads}", f"{P}-hypo-n"),
         ("rule's median APE on measured pairs", pct(pooled["median_ape"]), f"{P}-hypo-median"),
         ("mean APE", pct(pooled["mean_ape"]), f"{P}-hypo-mean"),
         ("measured inside the class range", pct(pooled["in_range"]), f"{P}-hypo-inrange"),
-        (*interval_stat(tr.get("interval")), f"{P}-hypo-interval"),
+        (*interval_stat(tr.interval), f"{P}-hypo-interval"),
         ("same architecture: median APE", pct(same["median_ape"]) if same else "none measured", None),
-        ("applicability", h["applicability"]["verdict"], f"{P}-hypo-verdict"),
+        ("applicability", h.applicability["verdict"], f"{P}-hypo-verdict"),
     ]
 
 
-def hypo_texts(res: dict) -> tuple[str | None, list[str], str]:
+def hypo_texts(run: UnbuiltGpuRun) -> tuple[str | None, list[str], str]:
     """(the note when the device is itself measured, the warnings, the sentence on where the figures come from)."""
-    h = res["hypothetical"]
-    d, tr = h["device"], h["track"]
-    verdict = h["applicability"]["verdict"]
-    itself = [p for p in tr["pairs"] if p["target"] == d["device"]]
+    h = run.estimate
+    d, tr, counts = h.device, h.track, h.class_counts
+    verdict = h.applicability["verdict"]
+    itself = [p for p in tr.pairs if p["target"] == d["device"]]
     note = (f"{d['device']} is itself one of the measured targets: its row in the record below is this very "
             "estimate scored against its measured times (nothing measured on it is used for the estimate).") \
         if itself else None
-    text = (f"From {res['dataset_name']}: {h['host']['device']}'s counters, {METRIC_LABELS.get(h['metric'])}. "
-            f"Classes: {h['class_counts']['memory']} memory-, {h['class_counts']['compute']} compute-, "
-            f"{h['class_counts']['latency']} latency-bound. The error figures come from {tr['source']} (pooled over "
+    text = (f"From {run.dataset_name}: {h.host['device']}'s counters, {METRIC_LABELS.get(h.metric)}. "
+            f"Classes: {counts['memory']} memory-, {counts['compute']} compute-, "
+            f"{counts['latency']} latency-bound. The error figures come from {tr.source} (pooled over "
             "all their workloads)"
             + ("" if verdict == "inside" else "; a device unlike those measured is an extrapolation of them") + ".")
-    return note, [f"{w['title']} {w['evidence']}" for w in h["warnings"]], text
+    return note, [f"{w['title']} {w['evidence']}" for w in h.warnings], text

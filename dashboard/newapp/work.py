@@ -1,4 +1,4 @@
-"""The work behind /new-app: validated params -> JSON result (no Dash)."""
+"""The work behind /new-app: validated params -> typed results (:mod:`dashboard.newapp.results`; no Dash)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import numpy as np
 from dashboard.crossgen.work import JOB_WORKERS
 from dashboard.jobs.progress import silent
 from dashboard.newapp import devices
+from dashboard.newapp.results import HeldOutRun, UnbuiltGpuRun
 from dashboard.state import datasets
 from modeling.newapp.application import estimate_application
 from modeling.newapp.data import ROLES, device_spec, frame_table, shipped_table
@@ -80,7 +81,13 @@ def hypothetical_device(params: dict) -> dict:
     return device_spec(params["gpu"], table)
 
 
-def hypothetical_result(params: dict, report=silent) -> dict:
+def dataset_of(params: dict) -> tuple[str, str]:
+    """(id, name) of the dataset ``params`` name: the provenance's data."""
+    ds = datasets.get(params["dataset"])
+    return ds.id, ds.name
+
+
+def hypothetical_result(params: dict, report=silent) -> UnbuiltGpuRun:
     """The spec roofline of every workload on the never-measured GPU, labelled with the same rule's error on
     the measured pairs (shipped data: the host with every measured target; an upload: its target column on
     the target device chosen, if any)."""
@@ -93,10 +100,10 @@ def hypothetical_result(params: dict, report=silent) -> dict:
     else:
         res = table_hypothetical(app_table(params), device, source)
         res.scenario.update(dataset=ds.id)
-    return {"params": dict(params), "dataset_name": ds.name, "hypothetical": res.to_dict()}
+    return UnbuiltGpuRun(dict(params), ds.name, res)
 
 
-def newapp_result(params: dict, report=silent) -> dict:
+def newapp_result(params: dict, report=silent) -> HeldOutRun | UnbuiltGpuRun:
     """The held-out application's estimates, ranges and warnings, and every application held out in turn;
     for a GPU never built or measured (mode typed / table), :func:`hypothetical_result`."""
     if params.get("mode", "measured") != "measured":
@@ -112,9 +119,7 @@ def newapp_result(params: dict, report=silent) -> dict:
     one = estimate_application(table, params["application"], [], models, params["seed"], model_preds=mp)
     allapps = evaluate(table, "logo", 1, models, params["seed"], model_preds=mp)
     ds = datasets.get(params["dataset"])
-    return {"params": dict(params), "dataset_name": ds.name, "application": one.to_dict(),
-            "all": allapps.to_dict(rows=False),
-            "host_spec": table.host_spec, "target_spec": table.target_spec}
+    return HeldOutRun(dict(params), ds.name, one, allapps.without_rows(), table.host_spec, table.target_spec)
 
 
 def calibrated(params: dict, picks: list[dict]) -> ApplicationEstimate:

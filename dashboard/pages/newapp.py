@@ -10,6 +10,7 @@ from dashboard.crossgen.params import METRIC_LABELS, register_dataset_dependents
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.newapp import work
 from dashboard.newapp.kinds import AUTO, MODES, NEWAPP, ROLE_PARAMS, TYPED, role_choices
+from dashboard.newapp.results import HeldOutRun, UnbuiltGpuRun
 from dashboard.newapp.sections import hypo_content, measured_content
 from dashboard.newapp.views import P, calibration_options
 from dashboard.newapp import devices
@@ -301,10 +302,10 @@ def _devices_follow(host, target, ds_id):
 @callback(Output(f"{P}-cal", "options"), Output(f"{P}-cal", "value", allow_duplicate=True),
           Input(f"{P}-ready", "data"), State(f"{P}-cal", "value"), prevent_initial_call=True)
 def _cal_choices(ready, current):
-    res = jobs.result_for(ready)
-    if not res or "application" not in res:
+    run = jobs.result_for(ready)
+    if not isinstance(run, HeldOutRun):
         return no_update, no_update
-    opts = calibration_options(res["params"], res["application"]["rows"])
+    opts = calibration_options(run.params, run.application.rows)
     keep = current if any(o["value"] == current for o in opts) else None
     return opts, keep
 
@@ -327,15 +328,14 @@ def _render_hypo(ready):
     return hypo_content(jobs.result_for(ready))
 
 
-def _hypo_report(res):
+def _hypo_report(run):
     """The report of a never-built GPU's estimates and its file's stem (None for a measured application's)."""
-    if "hypothetical" not in res:
+    if not isinstance(run, UnbuiltGpuRun):
         return None
     from dashboard.newapp.report import build
     from dashboard.ui.report import view_link
 
-    report = build(res, view_link("/new-app", res.get("params") or {}))
-    return report, f"perfcast_unbuilt_gpu_{res['hypothetical']['device']['device']}"
+    return build(run, view_link("/new-app", run.params)), f"perfcast_unbuilt_gpu_{run.device_name}"
 
 
 panel.register(panel.Panel(P, lambda ready: jobs.result_for(ready), report=_hypo_report))

@@ -12,6 +12,7 @@ from dashboard.predict import views
 from dashboard.predict.inputs import SCENARIO_NAMES, store_upload
 from dashboard.predict.figures import predictions
 from dashboard.predict.kinds import PREDICT, transform_choices
+from dashboard.predict.results import PredictRun
 from dashboard.predict.work import restore_saved
 from dashboard.state import datasets, predict_inputs
 from dashboard.state import predictions as saved
@@ -20,7 +21,7 @@ from dashboard.ui import prediction_panel as panel
 from dashboard.ui.delete_confirm import delete_button
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
-from dashboard.ui.format import si_col, unit_text
+from dashboard.ui.format import si_col
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default, to_query
 from modeling.crossgen.ensemble import ALL_MODELS
@@ -110,8 +111,7 @@ def layout(**query):
     if request:
         restore_saved(request["key"])  # a saved prediction's link keeps its numbers after the cache let them go
     ds = datasets.get(v["dataset"])
-    res = jobs.result_for(request)
-    summary, rows, cols, fig, shown = _content(res)
+    summary, rows, cols, fig, shown = _content(result_of(request))
     return html.Div([
         html.H1("Predict workloads that were not measured"),
         html.P(["A model fitted on every workload measured on both GPUs predicts the target's value of workloads "
@@ -174,18 +174,24 @@ def _uploaded(contents, filename, *scenario):
           Output(f"{P}-graph", "figure"), Output(f"{P}-results", "style"), Output(f"{P}-link-error", "children"),
           Input(f"{P}-ready", "data"), prevent_initial_call=True)
 def _render(ready):
-    summary, rows, cols, fig, shown = _content(jobs.result_for(ready))
+    summary, rows, cols, fig, shown = _content(result_of(ready))
     # a result replaces what the opened link said was wrong with it
     return summary, rows, cols, fig, None if shown else {"display": "none"}, None if shown else no_update
 
 
-def _content(res: dict | None) -> tuple:
+def _content(run: PredictRun | None) -> tuple:
     """Summary, table rows and columns, chart, and whether there is a result to show."""
-    if not res:
+    if run is None:
         return None, [], _columns("s"), empty("Press Predict to see the predictions"), False
-    unit = views.unit(res)
-    return (_summary(res, unit), views.table_rows(res), _columns(unit),
-            predictions(res, _values_label(res["params"]), unit), True)
+    unit = views.unit(run)
+    return (_summary(run, unit), views.table_rows(run), _columns(unit),
+            predictions(run, _values_label(run.params), unit), True)
+
+
+def result_of(ready) -> PredictRun | None:
+    """The typed result the ready store names (None when there is none, or it is not this page's)."""
+    run = jobs.result_for(ready)
+    return run if isinstance(run, PredictRun) else None
 
 
 def _values_label(p: dict) -> str:
@@ -196,13 +202,13 @@ def _values_label(p: dict) -> str:
     return f"predicted {METRIC_LABELS.get(p['metric'], p['metric']).split(' (')[0]} on {p['target']}"
 
 
-def _summary(res: dict, unit: str):
-    f = views.facts(res)
-    m = views.model_facts(res)
-    p = res["params"]
+def _summary(run: PredictRun, unit: str):
+    f = views.facts(run)
+    m = views.model_facts(run)
+    pred = run.prediction
     warns = []
-    if res["n_applicable"] < res["n_new"]:
-        warns.append(alert([html.Strong(f"{res['n_new'] - res['n_applicable']} of {res['n_new']} workloads are "
+    if pred.n_applicable < pred.n_new:
+        warns.append(alert([html.Strong(f"{pred.n_new - pred.n_applicable} of {pred.n_new} workloads are "
                                         "outside the training data. "),
                             "Their predictions are extrapolations and their intervals are not valid there: see each "
                             "row's reason (highlighted in the table, red ✗ in the chart)."], "warning"))
@@ -211,7 +217,7 @@ def _summary(res: dict, unit: str):
                               id=f"{P}-versus-baseline"))
     if f["supported"]:
         warns.append(alert(f["supported"], "warning"))
-    warns += [alert(n, "warning") for n in res.get("notes") or []]
+    warns += [alert(n, "warning") for n in pred.notes]
     facts = [html.Li([html.Strong("Model: "), f"{m['model']}: {m['why']}."]),
              html.Li([html.Strong("Interval: "), f"nominal {f['level']}; {f['coverage_detail']}."]),
              html.Li([html.Strong("Error: "), f"{f['error_detail']}."])]
@@ -221,14 +227,12 @@ def _summary(res: dict, unit: str):
         facts.append(html.Li([html.Strong("Trade-off: "), m["note"]]))
     if f["baseline_detail"]:
         facts.append(html.Li([html.Strong("Baseline: "), f"{f['baseline_detail']}."]))
-    facts.append(html.Li([html.Strong("Workloads: "), f"{res['n_train']} measured ones trained the model; "
-                          f"{res['n_new']} predicted from {res['source_name']}, {res['n_applicable']} of them inside "
-                          "the training data."]))
+    facts.append(html.Li([html.Strong("Workloads: "), views.workloads_sentence(run)]))
     if f["ignored"]:
         facts.append(html.Li([html.Strong("Ignored columns (never read): "), f["ignored"]]))
     if f["skipped"]:
         facts.append(html.Li([html.Strong("Skipped (a counter value missing): "), f["skipped"]]))
-    cands = views.candidate_rows(res)
+    cands = views.candidate_rows(run)
     return card(
         html.Div([
             stat("model used", m["model"], f"{P}-model-used"),
@@ -249,8 +253,7 @@ def _summary(res: dict, unit: str):
             num_col("male", "mean |log error|", 3), num_col("mean_ape", "mean APE %", 1),
             num_col("median_ape", "median APE %", 1), num_col("ir10", "within 10 %", 0),
         ], rows=cands, height=300, file_name="candidates.csv") if cands else None,
-        html.P(f"{res['dataset_name']}: {res['host_label']} → {p['target']}, {p['metric']} ({unit_text(unit)}). "
-               f"{res['how']}. {views.provenance_text(res)}", className="hint", id=f"{P}-provenance"))
+        html.P(views.scenario_sentence(run, unit), className="hint", id=f"{P}-provenance"))
 
 
 register_csv(f"{P}-candidates")
@@ -278,17 +281,17 @@ def _describe(pr_id) -> str:
     return f"'{saved.load_meta(pr_id)['name']}' ({pr_id})"
 
 
-def _report(res):
+def _report(run: PredictRun):
     """The report of a prediction and its file's stem."""
     from dashboard.predict.report import build
     from dashboard.ui.report import view_link
 
-    p = res["params"]
-    return (build(res, view_link("/predict", p), _values_label(p), views.unit(res)),
+    p = run.params
+    return (build(run, view_link("/predict", p), _values_label(p), views.unit(run)),
             f"perfcast_predict_{p['host']}_to_{p['target']}")
 
 
 PANEL = panel.register(panel.Panel(
-    P, lambda ready: jobs.result_for(ready), key_of=lambda ready: jobs.key_of(ready), export=views.export_bytes,
+    P, result_of, key_of=lambda ready: jobs.key_of(ready), export=views.export_bytes,
     report=_report, saving=panel.Saving(panel.prediction_store("crossgen", views.export_frame, views.summary_of)),
     listing=panel.Listing(saved_items, "saved prediction", _describe, saved.delete_prediction)))

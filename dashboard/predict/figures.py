@@ -1,4 +1,4 @@
-"""Figures of /predict: result dicts -> plotly JSON (draw only)."""
+"""Figures of /predict: a typed result (:class:`dashboard.predict.results.PredictRun`) -> plotly JSON (draw only)."""
 
 from __future__ import annotations
 
@@ -18,11 +18,12 @@ def _bars(pt, lo, hi, color, width=1.2):
             "color": color, "thickness": width, "width": 3}
 
 
-def predictions(res: dict, metric_label: str, unit: str):
+def predictions(run, metric_label: str, unit: str):
     """Every workload's prediction with its interval (error bars), sorted by prediction, on a log axis;
     the baseline and its interval as a second series; workloads outside the training data drawn apart
     (open red markers, their interval not valid there)."""
-    rows = sorted(res["predictions"], key=lambda r: r["predicted"])
+    pred = run.prediction
+    rows = sorted(pred.rows(), key=lambda r: r["predicted"])
     if not rows:
         return empty("No workloads were predicted")
     n = len(rows)
@@ -33,7 +34,7 @@ def predictions(res: dict, metric_label: str, unit: str):
     lo = np.array([r["lower"] for r in rows], float)
     hi = np.array([r["upper"] for r in rows], float)
     ok = np.array([bool(r["applicable"]) for r in rows])
-    lvl = f"{res['level'] * 100:g} %"
+    lvl = f"{pred.choice.level * 100:g} %"
     data, series = [], [pt, lo, hi]
     after = f" {unit}" if unit else ""
 
@@ -50,7 +51,7 @@ def predictions(res: dict, metric_label: str, unit: str):
                      "marker": {"size": 9, "color": WARN, "symbol": "x-open", "line": {"width": 2}},
                      "error_y": _bars(masked(pt, ~ok), masked(lo, ~ok), masked(hi, ~ok), "rgba(217,72,15,0.35)"),
                      "hovertemplate": f"%{{text}}<br>predicted %{{y:.4g}}{after} (not applicable)<extra></extra>"})
-    if rows[0].get("baseline") is not None:
+    if pred.baseline is not None:
         b = np.array([r["baseline"] for r in rows], float)
         blo = np.array([r["baseline_lower"] for r in rows], float)
         bhi = np.array([r["baseline_upper"] for r in rows], float)
@@ -62,7 +63,7 @@ def predictions(res: dict, metric_label: str, unit: str):
                      "hovertemplate": f"%{{text}}<br>baseline %{{y:.4g}}{after}<extra></extra>"})
     xaxis = {**axis_title("workloads, sorted by prediction" + ("" if named else " (rank)")),
              **({"type": "category", "tickangle": -45, "tickfont": {"size": 10}} if named else {})}
-    title = f"{res['n_new']} workloads predicted ({res['n_applicable']} inside the training data)"
+    title = f"{pred.n_new} workloads predicted ({pred.n_applicable} inside the training data)"
     fig = figure(data, title, 620 if named else 500, xaxis=xaxis,
                  yaxis=log_axis(f"{metric_label} ({unit_text(unit)}, log scale)", *series))
     # the title above, the legend below it: neither covers the other

@@ -68,4 +68,4 @@ PREDICT = jobs.JobKind("predict", (
     Param("seed", "int", 0, None, 0, 2**31 - 1),
     StoredParam("source", "choice", predict_inputs.UNMEASURED, lookup=predict_inputs.inputs_meta,
                 what="table of workloads to predict"),
-), work.predict_result, _fingerprint, _check)
+), work.predict_result, _fingerprint, _check, work.dataset_of)

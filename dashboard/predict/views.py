@@ -1,5 +1,6 @@
-"""What /predict shows and exports, computed from a cached result (no Dash): the table's rows, the facts
-above it, the candidates of a recommended model, the export table with its provenance."""
+"""What /predict shows and exports, computed from a typed result (:class:`dashboard.predict.results.PredictRun`;
+no Dash): the table's rows, the facts above it, the candidates of a recommended model, the export table with its
+provenance."""
 
 from __future__ import annotations
 
@@ -7,30 +8,30 @@ import io
 
 import pandas as pd
 
+from dashboard.predict.results import PredictRun
 from dashboard.state import datasets
 from dashboard.ui.format import number
-from modeling.crossgen.versus_baseline import BaselineVerdict
 
 NOT_VALID = "not valid here"
 #: the page /new-app, for applications not in the training data
 NEWAPP = "/new-app"
 
 
-def unit(res: dict) -> str:
+def unit(run: PredictRun) -> str:
     """The unit of a result's values: its dataset's (:meth:`~dashboard.state.datasets.DatasetView.unit`), or
     the one the result kept when that dataset is gone; "" when none was given."""
-    return datasets.unit_of(res.get("params") or {}, fallback=res.get("unit") or "")
+    return datasets.unit_of(run.params, fallback=run.unit or "")
 
 
 def pct(v, digits=1) -> str:
     return "–" if v is None else f"{v:.{digits}f} %"
 
 
-def table_rows(res: dict) -> list[dict]:
+def table_rows(run: PredictRun) -> list[dict]:
     """One row per workload, sorted by prediction: the interval and the baseline's beside the point, the
     verdict as ✓/✗ and the reason."""
     rows = []
-    for r in sorted(res["predictions"], key=lambda r: r["predicted"]):
+    for r in sorted(run.prediction.rows(), key=lambda r: r["predicted"]):
         rows.append({"id": r["id"], "application": r["group"] or "", "predicted": r["predicted"],
                      "lower": r["lower"], "upper": r["upper"], "baseline": r["baseline"],
                      "baseline_lower": r["baseline_lower"], "baseline_upper": r["baseline_upper"],
@@ -39,34 +40,34 @@ def table_rows(res: dict) -> list[dict]:
     return rows
 
 
-def interval_sentence(res: dict) -> str:
+def interval_sentence(run: PredictRun) -> str:
     """What the interval means, in words, with the way to the other situation."""
-    lvl = f"{res['level'] * 100:g} %"
-    if res.get("interval_supported") is False:
+    p = run.prediction
+    lvl = f"{p.choice.level * 100:g} %"
+    if not p.interval_supported:
         return (f"No {lvl} interval is given: too few applications (or workloads) can be held out to support that "
                 f"level (see the note above). See {NEWAPP} for estimates of one held-out application with one-run "
                 "calibration.")
-    if res["situation"] == "new-inputs":
+    if p.choice.situation == "new-inputs":
         return (f"What the interval means: {lvl} of workloads like the training ones (applications already "
                 "measured, at new inputs) fall within their interval, as cross-validation on the measured workloads "
-                f"showed ({pct(res['cv_coverage']['workloads'])} did). For applications not in the training data "
+                f"showed ({pct(p.cv_coverage['workloads'])} did). For applications not in the training data "
                 "choose 'applications not in the training data' above (wider intervals, from holding applications "
                 f"out), and see {NEWAPP} for estimates with one-run calibration.")
     return (f"What the interval means: {lvl} of workloads of an application not in the training data fall within "
             "their interval, as holding each application out showed "
-            f"({pct(res['cv_coverage']['workloads'])} did). See {NEWAPP} for estimates of one held-out "
+            f"({pct(p.cv_coverage['workloads'])} did). See {NEWAPP} for estimates of one held-out "
             "application with one-run calibration.")
 
 
-def model_facts(res: dict) -> dict:
+def model_facts(run: PredictRun) -> dict:
     """Which model made the numbers and why: the chosen one, how often it won the outer folds, the
     trade-off note."""
-    prov = res.get("provenance") or {}
-    label = prov.get("model") or res["model"]
-    sel = res.get("selection")
+    p = run.prediction
+    label, sel = run.model_label, p.selection
     if not sel:
-        return {"model": label, "why": f"chosen by you ({res['requested_model']}, transform "
-                                       f"{res['requested_transform']})", "folds": None, "note": None}
+        return {"model": label, "why": f"chosen by you ({p.choice.requested_model}, transform "
+                                       f"{p.choice.requested_transform})", "folds": None, "note": None}
     wins = sel.get("chosen_in_folds") or {}
     n = sum(wins.values())
     won = wins.get(sel["chosen"], 0)
@@ -78,9 +79,9 @@ def model_facts(res: dict) -> dict:
             "folds": folds, "note": sel.get("note")}
 
 
-def candidate_rows(res: dict) -> list[dict]:
+def candidate_rows(run: PredictRun) -> list[dict]:
     """The candidates of a recommended model, best first (the baseline always among them)."""
-    sel = res.get("selection")
+    sel = run.prediction.selection
     if not sel:
         return []
     return [{"rank": i + 1, "candidate": c.get("label") or c["model"], "male": c.get("male"),
@@ -89,26 +90,46 @@ def candidate_rows(res: dict) -> list[dict]:
             for i, c in enumerate(sel["candidates"])]
 
 
-def verdict(res: dict) -> BaselineVerdict | None:
-    """The procedure against the baseline on the outer folds (None without a host metric, or in a result
-    saved before it was kept)."""
-    return BaselineVerdict.from_dict(res.get("verdict"))
-
-
 def width_text(cov: dict) -> str:
     """The median held-out interval's width factor (upper / lower), "" in a result saved without it."""
     w = cov.get("median_width")
     return "" if w is None else f"×{number(w)}"
 
 
-def facts(res: dict) -> dict:
+def outside_sentence(run: PredictRun) -> str | None:
+    """How many workloads lie outside the training data (None when none does)."""
+    p = run.prediction
+    if p.n_applicable >= p.n_new:
+        return None
+    return (f"{p.n_new - p.n_applicable} of {p.n_new} workloads are outside the training data: their predictions "
+            "are extrapolations and their intervals are not valid there.")
+
+
+def workloads_sentence(run: PredictRun) -> str:
+    p = run.prediction
+    return (f"{p.n_train} measured ones trained the model; {p.n_new} predicted from {run.source_name}, "
+            f"{p.n_applicable} of them inside the training data.")
+
+
+def scenario_sentence(run: PredictRun, unit_: str) -> str:
+    """The data, the GPUs, the metric, how the numbers were made and the provenance, in one line."""
+    from dashboard.ui.format import unit_text
+
+    p = run.params
+    return (f"{run.dataset_name}: {run.host_label} → {p['target']}, {p['metric']} ({unit_text(unit_)}). "
+            f"{run.prediction.how}. {provenance_text(run)}")
+
+
+def facts(run: PredictRun) -> dict:
     """The numbers above the table, as text."""
-    cov, err, base = res["cv_coverage"], res["cv_error"], res.get("baseline_cv")
-    supported = res.get("interval_supported") is not False
+    p = run.prediction
+    cov, err, base = p.cv_coverage, p.cv_error, p.baseline_cv
+    level = p.choice.level
+    supported = p.interval_supported
     width = width_text(cov)
-    v = verdict(res)
+    v = p.verdict
     lines = {
-        "level": f"{res['level'] * 100:g} %",
+        "level": f"{level * 100:g} %",
         "coverage": pct(cov["workloads"]) if supported else "not supported",
         "width": width if supported else "",
         "coverage_detail": (f"held-out coverage: {pct(cov['workloads'])} of the training workloads, "
@@ -121,7 +142,7 @@ def facts(res: dict) -> dict:
         "versus_baseline": v.text if v else "",
         "baseline_used": bool(v and v.baseline_used),
         "error": f"{err['mean_ape']:.1f} % mean, {err['median_ape']:.1f} % median APE",
-        "error_detail": (f"cross-validated error of the whole procedure ({res['cv_scheme']}): mean APE "
+        "error_detail": (f"cross-validated error of the whole procedure ({p.cv_scheme}): mean APE "
                          f"{err['mean_ape']:.2f} %, median {err['median_ape']:.2f} %, within 10 %: "
                          f"{err['ir10']:.0f} % of workloads, worst {number(err['max_ape'])} %"),
         "baseline_error": "–" if not base else f"{base['mean_ape']:.1f} % mean, {base['median_ape']:.1f} % median APE",
@@ -129,40 +150,37 @@ def facts(res: dict) -> dict:
             f"baseline (host × median target/host ratio) through the same folds: mean APE {base['mean_ape']:.2f} %, "
             f"median {base['median_ape']:.2f} %, within 10 %: {base['ir10']:.0f} %, its interval covered "
             f"{pct(base['coverage']['workloads'])}"),
-        "counts": f"{res['n_train']} / {res['n_new']} / {res['n_applicable']}",
-        "supported": (None if res["level_supported"] >= res["level"] or not supported else
-                      f"The data supports at most a {res['level_supported'] * 100:.0f} % interval here "
-                      f"(asked: {res['level'] * 100:g} %)."),
-        "ignored": (", ".join(res["ignored_columns"]) if res.get("ignored_columns") else None),
-        "skipped": (", ".join(map(str, res["skipped"][:20])) + (" …" if len(res["skipped"]) > 20 else "")
-                    if res.get("skipped") else None),
-        "interval": interval_sentence(res),
+        "counts": f"{p.n_train} / {p.n_new} / {p.n_applicable}",
+        "supported": (None if p.level_supported >= level or not supported else
+                      f"The data supports at most a {p.level_supported * 100:.0f} % interval here "
+                      f"(asked: {level * 100:g} %)."),
+        "ignored": ", ".join(p.ignored_columns) if p.ignored_columns else None,
+        "skipped": (", ".join(map(str, p.skipped[:20])) + (" …" if len(p.skipped) > 20 else "")
+                    if p.skipped else None),
+        "interval": interval_sentence(run),
     }
     return lines
 
 
-def provenance_text(res: dict) -> str:
-    p = res.get("provenance") or {}
-    return (f"Provenance: model {p.get('model')}; dataset {p.get('dataset')} (fingerprint "
-            f"{p.get('dataset_fingerprint')}); workloads: {res.get('source_name')} (fingerprint "
-            f"{p.get('inputs_fingerprint')}); code version {p.get('code_version')}; computed {p.get('date')} "
-            f"in {res.get('seconds', 0):.1f} s.")
+def provenance_text(run: PredictRun) -> str:
+    c = run.provenance_columns
+    took = run.prediction.seconds
+    return (f"Provenance: model {run.model_label}; dataset {c['dataset']} (fingerprint "
+            f"{c['dataset_fingerprint']}); workloads: {run.source_name} (fingerprint "
+            f"{c['inputs_fingerprint']}); code version {c['code_version']}; computed {c['date']} "
+            f"in {took:.1f} s.")
 
 
-def export_frame(res: dict) -> pd.DataFrame:
+def export_frame(run: PredictRun) -> pd.DataFrame:
     """The prediction table (docs/architecture.md): one row per workload, then the provenance as constant columns
-    (the columns of :meth:`modeling.crossgen.predict.Prediction.to_frame`)."""
-    from modeling.crossgen.predict import frame_of
-
-    prov = res.get("provenance") or {}
-    keep = ("dataset", "dataset_fingerprint", "inputs", "inputs_fingerprint", "code_version", "date")
-    return frame_of({**res, "unit": unit(res)}, {k: prov.get(k) for k in keep})
+    (the columns of :meth:`modeling.crossgen.prediction_result.Prediction.to_frame`)."""
+    return run.to_frame(unit(run))
 
 
-def export_bytes(res: dict, fmt: str) -> tuple[bytes, str]:
+def export_bytes(run: PredictRun, fmt: str) -> tuple[bytes, str]:
     """(bytes, file name) of the export in ``fmt`` (csv or parquet)."""
-    df = export_frame(res)
-    p = res["params"]
+    df = export_frame(run)
+    p = run.params
     stem = f"predictions_{p['host']}_to_{p['target']}".replace("/", "-").replace(" ", "_")
     if fmt == "parquet":
         buf = io.BytesIO()
@@ -171,8 +189,13 @@ def export_bytes(res: dict, fmt: str) -> tuple[bytes, str]:
     return df.to_csv(index=False).encode(), f"{stem}.csv"
 
 
-def summary_of(res: dict) -> dict:
-    """What the list of saved predictions shows of one."""
-    return {"model": (res.get("provenance") or {}).get("model") or res["model"], "level": res["level"],
-            "coverage": res["cv_coverage"]["workloads"], "mean_ape": res["cv_error"]["mean_ape"],
-            "n_new": res["n_new"], "n_applicable": res["n_applicable"], "source": res.get("source_name")}
+def summary_of(run: PredictRun) -> dict:
+    """What the list of saved predictions shows of one (``text``: its line)."""
+    p, c = run.prediction, run.provenance_columns
+    out = {"model": run.model_label, "level": p.choice.level, "coverage": p.cv_coverage["workloads"],
+           "mean_ape": p.cv_error["mean_ape"], "n_new": p.n_new, "n_applicable": p.n_applicable,
+           "source": run.source_name}
+    out["text"] = (f"{out['model']}, {p.n_new} workloads ({p.n_applicable} applicable), {p.choice.level * 100:g} % "
+                   f"interval reached {out['coverage']:.1f} %; dataset {c['dataset']} ({c['dataset_fingerprint']}), "
+                   f"code {c['code_version']}, {c['date']}")
+    return out

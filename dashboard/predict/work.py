@@ -1,16 +1,15 @@
-"""The work behind /predict: validated params -> the prediction as plain JSON, with its provenance (no Dash)."""
+"""The work behind /predict: validated params -> the typed prediction (:mod:`dashboard.predict.results`; no Dash)."""
 
 from __future__ import annotations
-
-from datetime import UTC, datetime
 
 from dashboard import jobs
 from dashboard.crossgen.work import JOB_WORKERS
 from dashboard.jobs.progress import silent
+from dashboard.predict.results import PredictRun, typed
 from dashboard.state import datasets, predict_inputs
 from dashboard.state import predictions as saved
 from modeling.crossgen.predict import predict_scenario
-from modeling.crossgen.recommend import candidate_label
+
 
 def code_version() -> str:
     """The version of the code that made the numbers: :func:`modeling.version.code_version` (a digest of
@@ -54,26 +53,25 @@ def source_name(params: dict) -> str:
     return f"uploaded table {predict_inputs.inputs_meta(params['source'])['name']!r}"
 
 
-def predict_result(params: dict, report=silent) -> dict:
-    """The prediction of ``params`` (validated by :data:`dashboard.predict.kinds.PREDICT`) as JSON, with the
-    parameters, the unit of its values and its provenance (model, dataset and input fingerprints, code
-    version, date)."""
+def dataset_of(params: dict) -> tuple[str, str]:
+    """(id, name) of the dataset ``params`` name: the provenance's data."""
+    ds = datasets.get(params["dataset"])
+    return ds.id, ds.name
+
+
+def predict_result(params: dict, report=silent) -> PredictRun:
+    """The prediction of ``params`` (validated by :data:`dashboard.predict.kinds.PREDICT`) with the parameters,
+    the unit of its values and the fingerprints of the dataset and of the workloads' table (the provenance: kind,
+    parameters, data, code version and date, is stamped by the job runner)."""
     ds = datasets.get(params["dataset"])
     scen = ds.scenario(params["host"], params["target"], params["metric"])
     new = workloads_of(params, scen)
     pred = predict_scenario(scen, new, model=params["model"], transform=params["transform"], level=params["level"],
                             situation=params["situation"], seed=params["seed"], n_jobs=JOB_WORKERS, progress=report)
-    out = pred.to_dict()
     source = params["source"]
-    out.update(
-        params=dict(params), dataset_name=ds.name, host_label=ds.host_label(params["host"]),
-        unit=ds.unit(params["metric"], params["target"]), source_name=source_name(params),
-        provenance={"model": candidate_label(pred.model, pred.transform), "dataset": ds.id,
-                    "dataset_fingerprint": ds.fingerprint, "inputs": source,
-                    "inputs_fingerprint": ds.fingerprint if source == predict_inputs.UNMEASURED else source[3:],
-                    "code_version": code_version(),
-                    "date": datetime.now(UTC).isoformat(timespec="seconds")})
-    return out
+    return PredictRun(dict(params), pred, ds.name, ds.host_label(params["host"]),
+                      ds.unit(params["metric"], params["target"]), source_name(params), ds.fingerprint,
+                      ds.fingerprint if source == predict_inputs.UNMEASURED else source[3:])
 
 
 def restore_saved(key: str) -> None:
@@ -82,4 +80,6 @@ def restore_saved(key: str) -> None:
     if not jobs.has_result(key):
         pr_id = saved.find_by_key(key)
         if pr_id:
-            jobs.put_result(key, saved.load_result(pr_id))
+            run = typed(saved.load_result(pr_id))  # one saved as a plain dict reads as the type too
+            if run is not None:
+                jobs.put_result(key, run)

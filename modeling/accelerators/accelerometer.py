@@ -17,12 +17,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq
 
 from modeling.errors import ConfigError
 from modeling.accelerators.logca import PARAMS, LogCAParams, log_grid, speedup
+from modeling.results import Result
 
 TOTEM_FACTORS = (2, 4, 6, 8, 10)
 
@@ -48,14 +50,50 @@ def _label(params) -> str:
     return "".join(k for k in PARAMS if k in params)
 
 
-def optimization_regions(p: LogCAParams, lo: float = 16, hi: float = 32 * 2**20, factor: float = 10.0,
-                         threshold: float = 0.2, per_octave: int = 16) -> dict:
-    """Regions and cut-offs over ``[lo, hi]`` bytes.
+@dataclass(frozen=True)
+class Region(Result):
+    """A maximal granularity range ``[start, end]`` (bytes) where improving each of ``params`` (labelled in the
+    order L, o, C, A, e.g. "oCA") by the factor raises the speedup by at least the threshold."""
 
-    Returns ``{"regions": [{"params", "from", "to"}], "cutoffs": {param: {"from", "to"} | None}}``.
-    A cut-off gives the first and last granularity where the parameter's gain
-    reaches the threshold (the thesis' arrows, Fig. 6.4).
-    """
+    params: str
+    start: float
+    end: float
+
+    def summary(self) -> dict:
+        """The command line's form: ``{"params", "from", "to"}``."""
+        return {"params": self.params, "from": self.start, "to": self.end}
+
+
+@dataclass(frozen=True)
+class OptimizationRegions(Result):
+    """The optimization regions over a granularity range (thesis 6.2.2, Fig. 6.4) with the improvement
+    ``factor`` and the gain ``threshold`` that define them; each parameter's cut-off is derived from them."""
+
+    regions: list[Region]
+    factor: float
+    threshold: float
+
+    @property
+    def cutoffs(self) -> dict[str, tuple[float, float] | None]:
+        """Per parameter (L, o, C, A), the first and last granularity where its gain reaches the threshold (the
+        thesis' arrows), or None where it never does."""
+        out = {}
+        for k in PARAMS:
+            spans = [r for r in self.regions if k in r.params]
+            out[k] = (spans[0].start, spans[-1].end) if spans else None
+        return out
+
+    def summary(self) -> dict:
+        """The command line's form: ``{"regions": [{"params", "from", "to"}], "cutoffs": {param: {"from", "to"}
+        | None}, "factor", "threshold"}``."""
+        return {"regions": [r.summary() for r in self.regions],
+                "cutoffs": {k: None if c is None else {"from": c[0], "to": c[1]} for k, c in self.cutoffs.items()},
+                "factor": self.factor, "threshold": self.threshold}
+
+
+def optimization_regions(p: LogCAParams, lo: float = 16, hi: float = 32 * 2**20, factor: float = 10.0,
+                         threshold: float = 0.2, per_octave: int = 16) -> OptimizationRegions:
+    """Regions and cut-offs over ``[lo, hi]`` bytes (:class:`OptimizationRegions`)."""
     if not (0 < lo < hi):
         raise ConfigError("the granularity range needs 0 < from < to.")
     if not threshold > 0:
@@ -79,12 +117,8 @@ def optimization_regions(p: LogCAParams, lo: float = 16, hi: float = 32 * 2**20,
             regions[-1]["to"] = b
         else:
             regions.append({"params": label, "from": a, "to": b})
-    regions = [r for r in regions if r["params"]]
-    cutoffs = {}
-    for k in PARAMS:
-        spans = [r for r in regions if k in r["params"]]
-        cutoffs[k] = {"from": spans[0]["from"], "to": spans[-1]["to"]} if spans else None
-    return {"regions": regions, "cutoffs": cutoffs, "factor": factor, "threshold": threshold}
+    regions = [Region(r["params"], r["from"], r["to"]) for r in regions if r["params"]]
+    return OptimizationRegions(regions, factor, threshold)
 
 
 def region_at(p: LogCAParams, g: float, factor: float = 10.0, threshold: float = 0.2) -> str:

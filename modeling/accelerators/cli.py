@@ -45,7 +45,7 @@ def evaluate(p, grans, factor: float = 10.0, threshold: float = 0.2) -> dict:
     g = granularities(grans)
     s = summary(p)
     reg = optimization_regions(p, float(g.min()), float(g.max()) if g.max() > g.min() else float(g.min()) * 2,
-                               factor, threshold)
+                               factor, threshold).summary()
     return {"params": s["params"], "granularity": g.tolist(), "speedup": speedup(p, g).tolist(),
             "g1": s["g1"], "g_half": s["g_half"], "g1_thesis": s["g1_thesis"],
             "g_half_thesis": s["g_half_thesis"], "g_a": s["g_a"], "bound": s["bound"],

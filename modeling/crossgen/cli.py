@@ -169,7 +169,7 @@ def cmd_predict(args) -> int:
             frame.to_parquet(args.out, index=False)
         else:
             frame.to_csv(args.out, index=False)
-    d = res.to_dict()
+    d = res.summary()
     if args.json:
         d["cv_coverage_percent"] = d["cv_coverage"]["workloads"]
         print(json.dumps(d, indent=2))

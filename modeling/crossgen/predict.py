@@ -46,12 +46,12 @@ from modeling.crossgen.ensemble import (
 )
 from modeling.crossgen.estimators import HostRatioBaseline, TargetTransformRegressor
 from modeling.crossgen.prediction_folds import INNER_FOLDS, enough_per_fold, splits_for
-from modeling.crossgen.prediction_result import (  # frame_of, new_workloads: re-exported
+from modeling.crossgen.prediction_result import (  # new_workloads: re-exported
     AUTO,
     RECOMMENDED,
     SITUATIONS,
+    PredictionChoice,
     Prediction,
-    frame_of,  # noqa: F401
     new_workloads,  # noqa: F401
 )
 from modeling.crossgen.recommend import candidate_label, oof_scores, trade_off, transforms_for
@@ -213,15 +213,10 @@ def _bounds(v: np.ndarray, supported: bool) -> list:
 class Predictor:
     """Everything :func:`predict_scenario` fits, kept: the fold models (for CV+), the model fitted on every
     measured workload, the baseline beside it, the out-of-fold residuals and the applicability reference.
-    :meth:`predict` then costs predictions and array work only (``benchmarks/predict_speed.py``)."""
+    :meth:`predict` then costs predictions and array work only (``benchmarks/predict_speed.py``). ``choice``
+    (what was asked and chosen) is handed as it is to every :class:`Prediction`."""
 
-    scenario: dict
-    requested_model: str
-    requested_transform: str
-    model: str
-    transform: str
-    level: float
-    situation: str
+    choice: PredictionChoice
     rule: str
     scheme: str
     n_folds: int
@@ -247,6 +242,14 @@ class Predictor:
     @property
     def n_train(self) -> int:
         return len(self.abs_r)
+
+    @property
+    def level(self) -> float:
+        return self.choice.level
+
+    @property
+    def situation(self) -> str:
+        return self.choice.situation
 
     def predict(self, new: dict, progress=None) -> Prediction:
         """Predict the workloads of ``new`` (see :func:`predict_scenario`)."""
@@ -286,10 +289,7 @@ class Predictor:
                          "data: their intervals come from random folds and do not describe them (see each row's "
                          "reason).")
         return Prediction(
-            scenario=dict(self.scenario), requested_model=self.requested_model,
-            requested_transform=self.requested_transform, model=self.model,
-            transform=self.transform if self.model != BASELINE else "none", level=level,
-            level_supported=iv.level_supported, situation=self.situation, interval_rule=rule,
+            choice=self.choice, level_supported=iv.level_supported, interval_rule=rule,
             cv_scheme=self.scheme, cv_coverage=self.cover, cv_error=self.cv_error, baseline_cv=self.base_cv,
             n_train=self.n_train, feature_names=names, ids=[str(i) for i in new["workload_ids"]],
             groups=None if new_groups is None else new_groups.tolist(),
@@ -463,9 +463,10 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
                      "candidates": whole[:12] + [c for c in whole[12:] if c["model"] == BASELINE],
                      "n_candidates": len(scored), "chosen_in_folds": chosen_in_folds, "search": proc.search,
                      "fits": info.get("fits"), "fits_exhaustive": info.get("fits_exhaustive"), "note": note}
+    choice = PredictionChoice(dict(scen.get("scenario") or {}), model, transform, m, t if m != BASELINE else "none",
+                              level, situation)
     return Predictor(
-        scenario=dict(scen.get("scenario") or {}), requested_model=model, requested_transform=transform,
-        model=m, transform=t, level=level, situation=situation, rule=rule, scheme=scheme, n_folds=n_folds,
+        choice=choice, rule=rule, scheme=scheme, n_folds=n_folds,
         names=names, floor=floor, fold_of=fold_of, abs_r=abs_r, groups=groups, fold_models=fold_models, full=full,
         cover=cover, cv_error=cv_error, verdict=verdict,
         reference=applicability.reference(X, train_groups=groups, percentile=percentile),

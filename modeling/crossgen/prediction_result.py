@@ -1,6 +1,7 @@
 """What a cross-generation prediction hands back (:mod:`modeling.crossgen.predict`): the workloads to predict
 read from a table (:func:`new_workloads`), the :class:`Prediction` result and its prediction table
-(:func:`frame_of`)."""
+(:meth:`Prediction.to_frame`): typed results (:mod:`modeling.results`) that go through the job codec and a saved
+prediction's file as they are."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 from modeling.crossgen import conformal, versus_baseline
 from modeling.crossgen.recommend import candidate_label
 from modeling.errors import DataError
+from modeling.results import Result
 
 RECOMMENDED = "recommended"
 AUTO = "auto"
@@ -61,9 +63,11 @@ def new_workloads(frame, feature_names, id_col=None, group_col=None) -> dict:
 
 # ------------------------------------------------------------------ result
 
-@dataclass
-class Prediction:
-    """Predictions for workloads without a measured target, with intervals, baseline and applicability."""
+@dataclass(frozen=True)
+class PredictionChoice(Result):
+    """What was asked and what the procedure chose: the scenario, the requested and the chosen (model,
+    transform), the interval's level and the situation it is calibrated for. A :class:`Predictor` holds one and
+    hands the same to every :class:`Prediction` it makes."""
 
     scenario: dict
     requested_model: str
@@ -71,8 +75,20 @@ class Prediction:
     model: str
     transform: str
     level: float
-    level_supported: float
     situation: str
+
+    @property
+    def label(self) -> str:
+        """The model that made the numbers, with its transform ("NNLS (logratio)")."""
+        return candidate_label(self.model, self.transform)
+
+
+@dataclass(frozen=True)
+class Prediction(Result):
+    """Predictions for workloads without a measured target, with intervals, baseline and applicability."""
+
+    choice: PredictionChoice
+    level_supported: float
     interval_rule: str
     cv_scheme: str
     cv_coverage: dict
@@ -114,15 +130,20 @@ class Prediction:
         return len(self.ids)
 
     @property
+    def n_applicable(self) -> int:
+        return int(sum(bool(a) for a in self.applicable))
+
+    @property
     def how(self) -> str:
         """One line: what made the numbers and what the interval means."""
-        made = candidate_label(self.model, self.transform)
-        if self.requested_model == RECOMMENDED:
+        c = self.choice
+        made = c.label
+        if c.requested_model == RECOMMENDED:
             made += " (recommended by nested cross-validation)"
         if not self.interval_supported:
-            return (f"{made}; no {self.level * 100:g} % interval for {SITUATIONS[self.situation]}: too few held-out "
+            return (f"{made}; no {c.level * 100:g} % interval for {SITUATIONS[c.situation]}: too few held-out "
                     f"units to support it ({self.cv_scheme})")
-        return (f"{made}; {self.level * 100:g} % interval for {SITUATIONS[self.situation]} "
+        return (f"{made}; {c.level * 100:g} % interval for {SITUATIONS[c.situation]} "
                 f"({conformal.RULE_LABELS[self.interval_rule]}; {self.cv_scheme})")
 
     def rows(self) -> list[dict]:
@@ -139,15 +160,18 @@ class Prediction:
                 "out_of_range": self.out_of_range[i], "distance": self.distance[i]})
         return out
 
-    def to_dict(self) -> dict:
+    def summary(self) -> dict:
+        """The command line's JSON: the choice and the statistics flat, in words too, and one row per workload
+        (``predictions``). Not read back: the stored form is :meth:`to_dict`."""
+        c = self.choice
         return {
-            "scenario": self.scenario, "requested_model": self.requested_model,
-            "requested_transform": self.requested_transform, "model": self.model, "transform": self.transform,
-            "level": self.level, "level_supported": self.level_supported, "situation": self.situation,
-            "situation_text": SITUATIONS[self.situation], "interval_rule": self.interval_rule,
+            "scenario": c.scenario, "requested_model": c.requested_model,
+            "requested_transform": c.requested_transform, "model": c.model, "transform": c.transform,
+            "level": c.level, "level_supported": self.level_supported, "situation": c.situation,
+            "situation_text": SITUATIONS[c.situation], "interval_rule": self.interval_rule,
             "interval_rule_text": conformal.RULE_LABELS[self.interval_rule], "cv_scheme": self.cv_scheme,
             "cv_coverage": self.cv_coverage, "cv_error": self.cv_error, "baseline_cv": self.baseline_cv,
-            "n_train": self.n_train, "n_new": self.n_new, "n_applicable": int(sum(self.applicable)),
+            "n_train": self.n_train, "n_new": self.n_new, "n_applicable": self.n_applicable,
             "feature_names": self.feature_names, "ignored_columns": self.ignored_columns, "skipped": self.skipped,
             "distance_threshold": self.distance_threshold, "distance_percentile": self.distance_percentile,
             "selection": self.selection, "notes": self.notes, "how": self.how, "seconds": self.seconds,
@@ -156,32 +180,53 @@ class Prediction:
             "predictions": self.rows(),
         }
 
-    def to_frame(self, provenance: dict | None = None):
-        """The prediction table as a DataFrame (CSV/Parquet export): one row per workload, then the
-        provenance (model, level, situation, and whatever ``provenance`` adds, e.g. the dataset
-        fingerprint, the code version and the date) as constant columns."""
-        return frame_of(self.to_dict(), provenance)
+    @classmethod
+    def from_summary(cls, d: dict) -> Prediction:
+        """The prediction of a :meth:`summary` dict (what the dashboard stored before results were typed: a saved
+        prediction's ``result.json`` from then reads through here)."""
+        rows = d.get("predictions") or []
 
+        def col(k):
+            return [r.get(k) for r in rows]
 
-def frame_of(res: dict, provenance: dict | None = None):
-    """The prediction table (:mod:`modeling.prediction_table`) of a :meth:`Prediction.to_dict` (what the
-    dashboard keeps): one row per workload; ``application`` when the workloads have groups; the baseline's
-    interval when the scenario has a baseline; ``unit`` when the dict names one."""
-    from modeling.prediction_table import frame
+        has_group = any(r.get("group") is not None for r in rows)
+        has_base = any(r.get("baseline") is not None for r in rows)
+        choice = PredictionChoice(d.get("scenario") or {}, d.get("requested_model", ""),
+                                  d.get("requested_transform", ""), d["model"], d.get("transform", "none"), d["level"],
+                                  d.get("situation", "new-inputs"))
+        return cls(choice, d.get("level_supported", d["level"]), d.get("interval_rule", "pooled"),
+                   d.get("cv_scheme", ""), d.get("cv_coverage") or {}, d.get("cv_error") or {}, d.get("baseline_cv"),
+                   d.get("n_train", 0), list(d.get("feature_names") or []), [str(i) for i in col("id")],
+                   col("group") if has_group else None, col("predicted"), col("lower"), col("upper"),
+                   col("baseline") if has_base else None, col("baseline_lower") if has_base else None,
+                   col("baseline_upper") if has_base else None, [bool(a) for a in col("applicable")],
+                   col("why"), col("out_of_range"), col("distance"),
+                   d.get("distance_threshold", float("nan")), d.get("distance_percentile", float("nan")),
+                   list(d.get("ignored_columns") or []), list(d.get("skipped") or []), d.get("selection"),
+                   list(d.get("notes") or []), d.get("seconds", 0.0),
+                   versus_baseline.BaselineVerdict.from_dict(d.get("verdict")), d.get("interval_supported", True))
 
-    rows = res["predictions"]
-    has_group = any(r["group"] is not None for r in rows)
-    has_base = any(r["baseline"] is not None for r in rows)
-    core = {"id": [r["id"] for r in rows], "predicted": [r["predicted"] for r in rows],
-            "lower": [r["lower"] for r in rows], "upper": [r["upper"] for r in rows], "level": res["level"],
-            "how": res["how"], "applicable": [bool(r["applicable"]) for r in rows], "why": [r["why"] for r in rows],
-            "baseline": [r["baseline"] for r in rows]}
-    extra = {
-        **({"application": [r["group"] for r in rows]} if has_group else {}),
-        **({"unit": res["unit"]} if res.get("unit") else {}),
-        "level_supported": res["level_supported"],
-        **({"baseline_lower": [r["baseline_lower"] for r in rows],
-            "baseline_upper": [r["baseline_upper"] for r in rows]} if has_base else {}),
-        "model": res["model"], "transform": res["transform"], "situation": res["situation"],
-    }
-    return frame(core, extra, provenance)
+    def to_frame(self, provenance: dict | None = None, unit: str | None = None):
+        """The prediction table (:mod:`modeling.prediction_table`, CSV/Parquet export): one row per workload;
+        ``application`` when the workloads have groups; the baseline's interval when the scenario has a
+        baseline; ``unit`` when one is given; then the provenance (model, level, situation, and whatever
+        ``provenance`` adds, e.g. the dataset fingerprint, the code version and the date) as constant
+        columns."""
+        from modeling.prediction_table import frame
+
+        c = self.choice
+        has_group = self.groups is not None and any(g is not None for g in self.groups)
+        has_base = self.baseline is not None and any(b is not None for b in self.baseline)
+        core = {"id": list(self.ids), "predicted": list(self.predicted), "lower": list(self.lower),
+                "upper": list(self.upper), "level": c.level, "how": self.how,
+                "applicable": [bool(a) for a in self.applicable], "why": list(self.why),
+                "baseline": list(self.baseline) if self.baseline is not None else [None] * self.n_new}
+        extra = {
+            **({"application": list(self.groups)} if has_group else {}),
+            **({"unit": unit} if unit else {}),
+            "level_supported": self.level_supported,
+            **({"baseline_lower": list(self.baseline_lower), "baseline_upper": list(self.baseline_upper)}
+               if has_base else {}),
+            "model": c.model, "transform": c.transform, "situation": c.situation,
+        }
+        return frame(core, extra, provenance)

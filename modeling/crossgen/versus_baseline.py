@@ -23,9 +23,10 @@ command line and the report show in words, with both errors.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from modeling.crossgen.ensemble import BASELINE
+from modeling.results import TAG, Result
 
 #: Applications (held out in turn) a model needs to be judged against the baseline for new applications. With
 #: fewer, ``recommended`` uses the baseline without comparing: on the shipped data (4 applications, 3 to train)
@@ -55,7 +56,7 @@ def _pct(v: float) -> str:
 
 
 @dataclass(frozen=True)
-class BaselineVerdict:
+class BaselineVerdict(Result):
     """The procedure against the baseline on the outer folds of one cross-validation.
 
     Attributes
@@ -105,12 +106,17 @@ class BaselineVerdict:
         return ""
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "text": self.text}
+        """The stored result (tagged) with its :attr:`text` beside it (for a JSON reader; not read back)."""
+        return {**super().to_dict(), "text": self.text}
 
     @classmethod
     def from_dict(cls, d: dict | None) -> BaselineVerdict | None:
-        if not d:
-            return None
+        """The verdict of a stored dict: tagged (:meth:`to_dict`), or untagged as results stored it before
+        they were typed; None for none (one already read as the type is itself)."""
+        if not d or isinstance(d, cls):
+            return d or None
+        if TAG in d:
+            return super().from_dict(d)
         return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 

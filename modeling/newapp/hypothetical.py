@@ -43,6 +43,7 @@ from modeling.metrics import ape
 from modeling.newapp import estimators as est
 from modeling.newapp.data import SPEC_FIELDS, AppTable
 from modeling.newapp.warnings import small_work
+from modeling.results import Result
 
 #: bounds of a typed device's specs: (lowest, highest, whole number?, what it is). Wide enough for any GPU
 #: from the shipped Kepler parts to far beyond today's, narrow enough that a typo (MHz typed as GHz, a
@@ -162,7 +163,7 @@ def _stats(a: np.ndarray, inside: np.ndarray) -> dict:
 
 
 @dataclass
-class TrackRecord:
+class TrackRecord(Result):
     """The roofline rule's error on measured host/target pairs.
 
     ``pairs``: per pair {target, architecture, n, median_ape, mean_ape, within_25, in_range, classes};
@@ -182,9 +183,8 @@ class TrackRecord:
     interval: dict | None = None
 
     def to_dict(self) -> dict:
-        return {"host": self.host, "metric": self.metric, "source": self.source, "pairs": self.pairs,
-                "pooled": self.pooled, "same_architecture": self.same_architecture, "thresholds": self.thresholds,
-                "interval": self.interval, "architectures": self.architectures}
+        """The stored fields and the measured architectures (for a JSON reader; not read back)."""
+        return {**super().to_dict(), "architectures": self.architectures}
 
     @property
     def architectures(self) -> list[str]:
@@ -307,7 +307,7 @@ def applicability(device: dict, measured: list[dict]) -> dict:
 
 
 @dataclass
-class HypotheticalEstimate:
+class HypotheticalEstimate(Result):
     """The spec roofline for every workload on a device never built or measured, with its track record.
 
     ``rows``: per workload {id, application, kernel, host, class, ratio, point, lo, hi} (target units: the
@@ -329,12 +329,14 @@ class HypotheticalEstimate:
     scenario: dict
     seconds: float = 0.0
 
+    @property
+    def n_workloads(self) -> int:
+        return len(self.rows)
+
     def to_dict(self) -> dict:
-        return {"device": self.device, "host": self.host, "metric": self.metric, "source": self.source,
-                "n_workloads": len(self.rows), "class_counts": self.class_counts,
-                "class_ratios": self.class_ratios, "track": self.track.to_dict(),
-                "applicability": self.applicability, "warnings": self.warnings, "scenario": self.scenario,
-                "rows": self.rows, "seconds": self.seconds}
+        """The stored fields (the track record nested, tagged) and the number of workloads (for a JSON reader;
+        not read back)."""
+        return {**super().to_dict(), "n_workloads": self.n_workloads}
 
 
 def estimate_hypothetical(table: AppTable, device: dict, track: TrackRecord, source: str = "typed",

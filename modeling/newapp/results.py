@@ -9,25 +9,27 @@ ratio, eq. 5). What readers show beside them — the method with the lowest mean
 workloads the roofline put in each class, whether one-run was calibrated — are properties here; the page and
 the command line read them instead of deriving their own.
 
-``to_dict()`` is the JSON-ready form the job backends store (the picks included, so a JSON reader needs no
-code of its own); ``from_dict`` rebuilds the type from it.
+They are typed results (:class:`modeling.results.Result`): ``to_dict()`` is the tagged JSON the job backends
+store, with what a JSON reader needs beside the fields (the best method, each roofline class count: not read
+back), and ``from_dict`` rebuilds the type from it.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
 from modeling.errors import ConfigError
 from modeling.metrics import inlier_ratio
 from modeling.newapp.estimators import CLASSES
+from modeling.results import Result
 
 _STAT_KEYS = ("mean_ape", "median_ape", "within_10", "within_25")
 
 
 @dataclass(frozen=True)
-class Scores:
+class Scores(Result):
     """Errors on a set of held-out workloads, in percent, over ``n`` scored workloads; with none scored every
     statistic is None (a method that estimated nothing has no error, not an error of 0)."""
 
@@ -49,13 +51,6 @@ class Scores:
     @property
     def scored(self) -> bool:
         return self.n > 0
-
-    def to_dict(self) -> dict:
-        return {**{k: getattr(self, k) for k in _STAT_KEYS}, "n": self.n}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> Scores:
-        return cls(int(d.get("n") or 0), *(d.get(k) for k in _STAT_KEYS))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,25 +88,13 @@ class MethodResult(Scores):
         return {c: self.classes.count(c) for c in CLASSES if c in self.classes}
 
     def to_dict(self) -> dict:
-        d = {"method": self.method, "kind": self.kind, **super().to_dict()}
-        if self.per_group is not None:
-            d["per_group"] = {g: s.to_dict() for g, s in self.per_group.items()}
-        if self.missing is not None:
-            d["missing"] = self.missing
-        if self.ratio is not None:
-            d["ratio"] = self.ratio
+        """The stored fields, and for the roofline each workload's class under ``class`` and the count per class
+        (for a JSON reader; not read back)."""
+        d = super().to_dict()
         if self.classes is not None:
             d["class"] = list(self.classes)
             d["class_counts"] = self.class_counts
         return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> MethodResult:
-        per_group = d.get("per_group")
-        return cls(method=d["method"], kind=d.get("kind", "estimate"), **asdict(Scores.from_dict(d)),
-                   per_group=None if per_group is None else {g: Scores.from_dict(s) for g, s in per_group.items()},
-                   missing=d.get("missing"), ratio=d.get("ratio"),
-                   classes=None if d.get("class") is None else tuple(d["class"]))
 
 
 class _Methods:
@@ -134,7 +117,7 @@ class _Methods:
 
 
 @dataclass
-class HeldOutEvaluation(_Methods):
+class HeldOutEvaluation(_Methods, Result):
     """Every method with each group (application or kernel, ``cv_label``) held out in turn.
 
     ``groups``: the held-out groups with measured targets; ``warnings``: {held-out group: [{code, title,
@@ -152,25 +135,21 @@ class HeldOutEvaluation(_Methods):
     rows: list[dict] | None = None
     seconds: float = 0.0
 
-    def to_dict(self, rows: bool = True) -> dict:
-        best = self.best
-        d = {"scenario": self.scenario, "cv_label": self.cv_label, "n_workloads": self.n_workloads,
-             "excluded_rows": self.excluded_rows, "groups": list(self.groups),
-             "methods": [m.to_dict() for m in self.methods], "best": best.method if best else None,
-             "warnings": self.warnings, "seconds": self.seconds}
-        if rows and self.rows is not None:
-            d["rows"] = self.rows
-        return d
+    def without_rows(self) -> HeldOutEvaluation:
+        """The evaluation without its per-workload rows (what a page keeps of every group held out)."""
+        return replace(self, rows=None)
 
-    @classmethod
-    def from_dict(cls, d: dict) -> HeldOutEvaluation:
-        return cls(d["scenario"], d["cv_label"], d["n_workloads"], d.get("excluded_rows", 0), list(d["groups"]),
-                   [MethodResult.from_dict(m) for m in d["methods"]], d.get("warnings") or {}, d.get("rows"),
-                   d.get("seconds", 0.0))
+    def to_dict(self, rows: bool = True) -> dict:
+        """The stored fields and the best method's name; without ``rows`` (or without rows) no ``rows`` key."""
+        best = self.best
+        d = {**super().to_dict(), "best": best.method if best else None}
+        if not rows or self.rows is None:
+            d.pop("rows")
+        return d
 
 
 @dataclass
-class ApplicationEstimate(_Methods):
+class ApplicationEstimate(_Methods, Result):
     """One application held out: every estimate (and model) for its workloads, with errors and warnings.
 
     ``training_applications``: what was learned from (``n_training`` measured workloads); ``calibration``:
@@ -220,17 +199,6 @@ class ApplicationEstimate(_Methods):
                                    self.spread, estimates + models, self.warnings, rows, self.seconds)
 
     def to_dict(self) -> dict:
+        """The stored fields and the best method's name (for a JSON reader; not read back)."""
         best = self.best
-        return {"scenario": self.scenario, "application": self.application, "n_workloads": self.n_workloads,
-                "n_measured": self.n_measured, "training_applications": list(self.training_applications),
-                "n_training": self.n_training, "calibration": self.calibration, "one_run": self.one_run,
-                "spread": self.spread, "methods": [m.to_dict() for m in self.methods],
-                "best": best.method if best else None, "warnings": self.warnings, "rows": self.rows,
-                "seconds": self.seconds}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> ApplicationEstimate:
-        return cls(d["scenario"], d["application"], d["n_workloads"], d["n_measured"],
-                   list(d["training_applications"]), d["n_training"], d.get("calibration") or {},
-                   d.get("one_run") or {}, d.get("spread"), [MethodResult.from_dict(m) for m in d["methods"]],
-                   d.get("warnings") or [], d["rows"], d.get("seconds", 0.0))
+        return {**super().to_dict(), "best": best.method if best else None}

@@ -98,7 +98,7 @@ def _feature_weight(predictor, p: int) -> np.ndarray | None:
 def _learning_factor(table, known, predictor, situation, seed) -> float:
     """:func:`~modeling.plan.calibration.learning_curve_factor` from a 2-fold fit beside the K-fold one."""
     try:
-        half = fit_predictor(_scenario(table, known), model=MODEL, transform=predictor.transform,
+        half = fit_predictor(_scenario(table, known), model=MODEL, transform=predictor.choice.transform,
                              level=predictor.level, situation=situation, seed=seed, folds=2)
     except NotEnoughDataError:
         return 1.0

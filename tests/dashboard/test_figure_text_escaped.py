@@ -75,7 +75,11 @@ def test_speedups_side_by_side_and_an_empty_figure_escape_names_too():
 def test_a_device_and_applications_in_the_new_gpu_figure_are_escaped():
     rows = [{"id": w, "application": a, "class": "memory", "host": h, "point": h / 2, "lower": h / 3,
              "upper": h / 1.5} for w, a, h in zip(WORKLOADS, APPS, [1.0, 2.0, 3.0, 4.0])]
-    fig = newapp.hypothetical({"rows": rows, "device": {"device": "<a href=x>H100</a>"}, "metric": "time"}, "s")
+    from modeling.newapp.hypothetical import HypotheticalEstimate, TrackRecord
+
+    est = HypotheticalEstimate({"device": "<a href=x>H100</a>"}, {}, "time", "typed", rows, {}, {},
+                               TrackRecord("host", "time", "none"), {"verdict": "no record"}, [], {})
+    fig = newapp.hypothetical(est, "s")
     _no_raw_markup(fig)
     assert {t["name"] for t in fig["data"]} == {"&lt;a href=x&gt;app&lt;/a&gt;", "&lt;b&gt;app&lt;/b&gt;",
                                                  "&lt;style&gt;*{}&lt;/style&gt;"}

@@ -59,6 +59,33 @@ def test_callback_responses_and_pages_are_not_kept(perfcast_app):
     assert len(cache) == before
 
 
+def _gzip_level(data: bytes) -> str:
+    """What a gzip member's header says of its compressor's level (RFC 1952, XFL): fastest (level 1), best
+    (level 9), or neither."""
+    return {4: "fastest", 2: "best"}.get(data[8], "default")
+
+
+def test_answers_are_compressed_at_the_fastest_level_and_kept_bundles_at_the_default(perfcast_app):
+    """A page, the layout and a callback's answer are compressed for each request: at the fastest level (they
+    decode to the same bytes). A kept bundle is compressed once, at the default level."""
+    import brotli
+
+    client = perfcast_app.server.test_client()
+    page = client.get("/logca", headers=GZIP)  # (a page carries a new signed endId each time)
+    assert b"</html>" in gzip.decompress(page.data) and _gzip_level(page.data) == "fastest"
+    for path in ("/_dash-layout", "/_dash-dependencies"):
+        plain = client.get(path, headers={"Accept-Encoding": "identity"}).data
+        fast = client.get(path, headers=GZIP)
+        assert fast.headers["Content-Encoding"] == "gzip" and "Accept-Encoding" in fast.headers["Vary"]
+        assert gzip.decompress(fast.data) == plain and _gzip_level(fast.data) == "fastest", path
+        br = client.get(path, headers={"Accept-Encoding": "gzip, deflate, br"})
+        assert br.headers["Content-Encoding"] == "br" and brotli.decompress(br.data) == plain
+        assert br.data == brotli.compress(plain, quality=compression.ANSWER_LEVELS["COMPRESS_BR_LEVEL"]), path
+    url = next(u for u in _script_urls(client) if "dash_ag_grid" in u)
+    kept = client.get(url, headers=GZIP)
+    assert _gzip_level(kept.data) == "default" and _cache(perfcast_app.server).get(f"gzip;{url}") == kept.data
+
+
 def test_the_warm_up_compresses_every_bundle_a_page_loads(perfcast_app):
     server = perfcast_app.server
     urls = compression.bundle_urls(server)

@@ -82,6 +82,48 @@ def test_a_project_the_user_left_falls_back_and_a_foreign_one_cannot_be_chosen(u
         assert projects.current_project().name == "alpha"
 
 
+def test_a_request_reads_its_session_project_and_memberships_in_one_statement(url, app):
+    """Every request looks its session up and resolves its project; the project menu and the body limit need
+    the memberships too: one statement reads them all with the session, however many
+    of them ask. Each change between requests is seen by the next one."""
+    from sqlalchemy import event
+
+    from dashboard.access import body_limit
+
+    cookie = _user("ada", {"zeta": "viewer", "alpha": "editor"})
+    statements = []
+
+    def count(conn, cursor, statement, *args):
+        statements.append(statement)
+
+    engine = database.engine()
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        with _as(app, cookie):
+            assert gate.signed_in_user().name == "ada"
+            assert projects.current_project().name == "alpha"
+            assert [p.name for p in projects.my_projects()] == ["alpha", "zeta"]
+            assert body_limit.limit_for(True, None) == body_limit.member_bytes()
+            assert projects.current_id() == projects.current_project().id
+            assert len(statements) == 1, statements
+            projects.switch("zeta")
+        statements.clear()
+        with _as(app, cookie):  # the next request: the session's new project, in one statement again
+            assert (projects.current_project().name, projects.current_project().role) == ("zeta", "viewer")
+            assert [p.name for p in projects.my_projects()] == ["alpha", "zeta"]
+            assert len(statements) == 1, statements
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    accounts.set_member("alpha", "ada", "owner")
+    with database.session() as db:
+        accounts.ensure_project(db, "beta")
+    accounts.set_member("beta", "ada", "viewer")
+    with _as(app, cookie):  # a role changed and a project added between requests: seen at once
+        assert [(p.name, p.role) for p in projects.my_projects()] == [("alpha", "owner"), ("beta", "viewer"),
+                                                                    ("zeta", "viewer")]
+        assert projects.current_project().name == "zeta"
+
+
 def test_forging_the_sessions_project_gains_nothing(url, app):
     cookie = _user("ada", {"alpha": "viewer"})
     _user("bob", {"secret": "owner"})

@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 from dashboard.newapp import figures, work
+from dashboard.newapp.results import UnbuiltGpuRun
 from dashboard.newapp.kinds import NEWAPP
 from dashboard.state import datasets
 from dashboard.ui.url_state import InvalidParameter, to_query
@@ -37,17 +38,18 @@ def test_typed_specs_make_the_key_and_the_link_reproduces_it():
 def test_the_work_function_gives_the_libraries_numbers():
     res = work.newapp_result(NEWAPP.request(HOPPER)["params"])
     want = shipped_hypothetical("GTX-680", typed_device("H100-ish", "Hopper", 132, 16896, 1980, 3350)).to_dict()
-    _same(res["hypothetical"], want)
-    assert res["hypothetical"]["track"]["pooled"]["n"] == 2200
-    fig = go.Figure(figures.hypothetical(res["hypothetical"], "s"))
+    assert type(res) is UnbuiltGpuRun
+    _same(res.estimate.to_dict(), want)
+    assert res.estimate.track.pooled["n"] == 2200
+    fig = go.Figure(figures.hypothetical(res.estimate, "s"))
     assert fig.layout.xaxis.title.text == "host's own duration (s, log)"
     # an upload without a unit: the axes say none, never an invented one
-    bare = figures.hypothetical(res["hypothetical"], "")["layout"]
+    bare = figures.hypothetical(res.estimate, "")["layout"]
     assert bare["yaxis"]["title"]["text"].endswith("(log)") and "units" not in bare["yaxis"]["title"]["text"]
     res = work.newapp_result(NEWAPP.request({"mode": "table", "gpu": "Tesla-P100", "metric": "cycles"})["params"])
-    h = res["hypothetical"]
-    assert h["source"] == "device table" and h["applicability"]["verdict"] == "inside" and h["metric"] == "cycles"
-    p100 = next(p for p in h["track"]["pairs"] if p["target"] == "Tesla-P100")
+    h = res.estimate
+    assert h.source == "device table" and h.applicability["verdict"] == "inside" and h.metric == "cycles"
+    p100 = next(p for p in h.track.pairs if p["target"] == "Tesla-P100")
     assert p100["n"] == 283
 
 
@@ -72,22 +74,22 @@ def test_counter_roles_mapped_on_an_upload_make_the_roofline_available():
     meta = datasets.save_dataset(up, "renamed counters", mapping)
     base = {"dataset": meta["id"], "host_device": "GTX-680", "target_device": "GTX-980", "models": "none"}
     res = work.newapp_result(NEWAPP.request(base)["params"])
-    roof = next(m for m in res["all"]["methods"] if m["method"] == "roofline")
-    assert roof["mean_ape"] is None and "issue_util" in roof["missing"]
+    roof = res.every.method("roofline")
+    assert roof.mean_ape is None and "issue_util" in roof.missing
     res = work.newapp_result(NEWAPP.request({**base, "role_issue_util": "util"})["params"])
-    roof = next(m for m in res["all"]["methods"] if m["method"] == "roofline")
-    assert roof["mean_ape"] == pytest.approx(33.5, abs=0.1)  # the shipped pair's roofline
+    roof = res.every.method("roofline")
+    assert roof.mean_ape == pytest.approx(33.5, abs=0.1)  # the shipped pair's roofline
     for forged in ("no_such_column", "app", "../util"):  # not a column, not numeric, not a column
         with pytest.raises(InvalidParameter, match="role_issue_util"):
             NEWAPP.request({**base, "role_issue_util": forged})
     # the never-measured GPU on the upload: the record is its own measured pair (t on GTX-980)
     req = NEWAPP.request({**base, **HOPPER, "role_issue_util": "util"})
-    h = work.newapp_result(req["params"])["hypothetical"]
+    h = work.newapp_result(req["params"]).estimate
     want = shipped_hypothetical("GTX-680", typed_device("H100-ish", "Hopper", 132, 16896, 1980, 3350)).to_dict()
-    assert h["track"]["pairs"] == [p for p in want["track"]["pairs"] if p["target"] == "GTX-980"]
-    assert "'t'" in h["track"]["source"] or " t " in h["track"]["source"]
-    assert [r["point"] for r in h["rows"]] == pytest.approx([r["point"] for r in want["rows"]])
+    assert h.track.pairs == [p for p in want["track"]["pairs"] if p["target"] == "GTX-980"]
+    assert "'t'" in h.track.source or " t " in h.track.source
+    assert [r["point"] for r in h.rows] == pytest.approx([r["point"] for r in want["rows"]])
     # without the target's specs there is no record, and the result says so
     h = work.newapp_result(NEWAPP.request({**base, **HOPPER, "role_issue_util": "util",
-                                           "target_device": work.NO_DEVICE})["params"])["hypothetical"]
-    assert h["track"]["pairs"] == [] and h["applicability"]["verdict"] == "no record"
+                                           "target_device": work.NO_DEVICE})["params"]).estimate
+    assert h.track.pairs == [] and h.applicability["verdict"] == "no record"

@@ -6,6 +6,7 @@ import plotly.graph_objects as go
 import pytest
 
 from dashboard.newapp import figures, work
+from dashboard.newapp.results import HeldOutRun
 from dashboard.newapp.kinds import NEWAPP
 from dashboard.newapp.views import picks_of
 from modeling.newapp.results import ApplicationEstimate, HeldOutEvaluation
@@ -51,10 +52,10 @@ def test_an_upload_with_applications_runs_and_names_the_missing_roofline():
     req = NEWAPP.request({"dataset": meta["id"], "application": "b"})
     assert req["params"]["host_device"] == work.NO_DEVICE
     res = work.newapp_result(req["params"])
-    roof = next(m for m in res["application"]["methods"] if m["method"] == "roofline")
-    assert roof["mean_ape"] is None and "device specs" in roof["missing"]
-    naive = next(m for m in res["application"]["methods"] if m["method"] == "naive-pooled")
-    assert naive["mean_ape"] == pytest.approx(100 * abs(0.6 - 0.525) / 0.6, rel=0.05)
+    roof = res.application.method("roofline")
+    assert roof.mean_ape is None and "device specs" in roof.missing
+    naive = res.application.method("naive-pooled")
+    assert naive.mean_ape == pytest.approx(100 * abs(0.6 - 0.525) / 0.6, rel=0.05)
     cal = work.calibrated(req["params"], [{"id": "w9"}])
     one = cal.method("one-run")
     assert one.mean_ape < 1e-9 and one.n == 7  # a constant ratio: exact on the other inputs
@@ -63,7 +64,8 @@ def test_an_upload_with_applications_runs_and_names_the_missing_roofline():
 def test_result_merge_and_figures():
     params = NEWAPP.request({"models": "forest"})["params"]
     res = work.newapp_result(params)
-    app = ApplicationEstimate.from_dict(res["application"])
+    app = res.application
+    assert type(res) is HeldOutRun and type(app) is ApplicationEstimate and res.every.rows is None
     hw = [r["id"] for r in app.rows]
     merged = app.with_calibration(work.calibrated(params, [{"id": hw[5]}]))
     names = [m.method for m in merged.methods]
@@ -73,8 +75,8 @@ def test_result_merge_and_figures():
     for r in merged.rows:
         assert r["RandomForest|point"] is not None
     go.Figure(figures.estimates(merged, "duration", "s"))
-    go.Figure(figures.per_application(HeldOutEvaluation.from_dict(res["all"])))
-    assert set(res["all"]["groups"]) == {"backprop", "heartwall", "hotspot", "lud"}
+    go.Figure(figures.per_application(res.every))
+    assert type(res.every) is HeldOutEvaluation and set(res.every.groups) == {"backprop", "heartwall", "hotspot", "lud"}
 
 
 @pytest.mark.parametrize("cal,time,ok", [(None, None, True), ("w1", None, True), ("w1", 0.5, True),
@@ -109,7 +111,7 @@ def test_an_uploaded_device_table_is_validated_stored_by_content_and_feeds_the_r
     req = NEWAPP.request({"dataset": meta["id"], "devices": a["id"], "host_device": "Ours-GTX-680",
                           "target_device": "Ours-GTX-980", "models": "none"})
     res = work.newapp_result(req["params"])
-    roof = next(m for m in res["all"]["methods"] if m["method"] == "roofline")
-    assert roof["mean_ape"] == pytest.approx(33.5, abs=0.1)  # the shipped pair's roofline, from the upload
+    roof = res.every.method("roofline")
+    assert roof.mean_ape == pytest.approx(33.5, abs=0.1)  # the shipped pair's roofline, from the upload
     with pytest.raises(InvalidParameter, match="shipped device table"):
         NEWAPP.request({"devices": a["id"]})

@@ -3,6 +3,7 @@ stored workloads to predict (a bad upload names its missing columns and stores n
 the figure, the export and the saved predictions."""
 
 import io
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -12,7 +13,10 @@ import pytest
 from dashboard.access.projects import project_path
 from dashboard.predict.inputs import store_upload
 from dashboard.predict import figures, views, work
+from dashboard.predict.results import PredictRun
 from dashboard.predict.kinds import PREDICT, Refused
+from dashboard.jobs import codec
+from dashboard.jobs.progress import silent
 from dashboard.state import predict_inputs
 from dashboard.state import predictions as saved
 from dashboard.state.files import NotFound
@@ -26,7 +30,7 @@ SCEN = {"dataset": "rodinia", "host": "GTX-680", "target": "GTX-980", "metric": 
 
 @pytest.fixture(scope="module")
 def unmeasured_result():
-    return work.predict_result(PREDICT.request(FAST)["params"])
+    return PREDICT.run(PREDICT.request(FAST)["params"], silent)
 
 
 def test_defaults_and_refusals(var):
@@ -54,13 +58,14 @@ def test_nothing_to_predict_says_what_to_do(var):
 
 def test_the_unmeasured_workloads_with_provenance(var, unmeasured_result):
     res = unmeasured_result
-    assert (res["n_train"], res["n_new"]) == (251, 32)
-    assert res["params"]["source"] == "unmeasured" and res["unit"] == "s"
-    prov = res["provenance"]
-    assert prov["model"] == "NNLS (logratio)" and prov["dataset"] == "rodinia"
+    pred = res.prediction
+    assert (pred.n_train, pred.n_new) == (251, 32)
+    assert res.params["source"] == "unmeasured" and res.unit == "s"
+    prov = res.provenance_columns
+    assert res.model_label == "NNLS (logratio)" and prov["dataset"] == "rodinia"
     assert len(prov["dataset_fingerprint"]) == 16
     assert prov["code_version"] and prov["date"][:2] == "20"
-    assert 85 <= res["cv_coverage"]["workloads"] <= 95
+    assert 85 <= pred.cv_coverage["workloads"] <= 95
     # every lud_perimeter workload is outside the training data: the page says it, row by row
     rows = views.table_rows(res)
     assert [r["predicted"] for r in rows] == sorted(r["predicted"] for r in rows)
@@ -86,11 +91,11 @@ def test_an_uploaded_table_is_predicted_and_its_target_never_read(var):
     assert predict_inputs.INPUTS_ID.match(meta["id"]) and meta["id_col"] == "workload"
     assert "20 workload(s) to predict" in text and "duration@GTX-980" in text  # the extra column is reported
     req = PREDICT.request({**SCEN, **FAST, "source": meta["id"]})
-    res = work.predict_result(req["params"])
-    assert res["n_new"] == 20 and res["ignored_columns"] == ["duration@GTX-980"]
-    assert res["provenance"]["inputs_fingerprint"] == meta["id"][3:]
+    res = work.predict_result(req["params"]).prediction
+    assert res.n_new == 20 and res.ignored_columns == ["duration@GTX-980"]
+    assert work.predict_result(req["params"]).inputs_fingerprint == meta["id"][3:]
     measured = dict(zip(frame["workload"], frame["duration@GTX-980"]))
-    inside = [r["lower"] <= measured[r["id"]] <= r["upper"] for r in res["predictions"]]
+    inside = [r["lower"] <= measured[r["id"]] <= r["upper"] for r in res.rows()]
     assert np.mean(inside) >= 0.7  # workloads the model was trained on: their measured time is mostly inside
 
     # the same counters with the target column scrambled: a new table (a new key), the same numbers
@@ -98,9 +103,9 @@ def test_an_uploaded_table_is_predicted_and_its_target_never_read(var):
     meta2, _ = store_upload(data_url(other), "scrambled.csv", SCEN)
     req2 = PREDICT.request({**SCEN, **FAST, "source": meta2["id"]})
     assert meta2["id"] != meta["id"] and req2["key"] != req["key"]
-    res2 = work.predict_result(req2["params"])
-    assert [r["predicted"] for r in res2["predictions"]] == [r["predicted"] for r in res["predictions"]]
-    assert [r["upper"] for r in res2["predictions"]] == [r["upper"] for r in res["predictions"]]
+    res2 = work.predict_result(req2["params"]).prediction
+    assert res2.predicted == res.predicted
+    assert res2.upper == res.upper
 
 
 def test_an_upload_missing_columns_names_them_and_stores_nothing(var):
@@ -135,7 +140,8 @@ def test_figure_draws_intervals_baseline_and_flags(var, unmeasured_result):
     assert fig["layout"]["yaxis"]["type"] == "log" and "(s, log scale)" in fig["layout"]["yaxis"]["title"]["text"]
     flagged = next(t for t in fig["data"] if "not valid" in t["name"])
     assert all(y is not None for y in flagged["y"])  # all 32 are outside the training data
-    assert figures.predictions({**unmeasured_result, "predictions": []}, "x", "s")["data"] == []
+    none = replace(unmeasured_result, prediction=replace(unmeasured_result.prediction, ids=[], predicted=[]))
+    assert figures.predictions(none, "x", "s")["data"] == []
 
 
 def test_export_has_the_table_and_its_provenance(var, unmeasured_result):
@@ -162,9 +168,10 @@ def test_saved_predictions_are_json_and_parquet_and_listed(var, unmeasured_resul
     files = sorted(p.name for p in (project_path("predictions") / rec["id"]).iterdir())
     assert files == ["meta.json", "result.json", "table.parquet"]
     listed = saved.list_predictions()
-    assert [m["id"] for m in listed] == [rec["id"]] and listed[0]["params"] == res["params"]
-    assert listed[0]["provenance"]["model"] == "NNLS (logratio)" and saved.find_by_key(key) == rec["id"]
-    assert len(saved.load_table(rec["id"])) == 32 and saved.load_result(rec["id"])["n_new"] == 32
+    assert [m["id"] for m in listed] == [rec["id"]] and listed[0]["params"] == res.params
+    assert listed[0]["summary"]["model"] == "NNLS (logratio)" and saved.find_by_key(key) == rec["id"]
+    assert listed[0]["provenance"]["fingerprint"] == res.provenance.fingerprint
+    assert len(saved.load_table(rec["id"])) == 32 and saved.load_result(rec["id"]).prediction.n_new == 32
     for bad in ("../x", "pr-0123456789abcdef", None):
         with pytest.raises(NotFound):
             saved.load_meta(bad)
@@ -178,7 +185,7 @@ def test_a_saved_prediction_comes_back_when_the_cache_let_it_go(var, unmeasured_
     saved.save_prediction(res, key, views.export_frame(res), views.summary_of(res), "kept")
     assert not jobs.has_result(key)  # a fresh cache: nothing computed in it
     work.restore_saved(key)
-    assert jobs.get_result(key)["predictions"] == res["predictions"]
+    assert codec.pack(jobs.get_result(key)) == codec.pack(res)
     work.restore_saved(PREDICT.request({**FAST, "seed": 3})["key"])  # nothing saved under it: nothing happens
 
 
@@ -195,7 +202,7 @@ def test_a_baseline_that_wins_and_an_unsupported_interval_are_said_in_words(var)
     assert f["coverage"] == "not supported" and f["width"] == ""
     assert all(r["lower"] is None and r["upper"] is None for r in views.table_rows(res))
     assert views.interval_sentence(res).startswith("No 90 % interval is given")
-    assert any("No 90 % interval is given" in n for n in res["notes"])
+    assert any("No 90 % interval is given" in n for n in res.prediction.notes)
     figures.predictions(res, "time", "s")  # draws without bounds
     assert views.export_frame(res)["lower"].isna().all()
     text = " ".join(b for s in report.build(res, "link", "time", "s").sections for b in s.paragraphs)
@@ -205,12 +212,13 @@ def test_a_baseline_that_wins_and_an_unsupported_interval_are_said_in_words(var)
 
     shown = str(page._content(res)[0])
     assert "not supported" in shown and "No 90 % interval is given" in shown
-    if res["verdict"]["baseline_wins"]:  # the named NNLS against the baseline, said on the page
+    if res.prediction.verdict.baseline_wins:  # the named NNLS against the baseline, said on the page
         assert "The baseline did at least as well" in shown and "predict-versus-baseline" in shown
 
     won = predict_scenario(_no_signal_beyond_the_host(), model="recommended", models="OLS,NNLS,Lasso",
-                           situation="new-applications").to_dict()
+                           situation="new-applications")
+    won = PredictRun({}, won, "planted", "host", "s", "planted workloads")
     f = views.facts(won)
     assert f["baseline_used"] and f["versus_baseline"].startswith("The baseline is used")
-    assert f"{won['verdict']['baseline_mean_ape']:,.2f} %" in f["versus_baseline"]
+    assert f"{won.prediction.verdict.baseline_mean_ape:,.2f} %" in f["versus_baseline"]
     assert f["width"].startswith("×") and "median width ×" in f["coverage_detail"]

@@ -125,13 +125,17 @@ def test_a_result_whose_dataset_is_gone_keeps_the_unit_it_was_made_with(var):
     assert datasets.unit_of({}) == "" and datasets.unit_of({"dataset": ["x"], "metric": "value"}) == ""
 
 
-def _prediction():
+def _prediction(**more):
+    """A one-workload /predict result, read as the page reads a result saved as a plain dict."""
+    from dashboard.predict.results import PredictRun
+
     rows = [{"id": "w1", "group": None, "predicted": 1.5e-4, "lower": 1e-4, "upper": 2e-4, "applicable": True,
              "why": "", "baseline": 1.4e-4, "baseline_lower": 1e-4, "baseline_upper": 2e-4}]
-    return {"predictions": rows, "level": 0.9, "n_new": 1, "n_applicable": 1, "level_supported": 0.9,
-            "how": "split conformal", "model": "NNLS", "transform": "log", "situation": "new-inputs",
-            "unit": "t", "params": {"dataset": "ds-0123456789abcdef", "metric": "value", "target": "t",
-                                    "host": "table"}}
+    d = {"predictions": rows, "level": 0.9, "n_new": 1, "n_applicable": 1, "level_supported": 0.9,
+         "how": "split conformal", "model": "NNLS", "transform": "log", "situation": "new-inputs",
+         "unit": "t", "params": {"dataset": "ds-0123456789abcdef", "metric": "value", "target": "t", "host": "table"},
+         **more}
+    return PredictRun.from_summary(d)
 
 
 def test_charts_and_exports_say_the_unit_or_that_none_was_given(var):
@@ -152,16 +156,15 @@ def test_charts_and_exports_say_the_unit_or_that_none_was_given(var):
         assert fig["layout"]["yaxis"]["title"]["text"] == axis
     # a result made before units were given called the target column its unit: its dataset says otherwise
     meta = datasets.save_dataset(_table(), "no unit", MAP)
-    res["params"]["dataset"] = meta["id"]
+    res.params["dataset"] = meta["id"]
     assert views.unit(res) == "" and "unit" not in views.export_frame(res).columns
     timed = datasets.save_dataset(_table(), "timed", MAP, unit="ms")
-    res["params"]["dataset"] = timed["id"]
+    res.params["dataset"] = timed["id"]
     assert views.unit(res) == "ms" and set(views.export_frame(res)["unit"]) == {"ms"}
 
 
 def test_the_predict_report_heads_its_columns_with_the_unit_or_none(var):
-    res = _prediction()
-    res.update(dataset_name="d", host_label="d (its host)", cv_coverage={"workloads": 90.0, "folds": 90.0,
+    res = _prediction(dataset_name="d", host_label="d (its host)", cv_coverage={"workloads": 90.0, "folds": 90.0,
                                                                          "n_folds": 5},
                cv_error={"mean_ape": 5.0, "median_ape": 4.0, "ir10": 80.0, "max_ape": 20.0}, baseline_cv=None,
                n_train=10, source_name="x", selection=None, requested_model="NNLS", requested_transform="log",

@@ -92,7 +92,7 @@ def test_accelerometer_regions_advice_and_link(dash_duo, perfcast_app):
     t2 = preset("ultrasparc-t2:aes")
     res = optimization_regions(t2, 16, 32 * 2**20)
     dash_duo.wait_for_contains_text("#accel-cutoffs-grid", "no gain", timeout=20)
-    dash_duo.wait_for_contains_text("#accel-regions-grid", f"{res['regions'][0]['to']:,.1f}", timeout=20)
+    dash_duo.wait_for_contains_text("#accel-regions-grid", f"{res.regions[0].end:,.1f}", timeout=20)
     assert dash_duo.find_element("#accel-speedup-now").text == f"{float(speedup(t2, 4096)):.3g}"
     assert "Offload more data" in dash_duo.find_element("#accel-programmer").text
 

@@ -19,18 +19,18 @@ KIB = 1024
 
 def test_t2_aes_regions_as_in_fig_6_4():
     res = optimization_regions(T2, 16, 32 * 2**20)
-    cut = res["cutoffs"]
+    cut = res.cutoffs
     assert cut["L"] is None                                     # no latency region
-    assert cut["o"]["from"] == 16 and cut["C"]["from"] == 16    # overheads and C from 16 B ...
-    assert 10 * KIB < cut["o"]["to"] < 64 * KIB                 # ... to tens of KiB
-    assert 10 * KIB < cut["C"]["to"] < 64 * KIB
-    assert 1 * KIB < cut["A"]["from"] < 4 * KIB                 # acceleration from about 2 KiB
-    assert cut["A"]["to"] == 32 * 2**20
-    labels = [r["params"] for r in res["regions"]]
+    assert cut["o"][0] == 16 and cut["C"][0] == 16              # overheads and C from 16 B ...
+    assert 10 * KIB < cut["o"][1] < 64 * KIB                    # ... to tens of KiB
+    assert 10 * KIB < cut["C"][1] < 64 * KIB
+    assert 1 * KIB < cut["A"][0] < 4 * KIB                      # acceleration from about 2 KiB
+    assert cut["A"][1] == 32 * 2**20
+    labels = [r.params for r in res.regions]
     assert labels[0] == "oC" and "oCA" in labels and labels[-1] == "A"
     # region edges are exact threshold crossings
-    for r in res["regions"][:-1]:
-        edge = r["to"]
+    for r in res.regions[:-1]:
+        edge = r.end
         gains = [float(gain(T2, k, edge)[()]) for k in "LoCA"]
         assert min(abs(v - 0.2) for v in gains) < 1e-9
 
@@ -40,7 +40,7 @@ def test_regions_partition_follows_the_pointwise_test():
         p = preset(name)
         res = optimization_regions(p, 16, 2**25)
         for g in log_grid(16, 2**25, 3)[1:-1]:
-            inside = [r["params"] for r in res["regions"] if r["from"] < g < r["to"]]
+            inside = [r.params for r in res.regions if r.start < g < r.end]
             assert (inside[0] if inside else "") == region_at(p, g), (name, g)
 
 

@@ -97,7 +97,7 @@ def test_hidden_targets_are_never_read():
         if target is not None:
             f["target_time"] = target
         new = new_workloads(f, scen["feature_names"], "workload")
-        runs.append(predict_scenario(scen, new, model="NNLS", transform="logratio").to_dict())
+        runs.append(predict_scenario(scen, new, model="NNLS", transform="logratio").summary())
         assert new["ignored"] == ([] if target is None else ["target_time"])
     for r in runs[1:]:
         assert r["predictions"] == runs[0]["predictions"]
@@ -192,7 +192,7 @@ def test_recommended_is_chosen_with_the_baseline_among_the_candidates():
     assert cands[0]["male"] <= base["male"]
     # the best model is only a hair better on the folds that choose, and not better on those that judge:
     # the baseline is used, and the result says so with both errors
-    assert res.selection["chosen"] == base["label"] == res.model
+    assert res.selection["chosen"] == base["label"] == res.choice.model
     assert res.verdict.baseline_used and "The baseline is used" in res.selection_note
     assert f"{res.verdict.baseline_mean_ape:,.2f} %" in res.selection_note
     assert sum(res.selection["chosen_in_folds"].values()) == 5
@@ -246,7 +246,7 @@ def test_cli_predict_matches_the_library(tmp_path, capsys):
     lib = predict_scenario(scen, new_workloads(new, scen["feature_names"], "wl"), model="NNLS",
                            transform="logratio")
     got = {p["id"]: (p["predicted"], p["lower"], p["upper"]) for p in d["predictions"]}
-    for p in lib.to_dict()["predictions"]:
+    for p in lib.summary()["predictions"]:
         np.testing.assert_allclose(got[p["id"]], (p["predicted"], p["lower"], p["upper"]), rtol=1e-6)
     out = pd.read_parquet(tmp_path / "p.parquet")
     assert list(out["id"]) == scen["unmeasured"]["workload_ids"] and "code_version" in out

@@ -89,7 +89,7 @@ def test_recommended_prediction_races_says_so_and_matches_the_exhaustive_procedu
     raced = fit_predictor(scen, **opts)
     exhaustive = fit_predictor(scen, search="exhaustive", **opts)
     two_workers = fit_predictor(scen, n_jobs=2, **opts)
-    assert (raced.model, raced.transform) == (exhaustive.model, exhaustive.transform)
+    assert (raced.choice.model, raced.choice.transform) == (exhaustive.choice.model, exhaustive.choice.transform)
     assert raced.cv_error == exhaustive.cv_error
     assert raced.selection["chosen_in_folds"] == exhaustive.selection["chosen_in_folds"]
     assert raced.verdict == exhaustive.verdict
@@ -101,8 +101,7 @@ def test_recommended_prediction_races_says_so_and_matches_the_exhaustive_procedu
     assert sel["n_candidates"] == exhaustive.selection["n_candidates"] == 4 * len(LINEAR) + 1
     assert exhaustive.selection["fits"] == exhaustive.selection["fits_exhaustive"]
     # the outer folds' choices spread over two worker processes: the same predictor
-    assert (two_workers.model, two_workers.transform, two_workers.cv_error) == (raced.model, raced.transform,
-                                                                                raced.cv_error)
+    assert (two_workers.choice, two_workers.cv_error) == (raced.choice, raced.cv_error)
     assert two_workers.selection == raced.selection
 
 

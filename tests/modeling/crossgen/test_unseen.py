@@ -33,7 +33,7 @@ def _no_signal_beyond_the_host(seed=3, n_apps=10, per=12):
 def test_a_baseline_that_truly_wins_is_used_and_the_result_says_so_with_both_errors():
     scen = _no_signal_beyond_the_host()
     res = predict_scenario(scen, model="recommended", models="OLS,NNLS,Lasso", situation="new-applications")
-    assert res.model == BASELINE and res.transform == "none"
+    assert res.choice.model == BASELINE and res.choice.transform == "none"
     v = res.verdict
     model, base = ({"male": v.model_male, "mean_ape": v.model_mean_ape},
                    {"male": v.baseline_male, "mean_ape": v.baseline_mean_ape})
@@ -44,14 +44,14 @@ def test_a_baseline_that_truly_wins_is_used_and_the_result_says_so_with_both_err
     note = res.selection_note
     assert note.startswith("The baseline is used") and "leave-one-application-out (10 applications)" in note
     assert f"{v.model_mean_ape:,.2f} %" in note and f"{v.baseline_mean_ape:,.2f} %" in note
-    d = json.loads(json.dumps(res.to_dict()))  # what the CLI prints and the page keeps
+    d = json.loads(json.dumps(res.summary()))  # what the CLI prints and the page keeps
     assert d["selection_note"] == note and BaselineVerdict.from_dict(d["verdict"]) == v
 
 
 def test_a_named_model_that_loses_is_kept_but_the_result_says_the_baseline_did_better():
     scen = _no_signal_beyond_the_host()
     res = predict_scenario(scen, model="OLS", transform="none", situation="new-applications")
-    assert res.model == "OLS" and res.verdict.baseline_wins and not res.verdict.baseline_used
+    assert res.choice.model == "OLS" and res.verdict.baseline_wins and not res.verdict.baseline_used
     assert "The baseline did at least as well" in res.selection_note and "consider 'recommended'" in res.selection_note
 
 
@@ -125,15 +125,15 @@ def test_too_few_training_applications_use_the_baseline_without_comparing_and_sa
 
     scen = _no_signal_beyond_the_host(n_apps=MIN_GROUPS - 1)
     res = predict_scenario(scen, model="recommended", models="OLS,Lasso", situation="new-applications")
-    assert res.model == BASELINE and res.verdict.too_few_groups == MIN_GROUPS - 1
+    assert res.choice.model == BASELINE and res.verdict.too_few_groups == MIN_GROUPS - 1
     assert np.allclose(res.predicted, res.baseline)
     assert res.cv_error["mean_ape"] == res.baseline_cv["mean_ape"]
     assert f"{MIN_GROUPS - 1} training applications are too few" in res.selection_note
-    assert BaselineVerdict.from_dict(json.loads(json.dumps(res.to_dict()))["verdict"]) == res.verdict
+    assert BaselineVerdict.from_dict(json.loads(json.dumps(res.summary()))["verdict"]) == res.verdict
     # from MIN_GROUPS on the models are compared (here they still lose: the ordinary verdict)
     res = predict_scenario(_no_signal_beyond_the_host(n_apps=MIN_GROUPS + 1), model="recommended",
                            models="OLS,Lasso", situation="new-applications")
     assert res.verdict.too_few_groups is None and "too few" not in res.selection_note
     # a model the user names is kept, whatever the number of applications
     named = predict_scenario(scen, model="OLS", transform="none", situation="new-applications")
-    assert named.model == "OLS" and named.verdict.too_few_groups is None
+    assert named.choice.model == "OLS" and named.verdict.too_few_groups is None

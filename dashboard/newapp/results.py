@@ -1,0 +1,42 @@
+"""The results of the /new-app job (:data:`dashboard.newapp.kinds.NEWAPP`), one type per thing it predicts: an
+application never run on a measured target (:class:`HeldOutRun`) or a GPU never built or measured
+(:class:`UnbuiltGpuRun`). Each carries the modeling result (typed, :mod:`modeling.newapp.results`,
+:mod:`modeling.newapp.hypothetical`), the validated parameters, what the page shows beside it and the
+:class:`~modeling.results.Provenance` the job runner stamps; they travel through the job codec
+(:mod:`dashboard.jobs.codec`) as tagged JSON and come back as these types (docs/architecture.md, "The result
+contract")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from modeling.newapp.hypothetical import HypotheticalEstimate
+from modeling.newapp.results import ApplicationEstimate, HeldOutEvaluation
+from modeling.results import Provenance, Result
+
+
+@dataclass(frozen=True)
+class HeldOutRun(Result):
+    """Mode ``measured``: the held-out application's estimates, ranges and warnings (``application``), every
+    application held out in turn (``every``, without per-workload rows) and the roofline's device specs."""
+    params: dict
+    dataset_name: str
+    application: ApplicationEstimate
+    every: HeldOutEvaluation
+    host_spec: dict | None = None
+    target_spec: dict | None = None
+    provenance: Provenance | None = None
+
+
+@dataclass(frozen=True)
+class UnbuiltGpuRun(Result):
+    """Modes ``typed`` and ``table``: the spec roofline of every workload on a GPU never built or measured,
+    labelled with the same rule's record on the measured pairs."""
+    params: dict
+    dataset_name: str
+    estimate: HypotheticalEstimate
+    provenance: Provenance | None = None
+
+    @property
+    def device_name(self) -> str:
+        return self.estimate.device["device"]
