@@ -43,6 +43,8 @@ and 6,000 x 30) and situation (new inputs, new applications), on ``--workers`` r
   fits an exhaustive search makes;
 * ``predict.growth_exponent``: b of seconds ~ n^b (over the sizes at the smallest p) and ~ p^b (the p sizes at
   the largest n), per situation, at the first worker count;
+* with ``--searches auto race exhaustive`` each search in turn (``modeling.crossgen.predict.SEARCHES``; keys
+  ``W=2`` for the first, ``W=2 race`` ... for the others), and whether each chose and scored as the first;
 * ``predict.one_choice`` (``--predict-before``): one choice on all rows of the largest size (an inner
   cross-validation over every candidate, one process), by racing and by today's exhaustive search
   (``modeling.crossgen.recommend.score_candidates``, the fits on all workloads included), and their ratio;
@@ -185,6 +187,8 @@ def main() -> None:
                     help="real worker processes (none: only the one-choice comparison)")
     ap.add_argument("--predict-before", action="store_true",
                     help="also time one choice on all rows, racing against the exhaustive search")
+    ap.add_argument("--searches", nargs="+", default=["auto"],
+                    help="how recommended searches (auto, race, bound, exhaustive), each timed in turn")
     a = ap.parse_args()
     if a.forest or a.predict:
         if a.forest:

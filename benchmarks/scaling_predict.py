@@ -24,7 +24,7 @@ def _exponent(sizes, seconds):
     return None if b is None else round(b, 2)
 
 
-def one_fit(n: int, p: int, situation: str, workers: int, search: str = "race") -> dict:
+def one_fit(n: int, p: int, situation: str, workers: int, search: str = "auto") -> dict:
     """Fit ``recommended`` on the planted n x p table; wall seconds and what was chosen."""
     from benchmarks.cpu_shaped import make
     from modeling.crossgen.predict import fit_predictor
@@ -36,7 +36,8 @@ def one_fit(n: int, p: int, situation: str, workers: int, search: str = "race") 
     return {"seconds": round(time.perf_counter() - t0, 2), "cpu_seconds": round(_cpu() - c0, 2),
             "chosen": sel.get("chosen"), "model": pred.choice.model,
             "cv_male": round(pred.cv_error["male"], 5), "cv_mean_ape": round(pred.cv_error["mean_ape"], 3),
-            "chosen_in_folds": sel.get("chosen_in_folds"), "fits_final_choice": sel.get("fits"),
+            "chosen_in_folds": sel.get("chosen_in_folds"), "search": sel.get("search"),
+            "fits_final_choice": sel.get("fits"),
             "fits_final_choice_exhaustive": sel.get("fits_exhaustive"), "scheme": pred.scheme}
 
 
@@ -80,10 +81,19 @@ def run(a) -> dict:
     for n, p in shapes:
         for sit in a.situations:
             for w in a.workers:
-                r = one_fit(n, p, sit, w)
-                out["seconds"].setdefault(f"{n}x{p}", {}).setdefault(sit, {})[f"W={w}"] = r
-                print(f"[scaling] predict {n}x{p} {sit} W={w}: {r['seconds']} s (load {_load()})", flush=True,
-                      file=__import__("sys").stderr)
+                first = None
+                for i, search in enumerate(getattr(a, "searches", None) or ["auto"]):
+                    r = one_fit(n, p, sit, w, search)
+                    if first is None:
+                        first = r
+                    else:  # the same choices, CV error and predictions' residuals as the first search's
+                        r["same_as_first"] = all(r[key] == first[key] for key in
+                                                 ("chosen", "model", "cv_male", "cv_mean_ape", "chosen_in_folds"))
+                        r["cpu_ratio_over_first"] = round(r["cpu_seconds"] / first["cpu_seconds"], 2)
+                    key = f"W={w}" if i == 0 else f"W={w} {search}"
+                    out["seconds"].setdefault(f"{n}x{p}", {}).setdefault(sit, {})[key] = r
+                    print(f"[scaling] predict {n}x{p} {sit} {key}: {r['seconds']} s, {r['cpu_seconds']} CPU-s "
+                          f"(load {_load()})", flush=True, file=__import__("sys").stderr)
     if not a.workers:  # only the one-choice comparison
         a.predict_before, w0 = True, None
     else:

@@ -59,10 +59,12 @@ from modeling.errors import ConfigError, DataError, NotEnoughDataError
 from modeling.metrics import percent_safe
 from modeling.parallel import map_unordered
 
-#: How "recommended" searches the candidates: racing (:mod:`modeling.crossgen.racing`) or every candidate in
-#: every inner fold.
-RACE, EXHAUSTIVE = "race", "exhaustive"
-SEARCHES = (RACE, EXHAUSTIVE)
+#: How "recommended" searches the candidates (:mod:`modeling.crossgen.racing`): racing (drop a candidate once
+#: beaten with confidence), bounded (stop a candidate once it cannot be the best: the exhaustive choice exactly),
+#: every candidate in every inner fold, or ``auto``: racing for new inputs (random folds, many units: racing
+#: drops most candidates early), bounded for new applications (folds over a few applications: racing drops little).
+AUTO_SEARCH, RACE, BOUND, EXHAUSTIVE = "auto", "race", "bound", "exhaustive"
+SEARCHES = (AUTO_SEARCH, RACE, BOUND, EXHAUSTIVE)
 
 #: Default interval rule per situation (measured in benchmarks/predict_accuracy.py: see the README).
 DEFAULT_RULES = {"new-inputs": "pooled", "new-applications": "weighted"}
@@ -128,12 +130,14 @@ def _fit_predict(model, transform, X_tr, y_tr, evals, host_index, seed):
 class _Procedure:
     """What is fitted in each fold: one (model, transform), or "choose among candidates, then fit"."""
 
-    def __init__(self, candidates, host_index, situation, seed, n_jobs, include_baseline, search=RACE):
+    def __init__(self, candidates, host_index, situation, seed, n_jobs, include_baseline, search=AUTO_SEARCH):
         self.candidates = candidates  # list of (model, transform)
         self.host_index, self.situation, self.seed = host_index, situation, seed
         self.n_jobs, self.include_baseline = n_jobs, include_baseline
         if search not in SEARCHES:
             raise ConfigError(f"Unknown search {search!r}; use one of {', '.join(SEARCHES)}.")
+        if search == AUTO_SEARCH:
+            search = BOUND if situation == "new-applications" else RACE
         self.search = search
 
     @property
@@ -148,9 +152,10 @@ class _Procedure:
         n = len(np.unique(groups))
         return n if versus_baseline.too_few(n) else None
 
-    def choose(self, X, y, groups, progress=None, inner=True) -> tuple[tuple[str, str], list, dict]:
+    def choose(self, X, y, groups, progress=None, inner=True, hint=None) -> tuple[tuple[str, str], list, dict]:
         """The candidate to use on (X, y), the scored candidates and the race's counts
-        (:func:`modeling.crossgen.racing.race`; ``self.search == "exhaustive"``: every candidate in every fold)."""
+        (:func:`modeling.crossgen.racing.race`; ``self.search == "exhaustive"``: every candidate in every fold;
+        ``"bound"``: a bounded search, in the order ``hint`` suggests)."""
         if self.fixed:
             return self.candidates[0], [], {}
         if inner and self.few_groups(groups) is not None:  # nothing to compare on: the baseline, unscored
@@ -160,8 +165,8 @@ class _Procedure:
         _, cv, k, _ = splits_for(len(y), self.situation, groups, INNER_FOLDS, self.seed, inner=True)
         scored, info = racing.race(X, y, models=models, transforms=transforms, host_index=self.host_index,
                                    groups=groups, cv=cv, folds=k, seed=self.seed,
-                                   include_baseline=self.include_baseline, exhaustive=self.search == "exhaustive",
-                                   progress=progress)
+                                   include_baseline=self.include_baseline, exhaustive=self.search == EXHAUSTIVE,
+                                   bound=self.search == BOUND, hint=hint, progress=progress)
         best = versus_baseline.pick(scored)
         if self.few_groups(groups) is not None:
             best = next(c for c in scored if c["model"] == BASELINE)
@@ -308,7 +313,7 @@ class Predictor:
 def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMMENDED, transform: str = AUTO,
                      level: float = 0.9, situation: str = "new-inputs", rule: str | None = None, seed: int = 0,
                      folds: int = 10, models="halwpe", percentile: float = 95.0, n_jobs: int = 1,
-                     progress=None, search: str = RACE) -> Prediction:
+                     progress=None, search: str = AUTO_SEARCH) -> Prediction:
     """Fit on every measured workload of ``scen`` and predict the workloads of ``new``.
 
     Parameters
@@ -325,8 +330,10 @@ def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMM
     percentile : the applicability distance percentile
     n_jobs : worker processes; with ``recommended`` each outer fold's choice is one task
     progress : callable(fraction, label), optional
-    search : how ``recommended`` searches its candidates: ``"race"`` (drop a candidate once beaten with
-        confidence, :mod:`modeling.crossgen.racing`) or ``"exhaustive"`` (every candidate in every inner fold)
+    search : how ``recommended`` searches its candidates (:data:`SEARCHES`): ``"race"`` (drop a candidate once
+        beaten with confidence, :mod:`modeling.crossgen.racing`), ``"bound"`` (stop a candidate once it cannot be
+        the best: the exhaustive choice), ``"exhaustive"`` (every candidate in every inner fold) or ``"auto"``
+        (racing for new inputs, bounded for new applications)
     """
     new = new if new is not None else scen.get("unmeasured")
     _new_matrix(new, list(scen["feature_names"]))  # a table that cannot be predicted fails before any fit
@@ -339,7 +346,7 @@ def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMM
 def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO, level: float = 0.9,
                   situation: str = "new-inputs", rule: str | None = None, seed: int = 0, folds: int = 10,
                   models="halwpe", percentile: float = 95.0, n_jobs: int = 1, progress=None,
-                  search: str = RACE) -> Predictor:
+                  search: str = AUTO_SEARCH) -> Predictor:
     """Fit what :func:`predict_scenario` needs on every measured workload of ``scen`` (same parameters)."""
     t0 = time.perf_counter()
     report = progress or (lambda frac, label: None)
@@ -403,11 +410,16 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
         chosen, scored, info = proc.candidates[0], [], {}
     else:
         # every outer fold's choice (an inner race on the fold's training rows) and the choice on all workloads
-        # are independent tasks, spread over the workers; the one on all workloads (the largest) goes first
+        # are independent tasks, spread over the workers; the one on all workloads (the largest) goes first. A
+        # bounded search makes the choice on all workloads before the others: its errors per candidate and
+        # application order the outer folds' searches (the order changes how soon a candidate stops, never the
+        # choice, so the outer folds' applications still play no part in their choices)
+        hint = None
+
         def choose_task(k):
             tr = np.arange(len(y)) if k is None else splits[k][0]
             pick, scored_k, info_k = proc.choose(X[tr], y[tr], None if groups is None else groups[tr],
-                                                 inner=k is not None)
+                                                 inner=k is not None, hint=hint)
             if k is None:  # scored in full, for the page's list of candidates
                 return k, pick, None, None, scored_k, info_k
             fitted = _fit(*pick, X[tr], y[tr], host_index, seed)
@@ -415,12 +427,20 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
 
         chosen, scored, info, picks = None, [], {}, [None] * n_folds
         tasks = [None, *range(n_folds)]
+        if proc.search == BOUND:
+            from threadpoolctl import threadpool_limits
+
+            with threadpool_limits(limits=1):  # tall, narrow least squares: BLAS threads cost more than they save
+                _, chosen, _, _, scored, info = choose_task(None)
+            hint, tasks = {"male": info.get("male"), "unit_errors": info.get("unit_errors")}, tasks[1:]
+            report(0.85 / (n_folds + 1), f"the choice on all workloads done: {candidate_label(*chosen)}")
         for i, (k, pick, fitted, p_te, scored_k, info_k) in enumerate(map_unordered(choose_task, tasks, n_jobs)):
             if k is None:
                 chosen, scored, info = pick, scored_k, info_k
             else:
                 picks[k], fold_models[k], oof[splits[k][1]] = candidate_label(*pick), fitted, p_te
-            report(0.85 * (i + 1) / len(tasks), f"{i + 1} of {len(tasks)} model choices done ({scheme}; "
+            report(0.85 * (i + 1 + n_folds + 1 - len(tasks)) / (n_folds + 1),
+                   f"{i + 1 + n_folds + 1 - len(tasks)} of {n_folds + 1} model choices done ({scheme}; "
                                                  f"the last: {'all workloads' if k is None else f'outer fold {k + 1}'}"
                                                  f", {candidate_label(*pick)})")
         for lab in picks:
@@ -458,7 +478,8 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
         full_k = info.get("folds")
         whole = [c for c in scored if full_k is None or c.get("folds_scored", full_k) == full_k]
         picked = next((c for c in whole if c["label"] == candidate_label(m, t)), None)
-        note = " ".join(filter(None, [trade_off(whole, picked), racing.raced_note(scored, full_k)]))
+        raced = racing.raced_note(scored, full_k, bound=proc.search == BOUND)
+        note = " ".join(filter(None, [trade_off(whole, picked), raced]))
         selection = {"chosen": candidate_label(m, t), "criterion": "mean |log error| of out-of-fold predictions",
                      "candidates": whole[:12] + [c for c in whole[12:] if c["model"] == BASELINE],
                      "n_candidates": len(scored), "chosen_in_folds": chosen_in_folds, "search": proc.search,

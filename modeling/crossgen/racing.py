@@ -27,6 +27,19 @@ schedule) fits the candidates fold by fold and, after each fold, drops every can
 
 Within a fold the candidates are fitted transform after transform on the same rows, so the factorizations the
 linear models share (``modeling.crossgen.linear.fold_memo``) are reused across the transforms.
+
+With folds over applications (a new-applications prediction: about 20 inner folds of one application each) a
+confident difference needs many applications and racing drops little. There the search is *bounded* instead
+(``bound=True``, branch and bound): candidates are fitted one after another, fold by fold, and a model
+candidate stops as soon as its |log errors| summed over the workloads held out so far exceed the sum of the best
+model candidate fitted in every fold. Errors are never negative, so a stopped candidate's mean |log error| over
+all workloads would be higher than that model's: the best model, its scores and every candidate within a hair
+of it (a relative :data:`BOUND_SLACK`, for the order of summation) are fitted in every fold, and the choice
+(:func:`modeling.crossgen.versus_baseline.pick`) is the exhaustive search's exactly, whatever the order. The
+order only decides how early the others stop: ``hint`` (the ``unit_errors`` and scores of another search on the
+same workloads, e.g. the choice on all workloads) puts the candidates with the lowest error first and fits
+each candidate's folds with the highest error first; without it every candidate is fitted on the first fold
+and then ordered by that fold's error.
 """
 
 from __future__ import annotations
@@ -43,6 +56,9 @@ CONFIDENCE = 0.999
 MARGIN = 0.02
 #: Fewest held-out units (workloads, or applications) before any candidate is dropped.
 MIN_UNITS = 8
+#: A bounded search stops a candidate only when its partial sum exceeds the best complete one's by this share
+#: (sums in another order differ in the last bits; ties are kept, as the exhaustive search sorts them).
+BOUND_SLACK = 1e-9
 
 
 def _t_quantile(q: float, df: int) -> float:
@@ -73,16 +89,22 @@ def beaten(err: np.ndarray, lead: np.ndarray, units: np.ndarray, n_candidates: i
 
 
 def race(X, y, *, models, transforms, host_index, groups, cv, folds, seed, include_baseline,
-         exhaustive: bool = False, progress=None) -> tuple[list[dict], dict]:
+         exhaustive: bool = False, bound: bool = False, hint: dict | None = None,
+         progress=None) -> tuple[list[dict], dict]:
     """Score the candidates (``models`` x ``transforms``, and the baseline) by a raced cross-validation.
 
     Same folds and fits as :func:`modeling.crossgen.recommend.score_candidates` (``cv``/``folds`` as in
-    :func:`~modeling.crossgen.ensemble.make_splits`); ``exhaustive=True`` fits every candidate in every fold.
+    :func:`~modeling.crossgen.ensemble.make_splits`); ``exhaustive=True`` fits every candidate in every fold;
+    ``bound=True`` stops a candidate once it cannot be the best model any more (exact, see the module's
+    docstring), in the order ``hint`` suggests (``{"male": {label: error}, "unit_errors": {label: {unit:
+    sum}}}``, e.g. this function's ``info`` from another search; optional).
 
     Returns ``(scored, info)``: ``scored`` as :func:`~modeling.crossgen.recommend.score_candidates` (the keys
     of :func:`~modeling.crossgen.recommend.oof_scores`), the candidates fitted in every fold first, best
     (lowest ``male``) first, then those dropped, with ``folds_scored`` < the number of folds and their scores on
-    the workloads they were scored on; ``info``: ``folds``, ``fits`` (done) and ``fits_exhaustive``.
+    the workloads they were scored on; ``info``: ``folds``, ``fits`` (done), ``fits_exhaustive``, ``male`` and
+    ``unit_errors`` (per candidate label, its |log errors| summed per application over the workloads it was
+    scored on; None with random folds).
     """
     names = resolve_models(models)
     plans = {}
@@ -104,13 +126,22 @@ def race(X, y, *, models, transforms, host_index, groups, cv, folds, seed, inclu
     scored_folds = {c: 0 for c in cands}
     fits = 0
     n_models = sum(1 for c in cands if c[0] != BASELINE)
-    for k, (_, test) in enumerate(splits):
+    grouped = not (cv == "kfold" or d["groups"] is None)
+
+    def fit_one(c, k):
+        m, t = c
+        plan = plans[transforms[0] if m == BASELINE else t]
+        test = splits[k][1]
+        oof[c][test] = plan.fit(m, k)[0]
+        done[c][test] = True
+        scored_folds[c] += 1
+        return float(np.abs(to_log(oof[c][test], floor) - logy[test]).sum())
+
+    if bound and not exhaustive:
+        fits = _bounded(cands, splits, units if grouped else None, hint, fit_one, progress)
+    for k, (_, test) in enumerate(splits if not bound or exhaustive else ()):
         for i, (m, t) in enumerate(alive):
-            plan = plans[transforms[0] if m == BASELINE else t]
-            pred, _, _ = plan.fit(m, k)
-            oof[(m, t)][test] = pred
-            done[(m, t)][test] = True
-            scored_folds[(m, t)] += 1
+            fit_one((m, t), k)
             fits += 1
             if progress:
                 progress((k + (i + 1) / len(alive)) / len(splits),
@@ -134,18 +165,76 @@ def race(X, y, *, models, transforms, host_index, groups, cv, folds, seed, inclu
                        "folds_scored": scored_folds[c]})
     complete = sorted((c for c in scored if c["folds_scored"] == len(splits)), key=lambda c: (c["male"], c["mean_ape"]))
     dropped = sorted((c for c in scored if c["folds_scored"] < len(splits)), key=lambda c: (c["male"], c["mean_ape"]))
-    info = {"folds": len(splits), "fits": fits, "fits_exhaustive": len(cands) * len(splits)}
+    unit_errors = None
+    if grouped:
+        unit_names, inv = np.unique(units, return_inverse=True)
+        unit_errors = {}
+        for c in cands:
+            e = np.zeros(len(y))
+            e[done[c]] = np.abs(to_log(oof[c][done[c]], floor) - logy[done[c]])
+            sums = np.bincount(inv, weights=e, minlength=len(unit_names))
+            seen_u = np.bincount(inv, weights=done[c], minlength=len(unit_names)) > 0
+            unit_errors[candidate_label(*c)] = {str(u): float(v) for u, v, ok in zip(unit_names, sums, seen_u) if ok}
+    info = {"folds": len(splits), "fits": fits, "fits_exhaustive": len(cands) * len(splits),
+            "male": {c["label"]: c["male"] for c in scored}, "unit_errors": unit_errors}
     return complete + dropped, info
 
 
-def raced_note(scored: list[dict], folds: int) -> str:
-    """One sentence on the candidates dropped by the race ("" when none was)."""
+def _bounded(cands, splits, units, hint, fit_one, progress) -> int:
+    """The bounded search (branch and bound, see the module's docstring): ``fit_one(candidate, fold)`` fits
+    one and returns its |log errors| summed over the fold's workloads. Returns the number of fits."""
+    hint = hint or {}
+    male = hint.get("male") or {}
+    unit_err = hint.get("unit_errors") or {}
+    n_folds = len(splits)
+    sums = {c: 0.0 for c in cands}
+    fitted = {c: set() for c in cands}
+    fits = 0
+    if male:
+        order = sorted(cands, key=lambda c: male.get(candidate_label(*c), np.inf))
+    else:  # every candidate on the first fold, then the lowest error first
+        for c in cands:
+            sums[c] += fit_one(c, 0)
+            fitted[c].add(0)
+            fits += 1
+        order = sorted(cands, key=lambda c: sums[c])
+    best = np.inf
+    for i, c in enumerate(order):
+        per_unit = unit_err.get(candidate_label(*c))
+        folds = list(range(n_folds))
+        if per_unit and units is not None:  # the folds where this candidate erred most first
+            folds.sort(key=lambda k: -sum(per_unit.get(str(u), 0.0) for u in np.unique(units[splits[k][1]])))
+        is_model = c[0] != BASELINE
+        for k in folds:
+            if is_model and sums[c] > best * (1.0 + BOUND_SLACK):
+                break  # its mean over all workloads would exceed the best model's: it cannot be chosen
+            if k in fitted[c]:
+                continue
+            sums[c] += fit_one(c, k)
+            fitted[c].add(k)
+            fits += 1
+        if is_model and len(fitted[c]) == n_folds:
+            best = min(best, sums[c])
+        if progress:
+            progress((i + 1) / len(order), f"{candidate_label(*c)}: {len(fitted[c])} of {n_folds} folds "
+                                           f"(bounded search, {i + 1} of {len(order)} candidates)")
+    return fits
+
+
+def raced_note(scored: list[dict], folds: int, bound: bool = False) -> str:
+    """One sentence on the candidates dropped by the race, or stopped by the bounded search (``bound``; "" when
+    none was)."""
     out = [c for c in scored if c.get("folds_scored", folds) < folds]
     if not out:
         return ""
+    if bound:
+        return (f"{len(out)} of {len(scored)} candidates were stopped before the last of the {folds} inner folds: "
+                f"their |log errors| on the workloads held out until then already summed to more than the best "
+                f"model's over all workloads, so they could not be chosen (a bounded search: the choice is the "
+                f"exhaustive search's); the candidates listed were scored on every fold.")
     return (f"{len(out)} of {len(scored)} candidates were dropped before the last of the {folds} inner folds: their "
             f"mean |log error| on the workloads held out until then was higher than the leader's with "
             f"{CONFIDENCE:.1%} confidence (racing); the candidates listed were scored on every fold.")
 
 
-__all__ = ["CONFIDENCE", "MARGIN", "MIN_UNITS", "beaten", "race", "raced_note"]
+__all__ = ["BOUND_SLACK", "CONFIDENCE", "MARGIN", "MIN_UNITS", "beaten", "race", "raced_note"]

@@ -108,3 +108,89 @@ def test_recommended_prediction_races_says_so_and_matches_the_exhaustive_procedu
 def test_unknown_search_is_refused():
     with pytest.raises(ConfigError, match="search"):
         fit_predictor(make(120, groups=6), models="OLS,NNLS", folds=3, search="greedy")
+
+
+# ------------------------------------------------------------------ the bounded search (new applications)
+
+def _hint(info, reverse=False):
+    """A hint as another search leaves it; ``reverse``: the worst candidates and folds first (the order changes
+    how soon a candidate stops, never the choice)."""
+    if not reverse:
+        return info
+    sign = -1.0
+    return {"male": {k: sign * v for k, v in info["male"].items()},
+            "unit_errors": {k: {u: sign * e for u, e in d.items()} for k, d in info["unit_errors"].items()}}
+
+
+def _same_choice_as_exhaustive(bounded, info, full, folds, fewer=True):
+    by_label = {c["label"]: c for c in full}
+    best_model = next(c for c in full if c["model"] != BASELINE)
+    assert versus_baseline.pick(bounded) == versus_baseline.pick(full)
+    for c in bounded:
+        if c["folds_scored"] == folds:  # fitted in every fold: the exhaustive scores, number for number
+            assert all(c[k] == by_label[c["label"]][k] for k in SCORES), c["label"]
+        else:  # stopped: it could not have been chosen
+            assert c["model"] != BASELINE
+            assert by_label[c["label"]]["male"] > best_model["male"]
+    assert info["fits"] < info["fits_exhaustive"] if fewer else info["fits"] <= info["fits_exhaustive"]
+
+
+@pytest.mark.parametrize("cv,folds,groups", [("logo", 12, 12), ("group", 5, 22)])
+@pytest.mark.parametrize("order", ["none", "hint", "worst first"])
+def test_bounded_search_picks_and_scores_as_the_exhaustive_search_in_any_order(cv, folds, groups, order):
+    scen = make(480, groups=groups)
+    kw = _kw(scen, cv, folds, PRESETS["halwpe"])
+    full, full_info = racing.race(scen["X"], scen["y"], exhaustive=True, **kw)
+    hint = None if order == "none" else _hint(full_info, reverse=order == "worst first")
+    bounded, info = racing.race(scen["X"], scen["y"], bound=True, hint=hint, **kw)
+    _same_choice_as_exhaustive(bounded, info, full, folds, fewer=order != "worst first")
+    if order == "hint":  # the best candidates first: the others stop early
+        assert info["fits"] < 0.6 * info["fits_exhaustive"]
+
+
+@pytest.mark.parametrize("host,target", [("GTX-680", "Tesla-P100"), ("Tesla-K40", "Tesla-P100"),
+                                         ("GTX-680", "GTX-980")])
+def test_bounded_search_picks_what_the_exhaustive_search_picks_on_the_shipped_data(host, target):
+    scen = shipped.scenario(host, target)
+    kw = _kw(scen, "logo", 0, PRESETS["halwpe"])
+    full, _ = racing.race(scen["X"], scen["y"], exhaustive=True, **kw)
+    bounded, info = racing.race(scen["X"], scen["y"], bound=True, **kw)
+    _same_choice_as_exhaustive(bounded, info, full, 4)
+
+
+def _same_predictor(a, b, new):
+    assert (a.model, a.transform, a.cv_error, a.verdict) == (b.model, b.transform, b.cv_error, b.verdict)
+    assert a.selection["chosen_in_folds"] == b.selection["chosen_in_folds"]
+    assert np.array_equal(a.abs_r, b.abs_r)
+    pa, pb = a.predict(new), b.predict(new)
+    assert pa.predicted == pb.predicted and pa.lower == pb.lower and pa.upper == pb.upper
+
+
+def test_recommended_for_new_applications_is_bounded_and_predicts_as_the_exhaustive_procedure():
+    scen = make(240, groups=12)  # the outer folds choose three different candidates
+    new = make(40, groups=12, seed=7)
+    new = {k: new[k] for k in ("X", "feature_names", "workload_ids", "groups")}
+    opts = dict(models=",".join(LINEAR + ["RandomForest"]), situation="new-applications")
+    bounded = fit_predictor(scen, **opts)
+    exhaustive = fit_predictor(scen, search="exhaustive", **opts)
+    two_workers = fit_predictor(scen, n_jobs=2, **opts)
+    sel = bounded.selection
+    assert sel["search"] == "bound" and sel["fits"] < sel["fits_exhaustive"]
+    assert len(sel["chosen_in_folds"]) >= 2 and bounded.model != BASELINE
+    _same_predictor(bounded, exhaustive, new)
+    _same_predictor(two_workers, exhaustive, new)
+    assert all(c["folds_scored"] == exhaustive.selection["candidates"][0]["folds_scored"]
+               for c in sel["candidates"])  # only fully scored candidates are listed
+    assert sel["candidates"][0] == exhaustive.selection["candidates"][0]  # the best, scored as exhaustive scores it
+    assert "bounded search" in sel["note"]
+
+
+def test_recommended_for_new_applications_on_the_shipped_data_is_the_exhaustive_procedure():
+    scen = shipped.scenario("GTX-680", "Tesla-P100")
+    opts = dict(models=",".join(LINEAR + ["RandomForest"]), situation="new-applications")
+    bounded = fit_predictor(scen, **opts)
+    exhaustive = fit_predictor(scen, search="exhaustive", **opts)
+    new = {"X": scen["X"][:20], "feature_names": scen["feature_names"], "groups": None,
+           "workload_ids": [f"w{i}" for i in range(20)]}  # measured workloads, predicted as if they were not
+    _same_predictor(bounded, exhaustive, new)
+    assert bounded.selection["search"] == "bound"
