@@ -159,7 +159,8 @@ def test_bounded_search_picks_what_the_exhaustive_search_picks_on_the_shipped_da
 
 
 def _same_predictor(a, b, new):
-    assert (a.model, a.transform, a.cv_error, a.verdict) == (b.model, b.transform, b.cv_error, b.verdict)
+    assert (a.choice.model, a.choice.transform, a.cv_error, a.verdict) == (b.choice.model, b.choice.transform,
+                                                                          b.cv_error, b.verdict)
     assert a.selection["chosen_in_folds"] == b.selection["chosen_in_folds"]
     assert np.array_equal(a.abs_r, b.abs_r)
     pa, pb = a.predict(new), b.predict(new)
@@ -176,7 +177,7 @@ def test_recommended_for_new_applications_is_bounded_and_predicts_as_the_exhaust
     two_workers = fit_predictor(scen, n_jobs=2, **opts)
     sel = bounded.selection
     assert sel["search"] == "bound" and sel["fits"] < sel["fits_exhaustive"]
-    assert len(sel["chosen_in_folds"]) >= 2 and bounded.model != BASELINE
+    assert len(sel["chosen_in_folds"]) >= 2 and bounded.choice.model != BASELINE
     _same_predictor(bounded, exhaustive, new)
     _same_predictor(two_workers, exhaustive, new)
     assert all(c["folds_scored"] == exhaustive.selection["candidates"][0]["folds_scored"]
