@@ -26,6 +26,7 @@ from collections.abc import Callable
 import numpy as np
 
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
+from modeling.results import Result
 from modeling.metrics import THRESHOLDS, ape, inlier_ratios, percent_safe
 from modeling.parallel import map_unordered
 from modeling.crossgen.estimators import (
@@ -119,8 +120,9 @@ def make_splits(n: int, cv: str = "kfold", folds: int = 10, groups=None, seed: i
 
 
 @dataclass
-class ModelResult:
-    """Cross-validated result of one model (all errors in percent)."""
+class ModelResult(Result):
+    """Cross-validated result of one model (all errors in percent): E_out (RastSim eq. 3), the per-workload
+    APE (eq. 4) and the inlier ratios (eq. 5, keyed by the threshold as a string, ``"10"``)."""
 
     model: str
     e_out: float
@@ -136,7 +138,12 @@ class ModelResult:
     selected: list = field(repr=False, default_factory=list)
     steps: list | None = field(repr=False, default=None)
 
-    def to_dict(self, full: bool = False) -> dict:
+    def ir(self, threshold: int | str) -> float:
+        """The inlier ratio at ``threshold`` percent (RastSim eq. 5)."""
+        return self.inlier_ratio[str(threshold)]
+
+    def summary(self, full: bool = False) -> dict:
+        """The flat JSON the command line prints (the per-workload lists only with ``full``)."""
         d = asdict(self)
         if not full:
             for k in ("oof_prediction", "ape", "fold_e_out", "selected", "steps"):
@@ -145,8 +152,10 @@ class ModelResult:
 
 
 @dataclass
-class EnsembleResult:
-    """Leaderboard of a scenario, JSON-ready through ``to_dict``."""
+class EnsembleResult(Result):
+    """Leaderboard of a scenario: every model's :class:`ModelResult`, the baseline's, the workloads and what
+    was left out. The derived statistics (the best model, the ★, whether the baseline wins) are properties here,
+    read by the command line and the pages alike; :meth:`summary` is the JSON the command line prints."""
 
     scenario: dict
     n_workloads: int
@@ -161,11 +170,46 @@ class EnsembleResult:
     dropped_constant: list = field(default_factory=list)
     seconds: float = 0.0
 
-    def best(self, nonneg_only: bool = False) -> ModelResult:
+    def best(self, nonneg_only: bool = False) -> ModelResult | None:
         pool = [m for m in self.models if (is_nonnegative(m.model) or not nonneg_only)]
         if not pool:
             return None
         return min(pool, key=lambda m: m.e_out)
+
+    @property
+    def best_model(self) -> ModelResult | None:
+        """The model with the lowest E_out (the baseline not counted)."""
+        return self.best()
+
+    @property
+    def best_nnls(self) -> ModelResult | None:
+        """The non-negative (NNLS family) model with the lowest E_out, None when none ran."""
+        return self.best(nonneg_only=True)
+
+    @property
+    def entries(self) -> dict:
+        """Model name -> its :class:`ModelResult`, the baseline included when it was scored."""
+        out = {m.model: m for m in self.models}
+        if self.baseline is not None:
+            out[self.baseline.model] = self.baseline
+        return out
+
+    @property
+    def star(self) -> tuple[str, float]:
+        """The leaderboard's ★: the lowest E_out among the models and the baseline (the baseline when it
+        wins; ties by name)."""
+        name, m = min(self.entries.items(), key=lambda kv: (kv[1].e_out, kv[0]))
+        return name, float(m.e_out)
+
+    @property
+    def baseline_wins(self) -> bool:
+        """No model has a lower E_out than the baseline."""
+        return self.baseline is not None and self.baseline.e_out <= min(m.e_out for m in self.models)
+
+    @property
+    def names(self) -> list[str]:
+        """The models' names, then the baseline's when it was scored."""
+        return [m.model for m in self.models] + ([self.baseline.model] if self.baseline is not None else [])
 
     def model(self, name: str) -> ModelResult:
         for m in self.models:
@@ -175,7 +219,13 @@ class EnsembleResult:
             return self.baseline
         raise ConfigError(f"Model {name!r} is not in this result.")
 
-    def to_dict(self, full: bool = False) -> dict:
+    def find(self, name: str) -> ModelResult | None:
+        """The model (or the baseline) called ``name``, None when it did not run."""
+        return self.entries.get(name)
+
+    def summary(self, full: bool = False) -> dict:
+        """The JSON the command line prints: the leaderboard, the best models; with ``full`` also the
+        per-workload lists, feature indices as names."""
         best = self.best()
         best_nn = self.best(nonneg_only=True)
         d = {
@@ -185,9 +235,9 @@ class EnsembleResult:
             "excluded_rows": self.excluded_rows,
             "dropped_constant": self.dropped_constant,
             "baseline": ({"e_out": None, "reason": "no host metric column"} if self.baseline is None
-                         else self.baseline.to_dict(full)),
+                         else self.baseline.summary(full)),
             "best": {"overall": best.model if best else None, "nnls": best_nn.model if best_nn else None},
-            "models": [m.to_dict(full) for m in self.models],
+            "models": [m.summary(full) for m in self.models],
             "seconds": self.seconds,
         }
         if full:
@@ -199,6 +249,18 @@ class EnsembleResult:
                     if step["feature"] is not None:
                         step["feature"] = self.feature_names[step["feature"]]
         return d
+
+    def selected_names(self, name: str) -> list[str]:
+        """The features model ``name`` selected in its fit on all workloads, by name."""
+        return [self.feature_names[i] for i in self.model(name).selected]
+
+    def steps_of(self, name: str) -> list[dict]:
+        """The stepwise steps of model ``name`` (feature indices as names; empty for a model without steps)."""
+        m = self.find(name)
+        if m is None or not m.steps:
+            return []
+        return [{**s, "feature": None if s["feature"] is None else self.feature_names[s["feature"]]}
+                for s in m.steps]
 
 
 def prepare(X, y, feature_names=None, workload_ids=None, groups=None, drop_constant=False,
