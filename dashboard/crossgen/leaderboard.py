@@ -19,9 +19,7 @@ POOR_IN_SAMPLE = 50.0
 def model_notes(m: ModelResult, res: EnsembleResult) -> list[str]:
     """Plain-words reasons a model's numbers look as they do (empty when nothing stands out)."""
     notes = []
-    n = res.n_workloads
-    folds = res.scenario.get("folds") or 10
-    train_rows = n - -(-n // folds)  # the smallest training fold
+    train_rows = res.smallest_training_fold
     is_baseline = res.baseline is not None and m.model == res.baseline.model
     if not is_baseline and m.n_selected >= train_rows - 1 \
             and not m.model.startswith(("Lasso", "ElasticNet", "RandomForest")):
@@ -30,15 +28,13 @@ def model_notes(m: ModelResult, res: EnsembleResult) -> list[str]:
     if m.e_in is not None and m.e_in > POOR_IN_SAMPLE:
         notes.append(f"poor even in sample (E_in {m.e_in:.0f} %): it is fitted for squared error, which the "
                      "largest workloads dominate, so the small ones get large percentage errors")
-    ape = np.nan_to_num(np.asarray(m.ape or [], dtype=float), nan=0.0)
-    if ape.size >= 2 * SHOWN and ape.sum() > 0:
-        order = np.argsort(-ape, kind="stable")
-        k = int(np.searchsorted(np.cumsum(ape[order]), 0.5 * ape.sum()) + 1)  # fewest carrying half
-        if k <= max(SHOWN, FEW_WORKLOADS * ape.size):
-            share = float(ape[order[:k]].sum() / ape.sum())
-            worst = ", ".join(f"{res.workload_ids[i]} ({ape[i]:,.0f} %)" for i in order[:SHOWN])
-            notes.append(f"{k} of {ape.size} workloads carry {100 * share:.0f} % of its error (worst: {worst}); "
-                         f"the median workload is off by {np.median(ape):,.1f} %")
+    n = len(m.ape or [])
+    k, share, order = m.error_carriers()  # the fewest workloads carrying half of its summed APE
+    if n >= 2 * SHOWN and k and k <= max(SHOWN, FEW_WORKLOADS * n):
+        ape = np.nan_to_num(np.asarray(m.ape, dtype=float), nan=0.0)
+        worst = ", ".join(f"{res.workload_ids[i]} ({ape[i]:,.0f} %)" for i in order[:SHOWN])
+        notes.append(f"{k} of {n} workloads carry {100 * share:.0f} % of its error (worst: {worst}); "
+                     f"the median workload is off by {m.median_ape:,.1f} %")
     return notes
 
 

@@ -142,6 +142,24 @@ class ModelResult(Result):
         """The inlier ratio at ``threshold`` percent (RastSim eq. 5)."""
         return self.inlier_ratio[str(threshold)]
 
+    @property
+    def median_ape(self) -> float:
+        """The median workload's APE (percent; NaN counted as 0), beside the mean that E_out is."""
+        a = np.nan_to_num(np.asarray(self.ape or [], dtype=float), nan=0.0)
+        return float(np.median(a)) if a.size else float("nan")
+
+    def error_carriers(self) -> tuple[int, float, list[int]]:
+        """``(k, share, order)``: the fewest workloads that carry at least half of the summed APE (RastSim
+        eq. 4), the share of it they carry, and every workload's index by its APE, largest first; ``(0, 0.0,
+        order)`` when the summed APE is 0."""
+        a = np.nan_to_num(np.asarray(self.ape or [], dtype=float), nan=0.0)
+        order = np.argsort(-a, kind="stable")
+        total = a.sum()
+        if a.size == 0 or total <= 0:
+            return 0, 0.0, order.tolist()
+        k = int(np.searchsorted(np.cumsum(a[order]), 0.5 * total) + 1)
+        return k, float(a[order[:k]].sum() / total), order.tolist()
+
     def summary(self, full: bool = False) -> dict:
         """The flat JSON the command line prints (the per-workload lists only with ``full``)."""
         d = asdict(self)
@@ -185,6 +203,14 @@ class EnsembleResult(Result):
     def best_nnls(self) -> ModelResult | None:
         """The non-negative (NNLS family) model with the lowest E_out, None when none ran."""
         return self.best(nonneg_only=True)
+
+    @property
+    def smallest_training_fold(self) -> int:
+        """Workloads in the smallest training fold of the outer cross-validation (n minus the largest test
+        fold)."""
+        n = self.n_workloads
+        folds = self.scenario.get("folds") or 10
+        return n - -(-n // folds)
 
     @property
     def entries(self) -> dict:

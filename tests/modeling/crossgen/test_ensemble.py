@@ -195,3 +195,15 @@ def test_log_ratio_transform_learns_a_ratio_and_predicts_in_target_units():
     assert r.models[0].e_out < 1e-6
     with pytest.raises(ConfigError, match="host"):
         run_ensemble(X, y, models=["OLS"], transform="logratio")
+
+
+def test_the_workloads_that_carry_a_models_error_are_a_statistic_of_its_result():
+    from modeling.crossgen.ensemble import EnsembleResult, ModelResult
+
+    apes = [1.0] * 20 + [500.0, 300.0, 200.0]
+    m = ModelResult("OLS", sum(apes) / 23, 0.0, 0.0, {}, 1, 3, 0.0, [1.0] * 23, apes, [])
+    k, share, order = m.error_carriers()
+    assert (k, order[:2]) == (2, [20, 21]) and share == pytest.approx(800 / 1020) and m.median_ape == 1.0
+    assert ModelResult("NNLS", 0.0, 0.0, 0.0, {}, 1, 3, 0.0, [1.0] * 3, [0.0] * 3, []).error_carriers()[:2] == (0, 0.0)
+    r = EnsembleResult({"folds": 10}, 23, 3, ["a", "b", "c"], [str(i) for i in range(23)], None, [1.0] * 23, None, [m])
+    assert r.smallest_training_fold == 20  # 23 workloads in 10 folds: the largest test fold holds 3
