@@ -103,7 +103,7 @@ class ScenarioRun(Result):
 
 
 @dataclass(frozen=True)
-class SweepRun(Result):
+class TreeSweepRun(Result):
     """The ``sweep`` job: the Random Forest tree-count sweep on the scenario's folds (RastSim 4.4)."""
     params: dict
     sweep: SweepResult

@@ -14,7 +14,7 @@ from dataclasses import asdict
 import numpy as np
 
 from dashboard.crossgen.results import (ApplyRun, CompareRun, CompareSide, GenerationsRun, InputRow, RankingRun,
-                                        ScenarioRun, SweepRun, TargetRow)
+                                        ScenarioRun, TreeSweepRun, TargetRow)
 from dashboard.jobs.progress import silent
 from dashboard.state import datasets
 from modeling.crossgen.ensemble import categories_of
@@ -68,7 +68,7 @@ def _prepared(params: dict) -> tuple[dict, dict]:
     return scen, prepare_scenario(scen)
 
 
-def sweep_result(params: dict, report=silent) -> SweepRun:
+def sweep_result(params: dict, report=silent) -> TreeSweepRun:
     """Random Forest tree-count sweep (RastSim 4.4) on the scenario's folds."""
     from modeling.crossgen.ensemble import make_splits
     from modeling.crossgen.sweep import tree_sweep
@@ -77,7 +77,7 @@ def sweep_result(params: dict, report=silent) -> SweepRun:
     splits = make_splits(len(d["y"]), params["cv"], params["folds"], d["groups"], params["seed"])
     res = tree_sweep(d["X"], d["y"], splits, seed=params["seed"], n_jobs=JOB_WORKERS,
                      progress=lambda done, total, label: report(done / total, label))
-    return SweepRun(dict(params), res)
+    return TreeSweepRun(dict(params), res)
 
 
 def ranking_result(params: dict, report=silent) -> RankingRun:

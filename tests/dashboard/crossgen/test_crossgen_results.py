@@ -68,7 +68,7 @@ def _page(run):
         text = "".join(t if isinstance(t, str) else "/predict" for t in scenario.scenario_text(run))
         page = [scenario.draw_all(run, "OLS", ["OLS", "NNLS"], "OLS/Forward/BIC"),
                 _html(report.build(run, "link", "s", text, ["OLS"], "f"))]
-    elif isinstance(run, R.SweepRun):
+    elif isinstance(run, R.TreeSweepRun):
         page = [figures.tree_sweep(run.sweep)]
     elif isinstance(run, R.RankingRun):
         page = [features.render_view(run)]
@@ -83,7 +83,7 @@ def _page(run):
     return repr(page)
 
 
-@pytest.mark.parametrize("kind, typ", [(SCENARIO, R.ScenarioRun), (SWEEP, R.SweepRun), (RANKING, R.RankingRun),
+@pytest.mark.parametrize("kind, typ", [(SCENARIO, R.ScenarioRun), (SWEEP, R.TreeSweepRun), (RANKING, R.RankingRun),
                                        (GENERATIONS, R.GenerationsRun), (APPLY, R.ApplyRun),
                                        (COMPARE, R.CompareRun)],
                          ids=["scenario", "sweep", "ranking", "generations", "apply", "compare"])
@@ -100,7 +100,7 @@ def test_every_crossgen_job_result_round_trips_through_the_codec_as_its_types(va
         e = back.ensemble
         assert type(e) is EnsembleResult and all(type(m) is ModelResult for m in e.entries.values())
         assert back.star == run.star and back.best.model == run.best.model and back.categories == run.categories
-    elif typ is R.SweepRun:
+    elif typ is R.TreeSweepRun:
         assert type(back.sweep) is SweepResult and back.sweep.best_n in back.sweep.n_trees
     elif typ is R.RankingRun:
         assert type(back.ranking) is Ranking and back.ranking.top == run.ranking.top and back.n_workloads == 40
