@@ -7,6 +7,7 @@ from dash import html
 
 from dashboard import jobs
 from dashboard.crossgen.figures import ape_pair
+from dashboard.crossgen.results import CompareRun, CompareSide, SavedScenario
 from dashboard.state import datasets, scenarios
 from dashboard.ui.components import alert, card, num_col, pct_col, stat
 from dashboard.ui.figures import empty
@@ -62,12 +63,10 @@ def saved_options() -> list[dict]:
             for s in scenarios.list_scenarios("scenario")]
 
 
-def starred(summary: dict) -> str:
-    """The ★ entry a saved scenario recorded: the lowest E_out, the baseline's when no model beat it. Saved
-    before the ★ was recorded: the best model, said as such."""
-    if summary.get("star"):
-        return f"★ {summary['star']} E_out {summary['star_e_out']:.2f} %"
-    return f"best model {summary.get('best')} E_out {summary.get('e_out', 0):.2f} % (baseline not recorded)"
+def starred(summary) -> str:
+    """The ★ entry a saved scenario recorded (:attr:`SavedScenario.starred`); a record saved before summaries
+    were typed is read the same way (:meth:`SavedScenario.read`)."""
+    return SavedScenario.read(summary).starred
 
 
 def model_choices() -> list[str]:
@@ -79,36 +78,34 @@ def model_options() -> list[dict]:
     return [{"label": f"{STAR} this run's lowest E_out", "value": STAR}, *model_choices()]
 
 
-def side_label(side: dict) -> str:
-    p = side["params"]
-    return f"{side['name']}: {side.get('host_label') or p['host']} → {p['target']}, {p['cv']}"
+def side_label(side: CompareSide) -> str:
+    return side.label
 
 
-def summary(res: dict | None):
+def summary(run: CompareRun | None):
     """(summary card, input rows, model rows) of a comparison result; (None, [], []) without one."""
-    if not res:
+    if not run:
         return None, [], []
-    c = res["comparison"]
-    (sa, ea), (sb, eb) = c["star_a"], c["star_b"]
-    moved = c["n_changed"]
+    c = run.comparison
+    (sa, ea), (sb, eb) = c.star_a, c.star_b
     head = card(
         html.Div([stat("★ in A", sa, "compare-star-a"), stat("★ E_out in A", f"{ea:.2f} %", "compare-eout-a"),
                   stat("★ in B", sb, "compare-star-b"), stat("★ E_out in B", f"{eb:.2f} %", "compare-eout-b"),
-                  stat("E_out that moved", f"{moved} of {len(c['models'])}", "compare-moved")], className="stats"),
-        html.P([html.Strong("A "), side_label(res["a"]), f" ({res['a']['n_workloads']} workloads). ",
-                html.Strong("B "), side_label(res["b"]), f" ({res['b']['n_workloads']} workloads)."],
-               className="hint"),
-        None if c["same_star"] else alert(
+                  stat("E_out that moved", f"{c.n_changed} of {len(c.models)}", "compare-moved")],
+                 className="stats"),
+        html.P([html.Strong("A "), run.a.label, f" ({run.a.n_workloads} workloads). ",
+                html.Strong("B "), run.b.label, f" ({run.b.n_workloads} workloads)."], className="hint"),
+        None if c.same_star else alert(
             f"The two runs crown different entries: {sa} in A, {sb} in B. A model chosen on one run is not the "
             "best on the other.", "info"))
-    inputs = [{**r, "differs": "yes" if r["differs"] else ""} for r in res["inputs"]]
-    models = [{**m, "marks": _marks(m)} for m in c["models"]]
+    inputs = [r.row for r in run.inputs]
+    models = [{**m.summary(), "marks": _marks(m)} for m in c.models]
     return head, inputs, models
 
 
-def _marks(m: dict) -> str:
-    """"★ A", "★ B", "★ A B" or "": the runs in which this row is the lowest E_out."""
-    sides = [s for s, flag in (("A", m["star_a"]), ("B", m["star_b"])) if flag]
+def _marks(m) -> str:
+    """"★ A", "★ B", "★ A B" or "": the runs in which this row (a ``ModelRow``) is the lowest E_out."""
+    sides = [s for s, flag in (("A", m.star_a), ("B", m.star_b)) if flag]
     return f"{STAR} {' '.join(sides)}" if sides else ""
 
 
@@ -116,35 +113,33 @@ def _model(choice, star: str) -> str:
     return star if choice in (None, STAR) or choice not in model_choices() else choice
 
 
-def workload_view(res: dict | None, model_a, model_b):
-    """(figure, the workloads most apart, the verdict sentence) for the chosen model on each side (each run's
-    ★ by default)."""
-    if not res:
+def workload_view(run: CompareRun | None, model_a, model_b):
+    """(figure, the workloads most apart as grid rows, the verdict sentence) for the chosen model on each side
+    (each run's ★ by default)."""
+    if not run:
         return empty("Compare two scenarios to see their per-workload errors"), [], None
-    c = res["comparison"]
-    ma, mb = _model(model_a, c["star_a"][0]), _model(model_b, c["star_b"][0])
-    if (ma, mb) == (c["star_a"][0], c["star_b"][0]):
-        w = c["workloads"]
+    c = run.comparison
+    ma, mb = _model(model_a, c.star_a[0]), _model(model_b, c.star_b[0])
+    if (ma, mb) == (c.star_a[0], c.star_b[0]):
+        w = c.workloads
     else:
-        a, b = jobs.get_result(res["a"]["key"]), jobs.get_result(res["b"]["key"])
+        a, b = jobs.get_result(run.a.key), jobs.get_result(run.b.key)
         if a is None or b is None:
             return empty("A scenario result expired from the cache: compare again"), [], None
         try:
-            w = compare_workloads(a, b, ma, mb).to_dict(k=None)
+            w = compare_workloads(a.ensemble, b.ensemble, ma, mb)
         except KeyError as exc:
             return empty(f"{exc.args[0]} was not run in one of the two scenarios"), [], None
-    rows = w["rows"]
-    fig = ape_pair(rows, ma, mb, f"APE per workload: {ma} in A against {mb} in B")
-    n = w["n_shared"]
+    fig = ape_pair(w.rows, ma, mb, f"APE per workload: {ma} in A against {mb} in B")
     verdict = [html.Strong("Per workload. "),
-               f"Of the {n} workloads both runs scored, B ({mb}) is closer on {w['b_better']}, A ({ma}) on "
-               f"{w['a_better']}."]
-    if w["only_a"] or w["only_b"]:
-        verdict.append(f" Scored in one run only: {w['only_a']} in A, {w['only_b']} in B (not compared).")
-    return fig, rows[:12], verdict
+               f"Of the {w.n_shared} workloads both runs scored, B ({mb}) is closer on {w.b_better}, A ({ma}) on "
+               f"{w.a_better}."]
+    if w.only_a or w.only_b:
+        verdict.append(f" Scored in one run only: {w.only_a} in A, {w.only_b} in B (not compared).")
+    return fig, [r.summary() for r in w.most_apart(12)], verdict
 
 
-def workload_columns(res: dict | None) -> list[dict]:
-    if not res:
+def workload_columns(run: CompareRun | None) -> list[dict]:
+    if not run:
         return WORKLOAD_COLUMNS
-    return _workload_columns(datasets.unit_of(res["a"]["params"]), datasets.unit_of(res["b"]["params"]))
+    return _workload_columns(datasets.unit_of(run.a.params), datasets.unit_of(run.b.params))

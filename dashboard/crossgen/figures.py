@@ -1,4 +1,5 @@
-"""Pure figure builders: result dicts -> plotly figure JSON (no Dash, testable alone).
+"""Pure figure builders: typed results (:mod:`dashboard.crossgen.results`, :mod:`modeling.crossgen`) -> plotly
+figure JSON (no Dash, testable alone).
 
 Figures are plain plotly JSON (dicts), not ``go.Figure`` objects: a cached view
 draws several of them per request, and ``go.Figure``'s property validation cost
@@ -11,6 +12,7 @@ import math
 
 import numpy as np
 
+from dashboard.crossgen.results import ApplyRun, EnsembleResult, GenerationsRun, Ranking, SweepResult
 from dashboard.ui.figures import PALETTE, axis_title, empty, figure, hline, log_axis, margins, values
 from dashboard.ui.format import unit_text
 
@@ -55,58 +57,56 @@ def _observed_predicted(obs, pred, ape, ids, groups, pred_name, unit, ape_title,
                            "showgrid": False, "tickmode": "auto", "nticks": 6, "tickformat": ".0f"})
 
 
-def per_workload(result: dict, model: str, unit: str = "s", title: str | None = None):
+def per_workload(result: EnsembleResult, model: str, unit: str = "s", title: str | None = None):
     """Observed and out-of-fold predicted target per workload, APE bars on a second axis
     (HALWPE Figs. 6-7, RastSim Figs. 14-15); workloads ordered by observed value."""
-    m = next((x for x in result["models"] if x["model"] == model), None)
-    if m is None and result["baseline"].get("model") == model:
-        m = result["baseline"]
+    m = result.find(model)
     if m is None:
         return empty(f"{model} is not in this result")
-    n = len(result["observed"])
-    return _observed_predicted(result["observed"], m["oof_prediction"], m["ape"], result["workload_ids"],
-                               result["groups"] if result.get("groups") else [""] * n, f"predicted ({model})",
+    n = len(result.observed)
+    return _observed_predicted(result.observed, m.oof_prediction, m.ape, result.workload_ids,
+                               result.groups if result.groups else [""] * n, f"predicted ({model})",
                                unit, "APE % (out of fold)", "workloads, ordered by observed value",
-                               title or f"{model}: E_out {m['e_out']:.2f} %")
+                               title or f"{model}: E_out {m.e_out:.2f} %")
 
 
-def inlier_curves(result: dict, models: list[str]) -> dict:
+def inlier_curves(result: EnsembleResult, models: list[str]) -> dict:
     """Inlier ratio vs APE threshold (RastSim Fig. 13) for the chosen models and the baseline."""
-    entries = [m for m in result["models"] if m["model"] in models]
-    if result["baseline"].get("inlier_ratio"):
-        entries.append(result["baseline"])
+    entries = [m for m in result.models if m.model in models]
+    if result.baseline is not None and result.baseline.inlier_ratio:
+        entries.append(result.baseline)
     data = []
     for i, m in enumerate(entries):
-        base = m["model"] == result["baseline"].get("model")
-        data.append({"type": "scatter", "mode": "lines+markers", "name": m["model"],
-                     "x": [float(t) for t in m["inlier_ratio"]], "y": list(m["inlier_ratio"].values()),
+        base = m is result.baseline
+        data.append({"type": "scatter", "mode": "lines+markers", "name": m.model,
+                     "x": [float(t) for t in m.inlier_ratio], "y": list(m.inlier_ratio.values()),
                      "line": {"color": "#868e96" if base else PALETTE[i % len(PALETTE)],
                               "dash": "dot" if base else "solid"},
-                     "hovertemplate": m["model"] + "<br>T = %{x} %: %{y:.1f} %<extra></extra>"})
+                     "hovertemplate": m.model + "<br>T = %{x} %: %{y:.1f} %<extra></extra>"})
     return figure(data, "Inlier ratios", 400,
                    xaxis={**axis_title("APE threshold T (%)"), "tickvals": [1, 5, 10, 15, 20, 30, 40, 50]},
                    yaxis={**axis_title("inlier ratio (% of workloads with APE ≤ T)"), "range": [0, 102]})
 
 
-def tree_sweep(sweep: dict) -> dict:
+def tree_sweep(sweep: SweepResult) -> dict:
     """E_out and inlier ratios vs number of trees (RastSim Figs. 11-12)."""
-    n = sweep["n_trees"]
-    data = [{"type": "scatter", "x": n, "y": values(sweep["e_out"]), "name": "E_out %", "mode": "lines+markers",
+    n = list(sweep.n_trees)
+    data = [{"type": "scatter", "x": n, "y": values(sweep.e_out), "name": "E_out %", "mode": "lines+markers",
              "line": {"color": "#d9480f"}}]
     for t, color in (("10", "#0b6e99"), ("20", "#2b8a3e")):
-        data.append({"type": "scatter", "x": n, "y": [ir[t] for ir in sweep["inlier_ratio"]], "name": f"IR@{t} %",
+        data.append({"type": "scatter", "x": n, "y": sweep.ir(t), "name": f"IR@{t} %",
                      "mode": "lines+markers", "line": {"color": color, "dash": "dash"}, "yaxis": "y2"})
-    return figure(data, f"Random Forest tree sweep: best n = {sweep['best_n']}", 400,
+    return figure(data, f"Random Forest tree sweep: best n = {sweep.best_n}", 400,
                    xaxis={"type": "log", "tickvals": n, "ticktext": [str(v) for v in n],
                           **axis_title("trees (n = 2^i)")},
                    yaxis=axis_title("E_out %"),
                    yaxis2={**axis_title("inlier ratio %"), "overlaying": "y", "side": "right", "showgrid": False})
 
 
-def speedup_order(gen: dict, order_by: str | None) -> list[str]:
+def speedup_order(gen: GenerationsRun, order_by: str | None) -> list[str]:
     """One workload order for every target's curve: by ``order_by``'s speedup (the first target when it
     is not one of them); workloads that target lacks follow, in name order."""
-    sp = gen["speedup"]
+    sp = gen.speedup
     key = order_by if order_by in sp else next(iter(sp), None)
     if key is None:
         return []
@@ -115,14 +115,14 @@ def speedup_order(gen: dict, order_by: str | None) -> list[str]:
     return ranked + rest
 
 
-def speedups(gen: dict, order_by: str | None = None) -> dict:
+def speedups(gen: GenerationsRun, order_by: str | None = None) -> dict:
     """Per-workload speedup of each target over the host (HALWPE Fig. 4). Every curve uses the same
     workload order (by ``order_by``'s speedup), so one x position is one workload on every curve."""
-    apps = gen.get("applications") or {}
+    apps = gen.applications or {}
     order = speedup_order(gen, order_by)
-    key = order_by if order_by in gen["speedup"] else next(iter(gen["speedup"]), "")
+    key = order_by if order_by in gen.speedup else next(iter(gen.speedup), "")
     data = []
-    for i, (target, sp) in enumerate(gen["speedup"].items()):
+    for i, (target, sp) in enumerate(gen.speedup.items()):
         xs = [j + 1 for j, w in enumerate(order) if w in sp]
         ws = [w for w in order if w in sp]
         data.append({"type": "scatter", "mode": "lines+markers" if target == key else "markers", "name": target,
@@ -132,10 +132,10 @@ def speedups(gen: dict, order_by: str | None = None) -> dict:
                      "customdata": [[w, apps.get(w, "")] for w in ws],
                      "hovertemplate": target + "<br>%{customdata[0]}<br>%{customdata[1]}<br>speedup %{y:.3g}x"
                                                "<extra></extra>"})
-    pred = (gen.get("predicted_speedup") or {}).get(key) or {}
+    pred = (gen.predicted_speedup or {}).get(key) or {}
     if pred:  # the ordering target's predicted speedups beside its measured ones: what the page is for
         ws = [w for w in order if w in pred]
-        best = next((r["best_model"] for r in gen.get("summary", []) if r["target"] == key), "best model")
+        best = gen.best_of(key)
         data.append({"type": "scatter", "mode": "markers", "name": f"{key} predicted ({best}, out of fold)",
                      "x": [order.index(w) + 1 for w in ws], "y": values([pred[w] for w in ws]),
                      "marker": {"size": 7, "symbol": "x-thin", "line": {"width": 1.5, "color": "#212529"}},
@@ -143,24 +143,24 @@ def speedups(gen: dict, order_by: str | None = None) -> dict:
                      "hovertemplate": key + " predicted<br>%{customdata[0]}<br>%{customdata[1]}<br>speedup "
                                             "%{y:.3g}x<extra></extra>"})
     one, _ = hline(1, "#868e96", "dot")
-    return figure(data, f"Speedup of each target over {gen['host']}: measured, and {key} predicted", 420,
+    return figure(data, f"Speedup of each target over {gen.host}: measured, and {key} predicted", 420,
                   shapes=[one],
-                  yaxis=log_axis(f"speedup over {gen['host']} (host time / target time)",
-                                 *[list(sp.values()) for sp in gen["speedup"].values()], list(pred.values())),
+                  yaxis=log_axis(f"speedup over {gen.host} (host time / target time)",
+                                 *[list(sp.values()) for sp in gen.speedup.values()], list(pred.values())),
                   xaxis=axis_title(f"workloads, ordered by the {key} speedup (the same order on every curve)"))
 
 
-def simulator_speedups(gen: dict) -> dict:
+def simulator_speedups(gen: GenerationsRun) -> dict:
     """Model speedup over the simulator per workload and target (HALWPE Fig. 12).
 
     Workloads on a common x axis, ordered by the speedup of the last target
     (the paper orders by its newest GPU); the legend gives each target's mean.
     """
-    sims = gen["sim_speedup"]
+    sims = gen.sim_speedup
     last = list(sims)[-1]
     common = [w for w in sims[last] if all(w in sp for sp in sims.values())]
     order = sorted(common, key=lambda w: sims[last][w])
-    apps = gen.get("applications") or {}
+    apps = gen.applications or {}
     data = []
     for i, (target, sp) in enumerate(sims.items()):
         mean = float(np.mean([sp[w] for w in order])) if order else float("nan")
@@ -178,23 +178,24 @@ def simulator_speedups(gen: dict) -> dict:
                    xaxis=axis_title(f"workloads run on every simulator ({len(order)}), ordered by the {last} speedup"))
 
 
-def side_by_side(left: dict, right: dict, left_title: str, right_title: str, unit: str = "s") -> dict:
+def side_by_side(left: EnsembleResult, right: EnsembleResult, left_title: str, right_title: str,
+                 unit: str = "s") -> dict:
     """Two scenarios' best models, observed vs out-of-fold predicted, on shared axes (``unit``: the target's)."""
     data = []
     after = f" {unit}" if unit else ""
     hover = {k: f"%{{customdata}}<br>{k} %{{y:.4g}}{after}<extra></extra>" for k in ("observed", "predicted")}
     for col, res in ((1, left), (2, right)):
-        best = next(m for m in res["models"] if m["model"] == res["best"]["overall"])
-        obs = np.asarray(res["observed"], float)
+        best = res.best_model
+        obs = np.asarray(res.observed, float)
         order = np.argsort(obs, kind="stable")
         x = list(range(1, len(obs) + 1))
-        ids = np.asarray(res["workload_ids"], dtype=str)[order].tolist()
+        ids = np.asarray(res.workload_ids, dtype=str)[order].tolist()
         axes = {"xaxis": "x" if col == 1 else "x2", "yaxis": "y" if col == 1 else "y2"}
         data.append({"type": "scatter", "mode": "lines", "name": "observed", "x": x, "y": values(obs[order]),
                      "line": {"color": "#1d2733", "width": 1.5}, "showlegend": col == 1, "legendgroup": "obs",
                      "customdata": ids, "hovertemplate": hover["observed"], **axes})
         data.append({"type": "scatter", "mode": "markers", "name": "predicted (best model)", "x": x,
-                     "y": values(np.asarray(best["oof_prediction"], float)[order]),
+                     "y": values(np.asarray(best.oof_prediction, float)[order]),
                      "marker": {"size": 4, "color": "#0b6e99"}, "showlegend": col == 1, "legendgroup": "pred",
                      "customdata": ids, "hovertemplate": hover["predicted"], **axes})
     x_title = axis_title("workloads, ordered by observed")
@@ -205,7 +206,7 @@ def side_by_side(left: dict, right: dict, left_title: str, right_title: str, uni
                    legend={"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0.5, "xanchor": "center"},
                    xaxis={"domain": [0, 0.48], **x_title},
                    xaxis2={"domain": [0.52, 1], "matches": "x", "anchor": "y2", **x_title},
-                   yaxis=log_axis(f"target ({unit_text(unit)}, log)", left["observed"], right["observed"]),
+                   yaxis=log_axis(f"target ({unit_text(unit)}, log)", left.observed, right.observed),
                    yaxis2={"type": "log", "matches": "y", "anchor": "x2", "showticklabels": False})
 
 
@@ -232,19 +233,20 @@ def repeats(values_, window: dict, label: str, unit: str = "s") -> dict:
                   xaxis=axis_title("run (launch order)"), yaxis=axis_title(f"{label} ({unit_text(unit)})"))
 
 
-def applied(res: dict, unit: str = "s"):
+def applied(run: ApplyRun, unit: str = "s"):
     """Observed vs predicted on the validation set of a model applied without retraining."""
-    return _observed_predicted(res["observed"], res["predicted"], res["ape"], res["workload_ids"], res["groups"],
+    res = run.applied
+    return _observed_predicted(res.observed, res.predicted, res.ape, res.workload_ids, run.groups,
                                "predicted", unit, "APE %", "validation workloads, ordered by observed value",
-                               f"{res['model']} applied without retraining: {res['e_validation']:.2f} % mean APE")
+                               f"{res.model} applied without retraining: {res.e_validation:.2f} % mean APE")
 
 
-def ranking_bars(rank: dict, top: int = 15) -> dict:
+def ranking_bars(rank: Ranking, top: int = 15) -> dict:
     """Top features of a ranking as horizontal bars coloured by category."""
-    rows = rank["features"][:top]
+    rows = rank.features[:top]
     if not rows:
         return empty("This model selected no features")
-    pv = rank["score_name"] == "pvalue"
+    pv = rank.score_name == "pvalue"
     vals = [(-math.log10(max(r["score"], 1e-300)) if pv else r["score"]) for r in rows]
     bar = {"type": "bar", "orientation": "h", "x": values(vals[::-1]), "y": [r["feature"] for r in rows][::-1],
            "marker": {"color": [CATEGORY_COLORS.get(r.get("category") or "feature", "#fff") for r in rows][::-1],
@@ -252,8 +254,8 @@ def ranking_bars(rank: dict, top: int = 15) -> dict:
            "customdata": [[r.get("category") or ""] for r in rows][::-1],
            "hovertemplate": "%{y}<br>%{customdata[0]}<br>%{x:.4g}<extra></extra>"}
     longest = max(len(str(r["feature"])) for r in rows)
-    return figure([bar], f"Top {len(rows)} features of {rank['model']}", max(300, 26 * len(rows) + 100),
-                   xaxis=axis_title("−log10 p-value" if pv else rank["kind"]),
+    return figure([bar], f"Top {len(rows)} features of {rank.model}", max(300, 26 * len(rows) + 100),
+                   xaxis=axis_title("−log10 p-value" if pv else rank.kind),
                    margin=margins(l=min(30 + 6 * longest, 600)))
 
 
@@ -268,16 +270,17 @@ def category_row_style(field="category"):
 APE_FLOOR = 0.01
 
 
-def ape_pair(rows: list[dict], label_a: str, label_b: str, title: str) -> dict:
+def ape_pair(rows: list, label_a: str, label_b: str, title: str) -> dict:
     """Per-workload APE of run A against run B on one log scale (both axes the same range), the diagonal where
-    the two agree; points above it are workloads A predicts better."""
+    the two agree; points above it are workloads A predicts better. ``rows``: the comparison's
+    ``WorkloadRow`` (:mod:`modeling.crossgen.compare`)."""
     if not rows:
         return empty("The two scenarios share no scored workload")
-    a = np.maximum(np.asarray([r["ape_a"] for r in rows], float), APE_FLOOR)
-    b = np.maximum(np.asarray([r["ape_b"] for r in rows], float), APE_FLOOR)
+    a = np.maximum(np.asarray([r.ape_a for r in rows], float), APE_FLOOR)
+    b = np.maximum(np.asarray([r.ape_b for r in rows], float), APE_FLOOR)
     lo, hi = float(min(a.min(), b.min())) / 1.5, float(max(a.max(), b.max())) * 1.5
     span = [math.log10(lo), math.log10(hi)]
-    custom = [[r["workload"], r["ape_a"], r["ape_b"]] for r in rows]
+    custom = [[r.workload, r.ape_a, r.ape_b] for r in rows]
     data = [{"type": "scatter", "mode": "lines", "x": [lo, hi], "y": [lo, hi], "name": "same error in both",
              "line": {"color": "#868e96", "dash": "dot", "width": 1}, "hoverinfo": "skip"},
             {"type": "scatter", "mode": "markers", "x": values(a), "y": values(b), "name": "workload",

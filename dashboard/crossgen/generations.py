@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dashboard.crossgen.results import GenerationsRun
 
-def workload_sets_text(res: dict | None) -> str | None:
+
+def workload_sets_text(run: GenerationsRun | None) -> str | None:
     """When the targets are scored on different workload sets (a workload without a measured value on a target
     is left out of that target's scenario), the sentence that says so; None when they are scored alike."""
-    rows = (res or {}).get("summary") or []
-    sizes = {r["target"]: r["n_workloads"] for r in rows}
+    sizes = {r.target: r.n_workloads for r in (run.rows if run else [])}
     if len(set(sizes.values())) <= 1:
         return None
     groups: dict[int, list[str]] = {}

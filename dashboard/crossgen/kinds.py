@@ -23,12 +23,17 @@ def _fingerprint(*names):
     return lambda params: "".join(datasets.get(params[n]).fingerprint for n in names)
 
 
+def _dataset_of(name="dataset"):
+    """The (id, name) of the dataset parameter ``name``: the provenance's data."""
+    return lambda params: (params[name], datasets.get(params[name]).name)
+
+
 def _only(names, params):
     by_name = {p.name: p for p in params}
     return tuple(by_name[n] for n in names)
 
 
-def cached(kind: jobs.JobKind, params: dict, report=None) -> tuple[str, dict]:
+def cached(kind: jobs.JobKind, params: dict, report=None) -> tuple[str, object]:
     """``(key, result)`` of ``kind`` for ``params`` (already validated): from the cache, or computed once
     under the key's lock and stored."""
     key = kind.key(params)
@@ -52,14 +57,14 @@ def _check_folds(params):
 
 
 SCENARIO = jobs.JobKind("scenario", tuple(scenario_params()), work.scenario_result, _fingerprint("dataset"),
-                        _check_folds)
+                        _check_folds, _dataset_of())
 
 SWEEP = jobs.JobKind("sweep", _only(("dataset", "host", "target", "metric", "cv", "folds", "seed"), scenario_params()),
-                     work.sweep_result, _fingerprint("dataset"), _check_folds)
+                     work.sweep_result, _fingerprint("dataset"), _check_folds, _dataset_of())
 
 RANKING = jobs.JobKind("ranking", _only(("dataset", "host", "target", "metric", "model", "seed"),
                                         [*scenario_params(), model_param("model", "OLS/Forward/BIC")]),
-                       work.ranking_result, _fingerprint("dataset"))
+                       work.ranking_result, _fingerprint("dataset"), dataset=_dataset_of())
 
 
 # ------------------------------------------------------------------ generations
@@ -93,7 +98,7 @@ _BASE = scenario_params(target=False)
 GENERATIONS = jobs.JobKind(
     "generations",
     (*_BASE[:2], Param("targets", "multi", _default_targets, target_choices), *_BASE[2:]),
-    _generations, _fingerprint("dataset"), _check_targets)
+    _generations, _fingerprint("dataset"), _check_targets, _dataset_of())
 
 
 # ------------------------------------------------------------------ apply
@@ -126,7 +131,7 @@ APPLY = jobs.JobKind("apply", (
     Param("val_host", "choice", prefer("val_dataset", "hosts", "Tesla-K20"), _of("val_dataset", "hosts")),
     Param("val_target", "choice", prefer("val_dataset", "targets", "GTX-980"), _of("val_dataset", "targets")),
     Param("seed", "int", 0, None, 0, 2**31 - 1),
-), work.apply_result, _fingerprint("dataset", "val_dataset"), _check_apply)
+), work.apply_result, _fingerprint("dataset", "val_dataset"), _check_apply, _dataset_of())
 
 
 # ------------------------------------------------------------------ compare two saved scenarios

@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 
 from dashboard.crossgen.figures import inlier_curves, per_workload
-from dashboard.crossgen.leaderboard import baseline_wins, leaderboard_rows, winner
+from dashboard.crossgen.leaderboard import leaderboard_rows
+from dashboard.crossgen.results import ScenarioRun
 from dashboard.ui.report import Report, Section, Table
 
 SITUATIONS = {
@@ -19,27 +20,27 @@ SITUATIONS = {
 }
 
 
-def build(res: dict, link: str, unit: str, text: str, models_shown: list[str], fingerprint: str) -> Report:
+def build(run: ScenarioRun, link: str, unit: str, text: str, models_shown: list[str], fingerprint: str) -> Report:
     """``text``: the page's sentence of what the result is and what was left out (dashboard/pages/scenario.py);
     ``fingerprint``: the data's, as the result's key used it."""
     from modeling.version import code_version
 
-    s = res["scenario"]
-    star, e_star = winner(res)
-    best = res["best"]["overall"]
-    e_best = next(m["e_out"] for m in res["models"] if m["model"] == best)
-    base = res["baseline"].get("e_out")
+    res = run.ensemble
+    s = res.scenario
+    star, e_star = res.star
+    best, e_best = run.best.model, run.best.e_out
+    base = None if res.baseline is None else res.baseline.e_out
     paragraphs = [SITUATIONS.get(s.get("cv"), SITUATIONS["logo"]), text]
-    if baseline_wins(res):
+    if res.baseline_wins:
         paragraphs.insert(0, f"No model beats the baseline: the host's own time × the median target/host ratio has "
                              f"E_out {base:.2f} %; the best model, {best}, {e_best:.2f} %.")
     board = Table([("mark", ""), ("model", "model"), ("e_out", "E_out %"), ("e_out_fold_mean", "fold mean %"),
                    ("e_in", "E_in %"), ("ir10", "IR@10 %"), ("ir20", "IR@20 %"), ("features", "features"),
                    ("fit_seconds", "fit s (summed over folds)"), ("note", "note")], leaderboard_rows(res))
-    present = [m for m in models_shown if any(x["model"] == m for x in res["models"])]
+    present = [m for m in models_shown if any(x.model == m for x in res.models)]
     return Report(
-        title=f"Scenario: {res['dataset_name']}, {res.get('host_label') or s.get('host')} → {s.get('target')}",
-        facts=[("workloads", str(res["n_workloads"])), ("features", str(res["n_features"])),
+        title=f"Scenario: {run.dataset_name}, {run.host} → {s.get('target')}",
+        facts=[("workloads", str(res.n_workloads)), ("features", str(res.n_features)),
                ("lowest E_out (★)", f"{star}: {e_star:.2f} %"), ("best model", f"{best}: {e_best:.2f} %"),
                ("baseline E_out", "–" if base is None else f"{base:.2f} %")],
         sections=[
@@ -50,8 +51,8 @@ def build(res: dict, link: str, unit: str, text: str, models_shown: list[str], f
             Section(f"Observed against predicted: {best}", figures=[per_workload(res, best, unit)]),
             Section("Inlier ratios", figures=[inlier_curves(res, present or [best])]),
         ],
-        inputs=dict(res.get("params") or s),
-        provenance=(f"Dataset {res['dataset_name']} ({s.get('dataset')}, fingerprint {fingerprint}); code version "
+        inputs=dict(run.params or s),
+        provenance=(f"Dataset {run.dataset_name} ({s.get('dataset')}, fingerprint {fingerprint}); code version "
                     f"{code_version()} (part of the result's key, so these numbers are this code's); computed in "
-                    f"{res['seconds']:.1f} s."),
+                    f"{res.seconds:.1f} s."),
         link=link, generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))

@@ -1,4 +1,5 @@
-"""The work behind each page's background job: validated params -> JSON result.
+"""The work behind each page's background job: validated params -> a typed result
+(:mod:`dashboard.crossgen.results`).
 
 Plain functions (no Dash), so they are tested without a browser and called by
 the job wrapper in :mod:`dashboard.jobs.runner`. ``report(fraction, label)`` receives
@@ -8,9 +9,12 @@ progress.
 from __future__ import annotations
 
 import os
+from dataclasses import asdict
 
 import numpy as np
 
+from dashboard.crossgen.results import (ApplyRun, CompareRun, CompareSide, GenerationsRun, InputRow, RankingRun,
+                                        ScenarioRun, TreeSweepRun, TargetRow)
 from dashboard.jobs.progress import silent
 from dashboard.state import datasets
 from modeling.crossgen.ensemble import categories_of
@@ -19,7 +23,7 @@ from modeling.crossgen.ensemble import categories_of
 JOB_WORKERS = int(os.environ.get("PERFCAST_JOB_WORKERS", 2))
 
 
-def scenario_result(params: dict, report=silent) -> dict:
+def scenario_result(params: dict, report=silent) -> ScenarioRun:
     """Leaderboard, out-of-fold predictions and step tables of one scenario."""
     from modeling.crossgen.ensemble import run_scenario
 
@@ -43,21 +47,17 @@ def scenario_result(params: dict, report=silent) -> dict:
     res = run_scenario(scen, models=params["preset"], cv=params["cv"], folds=params["folds"],
                        transform=params["transform"], seed=params["seed"], n_jobs=JOB_WORKERS,
                        progress=progress, fit_runner=runner)
-    out = res.to_dict(full=True)
     todo = (scen.get("unmeasured") or {}).get("workload_ids") or []
-    out["unmeasured"] = {"count": len(todo), "ids": [str(i) for i in todo[:8]]}  # not scored: for /predict
     # the shipped scenario counts its unmeasured workloads among the missing rows (modeling.shipped.scenario);
     # a table's missing rows are those with a missing feature only: said once, as unmeasured
     in_missing = len(todo) if ds.kind == "shipped" else 0
-    out["missing_rows"] = max(scen.get("missing_rows", 0) - in_missing, 0)
-    out["missing_reason"] = scen.get("missing_reason", "a missing value")
-    out["missing_ids"] = scen.get("missing_ids", [])
-    out["host_label"] = ds.host_label(params["host"])
-    out["upload_missing"] = ds.notes.get("missing")
-    out["categories"] = categories_of(scen, res.feature_names) or [None] * len(res.feature_names)
-    out["dataset_name"] = ds.name
-    out["params"] = dict(params)  # exactly the scenario kind's parameters (the link's inputs)
-    return out
+    return ScenarioRun(
+        dict(params), res, ds.name, ds.host_label(params["host"]),  # params: exactly the link's inputs
+        categories_of(scen, res.feature_names) or [None] * len(res.feature_names),
+        unmeasured_count=len(todo), unmeasured_ids=[str(i) for i in todo[:8]],  # not scored: for /predict
+        missing_rows=max(scen.get("missing_rows", 0) - in_missing, 0),
+        missing_reason=scen.get("missing_reason", "a missing value"),
+        missing_ids=[str(i) for i in scen.get("missing_ids", [])], upload_missing=ds.notes.get("missing"))
 
 
 def _prepared(params: dict) -> tuple[dict, dict]:
@@ -68,7 +68,7 @@ def _prepared(params: dict) -> tuple[dict, dict]:
     return scen, prepare_scenario(scen)
 
 
-def sweep_result(params: dict, report=silent) -> dict:
+def sweep_result(params: dict, report=silent) -> TreeSweepRun:
     """Random Forest tree-count sweep (RastSim 4.4) on the scenario's folds."""
     from modeling.crossgen.ensemble import make_splits
     from modeling.crossgen.sweep import tree_sweep
@@ -77,10 +77,10 @@ def sweep_result(params: dict, report=silent) -> dict:
     splits = make_splits(len(d["y"]), params["cv"], params["folds"], d["groups"], params["seed"])
     res = tree_sweep(d["X"], d["y"], splits, seed=params["seed"], n_jobs=JOB_WORKERS,
                      progress=lambda done, total, label: report(done / total, label))
-    return res.to_dict()
+    return TreeSweepRun(dict(params), res)
 
 
-def ranking_result(params: dict, report=silent) -> dict:
+def ranking_result(params: dict, report=silent) -> RankingRun:
     """Feature ranking of one model fitted on all workloads of the scenario."""
     from modeling.crossgen.ranking import rank_features
 
@@ -88,60 +88,48 @@ def ranking_result(params: dict, report=silent) -> dict:
     report(0.1, f"fitting {params['model']} on {len(d['y'])} workloads")
     res = rank_features(d["X"], d["y"], d["names"], params["model"], categories=categories_of(scen, d["names"]),
                         seed=params["seed"])
-    out = res.to_dict()
-    out["n_workloads"] = len(d["y"])
-    out["n_features"] = len(d["names"])
-    return out
+    return RankingRun(dict(params), res, len(d["y"]), len(d["names"]))
 
 
-def generations_result(params: dict, report=silent, *, scenario) -> dict:
+def generations_result(params: dict, report=silent, *, scenario) -> GenerationsRun:
     """One host, several targets: a scenario per target, speedups vs the host.
 
-    ``scenario(params, report) -> (key, result)`` gives one target's scenario (it keeps the scenario kind's
-    parameters of ``params``)
-    result, from the cache when it is there (``job_kinds.cached``)."""
+    ``scenario(params, report) -> (key, result)`` gives one target's scenario result (it keeps the scenario
+    kind's parameters of ``params``), from the cache when it is there (``kinds.cached``)."""
     ds = datasets.get(params["dataset"])
     targets = params["targets"]
-    summary, keys, speedup, predicted_speedup, sim_speedup = [], {}, {}, {}, {}
+    rows, keys, speedup, predicted_speedup, sim_speedup = [], {}, {}, {}, {}
     host = ds.host_metric(params["host"], params["metric"])
     for i, target in enumerate(targets):
-        key, res = scenario(
+        key, run = scenario(
             {**params, "target": target},
             lambda frac, label, i=i, t=target: report((i + frac) / len(targets), f"target {i + 1} of "
                                                       f"{len(targets)} ({t}): {label}"))
         keys[target] = key
-        best = next(m for m in res["models"] if m["model"] == res["best"]["overall"])
-        best_nn = next((m for m in res["models"] if m["model"] == res["best"]["nnls"]), None)
-        base = res["baseline"]
-        summary.append({"target": target, "best_model": best["model"], "e_out": best["e_out"],
-                        "ir10": best["inlier_ratio"]["10"], "ir20": best["inlier_ratio"]["20"],
-                        "best_nnls": best_nn["model"] if best_nn else None,
-                        "nnls_e_out": best_nn["e_out"] if best_nn else None,
-                        "baseline_e_out": base.get("e_out"), "n_workloads": res["n_workloads"],
-                        "n_excluded": int(res.get("excluded_rows") or 0) + int(res.get("missing_rows") or 0)})
+        row = run.target_row(target)
         if host is not None:
             tv = ds.target_values(target, params["metric"])
             ratio = (host / tv).replace([np.inf, -np.inf], np.nan).dropna()
             ratio = ratio[ratio > 0]
             speedup[target] = {str(k): float(v) for k, v in ratio.items()}
             # what the page is for: the speedup the best model predicts (host / its out-of-fold prediction)
-            oof = dict(zip(map(str, res["workload_ids"]), best["oof_prediction"]))
+            oof = dict(zip(map(str, run.ensemble.workload_ids), run.best.oof_prediction))
             host_of = {str(k): float(v) for k, v in host.items()}
             predicted_speedup[target] = {w: host_of[w] / oof[w] for w in speedup[target]
                                          if oof.get(w, 0) > 0 and np.isfinite(host_of.get(w, np.nan))}
         times = ds.simulator_times(target)
         if times is not None:
             sim_speedup[target] = simulator_speedups(*times)
-            summary[-1]["sim_speedup_mean"] = float(np.mean(list(sim_speedup[target].values()))) \
-                if sim_speedup[target] else None
+            mean = float(np.mean(list(sim_speedup[target].values()))) if sim_speedup[target] else None
+            row = TargetRow(**{**asdict(row), "sim_speedup_mean": mean})
+        rows.append(row)
     apps = {}
     if ds.kind == "shipped":
         from modeling import shipped
 
         apps = dict(zip(shipped.workloads()["workload"], shipped.workloads()["application"]))
-    return {"host": params["host"], "targets": targets, "summary": summary, "scenario_keys": keys,
-            "speedup": speedup, "predicted_speedup": predicted_speedup, "sim_speedup": sim_speedup,
-            "applications": apps, "params": dict(params)}  # the link's inputs, for the report
+    return GenerationsRun(dict(params), params["host"], list(targets), rows, keys, speedup, predicted_speedup,
+                          sim_speedup, apps)  # params: the link's inputs, for the report
 
 
 def simulator_speedups(host_seconds, sim_seconds) -> dict:
@@ -155,7 +143,7 @@ def simulator_speedups(host_seconds, sim_seconds) -> dict:
     return {str(k): float(v) for k, v in ratio[ratio > 0].items()}
 
 
-def apply_result(params: dict, report=silent) -> dict:
+def apply_result(params: dict, report=silent) -> ApplyRun:
     """Train on one scenario, evaluate on a second validation set without retraining."""
     from modeling.crossgen.apply import apply_model
 
@@ -170,18 +158,17 @@ def apply_result(params: dict, report=silent) -> dict:
         vrows = np.isin(np.asarray(val["groups"]).astype(str), hold)
     report(0.2, f"fitting {params['model']} on the training scenario")
     res = apply_model(train, val, params["model"], params["transform"], params["seed"], trows, vrows)
-    out = res.to_dict()
-    gmap = dict(zip(val["workload_ids"], [str(g) for g in val["groups"]])) if val["groups"] is not None else {}
-    out["groups"] = [gmap.get(w, "") for w in out["workload_ids"]]
-    out["params"] = dict(params)  # the datasets and metric: the page says the values' unit from them
-    return out
+    gmap = dict(zip(map(str, val["workload_ids"]), [str(g) for g in val["groups"]])) \
+        if val["groups"] is not None else {}
+    # params: the datasets and metric, the page says the values' unit from them
+    return ApplyRun(dict(params), res, [gmap.get(w, "") for w in res.workload_ids])
 
 
 #: The scenario inputs in the order /compare lists them.
 COMPARED_INPUTS = ("dataset", "host", "target", "metric", "preset", "cv", "folds", "transform", "seed")
 
 
-def compare_result(params: dict, report=silent, *, saved, scenario) -> dict:
+def compare_result(params: dict, report=silent, *, saved, scenario) -> CompareRun:
     """Two saved scenarios compared (:func:`modeling.crossgen.compare.compare_scenarios`).
 
     ``saved(id, slot) -> (record, request)`` reads a saved scenario of this project; ``scenario(params, report)
@@ -192,15 +179,12 @@ def compare_result(params: dict, report=silent, *, saved, scenario) -> dict:
     for i, side in enumerate(("A", "B")):
         slot = side.lower()
         rec, req = saved(params[slot], slot)
-        key, res = scenario(req["params"], lambda frac, label, i=i, side=side:
+        key, run = scenario(req["params"], lambda frac, label, i=i, side=side:
                             report((i + frac) / 2, f"scenario {side}: {label}"))
-        results.append(res)
-        sides[slot] = {"id": rec["id"], "name": rec["name"], "params": req["params"], "key": key,
-                       "dataset_name": res["dataset_name"], "host_label": res.get("host_label"),
-                       "n_workloads": res["n_workloads"]}
-    pa, pb = sides["a"]["params"], sides["b"]["params"]
-    inputs = [{"input": k, "a": str(pa.get(k)), "b": str(pb.get(k)), "differs": pa.get(k) != pb.get(k)}
-              for k in COMPARED_INPUTS]
-    inputs[0].update(a=sides["a"]["dataset_name"], b=sides["b"]["dataset_name"])
-    return {"a": sides["a"], "b": sides["b"], "inputs": inputs,
-            "comparison": compare_scenarios(*results).to_dict(), "params": dict(params)}
+        results.append(run.ensemble)
+        sides[slot] = CompareSide(rec["id"], rec["name"], req["params"], key, run.dataset_name, run.host_label,
+                                  run.ensemble.n_workloads)
+    pa, pb = sides["a"].params, sides["b"].params
+    inputs = [InputRow(k, str(pa.get(k)), str(pb.get(k)), pa.get(k) != pb.get(k)) for k in COMPARED_INPUTS]
+    inputs[0] = InputRow(inputs[0].input, sides["a"].dataset_name, sides["b"].dataset_name, inputs[0].differs)
+    return CompareRun(dict(params), sides["a"], sides["b"], inputs, compare_scenarios(*results))

@@ -7,6 +7,7 @@ from dashboard import jobs
 from dashboard.crossgen.compare_views import (INPUT_COLUMNS, MODEL_COLUMNS, STAR, model_choices, model_options,
                                               saved_options, summary, workload_columns, workload_view)
 from dashboard.crossgen.kinds import COMPARE
+from dashboard.crossgen.results import CompareRun
 from dashboard.jobs.panel import job_panel, register_job
 from dashboard.ui.components import alert, card, grid, register_csv
 from dashboard.ui.fields import dropdown, field
@@ -116,12 +117,12 @@ def _workloads(ready, model_a, model_b):
 @callback(Output(f"{P}-report", "data"), Input(f"{P}-download-report", "n_clicks"), State(f"{P}-ready", "data"),
           prevent_initial_call=True)
 def _report(n, ready):
-    res = jobs.result_for(ready)
-    if not res or not isinstance(n, int) or n <= 0 or not isinstance(res.get("params"), dict):
+    run = jobs.result_for(ready)
+    if not isinstance(run, CompareRun) or not isinstance(n, int) or n <= 0:
         return no_update
     from dashboard.crossgen.compare_report import build
     from dashboard.ui.report import file_name, view_link
 
-    params = res["params"]  # what the server parsed when it computed this result
-    report = build(res, view_link("/compare", params), COMPARE.fingerprint(params))
-    return dcc.send_bytes(report.html(), file_name(f"perfcast_compare_{res['a']['name']}_{res['b']['name']}"))
+    params = run.params  # what the server parsed when it computed this result
+    report = build(run, view_link("/compare", params), COMPARE.fingerprint(params))
+    return dcc.send_bytes(report.html(), file_name(f"perfcast_compare_{run.a.name}_{run.b.name}"))

@@ -6,6 +6,7 @@ from dash import Input, Output, callback, dcc, html
 from dashboard.state import datasets
 from dashboard import jobs
 from dashboard.crossgen.kinds import RANKING
+from dashboard.crossgen.results import RankingRun
 from dashboard.ui.format import JS_NULL, pvalue_col
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.crossgen.figures import CATEGORY_COLORS, category_row_style, ranking_bars
@@ -86,17 +87,17 @@ register_job(P, RANKING, FORM_IDS)
 register_csv(f"{P}-grid")
 
 
-def render_view(res: dict | None):
+def render_view(run: RankingRun | None):
     """Summary card, ranked rows and top-15 bars of a ranking result."""
-    if not res:
+    if not run:
         return None, [], empty("Rank features to see the top counters")
-    top = res["features"][0]["feature"] if res["features"] else "–"
-    summary = card(html.Div([stat("model", res["model"], f"{P}-model-name"),
-                             stat("ranked features", str(len(res["features"])), f"{P}-n-ranked"),
-                             stat("top feature", top, f"{P}-top-feature"),
-                             stat("workloads", str(res["n_workloads"]))], className="stats"),
-                   html.P(f"Score: {res['kind']}.", className="hint"))
-    return summary, res["features"], ranking_bars(res)
+    rank = run.ranking
+    summary = card(html.Div([stat("model", rank.model, f"{P}-model-name"),
+                             stat("ranked features", str(len(rank.features)), f"{P}-n-ranked"),
+                             stat("top feature", rank.top or "–", f"{P}-top-feature"),
+                             stat("workloads", str(run.n_workloads))], className="stats"),
+                   html.P(f"Score: {rank.kind}.", className="hint"))
+    return summary, rank.features, ranking_bars(rank)
 
 
 # a cached result is drawn by the layout itself; this redraws when a job finishes

@@ -7,6 +7,7 @@ from dashboard import jobs
 from dashboard.crossgen.figures import side_by_side, simulator_speedups, speedups
 from dashboard.crossgen.generations import workload_sets_text
 from dashboard.crossgen.kinds import GENERATIONS
+from dashboard.crossgen.results import GenerationsRun
 from dashboard.crossgen.params import register_dataset_dependents, register_folds_hint, scenario_controls
 from dashboard.jobs.panel import job_panel, register_job
 from dashboard.state import datasets
@@ -97,28 +98,28 @@ def _pair_options(targets):
     return targets, targets, targets
 
 
-def set_note(res: dict | None):
-    text = workload_sets_text(res)
+def set_note(run: GenerationsRun | None):
+    text = workload_sets_text(run)
     return alert(text, "warning") if text else None
 
 
-def render_view(res: dict | None, order_by: str | None = None):
+def render_view(run: GenerationsRun | None, order_by: str | None = None):
     """Speedup chart, summary rows, simulator chart, its box style and the simulator note."""
     hidden = {"display": "none"}
-    if not res:
+    if not run:
         return (empty("Compare generations to see per-workload speedups"), [], empty("Compare generations first"),
                 hidden, None)
-    fig = speedups(res, order_by) if res["speedup"] else empty("This dataset has no host metric column: no speedups")
-    if not res.get("sim_speedup"):
-        return fig, res["summary"], empty("No simulator times in this dataset"), hidden, SIM_NOTE
-    return fig, res["summary"], simulator_speedups(res), {"display": "block"}, None
+    fig = speedups(run, order_by) if run.speedup else empty("This dataset has no host metric column: no speedups")
+    if not run.sim_speedup:
+        return fig, run.table, empty("No simulator times in this dataset"), hidden, SIM_NOTE
+    return fig, run.table, simulator_speedups(run), {"display": "block"}, None
 
 
-def pair_view(res: dict | None, left: str, right: str):
+def pair_view(run: GenerationsRun | None, left: str, right: str):
     """Two targets' scenarios side by side on shared axes."""
-    if not res:
+    if not run:
         return empty("Compare generations first")
-    keys = res["scenario_keys"]
+    keys = run.scenario_keys
     if left not in keys or right not in keys:
         return empty("Choose two of the compared targets")
     a, b = jobs.get_result(keys[left]), jobs.get_result(keys[right])
@@ -126,12 +127,12 @@ def pair_view(res: dict | None, left: str, right: str):
         return empty("A scenario result expired from the cache: compare again")
 
     def title(r, t):
-        best = next(m for m in r["models"] if m["model"] == r["best"]["overall"])
-        return f"{res['host']} → {t}: {best['model']} E_out {best['e_out']:.2f} %"
+        return f"{run.host} → {t}: {r.best.model} E_out {r.best.e_out:.2f} %"
 
-    p = res.get("params") or {}
+    p = run.params or {}
     units = [datasets.unit_of({**p, "target": t}) for t in (left, right)]  # an upload's targets may differ
-    return side_by_side(a, b, title(a, left), title(b, right), units[0] if units[0] == units[1] else " / ".join(units))
+    return side_by_side(a.ensemble, b.ensemble, title(a, left), title(b, right),
+                        units[0] if units[0] == units[1] else " / ".join(units))
 
 
 # A cached result is drawn by the layout itself; these redraw on a new result or a changed pair.
@@ -153,14 +154,14 @@ def _pair(ready, left, right):
 @callback(Output(f"{P}-report", "data"), Input(f"{P}-download-report", "n_clicks"), State(f"{P}-ready", "data"),
           State(f"{P}-order", "value"), prevent_initial_call=True)
 def _report(n, ready, order_by):
-    res = jobs.result_for(ready)
-    if not res or not isinstance(n, int) or n <= 0 or not isinstance(res.get("params"), dict):
+    run = jobs.result_for(ready)
+    if not isinstance(run, GenerationsRun) or not isinstance(n, int) or n <= 0:
         return no_update
     from dashboard.crossgen.generations_report import build
     from dashboard.ui.report import file_name, view_link
 
-    params = res["params"]  # what the server parsed when it computed this result
+    params = run.params  # what the server parsed when it computed this result
     ds = datasets.get(params["dataset"])
-    order_by = order_by if order_by in res["targets"] else None
-    report = build(res, params, view_link("/generations", params), ds.name, ds.fingerprint, order_by)
-    return dcc.send_bytes(report.html(), file_name(f"perfcast_generations_{res['host']}"))
+    order_by = order_by if order_by in run.targets else None
+    report = build(run, params, view_link("/generations", params), ds.name, ds.fingerprint, order_by)
+    return dcc.send_bytes(report.html(), file_name(f"perfcast_generations_{run.host}"))

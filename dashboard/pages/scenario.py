@@ -12,8 +12,8 @@ from dash.exceptions import PreventUpdate
 from dashboard.state import datasets, scenarios
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO, SWEEP
-from dashboard.crossgen.compare_views import starred
-from dashboard.crossgen.leaderboard import baseline_wins, leaderboard_rows, winner
+from dashboard.crossgen.leaderboard import leaderboard_rows
+from dashboard.crossgen.results import SavedScenario, ScenarioRun
 from dashboard.ui.components import alert, card, grid, num_col, pct_col, register_csv, stat
 from dashboard.ui import prediction_panel as panel
 from dashboard.ui.delete_confirm import delete_button
@@ -144,40 +144,39 @@ register_csv(f"{P}-leaderboard")
 register_csv(f"{P}-steps-grid")
 
 
-def summary_view(res: dict):
+def summary_view(run: ScenarioRun):
     """Summary card, leaderboard rows and the model names of a scenario result (drawn once per result)."""
-    return derived(res, _summary_view)
+    return derived(run, _summary_view)
 
 
-def _summary_view(res: dict):
-    best = res["best"]["overall"]
-    e_best = next(m["e_out"] for m in res["models"] if m["model"] == best)
-    names = [m["model"] for m in res["models"]] + ([res["baseline"]["model"]] if res["baseline"].get("model") else [])
+def _summary_view(run: ScenarioRun):
+    ens = run.ensemble
+    best, e_best = run.best.model, run.best.e_out
+    names = ens.names
     verdict = None
-    if baseline_wins(res):
+    if run.baseline_wins:
         verdict = alert([html.Strong("No model beats the baseline. "),
                          f"The host's own time × the median target/host ratio of the training workloads has E_out "
-                         f"{res['baseline']['e_out']:.2f} %; the best model, {best}, {e_best:.2f} %. Use the "
+                         f"{ens.baseline.e_out:.2f} %; the best model, {best}, {e_best:.2f} %. Use the "
                          "baseline's numbers, or a model only where its own error is known to be lower."],
                         "warning")
     summary = card(
         verdict,
         html.Div([
-            stat("workloads", str(res["n_workloads"]), f"{P}-n-workloads"),
-            stat("features", str(res["n_features"])),
+            stat("workloads", str(ens.n_workloads), f"{P}-n-workloads"),
+            stat("features", str(ens.n_features)),
             stat("best model", best, f"{P}-best-model"),
             stat("best E_out", f"{e_best:.2f} %", f"{P}-best-eout"),
-            stat("baseline E_out",
-                 "–" if res["baseline"].get("e_out") is None else f"{res['baseline']['e_out']:.2f} %"),
+            stat("baseline E_out", "–" if ens.baseline is None else f"{ens.baseline.e_out:.2f} %"),
         ], className="stats"),
-        situation(res),
-        html.P(scenario_text(res), className="hint"))
-    return summary, leaderboard_rows(res), names, names
+        situation(run),
+        html.P(scenario_text(run), className="hint"))
+    return summary, leaderboard_rows(ens), names, names
 
 
-def situation(res: dict) -> html.P:
+def situation(run: ScenarioRun) -> html.P:
     """Which question this E_out answers, with the way to the other one."""
-    s = res["scenario"]
+    s = run.scenario
     link = dcc.Link("Predict an application not in training",
                     href=f"/new-app?dataset={s.get('dataset', 'rodinia')}&host={s.get('host')}&target={s.get('target')}"
                     if s.get("dataset", "rodinia") == "rodinia" else "/new-app", id=f"{P}-newapp-link")
@@ -192,72 +191,69 @@ def situation(res: dict) -> html.P:
     return html.P([html.Strong("Situation. "), text, link, "."], className="situation", id=f"{P}-situation")
 
 
-def predict_href(res: dict) -> str:
+def predict_href(run: ScenarioRun) -> str:
     """The /predict link of a scenario result's dataset, host, target and metric (its own parameters)."""
-    p = res.get("params") or {}
-    s = res["scenario"]
+    p = run.params or {}
+    s = run.scenario
     return "/predict?" + urlencode({k: p.get(k, s.get(k)) for k in ("dataset", "host", "target", "metric")
                                     if p.get(k, s.get(k)) is not None})
 
 
-def scenario_text(res: dict) -> list:
+def scenario_text(run: ScenarioRun) -> list:
     """What the result is, every workload left out with the reason, and the workloads that have host
     counters but no target value (not scored here; a link to predict them). Text and one ``dcc.Link``."""
-    s = res["scenario"]
-    host = res.get("host_label") or s.get("host")
+    ens, s = run.ensemble, run.scenario
     metric = s.get("metric") if s.get("metric") != "value" else f"the {s.get('target')} column"
-    unit = datasets.unit_of(res.get("params") or {})
+    unit = datasets.unit_of(run.params or {})
     metric += f" ({unit_text(unit)})" if unit != metric else ""
-    parts = [f"{res['dataset_name']}: {host} → {s.get('target')}, {metric}; {s['cv']} CV with {s['folds']} "
+    parts = [f"{run.dataset_name}: {run.host} → {s.get('target')}, {metric}; {s['cv']} CV with {s['folds']} "
              f"folds, transform {s['transform']}, seed {s['seed']}."]
-    left_out = [f"target ≤ 0 or ~0: {res['excluded_rows']}"]
-    if res.get("missing_rows"):
-        ids = ", ".join(res.get("missing_ids") or [])
-        left_out.append(f"{res.get('missing_reason', 'a missing value')}: {res['missing_rows']}"
-                        + (f" ({ids}{' …' if res['missing_rows'] > len(res.get('missing_ids') or []) else ''})"
-                           if ids else ""))
-    up = res.get("upload_missing")
+    left_out = [f"target ≤ 0 or ~0: {ens.excluded_rows}"]
+    if run.missing_rows:
+        ids = ", ".join(run.missing_ids)
+        left_out.append(f"{run.missing_reason}: {run.missing_rows}"
+                        + (f" ({ids}{' …' if run.missing_rows > len(run.missing_ids) else ''})" if ids else ""))
+    up = run.upload_missing
     if up:
         left_out.append({"rows": f"dropped at upload for a missing feature value: {up['rows']}",
                          "columns": f"feature columns dropped at upload for missing values: {len(up['columns'])}",
                          "median": f"columns whose missing values were filled with the median at upload: "
                                    f"{len(up['columns'])}"}[up["rule"]])
-    left_out.append(f"constant features dropped: {len(res['dropped_constant'])}")
+    left_out.append(f"constant features dropped: {len(ens.dropped_constant)}")
     text = [" ".join(parts) + " Left out: " + "; ".join(left_out) + "."]
-    todo = res.get("unmeasured") or {}
-    if todo.get("count"):
-        n = todo["count"]
-        ids = ", ".join(todo.get("ids") or []) + (" …" if n > len(todo.get("ids") or []) else "")
+    if run.unmeasured_count:
+        n = run.unmeasured_count
+        ids = ", ".join(run.unmeasured_ids) + (" …" if n > len(run.unmeasured_ids) else "")
         text += [f" {n} workload{'s have' if n != 1 else ' has'} host counters but no {s.get('target')} value "
                  f"({ids}): {'they are' if n != 1 else 'it is'} not scored here; predict "
                  f"{'them' if n != 1 else 'it'} on ",
-                 dcc.Link("/predict", href=predict_href(res), id=f"{P}-unmeasured-link"), "."]
-    hf = host_feature(res)
+                 dcc.Link("/predict", href=predict_href(run), id=f"{P}-unmeasured-link"), "."]
+    hf = host_feature(run)
     if hf:
         text.append(f" {hf}, the host's own measure of the target metric (the baseline and the ratio transforms "
-                    f"use it), is also one of the {res['n_features']} features: the models see the host's "
+                    f"use it), is also one of the {ens.n_features} features: the models see the host's "
                     "measurement as an input, which is legitimate, but their accuracy rests partly on it.")
-    text.append(f" Computed in {res['seconds']:.1f} s.")
+    text.append(f" Computed in {ens.seconds:.1f} s.")
     return text
 
 
-def host_feature(res: dict) -> str | None:
+def host_feature(run: ScenarioRun) -> str | None:
     """The feature of a result that is the host's own measure of the metric (None when there is none, or it
     was dropped as constant)."""
-    p = res.get("params") or {}
+    p = run.params or {}
     try:
         name = datasets.get(p["dataset"]).host_feature(p["host"], p["metric"])
     except (LookupError, TypeError):
         return None
-    return name if name and name in (res.get("feature_names") or []) else None
+    return name if name and name in (run.ensemble.feature_names or []) else None
 
 
-def predict_link(res: dict | None, model) -> tuple[str, str]:
+def predict_link(run: ScenarioRun | None, model) -> tuple[str, str]:
     """(href, text) of /predict with this scenario and the model chosen below (the recommended one for the
     baseline): the workloads the target never ran, predicted with intervals."""
-    if not res:
+    if not run:
         return "/predict", "Predict the workloads the target never ran →"
-    p = res["params"]
+    p = run.params
     m = model if model in ALL_MODELS else "recommended"
     q = to_query({k: p[k] for k in ("dataset", "host", "target", "metric")} | {"model": m, "transform": p["transform"],
                                                                                "seed": p["seed"]})
@@ -273,35 +269,37 @@ def _predict_link(ready, model, drawn):
     return predict_link(jobs.result_for(ready), model)
 
 
-def workload_view(res: dict | None, model: str):
-    if not res:
+def workload_view(run: ScenarioRun | None, model: str):
+    if not run:
         return empty("Run the scenario to see predictions")
-    return derived(res, _workload_figure, model)
+    return derived(run, _workload_figure, model)
 
 
-def _workload_figure(res: dict, model: str):
-    return per_workload(res, model, datasets.unit_of(res["params"]))
+def _workload_figure(run: ScenarioRun, model: str):
+    return per_workload(run.ensemble, model, datasets.unit_of(run.params))
 
 
-def inlier_view(res: dict | None, models: list | None):
-    if not res:
+def inlier_view(run: ScenarioRun | None, models: list | None):
+    if not run:
         return empty("Run the scenario to see inlier ratios")
-    return derived(res, inlier_curves, models if isinstance(models, list) else [])
+    return derived(run, _inlier_figure, models if isinstance(models, list) else [])
 
 
-def steps_view(res: dict | None, model: str) -> list:
-    return derived(res, _steps_rows, model) if res else []
+def _inlier_figure(run: ScenarioRun, models: list):
+    return inlier_curves(run.ensemble, models)
 
 
-def _steps_rows(res: dict, model: str) -> list:
-    m = next((x for x in res["models"] if x["model"] == model), None)
-    if m is None or not m.get("steps"):
-        return []
+def steps_view(run: ScenarioRun | None, model: str) -> list:
+    return derived(run, _steps_rows, model) if run else []
+
+
+def _steps_rows(run: ScenarioRun, model: str) -> list:
     return [{"step": s["step"], "action": s["action"], "feature": s["feature"] or "(start)",
-             "criterion": s["criterion"], "rss": s["rss"], "n_features": s["n_features"]} for s in m["steps"]]
+             "criterion": s["criterion"], "rss": s["rss"], "n_features": s["n_features"]}
+            for s in run.ensemble.steps_of(model)]
 
 
-def draw_all(res: dict, model, ir_models, steps) -> dict:
+def draw_all(res: ScenarioRun, model, ir_models, steps) -> dict:
     """Every view of a result, by :data:`VIEWS`' names (Run's answer on a cached result)."""
     summary, rows, names, ir_names = summary_view(res)
     href, link = predict_link(res, model)
@@ -351,43 +349,40 @@ def _steps(ready, model, drawn):
 
 @callback(Output(f"{P}-sweep-graph", "figure"), Input(f"{P}-sweep-ready", "data"))
 def _sweep_graph(ready):
-    res = jobs.result_for(ready)
-    return tree_sweep(res) if res else empty("Run the tree sweep to see E_out per tree count")
+    run = jobs.result_for(ready)
+    return tree_sweep(run.sweep) if run else empty("Run the tree sweep to see E_out per tree count")
 
 
-def _report(res):
+def _report(run: ScenarioRun):
     """The design-review report of a scenario result and its file's stem."""
     from dashboard.crossgen.report import build
     from dashboard.ui.report import view_link
 
-    p = res["params"]
-    text = "".join(t if isinstance(t, str) else "/predict" for t in scenario_text(res))
-    report = build(res, view_link("/scenario", p), datasets.unit_of(p), text, IR_MODELS,
+    p = run.params
+    text = "".join(t if isinstance(t, str) else "/predict" for t in scenario_text(run))
+    report = build(run, view_link("/scenario", p), datasets.unit_of(p), text, IR_MODELS,
                    SCENARIO.fingerprint(p))
     return report, f"perfcast_scenario_{p['host']}_to_{p['target']}_{p['cv']}"
 
 
 def saved_items(limit=8) -> list:
     """The newest saved scenarios as links that reopen them, each with its delete button."""
-    return [html.Li([dcc.Link(f"{s['name']} — {starred(s['summary'])}",
-                              href=f"/scenario?{s['summary'].get('query', '')}"), " ", delete_button(P, s["id"])])
-            for s in scenarios.list_scenarios("scenario")[:limit]]
+    items = []
+    for s in scenarios.list_scenarios("scenario")[:limit]:
+        saved = SavedScenario.read(s["summary"])
+        items.append(html.Li([dcc.Link(f"{s['name']} — {saved.starred}", href=f"/scenario?{saved.query}"), " ",
+                              delete_button(P, s["id"])]))
+    return items
 
 
 def _describe(sc_id) -> str:
     return f"'{scenarios.load_scenario(sc_id)['name']}' ({sc_id})"
 
 
-def _store(res, _key, name) -> dict:
-    """Save a scenario result's inputs and the summary its saved-list entry and /compare show."""
-    best = res["best"]["overall"]
-    m = next(x for x in res["models"] if x["model"] == best)
-    query = to_query(res["params"])[1:]
-    star, star_e_out = winner(res)
-    return scenarios.save_scenario("scenario", res["params"], {"best": best, "e_out": m["e_out"],
-                                                             "ir10": m["inlier_ratio"]["10"], "star": star,
-                                                             "star_e_out": star_e_out,
-                                                             "n_workloads": res["n_workloads"], "query": query}, name)
+def _store(run: ScenarioRun, _key, name) -> dict:
+    """Save a scenario result's inputs and the summary its saved-list entry and /compare show
+    (:class:`SavedScenario`, stored tagged)."""
+    return scenarios.save_scenario("scenario", run.params, SavedScenario.of(run).to_dict(), name)
 
 
 _save = panel.register(panel.Panel(

@@ -19,11 +19,14 @@ import numpy as np
 from modeling.crossgen.ensemble import MODEL_FACTORIES, TRANSFORMS, prepare, resolve_models
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
 from modeling.metrics import THRESHOLDS, ape, inlier_ratios, percent_safe
+from modeling.results import Result
 from modeling.crossgen.estimators import HostRatioBaseline, TargetTransformRegressor
 
 
 @dataclass
-class ApplyResult:
+class ApplyResult(Result):
+    """A model fitted on one scenario and judged on a validation set (HALWPE V.D-E): the mean APE there, the
+    inlier ratios (keyed by the threshold as a string), the baseline's mean APE, and per workload."""
     model: str
     n_train: int
     n_validation: int
@@ -39,7 +42,8 @@ class ApplyResult:
     predicted: list = field(repr=False)
     ape: list = field(repr=False)
 
-    def to_dict(self) -> dict:
+    def summary(self) -> dict:
+        """The JSON the command line prints."""
         return asdict(self)
 
 

@@ -79,7 +79,7 @@ def _fmt_table(rows, cols):
 def cmd_ensemble(args) -> int:
     scen = load_scenario(args)
     res = _run(args, scen)
-    d = res.to_dict()
+    d = res.summary()
     d["missing_rows"] = scen.get("missing_rows", 0)
     if args.json:
         print(json.dumps(d, indent=2))
@@ -109,7 +109,7 @@ def cmd_sweep(args) -> int:
 
     scen, d = _prepared(args)
     splits = make_splits(len(d["y"]), args.cv, args.folds, d["groups"], args.seed)
-    res = tree_sweep(d["X"], d["y"], splits, seed=args.seed).to_dict()
+    res = tree_sweep(d["X"], d["y"], splits, seed=args.seed).summary()
     if args.json:
         print(json.dumps(res, indent=2))
         return 0
@@ -125,7 +125,7 @@ def cmd_rank(args) -> int:
 
     scen, d = _prepared(args)
     res = rank_features(d["X"], d["y"], d["names"], args.model, categories=categories_of(scen, d["names"]),
-                        seed=args.seed).to_dict()
+                        seed=args.seed).summary()
     if args.json:
         print(json.dumps(res, indent=2))
         return 0

@@ -1,15 +1,18 @@
 """Two scenario results side by side: which models changed rank, and the workloads the two disagree on.
 
-The inputs are two scenario results as :meth:`modeling.crossgen.ensemble.EnsembleResult.to_dict` writes them
-(``full=True``): the same method run twice with other inputs (another host, target, cross-validation or
-dataset). Errors are the RastSim eq. 3 E_out (mean out-of-fold APE, percent) each run reported; nothing is
-refitted here. A workload is compared when both runs scored it (the same workload id).
+The inputs are two scenario results (:class:`modeling.crossgen.ensemble.EnsembleResult`): the same method run
+twice with other inputs (another host, target, cross-validation or dataset). Errors are the RastSim eq. 3 E_out
+(mean out-of-fold APE, percent) each run reported; nothing is refitted here. A workload is compared when both
+runs scored it (the same workload id).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
+
+from modeling.crossgen.ensemble import EnsembleResult
+from modeling.results import Result
 
 #: Two E_out values "differ" when they are this many percentage points apart and this share of the smaller
 #: one: a run with E_out 2 % against 3 % differs, 40.1 % against 40.6 % does not.
@@ -19,19 +22,10 @@ DIFFERS_SHARE = 0.10
 SHOWN = 12
 
 
-def _entries(res: dict) -> dict:
-    """Model name -> its entry, the baseline included when it was scored."""
-    out = {m["model"]: m for m in res["models"]}
-    base = res.get("baseline") or {}
-    if base.get("e_out") is not None:
-        out[base["model"]] = base
-    return out
-
-
-def star(res: dict) -> tuple[str, float]:
-    """The leaderboard's ★: the lowest E_out among the models and the baseline (the baseline when it wins)."""
-    name, m = min(_entries(res).items(), key=lambda kv: (kv[1]["e_out"], kv[0]))
-    return name, float(m["e_out"])
+def star(res: EnsembleResult) -> tuple[str, float]:
+    """The leaderboard's ★: the lowest E_out among the models and the baseline (the baseline when it wins);
+    :attr:`EnsembleResult.star`."""
+    return res.star
 
 
 def differs(a: float | None, b: float | None) -> bool:
@@ -42,7 +36,7 @@ def differs(a: float | None, b: float | None) -> bool:
 
 
 @dataclass(frozen=True)
-class ModelRow:
+class ModelRow(Result):
     """One model in both leaderboards (None where a run did not score it); ranks count from 1."""
 
     model: str
@@ -67,12 +61,13 @@ class ModelRow:
             return ""
         return "B better" if self.delta < 0 else "A better"
 
-    def to_dict(self) -> dict:
+    def summary(self) -> dict:
+        """The row as a table shows it (the derived ``delta`` and ``changed`` included)."""
         return {**asdict(self), "delta": self.delta, "changed": self.changed}
 
 
 @dataclass(frozen=True)
-class WorkloadRow:
+class WorkloadRow(Result):
     """One workload both runs scored, with the model each run is judged by."""
 
     workload: str
@@ -88,12 +83,13 @@ class WorkloadRow:
         """How far apart the two errors are, in percentage points of APE."""
         return abs(self.ape_b - self.ape_a)
 
-    def to_dict(self) -> dict:
+    def summary(self) -> dict:
+        """The row as a table shows it (the derived ``gap`` included)."""
         return {**asdict(self), "gap": self.gap}
 
 
 @dataclass(frozen=True)
-class WorkloadComparison:
+class WorkloadComparison(Result):
     """Per-workload errors of model ``model_a`` in run A and ``model_b`` in run B, on their shared workloads."""
 
     model_a: str
@@ -118,41 +114,41 @@ class WorkloadComparison:
     def most_apart(self, k: int = SHOWN) -> list:
         return self.rows[:k]
 
-    def to_dict(self, k: int | None = SHOWN) -> dict:
+    def summary(self, k: int | None = SHOWN) -> dict:
+        """The flat JSON of the comparison (the ``k`` rows most apart; every row for None)."""
         return {"model_a": self.model_a, "model_b": self.model_b, "n_shared": self.n_shared,
                 "only_a": self.only_a, "only_b": self.only_b, "a_better": self.a_better, "b_better": self.b_better,
-                "rows": [r.to_dict() for r in (self.rows if k is None else self.rows[:k])]}
+                "rows": [r.summary() for r in (self.rows if k is None else self.rows[:k])]}
 
 
 def _finite(x) -> bool:
     return x is not None and math.isfinite(float(x))
 
 
-def compare_workloads(a: dict, b: dict, model_a: str | None = None, model_b: str | None = None
+def compare_workloads(a: EnsembleResult, b: EnsembleResult, model_a: str | None = None, model_b: str | None = None
                       ) -> WorkloadComparison:
     """The errors of ``model_a`` in run A and ``model_b`` in run B (each run's ★ when not given) on every
     workload both scored, ordered by how far apart the two APE are. ``KeyError`` for a model a run lacks."""
-    model_a = model_a or star(a)[0]
-    model_b = model_b or star(b)[0]
-    ma, mb = _entries(a)[model_a], _entries(b)[model_b]
-    in_b = {str(w): i for i, w in enumerate(b["workload_ids"])}
+    model_a = model_a or a.star[0]
+    model_b = model_b or b.star[0]
+    ma, mb = a.entries[model_a], b.entries[model_b]
+    in_b = {str(w): i for i, w in enumerate(b.workload_ids)}
     rows, seen = [], set()
-    for i, w in enumerate(map(str, a["workload_ids"])):
+    for i, w in enumerate(map(str, a.workload_ids)):
         j = in_b.get(w)
         if j is None:
             continue
         seen.add(w)
-        vals = (a["observed"][i], b["observed"][j], ma["oof_prediction"][i], mb["oof_prediction"][j],
-                ma["ape"][i], mb["ape"][j])
+        vals = (a.observed[i], b.observed[j], ma.oof_prediction[i], mb.oof_prediction[j], ma.ape[i], mb.ape[j])
         if all(_finite(v) for v in vals):
             rows.append(WorkloadRow(w, *(float(v) for v in vals)))
     rows.sort(key=lambda r: (-r.gap, r.workload))
-    return WorkloadComparison(model_a, model_b, rows, only_a=len(a["workload_ids"]) - len(seen),
-                              only_b=len(b["workload_ids"]) - len(seen))
+    return WorkloadComparison(model_a, model_b, rows, only_a=len(a.workload_ids) - len(seen),
+                              only_b=len(b.workload_ids) - len(seen))
 
 
 @dataclass(frozen=True)
-class ScenarioComparison:
+class ScenarioComparison(Result):
     """Two leaderboards merged by model, and the per-workload errors of each run's ★."""
 
     models: list = field(repr=False)  # ModelRow, by the better of the two E_out
@@ -168,29 +164,30 @@ class ScenarioComparison:
     def same_star(self) -> bool:
         return self.star_a[0] == self.star_b[0]
 
-    def to_dict(self) -> dict:
-        return {"models": [r.to_dict() for r in self.models], "star_a": list(self.star_a),
+    def summary(self) -> dict:
+        """The flat JSON of the comparison (derived counts included, every workload row)."""
+        return {"models": [r.summary() for r in self.models], "star_a": list(self.star_a),
                 "star_b": list(self.star_b), "n_changed": self.n_changed, "same_star": self.same_star,
-                "workloads": self.workloads.to_dict(k=None) if self.workloads else None}
+                "workloads": self.workloads.summary(k=None) if self.workloads else None}
 
 
 def _ranks(entries: dict) -> dict:
-    order = sorted(entries, key=lambda n: (entries[n]["e_out"], n))
+    order = sorted(entries, key=lambda n: (entries[n].e_out, n))
     return {n: i + 1 for i, n in enumerate(order)}
 
 
-def compare_scenarios(a: dict, b: dict) -> ScenarioComparison:
+def compare_scenarios(a: EnsembleResult, b: EnsembleResult) -> ScenarioComparison:
     """Merge two scenario results' leaderboards (the baseline as a row of its own) and compare the
     per-workload errors of each run's ★ model."""
-    ea, eb = _entries(a), _entries(b)
+    ea, eb = a.entries, b.entries
     ra, rb = _ranks(ea), _ranks(eb)
-    sa, sb = star(a), star(b)
+    sa, sb = a.star, b.star
     rows = []
     for name in list(ea) + [n for n in eb if n not in ea]:
         x, y = ea.get(name), eb.get(name)
         rows.append(ModelRow(
-            name, x and float(x["e_out"]), y and float(y["e_out"]), ra.get(name), rb.get(name),
-            x and float(x["inlier_ratio"]["10"]), y and float(y["inlier_ratio"]["10"]),
+            name, x and float(x.e_out), y and float(y.e_out), ra.get(name), rb.get(name),
+            x and float(x.ir(10)), y and float(y.ir(10)),
             name == sa[0], name == sb[0]))
     rows.sort(key=lambda r: (min(v for v in (r.e_out_a, r.e_out_b) if v is not None), r.model))
     return ScenarioComparison(rows, sa, sb, compare_workloads(a, b, sa[0], sb[0]))

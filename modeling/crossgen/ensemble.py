@@ -20,11 +20,11 @@ the same fold (random folds over inputs of one application flatter the error).
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
 from collections.abc import Callable
 
 import numpy as np
 
+from modeling.crossgen.ensemble_results import EnsembleResult, ModelResult
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
 from modeling.metrics import THRESHOLDS, ape, inlier_ratios, percent_safe
 from modeling.parallel import map_unordered
@@ -62,11 +62,6 @@ PRESETS = {
 CV_SCHEMES = ("kfold", "group", "logo")
 TRANSFORMS = ("none", "log", "ratio", "logratio")
 BASELINE = "Baseline (host x median ratio)"
-
-
-def is_nonnegative(name: str) -> bool:
-    """True for the models with non-negative coefficients (HALWPE's NNLS family)."""
-    return "NNLS" in name
 
 
 def resolve_models(models) -> list[str]:
@@ -116,89 +111,6 @@ def make_splits(n: int, cv: str = "kfold", folds: int = 10, groups=None, seed: i
                                  f"data has {n_groups}. Choose leave-one-application-out, or {n_groups} folds "
                                  f"(command line: --cv logo, or --folds {n_groups}).")
     return list(GroupKFold(folds, shuffle=True, random_state=seed).split(idx, groups=groups))
-
-
-@dataclass
-class ModelResult:
-    """Cross-validated result of one model (all errors in percent)."""
-
-    model: str
-    e_out: float
-    e_out_fold_mean: float
-    e_in: float
-    inlier_ratio: dict
-    n_selected: int
-    n_available: int
-    fit_seconds: float
-    oof_prediction: list = field(repr=False)
-    ape: list = field(repr=False)
-    fold_e_out: list = field(repr=False)
-    selected: list = field(repr=False, default_factory=list)
-    steps: list | None = field(repr=False, default=None)
-
-    def to_dict(self, full: bool = False) -> dict:
-        d = asdict(self)
-        if not full:
-            for k in ("oof_prediction", "ape", "fold_e_out", "selected", "steps"):
-                d.pop(k)
-        return d
-
-
-@dataclass
-class EnsembleResult:
-    """Leaderboard of a scenario, JSON-ready through ``to_dict``."""
-
-    scenario: dict
-    n_workloads: int
-    n_features: int
-    feature_names: list
-    workload_ids: list
-    groups: list | None
-    observed: list
-    baseline: ModelResult | None
-    models: list
-    excluded_rows: int = 0
-    dropped_constant: list = field(default_factory=list)
-    seconds: float = 0.0
-
-    def best(self, nonneg_only: bool = False) -> ModelResult:
-        pool = [m for m in self.models if (is_nonnegative(m.model) or not nonneg_only)]
-        if not pool:
-            return None
-        return min(pool, key=lambda m: m.e_out)
-
-    def model(self, name: str) -> ModelResult:
-        for m in self.models:
-            if m.model == name:
-                return m
-        if self.baseline is not None and name == self.baseline.model:
-            return self.baseline
-        raise ConfigError(f"Model {name!r} is not in this result.")
-
-    def to_dict(self, full: bool = False) -> dict:
-        best = self.best()
-        best_nn = self.best(nonneg_only=True)
-        d = {
-            "scenario": self.scenario,
-            "n_workloads": self.n_workloads,
-            "n_features": self.n_features,
-            "excluded_rows": self.excluded_rows,
-            "dropped_constant": self.dropped_constant,
-            "baseline": ({"e_out": None, "reason": "no host metric column"} if self.baseline is None
-                         else self.baseline.to_dict(full)),
-            "best": {"overall": best.model if best else None, "nnls": best_nn.model if best_nn else None},
-            "models": [m.to_dict(full) for m in self.models],
-            "seconds": self.seconds,
-        }
-        if full:
-            d.update(feature_names=self.feature_names, workload_ids=self.workload_ids,
-                     groups=self.groups, observed=self.observed)
-            for m in d["models"]:  # feature indices -> names for display
-                m["selected"] = [self.feature_names[i] for i in m["selected"]]
-                for step in m["steps"] or []:
-                    if step["feature"] is not None:
-                        step["feature"] = self.feature_names[step["feature"]]
-        return d
 
 
 def prepare(X, y, feature_names=None, workload_ids=None, groups=None, drop_constant=False,

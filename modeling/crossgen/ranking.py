@@ -35,16 +35,25 @@ from modeling.crossgen.ensemble import MODEL_FACTORIES, make_splits, resolve_mod
 from modeling.errors import ConfigError
 from modeling.crossgen.linear import ols_stats
 from modeling.metrics import mean_ape
+from modeling.results import Result
 
 
 @dataclass
-class Ranking:
+class Ranking(Result):
+    """The ranked features of one model: ``features`` are table rows (rank, feature, category, score, coef and
+    the model family's own columns, see the module notes), most important first."""
     model: str
     kind: str
     score_name: str
     features: list  # dicts: rank, feature, category, score, coef, pvalue, ...
 
-    def to_dict(self) -> dict:
+    @property
+    def top(self) -> str | None:
+        """The most important feature, None when the model selected none."""
+        return self.features[0]["feature"] if self.features else None
+
+    def summary(self) -> dict:
+        """The JSON the command line prints."""
         return asdict(self)
 
 

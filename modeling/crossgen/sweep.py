@@ -16,18 +16,25 @@ import numpy as np
 from modeling.metrics import THRESHOLDS, ape, inlier_ratios
 from modeling.crossgen.estimators import ForestRegressor
 from modeling.parallel import map_unordered
+from modeling.results import Result
 
 TREE_COUNTS = tuple(2**i for i in range(1, 11))
 
 
 @dataclass
-class SweepResult:
+class SweepResult(Result):
+    """E_out and inlier ratios per tree count, and the count with the lowest E_out (RastSim 4.4)."""
     n_trees: list
     e_out: list  # percent, one per tree count
     inlier_ratio: list  # dict threshold -> percent, one per tree count
     best_n: int
 
-    def to_dict(self) -> dict:
+    def ir(self, threshold: int | str) -> list[float]:
+        """The inlier ratio at ``threshold`` percent, one per tree count."""
+        return [r[str(threshold)] for r in self.inlier_ratio]
+
+    def summary(self) -> dict:
+        """The JSON the command line prints."""
         return asdict(self)
 
 

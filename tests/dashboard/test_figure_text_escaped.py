@@ -42,13 +42,12 @@ def _no_raw_markup(fig):
 
 
 def _crossgen_result():
+    from tests.dashboard.crossgen.typed import ensemble, model
+
     obs = [3.0, 1.0, 2.0, 5.0]
     ir = {"10": 60.0, "50": 99.0}
-    return {"observed": obs, "workload_ids": WORKLOADS, "groups": APPS,
-            "models": [{"model": "OLS", "oof_prediction": [2.9, 1.2, 2.0, 4.0], "ape": [3.3, 20.0, 0.0, 20.0],
-                        "e_out": 5.0, "inlier_ratio": ir}],
-            "baseline": {"model": "Baseline", "oof_prediction": obs, "ape": [0, 0, 0, 0], "e_out": 0.0,
-                         "inlier_ratio": ir}, "best": {"overall": "OLS"}}
+    return ensemble(obs, WORKLOADS, [model("OLS", [2.9, 1.2, 2.0, 4.0], [3.3, 20.0, 0.0, 20.0], 5.0, ir)],
+                    model("Baseline", obs, [0, 0, 0, 0], 0.0, ir), groups=APPS)
 
 
 def test_workload_and_application_names_reach_the_figure_escaped():
@@ -62,9 +61,11 @@ def test_workload_and_application_names_reach_the_figure_escaped():
 
 
 def test_speedups_side_by_side_and_an_empty_figure_escape_names_too():
-    gen = {"host": "GTX-680", "applications": dict(zip(WORKLOADS, APPS)),
-           "speedup": {"<a href=x>GPU</a>": dict(zip(WORKLOADS, [2.0, 0.5, 1.0, 3.0]))},
-           "sim_speedup": {"<a href=x>GPU</a>": dict(zip(WORKLOADS, [1e4, 1e5, 2e4, 3e4]))}}
+    from dashboard.crossgen.results import GenerationsRun
+
+    gen = GenerationsRun({}, "GTX-680", ["<a href=x>GPU</a>"], [], {},
+                         {"<a href=x>GPU</a>": dict(zip(WORKLOADS, [2.0, 0.5, 1.0, 3.0]))}, {},
+                         {"<a href=x>GPU</a>": dict(zip(WORKLOADS, [1e4, 1e5, 2e4, 3e4]))}, dict(zip(WORKLOADS, APPS)))
     for fig in (crossgen.speedups(gen), crossgen.simulator_speedups(gen),
                 crossgen.side_by_side(_crossgen_result(), _crossgen_result(), "<b>left</b>", "<style>right</style>")):
         _no_raw_markup(fig)

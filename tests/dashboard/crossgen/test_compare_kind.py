@@ -27,10 +27,12 @@ def _dataset():
 
 def _save(ds_id, target, name):
     params = SCENARIO.request({"dataset": ds_id, "target": target, "preset": "halwpe", "folds": "5"})["params"]
-    _, res = cached(SCENARIO, params)
-    entries = [(m["e_out"], m["model"]) for m in res["models"]] + [(res["baseline"]["e_out"], res["baseline"]["model"])]
+    _, run = cached(SCENARIO, params)
+    res = run.ensemble
+    entries = [(m.e_out, m.model) for m in res.models] + [(res.baseline.e_out, res.baseline.model)]
     e, star = min(entries)
-    rec = scenarios.save_scenario("scenario", params, {"best": res["best"]["overall"], "e_out": 0.0, "star": star,
+    # a summary as saved before summaries were typed (a plain dict): /compare reads it all the same
+    rec = scenarios.save_scenario("scenario", params, {"best": res.best_model.model, "e_out": 0.0, "star": star,
                                                        "star_e_out": e}, name)
     return rec, res
 
@@ -46,19 +48,19 @@ def test_compare_two_saved_scenarios(var):
     req = COMPARE.request({"a": a["id"], "b": b["id"]})
     assert req["key"] != COMPARE.request({"a": b["id"], "b": a["id"]})["key"]
     _, res = cached(COMPARE, req["params"])
-    assert {r["input"] for r in res["inputs"] if r["differs"]} == {"target"}
-    e_a = {m["model"]: m["e_out"] for m in ra["models"]} | {ra["baseline"]["model"]: ra["baseline"]["e_out"]}
-    e_b = {m["model"]: m["e_out"] for m in rb["models"]} | {rb["baseline"]["model"]: rb["baseline"]["e_out"]}
-    rows = {m["model"]: m for m in res["comparison"]["models"]}
+    assert {r.input for r in res.inputs if r.differs} == {"target"}
+    e_a = {m.model: m.e_out for m in ra.models} | {ra.baseline.model: ra.baseline.e_out}
+    e_b = {m.model: m.e_out for m in rb.models} | {rb.baseline.model: rb.baseline.e_out}
+    rows = {m.model: m for m in res.comparison.models}
     assert set(rows) == set(e_a) == set(e_b)
     for name, r in rows.items():
-        assert r["e_out_a"] == pytest.approx(e_a[name]) and r["delta"] == pytest.approx(e_b[name] - e_a[name])
-    assert res["comparison"]["star_a"][0] == min(e_a, key=e_a.get)
-    assert res["comparison"]["star_b"][0] == min(e_b, key=e_b.get)
+        assert r.e_out_a == pytest.approx(e_a[name]) and r.delta == pytest.approx(e_b[name] - e_a[name])
+    assert res.comparison.star_a[0] == min(e_a, key=e_a.get)
+    assert res.comparison.star_b[0] == min(e_b, key=e_b.get)
     # the page's per-workload view of RandomForest in both, against the two results' own APE
     fig, top, verdict = workload_view(res, "RandomForest", "RandomForest")
-    ape_a = dict(zip(ra["workload_ids"], next(m for m in ra["models"] if m["model"] == "RandomForest")["ape"]))
-    ape_b = dict(zip(rb["workload_ids"], next(m for m in rb["models"] if m["model"] == "RandomForest")["ape"]))
+    ape_a = dict(zip(ra.workload_ids, ra.model("RandomForest").ape))
+    ape_b = dict(zip(rb.workload_ids, rb.model("RandomForest").ape))
     shared = sorted(set(ape_a) & set(ape_b))
     closer_b = sum(ape_b[w] < ape_a[w] for w in shared)
     assert f"Of the {len(shared)} workloads both runs scored, B (RandomForest) is closer on {closer_b}," in \
@@ -109,7 +111,6 @@ def test_the_compare_report_carries_both_leaderboards_and_the_names(var):
     _, res = cached(COMPARE, req["params"])
     text = build(res, "http://x/compare", COMPARE.fingerprint(req["params"])).html().decode()
     assert "next &lt;b&gt;" in text and "next <b>" not in text
-    for m in res["comparison"]["models"]:
-        assert f"<td>{m['model']}</td><td>{m['e_out_a']:.4g}</td><td>{m['e_out_b']:.4g}</td>" in text
-    w = res["comparison"]["workloads"]
-    assert f"Of the {w['n_shared']} workloads both runs scored" in text
+    for m in res.comparison.models:
+        assert f"<td>{m.model}</td><td>{m.e_out_a:.4g}</td><td>{m.e_out_b:.4g}</td>" in text
+    assert f"Of the {res.comparison.workloads.n_shared} workloads both runs scored" in text

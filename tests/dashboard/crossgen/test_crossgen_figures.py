@@ -7,18 +7,21 @@ import plotly.graph_objects as go
 import pytest
 
 from dashboard.crossgen import figures
+from dashboard.crossgen.results import GenerationsRun
+from modeling.crossgen.ranking import Ranking
+from modeling.crossgen.sweep import SweepResult
+from tests.dashboard.crossgen.typed import ensemble, model
 
-IR = {"1": 10.0, "5": 40.0, "10": 60.0, "15": 70.0, "20": 80.0, "30": 90.0, "40": 95.0, "50": 99.0}
+
+def _result(observed=(3.0, 1.0, 2.0, 5.0)):
+    obs = list(observed)
+    return ensemble(obs, ["w0", "w1", "w2", "w3"],
+                    [model("OLS", [2.9, 1.2, 2.0, float("nan")], [3.3, 20.0, 0.0, 1e3], e_out=5.0)],
+                    model("Baseline", obs, [0, 0, 0, 0], e_out=0.0), groups=["a", "a", "b", "b"])
 
 
-def _result():
-    obs = [3.0, 1.0, 2.0, 5.0]
-    return {"observed": obs, "workload_ids": ["w0", "w1", "w2", "w3"], "groups": ["a", "a", "b", "b"],
-            "models": [{"model": "OLS", "oof_prediction": [2.9, 1.2, 2.0, float("nan")], "ape": [3.3, 20.0, 0.0, 1e3],
-                        "e_out": 5.0, "inlier_ratio": IR}],
-            "baseline": {"model": "Baseline", "oof_prediction": obs, "ape": [0, 0, 0, 0], "e_out": 0.0,
-                         "inlier_ratio": IR},
-            "best": {"overall": "OLS"}}
+def _gen(speedup, sim_speedup, host="GTX-680", applications=None):
+    return GenerationsRun({}, host, list(speedup), [], {}, speedup, {}, sim_speedup, applications or {})
 
 
 def _valid(fig):
@@ -36,8 +39,7 @@ def test_per_workload_orders_by_observed_with_ape_on_the_second_axis():
     assert fig["layout"]["yaxis"]["type"] == "log" and fig["layout"]["yaxis2"]["overlaying"] == "y"
     assert "not in this result" in figures.per_workload(_result(), "Lasso")["layout"]["annotations"][0]["text"]
     assert "dtick" not in fig["layout"]["yaxis"]  # 1 to 5: plotly's own ticks
-    wide = _result()
-    wide["observed"] = [1e-6, 1e-3, 0.5, 2.0]
+    wide = _result([1e-6, 1e-3, 0.5, 2.0])
     assert _valid(figures.per_workload(wide, "OLS"))["layout"]["yaxis"]["dtick"] == 1  # one label per decade
 
 
@@ -45,19 +47,18 @@ def test_inlier_curves_sweep_and_ranking():
     ir = _valid(figures.inlier_curves(_result(), ["OLS"]))
     assert [t["name"] for t in ir["data"]] == ["OLS", "Baseline"] and ir["data"][1]["line"]["dash"] == "dot"
     assert ir["data"][0]["x"] == [1.0, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0]
-    sweep = _valid(figures.tree_sweep({"n_trees": [2, 4, 8], "e_out": [9.0, 7.0, 6.5], "best_n": 8,
-                                       "inlier_ratio": [{"10": 50.0, "20": 70.0}] * 3}))
+    sweep = _valid(figures.tree_sweep(SweepResult([2, 4, 8], [9.0, 7.0, 6.5], [{"10": 50.0, "20": 70.0}] * 3, 8)))
     assert [t.get("yaxis", "y") for t in sweep["data"]] == ["y", "y2", "y2"]
-    rank = _valid(figures.ranking_bars({"model": "OLS", "score_name": "pvalue", "kind": "p-value",
-                                        "features": [{"feature": "ipc", "score": 1e-8, "category": "instruction"},
-                                                     {"feature": "l2_hit", "score": 0.01, "category": "cache"}]}))
+    rank = _valid(figures.ranking_bars(Ranking("OLS", "p-value", "pvalue",
+                                               [{"feature": "ipc", "score": 1e-8, "category": "instruction"},
+                                                {"feature": "l2_hit", "score": 0.01, "category": "cache"}])))
     assert rank["data"][0]["y"] == ["l2_hit", "ipc"] and rank["data"][0]["x"] == pytest.approx([2.0, 8.0])
 
 
 def test_generation_figures():
-    gen = {"host": "GTX-680", "applications": {"w0": "a"},
-           "speedup": {"GTX-980": {"w0": 2.0, "w1": 0.5}, "Tesla-P100": {"w0": 4.0, "w1": 3.0}},
-           "sim_speedup": {"GTX-980": {"w0": 1e4, "w1": 1e5}, "Tesla-P100": {"w0": 3e4, "w1": 2e4}}}
+    speedup = {"GTX-980": {"w0": 2.0, "w1": 0.5}, "Tesla-P100": {"w0": 4.0, "w1": 3.0}}
+    gen = _gen(speedup, {"GTX-980": {"w0": 1e4, "w1": 1e5}, "Tesla-P100": {"w0": 3e4, "w1": 2e4}},
+               applications={"w0": "a"})
     sp = _valid(figures.speedups(gen))
     assert sp["data"][0]["y"] == [0.5, 2.0] and sp["layout"]["shapes"][0]["y0"] == 1
     # one workload order on every curve: ordered by Tesla-P100, w1 (3.0) comes first for both targets
@@ -65,7 +66,7 @@ def test_generation_figures():
     for trace in by_p100["data"]:
         assert [c[0] for c in trace["customdata"]] == ["w1", "w0"] and trace["x"] == [1, 2]
     assert by_p100["data"][0]["y"] == [0.5, 2.0] and by_p100["data"][1]["y"] == [3.0, 4.0]
-    gen3 = {**gen, "speedup": {**gen["speedup"], "GTX-970": {"w2": 1.5, "w0": 1.0}}}
+    gen3 = _gen({**speedup, "GTX-970": {"w2": 1.5, "w0": 1.0}}, gen.sim_speedup)
     three = _valid(figures.speedups(gen3, "GTX-980"))
     xs = {t["name"]: dict(zip([c[0] for c in t["customdata"]], t["x"])) for t in three["data"]}
     assert xs["GTX-980"]["w0"] == xs["Tesla-P100"]["w0"] == xs["GTX-970"]["w0"]  # same x, same workload

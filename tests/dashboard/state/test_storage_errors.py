@@ -63,9 +63,12 @@ def test_the_scenario_page_shows_the_message(var, monkeypatch):
 
     page = importlib.import_module("dashboard.pages.scenario")
 
-    monkeypatch.setattr(page.jobs, "result_for", lambda ready: {
-        "best": {"overall": "OLS"}, "models": [{"model": "OLS", "e_out": 1.0, "inlier_ratio": {"10": 50.0}}],
-        "n_workloads": 3, "params": {"dataset": "rodinia", "seed": 0}})
+    from dashboard.crossgen.results import ScenarioRun
+    from tests.dashboard.crossgen.typed import ensemble, model
+
+    run = ScenarioRun({"dataset": "rodinia", "seed": 0},
+                      ensemble([1.0, 2.0, 3.0], ["a", "b", "c"], [model("OLS", [1, 2, 3], [1.0, 1.0, 1.0])]), "d")
+    monkeypatch.setattr(page.jobs, "result_for", lambda ready: run)
     _full_disk(monkeypatch)
     status, listed = page._save(1, {"key": "x"}, "name")
     assert "disk is full" in str(status) and listed is page.no_update

@@ -92,7 +92,9 @@ def test_targets_of_different_units_each_keep_their_own(var):
 
     apply_params = {"dataset": meta["id"], "train_target": "c", "metric": "value", "val_dataset": meta["id"],
                     "val_target": "t"}
-    assert _units({"params": apply_params}) == ("s", "cycle")
+    from dashboard.crossgen.results import ApplyRun
+
+    assert _units(ApplyRun(apply_params, None, [])) == ("s", "cycle")
     with pytest.raises(DataError):
         datasets.save_dataset(table, "bad", mapping, target_units={"t": "<b>s</b>"})
     path = project_path("datasets") / meta["id"] / "meta.json"
@@ -139,9 +141,9 @@ def _prediction(**more):
 
 
 def test_charts_and_exports_say_the_unit_or_that_none_was_given(var):
-    scen = {"observed": [1.0, 2.0], "workload_ids": ["a", "b"], "groups": ["", ""], "best": {"overall": "OLS"},
-            "models": [{"model": "OLS", "oof_prediction": [1.1, 1.9], "ape": [10.0, 5.0], "e_out": 7.5}],
-            "baseline": {}}
+    from tests.dashboard.crossgen.typed import ensemble, model
+
+    scen = ensemble([1.0, 2.0], ["a", "b"], [model("OLS", [1.1, 1.9], [10.0, 5.0], 7.5)], groups=["", ""])
     for unit, axis in (("ms", "target (ms, log scale)"), ("", "target (no unit given, log scale)")):
         fig = go.Figure(crossgen_figures.per_workload(scen, "OLS", unit)).to_dict()
         assert fig["layout"]["yaxis"]["title"]["text"] == axis
@@ -194,11 +196,13 @@ def test_the_host_metric_as_a_feature_is_said_in_one_sentence(var):
 
 
 def _scenario_res(ds_id, feature_names):
-    return {"dataset_name": "mine", "host_label": "mine (its host)", "excluded_rows": 0, "dropped_constant": [],
-            "seconds": 1.0, "n_features": len(feature_names), "feature_names": feature_names,
-            "scenario": {"target": "t", "metric": "value", "cv": "kfold", "folds": 5, "transform": "none",
-                         "seed": 0},
-            "params": {"dataset": ds_id, "host": "table", "target": "t", "metric": "value"}}
+    from dashboard.crossgen.results import ScenarioRun
+    from tests.dashboard.crossgen.typed import ensemble, model
+
+    ens = ensemble([1.0], ["w"], [model("OLS", [1.0], [0.0])], features=feature_names, scenario={
+        "target": "t", "metric": "value", "cv": "kfold", "folds": 5, "transform": "none", "seed": 0})
+    return ScenarioRun({"dataset": ds_id, "host": "table", "target": "t", "metric": "value"}, ens, "mine",
+                       "mine (its host)")
 
 
 def test_the_scenario_text_names_the_unit_and_the_host_metric_among_the_features(var):

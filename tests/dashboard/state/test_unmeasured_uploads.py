@@ -101,12 +101,16 @@ def test_repeated_runs_of_an_unmeasured_workload_are_averaged_and_kept():
 
 
 def _scenario_res(unmeasured):
-    return {"dataset_name": "Rodinia", "host_label": "GTX-680", "excluded_rows": 0, "dropped_constant": [],
-            "seconds": 1.0, "unmeasured": unmeasured,
-            "scenario": {"target": "GTX-970", "metric": "duration", "cv": "kfold", "folds": 10,
-                         "transform": "none", "seed": 0},
-            "params": {"dataset": "rodinia", "host": "GTX-680", "target": "GTX-970", "metric": "duration",
-                       "preset": "halwpe", "cv": "kfold", "folds": 10, "transform": "none", "seed": 0}}
+    from dashboard.crossgen.results import ScenarioRun
+    from tests.dashboard.crossgen.typed import ensemble, model
+
+    ens = ensemble([1.0], ["w"], [model("OLS", [1.0], [0.0])], scenario={
+        "target": "GTX-970", "metric": "duration", "cv": "kfold", "folds": 10, "transform": "none", "seed": 0})
+    unmeasured = unmeasured or {"count": 0, "ids": []}
+    return ScenarioRun({"dataset": "rodinia", "host": "GTX-680", "target": "GTX-970", "metric": "duration",
+                        "preset": "halwpe", "cv": "kfold", "folds": 10, "transform": "none", "seed": 0},
+                       ens, "Rodinia", "GTX-680", unmeasured_count=unmeasured["count"],
+                       unmeasured_ids=unmeasured["ids"])
 
 
 def _text(parts):
@@ -134,11 +138,11 @@ def test_scenario_result_counts_the_shipped_unmeasured_workloads():
     from dashboard.crossgen.kinds import SCENARIO
 
     params = SCENARIO.request({"host": "GTX-680", "target": "GTX-970", "folds": "3"})["params"]
-    res = work.scenario_result(params)
-    assert res["unmeasured"]["count"] == 32 and len(res["unmeasured"]["ids"]) == 8
-    assert all(i.startswith("lud_perimeter:") for i in res["unmeasured"]["ids"])
-    assert not set(res["unmeasured"]["ids"]) & set(res["workload_ids"])
-    assert res["missing_rows"] == 0  # the shipped scenario's 32 missing rows are these: said once, as unmeasured
+    run = work.scenario_result(params)
+    assert run.unmeasured_count == 32 and len(run.unmeasured_ids) == 8
+    assert all(i.startswith("lud_perimeter:") for i in run.unmeasured_ids)
+    assert not set(run.unmeasured_ids) & set(run.ensemble.workload_ids)
+    assert run.missing_rows == 0  # the shipped scenario's 32 missing rows are these: said once, as unmeasured
 
 
 def test_the_missing_feature_sentence_leaves_the_chosen_targets_out():

@@ -8,16 +8,15 @@ from dashboard.ui.url_state import to_query
 from pc_browser import choose, download_report, fresh_browser, screenshot, share_link, start, text_in, wait_text
 
 
-def _entries(res):
-    out = {m["model"]: m for m in res["models"]}
-    out[res["baseline"]["model"]] = res["baseline"]
-    return out
+def _entries(run):
+    res = run.ensemble
+    return {**{m.model: m for m in res.models}, res.baseline.model: res.baseline}
 
 
-def _star(res):
-    e = _entries(res)
-    name = min(e, key=lambda n: (e[n]["e_out"], n))
-    return name, e[name]["e_out"]
+def _star(run):
+    e = _entries(run)
+    name = min(e, key=lambda n: (e[n].e_out, n))
+    return name, e[name].e_out
 
 
 def _save_from_the_page(dash_duo, app, params, name):
@@ -62,7 +61,7 @@ def test_two_saved_scenarios_side_by_side(dash_duo, perfcast_app, tmp_path):
         ".map(r => r.querySelector('[col-id=input]').innerText.trim());")
     assert differs == ["target"]
     # RandomForest's row: E_out in each run and B − A in points, as the two results have them
-    rf_a, rf_b = _entries(runs["A"])["RandomForest"]["e_out"], _entries(runs["B"])["RandomForest"]["e_out"]
+    rf_a, rf_b = _entries(runs["A"])["RandomForest"].e_out, _entries(runs["B"])["RandomForest"].e_out
     dash_duo.wait_for_contains_text("#compare-models", "RandomForest", timeout=10)
     cells = dash_duo.driver.execute_script(
         "const r = [...document.querySelectorAll('#compare-models .ag-row')].find(r => "
@@ -75,7 +74,7 @@ def test_two_saved_scenarios_side_by_side(dash_duo, perfcast_app, tmp_path):
     # per-workload errors of RandomForest in both, on the workloads both runs scored
     choose(dash_duo, "#compare-model_a", "RandomForest")
     choose(dash_duo, "#compare-model_b", "RandomForest")
-    ape = {s: dict(zip(runs[s]["workload_ids"], _entries(runs[s])["RandomForest"]["ape"])) for s in runs}
+    ape = {s: dict(zip(runs[s].ensemble.workload_ids, _entries(runs[s])["RandomForest"].ape)) for s in runs}
     shared = set(ape["A"]) & set(ape["B"])
     closer_b = sum(ape["B"][w] < ape["A"][w] for w in shared)
     dash_duo.wait_for_contains_text("#compare-verdict", f"Of the {len(shared)} workloads both runs scored, "

@@ -62,8 +62,7 @@ def test_generations_side_by_side(dash_duo, perfcast_app):
     params = SCENARIO.request({"dataset": "rodinia", "host": "GTX-680", "target": "Tesla-P100",
                                "preset": "halwpe"})["params"]
     _, scen = cached(SCENARIO, params)
-    best = next(m for m in scen["models"] if m["model"] == scen["best"]["overall"])
-    oof = dict(zip(scen["workload_ids"], best["oof_prediction"]))
+    oof = dict(zip(scen.ensemble.workload_ids, scen.best.oof_prediction))
     want = {wid: w.set_index("workload").loc[wid, "duration@GTX-680"] / p for wid, p in oof.items()}
     got = dash_duo.driver.execute_script(
         "const g = document.querySelector('#generations-speedup-graph .js-plotly-plot');"

@@ -14,8 +14,8 @@ def test_the_generations_report_opens_offline_with_each_targets_best(dash_duo, p
     report = download_report(dash_duo.driver, "#generations-download-report", "perfcast_generations_*.html",
                              tmp_path)
     text = report.read_text()
-    for row in res["summary"]:
-        assert f"<td>{row['target']}</td><td>{row['best_model']}</td><td>{row['e_out']:.4g}</td>" in text
+    for row in res.rows:
+        assert f"<td>{row.target}</td><td>{row.best_model}</td><td>{row.e_out:.4g}</td>" in text
     assert "251" in text and "283" in text  # GTX-970 ran fewer workloads: the report says the sets differ
     assert "code version" in text
     report_opens_offline(report, ["#chart-0 .scatterlayer .trace"])

@@ -21,8 +21,7 @@ def test_the_scenario_report_opens_offline_with_its_charts(dash_duo, perfcast_ap
     while time.time() < deadline and not list(tmp_path.glob("perfcast_scenario_*.html")):
         time.sleep(0.2)
     text = next(tmp_path.glob("perfcast_scenario_*.html")).read_text()
-    best = res["best"]["overall"]
-    e_best = next(m["e_out"] for m in res["models"] if m["model"] == best)
+    best, e_best = res.best.model, res.best.e_out
     assert f"{best}: {e_best:.2f} %" in text and "Leaderboard" in text and "code version" in text
     assert "GTX-970" in text and "fit s (summed over folds)" in text
     markup = re.sub(r"<script>.*?</script>", "", text, count=1, flags=re.S)  # all but the inlined plotly.js

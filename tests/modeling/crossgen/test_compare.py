@@ -1,23 +1,27 @@
 """Two scenario results compared (modeling/crossgen/compare.py), against numbers worked out here."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from modeling.crossgen.compare import compare_scenarios, compare_workloads, differs, star
-from modeling.crossgen.ensemble import BASELINE
+from modeling.crossgen.ensemble import BASELINE, EnsembleResult, ModelResult
+from modeling.results import Result
 
 
 def _model(name, obs, pred):
     obs, pred = np.asarray(obs, float), np.asarray(pred, float)
     ape = 100 * np.abs(pred - obs) / obs
-    return {"model": name, "e_out": float(ape.mean()), "oof_prediction": pred.tolist(), "ape": ape.tolist(),
-            "inlier_ratio": {"10": float(100 * (ape <= 10).mean()), "20": float(100 * (ape <= 20).mean())}}
+    return ModelResult(name, float(ape.mean()), float(ape.mean()), 0.0,
+                       {"10": float(100 * (ape <= 10).mean()), "20": float(100 * (ape <= 20).mean())}, 1, 1, 0.0,
+                       pred.tolist(), ape.tolist(), [])
 
 
 def _result(ids, obs, preds: dict, baseline=None):
-    return {"workload_ids": ids, "observed": obs,
-            "models": [_model(n, obs, p) for n, p in preds.items()],
-            "baseline": _model(BASELINE, obs, baseline) if baseline is not None else {"e_out": None}}
+    return EnsembleResult({}, len(ids), 1, ["x"], ids, None, obs,
+                          _model(BASELINE, obs, baseline) if baseline is not None else None,
+                          [_model(n, obs, p) for n, p in preds.items()])
 
 
 OBS_A = [1.0, 2.0, 4.0, 8.0]
@@ -31,8 +35,8 @@ B = _result(["w2", "w3", "w4", "w5"], OBS_B,
 def test_star_is_the_lowest_e_out_the_baseline_included():
     assert star(A) == ("OLS", pytest.approx(np.mean([10, 0, 10, 0])))
     assert star(B) == (BASELINE, 0.0)  # the baseline predicts B exactly: it is B's star, not the best model
-    no_base = {**A, "baseline": {"e_out": None}}
-    assert star(no_base)[0] == "OLS"
+    no_base = dataclasses.replace(A, baseline=None)
+    assert star(no_base)[0] == "OLS" and no_base.star == star(no_base)
 
 
 def test_differs_needs_a_point_and_a_tenth():
@@ -56,13 +60,13 @@ def test_leaderboards_merged_by_model():
     assert c.star_a[0] == "OLS" and c.star_b[0] == BASELINE and not c.same_star
     best = [min(v for v in (r.e_out_a, r.e_out_b)) for r in c.models]
     assert best == sorted(best)  # by the better of the two
-    d = c.to_dict()
+    d = c.summary()
     assert d["n_changed"] == sum(bool(r["changed"]) for r in d["models"]) == c.n_changed
     assert d["models"][0]["delta"] == c.models[0].delta
 
 
 def test_a_model_one_run_lacks_is_kept_with_a_gap():
-    b = {**B, "models": [m for m in B["models"] if m["model"] != "RandomForest"]}
+    b = dataclasses.replace(B, models=[m for m in B.models if m.model != "RandomForest"])
     rf = next(r for r in compare_scenarios(A, b).models if r.model == "RandomForest")
     assert rf.e_out_b is None and rf.rank_b is None and rf.delta is None and rf.changed == ""
 
@@ -86,3 +90,10 @@ def test_each_runs_star_by_default_and_an_unknown_model_is_a_key_error():
     assert (w.model_a, w.model_b) == ("OLS", BASELINE)
     with pytest.raises(KeyError):
         compare_workloads(A, B, "Lasso", None)
+
+
+def test_a_comparison_round_trips_as_its_types():
+    c = compare_scenarios(A, B)
+    back = Result.from_dict(c.to_dict())
+    assert back == c and type(back.workloads.rows[0]).__name__ == "WorkloadRow" and back.star_a == c.star_a
+    assert back.summary() == c.summary()

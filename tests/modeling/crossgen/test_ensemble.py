@@ -8,6 +8,7 @@ import pytest
 from modeling.crossgen.ensemble import PRESETS, make_splits, run_ensemble
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
 from modeling.metrics import ape
+from modeling.results import Result
 
 
 def toy(n=60, p=8, seed=0):
@@ -40,9 +41,9 @@ def test_oof_predictions_are_out_of_fold():
 
 def test_same_seed_same_numbers_different_seed_different_folds():
     X, y, g = toy()
-    a = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=1).to_dict()
-    b = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=1).to_dict()
-    c = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=2).to_dict()
+    a = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=1).summary()
+    b = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=1).summary()
+    c = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=2).summary()
     strip = lambda d: [(m["model"], m["e_out"], m["e_in"]) for m in d["models"]]  # noqa: E731
     assert strip(a) == strip(b)
     assert strip(a) != strip(c)
@@ -70,7 +71,7 @@ def test_baseline_and_transforms_equal_a_hand_computation():
         ratio[te] = OLSRegressor().fit(X[tr], y[tr] / X[tr, 0]).predict(X[te]) * X[te, 0]
     assert r.baseline.e_out == pytest.approx(float(ape(y, base).mean()), rel=1e-12)
     assert r.models[0].e_out == pytest.approx(float(ape(y, ratio).mean()), rel=1e-9)
-    assert r.to_dict()["baseline"]["e_out"] == pytest.approx(r.baseline.e_out)
+    assert r.summary()["baseline"]["e_out"] == pytest.approx(r.baseline.e_out)
     r2 = run_ensemble(X, y, models=["OLS"], folds=5, transform="log")
     logp = np.empty_like(y)
     for tr, te in splits:
@@ -100,7 +101,7 @@ def test_permuted_targets_give_no_skill():
 def test_json_shape():
     X, y, g = toy()
     r = run_ensemble(X, y, models="halwpe", folds=5, host_index=0, scenario={"dataset": "toy"})
-    d = json.loads(json.dumps(r.to_dict()))
+    d = json.loads(json.dumps(r.summary()))  # what the command line prints
     assert {"scenario", "n_workloads", "n_features", "baseline", "best", "models"} <= set(d)
     assert set(d["best"]) == {"overall", "nnls"}
     assert "NNLS" in d["best"]["nnls"]
@@ -108,6 +109,11 @@ def test_json_shape():
     for m in d["models"]:
         assert {"model", "e_out", "e_in", "inlier_ratio", "n_selected", "n_available", "fit_seconds"} <= set(m)
         assert 0 <= m["n_selected"] <= m["n_available"] == 8
+    assert (d["best"]["overall"], d["best"]["nnls"]) == (r.best_model.model, r.best_nnls.model)
+    name, e = r.star  # the lowest E_out, the baseline counted
+    assert e == min([m["e_out"] for m in d["models"]] + [d["baseline"]["e_out"]]) and r.entries[name].e_out == e
+    back = Result.from_dict(json.loads(json.dumps(r.to_dict())))  # the stored form reads back as the types
+    assert back == r and type(back.baseline) is type(r.baseline) and back.summary(full=True) == r.summary(full=True)
 
 
 def test_nonpositive_targets_excluded_and_counted():
@@ -189,3 +195,15 @@ def test_log_ratio_transform_learns_a_ratio_and_predicts_in_target_units():
     assert r.models[0].e_out < 1e-6
     with pytest.raises(ConfigError, match="host"):
         run_ensemble(X, y, models=["OLS"], transform="logratio")
+
+
+def test_the_workloads_that_carry_a_models_error_are_a_statistic_of_its_result():
+    from modeling.crossgen.ensemble import EnsembleResult, ModelResult
+
+    apes = [1.0] * 20 + [500.0, 300.0, 200.0]
+    m = ModelResult("OLS", sum(apes) / 23, 0.0, 0.0, {}, 1, 3, 0.0, [1.0] * 23, apes, [])
+    k, share, order = m.error_carriers()
+    assert (k, order[:2]) == (2, [20, 21]) and share == pytest.approx(800 / 1020) and m.median_ape == 1.0
+    assert ModelResult("NNLS", 0.0, 0.0, 0.0, {}, 1, 3, 0.0, [1.0] * 3, [0.0] * 3, []).error_carriers()[:2] == (0, 0.0)
+    r = EnsembleResult({"folds": 10}, 23, 3, ["a", "b", "c"], [str(i) for i in range(23)], None, [1.0] * 23, None, [m])
+    assert r.smallest_training_fold == 20  # 23 workloads in 10 folds: the largest test fold holds 3
