@@ -52,7 +52,7 @@ def enabled() -> bool:
     """Are fits shared out? With the redis backend, unless ``PERFCAST_FANOUT=0``."""
     from dashboard.jobs.backend import active
 
-    return settings.FANOUT and active().__name__.endswith(".distributed")
+    return settings.FANOUT and active().name == "redis"
 
 
 def _k(fan: str, *parts) -> str:

@@ -1,0 +1,35 @@
+"""The job backends' one interface (dashboard/jobs/backend.py): both backends implement every name of
+``JobBackend``, and a backend that leaves one out cannot be made."""
+
+import inspect
+
+import pytest
+
+from dashboard.jobs import backend
+from dashboard.jobs.distributed import RedisBackend
+from dashboard.jobs.local import LocalBackend
+
+
+@pytest.mark.parametrize("cls", [LocalBackend, RedisBackend])
+def test_both_backends_implement_every_name_of_the_interface(cls):
+    made = cls()  # an abstract name left out would raise TypeError here
+    assert isinstance(made, backend.JobBackend)
+    for name in backend.JobBackend.__abstractmethods__:
+        assert callable(getattr(made, name)), name
+        module_fn = getattr(inspect.getmodule(cls), name)
+        assert getattr(made, name) is module_fn  # the module's own function, not a copy
+
+
+def test_a_backend_missing_a_name_cannot_be_made():
+    class Partial(backend.JobBackend):
+        name = "partial"
+        get_result = staticmethod(lambda key: None)
+
+    with pytest.raises(TypeError, match="abstract"):
+        Partial()
+
+
+def test_use_returns_the_named_backend(monkeypatch):
+    monkeypatch.setattr(backend, "_active", None)
+    assert backend.use("local").name == "local" and backend.name() == "local"
+    assert isinstance(backend.active(), LocalBackend)
