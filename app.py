@@ -33,7 +33,9 @@ def _secret_key() -> str:
     """Explicit Flask secret shared by all workers: env var, else one kept on disk. With the redis job
     backend it must be given: web servers on several machines sign and check each other's job handles
     with it, and with different keys they would silently reject each other's jobs."""
-    key = os.environ.get("PERFCAST_SECRET_KEY")
+    from dashboard import settings
+
+    key = settings.SECRET_KEY
     if key and REDIS_URL:
         from dashboard.jobs.startup_checks import StartupRefused, shared_key_problem
 

@@ -38,6 +38,12 @@ JOBS_PER_PROJECT = max(1, int(os.environ.get("PERFCAST_JOBS_PER_PROJECT", 3)))
 JOB_MAX_NETWORK_STEPS = int(os.environ.get("PERFCAST_JOB_MAX_NETWORK_STEPS", 3_000_000))
 #: Scheduling priority of job processes relative to the web workers (os.nice increment).
 JOB_NICENESS = int(os.environ.get("PERFCAST_JOB_NICENESS", 10))
+#: worker processes of one job's fits (the ensemble's folds, a new application's models, a prediction's choice)
+JOB_WORKERS = int(os.environ.get("PERFCAST_JOB_WORKERS", 2))
+#: how long a job and a web server wait for an unreachable Redis before they give up (dashboard/jobs/outage.py)
+REDIS_OUTAGE_SECONDS = float(os.environ.get("PERFCAST_REDIS_OUTAGE_SECONDS", 600))
+#: "partial" (the vendored cartesian plotly.js, dashboard/ui/plotly_bundle.py) or "full" (Dash's own)
+PLOTLY_BUNDLE = os.environ.get("PERFCAST_PLOTLY_BUNDLE", "partial")
 #: A job that no page has watched for this long stops (the user navigated away or
 #: closed the tab). Hidden tabs still tick at least once a minute, so this stays well above that.
 JOB_ABANDON_SECONDS = float(os.environ.get("PERFCAST_JOB_ABANDON_SECONDS", 150))
@@ -53,6 +59,9 @@ POLL_MS = 300
 #: Set to a Redis URL (``redis://[:password@]host:6379/0``) to run jobs on Celery workers with results,
 #: status, locks and cancel flags in Redis; unset: everything on this machine (diskcache, fork, flock).
 REDIS_URL = os.environ.get("PERFCAST_REDIS_URL") or None
+#: the key that signs sessions and job handles, when given (app.py keeps one on disk otherwise; the redis backend
+#: needs it given, the same on every web server and worker: dashboard/jobs/startup_checks.py)
+SECRET_KEY = os.environ.get("PERFCAST_SECRET_KEY") or None
 #: Seconds a job's lease (its key lock, its slot, its liveness) lasts without renewal; the job renews it
 #: every second, so a job whose machine died is known dead this long after its last renewal.
 LEASE_SECONDS = float(os.environ.get("PERFCAST_LEASE_SECONDS", 10))

@@ -21,7 +21,7 @@ from dashboard.access.models import SetupToken, utcnow
 
 _log = logging.getLogger("perfcast")
 #: set in the gunicorn master once it announced (its workers inherit it and do not announce again)
-ANNOUNCED = "PERFCAST_FIRST_START_ANNOUNCED"
+ANNOUNCED = "PERFCAST_FIRST_START_ANNOUNCED"  # not a setting: a mark this process leaves for the ones it starts
 
 
 def _digest(token: str) -> str:

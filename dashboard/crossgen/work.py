@@ -8,11 +8,11 @@ progress.
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict
 
 import numpy as np
 
+from dashboard import settings
 from dashboard.crossgen.results import (ApplyRun, CompareRun, CompareSide, GenerationsRun, InputRow, RankingRun,
                                         ScenarioRun, TreeSweepRun, TargetRow)
 from dashboard.jobs.progress import silent
@@ -20,7 +20,6 @@ from dashboard.state import datasets
 from modeling.crossgen.ensemble import categories_of
 
 #: Worker processes per job for the ensemble's (model, fold) fits.
-JOB_WORKERS = int(os.environ.get("PERFCAST_JOB_WORKERS", 2))
 
 
 def scenario_result(params: dict, report=silent) -> ScenarioRun:
@@ -45,7 +44,7 @@ def scenario_result(params: dict, report=silent) -> ScenarioRun:
         runner = fanout.runner({"project": None if cur is None else cur.id, "params": dict(params)},
                                on_wait=lambda: report(shown[0], "waiting for fits on other workers"))
     res = run_scenario(scen, models=params["preset"], cv=params["cv"], folds=params["folds"],
-                       transform=params["transform"], seed=params["seed"], n_jobs=JOB_WORKERS,
+                       transform=params["transform"], seed=params["seed"], n_jobs=settings.JOB_WORKERS,
                        progress=progress, fit_runner=runner)
     todo = (scen.get("unmeasured") or {}).get("workload_ids") or []
     # the shipped scenario counts its unmeasured workloads among the missing rows (modeling.shipped.scenario);
@@ -75,7 +74,7 @@ def sweep_result(params: dict, report=silent) -> TreeSweepRun:
 
     _, d = _prepared(params)
     splits = make_splits(len(d["y"]), params["cv"], params["folds"], d["groups"], params["seed"])
-    res = tree_sweep(d["X"], d["y"], splits, seed=params["seed"], n_jobs=JOB_WORKERS,
+    res = tree_sweep(d["X"], d["y"], splits, seed=params["seed"], n_jobs=settings.JOB_WORKERS,
                      progress=lambda done, total, label: report(done / total, label))
     return TreeSweepRun(dict(params), res)
 

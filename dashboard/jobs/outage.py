@@ -9,13 +9,13 @@ again, for at most ``REDIS_OUTAGE_SECONDS``; the web servers say so on the page 
 from __future__ import annotations
 
 import logging
-import os
 import time
+
+from dashboard import settings
 
 log = logging.getLogger("perfcast.jobs")
 
 #: How long a finished job keeps retrying to write its result while Redis is unreachable.
-REDIS_OUTAGE_SECONDS = float(os.environ.get("PERFCAST_REDIS_OUTAGE_SECONDS", 600))
 
 UNREACHABLE = "The job service is unreachable; your job will be shown when it returns."
 UNREACHABLE_NEW = "The job service is unreachable: run again in a moment."
@@ -45,7 +45,7 @@ def is_outage(exc: BaseException) -> bool:
 def retrying(fn, *args, bound: float | None = None, **kwargs):
     """``fn(*args, **kwargs)``, tried again every half second while Redis is unreachable, for at most
     ``bound`` seconds (``REDIS_OUTAGE_SECONDS``); then the last error is raised."""
-    deadline = time.time() + (REDIS_OUTAGE_SECONDS if bound is None else bound)
+    deadline = time.time() + (settings.REDIS_OUTAGE_SECONDS if bound is None else bound)
     warned = False
     while True:
         try:

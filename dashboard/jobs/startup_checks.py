@@ -17,7 +17,6 @@ reason instead of starting and failing quietly.
 from __future__ import annotations
 
 import hashlib
-import os
 
 DIGEST_KEY = "perfcast:secret-key-digest"
 
@@ -56,10 +55,12 @@ def shared_key_problem(redis_url: str, key: str) -> str | None:
 
 def check_before_workers() -> None:
     """The checks gunicorn's master makes before it starts workers (raises :class:`StartupRefused`)."""
-    redis_url = os.environ.get("PERFCAST_REDIS_URL") or None
+    from dashboard import settings
+
+    redis_url = settings.REDIS_URL
     if not redis_url:
         return
-    key = os.environ.get("PERFCAST_SECRET_KEY")
+    key = settings.SECRET_KEY
     if not key:
         raise StartupRefused("PERFCAST_REDIS_URL is set, so PERFCAST_SECRET_KEY must be set too, to the same value "
                              "on every web server and worker (e.g. the output of: python -c 'import secrets; "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dashboard.crossgen.work import JOB_WORKERS
+from dashboard import settings
 from dashboard.jobs.progress import silent
 from dashboard.newapp import devices
 from dashboard.newapp.results import HeldOutRun, UnbuiltGpuRun
@@ -114,7 +114,7 @@ def newapp_result(params: dict, report=silent) -> HeldOutRun | UnbuiltGpuRun:
     # the models are fitted once per held-out application; the chosen application's estimates and the
     # every-application table both read those predictions
     _, folds = group_folds(table, "logo", np.isfinite(table.target))
-    mp = model_predictions(table, folds, models, params["seed"], JOB_WORKERS,
+    mp = model_predictions(table, folds, models, params["seed"], settings.JOB_WORKERS,
                            progress=lambda d, t, label: report(0.05 + 0.9 * d / t, label)) if models else {}
     one = estimate_application(table, params["application"], [], models, params["seed"], model_preds=mp)
     allapps = evaluate(table, "logo", 1, models, params["seed"], model_preds=mp)

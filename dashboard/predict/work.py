@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dashboard import jobs
-from dashboard.crossgen.work import JOB_WORKERS
+from dashboard import settings
 from dashboard.jobs.progress import silent
 from dashboard.predict.results import PredictRun, typed
 from dashboard.state import datasets, predict_inputs
@@ -67,7 +67,8 @@ def predict_result(params: dict, report=silent) -> PredictRun:
     scen = ds.scenario(params["host"], params["target"], params["metric"])
     new = workloads_of(params, scen)
     pred = predict_scenario(scen, new, model=params["model"], transform=params["transform"], level=params["level"],
-                            situation=params["situation"], seed=params["seed"], n_jobs=JOB_WORKERS, progress=report)
+                            situation=params["situation"], seed=params["seed"], n_jobs=settings.JOB_WORKERS,
+                            progress=report)
     source = params["source"]
     return PredictRun(dict(params), pred, ds.name, ds.host_label(params["host"]),
                       ds.unit(params["metric"], params["target"]), source_name(params), ds.fingerprint,

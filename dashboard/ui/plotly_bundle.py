@@ -20,7 +20,6 @@ ordinary script instead, so a page's charts are drawn as soon as its layout arri
 
 from __future__ import annotations
 
-import os
 
 from dashboard.settings import ROOT
 
@@ -49,7 +48,9 @@ def eager_factory(text: str) -> str:
 
 
 def partial() -> bool:
-    return os.environ.get("PERFCAST_PLOTLY_BUNDLE", "partial") != "full"
+    from dashboard import settings
+
+    return settings.PLOTLY_BUNDLE != "full"
 
 
 def assets_ignore() -> str:
