@@ -57,19 +57,27 @@ _PROCS: dict[int, object] = {}  # this web worker's supervisors not yet joined
 
 # ---------------------------------------------------------------- the web worker's side
 
+APP_MODULE = "app"  # the app's module (gunicorn serves app:server): importing it registers every page's callbacks
+
+
 def _context(preload: list[str]):
-    """The fork-server context; its preload (set before the fork server starts) is the app's modules and the
-    fork server's own set-up (:mod:`dashboard.jobs.forkserver_setup`)."""
+    """The fork-server context; its preload (set before the fork server starts) is the app, the modules of the
+    first job's callback and the fork server's own set-up (:mod:`dashboard.jobs.forkserver_setup`).
+
+    The app is always preloaded, whoever starts the fork server first: one fork server serves the process for
+    good, and a job whose callback the fork server has not imported imports it itself, in every job (the whole
+    app: seconds before its first progress report). A module that cannot be imported is skipped by the fork
+    server."""
     global _CTX
     with _LOCK:
         if _CTX is None:
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload([*preload, "dashboard.jobs.forkserver_setup"])
+            ctx.set_forkserver_preload(list(dict.fromkeys([APP_MODULE, *preload, "dashboard.jobs.forkserver_setup"])))
             _CTX = ctx
         return _CTX
 
 
-def prestart(app_module: str = "app") -> None:
+def prestart(app_module: str = APP_MODULE) -> None:
     """Start the fork server now (its preload imports the app: seconds), so that the first job does not wait
     for it. Called when the app's job manager is made (the app's import: in each gunicorn worker, before its
     threads serve); nothing in the fork server itself (it imports the app too)."""

@@ -183,3 +183,16 @@ def test_a_lock_a_web_thread_holds_at_job_start_does_not_hang_the_job(local, var
         t.join()
         if "pid" in locals():
             jobs.background_manager().terminate_job(pid)
+
+
+def test_the_fork_server_preloads_the_app_whoever_starts_it_first(local, var):
+    """A job whose callback the fork server has not imported imports it itself, in every job: the whole app
+    (seconds before its first progress report). The fork server is started once per process, by whichever job
+    comes first (here, possibly a test's job whose callback is not the app's): the app is preloaded anyway."""
+    from multiprocessing import forkserver
+
+    from dashboard.jobs import launcher
+
+    launcher._context(["tests.dashboard.jobs.test_job_process"])
+    preload = forkserver._forkserver._preload_modules
+    assert preload[0] == launcher.APP_MODULE and preload[-1] == "dashboard.jobs.forkserver_setup"
