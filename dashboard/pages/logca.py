@@ -17,7 +17,7 @@ from dashboard.ui.share import register_url_sync, share_box
 from dashboard.accelerators.report import build_logca
 from dashboard.accelerators.views import LOGCA_PARAMS, MULTI_MODES, logca_view
 from dashboard.state.uploads import decode_upload, parse_upload
-from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default
+from dashboard.ui.url_state import InvalidParameter, parse_or_default, render_parsed
 from dashboard.ui.format import message
 from modeling.errors import ModelingError
 
@@ -147,12 +147,7 @@ def _uploaded(contents, filename, acc):
           Output(f"{P}-error", "children"), Output(f"{P}-time", "children"),
           [Input(f"{P}-{n}", "value") for n in NAMES], prevent_initial_call=True)
 def _render(*vals):
-    start = time.perf_counter()
-    try:
-        v = parse(dict(zip(NAMES, vals)), PARAMS)
-    except (InvalidParameter, LookupError, ModelingError) as exc:
-        return _invalid(exc)
-    return _outputs(v, start)
+    return render_parsed(dict(zip(NAMES, vals)), PARAMS, _outputs, _invalid)
 
 
 def _invalid(exc) -> tuple:

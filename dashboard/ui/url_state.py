@@ -136,3 +136,19 @@ def parse_or_default(query: dict, params: list[Param]) -> tuple[dict, str | None
         return parse(query, params), None
     except (InvalidParameter, LookupError) as exc:
         return parse({}, params), message(exc)
+
+
+def render_parsed(values: dict, specs, draw, refuse):
+    """A page's redraw from its fields: ``draw(parsed values, start time)`` once ``values`` parse against
+    ``specs``, else ``refuse(the error)`` (a bad field, an unknown stored item, a model that refuses the
+    values). ``draw`` is given the moment the redraw started, for the page's "computed in" line."""
+    import time
+
+    from modeling.errors import ModelingError
+
+    start = time.perf_counter()
+    try:
+        parsed = parse(values, specs)
+    except (InvalidParameter, LookupError, ModelingError) as exc:
+        return refuse(exc)
+    return draw(parsed, start)
