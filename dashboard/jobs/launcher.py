@@ -18,10 +18,11 @@ Each job is two processes, forked by the fork server::
 
 On Cancel or abandonment the supervisor signals the job, whose handler raises the runner's stop exception (the
 job then ends as it does at a progress report: its status and its answer to the page are written), waits
-``GRACE_SECONDS``, records ``cancelled`` / ``abandoned`` in the job's status if the job could not (only over a
-status the job itself wrote, while it was queued or running), then SIGKILLs the job's group, whatever the job
-is doing (a fit that never reports progress, a long call into C), and reaps every process of it. The status
-is written before the kill, so whoever sees the job's process gone also sees why. A killed job
+``GRACE_SECONDS``, SIGKILLs the job's group, whatever the job is doing (a fit that never reports progress, a
+long call into C), reaps every process of it, and records ``cancelled`` / ``abandoned`` in the job's status if
+the job could not (only over a status the job itself wrote, while it was queued or running). The kill never
+waits for the status store (a busy SQLite); until the status is written, the supervisor's record still names
+the job, so a page that sees the job's process gone does not call it failed (:func:`stopping`). A killed job
 leaves nothing half-written: results and statuses are SQLite transactions, its slot and key locks are
 ``flock``s released by the kernel with the last process holding them. The supervisor is single-threaded and
 does no work of its own, so it answers within its poll; should it not (it was SIGKILLed, say), :func:`stop`
@@ -140,6 +141,19 @@ def _record(pid: int) -> Path:
     return var_path("jobs", "supervisors") / str(int(pid))
 
 
+def stopping(job: int) -> bool:
+    """Is job process ``job`` being stopped by its (living) supervisor, its status not written yet?"""
+    from dashboard.settings import var_path
+
+    for rec in var_path("jobs", "supervisors").iterdir():
+        try:
+            if rec.name.isdigit() and rec.read_text().strip() == str(int(job)) and _alive(int(rec.name)):
+                return True
+        except (OSError, ValueError):
+            continue
+    return False
+
+
 def supervised(pid: int) -> bool:
     """Is ``pid`` a job supervisor (it recorded itself)?"""
     return _record(pid).exists()
@@ -246,11 +260,10 @@ def _supervise(spec: dict) -> None:
     why = _watch(job, spec, stopping)
     if why:
         _interrupt(job, why)
-        # the status first, then the kill: a page (or anyone) that sees the job's process gone reads why it
-        # stopped, never a "running" job with no process (which the page would call failed)
-        _record_stop(spec, job, why)
-    _killpg(job)  # workers the job left behind, if any
+    _killpg(job)  # workers the job left behind, if any (the kill never waits for the status store)
     _reap_all(job, wait=True)
+    if why:  # while this is written, the record names the job: nobody calls it failed (stopping())
+        _record_stop(spec, job, why)
     rec.unlink(missing_ok=True)
     os._exit(0)
 

@@ -218,7 +218,11 @@ def job_failed(key: str, run: str | None = None) -> bool:
         return False
     if run and st.get("run") not in (None, run):
         return False
-    return not pid_alive(st["pid"]) and not has_result(key)
+    if pid_alive(st["pid"]) or has_result(key):
+        return False
+    from dashboard.jobs import launcher
+
+    return not launcher.stopping(st["pid"])  # its supervisor is still writing why it stopped
 
 
 def _try_lock(path) -> object | None:
