@@ -1,28 +1,17 @@
 """Two saved scenarios compared as a background job (dashboard/crossgen/kinds.py COMPARE): what it refuses and
 what it computes, against the two scenario results read here."""
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from dashboard.crossgen.compare_views import saved_options, starred, summary, workload_view
 from dashboard.crossgen.kinds import COMPARE, SCENARIO, cached
 from dashboard.state import datasets, scenarios
 from dashboard.ui.url_state import InvalidParameter
+from tests.dashboard.crossgen.typed import two_target_dataset
 
 
 def _dataset():
-    rng = np.random.default_rng(4)
-    n = 40
-    x = rng.uniform(1, 10, (n, 3))
-    host = x @ [0.5, 0.2, 0.1] + 0.05
-    df = pd.DataFrame({"workload": [f"w{i}" for i in range(n)], "app": [f"a{i % 5}" for i in range(n)],
-                       "f1": x[:, 0], "f2": x[:, 1], "f3": x[:, 2], "host_t": host,
-                       "t_next": host * 0.6 * rng.lognormal(0, 0.05, n),
-                       "t_far": host * 0.3 * rng.lognormal(0, 0.3, n)})
-    return datasets.save_dataset(df, "two targets", {
-        "id_col": "workload", "group_col": "app", "targets": ["t_next", "t_far"], "features": ["f1", "f2", "f3"],
-        "host_col": "host_t", "repeat_col": None, "missing": None})
+    return two_target_dataset()
 
 
 def _save(ds_id, target, name):

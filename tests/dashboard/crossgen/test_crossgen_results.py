@@ -4,35 +4,24 @@ scenario's summary reads back typed, one saved as a plain dict before included."
 
 import dataclasses
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from dashboard.crossgen import results as R
 from dashboard.crossgen.kinds import APPLY, COMPARE, GENERATIONS, RANKING, SCENARIO, SWEEP, cached
 from dashboard.jobs import codec
 from dashboard.jobs.progress import silent
-from dashboard.state import datasets, scenarios
+from dashboard.state import scenarios
 from modeling.crossgen.apply import ApplyResult
 from modeling.crossgen.compare import ModelRow, ScenarioComparison, WorkloadComparison, WorkloadRow
 from modeling.crossgen.ensemble import EnsembleResult, ModelResult
 from modeling.crossgen.ranking import Ranking
 from modeling.crossgen.sweep import SweepResult
 from modeling.results import Provenance
+from tests.dashboard.crossgen.typed import two_target_dataset
 
 
 def _dataset():
-    rng = np.random.default_rng(4)
-    n = 40
-    x = rng.uniform(1, 10, (n, 3))
-    host = x @ [0.5, 0.2, 0.1] + 0.05
-    df = pd.DataFrame({"workload": [f"w{i}" for i in range(n)], "app": [f"a{i % 5}" for i in range(n)],
-                       "f1": x[:, 0], "f2": x[:, 1], "f3": x[:, 2], "host_t": host,
-                       "t_next": host * 0.6 * rng.lognormal(0, 0.05, n),
-                       "t_far": host * 0.3 * rng.lognormal(0, 0.3, n)})
-    return datasets.save_dataset(df, "two targets", {
-        "id_col": "workload", "group_col": "app", "targets": ["t_next", "t_far"], "features": ["f1", "f2", "f3"],
-        "host_col": "host_t", "repeat_col": None, "missing": None})["id"]
+    return two_target_dataset()["id"]
 
 
 def _save(ds, target, name):

@@ -1,5 +1,8 @@
 """Small typed cross-generation results that tests build by hand (the numbers are the tests' own)."""
 
+import numpy as np
+import pandas as pd
+
 from modeling.crossgen.ensemble import EnsembleResult, ModelResult
 
 IR = {"1": 10.0, "5": 40.0, "10": 60.0, "15": 70.0, "20": 80.0, "30": 90.0, "40": 95.0, "50": 99.0}
@@ -19,3 +22,20 @@ def ensemble(observed, ids, models, baseline=None, groups=None, scenario=None, f
     features = features or ["f1", "f2", "f3"]
     return EnsembleResult(dict(scenario or {"folds": 10}), len(observed), len(features), features, list(ids),
                           groups, list(observed), baseline, list(models))
+
+
+def two_target_dataset() -> dict:
+    """A saved 40-workload upload with five applications and two targets (a near and a far one): its meta."""
+    from dashboard.state import datasets
+
+    rng = np.random.default_rng(4)
+    n = 40
+    x = rng.uniform(1, 10, (n, 3))
+    host = x @ [0.5, 0.2, 0.1] + 0.05
+    df = pd.DataFrame({"workload": [f"w{i}" for i in range(n)], "app": [f"a{i % 5}" for i in range(n)],
+                       "f1": x[:, 0], "f2": x[:, 1], "f3": x[:, 2], "host_t": host,
+                       "t_next": host * 0.6 * rng.lognormal(0, 0.05, n),
+                       "t_far": host * 0.3 * rng.lognormal(0, 0.3, n)})
+    return datasets.save_dataset(df, "two targets", {
+        "id_col": "workload", "group_col": "app", "targets": ["t_next", "t_far"], "features": ["f1", "f2", "f3"],
+        "host_col": "host_t", "repeat_col": None, "missing": None})
