@@ -537,3 +537,4 @@ class RedisBackend(JobBackend):
     lower_priority = staticmethod(lower_priority)
     reap_finished = staticmethod(reap_finished)
     reap_orphan_groups = staticmethod(reap_orphan_groups)
+    ping = staticmethod(ping)

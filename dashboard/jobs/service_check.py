@@ -13,11 +13,8 @@ from dashboard.ui.service_notice import CHECK, NOTICE
 
 def reachable() -> bool:
     """Does the job service answer? (Always, with the local backend.)"""
-    ping = getattr(active(), "ping", None)
-    if ping is None:
-        return True
     try:
-        return bool(ping())
+        return bool(active().ping())
     except Exception as exc:
         if is_outage(exc):
             return False

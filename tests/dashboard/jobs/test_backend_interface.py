@@ -33,3 +33,18 @@ def test_use_returns_the_named_backend(monkeypatch):
     monkeypatch.setattr(backend, "_active", None)
     assert backend.use("local").name == "local" and backend.name() == "local"
     assert isinstance(backend.active(), LocalBackend)
+
+
+def test_the_redis_backend_asks_redis_whether_it_answers(monkeypatch):
+    """The service notice's check asks ``active().ping()``: the local backend always answers; the redis backend
+    asks Redis, and a Redis nobody serves is an outage, not an answer (the class once lacked ``ping``, and
+    the check then hid the notice while Redis was down)."""
+    from dashboard.jobs.outage import is_outage
+    from tests.servers import free_port
+
+    assert LocalBackend().ping() is True
+    assert RedisBackend.ping is not backend.JobBackend.ping
+    monkeypatch.setattr("dashboard.settings.REDIS_URL", f"redis://127.0.0.1:{free_port()}/0")
+    with pytest.raises(Exception) as refused:
+        RedisBackend().ping()
+    assert is_outage(refused.value)
