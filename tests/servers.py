@@ -15,11 +15,34 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+        return low, high
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port() -> int:
-    """A TCP port free on 127.0.0.1 at the moment of the call."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port free on 127.0.0.1 at the moment of the call, below the kernel's ephemeral range.
+
+    Outside that range on purpose: a client connecting to a port where nobody (or nobody yet, or nobody any
+    more) listens can be given that very port as its own source port and connect to itself (TCP
+    simultaneous open); a Redis client then reads its own PING back as an answer. The outage tests point
+    clients at ports where nobody listens, so the ports they use must be ones no connection is given."""
+    import random
+
+    low, _high = _ephemeral_range()
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(10000, max(10001, low))
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free loopback port below the ephemeral range")
 
 
 def wait_up(base: str, limit: float = 60.0) -> None:
