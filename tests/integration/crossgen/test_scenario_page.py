@@ -13,6 +13,7 @@ from dashboard.crossgen.kinds import GENERATIONS, SCENARIO
 from modeling import shipped
 from modeling.crossgen.ensemble import run_ensemble
 
+from long_job import query, save_long_job_dataset
 from pc_browser import choose, present, fresh_browser, screenshot, share_link, start, text_in, wait_text
 
 
@@ -65,13 +66,16 @@ def test_run_compare_share_and_cached_open(dash_duo, perfcast_app):
     assert jobs.status(key) == before  # served from the result cache: no job ran
 
 
-def test_progress_and_cancel_stop_the_job(dash_duo, perfcast_app):
-    start(dash_duo, perfcast_app, "/scenario?dataset=rodinia&host=GTX-680&target=Tesla-P100&preset=rastsim"
-                                  "&transform=log&seed=11")
+@pytest.fixture()
+def long_job_dataset(perfcast_app):
+    return {**save_long_job_dataset(), "seed": "11"}
+
+
+def test_progress_and_cancel_stop_the_job(dash_duo, perfcast_app, long_job_dataset):
+    start(dash_duo, perfcast_app, "/scenario?" + query(long_job_dataset))
     dash_duo.wait_for_contains_text("#scenario-progress-label", "fits done", timeout=30)
     assert dash_duo.find_element("#scenario-run").get_attribute("disabled")
-    key = SCENARIO.request({"dataset": "rodinia", "host": "GTX-680", "target": "Tesla-P100", "preset": "rastsim",
-                            "transform": "log", "seed": "11"})["key"]
+    key = SCENARIO.request(long_job_dataset)["key"]
     pid = jobs.status(key)["pid"]
     dash_duo.find_element("#scenario-cancel").click()
     dash_duo.wait_for_contains_text("#scenario-job-status", "Cancelled", timeout=10)
@@ -103,9 +107,10 @@ def test_navigating_away_stops_the_job(dash_duo, perfcast_app, monkeypatch):
     assert jobs.status(key)["state"] == "abandoned" and not jobs.has_result(key)
 
 
-def test_killed_job_says_failed(dash_duo, perfcast_app):
-    start(dash_duo, perfcast_app, "/scenario?dataset=rodinia&host=GTX-680&target=GTX-970&preset=rastsim&seed=12")
-    key = SCENARIO.request({"host": "GTX-680", "target": "GTX-970", "preset": "rastsim", "seed": "12"})["key"]
+def test_killed_job_says_failed(dash_duo, perfcast_app, long_job_dataset):
+    params = {**long_job_dataset, "seed": "12"}
+    start(dash_duo, perfcast_app, "/scenario?" + query(params))
+    key = SCENARIO.request(params)["key"]
     def running_pid():
         st = jobs.status(key) or {}
         return st["pid"] if st.get("state") == "running" and jobs.pid_alive(st["pid"]) else None

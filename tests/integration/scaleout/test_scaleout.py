@@ -17,6 +17,7 @@ from tests.servers import celery_worker, stop_group
 from conftest import gunicorn_server
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO
+from long_job import query, save_long_job_dataset
 from pc_browser import fresh_browser, present, text_in
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -109,16 +110,18 @@ def test_a_job_runs_on_a_worker_and_cancel_frees_it(cluster):
         assert eout.endswith("%") and st["state"] == "done" and jobs.has_result(key)
         assert st["pid"] in worker_pool(cluster["workers"]["w1"])  # computed on the worker, not a web server
 
-        d.get(cluster["a"] + LINK.format(seed=31))  # a long one: the link starts it
+        params = {**save_long_job_dataset(), "seed": "31"}  # a long one: the link starts it
+        long_key = SCENARIO.request(params)["key"]
+        d.get(cluster["a"] + "/scenario?" + query(params))
         text_in(d, "#scenario-progress-label", 60)
-        assert _wait(lambda: (jobs.status(_key(31)) or {}).get("state") == "running", 60)
+        assert _wait(lambda: (jobs.status(long_key) or {}).get("state") == "running", 60)
         t0 = time.time()
         present(d, "#scenario-cancel")[0].click()
         assert "Cancelled" in text_in(d, "#scenario-job-status", 15)
-        assert _wait(lambda: jobs.status(_key(31))["state"] == "cancelled", 10)  # the job saw the flag
+        assert _wait(lambda: jobs.status(long_key)["state"] == "cancelled", 10)  # the job saw the flag
         print(f"\ncancel -> job stopped on the worker: {time.time() - t0:.1f} s")
         assert _wait(lambda: _run_enabled(d), 15)
-        assert not jobs.has_result(_key(31))
+        assert not jobs.has_result(long_key)
         d.get(cluster["a"] + "/scenario?target=Tesla-K20&seed=32")  # the worker is free again
         present(d, "#scenario-run")[0].click()
         assert text_in(d, "#scenario-best-eout", 240).endswith("%")
