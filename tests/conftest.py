@@ -203,3 +203,17 @@ def secrets_hex() -> str:
     import secrets
 
     return secrets.token_hex(4)
+
+
+@pytest.fixture(autouse=True)
+def _dash_current_app_kept():
+    """A test that makes a Dash app of its own must give Dash's current app back (``dash._get_app.APP``: the
+    app made last). Its secret signs every background job's handle, and perfcast's Cancel checks the handle
+    with perfcast's app's secret: a small app left current made every later Cancel in the session stop
+    nothing (tests/dashboard/test_callback_graph.py shows how to give it back)."""
+    import dash._get_app as current
+
+    before = current.APP
+    yield
+    assert before is None or current.APP is before, (
+        "this test left its own Dash app as Dash's current app: every later Cancel would stop no job")

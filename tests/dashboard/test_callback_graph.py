@@ -3,9 +3,27 @@ Dash's own, and a callback registered after an answer is in the next one."""
 
 import json
 
+import pytest
 from dash import Dash, Input, Output, html
 
 from dashboard.ui import callback_graph
+
+
+@pytest.fixture(autouse=True)
+def _own_callback_registry(monkeypatch):
+    """Dash keeps the callbacks registered with ``dash.callback`` (every page of perfcast's app) in module-level
+    registries, and the first app to serve a request moves them all into its own map, taking the background
+    callbacks' Cancel inputs with them; and the app made last becomes Dash's current app, whose secret signs
+    every background job's handle (a Cancel carries the handle, checked with the serving app's secret). These
+    small apps must not take perfcast's place: after them, the app's Cancel buttons stopped no job for the
+    rest of the test session. Each test here gets empty registries of its own, and the current app back."""
+    import dash._callback as registry
+    import dash._get_app as current
+
+    monkeypatch.setattr(current, "APP", current.APP)  # restored after the test
+    monkeypatch.setattr(registry, "GLOBAL_CALLBACK_MAP", {})
+    monkeypatch.setattr(registry, "GLOBAL_CALLBACK_LIST", [])
+    monkeypatch.setattr(registry, "GLOBAL_INLINE_SCRIPTS", [])
 
 
 def _app():
