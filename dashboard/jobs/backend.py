@@ -26,6 +26,17 @@ class JobBackend(ABC):
 
     name: ClassVar[str]
 
+    def __init_subclass__(cls, functions: dict | None = None, **kwargs):
+        """``class LocalBackend(JobBackend, functions=globals())`` at the end of a backend's module: every name
+        of this interface the module defines (its functions and its lock classes) becomes the backend's, so no
+        list of names is kept by hand (such a list once left out ``ping``). A name the module lacks stays
+        abstract (the backend cannot be made) or keeps this class's default (``ping``)."""
+        super().__init_subclass__(**kwargs)
+        for attr in _INTERFACE if functions is not None else ():
+            if attr in functions:
+                value = functions[attr]
+                setattr(cls, attr, value if isinstance(value, type) else staticmethod(value))
+
     # -- Dash's side
     @abstractmethod
     def background_manager(self):
@@ -111,6 +122,10 @@ class JobBackend(ABC):
         """Does the job service answer? A backend with a service to lose (Redis) asks it and raises the
         outage error when it does not answer; the local backend always answers."""
         return True
+
+
+#: every name a backend offers: the abstract ones and those with a default (``ping``)
+_INTERFACE = tuple(attr for attr, value in vars(JobBackend).items() if callable(value) and not attr.startswith("_"))
 
 
 def use(name: str) -> JobBackend:

@@ -513,28 +513,8 @@ def _on_pool_process_start() -> None:
     worker_process_init.connect(_started, weak=False, dispatch_uid="perfcast-pool-process-watcher")
 
 
-class RedisBackend(JobBackend):
-    """Celery workers and Redis: jobs are Celery tasks, state and leases in Redis. Every name is this module's
-    function (or class) of that name."""
+class RedisBackend(JobBackend, functions=globals()):
+    """Celery workers and Redis: jobs are Celery tasks, state and leases in Redis. Every name of the interface
+    is this module's function (or class) of that name."""
 
     name = "redis"
-    background_manager = staticmethod(background_manager)
-    get_result = staticmethod(get_result)
-    has_result = staticmethod(has_result)
-    put_result = staticmethod(put_result)
-    set_status = staticmethod(set_status)
-    status = staticmethod(status)
-    job_failed = staticmethod(job_failed)
-    run_submitted = staticmethod(run_submitted)
-    beat = staticmethod(beat)
-    last_beat = staticmethod(last_beat)
-    KeyLock = KeyLock
-    Slot = Slot
-    guard = staticmethod(guard)
-    job_started = staticmethod(job_started)
-    job_ended = staticmethod(job_ended)
-    cancelled = staticmethod(cancelled)
-    lower_priority = staticmethod(lower_priority)
-    reap_finished = staticmethod(reap_finished)
-    reap_orphan_groups = staticmethod(reap_orphan_groups)
-    ping = staticmethod(ping)

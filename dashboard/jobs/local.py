@@ -286,27 +286,8 @@ class KeyLock:
             _release(self.fh)
 
 
-class LocalBackend(JobBackend):
+class LocalBackend(JobBackend, functions=globals()):
     """One machine: jobs from the fork server (:mod:`dashboard.jobs.launcher`), state in diskcache, locks by
-    ``flock``. Every name is this module's function (or class) of that name."""
+    ``flock``. Every name of the interface is this module's function (or class) of that name."""
 
     name = "local"
-    background_manager = staticmethod(background_manager)
-    get_result = staticmethod(get_result)
-    has_result = staticmethod(has_result)
-    put_result = staticmethod(put_result)
-    set_status = staticmethod(set_status)
-    status = staticmethod(status)
-    job_failed = staticmethod(job_failed)
-    run_submitted = staticmethod(run_submitted)
-    beat = staticmethod(beat)
-    last_beat = staticmethod(last_beat)
-    KeyLock = KeyLock
-    Slot = Slot
-    guard = staticmethod(guard)
-    job_started = staticmethod(job_started)
-    job_ended = staticmethod(job_ended)
-    cancelled = staticmethod(cancelled)
-    lower_priority = staticmethod(lower_priority)
-    reap_finished = staticmethod(reap_finished)
-    reap_orphan_groups = staticmethod(reap_orphan_groups)

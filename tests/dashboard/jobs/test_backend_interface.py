@@ -28,6 +28,13 @@ def test_a_backend_missing_a_name_cannot_be_made():
     with pytest.raises(TypeError, match="abstract"):
         Partial()
 
+    class FromModule(backend.JobBackend, functions={"get_result": lambda key: None}):
+        name = "from-module"
+
+    assert FromModule.get_result("k") is None  # the module's function, bound as the backend's
+    with pytest.raises(TypeError, match="abstract"):
+        FromModule()  # the names the "module" lacks stay abstract
+
 
 def test_use_returns_the_named_backend(monkeypatch):
     monkeypatch.setattr(backend, "_active", None)
