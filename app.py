@@ -11,8 +11,8 @@ import dash
 from dash import Dash, dcc, html
 
 from dashboard import access, request_checks, security
-from dashboard.ui import (callback_graph, chart_order, compression, first_page, plotly_bundle, polyfill,
-                          service_notice)
+from dashboard.ui import (callback_graph, chart_order, compression, first_page, grid_loading, layout_prefetch,
+                          plotly_bundle, polyfill, service_notice)
 from dashboard.ui.project_menu import project_menu
 from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager, service_check  # noqa: F401 - registers the notice's check
@@ -73,12 +73,14 @@ app = Dash(__name__, use_pages=True, pages_folder=str(ROOT / "dashboard" / "page
            title="perfcast", suppress_callback_exceptions=True,
            background_callback_manager=background_manager(), on_error=on_callback_error,
            assets_ignore="|".join(p for p in (plotly_bundle.assets_ignore(), polyfill.assets_ignore(),
-                                               chart_order.assets_ignore()) if p),
+                                               chart_order.assets_ignore(), grid_loading.assets_ignore(),
+                                               layout_prefetch.assets_ignore()) if p),
            compress=True)
 server = app.server
 security.install(app)
 plotly_bundle.install(app)
 polyfill.install()
+grid_loading.install()
 first_page.install(app)
 compression.install(app)
 callback_graph.install(app)  # the callback graph encoded once per worker

@@ -52,12 +52,14 @@ sys.path.insert(0, str(ROOT))
 BUDGET_S = 1.0
 #: the server's environment on each side (module docstring)
 SIDES = {"full": {"PERFCAST_PLOTLY_BUNDLE": "full", "PERFCAST_FIRST_PAGE": "router", "PERFCAST_POLYFILL": "babel",
-                  "PERFCAST_CHART_ORDER": "together", "PERFCAST_STATIC_COMPRESSION": "per-request"},
+                  "PERFCAST_CHART_ORDER": "together", "PERFCAST_STATIC_COMPRESSION": "per-request",
+                  "PERFCAST_GRID_LOADING": "eager", "PERFCAST_LAYOUT_REQUEST": "renderer"},
          "partial": {"PERFCAST_PLOTLY_BUNDLE": "partial", "PERFCAST_FIRST_PAGE": "layout", "PERFCAST_POLYFILL": "none",
                      "PERFCAST_CHART_ORDER": "one-by-one", "PERFCAST_STATIC_COMPRESSION": "kept"},
          "partial-router": {"PERFCAST_PLOTLY_BUNDLE": "partial", "PERFCAST_FIRST_PAGE": "router",
                             "PERFCAST_POLYFILL": "babel", "PERFCAST_CHART_ORDER": "together",
-                            "PERFCAST_STATIC_COMPRESSION": "per-request"}}
+                            "PERFCAST_STATIC_COMPRESSION": "per-request",
+                            "PERFCAST_GRID_LOADING": "eager", "PERFCAST_LAYOUT_REQUEST": "renderer"}}
 
 
 def _browser():

@@ -85,6 +85,12 @@ CHART_ORDER = os.environ.get("PERFCAST_CHART_ORDER", "one-by-one")
 #: "per-request": scripts compressed again for every request, as Dash does (the "before" side of
 #: benchmarks/shared_link.py); otherwise compressed once per worker and kept (dashboard/ui/compression.py)
 STATIC_COMPRESSION = os.environ.get("PERFCAST_STATIC_COMPRESSION", "kept")
+#: "eager": AG Grid's code runs before the page's layout is asked for, as Dash does (the "before" side of
+#: benchmarks/shared_link.py); otherwise after the page's first chart (dashboard/ui/grid_loading.py)
+GRID_LOADING = os.environ.get("PERFCAST_GRID_LOADING", "after-chart")
+#: "renderer": the page asks for its layout after all its scripts ran, as Dash does (the "before" side of
+#: benchmarks/shared_link.py); otherwise while they run (dashboard/ui/layout_prefetch.py)
+LAYOUT_REQUEST = os.environ.get("PERFCAST_LAYOUT_REQUEST", "early")
 
 
 def var_path(*parts: str) -> Path:
