@@ -78,14 +78,6 @@ def monkeypatch_module():
 
 # ---------------------------------------------------------------------------------------------- tests
 
-LINK = "/scenario?dataset=rodinia&host=GTX-680&target=Tesla-P100&preset=rastsim&transform=log&seed={seed}"
-
-
-def _key(seed):
-    return SCENARIO.request({"dataset": "rodinia", "host": "GTX-680", "target": "Tesla-P100", "preset": "rastsim",
-                             "transform": "log", "seed": str(seed)})["key"]
-
-
 def _wait(cond, timeout, step=0.1):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -135,11 +127,23 @@ def worker_pool(worker) -> set[int]:
     return {c.pid for c in psutil.Process(worker.proc.pid).children(recursive=True)}
 
 
+#: workloads of the job a worker dies in: still running seconds after it starts on any machine (the shipped
+#: scenario can end within 2.6 s), short enough to run to its end again on the restarted worker
+DYING_JOB_ROWS = 4_000
+
+
+def _dying_job(seed) -> tuple[str, str]:
+    """The link and the result key of a job that runs for seconds (:data:`DYING_JOB_ROWS`)."""
+    params = {**save_long_job_dataset(DYING_JOB_ROWS), "seed": str(seed)}
+    return "/scenario?" + query(params), SCENARIO.request(params)["key"]
+
+
 def test_a_dead_worker_is_reported_failed_and_a_restarted_one_runs_the_job(cluster):
     d = fresh_browser()
+    link, key = _dying_job(33)
     try:
-        d.get(cluster["a"] + LINK.format(seed=33))
-        assert _wait(lambda: (jobs.status(_key(33)) or {}).get("state") == "running", 60)
+        d.get(cluster["a"] + link)
+        assert _wait(lambda: (jobs.status(key) or {}).get("state") == "running", 60)
         time.sleep(1.0)
         cluster["workers"]["w1"].kill()  # the worker machine is lost mid-job
         t0 = time.time()
@@ -153,7 +157,7 @@ def test_a_dead_worker_is_reported_failed_and_a_restarted_one_runs_the_job(clust
         cluster["workers"]["w1"] = w
         present(d, "#scenario-run")[0].click()
         assert text_in(d, "#scenario-best-eout", 300).endswith("%")
-        assert jobs.status(_key(33))["state"] == "done"
+        assert jobs.status(key)["state"] == "done"
     finally:
         d.quit()
 
@@ -163,14 +167,15 @@ def test_run_again_after_a_dead_worker_is_shown_running_then_done_never_failed(c
     own run id and the watchdog judges only that run: it is shown running (the watchdog beating) until its
     result, never "failed"."""
     d = fresh_browser()
+    link, key = _dying_job(35)
     try:
-        d.get(cluster["a"] + LINK.format(seed=35))
-        assert _wait(lambda: (jobs.status(_key(35)) or {}).get("state") == "running", 60)
+        d.get(cluster["a"] + link)
+        assert _wait(lambda: (jobs.status(key) or {}).get("state") == "running", 60)
         time.sleep(1.0)
         cluster["workers"]["w1"].kill()
         assert "job failed" in text_in(d, "#scenario-job-status", 60)
         assert _wait(lambda: _run_enabled(d), 10)
-        assert jobs.status(_key(35))["state"] == "running"  # the dead run's status is left behind
+        assert jobs.status(key)["state"] == "running"  # the dead run's status is left behind
         present(d, "#scenario-run")[0].click()  # Run again while no worker is up: the new run waits in the queue
         t0, running_for = time.time(), 0.0
         assert _wait(lambda: "failed" not in d.find_element("id", "scenario-job-status").text, 10)
@@ -186,7 +191,7 @@ def test_run_again_after_a_dead_worker_is_shown_running_then_done_never_failed(c
             time.sleep(0.2)
         print(f"\nrun again after a dead worker: shown running for {running_for:.1f} s, then the result")
         assert running_for > 1.5  # longer than a watchdog tick: it was judged, and judged alive
-        assert jobs.status(_key(35))["state"] == "done"
+        assert jobs.status(key)["state"] == "done"
     finally:
         d.quit()
 
