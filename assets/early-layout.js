@@ -18,6 +18,7 @@
   } catch (err) {
     return;
   }
+  if (base.slice(-1) !== "/") { base += "/"; } /* as the renderer joins it */
   var original = window.fetch;
   var early = {};
   var init = {method: "GET", credentials: "same-origin",

@@ -19,24 +19,29 @@
 
   var real = null; /* the library's namespace, once its script has run */
   var state = "idle"; /* idle, loading, ready, failed */
-  var listeners = [];
+  var subscribers = new Set(); /* every mounted stand-in, and anyone waiting for the library */
+
+  function subscribe(fn) {
+    subscribers.add(fn);
+    return function () { subscribers.delete(fn); };
+  }
 
   function settle(next) {
     state = next;
-    var waiting = listeners;
-    listeners = [];
-    waiting.forEach(function (fn) { fn(); });
+    Array.from(subscribers).forEach(function (fn) { fn(); });
   }
 
   var scheduled = false;
   function schedule() {
-    if (state === "failed") { load(); return; }
+    if (state === "failed") { load("retry"); return; }
     if (!scheduled) { scheduled = true; afterFirstChart(load); }
   }
 
-  function load() {
+  /* why: "chart" (the first chart was drawn), "no-chart" (the layout has none), "timeout", "retry", "api" */
+  function load(why) {
     if (state === "loading" || state === "ready") { return; }
     state = "loading";
+    window.__perfcastGridLoad = why;
     var s = document.createElement("script");
     s.src = tag.src;
     s.onload = function () { settle(real ? "ready" : "failed"); };
@@ -44,7 +49,7 @@
     document.head.appendChild(s);
   }
 
-  /* whether the page's layout (Dash's store) holds a chart */
+  /* whether the page's layout holds a chart (Dash's store keeps the tree under layout.components) */
   function hasChart(node, depth) {
     if (!node || depth > 60) { return false; }
     if (Array.isArray(node)) {
@@ -56,47 +61,54 @@
   }
 
   /* run fn once the page's first chart is drawn (at most WAIT_MS from now), or at once without charts */
-  var WAIT_MS = 3000;
+  var WAIT_MS = window.__perfcastGridWaitMs || 3000;
   function afterFirstChart(fn) {
     var store = window.store && window.store.getState ? window.store.getState() : null;
-    if (!store || !hasChart(store.layout, 0)) { setTimeout(fn, 0); return; }
+    var layout = store && store.layout;
+    var root = layout && typeof layout === "object" && "components" in layout ? layout.components : layout;
+    if (!hasChart(root, 0)) { setTimeout(function () { fn("no-chart"); }, 0); return; }
     var since = Date.now();
     var timer = setInterval(function () {
-      if (document.querySelector(".dash-graph .main-svg") || Date.now() - since > WAIT_MS) {
+      var drawn = !!document.querySelector(".dash-graph .main-svg");
+      if (drawn || Date.now() - since > WAIT_MS) {
         clearInterval(timer);
-        setTimeout(fn, 0);
+        setTimeout(function () { fn(drawn ? "chart" : "timeout"); }, 0);
       }
     }, 30);
   }
 
+  function snapshot() { return state; }
+
   function AgGrid(props) {
-    var pair = React.useState(state);
-    var setSeen = pair[1];
+    var now = React.useSyncExternalStore(subscribe, snapshot);
     React.useEffect(function () {
-      if (state === "ready") { return undefined; }
-      var alive = true;
-      listeners.push(function () { if (alive) { setSeen(state); } });
       if (state === "idle" || state === "failed") { schedule(); }
-      return function () { alive = false; };
     }, []);
-    if (state === "ready") {
+    if (now === "ready") {
       return React.createElement(real.AgGrid, props);
     }
-    var box = {id: props.id, className: props.className, style: props.style, "data-perfcast-grid": state};
-    if (state === "failed") {
+    var box = {id: props.id, className: props.className, style: props.style, "data-perfcast-grid": now};
+    if (now === "failed") {
       return React.createElement("div", box, React.createElement("div", {className: "alert alert-error"},
         "This table could not be loaded. Reload the page to try again."));
     }
     return React.createElement("div", box);
   }
-  /* what Dash reads off the component class (its persistence defaults come with the real class) */
+  /* What Dash reads off the component class. The real class's persistence defaults are copied when it
+   * arrives; no perfcast grid sets persistence, so a first layout without them loses nothing. */
   AgGrid.dashRenderType = true;
 
   function whenReady() {
     return new Promise(function (resolve, reject) {
       if (state === "ready") { resolve(real); return; }
-      listeners.push(function () { return state === "ready" ? resolve(real) : reject(new Error(NS + " not loaded")); });
-      load();
+      var stop = subscribe(function () {
+        if (state === "ready" || state === "failed") {
+          stop();
+          return state === "ready" ? resolve(real) : reject(new Error(NS + " not loaded"));
+        }
+        return undefined;
+      });
+      load("api");
     });
   }
 

@@ -5,7 +5,8 @@ it asks for the page's layout. AG Grid's is the largest after plotly.js (1.3 MB,
 browser profile its run and the grids' first render took 150-250 ms of the time to a shared link's first
 chart (a profile of /generations, ``benchmarks/shared_link.py``). Here Dash's tag for that script gets a
 type browsers do not run (:data:`LATER`), so the script is neither fetched nor run with the page; the
-stand-in in ``assets/grid-later.js`` fetches it from that tag once the first frame with the page is painted.
+stand-in in ``assets/grid-later.js`` fetches it from that tag once the page's first chart is drawn (at once on
+a page without charts, after 3 s at most otherwise).
 Dash still registers and fingerprints the file, so it is served and cached exactly as before.
 ``PERFCAST_GRID_LOADING=eager`` keeps Dash's behaviour (the "before" side of the benchmark).
 """
