@@ -78,6 +78,10 @@ def monkeypatch_module():
 
 # ---------------------------------------------------------------------------------------------- tests
 
+#: the shipped scenario's link (the Redis outage tests run it)
+LINK = "/scenario?dataset=rodinia&host=GTX-680&target=Tesla-P100&preset=rastsim&transform=log&seed={seed}"
+
+
 def _wait(cond, timeout, step=0.1):
     deadline = time.time() + timeout
     while time.time() < deadline:
