@@ -8,9 +8,8 @@ it. ``PERFCAST_CHART_ORDER=together`` leaves the script out (Dash's behaviour: t
 
 from __future__ import annotations
 
-import re
-
 from dashboard.settings import CHART_ORDER
+from dashboard.ui.asset_switch import left_out
 
 SCRIPT = "chart-order.js"
 
@@ -21,4 +20,4 @@ def together() -> bool:
 
 def assets_ignore() -> str:
     """Dash's assets_ignore pattern: the script is left out when the charts are drawn together."""
-    return f"^{re.escape(SCRIPT)}$" if together() else ""
+    return left_out(SCRIPT, together())

@@ -13,9 +13,8 @@ Dash still registers and fingerprints the file, so it is served and cached exact
 
 from __future__ import annotations
 
-import re
-
 from dashboard.settings import GRID_LOADING
+from dashboard.ui.asset_switch import left_out
 
 SCRIPT = "grid-later.js"
 NAMESPACE = "dash_ag_grid"
@@ -30,7 +29,7 @@ def eager() -> bool:
 
 def assets_ignore() -> str:
     """Dash's assets_ignore pattern: the stand-in is left out when the grid's code runs with the page."""
-    return f"^{re.escape(SCRIPT)}$" if eager() else ""
+    return left_out(SCRIPT, eager())
 
 
 def install() -> None:

@@ -10,9 +10,8 @@ the "before" side of the benchmark).
 
 from __future__ import annotations
 
-import re
-
 from dashboard.settings import LAYOUT_REQUEST
+from dashboard.ui.asset_switch import left_out
 
 SCRIPT = "early-layout.js"
 
@@ -23,4 +22,4 @@ def by_renderer() -> bool:
 
 def assets_ignore() -> str:
     """Dash's assets_ignore pattern: the script is left out when the renderer asks for the layout itself."""
-    return f"^{re.escape(SCRIPT)}$" if by_renderer() else ""
+    return left_out(SCRIPT, by_renderer())

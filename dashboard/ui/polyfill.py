@@ -10,9 +10,8 @@ that helper asks of it. ``PERFCAST_POLYFILL=babel`` serves Dash's polyfill inste
 
 from __future__ import annotations
 
-import re
-
 from dashboard.settings import POLYFILL
+from dashboard.ui.asset_switch import left_out
 
 RUNTIME = "generator-runtime.js"
 
@@ -23,7 +22,7 @@ def babel() -> bool:
 
 def assets_ignore() -> str:
     """Dash's assets_ignore pattern: the small runtime is left out when Babel's polyfill is served."""
-    return f"^{re.escape(RUNTIME)}$" if babel() else ""
+    return left_out(RUNTIME, babel())
 
 
 def install() -> None:
