@@ -36,7 +36,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-STRATEGIES = ("random", "stratified", "diversity", "uncertainty", "cost", "cost-diversity", "auto")
+STRATEGIES = ("random", "stratified", "diversity", "representative", "uncertainty", "cost", "cost-diversity",
+              "cost-representative", "auto")
 
 
 def gpu_table(slowdown: float, host="GTX-680", target="Tesla-P100"):

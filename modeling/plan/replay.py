@@ -103,9 +103,10 @@ START_SHARE = 0.4
 ROUND_SHARE = 0.15
 ROUNDS = 3
 #: strategies ``auto`` chooses among
-CANDIDATES = ("random", "stratified", "diversity", "uncertainty", "cost", "cost-diversity")
+CANDIDATES = ("random", "stratified", "diversity", "representative", "uncertainty", "cost", "cost-diversity",
+              "cost-representative")
 #: used while too few workloads are simulated to replay on, per budget kind
-DEFAULT = {"count": "diversity", "hours": "cost-diversity"}
+DEFAULT = {"count": "representative", "hours": "cost-diversity"}
 #: how much lower (a share of the default's) another strategy's replayed error must be to replace it
 SWITCH_MARGIN = 0.1
 

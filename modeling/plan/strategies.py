@@ -19,8 +19,15 @@ candidate that still fits, skipping those that do not).
   (``width / cost ** COST_POWER``): a long workload is taken only when nothing similar and nearly as
   uncertain is cheaper.
 * ``cost-diversity``: k-center where each pick maximizes ``distance / cost ** COST_POWER``.
+* ``representative``: greedy k-medoids (facility location; Cornuéjols, Fisher & Nemhauser 1977): each pick is
+  the candidate that lowers the candidates' mean distance to their nearest simulated-or-picked workload the
+  most. k-center covers the worst-placed candidate, which is often an outlier that stands for nobody; the
+  planner is scored on the mean error over every workload not simulated, which this objective follows. With
+  nothing simulated the first pick is the candidates' medoid. Above :data:`MEDOID_PICKS` candidates a random
+  sample of them is weighed as picks, and the mean runs over a random :data:`MEDOID_ROWS` of them.
+* ``cost-representative``: the same, each pick maximizing ``gain / cost ** COST_POWER``.
 
-Once a model is fitted, the k-center and k-means space weighs each counter by half a uniform share and half
+Once a model is fitted, the k-center, k-medoids and k-means space weighs each counter by half a uniform share and half
 its share of the forest's RSS importance (:mod:`modeling.plan.assess`): counters the model does not use
 count less in "how unlike the simulated ones". On the ARM phases this brought k-center's early rounds level
 with random (``benchmarks/plan.py``).
@@ -38,7 +45,8 @@ import numpy as np
 from modeling.errors import ConfigError
 from modeling.plan.inputs import Budget
 
-STRATEGIES = ("random", "stratified", "diversity", "uncertainty", "cost", "cost-diversity")
+STRATEGIES = ("random", "stratified", "diversity", "representative", "uncertainty", "cost", "cost-diversity",
+              "cost-representative")
 LABELS = {
     "random": "random choice",
     "stratified": "random within each application, in proportion",
@@ -46,7 +54,11 @@ LABELS = {
     "uncertainty": "widest intervals, spread over k-means clusters",
     "cost": "widest intervals per simulator hour, spread over k-means clusters",
     "cost-diversity": "k-center in counter space per simulator hour",
+    "representative": "greedy k-medoids in counter space",
+    "cost-representative": "greedy k-medoids in counter space per simulator hour",
 }
+#: at most this many candidates are weighed as picks, and this many rows as those a pick represents
+MEDOID_PICKS, MEDOID_ROWS = 1500, 3000
 COST_POWER = 0.5
 #: candidates considered per batch slot by the cluster strategies
 TOP_PER_SLOT = 3
@@ -138,6 +150,38 @@ def _k_center(ctx: Context, per_cost: bool, limit: int):
     return np.concatenate([np.asarray(order, int), cand[rest]]), why + ["not reached by k-center"] * len(rest)
 
 
+def _medoids(ctx: Context, per_cost: bool, limit: int):
+    cand, Z = ctx.candidates, ctx.space()
+    pool = cand if len(cand) <= MEDOID_PICKS else np.sort(ctx.rng.choice(cand, MEDOID_PICKS, replace=False))
+    rows = cand if len(cand) <= MEDOID_ROWS else np.sort(ctx.rng.choice(cand, MEDOID_ROWS, replace=False))
+    d = nearest_distance(Z, rows, ctx.simulated)
+    first = not np.isfinite(d).any()
+    if first:  # nothing simulated: any distance beyond the rows' diameter makes the first pick the 1-medoid
+        d = np.full(len(rows), np.linalg.norm(Z[rows] - Z[rows].mean(axis=0), axis=1).max() * 2 + 1.0)
+    A, B = Z[pool], Z[rows]
+    D = np.sqrt(np.maximum(np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :]
+                           - 2.0 * A @ B.T, 0.0))
+    div = ctx.cost[pool] ** COST_POWER if per_cost else np.ones(len(pool))
+    taken = np.zeros(len(pool), bool)
+    order, why = [], []
+    for _ in range(min(limit, len(pool))):
+        gain = np.maximum(d[None, :] - D, 0.0).mean(axis=1)
+        j = int(np.argmax(np.where(taken, -np.inf, gain / div)))
+        if first:
+            why.append("the first pick: the candidates' medoid (the least mean distance to all of them)"
+                       + (f", per sqrt hour: / {div[j]:.3g}" if per_cost else ""))
+            first = False
+        else:
+            why.append(f"brings the candidates nearer to a simulated workload (mean distance -{gain[j]:.3f}"
+                       + (f", per sqrt hour: / {div[j]:.3g})" if per_cost else ")"))
+        taken[j] = True
+        order.append(pool[j])
+        d = np.minimum(d, D[j])
+    order = np.asarray(order, int)
+    rest = cand[~np.isin(cand, order)]
+    return np.concatenate([order, rest]), why + ["not reached by k-medoids"] * len(rest)
+
+
 def _clusters(ctx: Context, per_cost: bool):
     from sklearn.cluster import KMeans
 
@@ -181,6 +225,10 @@ def order(strategy: str, ctx: Context):
         return _k_center(ctx, False, slots(ctx))
     if strategy == "cost-diversity":
         return _k_center(ctx, True, 4 * slots(ctx))
+    if strategy == "representative":
+        return _medoids(ctx, False, slots(ctx))
+    if strategy == "cost-representative":
+        return _medoids(ctx, True, 4 * slots(ctx))
     if strategy == "uncertainty":
         return _clusters(ctx, False)
     if strategy == "cost":

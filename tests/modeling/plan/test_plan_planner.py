@@ -43,10 +43,10 @@ def test_auto_keeps_the_default_unless_clearly_beaten():
     def runs(**errors):
         return {s: [[{"error": 1.0}, {"error": e}]] for s, e in errors.items()}
 
-    assert auto.pick(runs(diversity=0.10, random=0.095))[0] == "diversity"  # 5 % better: not enough
-    assert auto.pick(runs(diversity=0.10, random=0.08))[0] == "random"
-    assert auto.pick(runs(diversity=0.10, random=0.095), "hours")[0] == "random"  # default there: cost-diversity
-    chosen, why, _ = auto.pick(runs(diversity=0.10, random=0.095))
+    assert auto.pick(runs(representative=0.10, random=0.095))[0] == "representative"  # 5 % better: not enough
+    assert auto.pick(runs(representative=0.10, random=0.08))[0] == "random"
+    assert auto.pick(runs(representative=0.10, random=0.095), "hours")[0] == "random"  # default there: cost-diversity
+    chosen, why, _ = auto.pick(runs(representative=0.10, random=0.095))
     assert "the default" in why and "random 0.095" in why
 
 

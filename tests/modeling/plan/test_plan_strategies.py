@@ -127,3 +127,62 @@ def test_feature_weights_shape_the_k_center_space():
     ctx.feature_weight = np.array([0.1, 0.9])
     other, _ = strategies.order("diversity", ctx)
     assert weighted[0] == 1 and other[0] == 2 and plain[0] in (1, 2)
+
+
+def _greedy_medoids_by_brute_force(Z, cand, sim, k, cost=None):
+    """Facility location stated plainly: each pick lowers the candidates' mean distance to their nearest
+    simulated-or-picked workload the most (per sqrt cost when given); nothing simulated: the first pick is
+    the 1-medoid."""
+    from scipy.spatial.distance import cdist
+
+    D = cdist(Z[cand], Z[cand])
+    d = cdist(Z[cand], Z[sim]).min(axis=1) if len(sim) else np.full(len(cand), np.inf)
+    picks = []
+    for _ in range(k):
+        best, best_score = None, -np.inf
+        for j in range(len(cand)):
+            if j in picks:
+                continue
+            score = (-D[j].mean() if not np.isfinite(d).all() else np.maximum(d - D[j], 0).mean())
+            score = score / (np.sqrt(cost[cand[j]]) if cost is not None else 1.0)
+            if score > best_score:
+                best, best_score = j, score
+        picks.append(best)
+        d = np.minimum(d, D[best])
+    return [int(cand[j]) for j in picks]
+
+
+@pytest.mark.parametrize("n_sim", [0, 3])
+def test_representative_is_greedy_k_medoids(n_sim):
+    rng = np.random.default_rng(4)
+    Z = rng.normal(size=(40, 3))
+    sim, cand = np.arange(n_sim), np.arange(n_sim, 40)
+    order, why = strategies.order("representative", _ctx(Z, cand, sim, budget=Budget("count", 5)))
+    assert order[:5].tolist() == _greedy_medoids_by_brute_force(Z, cand, sim, 5)
+    assert sorted(order.tolist()) == cand.tolist()
+    assert ("medoid" if n_sim == 0 else "nearer to a simulated workload") in why[0]
+    assert "nearer to a simulated workload" in why[1]
+
+
+def test_representative_prefers_the_crowd_where_k_center_takes_the_outlier():
+    rng = np.random.default_rng(1)
+    crowd = rng.normal(3.0, 0.3, (30, 2))
+    Z = np.vstack([[[0.0, 0.0]], crowd, [[-20.0, 0.0]]])  # 0 simulated, 1..30 a crowd, 31 an outlier
+    cand = np.arange(1, 32)
+    center, _ = strategies.order("diversity", _ctx(Z, cand, [0], budget=Budget("count", 1)))
+    medoid, _ = strategies.order("representative", _ctx(Z, cand, [0], budget=Budget("count", 1)))
+    assert center[0] == 31 and 1 <= medoid[0] <= 30
+
+
+def test_representative_per_hour_and_large_tables():
+    rng = np.random.default_rng(2)
+    Z = rng.normal(size=(60, 2))
+    cost = rng.uniform(0.1, 50.0, 60)
+    order, _ = strategies.order("cost-representative", _ctx(Z, np.arange(2, 60), [0, 1], cost=cost,
+                                                            budget=Budget("count", 3)))
+    assert order[:3].tolist() == _greedy_medoids_by_brute_force(Z, np.arange(2, 60), [0, 1], 3, cost)
+    # more candidates than are weighed as picks: a sample is weighed, every candidate is still ordered once
+    Z = rng.normal(size=(strategies.MEDOID_PICKS + 200, 2))
+    cand = np.arange(5, len(Z))
+    order, _ = strategies.order("representative", _ctx(Z, cand, np.arange(5), budget=Budget("count", 4)))
+    assert sorted(order.tolist()) == cand.tolist()
