@@ -105,7 +105,9 @@ def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation:
                    f"{auto.MIN_REPLAY}): the default for a budget in {unit}, {chosen} ({strategies.LABELS[chosen]})")
     if strategy != "auto":
         because = f"asked for: {strategies.LABELS[strategy]}"
-    ctx = strategies.Context(Z, cand, measured, a.rank_width, table.cost, table.groups, budget, rng)
+    # the counter space the replays planned in: weighted by the forest's importance once there is a model
+    ctx = strategies.Context(Z, cand, measured, a.rank_width, table.cost, table.groups, budget, rng,
+                             a.feature_weight)
     picks, why, flags = select(chosen, ctx, share)
     pos = {j: i for i, j in enumerate(cand)}
     dist = strategies.nearest_distance(Z, picks, measured) if len(measured) else np.full(len(picks), np.nan)

@@ -24,8 +24,10 @@ candidate that still fits, skipping those that do not).
   most. k-center covers the worst-placed candidate, which is often an outlier that stands for nobody; the
   planner is scored on the mean error over every workload not simulated, which this objective follows. With
   nothing simulated the first pick is the candidates' medoid. Above :data:`MEDOID_PICKS` candidates a random
-  sample of them is weighed as picks, and the mean runs over a random :data:`MEDOID_ROWS` of them.
-* ``cost-representative``: the same, each pick maximizing ``gain / cost ** COST_POWER``.
+  sample of them is weighed as picks; above :data:`MEDOID_ROWS`, the mean runs over a random sample of that
+  many. Candidates beyond the picks follow, the farthest from the simulated and picked ones first.
+* ``cost-representative``: the same, each pick maximizing ``gain / cost ** COST_POWER`` (with nothing
+  simulated, the first minimizes mean distance x ``cost ** COST_POWER``).
 
 Once a model is fitted, the k-center, k-medoids and k-means space weighs each counter by half a uniform share and half
 its share of the forest's RSS importance (:mod:`modeling.plan.assess`): counters the model does not use
@@ -151,35 +153,51 @@ def _k_center(ctx: Context, per_cost: bool, limit: int):
 
 
 def _medoids(ctx: Context, per_cost: bool, limit: int):
+    """Greedy facility location, evaluated lazily (Minoux 1978): a candidate's gain can only shrink as picks
+    are added (the objective is submodular), so a gain computed in an earlier pick bounds today's from above
+    and only the candidates at the top of the bounds are recomputed. The picks are those of recomputing every
+    gain at every pick (ties: the lower position in the pool)."""
+    import heapq
+
     cand, Z = ctx.candidates, ctx.space()
+    if len(cand) == 0:
+        return np.empty(0, int), []
     pool = cand if len(cand) <= MEDOID_PICKS else np.sort(ctx.rng.choice(cand, MEDOID_PICKS, replace=False))
     rows = cand if len(cand) <= MEDOID_ROWS else np.sort(ctx.rng.choice(cand, MEDOID_ROWS, replace=False))
-    d = nearest_distance(Z, rows, ctx.simulated)
-    first = not np.isfinite(d).any()
-    if first:  # nothing simulated: any distance beyond the rows' diameter makes the first pick the 1-medoid
-        d = np.full(len(rows), np.linalg.norm(Z[rows] - Z[rows].mean(axis=0), axis=1).max() * 2 + 1.0)
     A, B = Z[pool], Z[rows]
     D = np.sqrt(np.maximum(np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :]
                            - 2.0 * A @ B.T, 0.0))
     div = ctx.cost[pool] ** COST_POWER if per_cost else np.ones(len(pool))
-    taken = np.zeros(len(pool), bool)
+    d = nearest_distance(Z, rows, ctx.simulated)
     order, why = [], []
-    for _ in range(min(limit, len(pool))):
-        gain = np.maximum(d[None, :] - D, 0.0).mean(axis=1)
-        j = int(np.argmax(np.where(taken, -np.inf, gain / div)))
-        if first:
-            why.append("the first pick: the candidates' medoid (the least mean distance to all of them)"
-                       + (f", per sqrt hour: / {div[j]:.3g}" if per_cost else ""))
-            first = False
-        else:
-            why.append(f"brings the candidates nearer to a simulated workload (mean distance -{gain[j]:.3f}"
-                       + (f", per sqrt hour: / {div[j]:.3g})" if per_cost else ")"))
-        taken[j] = True
-        order.append(pool[j])
-        d = np.minimum(d, D[j])
-    order = np.asarray(order, int)
-    rest = cand[~np.isin(cand, order)]
-    return np.concatenate([order, rest]), why + ["not reached by k-medoids"] * len(rest)
+    if not np.isfinite(d).any():  # nothing simulated: start at the medoid (per sqrt hour: its mean distance x)
+        j = int(np.argmin(D.mean(axis=1) * div))
+        order.append(j)
+        why.append("the first pick: the candidates' medoid (the least mean distance to all of them"
+                   + (", times sqrt hour)" if per_cost else ")"))
+        d = D[j].copy()
+    score = np.maximum(d[None, :] - D, 0.0).mean(axis=1) / div
+    heap = [(-score[j], j, len(order)) for j in range(len(pool)) if j not in order]
+    heapq.heapify(heap)
+    buf = np.empty(len(rows))
+    while len(order) < min(limit, len(pool)) and heap:
+        neg, j, when = heapq.heappop(heap)
+        if when != len(order):  # a bound from an earlier pick: recompute and put back
+            np.subtract(d, D[j], out=buf)
+            np.maximum(buf, 0.0, out=buf)
+            heapq.heappush(heap, (-float(buf.mean()) / div[j], j, len(order)))
+            continue
+        why.append(f"brings the candidates nearer to a simulated workload (mean distance -{-neg * div[j]:.3f}"
+                   + (f", per sqrt hour: / {div[j]:.3g})" if per_cost else ")"))
+        order.append(j)
+        np.minimum(d, D[j], out=d)
+    picked = pool[np.asarray(order, int)]
+    rest = cand[~np.isin(cand, picked)]
+    if len(rest):  # beyond the picks (a large batch, or what an hours budget skips): the least represented first
+        far = nearest_distance(Z, rest, np.concatenate([ctx.simulated, picked]).astype(int))
+        rest = rest[np.argsort(-far, kind="stable")]
+    return (np.concatenate([picked, rest]),
+            why + ["beyond the k-medoids picks: the farthest from the simulated and picked first"] * len(rest))
 
 
 def _clusters(ctx: Context, per_cost: bool):
@@ -228,7 +246,7 @@ def order(strategy: str, ctx: Context):
     if strategy == "representative":
         return _medoids(ctx, False, slots(ctx))
     if strategy == "cost-representative":
-        return _medoids(ctx, True, 4 * slots(ctx))
+        return _medoids(ctx, True, slots(ctx) if ctx.budget.kind == "count" else 4 * slots(ctx))
     if strategy == "uncertainty":
         return _clusters(ctx, False)
     if strategy == "cost":

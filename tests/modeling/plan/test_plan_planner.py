@@ -93,3 +93,20 @@ def test_a_plan_reads_back_from_its_json_as_the_same_typed_result(table):
     p = plan(table, Budget("count", 4), strategy="uncertainty", replay_seeds=1)
     back = Plan.from_dict(json.loads(json.dumps(p.to_dict())))
     assert back == p and back.batch[0].id == p.batch[0].id and back.replay[0].hours == p.replay[0].hours
+
+
+def test_a_plan_picks_in_the_space_its_replays_planned_in(table, monkeypatch):
+    """Once a model is fitted, the batch is chosen in the importance-weighted counter space, as in the
+    replays that chose the strategy (not in the unweighted one)."""
+    from modeling.plan import strategies
+
+    seen = []
+    real = strategies.order
+
+    def spy(strategy, ctx):
+        seen.append(ctx.feature_weight)
+        return real(strategy, ctx)
+
+    monkeypatch.setattr(strategies, "order", spy)
+    plan(table, Budget("count", 6), strategy="representative", replay_seeds=1)
+    assert seen and seen[-1] is not None and seen[-1].sum() == pytest.approx(1.0)

@@ -143,8 +143,8 @@ def _greedy_medoids_by_brute_force(Z, cand, sim, k, cost=None):
         for j in range(len(cand)):
             if j in picks:
                 continue
-            score = (-D[j].mean() if not np.isfinite(d).all() else np.maximum(d - D[j], 0).mean())
-            score = score / (np.sqrt(cost[cand[j]]) if cost is not None else 1.0)
+            c = np.sqrt(cost[cand[j]]) if cost is not None else 1.0
+            score = -D[j].mean() * c if not np.isfinite(d).all() else np.maximum(d - D[j], 0).mean() / c
             if score > best_score:
                 best, best_score = j, score
         picks.append(best)
@@ -174,15 +174,38 @@ def test_representative_prefers_the_crowd_where_k_center_takes_the_outlier():
     assert center[0] == 31 and 1 <= medoid[0] <= 30
 
 
-def test_representative_per_hour_and_large_tables():
+@pytest.mark.parametrize("n_sim", [0, 2])
+def test_representative_per_hour(n_sim):
     rng = np.random.default_rng(2)
     Z = rng.normal(size=(60, 2))
     cost = rng.uniform(0.1, 50.0, 60)
-    order, _ = strategies.order("cost-representative", _ctx(Z, np.arange(2, 60), [0, 1], cost=cost,
-                                                            budget=Budget("count", 3)))
-    assert order[:3].tolist() == _greedy_medoids_by_brute_force(Z, np.arange(2, 60), [0, 1], 3, cost)
-    # more candidates than are weighed as picks: a sample is weighed, every candidate is still ordered once
-    Z = rng.normal(size=(strategies.MEDOID_PICKS + 200, 2))
-    cand = np.arange(5, len(Z))
-    order, _ = strategies.order("representative", _ctx(Z, cand, np.arange(5), budget=Budget("count", 4)))
-    assert sorted(order.tolist()) == cand.tolist()
+    cand = np.arange(2, 60)
+    order, why = strategies.order("cost-representative", _ctx(Z, cand, np.arange(n_sim), cost=cost,
+                                                              budget=Budget("count", 6)))
+    assert order[:6].tolist() == _greedy_medoids_by_brute_force(Z, cand, np.arange(n_sim), 6, cost)
+    # the square root of the cost, not the cost: a power of 1 picks otherwise here
+    linear = _greedy_medoids_by_brute_force(Z, cand, np.arange(n_sim), 6, cost ** 2)
+    assert order[:6].tolist() != linear
+    assert ("times sqrt hour" if n_sim == 0 else "per sqrt hour") in why[0]
+
+
+def test_representative_with_duplicates_picks_each_workload_once():
+    Z = np.repeat(np.array([[0.0, 0], [1, 0], [5, 5]]), 4, axis=0)
+    order, _ = strategies.order("representative", _ctx(Z, np.arange(12), [], budget=Budget("count", 5)))
+    assert sorted(order.tolist()) == list(range(12))
+    assert sorted(Z[order[:3]].tolist()) == [[0.0, 0.0], [1.0, 0.0], [5.0, 5.0]]  # one of each place first
+
+
+def test_representative_on_large_tables_samples_and_orders_the_rest():
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(strategies.MEDOID_ROWS + 400, 2))
+    cand, sim = np.arange(5, len(Z)), np.arange(5)
+    a, why = strategies.order("representative", _ctx(Z, cand, sim, budget=Budget("count", 4), seed=7))
+    b, _ = strategies.order("representative", _ctx(Z, cand, sim, budget=Budget("count", 4), seed=7))
+    assert a.tolist() == b.tolist() and sorted(a.tolist()) == cand.tolist()
+    # the picks come from the sample weighed as picks, drawn first from the same generator
+    pool = np.sort(np.random.default_rng(7).choice(cand, strategies.MEDOID_PICKS, replace=False))
+    assert set(a[:4].tolist()) <= set(pool.tolist())
+    # the rest: the farthest from the simulated and picked first
+    far = strategies.nearest_distance(Z, a[4:], np.concatenate([sim, a[:4]]))
+    assert np.all(np.diff(far) <= 0) and "farthest" in why[4]
