@@ -55,6 +55,11 @@ def background_manager():
             return launcher.start(background_key, str(self.handle.directory), key, self._make_progress_key(key),
                                   args, context, [*_app_modules(), module])
 
+        def job_running(self, job):
+            # Dash asks whether the pid exists, then reads the process: a job that ended in between raised
+            # NoSuchProcess out of the page's poll. Read once, and an ended job is simply not running.
+            return bool(job) and pid_alive(job)
+
         def terminate_job(self, job):
             from dashboard.jobs import launcher
 

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from selenium.webdriver.support.ui import WebDriverWait
 
 from dashboard.ui import plotly_bundle
 from pc_browser import present, start
@@ -33,6 +34,10 @@ def test_pages_draw_with_the_partial_bundle_only(dash_duo, perfcast_app, path, g
         cached(SCENARIO, SCENARIO.request({"target": "Tesla-K40", "preset": "halwpe", "seed": "3"})["params"])
     start(dash_duo, perfcast_app, path)
     present(dash_duo.driver, f"{graph} .main-svg", timeout=30)
+    # an empty chart can be drawn before the page's figure arrives: wait for the figure's traces
+    WebDriverWait(dash_duo.driver, 30, poll_frequency=0.1).until(lambda d: d.execute_script(
+        "const g = document.querySelector(arguments[0] + ' .js-plotly-plot');"
+        "return !!(g && g.data && g.data.length);", graph))
     names = dash_duo.driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
     assert [n for n in names if "plotly-cartesian" in n]
     assert not [n for n in names if n.split("?")[0].endswith("/plotly.min.js")]

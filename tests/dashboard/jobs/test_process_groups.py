@@ -104,3 +104,18 @@ def test_an_abandoned_job_stops_its_workers(var, shm_before):
     assert _gone(proc.pid) == []
     assert not list((var / "jobs" / "groups").iterdir())
     assert _shm() - shm_before == set()
+
+
+def test_a_job_that_ends_while_polled_is_not_running(var, monkeypatch):
+    """Dash's check read the process after asking whether its pid exists; a job ending in between raised
+    NoSuchProcess out of the page's poll (seen in the callback fuzz test). Now it is simply not running."""
+    manager = jobs.background_manager()
+    assert manager.job_running(os.getpid()) and not manager.job_running(None) and not manager.job_running(0)
+
+    def ended(pid):
+        raise psutil.NoSuchProcess(pid)
+
+    monkeypatch.setattr(psutil, "pid_exists", lambda pid: True)
+    monkeypatch.setattr(psutil, "Process", ended)
+    assert manager.job_running(os.getpid()) is False
+    assert manager.job_running(str(os.getpid())) is False
