@@ -89,17 +89,20 @@ class Context:
         return self.Z * np.sqrt(self.feature_weight * self.Z.shape[1])[None, :]
 
 
+def pairwise_distance(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Euclidean distances (len(A), len(B)) between the rows of A and those of B."""
+    d2 = np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :] - 2.0 * A @ B.T
+    return np.sqrt(np.maximum(d2, 0.0))
+
+
 def nearest_distance(Z: np.ndarray, rows: np.ndarray, to: np.ndarray) -> np.ndarray:
     """Distance of each of ``rows`` to its nearest of ``to`` (inf when ``to`` is empty)."""
     out = np.full(len(rows), np.inf)
     if len(to) == 0 or len(rows) == 0:
         return out
     B = Z[to]
-    bb = np.einsum("ij,ij->i", B, B)
     for s in range(0, len(rows), 1024):
-        A = Z[rows[s:s + 1024]]
-        d2 = np.einsum("ij,ij->i", A, A)[:, None] + bb[None, :] - 2.0 * A @ B.T
-        out[s:s + 1024] = np.sqrt(np.maximum(d2.min(axis=1), 0.0))
+        out[s:s + 1024] = pairwise_distance(Z[rows[s:s + 1024]], B).min(axis=1)
     return out
 
 
@@ -164,9 +167,7 @@ def _medoids(ctx: Context, per_cost: bool, limit: int):
         return np.empty(0, int), []
     pool = cand if len(cand) <= MEDOID_PICKS else np.sort(ctx.rng.choice(cand, MEDOID_PICKS, replace=False))
     rows = cand if len(cand) <= MEDOID_ROWS else np.sort(ctx.rng.choice(cand, MEDOID_ROWS, replace=False))
-    A, B = Z[pool], Z[rows]
-    D = np.sqrt(np.maximum(np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :]
-                           - 2.0 * A @ B.T, 0.0))
+    D = pairwise_distance(Z[pool], Z[rows])
     div = ctx.cost[pool] ** COST_POWER if per_cost else np.ones(len(pool))
     d = nearest_distance(Z, rows, ctx.simulated)
     order, why = [], []
@@ -266,4 +267,5 @@ def fill(ordered: np.ndarray, cost: np.ndarray, budget: Budget) -> np.ndarray:
     return np.asarray(out, int)
 
 
-__all__ = ["COST_POWER", "Context", "LABELS", "STRATEGIES", "fill", "nearest_distance", "order", "slots"]
+__all__ = ["COST_POWER", "Context", "LABELS", "STRATEGIES", "fill", "nearest_distance", "order", "pairwise_distance",
+           "slots"]
