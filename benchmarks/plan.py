@@ -4,6 +4,9 @@ intervals after each round (not a test).
 
     .venv/bin/python benchmarks/plan.py --table gpu|armpm [--seeds 3] [--rounds 14] [--strategies ...] [--json]
 
+Three seeds place the errors; the coverage of one replay spreads too widely for three to place it in a band
+(``--seeds 40 --strategies random,auto`` for the coverage figures of docs/methods/plan.md).
+
 Tables (every workload measured, so a replay can hide and reveal):
 
 * ``gpu``: the shipped Rodinia workloads (``data/gpu_workloads.parquet``), host GTX-680 counters, target
@@ -103,6 +106,9 @@ def goal(res: dict) -> dict:
         worse = [(cs["error"][i] - r["error"][i]) / max(r["error_sd"][i], cs["error_sd"][i], 1e-12)
                  for i in range(1, min(len(cs["error"]), len(r["error"])))]
         cov = [v for v in cs["coverage"] if v is not None]
+        # the coverage of one replay spreads widely while a few dozen workloads calibrate (a seed's share is
+        # all or ~0.75 on the GPU table), so the band is judged on the mean over seeds; its standard error:
+        se = [sd / np.sqrt(cs["n_seeds"]) for sd in cs["coverage_sd"] if sd is not None]
         out[s] = {"round": hit,
                   "simulations_share": None if hit is None else cs["simulated"][hit] / r["simulated"][-1],
                   "hours_share": None if hit is None else cs["hours"][hit] / r["hours"][-1],
@@ -110,6 +116,7 @@ def goal(res: dict) -> dict:
                   "never_worse_beyond_spread": bool(max(worse) <= 1.0) if worse else None,
                   "coverage_min": min(cov) if cov else None, "coverage_max": max(cov) if cov else None,
                   "rounds_without_interval": sum(v is None for v in cs["coverage"]),
+                  "coverage_se_max": max(se) if se else None,
                   "coverage_in_85_95": bool(cov and all(0.85 <= v <= 0.95 for v in cov))}
     return out
 
@@ -142,6 +149,8 @@ def main(argv=None) -> int:
         print(f"{s:>15} " + " ".join(f"{e:.3f}" for e in c["error"]))
         print(f"{'hours':>15} " + " ".join(f"{h:.3f}" for h in c["hours_share"]))
         print(f"{'coverage':>15} " + " ".join("  -  " if v is None else f"{v:.3f}" for v in c["coverage"]))
+        print(f"{'its std. error':>15} " + " ".join("  -  " if v is None else f"{v / np.sqrt(c['n_seeds']):.3f}"
+                                                   for v in c["coverage_sd"]))
     if res["goal"]:
         print(json.dumps(res["goal"], indent=1))
     return 0

@@ -34,7 +34,7 @@ import numpy as np
 from modeling.crossgen import conformal
 from modeling.crossgen.predict import fit_predictor
 from modeling.errors import NotEnoughDataError
-from modeling.plan.calibration import distance_scale, learning_curve_factor
+from modeling.plan.calibration import MIN_FITTED_SCALE, distance_scale, fitted_distance_scale, learning_curve_factor
 from modeling.plan.inputs import PlanTable
 from modeling.plan.strategies import nearest_distance
 
@@ -160,12 +160,18 @@ def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray,
     if (Z is not None and calibration is not None and units is not None and situation == "new-inputs"
             and len(predictor.fold_of) == len(known)):
         d_cal, d_pool = _fold_distance(Z, known, predictor.fold_of, sel), nearest_distance(Z, rows, known)
-        scale_cal, scale_pool = distance_scale(d_cal, d_pool)
+        if len(known) >= MIN_FITTED_SCALE:
+            d_all = _fold_distance(Z, known, predictor.fold_of, np.arange(len(known)))
+            scale_cal, scale_pool = fitted_distance_scale(d_all, predictor.abs_r, d_cal, d_pool)
+            scaled = "a fitted line in the workload's distance to the simulated ones"
+        else:
+            scale_cal, scale_pool = distance_scale(d_cal, d_pool)
+            scaled = "the workload's distance to the simulated ones"
         if conformal.conformal_rank(level, len(sel)) <= len(sel):
             q = np.sort(predictor.abs_r[sel] / scale_cal)[conformal.conformal_rank(level, len(sel)) - 1]
             half = q * scale_pool * _learning_factor(work, known, predictor, situation, seed)
             lo, hi = np.exp(center - half), np.exp(center + half)
-            how_cal += ", each residual scaled by the workload's distance to the simulated ones"
+            how_cal += f", each residual scaled by {scaled}"
     else:
         iv = conformal.intervals("weighted", level, abs_resid=predictor.abs_r[sel], groups=units, center_log=center)
         if iv.level_supported >= level:

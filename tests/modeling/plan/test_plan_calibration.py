@@ -9,7 +9,14 @@ from modeling.crossgen.predict import fit_predictor
 from modeling.plan import strategies
 from modeling.plan.assess import FOLDS, MODEL, _scenario, assess
 from modeling.plan.batch import select
-from modeling.plan.calibration import CALIBRATION_SHARE, distance_scale, learning_curve_factor, slice_size
+from modeling.plan.calibration import (
+    CALIBRATION_SHARE,
+    MIN_FITTED_SCALE,
+    distance_scale,
+    fitted_distance_scale,
+    learning_curve_factor,
+    slice_size,
+)
 from modeling.plan.inputs import Budget
 from modeling.plan.replay import embed, replay
 
@@ -31,6 +38,48 @@ def test_learning_curve_factor():
 def test_distance_scale():
     cal, pool = distance_scale(np.array([1.0, 2.0, 3.0]), np.array([0.0, 0.5]))
     assert cal.tolist() == [3.0, 4.0, 5.0] and pool.tolist() == [2.0, 2.5]
+
+
+def test_fitted_distance_scale_against_bounded_least_squares():
+    from scipy.optimize import lsq_linear
+
+    rng = np.random.default_rng(3)
+    d = rng.uniform(0, 2, 200)
+    r = np.abs(0.1 + 0.4 * d + rng.normal(0, 0.05, 200))
+    cal, pool = fitted_distance_scale(d, r, np.array([0.0, 1.0]), np.array([0.5, 2.0]))
+    ref = lsq_linear(np.column_stack([np.ones(200), d]), r, bounds=(0, np.inf), tol=1e-12).x  # an independent solver
+    assert np.allclose(cal, [ref[0], ref[0] + ref[1]]) and np.allclose(pool, ref[0] + ref[1] * np.array([0.5, 2.0]))
+    assert abs(ref[1] - 0.4) < 0.05
+    # errors that shrink with distance: no slope, a constant scale (plain conformal intervals)
+    cal, pool = fitted_distance_scale(d, 1.0 / (1.0 + d), np.array([0.0, 1.0]), np.array([2.0]))
+    assert cal[0] == cal[1] == pool[0] > 0
+    # a zero intercept keeps a floor of 5 % of the mean residual; an unreachable workload (inf) is left out
+    cal, _ = fitted_distance_scale(np.r_[d, np.inf], np.r_[0.4 * d, 1.0], np.array([0.0]), np.array([1.0]))
+    assert cal[0] == pytest.approx(0.05 * np.mean(np.r_[0.4 * d, 1.0]))
+
+
+def test_interval_scale_is_fitted_once_enough_workloads_are_simulated():
+    from modeling.plan.inputs import read_plan_table
+    from tests.modeling.plan.conftest import synthetic_frame
+
+    t = read_plan_table(synthetic_frame(n=120, measured=MIN_FITTED_SCALE + 10), "target", "workload",
+                        host_col="host_s", group_col="application", cost_col="sim_hours")
+    known, rows = np.flatnonzero(t.measured), np.flatnonzero(t.candidates)
+    calib, Z = known[::4], embed(t)
+    a = assess(t, t.y, known, rows, calibration=calib, level=0.8, Z=Z)
+    assert "a fitted line" in a.how
+    # by hand: the line fitted on every simulated workload's out-of-fold residual and distance
+    p = fit_predictor(_scenario(t, known), model=MODEL, transform="logratio", level=0.8, folds=FOLDS)
+    d_all = np.array([strategies.nearest_distance(Z, known[[i]], known[p.fold_of != p.fold_of[i]])[0]
+                      for i in range(len(known))])
+    s_cal, s_pool = fitted_distance_scale(d_all, p.abs_r, d_all[::4], strategies.nearest_distance(Z, rows, known))
+    q = np.sort(p.abs_r[::4] / s_cal)[conformal.conformal_rank(0.8, len(s_cal)) - 1]
+    e2 = fit_predictor(_scenario(t, known), model=MODEL, transform="logratio", level=0.8, folds=2).cv_error["male"]
+    b = min(max(np.log(e2 / p.cv_error["male"]) / np.log(2 * (FOLDS - 1) / FOLDS), 0), 1)
+    assert np.allclose(np.log(a.upper / a.predicted), q * s_pool * ((FOLDS - 1) / FOLDS) ** b)
+    # one workload fewer than the threshold: the fixed scale
+    few = assess(t, t.y, known[: MIN_FITTED_SCALE - 1], rows, calibration=calib, level=0.8, Z=Z)
+    assert "a fitted line" not in few.how and "distance to the simulated ones" in few.how
 
 
 def test_batches_keep_a_random_slice_flagged(table):
