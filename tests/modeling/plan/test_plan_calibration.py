@@ -11,10 +11,12 @@ from modeling.plan.assess import FOLDS, MODEL, _scenario, assess
 from modeling.plan.batch import select
 from modeling.plan.calibration import (
     CALIBRATION_SHARE,
+    MAX_LINE_POINTS,
     MIN_FITTED_SCALE,
     distance_scale,
     fitted_distance_scale,
     learning_curve_factor,
+    least_absolute_line,
     slice_size,
 )
 from modeling.plan.inputs import Budget
@@ -40,22 +42,56 @@ def test_distance_scale():
     assert cal.tolist() == [3.0, 4.0, 5.0] and pool.tolist() == [2.0, 2.5]
 
 
-def test_fitted_distance_scale_against_bounded_least_squares():
-    from scipy.optimize import lsq_linear
+def _lad_by_vertices(x, r):
+    """The non-negative median regression line by enumeration: an optimum of the linear program lies on a
+    vertex, a line through two points, or through one point with a = 0 or b = 0."""
+    cands = [(ri, 0.0) for ri in r] + [(0.0, ri / xi) for xi, ri in zip(x, r) if xi > 0]
+    for i in range(len(x)):
+        for j in range(i + 1, len(x)):
+            if x[i] != x[j]:
+                b = (r[j] - r[i]) / (x[j] - x[i])
+                a = r[i] - b * x[i]
+                if a >= 0 and b >= 0:
+                    cands.append((a, b))
+    return min(np.abs(r - a - b * x).sum() for a, b in cands)
 
+
+def test_median_regression_line_against_vertex_enumeration():
+    rng = np.random.default_rng(3)
+    for slope in (0.4, -0.3):  # a falling trend: the slope stays at its bound, zero
+        x = rng.uniform(0, 2, 40)
+        r = np.abs(0.5 + slope * x + 0.1 * rng.standard_t(2, 40))
+        a, b = least_absolute_line(x, r)
+        assert a >= 0 and b >= 0
+        assert np.abs(r - a - b * x).sum() == pytest.approx(_lad_by_vertices(x, r), rel=1e-9)
+    assert b == pytest.approx(0.0, abs=1e-12)
+    # a large residual moves a least-squares line, not the median one
+    x = np.linspace(0, 1, 30)
+    r = 0.1 + 0.2 * x
+    r[-1] = 50.0
+    assert least_absolute_line(x, r) == pytest.approx((0.1, 0.2), abs=1e-9)
+
+
+def test_fitted_distance_scale():
     rng = np.random.default_rng(3)
     d = rng.uniform(0, 2, 200)
     r = np.abs(0.1 + 0.4 * d + rng.normal(0, 0.05, 200))
+    a, b = least_absolute_line(d, r)
     cal, pool = fitted_distance_scale(d, r, np.array([0.0, 1.0]), np.array([0.5, 2.0]))
-    ref = lsq_linear(np.column_stack([np.ones(200), d]), r, bounds=(0, np.inf), tol=1e-12).x  # an independent solver
-    assert np.allclose(cal, [ref[0], ref[0] + ref[1]]) and np.allclose(pool, ref[0] + ref[1] * np.array([0.5, 2.0]))
-    assert abs(ref[1] - 0.4) < 0.05
+    assert np.allclose(cal, [a, a + b]) and np.allclose(pool, a + b * np.array([0.5, 2.0]))
+    assert abs(b - 0.4) < 0.05
     # errors that shrink with distance: no slope, a constant scale (plain conformal intervals)
     cal, pool = fitted_distance_scale(d, 1.0 / (1.0 + d), np.array([0.0, 1.0]), np.array([2.0]))
     assert cal[0] == cal[1] == pool[0] > 0
     # a zero intercept keeps a floor of 5 % of the mean residual; an unreachable workload (inf) is left out
     cal, _ = fitted_distance_scale(np.r_[d, np.inf], np.r_[0.4 * d, 1.0], np.array([0.0]), np.array([1.0]))
-    assert cal[0] == pytest.approx(0.05 * np.mean(np.r_[0.4 * d, 1.0]))
+    assert cal[0] == pytest.approx(0.05 * np.mean(0.4 * d))
+    # beyond MAX_LINE_POINTS residuals an evenly spaced subset fits the line
+    big = np.linspace(0, 2, 3 * MAX_LINE_POINTS)
+    sub = np.linspace(0, len(big) - 1, MAX_LINE_POINTS).astype(int)
+    rr = 0.2 + 0.3 * big + 0.01 * np.sin(7 * big)
+    a, b = least_absolute_line(big[sub], rr[sub])
+    assert np.allclose(fitted_distance_scale(big, rr, np.array([1.0]), np.array([0.0]))[0], a + b)
 
 
 def test_interval_scale_is_fitted_once_enough_workloads_are_simulated():
