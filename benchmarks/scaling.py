@@ -13,6 +13,12 @@ positive target), every (model, fold) fit timed on its own in this one process. 
   ``dashboard.jobs.fanout``): the expected wall time per size, beside one process's total. The replay
   counts compute only (not the transfer of the table to each worker, nor Redis round trips).
 
+* ``fanout`` (``--fanout W [W ...]``): per size, the whole ensemble run again on W real forked worker
+  processes (``modeling.parallel``, each fit one task, as a dashboard job on one server spreads them): its
+  wall seconds, its speed-up over the one-process total, how far every model's out-of-fold predictions and
+  E_out are from the one-process run's, and the load average before and after. On a machine with fewer
+  cores than W the workers share them.
+
 * ``before`` (``--before REV``): the same sizes run by the code of commit ``REV`` (a temporary git worktree,
   its kernels warmed first; its own ``benchmarks/scaling.py``, one size at a time, each size run before then
   now, so that slow drift of a shared machine hits both sides alike): its seconds per size and model,
@@ -89,8 +95,24 @@ def timed_fits(n: int, p: int, folds: int = 10, seed: int = 0) -> list[tuple[str
             durations.append((model, fold, time.perf_counter() - t))
             yield model, fold, out
 
-    run_ensemble(X, y, models="rastsim", folds=folds, seed=seed, fit_runner=one_at_a_time)
+    res = run_ensemble(X, y, models="rastsim", folds=folds, seed=seed, fit_runner=one_at_a_time)
+    timed_fits.last_result = res
     return durations
+
+
+def fanout_wall(n: int, p: int, workers: int, folds: int = 10, seed: int = 0):
+    """Wall seconds of the whole ensemble on ``workers`` real forked worker processes (``modeling.parallel``,
+    each (model, fold) fit one task, as a dashboard job spreads them), and its result."""
+    import os
+
+    from benchmarks.halwpe_shaped import make
+    from modeling.crossgen.ensemble import run_ensemble
+
+    X, y, _ = make(n=n, p=p)
+    load0 = os.getloadavg()[0]
+    t = time.perf_counter()
+    res = run_ensemble(X, y, models="rastsim", folds=folds, seed=seed, n_jobs=workers)
+    return time.perf_counter() - t, res, (round(load0, 2), round(os.getloadavg()[0], 2))
 
 
 def _forest_of(rev: str):
@@ -175,6 +197,8 @@ def main() -> None:
     ap.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES), help="n x p, e.g. 364x577")
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--schedule", nargs="*", type=int, default=[1, 2, 4, 8], help="simulated worker counts")
+    ap.add_argument("--fanout", nargs="*", type=int, default=[],
+                    help="also run the whole ensemble on this many real worker processes, per size")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--before", default=None, help="an earlier commit to run beside, size by size")
     ap.add_argument("--forest", default=None, help="time the forest alone against this commit's and scikit-learn's")
@@ -230,6 +254,20 @@ def _one_size(n, p, a, by_size, schedule) -> None:
     schedule[name] = {f"W={w}": round(replay(order, w), 2) for w in a.schedule}
     schedule[name]["longest_fit_seconds"] = round(max(order), 2)
     print(f"[scaling] {name}: {total:.1f} s in one process", file=sys.stderr, flush=True)
+    one = timed_fits.last_result
+    for w in a.fanout:
+        wall, res, load = fanout_wall(n, p, w, a.folds)
+        assert [m.model for m in res.models] == [m.model for m in one.models]
+        # the workers run one BLAS thread each, so a Gram matrix may round differently (1e-9 relative seen)
+        rel = max(float(np.max(np.abs(np.subtract(m.oof_prediction, o.oof_prediction))
+                               / np.maximum(np.abs(o.oof_prediction), 1e-300))) for m, o in zip(res.models, one.models))
+        by_size[name].setdefault("fanout", {})[f"W={w}"] = {
+            "wall_seconds": round(wall, 2), "speedup_over_one_process": round(total / wall, 2),
+            "max_relative_difference_of_predictions": rel,
+            "max_e_out_difference_points": max(abs(m.e_out - o.e_out) for m, o in zip(res.models, one.models)),
+            "load_average_before_after": load}
+        print(f"[scaling] {name}: {wall:.1f} s on {w} worker processes (predictions within {rel:.1e})",
+              file=sys.stderr, flush=True)
 
 
 def _report(shapes, a, by_size, schedule, before_by_size) -> None:
