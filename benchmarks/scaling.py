@@ -79,9 +79,9 @@ DEFAULT_SIZES = ("364x577", "1456x577", "5824x577", "5824x100")
 PREDICT_SIZES = ("1500x15", "3000x15", "6000x15", "6000x30")
 
 
-def timed_fits(n: int, p: int, folds: int = 10, seed: int = 0) -> list[tuple[str, object, float]]:
+def timed_fits(n: int, p: int, folds: int = 10, seed: int = 0):
     """Run the ensemble on the n x p problem, one fit at a time; returns ``(model, fold, seconds)`` per fit in
-    the plan's order (fold None: the fit on every workload)."""
+    the plan's order (fold None: the fit on every workload), and the ensemble's result."""
     from benchmarks.halwpe_shaped import make
     from modeling.crossgen.ensemble import run_ensemble
 
@@ -96,8 +96,7 @@ def timed_fits(n: int, p: int, folds: int = 10, seed: int = 0) -> list[tuple[str
             yield model, fold, out
 
     res = run_ensemble(X, y, models="rastsim", folds=folds, seed=seed, fit_runner=one_at_a_time)
-    timed_fits.last_result = res
-    return durations
+    return durations, res
 
 
 def fanout_wall(n: int, p: int, workers: int, folds: int = 10, seed: int = 0):
@@ -242,7 +241,7 @@ def main() -> None:
 
 
 def _one_size(n, p, a, by_size, schedule) -> None:
-    fits = timed_fits(n, p, a.folds)
+    fits, one = timed_fits(n, p, a.folds)
     per_model: dict[str, float] = {}
     for model, _, s in fits:
         per_model[model] = per_model.get(model, 0.0) + s
@@ -254,7 +253,6 @@ def _one_size(n, p, a, by_size, schedule) -> None:
     schedule[name] = {f"W={w}": round(replay(order, w), 2) for w in a.schedule}
     schedule[name]["longest_fit_seconds"] = round(max(order), 2)
     print(f"[scaling] {name}: {total:.1f} s in one process", file=sys.stderr, flush=True)
-    one = timed_fits.last_result
     for w in a.fanout:
         wall, res, load = fanout_wall(n, p, w, a.folds)
         assert [m.model for m in res.models] == [m.model for m in one.models]

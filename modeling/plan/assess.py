@@ -159,12 +159,14 @@ def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray,
     lo = hi = None
     if (Z is not None and calibration is not None and units is not None and situation == "new-inputs"
             and len(predictor.fold_of) == len(known)):
-        d_cal, d_pool = _fold_distance(Z, known, predictor.fold_of, sel), nearest_distance(Z, rows, known)
-        if len(known) >= MIN_FITTED_SCALE:
+        d_pool = nearest_distance(Z, rows, known)
+        if len(known) >= MIN_FITTED_SCALE:  # the line is fitted on every simulated workload's distance
             d_all = _fold_distance(Z, known, predictor.fold_of, np.arange(len(known)))
+            d_cal = d_all[sel]
             scale_cal, scale_pool = fitted_distance_scale(d_all, predictor.abs_r, d_cal, d_pool)
             scaled = "a fitted line in the workload's distance to the simulated ones"
         else:
+            d_cal = _fold_distance(Z, known, predictor.fold_of, sel)
             scale_cal, scale_pool = distance_scale(d_cal, d_pool)
             scaled = "the workload's distance to the simulated ones"
         if conformal.conformal_rank(level, len(sel)) <= len(sel):
