@@ -9,9 +9,11 @@ midpoint of the two neighbouring values, ``x <= t`` goes left), a node of
 of their rows. If none of the ``mtry`` features separates the node, it becomes
 a leaf, as in R.
 
-The split search runs on per-feature ranks (ties share a rank), stored feature
-by feature, so a node's values of one feature are a short gather from one
-contiguous row. Trees are kept as flat arrays (feature, threshold, children,
+The split search runs on per-feature ranks (ties share a rank), carried in the
+sorted lists themselves (each entry is the row's rank above its index), so a
+node reads one feature's values in order without gathering them. It evaluates
+the criterion at every row and keeps it only where the rank changes, so the
+loop has no branch that ties make unpredictable. Trees are kept as flat arrays (feature, threshold, children,
 value, RSS decrease), one row per tree, so prediction and the RSS importance
 (RastSim 5.5, R's ``IncNodePurity``) are array loops.
 
@@ -46,9 +48,13 @@ def _seed(seed):
 
 
 @njit(cache=True)
-def _grow_tree(ranks, xt, ww, srt, n_rows, mtry, nodesize, perm, tmp, buf,
+def _grow_tree(xt, ww, srt, lo, hi, n_rows, mtry, nodesize, perm, tmp, buf,
                feature, threshold, left, right, value, decrease, stack):
     """Grow one tree; srt[j, :n_rows] holds the rows in order of feature j.
+
+    An entry of a list is the row's rank in that feature above its index, ``rank * 2**s + row``
+    (``lo`` masks the row, ``hi`` the rank): the split search reads ranks in the order of the list
+    instead of gathering them from a row of ranks (a cache miss per row at deep nodes).
 
     Every node owns the same range [start, end) of each feature's list; a split
     stably partitions all lists, so no node ever sorts. When one child will be a
@@ -57,7 +63,7 @@ def _grow_tree(ranks, xt, ww, srt, n_rows, mtry, nodesize, perm, tmp, buf,
     any other leaf. ``ww[r] = (w_r, w_r y_r)``: weight and weighted target of a
     row side by side, one cache line for both.
     """
-    p = ranks.shape[0]
+    p = srt.shape[0]
     n_nodes = 1
     stack[0, 0] = 0
     stack[0, 1] = 0
@@ -71,7 +77,7 @@ def _grow_tree(ranks, xt, ww, srt, n_rows, mtry, nodesize, perm, tmp, buf,
         sw = 0.0
         swy = 0.0
         for i in range(start, end):
-            r = srt[0, i]
+            r = srt[0, i] & lo
             sw += ww[r, 0]
             swy += ww[r, 1]
         value[node] = swy / sw
@@ -92,32 +98,33 @@ def _grow_tree(ranks, xt, ww, srt, n_rows, mtry, nodesize, perm, tmp, buf,
             f = perm[jj]
             perm[jj] = perm[k]
             perm[k] = f
-            rk = ranks[f]
             lst = srt[f]
-            if rk[lst[start]] == rk[lst[end - 1]]:
+            if lst[start] & hi == lst[end - 1] & hi:
                 continue
             lw = 0.0
             lwy = 0.0
-            r = lst[start]
-            rank_r = rk[r]
+            v = lst[start]
+            r = v & lo
+            rank_r = v & hi
             for i in range(start, end - 1):
-                nxt = lst[i + 1]
-                rank_n = rk[nxt]
+                v = lst[i + 1]
+                nxt = v & lo
+                rank_n = v & hi
                 lw += ww[r, 0]
                 lwy += ww[r, 1]
-                if rank_r != rank_n:
-                    rw = sw - lw
-                    rwy = swy - lwy
-                    # lwy^2/lw + rwy^2/rw > threshold, without dividing
-                    num = lwy * lwy * rw + rwy * rwy * lw
-                    den = lw * rw
-                    if num > threshold_crit * den:
-                        crit = num / den
-                        best_crit = crit
-                        best_f = f
-                        best_pos = i + 1
-                        best_thr = 0.5 * (xt[f, r] + xt[f, nxt])
-                        threshold_crit = best_crit * (1.0 + 1e-12) + 1e-300
+                rw = sw - lw
+                rwy = swy - lwy
+                # lwy^2/lw + rwy^2/rw > threshold, without dividing; evaluated at every row (no branch on
+                # the ranks, which ties make unpredictable) and taken only where the rank changes
+                num = lwy * lwy * rw + rwy * rwy * lw
+                den = lw * rw
+                if (num > threshold_crit * den) & (rank_r != rank_n):
+                    crit = num / den
+                    best_crit = crit
+                    best_f = f
+                    best_pos = i + 1
+                    best_thr = 0.5 * (xt[f, r] + xt[f, nxt])
+                    threshold_crit = best_crit * (1.0 + 1e-12) + 1e-300
                 r = nxt
                 rank_r = rank_n
         if best_f < 0:
@@ -131,15 +138,15 @@ def _grow_tree(ranks, xt, ww, srt, n_rows, mtry, nodesize, perm, tmp, buf,
         lw = 0.0
         lst = srt[best_f]
         for i in range(start, best_pos):
-            lw += ww[lst[i], 0]
+            lw += ww[lst[i] & lo, 0]
         if (lw <= nodesize or best_pos - start < 2) and (sw - lw <= nodesize or end - best_pos < 2):
             # both children are leaves: record them without partitioning the lists
             for child, a, b in ((left[node], start, best_pos), (right[node], best_pos, end)):
                 cw = 0.0
                 cwy = 0.0
                 for i in range(a, b):
-                    cw += ww[lst[i], 0]
-                    cwy += ww[lst[i], 1]
+                    cw += ww[lst[i] & lo, 0]
+                    cwy += ww[lst[i] & lo, 1]
                 value[child] = cwy / cw
                 feature[child] = LEAF
                 left[child] = LEAF
@@ -149,9 +156,9 @@ def _grow_tree(ranks, xt, ww, srt, n_rows, mtry, nodesize, perm, tmp, buf,
         left_leaf = lw <= nodesize or best_pos - start < 2  # weights are counts: lw is exact in any order
         right_leaf = sw - lw <= nodesize or end - best_pos < 2
         for i in range(start, best_pos):
-            tmp[lst[i]] = 1
+            tmp[lst[i] & lo] = 1
         for i in range(best_pos, end):
-            tmp[lst[i]] = 0
+            tmp[lst[i] & lo] = 0
         m = end - start
         lbuf = buf[0]
         rbuf = buf[1]
@@ -166,18 +173,19 @@ def _grow_tree(ranks, xt, ww, srt, n_rows, mtry, nodesize, perm, tmp, buf,
                 a = ZERO
                 if j == 0:
                     for i in range(m):
-                        r = lj[i]
+                        v = lj[i]
+                        r = v & lo
                         if tmp[r] == keep:
-                            lj[a] = r
+                            lj[a] = v
                             a += ONE
                         else:
                             cw += ww[r, 0]
                             cwy += ww[r, 1]
                 else:
                     for i in range(m):
-                        r = lj[i]
-                        lj[a] = r  # in place: a store never lands after the next load
-                        a += np.uint64(tmp[r] == keep)
+                        v = lj[i]
+                        lj[a] = v  # in place: a store never lands after the next load
+                        a += np.uint64(tmp[v & lo] == keep)
             if left_leaf:
                 leaf, kept = left[node], right[node]
             else:
@@ -201,10 +209,10 @@ def _grow_tree(ranks, xt, ww, srt, n_rows, mtry, nodesize, perm, tmp, buf,
             a = ZERO
             b = ZERO
             for i in range(m):
-                r = lj[i]
-                goes_left = np.uint64(tmp[r])
-                lbuf[a] = r
-                rbuf[b] = r
+                v = lj[i]
+                goes_left = np.uint64(tmp[v & lo])
+                lbuf[a] = v
+                rbuf[b] = v
                 a += goes_left
                 b += ONE - goes_left
             for i in range(a):
@@ -223,10 +231,10 @@ def _grow_tree(ranks, xt, ww, srt, n_rows, mtry, nodesize, perm, tmp, buf,
 
 
 @njit(cache=True)
-def _grow_forest(ranks, order, srt, buf, xt, y, n_trees, mtry, nodesize, bootstrap, seed,
+def _grow_forest(order, srt, buf, lo, hi, xt, y, n_trees, mtry, nodesize, bootstrap, seed,
                  feature, threshold, left, right, value, decrease, node_count):
     _seed(seed)
-    p, n = ranks.shape
+    p, n = order.shape
     perm = np.arange(p)
     ww = np.zeros((n, 2))  # (weight, weight x target) of each row, side by side
     tmp = np.zeros(n, dtype=np.uint8)
@@ -249,13 +257,13 @@ def _grow_forest(ranks, order, srt, buf, xt, y, n_trees, mtry, nodesize, bootstr
             sj = srt[j]
             c = ZERO
             for i in range(n):
-                r = oj[i]
-                sj[c] = r
-                c += np.uint64(in_bag[r])
+                v = oj[i]
+                sj[c] = v
+                c += np.uint64(in_bag[v & lo])
             n_rows = int(c)
         for r in range(n):
             ww[r, 1] = ww[r, 0] * y[r]
-        node_count[t] = _grow_tree(ranks, xt, ww, srt, n_rows, mtry, nodesize, perm, tmp, buf,
+        node_count[t] = _grow_tree(xt, ww, srt, lo, hi, n_rows, mtry, nodesize, perm, tmp, buf,
                                    feature[t], threshold[t], left[t], right[t], value[t],
                                    decrease[t], stack)
 
@@ -283,17 +291,23 @@ def _predict_trees(X, feature, threshold, child, value, out):
                 out[t, s] = value[t, node]
 
 
-def dense_ranks(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-feature dense ranks of the rows (ties equal) and the sorting order, both (p, n)."""
+def sorted_entries(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each feature's rows in sorted order, as ``rank * 2**s + row`` entries, shape (p, n).
+
+    The rank is the row's dense rank in that feature (ties equal), so entries sort as (value, row): the
+    order of a stable sort. ``s`` is 16 bits below 65,536 rows (uint32 entries), else 32 (uint64).
+    Returns the entries and the masks of the row and of the rank, in the entries' type.
+    """
     xt = np.ascontiguousarray(X.T)
     order = np.argsort(xt, axis=1, kind="stable")
     xs = np.take_along_axis(xt, order, axis=1)
-    steps = np.zeros(xt.shape, dtype=np.uint32)
+    steps = np.zeros(xt.shape, dtype=np.uint64)
     steps[:, 1:] = xs[:, 1:] != xs[:, :-1]  # a new distinct value starts here
-    small = np.uint16 if xt.shape[1] <= 2**16 else np.uint32  # a rank is below n
-    ranks = np.empty(xt.shape, dtype=small)
-    np.put_along_axis(ranks, order, np.cumsum(steps, axis=1, dtype=np.uint32).astype(small), axis=1)
-    return ranks, order.astype(np.uint32)
+    ranks = np.cumsum(steps, axis=1, dtype=np.uint64)  # in sorted order
+    kind, bits = (np.uint32, 16) if xt.shape[1] <= 2**16 else (np.uint64, 32)  # a rank and a row are below n
+    entries = ((ranks << np.uint64(bits)) | order.astype(np.uint64)).astype(kind)
+    lo = kind(2**bits - 1)
+    return entries, lo, kind(~lo)
 
 
 class TreeArrays:
@@ -309,9 +323,8 @@ class TreeArrays:
         self.value = np.zeros((n_trees, cap))
         self.decrease = np.zeros((n_trees, cap))
         self.node_count = np.zeros(n_trees, dtype=np.int64)
-        ranks, order = dense_ranks(X)
-        index = np.uint16 if n < 2**16 else np.uint32  # row lists: small and unsigned (no wraparound checks)
-        _grow_forest(ranks, order, np.empty((p, n), dtype=index), np.empty((2, n), dtype=index),
+        entries, lo, hi = sorted_entries(X)
+        _grow_forest(entries, np.empty_like(entries), np.empty((2, n), dtype=entries.dtype), lo, hi,
                      np.ascontiguousarray(X.T), np.ascontiguousarray(y, dtype=float),
                      int(n_trees), int(mtry), float(nodesize), bool(bootstrap), int(seed) % (2**32),
                      self.feature, self.threshold, self.left, self.right, self.value, self.decrease,

@@ -98,9 +98,11 @@ def _table(seed, n=70, p=9):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2018, 2**33 + 5])
-@pytest.mark.parametrize("mtry,nodesize,bootstrap", [(3, 5, True), (9, 1, False), (1, 2, True), (4, 5, False)])
-def test_trees_match_the_plain_statement(seed, mtry, nodesize, bootstrap):
-    X, y = _table(seed % 1000)
+@pytest.mark.parametrize("mtry,nodesize,bootstrap,n", [(3, 5, True, 70), (9, 1, False, 70), (1, 2, True, 70),
+                                                       (4, 5, False, 70), (3, 5, True, 300)])
+def test_trees_match_the_plain_statement(seed, mtry, nodesize, bootstrap, n):
+    """300 rows: deeper trees, with long chains of splits that peel a leaf off."""
+    X, y = _table(seed % 1000, n=n)
     n_trees = 6
     got = TreeArrays(X, y, n_trees, mtry, nodesize, bootstrap, seed)
     want = reference_forest(X, y, n_trees, mtry, nodesize, bootstrap, seed)
