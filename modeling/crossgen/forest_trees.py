@@ -11,11 +11,12 @@ a leaf, as in R.
 
 The split search runs on per-feature ranks (ties share a rank), carried in the
 sorted lists themselves (each entry is the row's rank above its index), so a
-node reads one feature's values in order without gathering them. It evaluates
+node reads one feature's ranks in order without gathering them. It evaluates
 the criterion at every row and keeps it only where the rank changes, so the
-loop has no branch that ties make unpredictable. Trees are kept as flat arrays (feature, threshold, children,
-value, RSS decrease), one row per tree, so prediction and the RSS importance
-(RastSim 5.5, R's ``IncNodePurity``) are array loops.
+loop has no branch that ties make unpredictable. Trees are kept as flat arrays
+(feature, threshold, children, value, RSS decrease), one row per tree, so
+prediction and the RSS importance (RastSim 5.5, R's ``IncNodePurity``) are
+array loops.
 
 Everything around the split search is kept small: the bootstrap sample is a
 count per row (nothing is copied); the rows are sorted once per feature for the
