@@ -66,7 +66,23 @@ class DashClient:
         pathname, _, search = path.partition("?")
         out = self.call("_pages_content.children", {("_pages_location", "pathname"): pathname,
                                                     ("_pages_location", "search"): f"?{search}" if search else ""})
-        return out["_pages_content"]["children"]
+        self.layout = out["_pages_content"]["children"]
+        return self.layout
+
+    def layout_value(self, component_id: str, prop: str = "data"):
+        """``prop`` of the component ``component_id`` in the page last opened (as the browser would send it as
+        a State, e.g. the project a form was laid out in); None when the page has no such component."""
+        stack = [getattr(self, "layout", None)]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, list):
+                stack.extend(node)
+            elif isinstance(node, dict):
+                props = node.get("props", {})
+                if props.get("id") == component_id:
+                    return props.get(prop)
+                stack.extend(v for v in props.values() if isinstance(v, (list, dict)))
+        return None
 
     def _dep(self, output: str) -> dict:
         for spec, dep in self.deps.items():

@@ -164,6 +164,8 @@ LOGIN_WINDOW_SECONDS = float(os.environ.get("PERFCAST_LOGIN_WINDOW_SECONDS", 900
 LOGIN_FAILURE_DELAY = float(os.environ.get("PERFCAST_LOGIN_FAILURE_DELAY", 0.0))
 #: Hours the first-start link (/setup?token=...) stays valid.
 SETUP_TOKEN_HOURS = 24
+#: Hours an owner's invitation link (/invite?token=...) stays valid, unless it is used or withdrawn before.
+INVITATION_HOURS = float(os.environ.get("PERFCAST_INVITATION_HOURS", 7 * 24))
 #: Name of the session cookie (cookies ignore ports: two perfcast servers on one host need different names).
 SESSION_COOKIE = os.environ.get("PERFCAST_SESSION_COOKIE", "perfcast_session")
 

@@ -56,7 +56,7 @@ def limit_for(signed_in: bool, declared: int | None) -> int:
 def message(limit: int) -> str:
     size = f"{limit / 2**20:,.0f} MB" if limit >= 2**20 else f"{limit // 1024} KB"
     return (f"The request is larger than the server accepts from you ({size}): upload a smaller file, or ask an "
-            "owner of a project to add you to it." if limit == NO_PROJECT_BYTES
+            "owner of a project for an invitation link to it." if limit == NO_PROJECT_BYTES
             else f"The request is larger than the server accepts ({size}). Upload a smaller file.")
 
 

@@ -86,3 +86,42 @@ afterwards goes to project <strong>{escape(project)}</strong>.</p>
 
 def notice_page(title: str, message: str, link: str = "/login", link_text: str = "Sign in") -> str:
     return page(title, f'<p><a href="{escape(link)}">{escape(link_text)}</a></p>', message, error=False)
+
+
+def invitation_page(token: str, project: str, role: str, invited_by: str, *, signed_in_as: str | None,
+                    new_account: bool, name: str = "", display_name: str = "", message: str = "") -> str:
+    """An invitation link opened: what it offers and, to accept, a button (signed in) or a sign-in link and,
+    with ``new_account``, the form that creates an account and accepts at once. A GET changes nothing."""
+    from urllib.parse import quote
+
+    article = "an" if role[:1] in "aeiou" else "a"
+    offer = (f"<p><strong>{escape(invited_by)}</strong> invites you to join project <strong>{escape(project)}"
+             f"</strong> as {article} <strong>{escape(role)}</strong>. What you upload, save or run after joining "
+             "goes to this project; you can switch projects with the menu at any time.</p>")
+    if signed_in_as is not None:
+        body = offer + f"""<form method="post" action="/invite" class="signin-form">
+<input type="hidden" name="token" value="{escape(token)}">
+<input type="hidden" name="action" value="accept">
+<button type="submit" id="invite-accept">Join {escape(project)} as {escape(signed_in_as)}</button>
+</form>
+<p><a href="/" id="invite-decline">Not now</a> (the link stays valid until it expires)</p>"""
+        return page("Join a project", body, message)
+    back = "/invite?token=" + quote(token, safe="")
+    body = offer + (f'<p><a href="/login?next={escape(quote(back, safe="/"))}" id="invite-signin">I have an account: '
+                    "sign in to accept</a></p>")
+    if new_account:
+        body += f"""<p>New to perfcast? Create your account and join:</p>
+<form method="post" action="/invite" class="signin-form">
+<input type="hidden" name="token" value="{escape(token)}">
+<input type="hidden" name="action" value="create">
+<label for="invite-name">Name</label>
+<input id="invite-name" name="name" autocomplete="username" required maxlength="64" value="{escape(name)}">
+<label for="invite-display">Display name (optional)</label>
+<input id="invite-display" name="display_name" maxlength="200" value="{escape(display_name)}">
+<label for="invite-password">Password (at least 10 characters)</label>
+<input id="invite-password" name="password" type="password" autocomplete="new-password" required maxlength="1024">
+<label for="invite-again">Password again</label>
+<input id="invite-again" name="again" type="password" autocomplete="new-password" required maxlength="1024">
+<button type="submit" id="invite-create">Create my account and join</button>
+</form>"""
+    return page("Join a project", body, message)

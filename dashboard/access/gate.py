@@ -1,5 +1,5 @@
 """The gate: a Flask ``before_request`` that runs first for every route of the app. A request without a valid
-session reaches only the public endpoints (the sign-in, sign-out and first-start pages, and ``/assets/*``);
+session reaches only the public endpoints (the sign-in, sign-out, first-start and invitation pages, and ``/assets/*``);
 any other is refused before Dash or a page sees it: a page address (GET, not one of Dash's ``/_...`` routes)
 is redirected to ``/login?next=<that path>``, anything else (``/_dash-layout``, ``/_dash-dependencies``,
 callback POSTs and so every download, ``/_dash-component-suites/...``, ``/static/...``) gets HTTP 401 with a
@@ -26,7 +26,8 @@ from flask import g, jsonify, redirect, request
 
 from dashboard.access import proxy, sessions
 
-PUBLIC_ENDPOINTS = frozenset({"perfcast_login", "perfcast_logout", "perfcast_setup", "perfcast_oidc_login",
+PUBLIC_ENDPOINTS = frozenset({"perfcast_login", "perfcast_logout", "perfcast_setup", "perfcast_invite",
+                              "perfcast_oidc_login",
                               "perfcast_oidc_callback", "_dash_assets.static"})
 #: WSGI environ key of the server's own in-process requests (the worker's warm-up in gunicorn.conf.py and
 #: dashboard/ui/compression.py): an environ key, which no HTTP request can set (headers arrive as HTTP_*)

@@ -1,8 +1,9 @@
-"""A project's members as its owners manage them: list, add an existing account, change a role, remove.
+"""A project's members as its owners manage them: list, change a role, remove (people join by accepting an
+invitation: dashboard/access/invitations.py).
 
 Every change is checked here, on the server, whatever page or command asks for it: the acting user must be an
 owner of the project, and a project never loses its last owner (nobody could manage it any more). Each change
-is an audit event ("member added", "member role changed", "member removed") with the project, the member and
+is an audit event ("member role changed", "member removed") with the project, the member and
 the roles before and after.
 """
 
@@ -54,8 +55,11 @@ def _lock_memberships(db, project_id: int) -> None:
     db.execute(update(Project).where(Project.id == project_id).values(id=Project.id))
 
 
-def _owner_check(db, project_id: int, acting_user: str) -> Project:
-    _lock_memberships(db, project_id)
+def owner_check(db, project_id: int, acting_user: str, lock: bool = True) -> Project:
+    """The project when ``acting_user`` is one of its owners, else ``AccessError``; ``lock``: serialize the
+    memberships' changes first (:func:`_lock_memberships`)."""
+    if lock:
+        _lock_memberships(db, project_id)
     project = db.get(Project, project_id)
     role = db.scalar(select(Membership.role).join(User, User.id == Membership.user_id)
                      .where(Membership.project_id == project_id, User.name == acting_user))
@@ -72,37 +76,36 @@ def _owners(db, project_id: int) -> int:
 
 
 def set_role(project_id: int, acting_user: str, member: str, role: str, url: str | None = None) -> str:
-    """Add ``member`` (an existing account) to the project with ``role``, or change their role. Returns a
-    sentence saying what changed."""
+    """Change a member's role. Returns a sentence saying what changed.
+
+    Nobody joins a project without their consent: someone who is not a member (whether or not an account of
+    that name exists: the answer is the same, so account names cannot be probed) joins by accepting an
+    invitation (dashboard/access/invitations.py)."""
     if role not in ROLES:
         raise AccessError(f"A role is one of {', '.join(ROLES)}.")
     member = check_name(str(member or "").strip())
     with database.session(url) as db:
-        project = _owner_check(db, project_id, acting_user)
-        user = db.scalar(select(User).where(User.name == member))
-        if user is None:
-            raise AccessError(f"There is no account {member}. Accounts are created with "
-                              "'python -m dashboard.admin user add NAME' or by a first single sign-on.")
-        m = db.scalar(select(Membership).where(Membership.project_id == project_id, Membership.user_id == user.id))
-        before = m.role if m else None
+        project = owner_check(db, project_id, acting_user)
+        m = db.scalar(select(Membership).join(User, User.id == Membership.user_id)
+                      .where(Membership.project_id == project_id, User.name == member))
+        if m is None:
+            raise AccessError(f"{member} is not a member of {project.name}. To add someone, create an invitation "
+                              "and send them its link: they join when they accept it.")
+        before = m.role
         if before == role:
             return f"{member} is already {_a(role)} of {project.name}."
         if before == "owner" and _owners(db, project_id) <= 1:
             raise AccessError(f"{member} is the last owner of {project.name}; make someone else an owner first.")
-        if m is None:
-            db.add(Membership(project_id=project_id, user_id=user.id, role=role))
-        else:
-            m.role = role
+        m.role = role
         name = project.name
-    audit_log.record("member added" if before is None else "member role changed", project=name, member=member,
-                     role=role, **({"previous": before} if before else {}))
-    return f"{member} is now {_a(role)} of {name}." if before else f"Added {member} to {name} as {_a(role)}."
+    audit_log.record("member role changed", project=name, member=member, role=role, previous=before)
+    return f"{member} is now {_a(role)} of {name}."
 
 
 def remove(project_id: int, acting_user: str, member: str, url: str | None = None) -> str:
     member = check_name(str(member or "").strip())
     with database.session(url) as db:
-        project = _owner_check(db, project_id, acting_user)
+        project = owner_check(db, project_id, acting_user)
         m = db.scalar(select(Membership).join(User, User.id == Membership.user_id)
                       .where(Membership.project_id == project_id, User.name == member))
         if m is None:

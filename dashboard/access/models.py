@@ -32,6 +32,9 @@ class User(Base):
     oidc_subject: Mapped[str | None] = mapped_column(String(255), unique=True, nullable=True)
     disabled: Mapped[bool] = mapped_column(Boolean, default=False)
     created: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    #: the project the user last chose (the project menu, a share link's question, an accepted invitation): a
+    #: new session starts there (dashboard/access/projects.py); no foreign key, checked against the memberships
+    last_project_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class Project(Base):
@@ -95,6 +98,22 @@ class SetupToken(Base):
     created: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     expires: Mapped[datetime] = mapped_column(DateTime)
     used: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class Invitation(Base):
+    """An owner's invitation to join a project with a role: its one-time link's token is kept as a SHA-256
+    digest; it is used once (``used``, by ``used_by``), expires, or is withdrawn (``revoked``)."""
+    __tablename__ = "invitations"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    digest: Mapped[str] = mapped_column(String(64), unique=True)
+    project_id: Mapped[int] = mapped_column(ForeignKey("projects.id", ondelete="CASCADE"), index=True)
+    role: Mapped[str] = mapped_column(String(16))
+    created_by: Mapped[str] = mapped_column(String(64))
+    created: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    expires: Mapped[datetime] = mapped_column(DateTime)
+    used: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
+    used_by: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    revoked: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class LoginFailure(Base):

@@ -6,8 +6,10 @@ restores from the trash) or an ``owner`` (also empties the trash and manages mem
 
 Which project:
 
-* in a request: the signed-in session's ``project_id`` when the user is still a member of it, else the
-  user's first membership by project name; None for a user with no project (and without a session).
+* in a request: the signed-in session's ``project_id`` when the user is still a member of it (a new session
+  starts in the project the user last chose, dashboard/access/sessions.py), else the user's first membership
+  by project name (every membership is one the user accepted, dashboard/access/invitations.py, or one the
+  server's administrator gave); None for a user with no project (and without a session).
   Resolved once per request (kept in ``flask.g``); the browser never names it: :func:`switch` changes the
   session's project after checking the membership, and a share link's ``?project=`` goes through it too
   (:func:`open_share_link`).
@@ -29,7 +31,7 @@ from pathlib import Path
 from sqlalchemy import bindparam, select, update
 
 from dashboard.access import database
-from dashboard.access.models import ROLES, Membership, Project, Session
+from dashboard.access.models import ROLES, Membership, Project, Session, User
 
 #: viewer < editor < owner
 RANK = {role: i for i, role in enumerate(ROLES)}
@@ -213,7 +215,7 @@ def refusal(role_needed: str, action: str | None = None) -> str:
     """The sentence a refused user reads."""
     cur = current_project()
     if cur is None:
-        return "You are not a member of any project: ask an owner of a project to add you."
+        return "You are not a member of any project: ask an owner of a project for an invitation link."
     doing = action or "do this"
     return (f"{_PLURAL[cur.role]} cannot {doing} in project {cur.name}; ask an owner of project {cur.name} to "
             f"make you {_ARTICLE[role_needed]}.")
@@ -260,6 +262,8 @@ def switch(project_name: str) -> Current:
     with database.session() as db:
         done = db.execute(update(Session).where(Session.digest == user.session_digest)
                           .values(project_id=target.id)).rowcount
+        if done:  # the user's choice: their next sessions start here too
+            db.execute(update(User).where(User.id == user.user_id).values(last_project_id=target.id))
     if not done:  # signed in by a trusted proxy's header: no session row keeps a choice
         raise AccessDenied(f"Signed in through your organisation's proxy, you work in your first project by name; "
                            f"ask for a perfcast sign-in to switch to {name[:100]}.")

@@ -207,6 +207,57 @@ def setup():
     return response
 
 
+def invite():
+    """``/invite?token=...``: an owner's invitation (dashboard/access/invitations.py). GET shows what it offers
+    and changes nothing; POST ``action=accept`` (signed in) joins, ``action=create`` creates an account and
+    joins; either way the session then works in the project joined."""
+    from dashboard.access import invitations, projects
+
+    token = (request.values.get("token") or "")[:200]
+    offer = invitations.offer(token)
+    if offer is None:
+        return _html(forms.notice_page("Join a project", "This invitation is not valid any more (used, expired, "
+                                       "withdrawn or mistyped): ask the project's owner for a new one.", "/",
+                                       "perfcast"), 404)
+    user = signed_in_user()
+    signed_in_as = user.name if user is not None else None
+
+    def again(message: str, status: int = 400):
+        return _html(forms.invitation_page(token, offer.project, offer.role, offer.invited_by,
+                                           signed_in_as=signed_in_as, new_account=settings.PASSWORD_SIGNIN,
+                                           name=(request.form.get("name") or "").strip()[:64],
+                                           display_name=(request.form.get("display_name") or "").strip()[:200],
+                                           message=message), status)
+
+    if request.method == "GET":
+        return again("", 200)
+    action = request.form.get("action")
+    try:
+        if action == "accept" and user is not None:
+            joined = invitations.accept(token, user.user_id)
+            response = redirect("/", code=303)
+            if user.session_digest != proxy.DIGEST:
+                sessions.set_project(user.session_digest, joined.project_id)
+        elif action == "create" and user is None:
+            password = request.form.get("password") or ""
+            if password != (request.form.get("again") or ""):
+                return again("The two passwords differ.")
+            joined = invitations.accept_with_new_account(token, request.form.get("name") or "", password,
+                                                         (request.form.get("display_name") or "").strip())
+            response = redirect("/", code=303)
+            _start_session(response, joined.user_id)  # it starts in the project joined (the user's choice)
+        else:
+            return again("Sign in first, or create an account below." if user is None else "")
+    except accounts.AccessError as e:
+        return again(str(e))
+    g.perfcast_project = projects.Current(joined.project_id, joined.project, joined.role)  # the events' project
+    if action == "create":
+        audit_log.record("account created", account=joined.user_name, method="invitation")
+    audit_log.record("member joined", project=joined.project, member=joined.user_name, role=joined.role,
+                     invited_by=joined.invited_by, **({"already": True} if joined.already else {}))
+    return response
+
+
 def _has_subject(user_id: int) -> bool:
     from dashboard.access.models import User
 
@@ -282,6 +333,7 @@ def install(server) -> None:
     server.add_url_rule("/login", "perfcast_login", login, methods=["GET", "POST"])
     server.add_url_rule("/logout", "perfcast_logout", logout, methods=["GET", "POST"])
     server.add_url_rule("/setup", "perfcast_setup", setup, methods=["GET", "POST"])
+    server.add_url_rule("/invite", "perfcast_invite", invite, methods=["GET", "POST"])
     for kind in (OSError, SQLAlchemyError, StorageError):
         server.register_error_handler(kind, write_failed)
 

@@ -88,11 +88,16 @@ def session_id_of(cookie: str | None, secret: str) -> str | None:
 
 
 def create(db, user_id: int, hours: float, address: str = "", session_id: str | None = None) -> str:
-    """A new session of ``user_id`` valid for ``hours``; returns its id (the only place it exists in clear)."""
+    """A new session of ``user_id`` valid for ``hours``; returns its id (the only place it exists in clear).
+
+    It works in the project the user last chose (``users.last_project_id``: the project menu, a share link's
+    question, an accepted invitation), checked against the memberships on every request; never in one the
+    user did not choose because it comes first by name."""
     session_id = session_id or secrets.token_urlsafe(32)
     now = utcnow()
+    chosen = db.scalar(select(User.last_project_id).where(User.id == user_id))
     db.add(Session(digest=digest(session_id), user_id=user_id, created=now, expires=now + timedelta(hours=hours),
-                   address=address[:64]))
+                   address=address[:64], project_id=chosen))
     return session_id
 
 
@@ -125,6 +130,12 @@ def lookup(session_id: str, url: str | None = None, *, valid_only: bool = True,
         return None
     mine = tuple(tuple(r[8:]) for r in rows if r[8] is not None) if memberships else None
     return SignedIn(user_id, name, display_name, session_digest, expires, project_id, mine)
+
+
+def set_project(session_digest: str, project_id: int, url: str | None = None) -> None:
+    """Make ``project_id`` the project the session works in (its membership was checked by the caller)."""
+    with database.session(url) as db:
+        db.execute(update(Session).where(Session.digest == session_digest).values(project_id=project_id))
 
 
 def revoke(session_id_digest: str, url: str | None = None) -> None:

@@ -17,6 +17,7 @@ from dashboard.data_import import saved, staged
 from dashboard.state import datasets, uploads
 from dashboard.state.files import StorageError
 from dashboard.ui.components import alert, card, grid, register_csv
+from dashboard.ui import form_project
 from dashboard.ui.fields import field
 from dashboard.settings import MAX_UPLOAD_BYTES
 from modeling.errors import DataError
@@ -58,7 +59,7 @@ def card_layout():
                      className="run-row"),
             html.Div(id=f"{P}-save-status"),
         ]),
-        dcc.Store(id=f"{P}-host-tokens"), dcc.Store(id=f"{P}-target-tokens"),
+        dcc.Store(id=f"{P}-host-tokens"), dcc.Store(id=f"{P}-target-tokens"), form_project.store(P),
     )
 
 
@@ -218,9 +219,10 @@ def _preview(host_tokens, target_tokens, key, tag_column):
 @callback(Output(f"{P}-save-status", "children"), Output(saved.LIST_ID, "children", allow_duplicate=True),
           Input(f"{P}-save", "n_clicks"),
           State(f"{P}-host-tokens", "data"), State(f"{P}-target-tokens", "data"), State(f"{P}-key", "value"),
-          State(f"{P}-tag-col", "value"), State(f"{P}-name", "value"), prevent_initial_call=True)
-def _save(_n, host_tokens, target_tokens, key, tag_column, name):
-    if why := refused("editor", "save"):
+          State(f"{P}-tag-col", "value"), State(f"{P}-name", "value"), form_project.state(P),
+          prevent_initial_call=True)
+def _save(_n, host_tokens, target_tokens, key, tag_column, name, shown_in=None):
+    if why := refused("editor", "save") or form_project.moved(shown_in):
         return alert(why), no_update
     try:
         joined, host = staged.joined_table(host_tokens, target_tokens, key, tag_column)

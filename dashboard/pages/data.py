@@ -12,6 +12,7 @@ from dashboard.state import datasets, files, staging, uploads
 from dashboard.state.files import StorageError
 from dashboard.ui.components import alert, answer, card, fitted, grid, num_col, register_csv
 from dashboard.ui.delete_confirm import delete_parts, register_delete
+from dashboard.ui import form_project
 from dashboard.ui.fields import dropdown, field
 from dashboard.settings import MAX_UPLOAD_BYTES, TRASH_DAYS
 from modeling.errors import DataError
@@ -81,7 +82,7 @@ def layout(**_query):
         card(html.H2("Saved datasets"), *delete_parts(P), html.Div(_dataset_list(), id=f"{P}-datasets"),
              html.P(["A deleted dataset stays in ", dcc.Link("the trash", href="/trash", className="inline-link"),
                      f" for {TRASH_DAYS:g} days, where it can be restored."], className="hint")),
-        dcc.Store(id=f"{P}-token"),
+        dcc.Store(id=f"{P}-token"), form_project.store(P),
     ])
 
 
@@ -220,13 +221,15 @@ SAVE_STATES = {"token": State(f"{P}-token", "data"), "name": State(f"{P}-name", 
                "targets": State(f"{P}-targets", "value"), "unit": State(f"{P}-unit", "value"),
                "host": State(f"{P}-host-col", "value"), "repeat": State(f"{P}-repeat-col", "value"),
                "features": State(f"{P}-features", "value"), "host_time": State(f"{P}-host-time", "value"),
-               "sim_cols": State(f"{P}-sim-cols", "value"), "missing": State(f"{P}-missing", "value")}
+               "sim_cols": State(f"{P}-sim-cols", "value"), "missing": State(f"{P}-missing", "value"),
+               "shown_in": form_project.state(P)}
 
 
 @callback(Output(f"{P}-save-status", "children"), Output(f"{P}-datasets", "children"),
           inputs={"_n": Input(f"{P}-save", "n_clicks"), **SAVE_STATES}, prevent_initial_call=True)
-def _save(_n, token, name, id_col, group, targets, unit, host, repeat, features, host_time, sim_cols, missing):
-    if why := refused("editor", "save"):
+def _save(_n, token, name, id_col, group, targets, unit, host, repeat, features, host_time, sim_cols, missing,
+          shown_in=None):
+    if why := refused("editor", "save") or form_project.moved(shown_in):
         return alert(why), no_update
     try:
         unit = uploads.checked_unit(unit)

@@ -16,7 +16,7 @@ def project_menu():
     cur = projects.current_project()
     if cur is None:
         return html.Span("no project", className="project-current", id="project-current",
-                         title="You are not a member of any project: ask an owner of a project to add you.")
+                         title="You are not a member of any project: ask an owner of a project for an invitation link.")
     label = html.Span([html.Strong(cur.name), f" · {cur.role}"], className="project-current", id="project-current",
                       title="the project you work in, and your role in it")
     if len(mine) < 2 or not projects.can_switch():

@@ -218,7 +218,7 @@ def test_a_callback_body_is_limited_by_who_sends_it_before_it_is_parsed(perfcast
     site = {"Host": "localhost", "Origin": "http://localhost"}
     stranger = _in_no_project(perfcast_app)
     r = stranger.post("/_dash-update-component", json=_padded(2 * 2**20), headers=site)
-    assert r.status_code == 413 and "ask an owner of a project to add you" in r.get_json()["message"]
+    assert r.status_code == 413 and "ask an owner of a project for an invitation link to it" in r.get_json()["message"]
     assert parsed == []
     assert stranger.post("/_dash-update-component", json=ROUTER_BODY, headers=site).status_code == 200
     # a body of undeclared size (chunked) stops at the same limit while it is read
@@ -268,7 +268,8 @@ def _save_dataset(client) -> str:
     saved = client.call("data-save-status.children", {
         ("data-save", "n_clicks"): 1, ("data-token", "data"): token, ("data-name", "value"): "audit me",
         ("data-id-col", "value"): "workload", ("data-group-col", "value"): "application",
-        ("data-targets", "value"): ["t"], ("data-missing", "value"): "rows"})
+        ("data-targets", "value"): ["t"], ("data-missing", "value"): "rows",
+        ("data-form-project", "data"): client.layout_value("data-form-project")})
     return re.search(r"ds-[0-9a-f]{16}", str(saved["data-save-status"]["children"])).group(0)
 
 

@@ -1,5 +1,6 @@
-"""The owner's pages in headless Chromium: /members lists the project's people, adds an account and changes
-its role (never the last owner away); /audit shows the project's events, not another project's, with the
+"""The owner's pages in headless Chromium: /members lists the project's people, cannot add an account by name,
+creates an invitation link that the invited person opens and accepts in their own browser, and changes roles
+(never the last owner away); /audit shows the project's events, not another project's, with the
 chain's verdict, and downloads them as CSV; a viewer reads the members and is refused the trail. A row edited
 directly in the database is reported on /audit."""
 
@@ -13,7 +14,7 @@ from selenium.webdriver.common.keys import Keys
 from sqlalchemy import update
 
 from dashboard import audit_log
-from dashboard.access import database, projects
+from dashboard.access import database, members, projects
 from dashboard.access.models import AuditEvent
 from tests import signed_in
 
@@ -43,9 +44,28 @@ def test_owner_manages_members_and_reads_the_projects_trail(dash_duo, perfcast_a
     assert owner.name in table and viewer.name in table and newcomer.name not in table
     dash_duo.find_element("#members-name").send_keys(newcomer.name)
     choose(dash_duo, "#members-role", "editor")
-    dash_duo.find_element("#members-set").click()
-    dash_duo.wait_for_contains_text("#members-status", f"Added {newcomer.name} to {X} as an editor", timeout=20)
-    assert newcomer.name in text_in(dash_duo.driver, "#members-table")
+    dash_duo.find_element("#members-set").click()  # nobody joins without consenting: an invitation instead
+    dash_duo.wait_for_contains_text("#members-status", "create an invitation", timeout=20)
+    assert newcomer.name not in text_in(dash_duo.driver, "#members-table")
+    choose(dash_duo, "#members-invite-role", "editor")
+    dash_duo.find_element("#members-invite").click()
+    dash_duo.wait_for_contains_text("#members-invite-status", "/invite?token=", timeout=20)
+    link = text_in(dash_duo.driver, "#members-invite-link")
+    dash_duo.wait_for_contains_text("#members-waiting", "editor", timeout=20)
+
+    _as(dash_duo.driver, newcomer)  # the invited person opens the link in their browser and accepts
+    dash_duo.driver.get(link)
+    dash_duo.wait_for_contains_text("main", f"join project {X} as an editor", timeout=30)
+    assert newcomer.name not in members.member_names(signed_in.project_id(X))  # opening the link changes nothing
+    screenshot(dash_duo.driver, "invitation")
+    dash_duo.find_element("#invite-accept").click()
+    dash_duo.wait_for_contains_text("body", X, timeout=30)  # the navbar: the session works in the project joined
+    assert newcomer.name in members.member_names(signed_in.project_id(X))
+
+    _as(dash_duo.driver, owner)
+    start(dash_duo, perfcast_app, "/members")
+    dash_duo.wait_for_contains_text("#members-table", newcomer.name, timeout=30)
+    dash_duo.wait_for_contains_text("#members-waiting", "No invitation is waiting", timeout=20)
     box = dash_duo.find_element("#members-name")
     box.send_keys(Keys.CONTROL, "a")
     box.send_keys(Keys.DELETE)
@@ -58,7 +78,8 @@ def test_owner_manages_members_and_reads_the_projects_trail(dash_duo, perfcast_a
     start(dash_duo, perfcast_app, "/audit")
     dash_duo.wait_for_contains_text("#audit-verdict", "chain is intact", timeout=30)
     trail = text_in(dash_duo.driver, "#audit-table")
-    assert "member added" in trail and f"x-secret-{TAG}" in trail and "10.1.2.3" in trail
+    assert "member joined" in trail and "invitation created" in trail and f"x-secret-{TAG}" in trail
+    assert "10.1.2.3" in trail
     assert f"y-secret-{TAG}" not in trail and "10.9.9.9" not in trail  # another project's events
     screenshot(dash_duo.driver, "audit")
     dash_duo.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
@@ -69,7 +90,7 @@ def test_owner_manages_members_and_reads_the_projects_trail(dash_duo, perfcast_a
     body = next(tmp_path.glob("perfcast-audit-*.csv")).read_text()
     rows = list(csv.reader(io.StringIO(body.rsplit("\n# ", 1)[0])))
     actions = [r[4] for r in rows[1:]]
-    assert "member added" in actions and "dataset saved" in actions and f"y-secret-{TAG}" not in body
+    assert "member joined" in actions and "dataset saved" in actions and f"y-secret-{TAG}" not in body
     assert body.rstrip().endswith("is the one the head names.")  # the verdict closes the export
 
     # a viewer reads who is in the project, manages nothing and does not read the trail

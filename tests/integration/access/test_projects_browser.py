@@ -181,3 +181,45 @@ def test_another_project_sees_nothing_and_a_viewer_cannot_delete(dash_duo, perfc
         assert action in trail, action
     assert a.name in trail and viewer.name in trail and b.name not in trail  # B acted only in Y
     screenshot(dash_duo.driver, "audit-of-x")
+
+
+def test_an_upload_is_saved_only_into_the_project_its_form_showed(dash_duo, perfcast_app, tmp_path):
+    """A's /data form is laid out in X; in another tab A switches to Y; Save on the first tab's form saves
+    nothing (into neither project) and says why; reloaded, the form saves into Y, the project it shows."""
+    a = signed_in.member(f"amy-{TAG}", X, "editor")
+    signed_in.member(a.name, Y, "editor")
+    _as(dash_duo.driver, a)
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_contains_text("#project-current", X, timeout=20)
+    dash_duo.wait_for_element("#data-upload input[type=file]").send_keys(str(_csv(tmp_path)))
+    dash_duo.wait_for_contains_text("#data-preview", "w0", timeout=20)
+    choose(dash_duo, "#data-targets", "target_time")
+    choose(dash_duo, "#data-host-col", "host_time")
+    first = dash_duo.driver.current_window_handle
+    dash_duo.driver.switch_to.new_window("tab")
+    dash_duo.driver.get(dash_duo.server_url + "/data")
+    dash_duo.wait_for_element("#project-select")
+    dash_duo.driver.find_element("css selector", f'#project-select option[value="{Y}"]').click()
+    dash_duo.find_element("#project-switch").click()
+    dash_duo.wait_for_contains_text("#project-current", Y, timeout=20)
+    dash_duo.driver.close()
+    dash_duo.driver.switch_to.window(first)
+    before = {pid: _dataset_ids(pid) for pid in (signed_in.project_id(X), signed_in.project_id(Y))}
+    dash_duo.find_element("#data-save").click()
+    dash_duo.wait_for_contains_text("#data-save-status", f"this page was opened in project {X}", timeout=20)
+    assert {pid: _dataset_ids(pid) for pid in before} == before  # saved nowhere
+    dash_duo.driver.refresh()  # the form now shows Y: the same file saves there
+    dash_duo.wait_for_contains_text("#project-current", Y, timeout=20)
+    dash_duo.wait_for_element("#data-upload input[type=file]").send_keys(str(_csv(tmp_path)))
+    dash_duo.wait_for_contains_text("#data-preview", "w0", timeout=20)
+    choose(dash_duo, "#data-targets", "target_time")
+    choose(dash_duo, "#data-host-col", "host_time")
+    dash_duo.find_element("#data-save").click()
+    dash_duo.wait_for_contains_text("#data-save-status", "Saved 24 workloads", timeout=20)  # A was refused
+    # nothing else: the failed save kept the upload staged for Y's form
+    assert len(_dataset_ids(signed_in.project_id(Y))) == len(before[signed_in.project_id(Y)]) + 1
+
+
+def _dataset_ids(project_id):
+    with projects.scope(project_id):
+        return {m["id"] for m in datasets.list_datasets()}
