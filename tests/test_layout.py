@@ -143,3 +143,17 @@ def test_tests_take_their_server_helpers_from_tests_not_benchmarks():
                 assert node.module != "benchmarks.load", f"{p.relative_to(ROOT)} imports benchmarks.load"
             elif isinstance(node, ast.Import):
                 assert "benchmarks.load" not in {a.name for a in node.names}, p.relative_to(ROOT)
+
+
+def test_every_csv_for_people_is_written_by_the_one_export():
+    """A CSV a person downloads or a command writes (--out) goes through modeling/tables/export.py, which keeps
+    a user's text from running as a spreadsheet formula: no other ``.to_csv(`` in dashboard/ or modeling/ (the
+    data builders and this machine's collectors write the project's own files)."""
+    own = {ROOT / "modeling/tables/export.py"}
+    for pkg in PACKAGES:
+        for p in (ROOT / pkg).rglob("*.py"):
+            if p in own or p.parts[-2] in ("build", "collect"):
+                continue
+            for node in ast.walk(ast.parse(p.read_text())):
+                if isinstance(node, ast.Attribute) and node.attr == "to_csv":
+                    raise AssertionError(f"{p.relative_to(ROOT)}:{node.lineno} writes a CSV of its own")

@@ -19,6 +19,7 @@ from sqlalchemy import and_, or_, select
 from dashboard.access import database
 from dashboard.access.members import member_names
 from dashboard.access.models import AuditEvent, Project
+from modeling.tables.export import safe_cell
 
 #: events of an account rather than a project: shown to the owners of the projects the account is a member of
 ACCOUNT_ACTIONS = ("signed in", "signed out", "sign-in failed", "sign-in throttled", "password changed",
@@ -119,15 +120,10 @@ def export_csv(project_id: int | None, url: str | None = None, batch: int = 2000
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(COLUMNS)
     for e in reversed(collected):
-        w.writerow([_cell(v) for v in e.row()])
+        w.writerow([safe_cell(v) for v in e.row()])
     with database.session(url) as db:
         verdict = audit_chain.verify(db)
     buf.write(f"# {verdict.sentence()}\n")
     return buf.getvalue()
 
 
-def _cell(value):
-    """A CSV cell a spreadsheet will not run as a formula (a user's text may start with = + - @)."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value

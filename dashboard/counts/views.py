@@ -157,15 +157,9 @@ def provenance_text(run: CountsPredictionRun) -> str:
 def export_bytes(run: CountsPredictionRun, fmt: str) -> tuple[bytes, str]:
     """(bytes, file name) of the prediction table (:meth:`CountsPredictionRun.to_frame`) with its provenance, as
     CSV or Parquet."""
-    import io
+    from modeling.tables.export import export_bytes as table_bytes
 
-    df = run.to_frame()
-    stem = f"counts_{run.prediction.program}_{run.prediction.model}".replace("/", "-").replace(" ", "_")
-    if fmt == "parquet":
-        buf = io.BytesIO()
-        df.to_parquet(buf, index=False)
-        return buf.getvalue(), f"{stem}.parquet"
-    return df.to_csv(index=False).encode(), f"{stem}.csv"
+    return table_bytes(run.to_frame(), f"counts_{run.prediction.program}_{run.prediction.model}", fmt)
 
 
 def block_choices(run: CountsPredictionRun) -> list[str]:

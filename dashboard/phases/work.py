@@ -97,17 +97,11 @@ def predict_new_result(params: dict, report=silent) -> NewProgramRun:
 def predict_new_export(run: NewProgramRun, fmt: str) -> tuple[bytes, str]:
     """(bytes, file name) of the prediction table of a :func:`predict_new_result` in ``fmt`` (csv or
     parquet): one row per phase and one for the whole program, with the provenance as columns."""
-    import io
+    from modeling.tables.export import export_bytes
 
-    df = prediction_table(run)
     p, pred = run.params, run.prediction
     stem = f"phases_{pred.program}_{p['np_host_freq']:g}_to_{p['np_target_freq']:g}MHz_{p['np_target']}"
-    stem = "".join(c if c.isalnum() or c in "._-" else "_" for c in stem)
-    if fmt == "parquet":
-        buf = io.BytesIO()
-        df.to_parquet(buf, index=False)
-        return buf.getvalue(), f"{stem}.parquet"
-    return df.to_csv(index=False).encode(), f"{stem}.csv"
+    return export_bytes(prediction_table(run), stem, fmt)
 
 
 def prediction_table(run: NewProgramRun):

@@ -136,8 +136,9 @@ def export_frame(page: PlanPage) -> pd.DataFrame:
 
 def export_bytes(page: PlanPage) -> tuple[bytes, str]:
     p = page.params
-    stem = f"plan_{p.get('target', 'target')}_{page.plan.strategy}".replace("/", "-").replace(" ", "_")
-    return export_frame(page).to_csv(index=False).encode(), f"{stem}.csv"
+    from modeling.tables.export import export_bytes as table_bytes
+
+    return table_bytes(export_frame(page), f"plan_{p.get('target', 'target')}_{page.plan.strategy}")
 
 
 def provenance_text(page: PlanPage) -> str:

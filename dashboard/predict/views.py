@@ -4,13 +4,13 @@ provenance."""
 
 from __future__ import annotations
 
-import io
 
 import pandas as pd
 
 from dashboard.predict.results import PredictRun
 from dashboard.state import datasets
 from dashboard.ui.format import number
+from modeling.tables.export import export_bytes as table_bytes
 
 NOT_VALID = "not valid here"
 #: the page /new-app, for applications not in the training data
@@ -179,14 +179,8 @@ def export_frame(run: PredictRun) -> pd.DataFrame:
 
 def export_bytes(run: PredictRun, fmt: str) -> tuple[bytes, str]:
     """(bytes, file name) of the export in ``fmt`` (csv or parquet)."""
-    df = export_frame(run)
     p = run.params
-    stem = f"predictions_{p['host']}_to_{p['target']}".replace("/", "-").replace(" ", "_")
-    if fmt == "parquet":
-        buf = io.BytesIO()
-        df.to_parquet(buf, index=False)
-        return buf.getvalue(), f"{stem}.parquet"
-    return df.to_csv(index=False).encode(), f"{stem}.csv"
+    return table_bytes(export_frame(run), f"predictions_{p['host']}_to_{p['target']}", fmt)
 
 
 def summary_of(run: PredictRun) -> dict:

@@ -16,6 +16,12 @@ def fmt(v, digits=2):
     return str(v)
 
 
+#: the grids' CSV export writes each cell's value (numbers as numbers), text that a spreadsheet would run as a
+#: formula after an apostrophe, as every server-made CSV does (modeling/tables/export.py, FORMULA_START)
+SAFE_CSV_CELL = ("params.value != null && params.value.charAt && params.value.length > 0 && "
+                 "'=+-@\\t\\r'.indexOf(params.value.charAt(0)) >= 0 ? \"'\" + params.value : params.value")
+
+
 def grid(id_, columns: list[dict], rows=None, height=360, file_name="table.csv", row_style=None):
     """A sortable, filterable AG Grid with a CSV export button (id ``<id>-csv``)."""
     defaults = {"sortable": True, "filter": True, "resizable": True, "minWidth": 80, "wrapHeaderText": True,
@@ -25,7 +31,8 @@ def grid(id_, columns: list[dict], rows=None, height=360, file_name="table.csv",
     columns = [{"headerTooltip": c.get("headerName") or c.get("field"), **c} for c in columns]
     grid = dag.AgGrid(id=id_, columnDefs=columns, rowData=rows or [], defaultColDef=defaults,
                       dashGridOptions=opts, columnSize="responsiveSizeToFit", style={"height": f"{height}px"},
-                      csvExportParams={"fileName": file_name}, className="ag-theme-alpine",
+                      csvExportParams={"fileName": file_name, "processCellCallback": {"function": SAFE_CSV_CELL}},
+                      className="ag-theme-alpine",
                       getRowStyle=row_style)
     return html.Div([
         html.Div(html.Button("Export CSV", id=f"{id_}-csv", className="btn btn-small", n_clicks=0),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 
+from modeling.tables.export import write_csv
 from modeling.counts import data
 from modeling.counts.evaluate import MODELS, NAMES, evaluate_program
 from modeling.errors import ConfigError
@@ -95,7 +96,7 @@ def cmd_predict(args) -> int:
         if args.out.endswith(".parquet"):
             df.to_parquet(args.out, index=False)
         elif args.out.endswith(".csv"):
-            df.to_csv(args.out, index=False)
+            write_csv(df, args.out)
         else:
             raise ConfigError(f"--out {args.out!r}: the file name must end with .csv or .parquet.")
     if args.json:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from modeling.tables.export import write_csv
 from modeling.crossgen.ensemble import TRANSFORMS
 from modeling.errors import ModelingError
 
@@ -168,7 +169,7 @@ def cmd_predict(args) -> int:
         if args.out.lower().endswith(".parquet"):
             frame.to_parquet(args.out, index=False)
         else:
-            frame.to_csv(args.out, index=False)
+            write_csv(frame, args.out)
     d = res.summary()
     if args.json:
         d["cv_coverage_percent"] = d["cv_coverage"]["workloads"]

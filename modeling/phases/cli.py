@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+from modeling.tables.export import write_csv
 from modeling.errors import ModelingError
 
 
@@ -102,7 +103,7 @@ def cmd_phases_predict(args) -> int:
         if out.suffix.lower() == ".parquet":
             df.to_parquet(out, index=False)
         elif out.suffix.lower() == ".csv":
-            df.to_csv(out, index=False)
+            write_csv(df, out)
         else:
             raise ModelingError(f"--out must end in .csv or .parquet, not {out.name!r}")
     if args.json:

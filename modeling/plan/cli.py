@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from modeling.tables.export import write_csv
 from modeling.errors import ConfigError
 
 
@@ -44,7 +45,7 @@ def cmd_plan(args) -> int:
     res = plan(pt, budget, strategy=args.strategy, situation=args.situation, level=args.level, seed=args.seed,
                calibration_ids=cal_ids, replay_seeds=args.replay_seeds)
     if args.out:
-        res.batch_frame().to_csv(args.out, index=False)
+        write_csv(res.batch_frame(), args.out)
     d = res.to_dict()
     if args.json:
         print(json.dumps(d, indent=2))

@@ -154,3 +154,29 @@ def test_parquet_upload_with_hostile_names_is_shown_as_text(dash_duo, perfcast_a
     assert not dash_duo.driver.find_elements("css selector", "#features-grid img, #features-dataset img")
     assert "onerror" in dash_duo.find_element("#features-dataset").text
     assert dash_duo.driver.execute_script("return window.__pwned === undefined")
+
+
+def test_a_grids_csv_export_runs_no_formula_and_keeps_numbers(dash_duo, perfcast_app, tmp_path):
+    """The preview grid's "Export CSV" (AG Grid's own export in the browser) writes a workload named like a
+    formula after an apostrophe, as the server-made CSVs do, and negative numbers as numbers."""
+    import csv
+    import time
+
+    df = pd.DataFrame({"workload": ['=HYPERLINK("http://evil.example","x")', "@SUM(A1)", "w2"],
+                       "application": ["a", "b", "c"], "note": ["", "-O2", " "], "x": [-1.5, 2.0, 3.0], "t": [1.0, 2.0, 3.0]})
+    path = tmp_path / "formulas.csv"
+    df.to_csv(path, index=False)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    dash_duo.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    start(dash_duo, perfcast_app, "/data")
+    dash_duo.wait_for_element("#data-upload input[type=file]").send_keys(str(path))
+    dash_duo.wait_for_contains_text("#data-preview", "w2", timeout=20)
+    dash_duo.find_element("#data-preview-csv").click()
+    deadline = time.time() + 30
+    while time.time() < deadline and not list(downloads.glob("*.csv")):
+        time.sleep(0.2)
+    rows = list(csv.DictReader(next(downloads.glob("*.csv")).open(encoding="utf-8-sig")))
+    assert [r["workload"] for r in rows] == ["'" + df["workload"][0], "'@SUM(A1)", "w2"]
+    assert [float(r["x"]) for r in rows] == [-1.5, 2.0, 3.0]
+    assert [r["note"] for r in rows] == ["", "'-O2", " "]  # an empty cell stays empty

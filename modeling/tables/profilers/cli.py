@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from modeling.tables.export import write_csv
 from modeling.errors import DataError
 
 
@@ -70,7 +71,7 @@ def run_import(tool: str, files: list, target_files: list, key: str, out: str | 
         if out.endswith(".parquet"):
             joined.frame.to_parquet(out, index=False)
         else:
-            joined.frame.to_csv(out, index=False)
+            write_csv(joined.frame, out)
     return {"formats": host.formats, "launches": host.repeats, "workload_key": key, "tag_column": tag_column,
             **joined.to_dict(), "out": out}
 
