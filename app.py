@@ -103,7 +103,8 @@ def _topbar():
     """Brand, page links, the project menu (dashboard/ui/project_menu.py), and who is signed in with a plain
     sign-out form (POST /logout)."""
     user = access.current_user()
-    signout = html.Form([html.Span(user.display_name or user.name, className="signout-user", id="signed-in-user"),
+    signout = html.Form([html.A(user.display_name or user.name, href="/password", className="signout-user",
+                                id="signed-in-user", title="your account: change your password"),
                          html.Button("Sign out", type="submit", id="signout-button")],
                         action="/logout", method="POST", className="signout") if user else None
     return html.Header([

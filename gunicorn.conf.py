@@ -75,3 +75,13 @@ def post_worker_init(worker):
     else:
         if purged:
             worker.log.info("%d expired items purged from the trash", purged)
+    from dashboard.access import database, sessions
+
+    try:  # the rows of sessions that ended more than a day ago (each sign-in also purges its account's)
+        with database.session() as db:
+            ended = sessions.purge_ended(db)
+    except Exception:  # noqa: BLE001 - a worker never stops for this: the next start or sign-in purges again
+        worker.log.exception("purging ended sessions failed")
+    else:
+        if ended:
+            worker.log.info("%d ended sessions purged", ended)

@@ -90,9 +90,9 @@ def main(argv=None, stdin=None, out=None) -> int:
                 print(f"user {args.name} added", file=out)
             audit_log.record("user added", "cli", account=args.name)
         elif args.what == "user" and args.action == "password":
-            accounts.set_password(args.name, _password(stdin))
-            print(f"password of {args.name} changed", file=out)
-            audit_log.record("password changed", "cli", account=args.name)
+            ended = accounts.set_password(args.name, _password(stdin))
+            print(f"password of {args.name} changed; {ended} open session(s) of the account ended", file=out)
+            audit_log.record("password changed", "cli", account=args.name, sessions_ended=ended)
         elif args.what == "user" and args.action in ("disable", "enable"):
             accounts.set_disabled(args.name, args.action == "disable")
             print(f"user {args.name} {args.action}d", file=out)

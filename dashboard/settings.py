@@ -129,6 +129,12 @@ def database_url(environ=os.environ) -> str:
 DATABASE_URL = database_url()
 #: Hours a sign-in lasts; after that every request of that browser is sent to /login again.
 SESSION_HOURS = float(os.environ.get("PERFCAST_SESSION_HOURS", 12))
+#: Sessions one account keeps open at once: a new sign-in beyond them ends the account's oldest session, so an
+#: account signing in over and over cannot grow the session table (dashboard/access/sessions.py).
+SESSIONS_PER_ACCOUNT = max(1, int(os.environ.get("PERFCAST_SESSIONS_PER_ACCOUNT", 20)))
+#: Hours an ended (expired or revoked) session's row is kept before it is deleted: a job it started still names
+#: its user in the audit trail meanwhile.
+ENDED_SESSION_KEEP_HOURS = float(os.environ.get("PERFCAST_ENDED_SESSION_KEEP_HOURS", 24))
 #: argon2 cost profile (a name in ``argon2.profiles``): the default costs about 170 ms per hash or check;
 #: ``CHEAPEST`` is for the test suite only.
 ARGON2_PROFILE = os.environ.get("PERFCAST_ARGON2_PROFILE", "RFC_9106_LOW_MEMORY").strip().upper()

@@ -48,7 +48,14 @@ def add_user(name: str, password: str | None, display_name: str = "", url: str |
         return user
 
 
-def set_password(name: str, password: str, url: str | None = None) -> None:
+def set_password(name: str, password: str, url: str | None = None, keep_session: str | None = None) -> int:
+    """A new password for ``name``; every session of the account ends with the old password (a session that
+    someone opened with a guessed or stolen password must not outlive the change), but ``keep_session`` (the
+    digest of the session the person changes it from). Returns how many sessions ended."""
+    from sqlalchemy import update
+
+    from dashboard.access.models import Session, utcnow
+
     if why := passwords.weakness(password):
         raise AccessError(why)
     with database.session(url) as db:
@@ -56,6 +63,11 @@ def set_password(name: str, password: str, url: str | None = None) -> None:
         if user is None:
             raise AccessError(f"There is no user {name}.")
         user.password_hash = passwords.hash_password(password)
+        now = utcnow()
+        ended = db.execute(update(Session).where(Session.user_id == user.id, Session.revoked.is_(None),
+                                                 Session.expires > now, Session.digest != (keep_session or ""))
+                           .values(revoked=now)).rowcount
+    return ended or 0
 
 
 def set_disabled(name: str, disabled: bool = True, url: str | None = None) -> None:

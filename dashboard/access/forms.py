@@ -125,3 +125,25 @@ def invitation_page(token: str, project: str, role: str, invited_by: str, *, sig
 <button type="submit" id="invite-create">Create my account and join</button>
 </form>"""
     return page("Join a project", body, message)
+
+
+def password_page(name: str, message: str = "", error: bool = True, done: bool = False) -> str:
+    """Change one's own password: the current one, the new one twice. Every other session of the account ends
+    with the change."""
+    if done:
+        return page("Password changed", '<p><a href="/" id="password-back">Back to perfcast</a></p>', message,
+                    error=False)
+    form = f"""<p>Signed in as <strong>{escape(name)}</strong>. Changing the password ends every other session of
+this account (other browsers and devices sign in again); this one stays signed in.</p>
+<form method="post" action="/password" class="signin-form">
+<label for="password-current">Current password</label>
+<input id="password-current" name="current" type="password" autocomplete="current-password" required
+ maxlength="1024" autofocus>
+<label for="password-new">New password (at least 10 characters)</label>
+<input id="password-new" name="password" type="password" autocomplete="new-password" required maxlength="1024">
+<label for="password-again">New password again</label>
+<input id="password-again" name="again" type="password" autocomplete="new-password" required maxlength="1024">
+<button type="submit" id="password-submit">Change password</button>
+</form>
+<p><a href="/">Back to perfcast</a></p>"""
+    return page("Change your password", form, message, error)

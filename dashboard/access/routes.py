@@ -258,6 +258,43 @@ def invite():
     return response
 
 
+def change_password():
+    """``/password``: the signed-in user changes their own password (the current one checked, in a sign-in
+    slot like a sign-in's check); every other session of the account ends."""
+    user = signed_in_user()
+    if user is None:  # behind the gate: not reached without a session
+        return redirect("/login?next=/password", code=302)
+    if user.session_digest == proxy.DIGEST:
+        return _html(forms.notice_page("Change your password", "You are signed in by your organisation's proxy: "
+                                       "its password is not kept here.", "/", "Back"), 400)
+    with database.session() as db:
+        stored = accounts.find_user(db, user.name).password_hash
+    if stored is None:
+        return _html(forms.notice_page("Change your password", "This account signs in through single sign-on: "
+                                       "change your password there.", "/", "Back"), 400)
+    if request.method == "GET":
+        return _html(forms.password_page(user.name))
+    new = request.form.get("password") or ""
+    if new != (request.form.get("again") or ""):
+        return _html(forms.password_page(user.name, "The two new passwords differ."), 400)
+    try:
+        with passwords.check_slot(known_device=True):
+            right = passwords.verify(stored, request.form.get("current") or "")
+    except passwords.Busy:
+        return _html(forms.password_page(user.name, "The server is busy checking sign-ins: try again in a few "
+                                         "seconds."), 503)
+    if not right:
+        audit_log.record("password change refused", account=user.name, why="wrong current password")
+        return _html(forms.password_page(user.name, "The current password is not right."), 400)
+    try:
+        ended = accounts.set_password(user.name, new, keep_session=user.session_digest)
+    except accounts.AccessError as e:
+        return _html(forms.password_page(user.name, str(e)), 400)
+    audit_log.record("password changed", account=user.name, sessions_ended=ended)
+    return _html(forms.password_page(user.name, f"Your password is changed. {ended} other session(s) of your "
+                                     "account ended; this browser stays signed in.", done=True))
+
+
 def _has_subject(user_id: int) -> bool:
     from dashboard.access.models import User
 
@@ -334,6 +371,7 @@ def install(server) -> None:
     server.add_url_rule("/logout", "perfcast_logout", logout, methods=["GET", "POST"])
     server.add_url_rule("/setup", "perfcast_setup", setup, methods=["GET", "POST"])
     server.add_url_rule("/invite", "perfcast_invite", invite, methods=["GET", "POST"])
+    server.add_url_rule("/password", "perfcast_password", change_password, methods=["GET", "POST"])
     for kind in (OSError, SQLAlchemyError, StorageError):
         server.register_error_handler(kind, write_failed)
 

@@ -93,12 +93,42 @@ def create(db, user_id: int, hours: float, address: str = "", session_id: str | 
     It works in the project the user last chose (``users.last_project_id``: the project menu, a share link's
     question, an accepted invitation), checked against the memberships on every request; never in one the
     user did not choose because it comes first by name."""
+    from dashboard import settings
+
     session_id = session_id or secrets.token_urlsafe(32)
     now = utcnow()
     chosen = db.scalar(select(User.last_project_id).where(User.id == user_id))
     db.add(Session(digest=digest(session_id), user_id=user_id, created=now, expires=now + timedelta(hours=hours),
                    address=address[:64], project_id=chosen))
+    db.flush()
+    _keep_newest(db, user_id, settings.SESSIONS_PER_ACCOUNT, now)
+    purge_ended(db, user_id, now)
     return session_id
+
+
+def _keep_newest(db, user_id: int, keep: int, now: datetime) -> int:
+    """End the user's open sessions beyond the newest ``keep`` (the oldest first); returns how many."""
+    open_ids = db.scalars(select(Session.id).where(Session.user_id == user_id, Session.revoked.is_(None),
+                                                   Session.expires > now)
+                          .order_by(Session.created.desc(), Session.id.desc())).all()
+    beyond = list(open_ids[keep:])
+    if beyond:
+        db.execute(update(Session).where(Session.id.in_(beyond)).values(revoked=now))
+    return len(beyond)
+
+
+def purge_ended(db, user_id: int | None = None, now: datetime | None = None) -> int:
+    """Delete the rows of sessions that ended (expired or revoked) more than ``ENDED_SESSION_KEEP_HOURS`` ago,
+    of one user or (``user_id`` None) of everyone; returns how many."""
+    from sqlalchemy import delete, or_
+
+    from dashboard import settings
+
+    before = (now or utcnow()) - timedelta(hours=settings.ENDED_SESSION_KEEP_HOURS)
+    q = delete(Session).where(or_(Session.expires < before, Session.revoked < before))
+    if user_id is not None:
+        q = q.where(Session.user_id == user_id)
+    return db.execute(q).rowcount or 0
 
 
 #: the lookup's statement, built once: building it (and its cache key) took most of a lookup's time. It reads

@@ -163,7 +163,8 @@ def test_a_grids_csv_export_runs_no_formula_and_keeps_numbers(dash_duo, perfcast
     import time
 
     df = pd.DataFrame({"workload": ['=HYPERLINK("http://evil.example","x")', "@SUM(A1)", "w2"],
-                       "application": ["a", "b", "c"], "note": ["", "-O2", " "], "x": [-1.5, 2.0, 3.0], "t": [1.0, 2.0, 3.0]})
+                       "application": ["a", "b", "c"], "note": ["", "-O2", " "], "x": [-1.5, 2.0, 3.0],
+                       "t": [1.0, 2.0, 3.0]})
     path = tmp_path / "formulas.csv"
     df.to_csv(path, index=False)
     downloads = tmp_path / "downloads"

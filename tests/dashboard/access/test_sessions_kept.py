@@ -1,0 +1,96 @@
+"""Sessions an account keeps (dashboard/access/sessions.py, accounts.py), on SQLite and on a real PostgreSQL: a
+password change ends every other session of the account (from the page, the one it was made from stays); an
+account signing in over and over keeps at most PERFCAST_SESSIONS_PER_ACCOUNT open sessions; the rows of ended
+sessions are deleted after a day."""
+
+from datetime import timedelta
+
+import pytest
+from flask import Flask
+from sqlalchemy import func, select, update
+
+from dashboard import settings
+from dashboard.access import accounts, database, gate, passwords, routes, sessions
+from dashboard.access.models import Session, User, utcnow
+
+SECRET = "s" * 64
+PASSWORD = "a long enough password"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def url(request, tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'perfcast.db'}" if request.param == "sqlite" else request.getfixturevalue(
+        "postgres_url")
+    database.migrate(url)
+    monkeypatch.setattr(settings, "DATABASE_URL", url)
+    monkeypatch.setattr(settings, "VAR_DIR", tmp_path / "var")
+    monkeypatch.setattr(gate, "_secret", [SECRET])
+    return url
+
+
+def _sessions(name, n):
+    with database.session() as db:
+        uid = db.scalar(select(User.id).where(User.name == name))
+        return [sessions.create(db, uid, 1) for _ in range(n)]
+
+
+def _open(name):
+    with database.session() as db:
+        return db.scalar(select(func.count()).select_from(Session).join(User, User.id == Session.user_id)
+                         .where(User.name == name, Session.revoked.is_(None), Session.expires > utcnow()))
+
+
+def test_a_password_change_ends_the_accounts_other_sessions(url):
+    accounts.add_user("ada", PASSWORD)
+    accounts.add_user("bob", PASSWORD)
+    mine, *others = _sessions("ada", 3)
+    bobs = _sessions("bob", 1)
+    ended = accounts.set_password("ada", PASSWORD + "!", keep_session=sessions.digest(mine))
+    assert ended == 2 and sessions.lookup(mine) is not None
+    assert all(sessions.lookup(s) is None for s in others) and sessions.lookup(bobs[0]) is not None
+    assert accounts.set_password("ada", PASSWORD) == 1 and sessions.lookup(mine) is None  # the shell: all of them
+
+
+def test_an_account_keeps_a_bounded_number_of_sessions(url, monkeypatch):
+    monkeypatch.setattr(settings, "SESSIONS_PER_ACCOUNT", 5)
+    accounts.add_user("ada", PASSWORD)
+    made = _sessions("ada", 12)
+    assert _open("ada") == 5
+    assert [sessions.lookup(s) is not None for s in made] == [False] * 7 + [True] * 5  # the newest stay
+
+
+def test_ended_sessions_are_deleted_after_a_day(url):
+    accounts.add_user("ada", PASSWORD)
+    old, recent, live = _sessions("ada", 3)
+    with database.session() as db:
+        db.execute(update(Session).where(Session.digest == sessions.digest(old))
+                   .values(expires=utcnow() - timedelta(hours=settings.ENDED_SESSION_KEEP_HOURS + 1)))
+        db.execute(update(Session).where(Session.digest == sessions.digest(recent)).values(revoked=utcnow()))
+    with database.session() as db:
+        assert sessions.purge_ended(db) == 1
+    with database.session() as db:
+        left = set(db.scalars(select(Session.digest)))
+    assert left == {sessions.digest(recent), sessions.digest(live)}
+
+
+def test_the_password_page_checks_the_current_password_and_keeps_this_session(url, monkeypatch):
+    accounts.add_user("ada", PASSWORD)
+    mine, other = _sessions("ada", 2)
+    app = Flask(__name__)
+    routes.install(app)
+    gate.install(app)
+    client = app.test_client()
+    assert client.get("/password").status_code == 302  # signed out: the sign-in page first
+    client.set_cookie(settings.SESSION_COOKIE, sessions.cookie_value(mine, SECRET))
+    assert b"password-current" in client.get("/password").data
+    new = PASSWORD + " new"
+    wrong = client.post("/password", data={"current": "not it at all", "password": new, "again": new})
+    assert wrong.status_code == 400 and b"not right" in wrong.data
+    differ = client.post("/password", data={"current": PASSWORD, "password": new, "again": new + "x"})
+    assert differ.status_code == 400 and b"differ" in differ.data
+    assert sessions.lookup(other) is not None  # nothing changed yet
+    done = client.post("/password", data={"current": PASSWORD, "password": new, "again": new})
+    assert done.status_code == 200 and b"1 other session" in done.data
+    assert sessions.lookup(mine) is not None and sessions.lookup(other) is None
+    with database.session() as db:
+        assert passwords.verify(accounts.find_user(db, "ada").password_hash, new)
