@@ -92,8 +92,13 @@ class Verdict:
     def to_dict(self) -> dict:
         return {"intact": self.intact, "events": self.events, "broken_at": self.broken_at, "why": self.why}
 
-    def sentence(self) -> str:
+    def sentence(self, site: bool = True) -> str:
+        """The verdict in words; ``site`` False (a project's owner reading it): without the server's count of
+        events, which is every project's and the site's, not the project's to know."""
         if self.intact:
+            if not site:
+                return ("The trail's chain is intact: every event recorded on this server (every project's) "
+                        "hashes to its recorded digest and the newest one is the one the head names.")
             return (f"The trail's chain is intact: all {self.events:,} events recorded on this server (every "
                     "project's) hash to their recorded digests and the newest one is the one the head names.")
         return f"The trail was altered outside perfcast: {self.why}"

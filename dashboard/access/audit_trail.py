@@ -1,10 +1,13 @@
 """Reading the audit trail: a project's events for its owners (/audit), and every event for the server's
 administrator (``python -m dashboard.admin audit export``), as rows and as CSV.
 
-A project's events are those recorded in it (``audit_events.project_id``: uploads, saves, deletes, restores,
-runs, share-link opens, membership changes) and the account events of its current members — their sign-ins,
-failed sign-ins and sign-outs, which belong to no project. Events of the site itself (a refused ``Host`` or
-``Origin``, the first owner's creation) have no project and are in the administrator's export only.
+A project's events are those recorded in it (``audit_events.project_id``, indexed): uploads, saves, deletes,
+restores, runs, share-link opens, membership changes and invitations, and its members' sign-ins and sign-outs
+in it (a sign-in is recorded in the project its session starts in, a sign-out in the one it ended in). An
+account's events elsewhere — in another project, before it joined, a failed sign-in (which is in no project) —
+are not a project's: an owner reads what happened in their project, not a member's history. Events of no
+project (failed sign-ins, refused ``Host`` or ``Origin``, the first owner's creation) are in the
+administrator's export only.
 """
 
 from __future__ import annotations
@@ -14,16 +17,12 @@ import io
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import or_, select
 
 from dashboard.access import database
-from dashboard.access.members import member_names
 from dashboard.access.models import AuditEvent, Project
 from modeling.tables.export import safe_cell
 
-#: events of an account rather than a project: shown to the owners of the projects the account is a member of
-ACCOUNT_ACTIONS = ("signed in", "signed out", "sign-in failed", "sign-in throttled", "password changed",
-                   "sessions revoked")
 COLUMNS = ("id", "at (UTC)", "user", "from", "action", "project", "details", "digest")
 
 
@@ -49,48 +48,37 @@ class Event:
         return dict(zip(COLUMNS, self.row()))
 
 
-def _account(event: AuditEvent) -> str | None:
-    return event.user_name or (event.detail or {}).get("account")
-
-
-def _query(project_id: int | None, members: list[str]):
+def _query(project_id: int | None):
     q = select(AuditEvent, Project.name).outerjoin(Project, Project.id == AuditEvent.project_id)
-    if project_id is None:
-        return q
-    own = AuditEvent.project_id == project_id
-    accounts = and_(AuditEvent.project_id.is_(None), AuditEvent.action.in_(ACCOUNT_ACTIONS))
-    return q.where(or_(own, accounts))
+    return q if project_id is None else q.where(AuditEvent.project_id == project_id)
 
 
 def events(project_id: int | None, *, before: int | None = None, limit: int = 200, action: str = "",
            user: str = "", url: str | None = None) -> list[Event]:
     """Newest first: at most ``limit`` events with an id below ``before`` (the next page), optionally only one
-    action or one user's. ``project_id=None``: every event of the site (the administrator's export)."""
-    members = member_names(project_id, url) if project_id is not None else []
+    action or one user's (the user who acted, or the account an event names). ``project_id=None``: every event
+    of the site (the administrator's export)."""
+    q = _query(project_id)
+    if action:
+        q = q.where(AuditEvent.action == action)
+    if user:
+        q = q.where(or_(AuditEvent.user_name == user, AuditEvent.user_name.is_(None)))
     out: list[Event] = []
+    batch = max(limit, 200)
     with database.session(url) as db:
         while len(out) < limit:
-            q = _query(project_id, members)
-            if before is not None:
-                q = q.where(AuditEvent.id < before)
-            if action:
-                q = q.where(AuditEvent.action == action)
-            if user:
-                q = q.where(or_(AuditEvent.user_name == user, AuditEvent.user_name.is_(None)))
-            rows = db.execute(q.order_by(AuditEvent.id.desc()).limit(max(limit, 200))).all()
-            if not rows:
-                break
+            page = q if before is None else q.where(AuditEvent.id < before)
+            rows = db.execute(page.order_by(AuditEvent.id.desc()).limit(batch)).all()
             for event, project_name in rows:
                 before = event.id
-                who = _account(event)
-                if project_id is not None and event.project_id is None and who not in members:
-                    continue  # an account event of somebody who is not a member
-                if user and who != user:
-                    continue
+                if user and (event.user_name or (event.detail or {}).get("account")) != user:
+                    continue  # an event of nobody signed in that names another account
                 out.append(Event(event.id, event.at, event.user_name or "", event.address, event.action,
                                  project_name or "", dict(event.detail or {}), event.digest or ""))
                 if len(out) == limit:
                     break
+            if len(rows) < batch:
+                break
     return out
 
 
@@ -99,7 +87,7 @@ def actions(project_id: int | None, url: str | None = None) -> list[str]:
     with database.session(url) as db:
         q = select(AuditEvent.action).distinct()
         if project_id is not None:
-            q = q.where(or_(AuditEvent.project_id == project_id, AuditEvent.action.in_(ACCOUNT_ACTIONS)))
+            q = q.where(AuditEvent.project_id == project_id)
         return sorted(db.scalars(q).all())
 
 
@@ -123,7 +111,7 @@ def export_csv(project_id: int | None, url: str | None = None, batch: int = 2000
         w.writerow([safe_cell(v) for v in e.row()])
     with database.session(url) as db:
         verdict = audit_chain.verify(db)
-    buf.write(f"# {verdict.sentence()}\n")
+    buf.write(f"# {verdict.sentence(site=project_id is None)}\n")
     return buf.getvalue()
 
 

@@ -45,6 +45,18 @@ def _since():
     return utcnow() - timedelta(seconds=settings.LOGIN_WINDOW_SECONDS)
 
 
+def without_port(hop: str) -> str:
+    """An ``X-Forwarded-For`` entry's address without a port: ``1.2.3.4:5678`` -> ``1.2.3.4``,
+    ``[2001:db8::1]:443`` -> ``2001:db8::1``; anything else as it is (an IPv6 address has colons of its own)."""
+    if hop.startswith("["):
+        inside, _, _rest = hop[1:].partition("]")
+        return inside
+    head, sep, port = hop.rpartition(":")
+    if sep and head.count(":") == 0 and port.isdigit():
+        return head
+    return hop
+
+
 def client_key(peer: str | None, forwarded_for: str | None = None) -> str:
     """Who an attempt counts against: the peer's address, or behind a trusted proxy the nearest address in
     ``X-Forwarded-For`` that is not a trusted proxy; an IPv6 address as its /64 network, an IPv4-mapped IPv6
@@ -53,11 +65,15 @@ def client_key(peer: str | None, forwarded_for: str | None = None) -> str:
 
     address = (peer or "-").split("%", 1)[0]
     if forwarded_for and proxy.trusted(address):
-        hops = [h.strip() for h in forwarded_for.split(",") if h.strip()]
+        hops = [without_port(h.strip()) for h in forwarded_for.split(",") if h.strip()]
         for hop in reversed(hops):
             if not proxy.trusted(hop):
                 address = hop
                 break
+        try:
+            ipaddress.ip_address(address)
+        except ValueError:  # not an address: every such entry counts as one client, not one each
+            return "forwarded:unparsed"
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:

@@ -87,6 +87,15 @@ def _of_session(session_digest: str, user_id: int) -> Current | None:
     return _chosen(mine, chosen)
 
 
+def starting(user_id: int) -> Current | None:
+    """The project a new session of ``user_id`` works in: the one the user last chose when still a member, else
+    their first by name (:func:`_chosen`, as every request resolves it)."""
+    with database.engine().connect() as conn:
+        chosen = conn.scalar(select(User.last_project_id).where(User.id == user_id))
+        mine = _memberships(conn, user_id)
+    return _chosen(mine, chosen)
+
+
 def _request_user():
     from flask import has_request_context
 

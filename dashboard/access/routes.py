@@ -30,8 +30,13 @@ def _secure() -> bool:
 
 
 def _start_session(response, user_id: int) -> None:
+    """A new session for ``user_id`` in ``response``'s cookie; the rest of this request (its "signed in" audit
+    event) is in the project the session starts in."""
+    from dashboard.access import projects
+
     with database.session() as db:
         session_id = sessions.create(db, user_id, settings.SESSION_HOURS, request.remote_addr or "")
+    g.perfcast_project = projects.starting(user_id)
     response.set_cookie(settings.SESSION_COOKIE, sessions.cookie_value(session_id, secret()),
                         max_age=int(settings.SESSION_HOURS * 3600), path="/", httponly=True, samesite="Lax",
                         secure=_secure())

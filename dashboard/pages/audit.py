@@ -32,7 +32,7 @@ def _refusal(project):
 def _verdict():
     with database.session() as db:
         v = audit_chain.verify(db)
-    return alert(v.sentence(), "success" if v.intact else "error")
+    return alert(v.sentence(site=False), "success" if v.intact else "error")
 
 
 def events_table(project_id: int, action: str = "", user: str = "", before: int | None = None):

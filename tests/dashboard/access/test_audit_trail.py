@@ -118,26 +118,40 @@ def _project(url, name, owner, *others):
         return db.scalar(select(Project.id).where(Project.name == name))
 
 
-def test_a_project_trail_has_its_events_and_its_members_sign_ins_only(url):
+def test_a_project_trail_has_its_events_and_its_members_sign_ins_in_it_only(url):
     x = _project(url, "gpu-x", "ada", ("bob", "viewer"))
-    y = _project(url, "gpu-y", "eve")
+    y = _project(url, "gpu-y", "eve", ("cy", "editor"))
+    _add(url, "signed in", "bob", y, account="bob")  # before bob joined x, in another project: not x's
     _add(url, "dataset saved", "ada", x, dataset="ds-aaaaaaaaaaaaaaaa", name="secret x")
     _add(url, "dataset saved", "eve", y, dataset="ds-bbbbbbbbbbbbbbbb", name="secret y")
-    _add(url, "signed in", "bob", None, account="bob")
-    _add(url, "sign-in failed", None, None, account="bob", why="wrong password")
-    _add(url, "signed in", "eve", None, account="eve")
+    _add(url, "signed in", "bob", x, account="bob")
+    _add(url, "sign-in failed", None, None, account="bob", why="wrong password")  # in no project: the site's
+    _add(url, "signed in", "eve", y, account="eve")
     _add(url, "refused host", None, None, host="evil.example")
 
     seen = audit_trail.events(x, url=url)
     assert [(e.action, e.user or e.detail.get("account")) for e in seen] == [
-        ("sign-in failed", "bob"), ("signed in", "bob"), ("dataset saved", "ada")]
+        ("signed in", "bob"), ("dataset saved", "ada")]
     assert "secret y" not in repr(seen) and "evil.example" not in repr(seen)
-    assert [e.action for e in audit_trail.events(y, url=url)] == ["signed in", "dataset saved"]
-    assert len(audit_trail.events(None, url=url)) == 6  # the administrator's export: everything
+    assert [e.action for e in audit_trail.events(y, url=url)] == ["signed in", "dataset saved", "signed in"]
+    assert len(audit_trail.events(None, url=url)) == 7  # the administrator's export: everything
     assert [e.id for e in audit_trail.events(x, limit=1, url=url)] == [seen[0].id]
-    assert [e.id for e in audit_trail.events(x, before=seen[0].id, limit=5, url=url)] == [seen[1].id, seen[2].id]
+    assert [e.id for e in audit_trail.events(x, before=seen[0].id, limit=5, url=url)] == [seen[1].id]
     assert [e.action for e in audit_trail.events(x, action="dataset saved", url=url)] == ["dataset saved"]
-    assert {e.action for e in audit_trail.events(x, user="bob", url=url)} == {"signed in", "sign-in failed"}
+    assert {e.action for e in audit_trail.events(x, user="bob", url=url)} == {"signed in"}
+    assert audit_trail.actions(x, url=url) == ["dataset saved", "signed in"]
+
+
+def test_a_page_of_a_project_trail_reads_past_many_events_of_others(url):
+    """Strangers' refusals and other projects' events, many of them, do not hide a project's own events: the
+    project's rows are found by its index, a page at a time."""
+    x = _project(url, "gpu-x", "ada")
+    first = _add(url, "dataset saved", "ada", x, dataset="ds-aaaaaaaaaaaaaaaa")
+    for i in range(450):
+        _add(url, "refused host", None, None, host=f"h{i}.example")
+    last = _add(url, "dataset deleted", "ada", x, dataset="ds-aaaaaaaaaaaaaaaa")
+    assert [e.id for e in audit_trail.events(x, url=url)] == [last, first]
+    assert [e.id for e in audit_trail.events(x, before=last, url=url)] == [first]
 
 
 def test_the_export_is_csv_oldest_first_with_the_verdict_and_no_formulas(url):
@@ -150,7 +164,10 @@ def test_the_export_is_csv_oldest_first_with_the_verdict_and_no_formulas(url):
     assert rows[0] == list(audit_trail.COLUMNS)
     assert [r[4] for r in rows[1:]] == ["dataset saved", "dataset deleted"]
     assert all(not c.startswith("=") for r in rows for c in r)
-    assert verdict.startswith("# The trail's chain is intact: all 2 events")
+    assert verdict.startswith("# The trail's chain is intact: every event recorded")
+    assert "2 events" not in verdict  # an owner is not told how many events the whole site has
+    site = audit_trail.export_csv(None, url=url).rstrip("\n").rsplit("\n", 1)[1]
+    assert site.startswith("# The trail's chain is intact: all 2 events")
 
 
 def test_owners_manage_members_and_a_project_keeps_an_owner(url):

@@ -131,6 +131,12 @@ def test_the_client_is_the_forwarded_address_behind_a_trusted_proxy_and_an_ipv6_
         == "2001:db8:1:2::/64"
     assert limiter.client_key("::ffff:10.0.0.5") == "10.0.0.5"
     assert limiter.client_key("not an address") == "not an address"
+    # an entry with a port is the same client as without it, whatever the port
+    assert {limiter.client_key("127.0.0.1", f"10.1.2.3:{port}") for port in (1, 5678, 65535)} == {"10.1.2.3"}
+    assert limiter.client_key("127.0.0.1", "[2001:db8:1:2::7]:443") == "2001:db8:1:2::/64"
+    assert limiter.client_key("127.0.0.1", "2001:db8:1:2::7") == "2001:db8:1:2::/64"  # colons of its own
+    # text that is no address: all such entries are one client, not one each
+    assert {limiter.client_key("127.0.0.1", f"junk-{i}") for i in range(5)} == {"forwarded:unparsed"}
 
 
 def test_a_device_cookie_is_signed_and_names_its_account():

@@ -180,3 +180,14 @@ def test_the_invitation_page_creates_an_account_and_signs_it_in(url, client):
     cookie = done.headers["Set-Cookie"].split(";", 1)[0].split("=", 1)[1]
     signed_in = sessions.lookup(sessions.session_id_of(cookie, SECRET))
     assert signed_in.name == "newcomer" and signed_in.project_id == x
+
+
+def test_a_sign_in_is_recorded_in_the_project_its_session_starts_in(url, client):
+    """An owner reads a member's sign-ins into their project, not the member's sign-ins elsewhere."""
+    x = _project("gpu-x", "ada")
+    y = _project("gpu-y", "eve", ("bob", "editor"))
+    invitations.accept(invitations.create(x, "ada", "viewer"), _user_id("bob"))  # bob chose x
+    signed = client.post("/login", data={"name": "bob", "password": PASSWORD, "next": "/"})
+    assert signed.status_code == 303
+    assert [e.detail.get("account") for e in audit_trail.events(x) if e.action == "signed in"] == ["bob"]
+    assert not [e for e in audit_trail.events(y) if e.action == "signed in"]
