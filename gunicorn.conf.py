@@ -11,7 +11,8 @@ import time
 
 from dashboard.settings import ACCESS_LOG, WEB_THREADS
 
-bind = f"127.0.0.1:{os.environ.get('PORT', '8050')}"
+# loopback unless PERFCAST_BIND_HOST says otherwise (deploy/front.py: behind the buffering front, always loopback)
+bind = f"{os.environ.get('PERFCAST_BIND_HOST', '127.0.0.1')}:{os.environ.get('PORT', '8050')}"
 workers = int(os.environ.get("PERFCAST_WORKERS", 2))
 threads = WEB_THREADS  # PERFCAST_THREADS
 timeout = 300
@@ -44,6 +45,9 @@ def when_ready(server):
     from dashboard.access import first_start
 
     host, _, port = str(server.cfg.bind[0]).rpartition(":")
+    # behind the buffering front (deploy/front.py) the link names the front's address, not gunicorn's
+    host = os.environ.get("PERFCAST_FRONT_HOST", host)
+    port = os.environ.get("PERFCAST_FRONT_PORT", port)
     first_start.announce(f"http://{host or '127.0.0.1'}:{port}")
     os.environ[first_start.ANNOUNCED] = "1"
 

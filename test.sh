@@ -36,8 +36,9 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+{ command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null 2>&1 || need+=(nginx-light)
 if [ ${#need[@]} -gt 0 ]; then
-  echo "[setup] installing Debian ${need[*]} (browser tests, basic-block collector, redis job backend, access database, OIDC provider)"
+  echo "[setup] installing Debian ${need[*]} (browser tests, basic-block collector, redis job backend, access database, OIDC provider, the buffering front)"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null

@@ -21,13 +21,62 @@ log = logging.getLogger("perfcast.audit")
 _UNSAFE = re.compile(r"[^\w.:@/+-]")
 
 
+def trusted_peer(address: str | None) -> bool:
+    """Is ``address`` one of ``PERFCAST_TRUSTED_PROXIES`` (addresses or CIDRs; an IPv4-mapped IPv6 address as
+    its IPv4 address)? A proxy there says who its client was in ``X-Forwarded-For``."""
+    import ipaddress
+
+    from dashboard import settings
+
+    if not address or not settings.TRUSTED_PROXIES:
+        return False
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    if getattr(ip, "ipv4_mapped", None):  # ::ffff:10.0.0.5 on a dual-stack socket
+        ip = ip.ipv4_mapped
+    nets = []
+    for entry in settings.TRUSTED_PROXIES:
+        try:
+            nets.append(ipaddress.ip_network(entry.strip(), strict=False))
+        except ValueError:  # refused at start (dashboard/access/proxy.py check_settings)
+            continue
+    return any(ip in net for net in nets)
+
+
+def without_port(hop: str) -> str:
+    """An ``X-Forwarded-For`` entry's address without a port: ``1.2.3.4:5678`` -> ``1.2.3.4``,
+    ``[2001:db8::1]:443`` -> ``2001:db8::1``; anything else as it is (an IPv6 address has colons of its own)."""
+    if hop.startswith("["):
+        return hop[1:].partition("]")[0]
+    head, sep, port = hop.rpartition(":")
+    if sep and ":" not in head and port.isdigit():
+        return head
+    return hop
+
+
+def forwarded_client(peer: str | None, forwarded_for: str | None) -> str:
+    """The client's address: the connection's peer, or when the peer is a trusted proxy (the buffering front
+    ``./run.sh`` starts, or a team's own), the nearest ``X-Forwarded-For`` entry that is not a trusted proxy,
+    without its port. An entry that is no address is returned as it is (the caller decides)."""
+    address = (peer or "-").split("%", 1)[0]
+    if forwarded_for and trusted_peer(address):
+        hops = [without_port(h.strip()) for h in forwarded_for.split(",") if h.strip()]
+        for hop in reversed(hops):
+            if not trusted_peer(hop):
+                return hop[:64]
+    return address
+
+
 def client_address() -> str:
-    """The address of the client this code is serving: the request's peer address, or in a background job
-    the address of the request that started it; "-" outside both (a command, a warm-up)."""
+    """The address of the client this code is serving: the request's peer address (behind a trusted proxy, the
+    client it names: :func:`forwarded_client`), or in a background job the address of the request that started
+    it; "-" outside both (a command, a warm-up)."""
     from flask import has_request_context, request
 
     if has_request_context():
-        return request.remote_addr or "-"
+        return forwarded_client(request.remote_addr, request.headers.get("X-Forwarded-For")) or "-"
     try:  # a background job: Dash passes the starting request's context (request.remote_addr) to the job
         from dash._callback_context import context_value
 

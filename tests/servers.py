@@ -4,6 +4,7 @@ group. Every wait is on a condition, bounded in time."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -108,3 +109,29 @@ def stop_group(proc: subprocess.Popen) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+@contextlib.contextmanager
+def front_server(var: Path, log: Path, **env):
+    """``python deploy/front.py`` (what ``./run.sh`` starts: nginx in front of gunicorn) on a free loopback
+    port, state in ``var``, output in ``log``; extra ``env`` for both. Yields the base URL; stops both and
+    anything left in their process group."""
+    port = free_port()
+    full_env = {**os.environ, "PERFCAST_VAR_DIR": str(var), "PORT": str(port), **env}
+    with open(log, "w") as fh:
+        proc = subprocess.Popen([sys.executable, str(ROOT / "deploy" / "front.py")], cwd=ROOT, env=full_env,
+                                stdout=fh, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_up(base, limit=180)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

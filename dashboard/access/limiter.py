@@ -45,31 +45,14 @@ def _since():
     return utcnow() - timedelta(seconds=settings.LOGIN_WINDOW_SECONDS)
 
 
-def without_port(hop: str) -> str:
-    """An ``X-Forwarded-For`` entry's address without a port: ``1.2.3.4:5678`` -> ``1.2.3.4``,
-    ``[2001:db8::1]:443`` -> ``2001:db8::1``; anything else as it is (an IPv6 address has colons of its own)."""
-    if hop.startswith("["):
-        inside, _, _rest = hop[1:].partition("]")
-        return inside
-    head, sep, port = hop.rpartition(":")
-    if sep and head.count(":") == 0 and port.isdigit():
-        return head
-    return hop
-
-
 def client_key(peer: str | None, forwarded_for: str | None = None) -> str:
     """Who an attempt counts against: the peer's address, or behind a trusted proxy the nearest address in
     ``X-Forwarded-For`` that is not a trusted proxy; an IPv6 address as its /64 network, an IPv4-mapped IPv6
     address as the IPv4 address. At most 64 characters."""
-    from dashboard.access import proxy
+    from dashboard.audit_log import forwarded_client, trusted_peer
 
-    address = (peer or "-").split("%", 1)[0]
-    if forwarded_for and proxy.trusted(address):
-        hops = [without_port(h.strip()) for h in forwarded_for.split(",") if h.strip()]
-        for hop in reversed(hops):
-            if not proxy.trusted(hop):
-                address = hop
-                break
+    address = forwarded_client(peer, forwarded_for)
+    if forwarded_for and trusted_peer((peer or "").split("%", 1)[0]):
         try:
             ipaddress.ip_address(address)
         except ValueError:  # not an address: every such entry counts as one client, not one each

@@ -58,15 +58,9 @@ def check_settings() -> None:
 
 
 def trusted(address: str | None) -> bool:
-    if not address:
-        return False
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return False
-    if getattr(ip, "ipv4_mapped", None):  # ::ffff:10.0.0.5 on a dual-stack socket
-        ip = ip.ipv4_mapped
-    return any(ip in net for net in networks())
+    from dashboard.audit_log import trusted_peer
+
+    return trusted_peer(address)
 
 
 def _once(key: str, seconds: float = 60.0) -> bool:

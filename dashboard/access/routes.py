@@ -35,7 +35,7 @@ def _start_session(response, user_id: int) -> None:
     from dashboard.access import projects
 
     with database.session() as db:
-        session_id = sessions.create(db, user_id, settings.SESSION_HOURS, request.remote_addr or "")
+        session_id = sessions.create(db, user_id, settings.SESSION_HOURS, audit_log.client_address())
     g.perfcast_project = projects.starting(user_id)
     response.set_cookie(settings.SESSION_COOKIE, sessions.cookie_value(session_id, secret()),
                         max_age=int(settings.SESSION_HOURS * 3600), path="/", httponly=True, samesite="Lax",
@@ -339,7 +339,7 @@ def oidc_callback():
     if not oidc.enabled():
         return _html(forms.notice_page("Sign in", "Single sign-on is not configured on this server."), 404)
     cookie = request.cookies.get(oidc.flow_cookie())
-    address = request.remote_addr or "-"
+    address = audit_log.client_address()
     try:
         claims, next_path = oidc.finish(request.args, cookie)
         user_id, name, created = oidc.user_for(claims)

@@ -1,0 +1,77 @@
+"""The served app (./run.sh: deploy/front.py, nginx in front of gunicorn) survives slow and idle clients: with
+many more connections that trickle their headers or their body than gunicorn has threads, pages still answer,
+and each trickling client is closed by the front once its time is up. The app behind the front sees each
+client's own address (the forwarded one), not the front's."""
+
+import socket
+import threading
+import time
+
+import requests
+
+from tests.servers import front_server
+
+
+def _trickle(port: int, n: int, body: bool = False, source: str = "127.0.0.2") -> list[socket.socket]:
+    """``n`` connections from ``source`` (a loopback address other than the members') that start a request and
+    then send one more byte of it now and then."""
+    out = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+        if body:
+            s.sendall(b"POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100000\r\n"
+                      b"Content-Type: application/x-www-form-urlencoded\r\n\r\nname=")
+        else:
+            s.sendall(b"GET /login HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        out.append(s)
+    return out
+
+
+def _keep_trickling(conns, stop: threading.Event) -> None:
+    while not stop.wait(1.0):
+        for s in conns:
+            try:
+                s.sendall(b"a")
+            except OSError:
+                pass
+
+
+def _answer(s: socket.socket, deadline: float) -> bytes | None:
+    """What the server sent before it ended the connection (b"" for a plain close), or None when it still held
+    the connection open at ``deadline``."""
+    s.settimeout(max(0.1, deadline - time.time()))
+    try:
+        return s.recv(64)
+    except TimeoutError:
+        return None
+    except OSError:
+        return b""
+
+
+def test_slow_clients_hold_no_thread_of_the_app_and_are_closed_or_capped(tmp_path):
+    env = {"PERFCAST_WORKERS": "1", "PERFCAST_THREADS": "4", "PERFCAST_FRONT_HEADER_SECONDS": "6",
+           "PERFCAST_FRONT_CONNECTIONS_PER_CLIENT": "32"}
+    with front_server(tmp_path / "var", tmp_path / "front.log", **env) as base:
+        port = int(base.rsplit(":", 1)[1])
+        heads = _trickle(port, 40)  # 40 clients trickling their headers, 10 times the app's 4 threads
+        bodies = _trickle(port, 48, body=True, source="127.0.0.3")  # 48 from one address: 32 allowed at once
+        stop = threading.Event()
+        dripper = threading.Thread(target=_keep_trickling, args=(heads + bodies, stop), daemon=True)
+        dripper.start()
+        try:
+            for _ in range(5):  # pages answer meanwhile, one after another
+                r = requests.get(base + "/login", timeout=60)
+                assert r.status_code == 200 and "Sign in" in r.text
+            deadline = time.time() + 90
+            answers = [_answer(s, deadline) for s in heads]
+            assert None not in answers  # every header trickler was ended by the front (408 or closed)
+            assert all(a == b"" or a.startswith(b"HTTP/1.1 408") for a in answers), set(answers)
+            soon = time.time() + 5  # the refused ones were answered at once; the others are still held
+            refused = [a for a in (_answer(s, soon) for s in bodies) if a]
+            assert len(refused) == 16 and all(a.startswith(b"HTTP/1.1 429") for a in refused)
+            r = requests.get(base + "/login", timeout=60)  # still answering with 32 bodies trickling
+            assert r.status_code == 200
+        finally:
+            stop.set()
+            for s in heads + bodies:
+                s.close()
