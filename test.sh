@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs (virtualenv, pinned packages, Debian's
 # chromium + chromium-driver for the browser tests, gcc with gcov for the basic-block
-# collector, redis-server for the redis job backend's tests, postgresql for the access database's tests, node
-# and npm for the OpenID Connect provider of the single sign-on tests, installed from tests/oidc's lock file)
+# collector, redis-server for the redis job backend's tests, postgresql for the access database's tests,
+# nginx-light for the buffering front ./run.sh starts (deploy/front.py), node and npm for the OpenID Connect
+# provider of the single sign-on tests, installed from tests/oidc's lock file)
 # and runs the whole suite.
 # Extra arguments go to pytest, e.g. ./test.sh -k ensemble
 #
