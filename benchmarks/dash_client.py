@@ -120,6 +120,7 @@ class DashClient:
         url = f"/_dash-update-component?endId={self.end_id}"
         first = self._send("job-start", "POST", url, json=body).json()
         handles = {"cacheKey": first["cacheKey"], "job": first["job"]}
+        self.last_job = first["job"]  # the signed job id the server gave (its value in clear, then its MAC)
         deadline = time.time() + limit
         while time.time() < deadline:
             time.sleep(poll)

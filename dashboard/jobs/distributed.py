@@ -457,19 +457,40 @@ def background_manager():
         """Dash's Celery manager, with a cooperative cancel (a flag the job checks; a queued task is also
         revoked) and a job whose liveness lease ran out counted as not running."""
 
+        def make_job_fn(self, fn, progress, key=None):
+            from dashboard.jobs import prestart
+
+            job_fn = super().make_job_fn(fn, progress, key)
+            prestart.register(fn, job_fn)
+            return job_fn
+
         def call_job_fn(self, key, job_fn, args, context):
+            from plotly.utils import PlotlyJSONEncoder
+
+            from dashboard.jobs import prestart
+
+            answer = prestart.answer_before_start(job_fn, args)  # refused here: no task is queued
+            if answer is not None:
+                self.handle.backend.set(key, json.dumps(answer, cls=PlotlyJSONEncoder))
+                return prestart.NO_JOB
             job = super().call_job_fn(key, job_fn, args, context)
             client().set(_k("queued", job), "1", ex=7200)  # submitted: not started yet, not lost
             return job
 
         def terminate_job(self, job):
-            if job is None:
+            from dashboard.jobs import prestart
+
+            if job is None or prestart.no_job(job):
                 return
             client().set(_k("cancel", job), "1", ex=3600)
             self.handle.control.revoke(job)
 
         def job_running(self, job):
             # while Redis is unreachable the job is taken as running: the page keeps polling
+            from dashboard.jobs import prestart
+
+            if prestart.no_job(job):  # answered before start: no task
+                return False
             try:
                 if not super().job_running(job):
                     return False

@@ -44,13 +44,20 @@ def background_manager():
         within a second, whatever the job is doing, and records it as cancelled."""
 
         def make_job_fn(self, fn, progress, key=None):
+            from dashboard.jobs import prestart
+
             job_fn = super().make_job_fn(fn, progress, key)
             job_fn.perfcast_callback = (key, fn.__module__)  # what the job process looks up and imports
+            prestart.register(fn, job_fn)
             return job_fn
 
         def call_job_fn(self, key, job_fn, args, context):
-            from dashboard.jobs import launcher
+            from dashboard.jobs import launcher, prestart
 
+            answer = prestart.answer_before_start(job_fn, args)  # refused here: no process is started
+            if answer is not None:
+                self.handle.set(key, answer, expire=self.expire)
+                return prestart.NO_JOB
             background_key, module = job_fn.perfcast_callback
             return launcher.start(background_key, str(self.handle.directory), key, self._make_progress_key(key),
                                   args, context, [*_app_modules(), module])
@@ -58,12 +65,14 @@ def background_manager():
         def job_running(self, job):
             # Dash asks whether the pid exists, then reads the process: a job that ended in between raised
             # NoSuchProcess out of the page's poll. Read once, and an ended job is simply not running.
-            return bool(job) and pid_alive(job)
+            from dashboard.jobs import prestart
+
+            return bool(job) and not prestart.no_job(job) and pid_alive(job)
 
         def terminate_job(self, job):
-            from dashboard.jobs import launcher
+            from dashboard.jobs import launcher, prestart
 
-            if job is None:
+            if job is None or prestart.no_job(job):
                 return
             if launcher.supervised(int(job)):
                 launcher.stop(int(job))

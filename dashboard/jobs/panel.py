@@ -43,7 +43,7 @@ from dashboard import audit_log, jobs
 from dashboard.access import projects
 from dashboard.jobs import quotas
 from dashboard.jobs.outage import UNREACHABLE, UNREACHABLE_NEW, is_outage
-from dashboard.jobs.runs import new_run, run_of
+from dashboard.jobs.runs import job_run, new_run, run_of
 from dashboard.jobs.startup_checks import job_key_refusal
 from dashboard.settings import POLL_MS
 from dashboard.ui.components import alert, answer
@@ -250,15 +250,6 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
         job_outputs += [Output(f"{prefix}-drawn", "data", allow_duplicate=True),
                         *(Output(i, prop, allow_duplicate=True) for i, prop in views.outputs.values())]
 
-    @callback(*job_outputs, Input(f"{prefix}-pending", "data"),
-              background=True, manager=jobs.background_manager(), interval=POLL_MS,
-              progress=[Output(f"{prefix}-progress", "value"), Output(f"{prefix}-progress-label", "children")],
-              progress_default=["0", ""],
-              running=[(Output(f"{prefix}-run", "disabled"), True, False),
-                       (Output(f"{prefix}-cancel", "disabled"), False, True),
-                       (Output(f"{prefix}-progress-box", "style"), {"display": "flex"}, {"display": "none"})],
-              cancel=[Input(f"{prefix}-cancel", "n_clicks")],
-              prevent_initial_call=True)
     def _job(set_progress, pending):
         if not pending:
             return [no_update] * len(job_outputs) if views else no_update
@@ -268,6 +259,42 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
         with projects.job_scope():
             got = _run(set_progress, pending)
             return _with_views(got, pending) if views else got
+
+    def _before_start(pending):
+        """In the request that asks for the job, before its process or task exists (dashboard/jobs/prestart.py):
+        the job's answer when it is refused (no project, another key, inputs that do not check, no quota), or
+        None to start it. The job checks the same again where it runs."""
+        nothing = [no_update] * len(job_outputs) if views else no_update
+        if not pending:
+            return nothing
+        try:
+            refused = job_key_refusal()
+            if refused is None and projects.current_project() is None:
+                refused = f"Refused: {projects.refusal('viewer')}"
+            if refused is None:
+                request = kind.from_store(pending)
+                refused = quotas.admit(job_run(pending), kind.name, request["key"])
+        except (InvalidParameter, LookupError) as exc:
+            refused = f"Refused: {message(exc)}"
+        except Exception as exc:
+            if is_outage(exc):  # the job service does not answer: the job starts and says so itself
+                return None
+            raise
+        if refused is None:
+            return None
+        got = {"error": refused}
+        return [got, *nothing[1:]] if views else got
+
+    _job.perfcast_before_start = _before_start
+    callback(*job_outputs, Input(f"{prefix}-pending", "data"),
+             background=True, manager=jobs.background_manager(), interval=POLL_MS,
+             progress=[Output(f"{prefix}-progress", "value"), Output(f"{prefix}-progress-label", "children")],
+             progress_default=["0", ""],
+             running=[(Output(f"{prefix}-run", "disabled"), True, False),
+                      (Output(f"{prefix}-cancel", "disabled"), False, True),
+                      (Output(f"{prefix}-progress-box", "style"), {"display": "flex"}, {"display": "none"})],
+             cancel=[Input(f"{prefix}-cancel", "n_clicks")],
+             prevent_initial_call=True)(_job)
 
     def _with_views(got, pending) -> list:
         """The job's answer and, when it has a result and the request carried the views' choices (a Run click),
@@ -297,7 +324,7 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             request = kind.from_store(pending)
         except (InvalidParameter, LookupError) as exc:
             return {"error": f"Refused: {message(exc)}"}
-        run = run_of(pending)
+        run = job_run(pending)
         with quotas.held(run, kind.name, request["key"]) as ticket:  # its person's and project's quota
             if ticket.refusal:  # a job store posted without Run (or replayed) beyond the quota
                 return {"error": ticket.refusal}

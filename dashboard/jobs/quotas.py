@@ -319,6 +319,33 @@ def submit(run: str, kind: str, key: str, replaces: str | None = None) -> str | 
     return reserve(run, current_user(), cur.id, kind, key, replaces if isinstance(replaces, str) else None)
 
 
+def admit(run, kind: str, key: str) -> str | None:
+    """In the request that asks for a job, before its process or task exists (dashboard/jobs/prestart.py): None
+    when run ``run`` may start, with a ticket of the current user and project; else the refusal. A run that Run
+    or a link's lookup submitted has its unstarted ticket; a store posted without Run (forged, or replayed after
+    its job ended) takes a ticket under the quotas now, or is refused now; a run id that is not one, or whose
+    ticket is another's or has started already (a replay of a running job), is refused."""
+    from dashboard.access import projects
+
+    if not isinstance(run, str) or not RUN.match(run):
+        return "Refused: this job request names no run: run it from its page."
+    store, user, project = _store(), current_user(), projects.current_id()
+
+    def change(tickets):
+        live = _live(store, tickets)
+        mine = live.get(run)
+        if mine is not None:
+            ok = mine.started is None and mine.user == user and mine.project == project
+            return (None if ok else "Refused: this job request did not come from Run: run it from its page."), live
+        refused = _refusal(user, project, [t for t in live.values() if t.user == user],
+                           [t for t in live.values() if t.project == project])
+        if refused is None:
+            live[run] = Ticket(run, user, project, kind, key, time.time())
+        return (f"Refused: {refused}" if refused else None), live
+
+    return store.update(change)
+
+
 @dataclass(frozen=True)
 class Claim:
     """A job's hold on its ticket: ``run`` names the ticket, ``holder`` the liveness the job process holds;

@@ -17,6 +17,20 @@ def new_run() -> str:
     return uuid.uuid4().hex
 
 
+def job_run(pending) -> str:
+    """The run a job's store names: the page's run id, or for a store posted without one (no Run: a script, a
+    forged or replayed request) an id made from the store's content, the same in the request that admits the
+    job (dashboard/jobs/quotas.py ``admit``, before any process exists) and in the job that claims it."""
+    import hashlib
+    import json
+
+    run = run_of(pending)
+    if run is not None:
+        return run
+    text = json.dumps(pending, sort_keys=True, default=str)
+    return hashlib.sha256(("no-run:" + text).encode()).hexdigest()[:32]
+
+
 def run_of(ref) -> str | None:
     """The run id of a page store (it comes from the browser: checked), or None."""
     run = ref.get("run") if isinstance(ref, dict) else None

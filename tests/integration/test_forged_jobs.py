@@ -16,9 +16,15 @@ from dashboard.crossgen.kinds import SCENARIO, SWEEP
 OUTSIDE = Path("/tmp/perfcast-forged-key")
 
 
-def _job(client, prefix, pending):
+def _job(client, prefix, pending, started=None):
+    """The job's answer to ``pending``; ``started=False``: assert it was answered before any process or task
+    existed (the job id the server gave is dashboard/jobs/prestart.py's NO_JOB)."""
+    from dashboard.jobs.prestart import NO_JOB
+
     out = client.run_background(f"{prefix}-job-result.data", {(f"{prefix}-pending", "data"): pending},
                                 poll=0.2, limit=120)
+    if started is False:
+        assert client.last_job.startswith(f"{NO_JOB}"), client.last_job
     return out[f"{prefix}-job-result"]["data"]
 
 
@@ -29,7 +35,7 @@ def test_a_key_of_other_inputs_is_refused(server_state):
     k20 = SCENARIO.request({"host": "GTX-680", "target": "Tesla-K20"})
     g980 = SCENARIO.request({"host": "GTX-680", "target": "GTX-980"})
     forged = {"kind": "scenario", "params": g980["params"], "key": k20["key"], "attempt": 1, "cancels": 0}
-    answer = _job(client, "scenario", forged)
+    answer = _job(client, "scenario", forged, started=False)
     assert answer["error"].startswith("Refused") and "does not match" in answer["error"]
     assert not jobs.has_result(k20["key"]) and jobs.status(k20["key"]) is None
     assert not jobs.has_result(g980["key"])  # nothing was computed for the forger either
@@ -48,7 +54,7 @@ def test_a_key_that_climbs_out_of_var_is_refused(server_state):
     OUTSIDE.with_suffix(".lock").unlink(missing_ok=True)
     params = SCENARIO.request({"target": "GTX-970"})["params"]
     for key in (f"../../../..{OUTSIDE}", "../x", "scenario-" + "0" * 31 + "/", ["x"], {"k": 1}):
-        answer = _job(client, "scenario", {"kind": "scenario", "params": params, "key": key})
+        answer = _job(client, "scenario", {"kind": "scenario", "params": params, "key": key}, started=False)
         assert answer["error"].startswith("Refused"), key
         watchdog = client.call("scenario-failed.data", {("scenario-watchdog", "n_intervals"): 1,
                                                         ("scenario-pending", "data"): {"key": key}})
@@ -81,6 +87,6 @@ def test_an_account_in_no_project_starts_no_job(server_state, monkeypatch):
     out = client.call("scenario-status.children", {("scenario-run", "n_clicks"): 1})
     assert "not a member of any project" in json.dumps(out)
     assert "scenario-pending" not in json.dumps(out)
-    answer = _job(client, "scenario", {**request, "attempt": 1, "cancels": 0})
+    answer = _job(client, "scenario", {**request, "attempt": 1, "cancels": 0}, started=False)
     assert answer["error"].startswith("Refused") and "not a member of any project" in answer["error"]
     assert not jobs.has_result(request["key"]) and jobs.status(request["key"]) is None

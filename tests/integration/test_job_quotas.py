@@ -1,13 +1,15 @@
 """Fair job slots over HTTP against a live server, the way the page posts Run and the job: a person with two jobs
 queued is refused a third, with the message on the page and nothing started; a job store posted directly (no
-Run) is refused by the job too; Cancel of a queued job gives its place back; a project at its quota refuses
-another member's Run."""
+Run) is refused in its request, before any process exists; Cancel of a queued job gives its place back; a
+project at its quota refuses another member's Run."""
 
 import json
 
 from benchmarks.dash_client import DashClient
 from dashboard.access import projects
 from dashboard.crossgen.kinds import SCENARIO
+from dashboard.jobs.prestart import NO_JOB
+from dashboard.jobs.runs import new_run
 from tests import signed_in
 
 
@@ -44,6 +46,11 @@ def test_quotas_refuse_runs_beyond_a_persons_and_a_projects_share(server_state, 
     out = client.run_background("scenario-job-result.data", {("scenario-pending", "data"): {
         **request, "attempt": 1, "cancels": 0}}, poll=0.2, limit=120)
     assert out["scenario-job-result"]["data"]["error"].startswith("Refused: You already have 2 jobs")
+    assert client.last_job.startswith(f"{NO_JOB}")  # refused in the request: no process was started
+    out = client.run_background("scenario-job-result.data", {("scenario-pending", "data"): {  # a run id of its own
+        **request, "attempt": 1, "cancels": 0, "run": new_run()}}, poll=0.2, limit=120)
+    assert out["scenario-job-result"]["data"]["error"].startswith("Refused: You already have 2 jobs")
+    assert client.last_job.startswith(f"{NO_JOB}")
     # Cancel on the first job's page (still queued: no job process took it) gives its place back
     spec = next(s for s, d in client.deps.items() if s.startswith("scenario-service.children@")
                 and d["inputs"][0]["id"] == "scenario-cancel")
