@@ -81,9 +81,16 @@ def post_worker_init(worker):
             worker.log.info("%d expired items purged from the trash", purged)
     from dashboard.access import database, sessions
 
-    try:  # the rows of sessions that ended more than a day ago (each sign-in also purges its account's)
+    try:  # the rows of sessions that ended more than a day ago (each sign-in also purges its account's), and
+        # audit events older than PERFCAST_AUDIT_KEEP_DAYS (the retention rule, docs/access.md)
         with database.session() as db:
             ended = sessions.purge_ended(db)
+        from dashboard.access.audit_chain import prune_by_setting
+
+        with database.session() as db:
+            pruned = prune_by_setting(db)
+        if pruned:
+            worker.log.info("%d audit events older than the retention rule deleted", pruned)
     except Exception:  # noqa: BLE001 - a worker never stops for this: the next start or sign-in purges again
         worker.log.exception("purging ended sessions failed")
     else:

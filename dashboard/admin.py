@@ -11,6 +11,7 @@
     python -m dashboard.admin setup-link [--site URL]
     python -m dashboard.admin audit export [--project NAME]   # CSV on stdout, oldest first, with the verdict
     python -m dashboard.admin audit verify                    # exit 0: the chain is intact; 3: altered
+    python -m dashboard.admin audit prune                     # delete events older than PERFCAST_AUDIT_KEEP_DAYS
 
 The first user added while there is none becomes owner of the ``default`` project, as the first-start link's
 owner does. A password is read from standard input (one line; typed twice on a terminal, without echo).
@@ -60,6 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_parser("export", help="the audit trail as CSV (every event, or one project's)").add_argument(
         "--project", default=None)
     audit.add_parser("verify", help="recompute the audit trail's hash chain")
+    audit.add_parser("prune", help="delete events older than PERFCAST_AUDIT_KEEP_DAYS (the chain re-anchored)")
     link = sub.add_parser("setup-link", help="a new one-time first-start link (only while there is no user)")
     link.add_argument("--site", default="http://127.0.0.1:8050")
     return p
@@ -144,6 +146,11 @@ def _audit(args, out) -> int:
             verdict = audit_chain.verify(db)
         print(verdict.sentence(), file=out)
         return 0 if verdict.intact else 3
+    if args.action == "prune":
+        with database.session() as db:
+            n = audit_chain.prune_by_setting(db)
+        print(f"{n} audit events older than the retention rule deleted", file=out)
+        return 0
     project_id = None
     if args.project:
         with database.session() as db:

@@ -135,13 +135,22 @@ def _text(value) -> str:
 
 
 def record(action: str, address: str | None = None, **ids) -> None:
-    """Log ``action`` (a few words: "dataset saved") with who did it and the ids involved."""
+    """Log ``action`` (a few words: "dataset saved") with who did it and the ids involved. A refusal that
+    anyone can cause (:data:`COUNTED`) is counted (:class:`Repeats`): its first occurrence in a minute is
+    written at once, its repeats as one line and row with their count."""
     who = actor(address)
     user = who.pop("user", None)
     project = project_id()
-    fields = {**who, **ids, **({"user": user} if user else {}), **({"in_project": project} if project else {})}
+    if action in COUNTED and not REPEATS.first(action, who["from"], user, ids, project):
+        return
+    _write(action, who["from"], user, ids, project)
+
+
+def _write(action: str, address: str, user: str | None, ids: dict, project: int | None) -> None:
+    fields = {"from": address, **ids, **({"user": user} if user else {}),
+              **({"in_project": project} if project else {})}
     log.info("audit: %s %s", action, " ".join(f"{k}={_text(v)}" for k, v in fields.items()))
-    _store(action, who["from"], user, ids, project)
+    _store(action, address, user, ids, project)
 
 
 def _store(action: str, address: str, user: str | None, ids: dict, project: int | None) -> None:
@@ -150,3 +159,169 @@ def _store(action: str, address: str, user: str | None, ids: dict, project: int 
             sink(action, address, user, ids, project)
         except Exception:  # noqa: BLE001 - the trail's database failing never stops the action it records
             logging.getLogger("perfcast").exception("audit event not stored in the database: %s", action)
+            DROPPED.add(action)
+            return
+    DROPPED.report()
+
+
+#: refusals that strangers can cause as fast as they can send requests: counted, not written one by one
+COUNTED = frozenset({"refused host", "refused origin", "refused body", "sign-in throttled", "sign-in failed",
+                     "setup link refused", "proxy header ignored"})
+
+
+class Repeats:
+    """Per process, per minute: the first refusal of each (action, client, details) is written at once; its
+    repeats in the same minute are counted and written as one event (``repeats=N``, ``first``/``last``) when
+    the minute is over (at the next refusal after it, or by a timer thread within ``FLUSH_SECONDS``). At most
+    ``MAX_KEYS`` kinds of refusal a minute are kept apart; beyond them, one event counts the rest
+    (``others=N`` refusals from ``clients=M`` clients). So a client refused 60 times a second writes two rows a
+    minute, not 3,600."""
+
+    WINDOW_SECONDS = 60.0
+    FLUSH_SECONDS = 10.0
+    MAX_KEYS = 200
+
+    def __init__(self):
+        import threading
+
+        self._lock = threading.Lock()
+        self._window = 0.0
+        self._seen: dict = {}  # key -> [repeats, first repeat's time, last, action, address, user, ids, project]
+        self._overflow: dict = {}  # action -> [count, set of clients]
+        self._timer = None
+
+    def first(self, action: str, address: str, user, ids: dict, project) -> bool:
+        """Count a refusal; True when it is the first of its kind this minute (the caller writes it)."""
+        import time
+
+        now = time.time()
+        due = None
+        with self._lock:
+            if now - self._window >= self.WINDOW_SECONDS:
+                due = self._take()
+                self._window = now
+            key = (action, address, user, tuple(sorted((k, str(v)) for k, v in ids.items())), project)
+            entry = self._seen.get(key)
+            if entry is None and len(self._seen) >= self.MAX_KEYS:
+                count, clients = self._overflow.setdefault(action, [0, set()])
+                self._overflow[action][0] = count + 1
+                clients.add(address)
+                first = False
+            elif entry is None:
+                self._seen[key] = [0, None, None, action, address, user, ids, project]
+                first = True
+            else:
+                entry[0] += 1
+                entry[1] = entry[1] or now
+                entry[2] = now
+                first = False
+            self._start_timer()
+        if due:
+            self._flush(due)
+        return first
+
+    def _take(self):
+        """The finished minute's repeats (and overflow), leaving an empty window; under the lock."""
+        seen, overflow = self._seen, self._overflow
+        self._seen, self._overflow = {}, {}
+        return seen, overflow
+
+    def _flush(self, due) -> None:
+        from datetime import UTC, datetime
+
+        seen, overflow = due
+
+        def iso(t):
+            return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+        for n, t0, t1, action, address, user, ids, project in seen.values():
+            if n:
+                _write(action, address, user, {**ids, "repeats": n, "first": iso(t0), "last": iso(t1)}, project)
+        for action, (n, clients) in overflow.items():
+            _write(action, "-", None, {"others": n, "clients": len(clients)}, None)
+
+    def flush(self) -> None:
+        """Write what the current minute has counted so far (the timer, the process's exit, tests)."""
+        with self._lock:
+            due = self._take()
+            self._window = 0.0
+        self._flush(due)
+
+    def _start_timer(self) -> None:
+        """Under the lock: a daemon thread that flushes a finished minute even when no refusal follows it
+        (started in the process that counts: a forked worker starts its own)."""
+        import os
+        import threading
+
+        if self._timer is not None and self._timer[0] == os.getpid() and self._timer[1].is_alive():
+            return
+
+        def tick():
+            import time
+
+            while True:
+                time.sleep(self.FLUSH_SECONDS)
+                with self._lock:
+                    due = self._take() if time.time() - self._window >= self.WINDOW_SECONDS else None
+                    if due is not None:
+                        self._window = time.time()
+                if due and (due[0] or due[1]):
+                    self._flush(due)
+
+        thread = threading.Thread(target=tick, name="perfcast-audit-repeats", daemon=True)
+        thread.start()
+        self._timer = (os.getpid(), thread)
+
+
+class Dropped:
+    """Audit events the database could not store (a full disk, a database that does not answer), counted per
+    action in this process; the next event stored after them is followed by one event saying how many were
+    dropped and of what follows it, so a gap in the trail is itself in the trail once space returns."""
+
+    def __init__(self):
+        import threading
+
+        self._lock = threading.Lock()
+        self._counts: dict[str, int] = {}
+        self._reporting = False
+
+    def add(self, action: str) -> None:
+        with self._lock:
+            self._counts[action] = self._counts.get(action, 0) + 1
+
+    def report(self) -> None:
+        with self._lock:
+            if not self._counts or self._reporting:
+                return
+            counts, self._counts, self._reporting = self._counts, {}, True
+        try:
+            ids = {"dropped": sum(counts.values()), **{f"of_{k.replace(' ', '_')}": v for k, v in
+                                                        sorted(counts.items())[:20]}}
+            log.warning("audit: audit events not stored %s", " ".join(f"{k}={_text(v)}" for k, v in ids.items()))
+            for sink in _SINKS:
+                try:
+                    sink("audit events not stored", "-", None, ids, None)
+                except Exception:  # noqa: BLE001 - still not stored: counted again for the next try
+                    with self._lock:
+                        for k, v in counts.items():
+                            self._counts[k] = self._counts.get(k, 0) + v
+                    return
+        finally:
+            with self._lock:
+                self._reporting = False
+
+
+REPEATS = Repeats()
+DROPPED = Dropped()
+
+
+def _flush_at_exit() -> None:
+    try:
+        REPEATS.flush()
+    except Exception:  # noqa: BLE001 - a process ending never fails on the trail
+        pass
+
+
+import atexit  # noqa: E402 - registered once the counters exist
+
+atexit.register(_flush_at_exit)

@@ -170,6 +170,10 @@ LOGIN_WINDOW_SECONDS = float(os.environ.get("PERFCAST_LOGIN_WINDOW_SECONDS", 900
 LOGIN_FAILURE_DELAY = float(os.environ.get("PERFCAST_LOGIN_FAILURE_DELAY", 0.0))
 #: Hours the first-start link (/setup?token=...) stays valid.
 SETUP_TOKEN_HOURS = 24
+#: Days the audit trail keeps an event: older ones are deleted, oldest first, at each web worker's start and by
+#: ``python -m dashboard.admin audit prune`` (the chain is re-anchored: dashboard/access/audit_chain.py prune).
+#: 0 keeps every event for ever.
+AUDIT_KEEP_DAYS = float(os.environ.get("PERFCAST_AUDIT_KEEP_DAYS", 400))
 #: Hours an owner's invitation link (/invite?token=...) stays valid, unless it is used or withdrawn before.
 INVITATION_HOURS = float(os.environ.get("PERFCAST_INVITATION_HOURS", 7 * 24))
 #: Name of the session cookie (cookies ignore ports: two perfcast servers on one host need different names).

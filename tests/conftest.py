@@ -141,6 +141,15 @@ def signed_in_user():
 
 
 @pytest.fixture(autouse=True)
+def fresh_refusal_counts(monkeypatch):
+    """Each test counts strangers' refusals from zero (dashboard/audit_log.py writes the first of each kind a
+    minute and counts the repeats): a refusal another test recorded a moment ago is not this test's repeat."""
+    from dashboard import audit_log
+
+    monkeypatch.setattr(audit_log, "REPEATS", audit_log.Repeats())
+
+
+@pytest.fixture(autouse=True)
 def in_default_project(signed_in_user):
     """Code a test calls outside a request (the stores, the job runner) works in the test user's project
     ``default``, as owner (dashboard/access/projects.py ``scope``); requests use their own session's project."""

@@ -105,14 +105,19 @@ class Verdict:
 
 
 def verify(db, batch: int = 5000) -> Verdict:
-    """Walk every event in id order and recompute the chain."""
-    previous, last_id, n = GENESIS, 0, 0
+    """Walk every kept event in id order and recompute the chain (from the anchor the retention rule left, or
+    from the start)."""
+    head = db.scalar(select(AuditHead).where(AuditHead.id == 1))
+    previous, last_id, n = (head.anchor if head is not None and head.anchor else GENESIS), 0, 0
     after = 0
     while True:
         events = db.scalars(select(AuditEvent).where(AuditEvent.id > after).order_by(AuditEvent.id)
                             .limit(batch)).all()
         if not events:
             break
+        if n == 0 and head is not None and head.first_event_id and events[0].id != head.first_event_id:
+            return Verdict(False, 0, events[0].id, f"the kept trail starts at event {events[0].id}, not at "
+                           f"{head.first_event_id} where the retention rule left it (events were deleted).")
         for event in events:
             expected = link(previous, event)
             if event.digest != expected:
@@ -121,9 +126,44 @@ def verify(db, batch: int = 5000) -> Verdict:
                 return Verdict(False, n, event.id, why)
             previous, last_id, n = expected, event.id, n + 1
         after = events[-1].id
-    head = db.scalar(select(AuditHead).where(AuditHead.id == 1))
     if head is not None and (head.last_event_id != last_id or head.digest != previous):
         return Verdict(False, n, head.last_event_id,
                        f"the newest recorded event is {head.last_event_id}, but the trail ends at {last_id} "
                        "(events at its end were deleted).")
     return Verdict(True, n)
+
+
+def prune(db, before, batch: int = 5000) -> int:
+    """The retention rule: delete the events recorded before ``before`` (a naive UTC datetime), oldest first,
+    and move the chain's anchor to the first kept event, so that :func:`verify` still checks everything kept
+    (an event deleted or edited outside this rule is still found). Returns how many were deleted."""
+    from sqlalchemy import delete, func
+
+    head = _lock_head(db)
+    cut = db.scalar(select(func.max(AuditEvent.id)).where(AuditEvent.at < before))
+    if cut is None:
+        return 0
+    last_deleted = db.get(AuditEvent, cut)
+    first_kept = db.scalar(select(func.min(AuditEvent.id)).where(AuditEvent.id > cut))
+    if first_kept is None:  # keep the newest event, whatever its age: the chain's head stays checkable
+        first_kept = cut
+        last_deleted = db.scalar(select(AuditEvent).where(AuditEvent.id < cut).order_by(AuditEvent.id.desc())
+                                 .limit(1))
+        if last_deleted is None:
+            return 0
+    anchor = last_deleted.digest
+    n = db.execute(delete(AuditEvent).where(AuditEvent.id < first_kept)).rowcount or 0
+    head.first_event_id, head.anchor = first_kept, anchor
+    return n
+
+
+def prune_by_setting(db) -> int:
+    """:func:`prune` at ``PERFCAST_AUDIT_KEEP_DAYS`` (nothing when it is 0)."""
+    from datetime import timedelta
+
+    from dashboard import settings
+    from dashboard.access.models import utcnow
+
+    if settings.AUDIT_KEEP_DAYS <= 0:
+        return 0
+    return prune(db, utcnow() - timedelta(days=settings.AUDIT_KEEP_DAYS))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, Boolean, DateTime, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 ROLES = ("viewer", "editor", "owner")
@@ -68,8 +68,10 @@ class Session(Base):
 
 
 class AuditEvent(Base):
-    """Append-only: rows are inserted, never updated or deleted by the app."""
+    """Append-only: rows are inserted, never updated; deleted only oldest first by the retention rule
+    (dashboard/access/audit_chain.py ``prune``)."""
     __tablename__ = "audit_events"
+    __table_args__ = (Index("ix_audit_events_project_id_id", "project_id", "id"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     at: Mapped[datetime] = mapped_column(DateTime, default=utcnow, index=True)
     user_name: Mapped[str | None] = mapped_column(String(64), nullable=True)
@@ -88,6 +90,10 @@ class AuditHead(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     last_event_id: Mapped[int] = mapped_column(Integer, default=0)
     digest: Mapped[str] = mapped_column(String(64))
+    #: where the kept trail starts after older events were deleted by the retention rule: the first kept
+    #: event's id and the digest it links to (None: nothing was ever deleted, the chain starts at GENESIS)
+    first_event_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    anchor: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class SetupToken(Base):

@@ -233,3 +233,25 @@ def test_two_owners_acting_on_each_other_at_once_leave_one_owner(url, monkeypatc
     assert len(results) == 2 and len(refused) == 1, results
     assert any(s in results[refused[0]] for s in ("last owner", "Only owners", "no such project"))
     assert [m.role for m in members.members(x, url)].count("owner") == 1
+
+
+def test_the_retention_rule_deletes_old_events_and_the_kept_chain_still_verifies(url):
+    ids = [_add(url, "dataset saved", "ada", None, dataset=f"ds-{i:016x}") for i in range(6)]
+    with database.session(url) as db:  # the first four are old
+        db.execute(update(AuditEvent).where(AuditEvent.id <= ids[3]).values(at=utcnow() - timedelta(days=500)))
+        audit_chain.relink_all(db.connection())  # their times changed: link them again, as recorded then
+    assert _verify(url).intact
+    with database.session(url) as db:
+        assert audit_chain.prune(db, utcnow() - timedelta(days=400)) == 4
+    with database.session(url) as db:
+        assert list(db.scalars(select(AuditEvent.id).order_by(AuditEvent.id))) == ids[4:]
+    v = _verify(url)
+    assert v.intact and v.events == 2
+    new = _add(url, "dataset deleted", "ada", None, dataset="ds-0000000000000000")
+    assert _verify(url).intact and _verify(url).events == 3
+    with database.session(url) as db:  # deleting a kept event outside the rule is still found
+        db.execute(delete(AuditEvent).where(AuditEvent.id == ids[4]))
+    v = _verify(url)
+    assert not v.intact and "retention" in v.why or v.broken_at in (ids[5], new)
+    with database.session(url) as db:  # and with nothing old, the rule deletes nothing
+        assert audit_chain.prune(db, utcnow() - timedelta(days=400)) == 0

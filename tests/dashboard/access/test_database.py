@@ -23,7 +23,7 @@ def url(request, tmp_path):
 def test_migrations_create_every_table_and_run_again_harmlessly(url):
     database.migrate(url)
     database.migrate(url)
-    assert database.current_revision(url) == "0005"
+    assert database.current_revision(url) == "0006"
     found = set(inspect(database.engine(url)).get_table_names())
     assert TABLES <= found and "alembic_version" in found
     columns = {c["name"] for c in inspect(database.engine(url)).get_columns("users")}

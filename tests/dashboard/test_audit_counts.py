@@ -1,0 +1,74 @@
+"""What strangers can write to the audit trail (dashboard/audit_log.py): a refusal anyone can cause is written
+once a minute per client and kind with the count of its repeats, not once per request; beyond a number of kinds
+a minute, one event counts the rest; an event the database could not store is itself recorded once storing
+works again."""
+
+import logging
+
+import pytest
+
+from dashboard import audit_log
+
+
+@pytest.fixture()
+def stored(monkeypatch):
+    rows = []
+    monkeypatch.setattr(audit_log, "_SINKS", [lambda action, address, user, ids, project: rows.append(
+        (action, address, dict(ids)))])
+    monkeypatch.setattr(audit_log, "REPEATS", audit_log.Repeats())
+    monkeypatch.setattr(audit_log, "DROPPED", audit_log.Dropped())
+    return rows
+
+
+def test_a_refusal_repeated_many_times_writes_two_events(stored):
+    for _ in range(500):
+        audit_log.record("refused host", "10.0.0.9", host="evil.example")
+    audit_log.record("refused host", "10.0.0.9", host="other.example")  # other details: its own first event
+    audit_log.record("dataset saved", "10.0.0.1", dataset="ds-0000000000000001")  # not a refusal: at once
+    assert [r[0] for r in stored] == ["refused host", "refused host", "dataset saved"]
+    audit_log.REPEATS.flush()  # the minute is over
+    assert len(stored) == 4
+    action, address, ids = stored[-1]
+    assert (action, address, ids["host"], ids["repeats"]) == ("refused host", "10.0.0.9", "evil.example", 499)
+    assert ids["first"] <= ids["last"]
+
+
+def test_many_kinds_a_minute_are_counted_together_beyond_the_cap(stored, monkeypatch):
+    monkeypatch.setattr(audit_log.Repeats, "MAX_KEYS", 10)
+    audit_log.REPEATS = audit_log.Repeats()
+    for i in range(300):  # a stranger rotating addresses
+        audit_log.record("refused origin", f"10.1.{i // 250}.{i % 250}", origin="http://evil.example")
+    assert len(stored) == 10
+    audit_log.REPEATS.flush()
+    assert stored[-1][2] == {"others": 290, "clients": 290} and len(stored) == 11
+
+
+def test_a_minute_passing_writes_the_repeats_at_the_next_refusal(stored, monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr("time.time", lambda: now[0])
+    audit_log.record("sign-in throttled", "10.0.0.5", account="bob")
+    audit_log.record("sign-in throttled", "10.0.0.5", account="bob")
+    now[0] += 61
+    audit_log.record("sign-in throttled", "10.0.0.5", account="bob")  # a new minute: its first, at once
+    assert [r[2].get("repeats") for r in stored] == [None, 1, None]
+
+
+def test_dropped_events_are_recorded_when_storing_works_again(stored, monkeypatch, caplog):
+    full = [True]
+
+    def sink(action, address, user, ids, project):
+        if full[0]:
+            raise OSError(28, "No space left on device")
+        stored.append((action, address, dict(ids)))
+
+    monkeypatch.setattr(audit_log, "_SINKS", [sink])
+    caplog.set_level(logging.ERROR, "perfcast")
+    audit_log.record("dataset saved", "10.0.0.1", dataset="ds-0000000000000001")
+    audit_log.record("signed in", "10.0.0.1", account="ada")
+    assert stored == []
+    full[0] = False
+    audit_log.record("dataset deleted", "10.0.0.1", dataset="ds-0000000000000001")
+    assert [r[0] for r in stored] == ["dataset deleted", "audit events not stored"]
+    assert stored[1][2] == {"dropped": 2, "of_dataset_saved": 1, "of_signed_in": 1}
+    audit_log.record("dataset saved", "10.0.0.1", dataset="ds-0000000000000002")
+    assert len(stored) == 3  # reported once
