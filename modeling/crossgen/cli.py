@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from modeling.crossgen import conformal
 from modeling.crossgen.ensemble import TRANSFORMS
 from modeling.errors import ModelingError
 
@@ -171,16 +172,11 @@ def cmd_predict(args) -> int:
             frame.to_csv(args.out, index=False)
     d = res.summary()
     if args.json:
-        d["cv_coverage_percent"] = d["cv_coverage"]["workloads"]
+        d["cv_coverage_percent"] = conformal.quoted_coverage(d["cv_coverage"])
         print(json.dumps(d, indent=2))
         return 0
     print(d["how"])
-    print(f"trained on {d['n_train']} workloads; cross-validated error {d['cv_error']['mean_ape']:.2f} % mean, "
-          f"{d['cv_error']['median_ape']:.2f} % median; held-out coverage of the intervals "
-          f"{d['cv_coverage']['workloads']:.1f} % (nominal {d['level'] * 100:g} %)")
-    if d["baseline_cv"]:
-        print(f"baseline (host x median ratio) through the same folds: {d['baseline_cv']['mean_ape']:.2f} % mean, "
-              f"{d['baseline_cv']['median_ape']:.2f} % median")
+    print(quoted_figures_text(d))
     notes = [d["selection_note"], *d["notes"], (d["selection"] or {}).get("note")]
     for note in filter(None, notes):
         print("note:", note)
@@ -236,3 +232,21 @@ def add_parsers(sub) -> None:
     dv = sub.add_parser("devices", help="list the shipped GPUs")
     dv.add_argument("--json", action="store_true")
     dv.set_defaults(func=cmd_devices)
+
+
+def quoted_figures_text(d: dict) -> str:
+    """The cross-validated figures of a prediction summary (:meth:`Prediction.summary`), as printed: the error
+    and the held-out coverage quoted (for new applications each held-out set of whole applications weighs one,
+    :func:`modeling.crossgen.recommend.oof_scores`, :func:`modeling.crossgen.conformal.held_out_coverage`),
+    then the baseline's through the same folds."""
+    lines = [f"trained on {d['n_train']} workloads; cross-validated error {d['cv_error']['mean_ape']:.2f} % mean, "
+             f"{d['cv_error']['median_ape']:.2f} % median; held-out coverage of the intervals "
+             f"{conformal.quoted_coverage(d['cv_coverage']):.1f} % (nominal {d['level'] * 100:g} %)"]
+    if d["cv_error"].get("mean_ape_workloads") is not None:
+        lines.append(f"new applications: each of the {d['cv_error']['units']} held-out sets of whole applications "
+                     f"weighs one, its workloads equally (as the table weighs its rows); every workload weighing "
+                     f"one: {d['cv_error']['mean_ape_workloads']:.2f} % mean")
+    if d["baseline_cv"]:
+        lines.append(f"baseline (host x median ratio) through the same folds: {d['baseline_cv']['mean_ape']:.2f} % "
+                     f"mean, {d['baseline_cv']['median_ape']:.2f} % median")
+    return "\n".join(lines)
