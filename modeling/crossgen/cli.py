@@ -225,8 +225,8 @@ def add_parsers(sub) -> None:
                                                            "included)")
     pr.add_argument("--level", type=float, default=0.9, help="nominal coverage of the intervals (default 0.9)")
     pr.add_argument("--situation", default="new-inputs", choices=["new-inputs", "new-applications"])
-    pr.add_argument("--rule", default=None, choices=["pooled", "weighted", "per_application"],
-                    help="interval rule (default: pooled for new inputs, weighted for new applications)")
+    pr.add_argument("--rule", default=None, choices=["pooled", "weighted", "per_application", "held_out"],
+                    help="interval rule (default: pooled for new inputs, held_out for new applications)")
     pr.add_argument("--out", help="write the prediction table to FILE.csv or FILE.parquet")
     pr.set_defaults(func=cmd_predict)
     dv = sub.add_parser("devices", help="list the shipped GPUs")

@@ -67,7 +67,7 @@ AUTO_SEARCH, RACE, BOUND, EXHAUSTIVE = "auto", "race", "bound", "exhaustive"
 SEARCHES = (AUTO_SEARCH, RACE, BOUND, EXHAUSTIVE)
 
 #: Default interval rule per situation (measured in benchmarks/predict_accuracy.py: see the README).
-DEFAULT_RULES = {"new-inputs": "pooled", "new-applications": "weighted"}
+DEFAULT_RULES = {"new-inputs": "pooled", "new-applications": "held_out"}
 
 
 # ------------------------------------------------------------------ fitting one candidate
