@@ -10,6 +10,7 @@ import pandas as pd
 from dashboard.predict.results import PredictRun
 from dashboard.state import datasets
 from dashboard.ui.format import number
+from modeling.crossgen.conformal import quoted_coverage
 from modeling.tables.export import export_bytes as table_bytes
 
 NOT_VALID = "not valid here"
@@ -51,12 +52,13 @@ def interval_sentence(run: PredictRun) -> str:
     if p.choice.situation == "new-inputs":
         return (f"What the interval means: {lvl} of workloads like the training ones (applications already "
                 "measured, at new inputs) fall within their interval, as cross-validation on the measured workloads "
-                f"showed ({pct(p.cv_coverage['workloads'])} did). For applications not in the training data "
+                f"showed ({pct(quoted_coverage(p.cv_coverage))} did). For applications not in the training data "
                 "choose 'applications not in the training data' above (wider intervals, from holding applications "
                 f"out), and see {NEWAPP} for estimates with one-run calibration.")
     return (f"What the interval means: {lvl} of workloads of an application not in the training data fall within "
-            "their interval, as holding each application out showed "
-            f"({pct(p.cv_coverage['workloads'])} did). See {NEWAPP} for estimates of one held-out "
+            "their interval, as holding whole applications out showed "
+            f"({pct(quoted_coverage(p.cv_coverage))} did, each held-out set of applications weighing one). See "
+            f"{NEWAPP} for estimates of one held-out "
             "application with one-run calibration.")
 
 
@@ -88,6 +90,15 @@ def candidate_rows(run: PredictRun) -> list[dict]:
              "mean_ape": c.get("mean_ape"), "median_ape": c.get("median_ape"), "ir10": c.get("ir10"),
              "chosen": "★" if (c.get("label") or c["model"]) == sel["chosen"] else ""}
             for i, c in enumerate(sel["candidates"])]
+
+
+def unit_weighting(err: dict) -> str:
+    """How a new-application error is weighted, with the workload-weighted mean beside it ("" otherwise)."""
+    if err.get("mean_ape_workloads") is None:
+        return ""
+    return (f"; each of the {err['units']} held-out sets of whole applications weighs one, its workloads "
+            f"equally (as the table weighs its rows); every workload weighing one: mean APE "
+            f"{err['mean_ape_workloads']:.2f} %")
 
 
 def width_text(cov: dict) -> str:
@@ -130,10 +141,12 @@ def facts(run: PredictRun) -> dict:
     v = p.verdict
     lines = {
         "level": f"{level * 100:g} %",
-        "coverage": pct(cov["workloads"]) if supported else "not supported",
+        "coverage": pct(quoted_coverage(cov)) if supported else "not supported",
         "width": width if supported else "",
         "coverage_detail": (f"held-out coverage: {pct(cov['workloads'])} of the training workloads, "
                             f"{pct(cov['folds'])} on average over {cov['n_folds']} folds"
+                            + (" (the figure quoted: each held-out set of applications weighs one)"
+                               if "quoted" in cov and p.interval_rule != "pooled" else "")
                             + (f", median width {width} (upper / lower)" if width else "")
                             + (f"; {cov['folds_below_level']} fold(s) below the level" if cov.get("folds_below_level")
                                else "")
@@ -144,7 +157,8 @@ def facts(run: PredictRun) -> dict:
         "error": f"{err['mean_ape']:.1f} % mean, {err['median_ape']:.1f} % median APE",
         "error_detail": (f"cross-validated error of the whole procedure ({p.cv_scheme}): mean APE "
                          f"{err['mean_ape']:.2f} %, median {err['median_ape']:.2f} %, within 10 %: "
-                         f"{err['ir10']:.0f} % of workloads, worst {number(err['max_ape'])} %"),
+                         f"{err['ir10']:.0f} % of workloads, worst {number(err['max_ape'])} %"
+                         + unit_weighting(err)),
         "baseline_error": "–" if not base else f"{base['mean_ape']:.1f} % mean, {base['median_ape']:.1f} % median APE",
         "baseline_detail": "" if not base else (
             f"baseline (host × median target/host ratio) through the same folds: mean APE {base['mean_ape']:.2f} %, "
@@ -186,7 +200,7 @@ def export_bytes(run: PredictRun, fmt: str) -> tuple[bytes, str]:
 def summary_of(run: PredictRun) -> dict:
     """What the list of saved predictions shows of one (``text``: its line)."""
     p, c = run.prediction, run.provenance_columns
-    out = {"model": run.model_label, "level": p.choice.level, "coverage": p.cv_coverage["workloads"],
+    out = {"model": run.model_label, "level": p.choice.level, "coverage": quoted_coverage(p.cv_coverage),
            "mean_ape": p.cv_error["mean_ape"], "n_new": p.n_new, "n_applicable": p.n_applicable,
            "source": run.source_name}
     out["text"] = (f"{out['model']}, {p.n_new} workloads ({p.n_applicable} applicable), {p.choice.level * 100:g} % "

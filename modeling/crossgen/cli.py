@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 
-from modeling.tables.export import write_csv
+from modeling.crossgen import conformal
 from modeling.crossgen.ensemble import TRANSFORMS
 from modeling.errors import ModelingError
+from modeling.tables.export import write_csv
 
 
 def _scenario_args(p):
@@ -172,16 +173,11 @@ def cmd_predict(args) -> int:
             write_csv(frame, args.out)
     d = res.summary()
     if args.json:
-        d["cv_coverage_percent"] = d["cv_coverage"]["workloads"]
+        d["cv_coverage_percent"] = conformal.quoted_coverage(d["cv_coverage"])
         print(json.dumps(d, indent=2))
         return 0
     print(d["how"])
-    print(f"trained on {d['n_train']} workloads; cross-validated error {d['cv_error']['mean_ape']:.2f} % mean, "
-          f"{d['cv_error']['median_ape']:.2f} % median; held-out coverage of the intervals "
-          f"{d['cv_coverage']['workloads']:.1f} % (nominal {d['level'] * 100:g} %)")
-    if d["baseline_cv"]:
-        print(f"baseline (host x median ratio) through the same folds: {d['baseline_cv']['mean_ape']:.2f} % mean, "
-              f"{d['baseline_cv']['median_ape']:.2f} % median")
+    print(quoted_figures_text(d))
     notes = [d["selection_note"], *d["notes"], (d["selection"] or {}).get("note")]
     for note in filter(None, notes):
         print("note:", note)
@@ -230,10 +226,28 @@ def add_parsers(sub) -> None:
                                                            "included)")
     pr.add_argument("--level", type=float, default=0.9, help="nominal coverage of the intervals (default 0.9)")
     pr.add_argument("--situation", default="new-inputs", choices=["new-inputs", "new-applications"])
-    pr.add_argument("--rule", default=None, choices=["pooled", "weighted", "per_application"],
-                    help="interval rule (default: pooled for new inputs, weighted for new applications)")
+    pr.add_argument("--rule", default=None, choices=["pooled", "weighted", "per_application", "held_out"],
+                    help="interval rule (default: pooled for new inputs, held_out for new applications)")
     pr.add_argument("--out", help="write the prediction table to FILE.csv or FILE.parquet")
     pr.set_defaults(func=cmd_predict)
     dv = sub.add_parser("devices", help="list the shipped GPUs")
     dv.add_argument("--json", action="store_true")
     dv.set_defaults(func=cmd_devices)
+
+
+def quoted_figures_text(d: dict) -> str:
+    """The cross-validated figures of a prediction summary (:meth:`Prediction.summary`), as printed: the error
+    and the held-out coverage quoted (for new applications each held-out set of whole applications weighs one,
+    :func:`modeling.crossgen.recommend.oof_scores`, :func:`modeling.crossgen.conformal.held_out_coverage`),
+    then the baseline's through the same folds."""
+    lines = [f"trained on {d['n_train']} workloads; cross-validated error {d['cv_error']['mean_ape']:.2f} % mean, "
+             f"{d['cv_error']['median_ape']:.2f} % median; held-out coverage of the intervals "
+             f"{conformal.quoted_coverage(d['cv_coverage']):.1f} % (nominal {d['level'] * 100:g} %)"]
+    if d["cv_error"].get("mean_ape_workloads") is not None:
+        lines.append(f"new applications: each of the {d['cv_error']['units']} held-out sets of whole applications "
+                     f"weighs one, its workloads equally (as the table weighs its rows); every workload weighing "
+                     f"one: {d['cv_error']['mean_ape_workloads']:.2f} % mean")
+    if d["baseline_cv"]:
+        lines.append(f"baseline (host x median ratio) through the same folds: {d['baseline_cv']['mean_ape']:.2f} % "
+                     f"mean, {d['baseline_cv']['median_ape']:.2f} % median")
+    return "\n".join(lines)

@@ -67,7 +67,7 @@ AUTO_SEARCH, RACE, BOUND, EXHAUSTIVE = "auto", "race", "bound", "exhaustive"
 SEARCHES = (AUTO_SEARCH, RACE, BOUND, EXHAUSTIVE)
 
 #: Default interval rule per situation (measured in benchmarks/predict_accuracy.py: see the README).
-DEFAULT_RULES = {"new-inputs": "pooled", "new-applications": "weighted"}
+DEFAULT_RULES = {"new-inputs": "pooled", "new-applications": "held_out"}
 
 
 # ------------------------------------------------------------------ fitting one candidate
@@ -446,7 +446,10 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
         for lab in picks:
             chosen_in_folds[lab] = chosen_in_folds.get(lab, 0) + 1
     m, t = chosen
-    cv_error = oof_scores(y, oof, floor)
+    # the error quoted: for new applications each held-out set of whole applications weighs one, its workloads
+    # equally, as a prediction's table weighs its rows (a large application does not stand for the others)
+    units = fold_of if situation == "new-applications" else None
+    cv_error = oof_scores(y, oof, floor, units)
 
     # the baseline beside it, through the same folds and rule; it replaces a recommended model that does not
     # beat it on these folds (modeling/crossgen/versus_baseline.py)
@@ -459,7 +462,7 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
         b_full = _fit(BASELINE, "none", X, y, host_index, seed)
         b_r = np.abs(np.log(y) - conformal.to_log(b_oof, floor))
         ratio_train = y / np.maximum(b_full.predict(X), floor)
-        b_scores = oof_scores(y, b_oof, floor)
+        b_scores = oof_scores(y, b_oof, floor, units)
         base = {"base_fold_models": b_models, "base_full": b_full, "base_abs_r": b_r,
                 "base_cv": {**b_scores, "coverage": conformal.held_out_coverage(b_r, fold_of, level, rule, groups)},
                 "base_ratio_range": (float(ratio_train.min()), float(ratio_train.max()))}

@@ -162,7 +162,7 @@ def test_cv_plus_rank_and_unsupported_level():
 def test_new_applications_with_few_applications_says_what_it_cannot_support():
     scen, _ = _table(n_apps=4)
     res = predict_scenario(scen, model="NNLS", transform="logratio", situation="new-applications")
-    assert res.interval_rule == "weighted" and res.level_supported == 0.8
+    assert res.interval_rule == "held_out" and res.level_supported == 0.8
     # no bounds printed from the widest residual: the result says the interval is not supported, and why
     assert not res.interval_supported and all(v is None for v in res.lower + res.upper + res.baseline_lower)
     assert any("No 90 % interval is given: it needs at least 9 applications" in n and "has 4" in n
