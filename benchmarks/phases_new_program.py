@@ -98,6 +98,7 @@ def run(host_freq=1000.0, target_freq=2000.0, level=0.9, targets=("cycles", "pow
                          "ape": 100 * abs(t["predicted"] - total) / total,
                          "quoted_cv_ape": res.cv[res.model]["program_mean_ape"],
                          "expected_median_ape": t["expected_error"]["median_ape"],
+                         "expected_max_ape": t["expected_error"]["max_ape"],
                          "baseline_ape": 100 * abs(t["baseline"] - total) / total,
                          "program_ratio_ape": 100 * abs(t["program_ratio"] - total) / total,
                          "supported": ok, "inside": bool(ok and t["lower"] <= total <= t["upper"]),

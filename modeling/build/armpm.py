@@ -352,21 +352,21 @@ def phase_table(s: pd.DataFrame, host_freq: float, target_freq: float, granulari
     return out
 
 
-def build(source, out_dir, granularity: float | None = None) -> dict:
+def build(source, out_dir, granularity: float | None = None, rule=None) -> dict:
     """Write ``armpm_samples.parquet`` (cleaned samples) and ``armpm_phases.parquet`` (every frequency pair at
-    ``granularity``; None: the default rule's over all the trace's frequencies,
-    :func:`modeling.phases.granularity.rule`) into ``out_dir``; returns a summary."""
-    from modeling.phases.granularity import rule
-
+    ``granularity``; None: ``rule(samples)``'s value, the default rule over all the trace's frequencies, which
+    ``build-data`` passes: :func:`modeling.phases.granularity.rule`; without a rule, the preferred 2e9) into
+    ``out_dir``; returns a summary."""
     out_dir = Path(out_dir)
     s, notes = samples(read_trace(source))
     excluded = quality(s)
     freqs = sorted(s["freq_mhz"].unique().tolist())
-    if granularity is None:
+    if granularity is None and rule is not None:
         g = rule(s)
         granularity = g.value
         if g.raised:
             notes.append(f"phases of {g.value:.3g} instructions ({g.hint})")
+    granularity = DEFAULT_GRANULARITY if granularity is None else granularity
     out_dir.mkdir(parents=True, exist_ok=True)
     tables = [phase_table(s, h, t, granularity, excluded) for h in freqs for t in freqs]
     phases = pd.concat(tables, ignore_index=True)

@@ -16,10 +16,11 @@ def _build(args) -> int:
         from modeling import DATA_DIR
         from modeling.build.armpm import build
         from modeling.errors import ModelingError
+        from modeling.phases.granularity import rule
 
         if not args.source:
             raise ModelingError("build-data armpm needs --source TRACE (the .data or .data.gz file).")
-        info = build(args.source, args.out or DATA_DIR, args.granularity)
+        info = build(args.source, args.out or DATA_DIR, args.granularity, rule=rule)
         print(json.dumps(info, indent=2, default=str))
         return 0
     if args.what == "events":
