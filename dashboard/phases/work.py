@@ -7,6 +7,7 @@ import math
 from dashboard.jobs.progress import silent
 from dashboard.phases import sources
 from dashboard.phases.results import NewProgramRun, PhasesRun, PhaseTrace, SweepRow, SweepRun
+from modeling.build import armpm
 from modeling.phases import data
 from modeling.phases.evaluate import evaluate
 from modeling.phases.model import unique_representatives
@@ -27,7 +28,7 @@ def phases_result(params: dict, report=silent) -> PhasesRun:
                   _num(params["T"]), params["folds"], params["seed"],
                   progress=lambda d, t, label: report(d / t, label))
     trace = PhaseTrace(ph["program"].astype(str).tolist(), ph["host_INST_RETIRED"].tolist(),
-                       ph[data.TARGETS[params["target"]]].tolist())
+                       ph[data.TARGETS[params["target"]]].tolist(), armpm.is_edge(ph).tolist())
     return PhasesRun(dict(params), ev, trace, list(excluded))
 
 
@@ -52,7 +53,8 @@ def sweep_result(params: dict, report=silent) -> SweepRun:
         ev = evaluate(ph, params["target"], params["features"], params["norm"], eps, t, params["folds"],
                       params["seed"], cache_l=params["cache_l"], models=("lacross", "ratio-baseline"))
         m = ev.scores
-        d = data.design(ph, ph, params["norm"], params["features"])  # the phases' own feature units
+        core = armpm.core(ph)  # the runs' edges are no phases
+        d = data.design(core, core, params["norm"], params["features"])  # the phases' own feature units
         unique = len(set(unique_representatives(d.V, params["cache_l"]).tolist()))
         rows.append(SweepRow(g, ev.n_phases, 1 - unique / ev.n_phases, unique, ev.phases_per_second,
                              m["lacross"].per_phase_mape, m["lacross"].program_mean_ape,

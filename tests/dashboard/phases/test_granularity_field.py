@@ -52,3 +52,12 @@ def test_the_page_field_and_the_command_line_share_one_default(var, tmp_path, ca
         assert (mn, text, value) == (field.min, hint.children, cli)
         seen.append(cli)
     assert seen == [2e9, 3e9] and built["granularity"] == 3e9  # build-data on the same trace: its pairs' largest
+
+
+def test_a_runs_edges_are_in_its_total_but_not_drawn_as_phases():
+    from dashboard.phases.results import PhaseTrace
+
+    t = PhaseTrace(["a", "a", "a", "a", "b"], [1e8, 2e9, 2e9, 3e8, 2e9], [1.0, 2.0, 2.0, 1.0, 2.0],
+                   [True, False, False, True, False])
+    assert t.indices("a") == [1, 2] and t.indices("b") == [4]
+    assert PhaseTrace(["a", "a"], [2e9, 2e9], [1.0, 1.0]).indices("a") == [0, 1]  # stored before edges
