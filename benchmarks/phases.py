@@ -47,10 +47,12 @@ def problems(n_phases: int):
     from modeling.phases import data
     from modeling.phases.model import distance_percentile, nnls_fit
 
-    train = data.shipped_pair(1000, 2000)
+    from modeling.build.armpm import core
+
+    train = core(data.shipped_pair(1000, 2000))  # phases only (a run's first and last samples are no phase)
     tests = [data.shipped_phases()] + [data.shipped_pair(h, t, 1.8e9) for h in data.frequencies()
                                        for t in data.frequencies()]
-    test = pd.concat(tests, ignore_index=True).iloc[:n_phases]
+    test = core(pd.concat(tests, ignore_index=True)).iloc[:n_phases]
     d = data.design(train, test, "z", "counters+host")
     y = train["target_cycles"].to_numpy(float)
     ys = y / np.median(y)

@@ -4,15 +4,20 @@ programs' phase table (the program's rows are removed before anything is fitted)
 program-grouped CV (``auto``). Scored afterwards against the measured target run 1: the whole-program error
 and whether the measured total fell inside the 90 % interval; per phase the share inside the interval.
 
+Each run is judged whole (its phases and its first and last samples) against the error the prediction quotes
+(``quoted_cv_ape``: the used model's mean whole-run error in the program-grouped CV on the training programs).
+A trace with runs of several configurations (PARSEC: 1 and 2 cores) has one prediction per program and core
+count (the first run of each).
+
 Beside ``auto``, the naive answer for a program, the host x median whole-program ratio of the training
 programs (``program_ratio_*``): ``auto`` is meant never to be worse. The whole-program interval: coverage
 over the programs that got one, its median width (upper / lower), and how many programs got none (too few
 training programs for the level).
 
 ``python -m benchmarks.phases_new_program [--host-freq 1000] [--target-freq 2000] [--level 0.9]
-[--targets cycles,power] [--trace FILE]`` prints JSON; ``--trace`` reads a raw armpm-layout trace (for example
-a PARSEC one) instead of the shipped cBench samples: each of its programs held out in turn, trained on the
-trace's other programs.
+[--targets cycles,power] [--trace FILE] [--model auto]`` prints JSON; ``--trace`` reads a raw armpm-layout
+trace (for example the PARSEC one, ``benchmarks/data/parsec_xu3/parsec_xu3.data.gz``) instead of the shipped
+cBench samples: each of its programs held out in turn, trained on the trace's other programs.
 """
 
 from __future__ import annotations
@@ -28,6 +33,9 @@ from modeling.phases import data
 from modeling.phases.predict import new_program, predict_program
 
 
+from modeling.build import armpm
+
+
 def host_trace(samples: pd.DataFrame, program: str, host_freq: float, run: int = 1) -> pd.DataFrame:
     """The program's host run only (no sample at any other frequency, so no target value)."""
     s = samples[(samples["program"] == program) & (samples["freq_mhz"] == host_freq) & (samples["run"] == run)]
@@ -35,52 +43,62 @@ def host_trace(samples: pd.DataFrame, program: str, host_freq: float, run: int =
 
 
 def predict_one(program: str, phases: pd.DataFrame, samples: pd.DataFrame, target: str, host_freq: float,
-                target_freq: float, level: float, granularity: float = 2e9, run: int = 1):
+                target_freq: float, level: float, granularity: float = data.DEFAULT_GRANULARITY, run: int = 1,
+                model: str = "auto"):
     """The prediction for ``program``: from its host samples (run ``run``) and the table without its rows."""
     host, notes = new_program(host_trace(samples, program, host_freq, run), host_freq, granularity)
     training = phases[phases["program"] != program]
-    return predict_program(host, training, target, level=level, host_freq=host_freq, target_freq=target_freq,
+    return predict_program(host, training, target, model, level=level, host_freq=host_freq, target_freq=target_freq,
                            granularity=granularity, notes=notes)
 
 
 def measured(phases: pd.DataFrame, program: str, target: str, run: int = 1) -> tuple[np.ndarray, float]:
-    """The measured target per phase and for the whole program (read only to score)."""
+    """The measured target per phase and for the whole run, its edges included (read only to score)."""
     g = phases[(phases["program"] == program) & (phases["host_run"] == run)].sort_values("phase")
+    k = ~armpm.is_edge(g)
     if target == "cycles":
         y = g["target_cycles"].to_numpy(float)
-        return y, float(y.sum())
+        return y[k], float(y.sum())
     y = g["target_power_w"].to_numpy(float)
-    return y, float((g["target_power_w"] * g["target_time_s"]).sum() / g["target_time_s"].sum())
+    return y[k], float((g["target_power_w"] * g["target_time_s"]).sum() / g["target_time_s"].sum())
 
 
-def run(host_freq=1000.0, target_freq=2000.0, level=0.9, targets=("cycles", "power"), trace=None) -> dict:
+def run(host_freq=1000.0, target_freq=2000.0, level=0.9, targets=("cycles", "power"), trace=None,
+        model="auto") -> dict:
     if trace:
-        from modeling.build import armpm
-
         samples, read_notes = armpm.samples(armpm.read_trace(trace))
         granularity, note = data.supported_granularity(samples, host_freq, target_freq)
         read_notes += [note] if note else []
         phases = data.pair_from(samples, host_freq, target_freq, granularity)
     else:
-        granularity = data.DEFAULT_GRANULARITY
-        phases = data.shipped_pair(host_freq, target_freq)
+        granularity = data.shipped_granularity(host_freq, target_freq).value
+        phases = data.shipped_pair(host_freq, target_freq, granularity)
         samples, read_notes = data.shipped_samples(), []
+    config = armpm.config_columns(phases)
     out = {"data": str(trace or "shipped cBench"), "granularity": granularity, "host_freq": host_freq,
            "target_freq": target_freq, "level": level, "reading_notes": read_notes, "targets": {}}
     for target in targets:
         rows = []
         t0 = time.perf_counter()
-        for prog in sorted(phases["program"].unique()):
-            run = int(phases.loc[phases["program"] == prog, "host_run"].min())  # run 1 unless quality control
-            res = predict_one(prog, phases, samples, target, host_freq, target_freq, level, granularity, run)
+        firsts = phases.groupby(["program", *config])["host_run"].min()  # run 1 unless quality control
+        for key, run in firsts.items():
+            key = key if isinstance(key, tuple) else (key,)
+            prog, conf = key[0], dict(zip(config, key[1:]))
+            run = int(run)
+            res = predict_one(prog, phases, samples, target, host_freq, target_freq, level, granularity, run, model)
             y, total = measured(phases, prog, target, run)
             p = np.asarray(res.predicted)
             inside = (np.asarray(res.lower) <= y) & (y <= np.asarray(res.upper))
             t = res.total
             ok = res.total_supported
-            rows.append({"program": prog, "model": res.model, "phases": len(y), "measured": total,
+            rows.append({"program": prog, **{c: (v.item() if hasattr(v, "item") else v) for c, v in conf.items()},
+                         "run": run, "model": res.model, "phases": len(y), "measured": total,
                          "predicted": t["predicted"], "lower": t["lower"], "upper": t["upper"],
+                         "error_percent": 100 * (t["predicted"] - total) / total,
                          "ape": 100 * abs(t["predicted"] - total) / total,
+                         "quoted_cv_ape": res.cv[res.model]["program_mean_ape"],
+                         "expected_median_ape": t["expected_error"]["median_ape"],
+                         "expected_max_ape": t["expected_error"]["max_ape"],
                          "baseline_ape": 100 * abs(t["baseline"] - total) / total,
                          "program_ratio_ape": 100 * abs(t["program_ratio"] - total) / total,
                          "supported": ok, "inside": bool(ok and t["lower"] <= total <= t["upper"]),
@@ -90,7 +108,9 @@ def run(host_freq=1000.0, target_freq=2000.0, level=0.9, targets=("cycles", "pow
         df = pd.DataFrame(rows)
         sup = df[df["supported"]]
         out["targets"][target] = {
-            "programs": len(df), "models_chosen": df["model"].value_counts().to_dict(),
+            "programs": int(df["program"].nunique()), "runs": len(df),
+            "models_chosen": df["model"].value_counts().to_dict(),
+            "quoted_cv_mean_ape": float(df["quoted_cv_ape"].mean()),
             "whole_program_mean_ape": float(df["ape"].mean()), "whole_program_median_ape": float(df["ape"].median()),
             "whole_program_max_ape": float(df["ape"].max()),
             "program_ratio_mean_ape": float(df["program_ratio_ape"].mean()),
@@ -115,9 +135,10 @@ def main(argv=None) -> int:
     p.add_argument("--level", type=float, default=0.9)
     p.add_argument("--targets", default="cycles,power")
     p.add_argument("--trace", help="a raw armpm-layout trace to use instead of the shipped cBench samples")
+    p.add_argument("--model", default="auto", help="auto, or one model by name (e.g. program-ratio)")
     p.add_argument("--summary", action="store_true", help="leave out the per-program rows")
     a = p.parse_args(argv)
-    res = run(a.host_freq, a.target_freq, a.level, tuple(a.targets.split(",")), a.trace)
+    res = run(a.host_freq, a.target_freq, a.level, tuple(a.targets.split(",")), a.trace, a.model)
     if a.summary:
         for v in res["targets"].values():
             v.pop("rows")

@@ -60,7 +60,8 @@ def armpm_table(slowdown: float, host_mhz=1000.0, target_mhz=2000.0):
     from modeling.plan.inputs import PlanTable
 
     d = pd.read_parquet(ROOT / "data" / "armpm_phases.parquet")
-    d = d[(d.host_freq_mhz == host_mhz) & (d.target_freq_mhz == target_mhz)].reset_index(drop=True)
+    d = d[(d.host_freq_mhz == host_mhz) & (d.target_freq_mhz == target_mhz)]
+    d = d[~d["edge"]].reset_index(drop=True) if "edge" in d.columns else d.reset_index(drop=True)  # phases only
     feats = [c for c in d.columns if c.startswith("host_") and c not in ("host_SW_INCR",)]
     hi = feats.index("host_time_s")
     X = d[feats].to_numpy(float)

@@ -47,7 +47,16 @@ def _freq_options(source):
             for f in (sources.frequencies(source) or [0])]
 
 
+def granularity_rule(source, host_freq, target_freq):
+    """The one granularity rule for a source and pair (the field's default, minimum and hint)."""
+    try:
+        return sources.granularity(source, host_freq, target_freq)
+    except (LookupError, TypeError, ValueError):
+        return sources.granularity(sources.SHIPPED, 1000, 2000)
+
+
 def _form(v):
+    rule = granularity_rule(v["source"], v["host_freq"], v["target_freq"])
     return html.Div([
         field("Data", html.Div([
             dropdown(f"{P}-source", sources.options(), v["source"]),
@@ -73,9 +82,9 @@ def _form(v):
         field("eps", _text("eps", v["eps"], "cv"), LABELS["eps"]),
         field("T", _text("T", v["T"], "cv"), LABELS["T"]),
         field("Granularity (instructions per phase)", dcc.Input(id=f"{P}-granularity", type="number",
-                                                                value=v["granularity"], min=1.6e9, step="any",
+                                                                value=v["granularity"], min=rule.finest, step="any",
                                                                 debounce=True, className="num-input"),
-              "at least about one sample of the faster run (1.6e9)"),
+              html.Span(rule.hint, id=f"{P}-granularity-hint")),
         field("Folds (by program)", dcc.Input(id=f"{P}-folds", type="number", min=2, max=10, step=1,
                                               value=v["folds"], className="num-input")),
         field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"],
@@ -195,9 +204,11 @@ def layout(**query):
              share_box(P)),
         html.Div(summary, id=f"{P}-summary"),
         card(html.H2("Models on held-out programs"),
-             html.P("Per-phase MAPE over every held-out phase; whole-program error: cycles summed over the "
-                    "program's phases, power as its average (measured: energy / time; predicted: phase powers "
-                    "weighted by host phase time).", className="hint"),
+             html.P("Per-phase MAPE over every held-out phase; whole-program error: per run of a held-out program "
+                    "(a program's runs, e.g. on 1 and 2 cores, judged apart, as a prediction is made), cycles "
+                    "summed over the run's phases and its first and last samples (the whole run), power as its "
+                    "average (measured: energy / time; predicted: phase powers weighted by host phase time).",
+                    className="hint"),
              grid(f"{P}-models", [{"field": "model", "headerName": "model", "minWidth": 170},
                                   num_col("per_phase_mape", "per-phase MAPE %", 2),
                                   num_col("program_mean_ape", "whole-program mean %", 2),
@@ -260,6 +271,17 @@ def _source_changed(source):
     return opts, (1000 if 1000 in freqs else freqs[0]), opts, (2000 if 2000 in freqs else freqs[-1])
 
 
+@callback(Output(f"{P}-granularity", "min"), Output(f"{P}-granularity-hint", "children"),
+          Output(f"{P}-granularity", "value"), Input(f"{P}-source", "value"), Input(f"{P}-host_freq", "value"),
+          Input(f"{P}-target_freq", "value"), State(f"{P}-granularity", "value"), prevent_initial_call=True)
+def _granularity_rule(source, host_freq, target_freq, value):
+    """The field follows the data: its minimum and hint from the one rule, and its value raised to the rule's
+    default when the chosen data's samples are too large for it."""
+    rule = granularity_rule(source, host_freq, target_freq)
+    keep = isinstance(value, (int, float)) and not isinstance(value, bool) and value >= rule.finest
+    return rule.finest, rule.hint, value if keep else rule.value
+
+
 @callback(Output(f"{NP}-source", "options"), Input(f"{P}-source", "options"), prevent_initial_call=True)
 def _np_sources(_options):
     """A trace uploaded above can be trained on here too (the stored sources, listed again)."""
@@ -304,8 +326,10 @@ def _content(res: PhasesRun | None, program) -> tuple:
     if program not in programs:
         program = programs[0]
     unit = res.unit
-    cols = [{"field": "program", "headerName": "program", "minWidth": 200, "pinned": "left"},
-            num_col("actual", f"measured ({unit})", 4 if unit == "W" else 0)]
+    cols = [{"field": "program", "headerName": "program", "minWidth": 200, "pinned": "left"}]
+    first = res.evaluation.programs[0] if res.evaluation.programs else {}
+    cols += [num_col(k, label, 0) for k, label in (("host_run", "run"), ("cores", "cores")) if k in first]
+    cols += [num_col("actual", f"measured whole run ({unit})", 4 if unit == "W" else 0)]
     cols += [num_col(f"{m}|ape", f"{NAMES[m]} error %", 2) for m in res.evaluation.model_names]
     return (_summary(res), views.model_rows(res), programs, program, per_program(res), cols,
             res.evaluation.programs)

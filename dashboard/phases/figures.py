@@ -43,12 +43,21 @@ def trace(run: PhasesRun, program: str, shown=("lacross", "global", "ratio-basel
                   yaxis2={**axis_title("error %"), "domain": [0.0, 0.26], "anchor": "x", "rangemode": "tozero"})
 
 
+def run_label(row: dict, several: bool) -> str:
+    """A held-out run's name: its program, and its run (and core count) when the program has several."""
+    if not several or "host_run" not in row:
+        return row["program"]
+    cores = f", {row['cores']} core{'s' if row['cores'] != 1 else ''}" if row.get("cores") is not None else ""
+    return f"{row['program']} (run {row['host_run']}{cores})"
+
+
 def per_program(run: PhasesRun, shown=("lacross", "global", "ratio-baseline", "mean-baseline")):
-    """Whole-program error per held-out program, models side by side (LACross Figs. 3-4)."""
-    rows = sorted(run.evaluation.programs, key=lambda r: r["program"])
+    """Whole-run error per held-out run (each program's runs apart), models side by side (LACross Figs. 3-4)."""
+    rows = sorted(run.evaluation.programs, key=lambda r: (r["program"], r.get("host_run", 0)))
     if not rows:
         return empty("No programs")
-    names = [r["program"] for r in rows]
+    several = len({r["program"] for r in rows}) < len(rows)
+    names = [run_label(r, several) for r in rows]
     data = []
     for k, m in enumerate(shown):
         if f"{m}|ape" not in rows[0]:

@@ -45,6 +45,14 @@ class CvOrNumber(Param):
         return "inf" if v == float("inf") else f"{v:g}"
 
 
+def _default_granularity(v):
+    """The one rule's default for the chosen source and pair (:func:`dashboard.phases.sources.granularity`)."""
+    try:
+        return sources.granularity(v["source"], v["host_freq"], v["target_freq"]).value
+    except (LookupError, KeyError, ValueError):
+        return data.DEFAULT_GRANULARITY
+
+
 def _fingerprint(params):
     """The shipped traces' files (an upload's id already names its content)."""
     return shipped_fingerprint("armpm_samples.parquet", "armpm_phases.parquet")
@@ -59,7 +67,8 @@ COMMON = (
     Param("norm", "choice", "z", list(data.NORMS)),
     CvOrNumber("eps", "cv", None, None, 1.0, 100.0),
     CvOrNumber("T", "cv", None, None, 0.01, None),
-    Param("granularity", "float", 2e9, None, 1.6e9, 1e11),
+    # a value finer than the data supports is refused by the job with the number to use instead
+    Param("granularity", "float", _default_granularity, None, 1e6, 1e11),
     Param("folds", "int", 5, None, 2, 10),
     Param("seed", "int", 0, None, 0, 2**31 - 1),
 )

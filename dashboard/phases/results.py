@@ -15,14 +15,17 @@ from modeling.results import TAG, Provenance, Result
 
 @dataclass(frozen=True)
 class PhaseTrace(Result):
-    """Every evaluated phase in order: its program, its host instructions and its measured target value."""
+    """Every evaluated row in order: its program, its host instructions and its measured target value, and
+    whether it is a run's edge (first or last sample: in the totals, not a phase; empty: no edges)."""
     program: list[str]
     instructions: list[float]
     actual: list[float]
+    edge: list[bool] = field(default_factory=list)
 
     def indices(self, program: str) -> list[int]:
-        """The positions of ``program``'s phases."""
-        return [i for i, p in enumerate(self.program) if p == program]
+        """The positions of ``program``'s phases (its runs' edges left out: they are no phase)."""
+        edge = self.edge or [False] * len(self.program)
+        return [i for i, (p, e) in enumerate(zip(self.program, edge)) if p == program and not e]
 
 
 @dataclass(frozen=True)

@@ -104,3 +104,16 @@ def phases(source: str, host_freq, target_freq, granularity: float) -> tuple[pd.
     if float(host_freq) not in m["frequencies"] or float(target_freq) not in m["frequencies"]:
         raise DataError(f"This trace has frequencies {', '.join(f'{f:g}' for f in m['frequencies'])} MHz.")
     return data.pair_from(df, host_freq, target_freq, granularity), m["excluded_runs"]
+
+
+def granularity(source: str, host_freq, target_freq):
+    """The default granularity of a source at a pair (:func:`modeling.phases.granularity.rule`, the one rule):
+    the page's field default, minimum and hint; a phase table was cut already (the preferred value, unused)."""
+    from modeling.phases import data
+    from modeling.phases.granularity import PREFERRED, Granularity
+
+    if source == SHIPPED:
+        return data.shipped_granularity(host_freq, target_freq)
+    if meta(source)["kind"] != "samples":
+        return Granularity(PREFERRED, PREFERRED, 0.0)
+    return data.granularity_of(frame(source), host_freq, target_freq)

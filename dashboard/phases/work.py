@@ -7,6 +7,7 @@ import math
 from dashboard.jobs.progress import silent
 from dashboard.phases import sources
 from dashboard.phases.results import NewProgramRun, PhasesRun, PhaseTrace, SweepRow, SweepRun
+from modeling.build import armpm
 from modeling.phases import data
 from modeling.phases.evaluate import evaluate
 from modeling.phases.model import unique_representatives
@@ -27,7 +28,7 @@ def phases_result(params: dict, report=silent) -> PhasesRun:
                   _num(params["T"]), params["folds"], params["seed"],
                   progress=lambda d, t, label: report(d / t, label))
     trace = PhaseTrace(ph["program"].astype(str).tolist(), ph["host_INST_RETIRED"].tolist(),
-                       ph[data.TARGETS[params["target"]]].tolist())
+                       ph[data.TARGETS[params["target"]]].tolist(), armpm.is_edge(ph).tolist())
     return PhasesRun(dict(params), ev, trace, list(excluded))
 
 
@@ -39,15 +40,21 @@ def sweep_result(params: dict, report=silent) -> SweepRun:
     eps = 100.0 if params["eps"] == "cv" else float(params["eps"])
     t = 1.0 if params["T"] == "cv" else float(params["T"])
     rows = []
-    for i, g in enumerate(SWEEP):
-        report(i / len(SWEEP), f"granularity {g:.0e} ({i + 1} of {len(SWEEP)})")
+    try:  # granularities finer than the data supports are left out (the one rule's finest)
+        finest = sources.granularity(params["source"], params["host_freq"], params["target_freq"]).finest
+    except LookupError:
+        finest = 0.0
+    grid = [g for g in SWEEP if g >= finest] or [max(finest, SWEEP[-1])]
+    for i, g in enumerate(grid):
+        report(i / len(grid), f"granularity {g:.0e} ({i + 1} of {len(grid)})")
         if i and sources.SHIPPED != params["source"] and sources.meta(params["source"])["kind"] == "phases":
             break  # a phase table has one granularity
         ph, _ = sources.phases(params["source"], params["host_freq"], params["target_freq"], g)
         ev = evaluate(ph, params["target"], params["features"], params["norm"], eps, t, params["folds"],
                       params["seed"], cache_l=params["cache_l"], models=("lacross", "ratio-baseline"))
         m = ev.scores
-        d = data.design(ph, ph, params["norm"], params["features"])  # the phases' own feature units
+        core = armpm.core(ph)  # the runs' edges are no phases
+        d = data.design(core, core, params["norm"], params["features"])  # the phases' own feature units
         unique = len(set(unique_representatives(d.V, params["cache_l"]).tolist()))
         rows.append(SweepRow(g, ev.n_phases, 1 - unique / ev.n_phases, unique, ev.phases_per_second,
                              m["lacross"].per_phase_mape, m["lacross"].program_mean_ape,
@@ -76,21 +83,17 @@ def predict_new_result(params: dict, report=silent) -> NewProgramRun:
     from modeling.phases.predict import predict_trace
 
     meta = host_traces.trace_meta(params["np_trace"])
-    source, granularity, note = params["np_source"], data.DEFAULT_GRANULARITY, None
+    source = params["np_source"]
     _, name = training_of(params)
     if source == sources.SHIPPED:
-        training = None
+        samples = None
         fingerprint = shipped_fingerprint("armpm_samples.parquet", "armpm_phases.parquet")
-    else:  # phases as fine as the uploaded trace's sampling allows (its samples may hold more than 2e9)
-        granularity, note = data.supported_granularity(sources.frame(source), params["np_host_freq"],
-                                                       params["np_target_freq"])
-        training, _ = sources.phases(source, params["np_host_freq"], params["np_target_freq"], granularity)
+    else:  # the uploaded trace's samples, cut at the one rule's granularity (its samples may hold more than 2e9)
+        samples = sources.frame(source)
         fingerprint = source
     pred = predict_trace(host_traces.trace_frame(params["np_trace"]), params["np_host_freq"],
                          params["np_target_freq"], params["np_target"], params["np_model"], params["np_level"],
-                         training=training, training_name=name, granularity=granularity, progress=report)
-    if note:
-        pred.notes.insert(0, note)
+                         training_samples=samples, training_name=name, progress=report)
     return NewProgramRun(dict(params), pred, meta["name"], fingerprint)
 
 

@@ -17,9 +17,13 @@ column recording each run's count) instead of being joined into one.
 sample is a defect (two recordings under one run number, or a stopped
 logger): such a run is left out and the note names the gap.
 
-**Samples.** A sample covers the time since the previous timestamp; the first
-sample of a run has no start (and the last may be cut short), so both are
-dropped. Energy of a sample = its power x its duration.
+**Samples.** A sample covers the time since the previous timestamp. The first
+sample of a run has no start (its duration is estimated as its CPU cycles at
+the run's clock, at most the run's median sample) and the last may be cut
+short: both are kept as the run's *edges* (``edge`` True, ``sample`` -1 and n),
+counted in every whole-run total but never cut into phases, never used to fit a
+model nor to judge one phase. Dropping them left 3-6 % of a short run's cycles
+out of its total. Energy of a sample = its power x its duration.
 
 **Phases** (LACross 4, phases of equal retired instructions). A host run and a
 target run of the same program are aligned on each run's cumulative
@@ -28,7 +32,10 @@ runs); phase p covers the normalized span [p/P, (p+1)/P] in both runs, P =
 round(host instructions / granularity). Every cumulative quantity (counters,
 time, energy) is interpolated linearly inside a sample. Per phase: the host's
 counter sums (features), its time and average power; the target's cycles, time
-and average power (energy / time).
+and average power (energy / time). The runs' edges follow as two more rows
+(``edge`` True, phase -1 for the first sample and P for the last; host and
+target edges paired as they are, not by instructions), so a run's rows sum to
+its whole run.
 
 A granularity finer than about one sample of the run with the most
 instructions per sample cannot be supported: its phases would be interpolated
@@ -66,6 +73,28 @@ DEFAULT_GRANULARITY = 2e9
 SAMPLE_SLACK = 0.95
 
 
+EDGE = "edge"
+
+
+def as_flags(values: pd.Series) -> np.ndarray:
+    """A column of flags as booleans, however a file wrote them (True/False, "true"/"false", 1/0)."""
+    if pd.api.types.is_bool_dtype(values):
+        return values.to_numpy(bool)
+    if pd.api.types.is_numeric_dtype(values):
+        return pd.to_numeric(values).fillna(0).to_numpy(float) != 0
+    return values.astype(str).str.strip().str.lower().isin(["true", "1", "1.0", "yes"]).to_numpy()
+
+
+def is_edge(frame: pd.DataFrame) -> np.ndarray:
+    """Per row: a run's edge (first or last sample; all False for a frame without the column)."""
+    return as_flags(frame[EDGE]) if EDGE in frame.columns else np.zeros(len(frame), bool)
+
+
+def core(s: pd.DataFrame) -> pd.DataFrame:
+    """The rows cut into phases (a samples frame or phase table without its runs' edges, module docstring)."""
+    return s[~is_edge(s)] if EDGE in s.columns else s
+
+
 def read_trace(path_or_bytes) -> pd.DataFrame:
     """The raw trace as a frame with normalized meta column names; ``DataError`` for a file that is not one."""
     raw = path_or_bytes if isinstance(path_or_bytes, bytes) else Path(path_or_bytes).read_bytes()
@@ -97,7 +126,7 @@ def config_columns(df: pd.DataFrame) -> list[str]:
 
 def event_columns(df: pd.DataFrame) -> list[str]:
     """The PMU event columns the trace has (numeric columns other than the meta and configuration ones)."""
-    skip = set(META.values()) | set(config_columns(df))
+    skip = set(META.values()) | set(config_columns(df)) | {EDGE}
     return [c for c in df.columns if c not in skip and pd.api.types.is_numeric_dtype(df[c])]
 
 
@@ -149,12 +178,15 @@ def samples(df: pd.DataFrame, cores: int | None = None) -> tuple[pd.DataFrame, l
             gaps.append(f"{prog} run {run} at {freq:g} MHz has a sample of {dur.max():,.6g} s (median "
                         f"{np.median(dur):.3g} s)")
             continue
-        g = g.iloc[1:].assign(duration_s=dur)
-        if len(g) < 3:
+        if len(g) < 4:
             notes.append(f"{prog} run {run} at {freq} MHz: fewer than 4 samples, left out")
             continue
-        g = g.iloc[:-1]
-        g = g.assign(energy_j=g["power_w"] * g["duration_s"], sample=np.arange(len(g)))
+        med = float(np.median(dur))
+        first = float(g[CYCLES].iloc[0]) / (float(freq) * 1e6) if CYCLES in g.columns else med
+        g = g.assign(duration_s=np.concatenate([[min(first, med) if first > 0 else med], dur]))
+        n = len(g) - 2
+        g = g.assign(energy_j=g["power_w"] * g["duration_s"], sample=np.concatenate([[-1], np.arange(n), [n]]),
+                     **{EDGE: np.r_[True, np.zeros(n, bool), True]})
         parts.append(g)
     if gaps:
         notes.append(f"{len(gaps)} run(s) with a time gap inside left out (a sample over {GAP_FACTOR:g}x the "
@@ -163,7 +195,7 @@ def samples(df: pd.DataFrame, cores: int | None = None) -> tuple[pd.DataFrame, l
     if not parts:
         raise DataError("No run has enough samples (at least 4)" + (f"; {notes[-1]}" if gaps else "") + ".")
     out = pd.concat(parts, ignore_index=True)
-    cols = ["program", "run", "freq_mhz", *config, "sample", "duration_s", "energy_j", "power_w", *events]
+    cols = ["program", "run", "freq_mhz", *config, "sample", EDGE, "duration_s", "energy_j", "power_w", *events]
     return out[cols], notes
 
 
@@ -172,6 +204,7 @@ def quality(s: pd.DataFrame, tolerance: float = QC_TOLERANCE) -> pd.DataFrame:
     e.g. core count: a core's share of the work depends on it) by more than ``tolerance``: columns program,
     run, freq_mhz, instructions, program_median, deviation."""
     config = config_columns(s)
+    s = core(s)
     tot = s.groupby(["program", *config, "run", "freq_mhz"])[INSTR].sum().rename("instructions").reset_index()
     tot["program_median"] = tot.groupby(["program", *config])["instructions"].transform("median")
     tot["deviation"] = tot["instructions"] / tot["program_median"] - 1
@@ -188,6 +221,8 @@ class Run:
     u: np.ndarray  # cumulative instructions / total, at boundaries
     cum: dict = field(default_factory=dict)  # name -> cumulative values at boundaries
     per_sample_instr: float = 0.0
+    head: dict | None = None  # name -> the first sample's value (the run's edges, module docstring)
+    tail: dict | None = None  # name -> the last sample's value
 
     @property
     def instructions(self) -> float:
@@ -195,14 +230,34 @@ class Run:
 
 
 def run_of(g: pd.DataFrame, events: list[str]) -> Run:
+    """One run's samples as a :class:`Run` (its edges, when the frame marks them, as ``head`` and ``tail``)."""
     g = g.sort_values("sample")
+    names = [*events, "duration_s", "energy_j"]
+    edge = is_edge(g)
+    head = tail = None
+    if edge.any():
+        e = g[edge]
+        first, last = e[e["sample"] < 0], e[e["sample"] >= 0]
+        head = {c: float(first[c].sum()) for c in names} if len(first) else None
+        tail = {c: float(last[c].sum()) for c in names} if len(last) else None
+        g = g[~edge]
     cum = {c: np.concatenate([[0.0], np.cumsum(g[c].to_numpy(float))]) for c in [*events, "duration_s", "energy_j"]}
     total = cum[INSTR][-1]
     if total <= 0:
         raise DataError(f"{g['program'].iloc[0]} run {g['run'].iloc[0]} retired no instructions.")
     r = g.iloc[0]
     return Run(str(r["program"]), int(r["run"]), float(r["freq_mhz"]), cum[INSTR] / total, cum,
-               float(np.median(g[INSTR])))
+               float(np.median(g[INSTR])), head, tail)
+
+
+def rounded_up(x: float) -> float:
+    """``x`` rounded up to two significant digits (a bound shown is one that holds)."""
+    if not (x > 0 and np.isfinite(x)):
+        return float(x)
+    step = 10.0 ** (np.floor(np.log10(x)) - 1)
+    v = float(np.ceil(x / step - 1e-9) * step)
+    v = float(f"{v:.2g}")
+    return v if v >= x else float(f"{v + step:.2g}")
 
 
 def finest_granularity(host: Run, target: Run) -> float:
@@ -223,7 +278,7 @@ def align(host: Run, target: Run, granularity: float = DEFAULT_GRANULARITY, even
         raise DataError(f"A granularity of {granularity:.3g} instructions is finer than one sample of the "
                         f"{'host' if host.per_sample_instr >= target.per_sample_instr else 'target'} run "
                         f"({fine:.3g} instructions per sample): its phases would be interpolated copies of one "
-                        f"sample. Use at least {SAMPLE_SLACK * fine:.3g}.")
+                        f"sample. Use at least {rounded_up(SAMPLE_SLACK * fine):.3g}.")
     P = max(1, int(round(host.instructions / granularity)))
     edges = np.linspace(0.0, 1.0, P + 1)
     events = events or [c for c in host.cum if c not in ("duration_s", "energy_j")]
@@ -238,13 +293,27 @@ def align(host: Run, target: Run, granularity: float = DEFAULT_GRANULARITY, even
     tt, te = spans(target, "duration_s"), spans(target, "energy_j")
     out.update(host_time_s=ht, host_power_w=he / ht, target_cycles=spans(target, CYCLES), target_time_s=tt,
                target_power_w=te / tt)
-    return pd.DataFrame(out)
+    out = pd.DataFrame(out)
+    if host.head and host.tail and target.head and target.tail:
+        rows = []
+        for phase, u, h, t in ((-1, 0.0, host.head, target.head), (P, 1.0, host.tail, target.tail)):
+            r = {"program": host.program, "phase": phase, "u_start": u, "u_end": u}
+            r.update({f"host_{c}": h[c] for c in events})
+            r.update(host_time_s=h["duration_s"], host_power_w=h["energy_j"] / h["duration_s"],
+                     target_cycles=t[CYCLES], target_time_s=t["duration_s"],
+                     target_power_w=t["energy_j"] / t["duration_s"])
+            rows.append(r)
+        out = pd.concat([pd.DataFrame(rows[:1]), out, pd.DataFrame(rows[1:])], ignore_index=True)
+        out[EDGE] = np.r_[True, np.zeros(P, bool), True]
+    else:
+        out[EDGE] = False
+    return out
 
 
 def runs_table(s: pd.DataFrame) -> dict:
     """{(program, run, freq): Run} of a samples frame."""
     events = [c for c in s.columns if c not in ("program", "run", "freq_mhz", "sample", "duration_s", "energy_j",
-                                                "power_w", *config_columns(s))]
+                                                "power_w", EDGE, *config_columns(s))]
     return {k: run_of(g, events) for k, g in s.groupby(["program", "run", "freq_mhz"], sort=True)}
 
 
@@ -283,14 +352,22 @@ def phase_table(s: pd.DataFrame, host_freq: float, target_freq: float, granulari
     return out
 
 
-def build(source, out_dir, granularity: float = DEFAULT_GRANULARITY) -> dict:
+def build(source, out_dir, granularity: float | None = None, rule=None) -> dict:
     """Write ``armpm_samples.parquet`` (cleaned samples) and ``armpm_phases.parquet`` (every frequency pair at
-    ``granularity``) into ``out_dir``; returns a summary."""
+    ``granularity``; None: ``rule(samples)``'s value, the default rule over all the trace's frequencies, which
+    ``build-data`` passes: :func:`modeling.phases.granularity.rule`; without a rule, the preferred 2e9) into
+    ``out_dir``; returns a summary."""
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     s, notes = samples(read_trace(source))
     excluded = quality(s)
     freqs = sorted(s["freq_mhz"].unique().tolist())
+    if granularity is None and rule is not None:
+        g = rule(s)
+        granularity = g.value
+        if g.raised:
+            notes.append(f"phases of {g.value:.3g} instructions ({g.hint})")
+    granularity = DEFAULT_GRANULARITY if granularity is None else granularity
+    out_dir.mkdir(parents=True, exist_ok=True)
     tables = [phase_table(s, h, t, granularity, excluded) for h in freqs for t in freqs]
     phases = pd.concat(tables, ignore_index=True)
     s.to_parquet(out_dir / "armpm_samples.parquet", index=False)

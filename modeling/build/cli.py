@@ -1,7 +1,7 @@
 """Command line of the data builders: ``build-data``.
 
 ``build-data SOURCE_DIR`` (or ``build-data rodinia --source DIR``): the shipped GPU tables from
-gpuperfpredict; ``build-data armpm --source TRACE [--out DIR] [--granularity 2e9]``: the cBench phase-level
+gpuperfpredict; ``build-data armpm --source TRACE [--out DIR] [--granularity G]``: the cBench phase-level
 samples and phases from the armpm trace; ``build-data events --source DIR``: the GPU event count tables
 (count prediction) from gpuperfpredict's rodinia-2018 folder.
 """
@@ -16,10 +16,11 @@ def _build(args) -> int:
         from modeling import DATA_DIR
         from modeling.build.armpm import build
         from modeling.errors import ModelingError
+        from modeling.phases.granularity import rule
 
         if not args.source:
             raise ModelingError("build-data armpm needs --source TRACE (the .data or .data.gz file).")
-        info = build(args.source, args.out or DATA_DIR, args.granularity)
+        info = build(args.source, args.out or DATA_DIR, args.granularity, rule=rule)
         print(json.dumps(info, indent=2, default=str))
         return 0
     if args.what == "events":
@@ -45,5 +46,7 @@ def add_parsers(sub) -> None:
     b.add_argument("what", help="'armpm', 'events', 'rodinia', or the gpuperfpredict folder (rodinia)")
     b.add_argument("--source", default=None, help="the source file or folder")
     b.add_argument("--out", default=None)
-    b.add_argument("--granularity", type=float, default=2e9, help="armpm: retired instructions per phase")
+    b.add_argument("--granularity", type=float, default=None,
+                   help="armpm: retired instructions per phase (default: 2e9, or about one sample of the trace's "
+                        "densest run when its samples are larger; modeling.phases.granularity)")
     b.set_defaults(func=_build)

@@ -1,7 +1,7 @@
 """Command line ``phases``: LACross on held-out programs beside the global model and the baselines.
 
 ``python -m modeling phases --host-freq 1000 --target-freq 2000 --target cycles [--features counters|counters+host]
-[--norm z|rate|raw] [--granularity 2e9] [--eps cv|PCT] [--T cv|FACTOR] [--folds 5] [--seed 0] [--json]``
+[--norm z|rate|raw] [--granularity G] [--eps cv|PCT] [--T cv|FACTOR] [--folds 5] [--seed 0] [--json]``
 on the shipped cBench traces, or ``--phases DIR`` (written by ``build-data armpm --out DIR``).
 
 ``python -m modeling phases predict --trace FILE --host-freq F --target-freq G [--target cycles|power]
@@ -33,6 +33,13 @@ def cmd_phases(args) -> int:
 
     if args.phases:
         samples = data.samples_from(args.phases)
+        rule = data.granularity_of(samples, args.host_freq, args.target_freq)
+    else:
+        samples = None
+        rule = data.shipped_granularity(args.host_freq, args.target_freq)
+    if args.granularity is None:
+        args.granularity = rule.value
+    if samples is not None:
         ph = data.pair_from(samples, args.host_freq, args.target_freq, args.granularity)
         excluded = data.excluded_runs(samples)
     else:
@@ -85,13 +92,12 @@ def cmd_phases_predict(args) -> int:
     from modeling.version import code_version
 
     frame, read_notes = read_trace_file(args.trace)
-    training, name = None, "shipped cBench"
+    samples, name = None, "shipped cBench"
     if args.phases:
-        training = data.pair_from(data.samples_from(args.phases), args.host_freq, args.target_freq,
-                                  args.granularity)
-        name = str(args.phases)
-    res = predict_trace(frame, args.host_freq, args.target_freq, args.target, args.model, args.level, training,
-                        name, args.granularity, args.program, args.run, folds=args.folds, seed=args.seed)
+        samples, name = data.samples_from(args.phases), str(args.phases)
+    res = predict_trace(frame, args.host_freq, args.target_freq, args.target, args.model, args.level, None,
+                        name, args.granularity, args.program, args.run, training_samples=samples, folds=args.folds,
+                        seed=args.seed)
     res.notes[:0] = [f"reading the trace: {n}" for n in read_notes]
     if args.out:
         import datetime
@@ -138,7 +144,9 @@ def add_parsers(sub) -> None:
     p.add_argument("--target", default="cycles", choices=["cycles", "power"])
     p.add_argument("--features", default="counters", choices=["counters", "counters+host"])
     p.add_argument("--norm", default="z", choices=["z", "rate", "raw"])
-    p.add_argument("--granularity", type=float, default=2e9, help="retired instructions per phase")
+    p.add_argument("--granularity", type=float, default=None,
+                   help="retired instructions per phase (default: 2e9, or about one sample of the data's densest "
+                        "run when its samples are larger; modeling.phases.granularity)")
     p.add_argument("--eps", default="cv", help="'cv' or a percentile of training distances (100 = global)")
     p.add_argument("--T", default="cv", help="'cv' or a multiple of the global NNLS l1 norm ('inf' = no bound)")
     p.add_argument("--search", default="best", choices=["best", "first-below-5"],
@@ -159,7 +167,9 @@ def add_parsers(sub) -> None:
                                                        "ratio-baseline", "program-ratio", "mean-baseline"])
     q.add_argument("--level", type=float, default=0.9)
     q.add_argument("--phases", help="directory with armpm_samples.parquet to train on (default: shipped)")
-    q.add_argument("--granularity", type=float, default=2e9)
+    q.add_argument("--granularity", type=float, default=None,
+                   help="retired instructions per phase (default: the same rule over the host run and the "
+                        "training data)")
     q.add_argument("--program", help="the program, when the trace holds several")
     q.add_argument("--run", type=int, help="the host run, when the trace holds several (default: the first)")
     q.add_argument("--folds", type=int, default=5)

@@ -56,13 +56,32 @@ def frequencies() -> list[float]:
     return sorted(shipped_samples()["freq_mhz"].unique().tolist())
 
 
-def shipped_pair(host_freq: float, target_freq: float, granularity: float = armpm.DEFAULT_GRANULARITY
-                 ) -> pd.DataFrame:
-    """The shipped phases of one frequency pair at ``granularity`` (the shipped table at the default one)."""
+def granularity_of(samples: pd.DataFrame, host_freq: float, target_freq: float):
+    """The default granularity of a samples frame at a pair (:func:`modeling.phases.granularity.rule`)."""
+    from modeling.phases.granularity import rule
+
+    return rule(samples, freqs=(host_freq, target_freq))
+
+
+def shipped_granularity(host_freq: float, target_freq: float):
+    """The default granularity of the shipped traces at a pair (:func:`modeling.phases.granularity.rule`)."""
+    return _shipped_rule(float(host_freq), float(target_freq))
+
+
+@lru_cache(maxsize=16)
+def _shipped_rule(host_freq: float, target_freq: float):
+    return granularity_of(shipped_samples(), host_freq, target_freq)
+
+
+def shipped_pair(host_freq: float, target_freq: float, granularity: float | None = None) -> pd.DataFrame:
+    """The shipped phases of one frequency pair at ``granularity`` (None: the default rule's; the shipped
+    table at the granularity it was built at)."""
     freqs = frequencies()
     for f, what in ((host_freq, "host"), (target_freq, "target")):
         if float(f) not in freqs:
             raise ConfigError(f"No {what} frequency {f:g} MHz; the traces have {', '.join(f'{x:g}' for x in freqs)}.")
+    if granularity is None:
+        granularity = shipped_granularity(host_freq, target_freq).value
     if granularity == armpm.DEFAULT_GRANULARITY:
         p = shipped_phases()
         return p[(p["host_freq_mhz"] == host_freq) & (p["target_freq_mhz"] == target_freq)].reset_index(drop=True)
@@ -87,26 +106,19 @@ def samples_from(directory) -> pd.DataFrame:
 
 
 def pair_from(samples: pd.DataFrame, host_freq: float, target_freq: float,
-              granularity: float = armpm.DEFAULT_GRANULARITY) -> pd.DataFrame:
-    """Phases of one frequency pair from a samples frame (quality control applied)."""
+              granularity: float | None = None) -> pd.DataFrame:
+    """Phases of one frequency pair from a samples frame (quality control applied) at ``granularity`` (None:
+    the default rule's, :func:`granularity_of`)."""
+    if granularity is None:
+        granularity = granularity_of(samples, host_freq, target_freq).value
     return armpm.phase_table(samples, host_freq, target_freq, granularity, armpm.quality(samples))
 
 
-def supported_granularity(samples: pd.DataFrame, host_freq: float, target_freq: float,
-                          preferred: float = armpm.DEFAULT_GRANULARITY) -> tuple[float, str | None]:
-    """``preferred`` when every run at the two frequencies supports it, else the finest they all support
-    (one sample of the run retiring the most instructions per sample, :func:`modeling.build.armpm.align`),
-    rounded up to two significant digits; returns (granularity, a note saying so, or None)."""
-    runs = samples[samples["freq_mhz"].isin([float(host_freq), float(target_freq)])]
-    if runs.empty:
-        return preferred, None
-    per_sample = float(runs.groupby(["program", "run", "freq_mhz"])[armpm.INSTR].median().max())
-    if preferred >= armpm.SAMPLE_SLACK * per_sample:
-        return preferred, None
-    g = float(f"{per_sample:.2g}")
-    g = g if g >= per_sample else float(f"{per_sample * 1.05:.2g}")
-    return g, (f"phases of {g:.3g} instructions: the trace's samples at {host_freq:g}/{target_freq:g} MHz hold up to "
-               f"{per_sample:.3g} instructions each, too many for {preferred:.3g}")
+def supported_granularity(samples: pd.DataFrame, host_freq: float, target_freq: float) -> tuple[float, str | None]:
+    """(the default granularity at the pair, a note when the trace's samples raised it above the preferred
+    one, else None): :func:`modeling.phases.granularity.rule`, the one rule."""
+    g = granularity_of(samples, host_freq, target_freq)
+    return g.value, (f"phases of {g.value:.3g} instructions ({g.hint})" if g.raised else None)
 
 
 def event_names(phases: pd.DataFrame) -> list[str]:

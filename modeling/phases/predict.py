@@ -57,7 +57,7 @@ from modeling.build import armpm
 from modeling.crossgen import conformal
 from modeling.errors import ConfigError, DataError
 from modeling.phases import data
-from modeling.phases.evaluate import EPS_GRID, MODELS, T_GRID, evaluate, program_ratio, tune
+from modeling.phases.evaluate import EPS_GRID, MODELS, T_GRID, evaluate, fill_edges, program_ratio, tune
 from modeling.phases.model import nnls_fit
 from modeling.phases.model import predict as lacross_predict
 from modeling.phases.prediction import AUTO, UNITS, PhasePrediction  # noqa: F401 - the result, imported from here too
@@ -108,10 +108,12 @@ def check_trace(frame: pd.DataFrame) -> str:
 
 def host_phases(run: armpm.Run, granularity: float = armpm.DEFAULT_GRANULARITY) -> pd.DataFrame:
     """One host run cut into phases of ``granularity`` retired instructions: the host columns of
-    :func:`modeling.build.armpm.align` (same edges, same sums), plus ``start_instructions``."""
+    :func:`modeling.build.armpm.align` (same edges, same sums), with the run's first and last samples as two
+    more rows (``edge``, phase -1 and P) when the trace has them, so the rows sum to the whole run."""
     if granularity < armpm.SAMPLE_SLACK * run.per_sample_instr:
         raise DataError(f"A granularity of {granularity:.3g} instructions is finer than one sample of the host "
-                        f"run ({run.per_sample_instr:.3g} instructions per sample).")
+                        f"run ({run.per_sample_instr:.3g} instructions per sample). Use at least "
+                        f"{armpm.rounded_up(armpm.SAMPLE_SLACK * run.per_sample_instr):.3g}.")
     P = max(1, int(round(run.instructions / granularity)))
     edges = np.linspace(0.0, 1.0, P + 1)
 
@@ -125,7 +127,18 @@ def host_phases(run: armpm.Run, granularity: float = armpm.DEFAULT_GRANULARITY) 
             out[f"host_{c}"] = spans(c)
     ht, he = spans("duration_s"), spans("energy_j")
     out.update(host_time_s=ht, host_power_w=he / ht)
-    return pd.DataFrame(out)
+    out = pd.DataFrame(out)
+    out[armpm.EDGE] = False
+    if run.head and run.tail:
+        rows = []
+        for phase, u, h in ((-1, 0.0, run.head), (P, 1.0, run.tail)):
+            r = {"program": run.program, "host_run": run.run, "phase": phase, "u_start": u, "u_end": u,
+                 armpm.EDGE: True}
+            r.update({f"host_{c}": h[c] for c in run.cum if c not in ("duration_s", "energy_j")})
+            r.update(host_time_s=h["duration_s"], host_power_w=h["energy_j"] / h["duration_s"])
+            rows.append(r)
+        out = pd.concat([pd.DataFrame(rows[:1]), out, pd.DataFrame(rows[1:])], ignore_index=True)
+    return out
 
 
 def _samples_of(frame: pd.DataFrame) -> pd.DataFrame:
@@ -140,6 +153,8 @@ def _samples_of(frame: pd.DataFrame) -> pd.DataFrame:
         f = f.assign(sample=f.groupby(["program", "run", "freq_mhz"]).cumcount())
     events = [c for c in armpm.event_columns(f) if c not in ("sample", "duration_s", "energy_j", "timestamp_ns")]
     cols = [*events, "duration_s", "energy_j", "freq_mhz"]
+    if armpm.EDGE not in f.columns:
+        f = f.assign(**{armpm.EDGE: False})
     for c in cols:
         f[c] = pd.to_numeric(f[c], errors="coerce")
     bad = f[cols].isna().any(axis=1) | ~np.isfinite(f[cols].to_numpy(float)).all(axis=1)
@@ -148,15 +163,20 @@ def _samples_of(frame: pd.DataFrame) -> pd.DataFrame:
         raise DataError(f"{int(bad.sum())} sample(s) have a missing or non-numeric value (data rows {rows}).")
     if (f["duration_s"] <= 0).any():
         raise DataError("Every sample needs a positive duration_s.")
-    return f[["program", "run", "freq_mhz", "sample", "duration_s", "energy_j", *events]]
+    f[armpm.EDGE] = armpm.is_edge(f)
+    return f[["program", "run", "freq_mhz", "sample", armpm.EDGE, "duration_s", "energy_j", *events]]
 
 
-def new_program(frame: pd.DataFrame, host_freq: float, granularity: float = armpm.DEFAULT_GRANULARITY,
-                program: str | None = None, run: int | None = None) -> tuple[pd.DataFrame, list]:
-    """The host phases of the program to predict from a trace or a phase table; returns (phases, notes).
+def new_program(frame: pd.DataFrame, host_freq: float, granularity: float | None = None,
+                program: str | None = None, run: int | None = None, training_samples: pd.DataFrame | None = None,
+                target_freq: float | None = None) -> tuple[pd.DataFrame, list]:
+    """The host phases of the program to predict from a trace or a phase table; returns (phases, notes); the
+    granularity used is ``phases.attrs["granularity"]`` (a phase table's: None, as it was cut).
 
     Target columns are dropped first (and named in the notes). A trace with several programs needs
-    ``program``; with several runs at ``host_freq`` the lowest-numbered one is used unless ``run`` says."""
+    ``program``; with several runs at ``host_freq`` the lowest-numbered one is used unless ``run`` says.
+    ``granularity`` None: the default rule (:func:`modeling.phases.granularity.rule`) over the host run and
+    ``training_samples`` at ``host_freq`` and ``target_freq``, the same number the training phases are cut at."""
     frame, dropped = host_only(frame.copy())
     notes = [f"column(s) {', '.join(map(str, dropped))} of the target run ignored, never read"] if dropped else []
     kind = check_trace(frame)
@@ -191,6 +211,7 @@ def new_program(frame: pd.DataFrame, host_freq: float, granularity: float = armp
             ph = ph.assign(phase=np.arange(len(ph)))
         for c in [c for c in ph.columns if str(c).startswith("host_") and c not in ("host_run", "host_freq_mhz")]:
             ph[c] = pd.to_numeric(ph[c], errors="coerce")
+        ph.attrs["granularity"] = granularity
         return ph, notes
     s = _samples_of(frame)
     freqs = sorted(set(s["freq_mhz"].tolist()))
@@ -208,10 +229,19 @@ def new_program(frame: pd.DataFrame, host_freq: float, granularity: float = armp
     if len(runs) > 1:
         notes.append(f"host run {pick} used (the trace has runs {', '.join(map(str, runs))})")
     g = s[s["run"] == pick]
-    if len(g) < 2:
+    if len(armpm.core(g)) < 2:
         raise DataError(f"The host run of {program} has fewer than 2 samples.")
-    events = [c for c in g.columns if c not in ("program", "run", "freq_mhz", "sample", "duration_s", "energy_j")]
-    return host_phases(armpm.run_of(g, events), granularity), notes
+    events = [c for c in g.columns if c not in ("program", "run", "freq_mhz", "sample", "duration_s", "energy_j",
+                                                armpm.EDGE)]
+    if granularity is None:
+        from modeling.phases.granularity import rule
+
+        freqs = (host_freq,) if target_freq is None else (host_freq, target_freq)
+        others = () if training_samples is None else (training_samples,)
+        granularity = rule(g, *others, freqs=freqs).value
+    ph = host_phases(armpm.run_of(g, events), granularity)
+    ph.attrs["granularity"] = granularity
+    return ph, notes
 
 
 # ------------------------------------------------------------------ predicting
@@ -247,13 +277,13 @@ def selection_text(cv: dict, used: str, requested: str) -> str:
         return ""
     other = min(pool, key=lambda m: cv[m]["program_mean_ape"])
     if requested != AUTO:
-        return (f"{LABELS[used]} as asked: {err(used)} mean whole-program error in program-grouped CV, where "
+        return (f"{LABELS[used]} as asked: {err(used)} mean whole-run error in program-grouped CV, where "
                 f"{LABELS[other]} was {err(other)}.")
     if used in RATIOS:
-        text = (f"The {LABELS[used]} is used: no model beat it in program-grouped CV (mean whole-program error "
+        text = (f"The {LABELS[used]} is used: no model beat it in program-grouped CV (mean whole-run error "
                 f"{err(used)} against {err(other)} for the best other candidate, {LABELS[other]}).")
     else:
-        text = (f"{LABELS[used]} is used: in program-grouped CV its mean whole-program error was {err(used)} "
+        text = (f"{LABELS[used]} is used: in program-grouped CV its mean whole-run error was {err(used)} "
                 f"against {err(other)} for {LABELS[other]}")
         text += ("." if other == "program-ratio" else
                  f" and {err('program-ratio')} for the {LABELS['program-ratio']}.")
@@ -346,6 +376,7 @@ def predict_program(host: pd.DataFrame, training: pd.DataFrame, target: str = "c
     if not np.isfinite(vals).all() or (host["host_time_s"].to_numpy(float) <= 0).any():
         raise DataError("Some host phases have missing, infinite or non-positive values.")
     n_prog = int(train["program"].nunique())
+    fit = armpm.core(train).reset_index(drop=True)  # a run's edges are predicted, never trained on
     if n_prog < 3:
         raise DataError(f"Predicting a new program needs at least 3 training programs; there are {n_prog}.")
 
@@ -358,64 +389,101 @@ def predict_program(host: pd.DataFrame, training: pd.DataFrame, target: str = "c
     cv = {m.model: {"per_phase_mape": m.per_phase_mape, "program_mean_ape": m.program_mean_ape,
                     "program_max_ape": m.program_max_ape} for m in res.models}
     used = choose_model(cv) if model == AUTO else model
-    y = train[data.TARGETS[target]].to_numpy(float)
+    core_rows = ~armpm.is_edge(train)
+    y = train[data.TARGETS[target]].to_numpy(float)[core_rows]
     floor = conformal.log_floor(y)
-    oof = np.asarray(res.phase_predictions[used], float)
+    oof = np.asarray(res.phase_predictions[used], float)[core_rows]
     r_phase = np.abs(np.log(y) - conformal.to_log(oof, floor))
-    groups = train["program"].astype(str).to_numpy()
+    groups = train["program"].astype(str).to_numpy()[core_rows]
     w_phase, sup_phase = phase_half_width(r_phase, groups, level)
     tot = pd.DataFrame(res.programs)
-    r_total = np.abs(np.log(tot["actual"].to_numpy(float))
-                     - conformal.to_log(tot[f"{used}|predicted"].to_numpy(float), floor))
+    r_run = np.abs(np.log(tot["actual"].to_numpy(float))
+                   - conformal.to_log(tot[f"{used}|predicted"].to_numpy(float), floor))
+    # one residual per held-out program (its runs share the program's bias): the largest of its runs'
+    r_total = pd.Series(r_run).groupby(tot["program"].astype(str).to_numpy()).max().to_numpy()
     w_total, sup_total = total_half_width(r_total, level)
     total_ok = sup_total >= level
+    ape = tot[f"{used}|ape"].to_numpy(float)
+    expected = {"runs": int(len(ape)), "programs": int(len(r_total)), "median_ape": float(np.median(ape)),
+                "mean_ape": float(np.mean(ape)), "max_ape": float(np.max(ape))}
     if not total_ok:
         notes.append(f"no {level * 100:g} % interval on the whole program: {len(r_total)} training programs are "
                      f"too few (a held-out-program rank at that level needs at least {programs_needed(level)}; "
-                     f"they support {sup_total * 100:.0f} %)")
+                     f"they support {sup_total * 100:.0f} %); expect an error like the held-out training "
+                     f"programs' in the same cross-validation: median {expected['median_ape']:.1f} %, largest "
+                     f"{expected['max_ape']:.1f} % over {expected['runs']} whole runs of {expected['programs']} "
+                     "programs")
     cover_phase = conformal.held_out_coverage(r_phase, groups, level, "per_application", groups)
     cover_total = conformal.held_out_coverage(r_total, np.arange(len(r_total)), level, "pooled")
     if progress:
         progress(0.85, f"fitting {used} on all {n_prog} training programs")
 
-    pred, fb, chosen = _fit_predict(used, train, host, target, features, norm, seed)
+    edge = armpm.is_edge(host)
+    pred, fb = np.full(len(host), np.nan), np.zeros(len(host), bool)
+    pred[~edge], fb[~edge], chosen = _fit_predict(used, fit, host[~edge], target, features, norm, seed)
+    pred = fill_edges(host, pred, target)  # the edges at the run's own predicted ratio
     if (pred <= 0).any():
         notes.append(f"{int((pred <= 0).sum())} phase prediction(s) at or below zero raised to {floor:.3g} "
                      "for the interval")
     lp = conformal.to_log(pred, floor)
     ht = host["host_time_s"].to_numpy(float)
-    total = _total(target, pred, ht)
+    total = _total(target, pred, ht)  # the whole run: the phases and the run's edges
     lt = float(conformal.to_log([total], floor)[0])
     hv = host[data.HOST_OF_TARGET[target]].to_numpy(float)
-    base = hv * np.median(y / train[data.HOST_OF_TARGET[target]].to_numpy(float))
+    base = hv * np.median(fit[data.TARGETS[target]].to_numpy(float) / fit[data.HOST_OF_TARGET[target]].to_numpy(float))
     instr = host["host_" + armpm.INSTR].to_numpy(float)
     ends = np.cumsum(instr)
+    k = ~edge  # the phases listed; the edges only in the total
+    edges = {"host_share": float(hv[edge].sum() / hv.sum()) if target == "cycles" else
+             float(ht[edge].sum() / ht.sum()), "predicted": float(pred[edge].sum()) if target == "cycles" else
+             (float(np.sum(pred[edge] * ht[edge]) / np.sum(ht[edge])) if edge.any() else 0.0),
+             "rows": int(edge.sum())}
     return PhasePrediction(
         program=program, host_freq=host_freq, target_freq=target_freq, target=target, requested_model=model,
         model=used, level=level, level_supported=min(sup_phase, sup_total), granularity=granularity,
-        phase=[int(p) for p in host["phase"]], start_instructions=(ends - instr).tolist(),
-        end_instructions=ends.tolist(), predicted=pred.tolist(), lower=np.exp(lp - w_phase).tolist(),
-        upper=np.exp(lp + w_phase).tolist(), fallback=[bool(f) for f in fb], host_value=hv.tolist(),
-        baseline=base.tolist(),
+        phase=[int(p) for p in host["phase"][k]], start_instructions=(ends - instr)[k].tolist(),
+        end_instructions=ends[k].tolist(), predicted=pred[k].tolist(), lower=np.exp(lp - w_phase)[k].tolist(),
+        upper=np.exp(lp + w_phase)[k].tolist(), fallback=[bool(f) for f in fb[k]], host_value=hv[k].tolist(),
+        baseline=base[k].tolist(),
         total={"predicted": total, "lower": float(np.exp(lt - w_total)) if total_ok else None,
                "upper": float(np.exp(lt + w_total)) if total_ok else None,
                "host": _total(target, hv, ht), "baseline": _total(target, base, ht),
-               "program_ratio": _total(target, hv * program_ratio(train, target), ht)},
+               "program_ratio": _total(target, hv * program_ratio(fit, target), ht),
+               "edges": edges, "expected_error": expected},
         phase_half_width=w_phase, total_half_width=w_total if total_ok else None, cv=cv,
         cv_coverage={"phases_percent": cover_phase["workloads"], "phases_per_program_percent": cover_phase["folds"],
                      "totals_percent": cover_total["workloads"]},
-        n_programs=n_prog, n_phases=int(len(train)), training=training_name, features=features, norm=norm,
+        n_programs=n_prog, n_phases=int(len(fit)), training=training_name, features=features, norm=norm,
         chosen=chosen, notes=notes, seconds=time.perf_counter() - t0, selection=selection_text(cv, used, model))
 
 
 def predict_trace(frame: pd.DataFrame, host_freq: float, target_freq: float, target: str = "cycles",
                   model: str = AUTO, level: float = 0.9, training: pd.DataFrame | None = None,
-                  training_name: str = "shipped cBench", granularity: float = armpm.DEFAULT_GRANULARITY,
-                  program: str | None = None, run: int | None = None, **kw) -> PhasePrediction:
-    """:func:`new_program` then :func:`predict_program`; training defaults to the shipped table of the pair."""
-    host, notes = new_program(frame, host_freq, granularity, program, run)
+                  training_name: str = "shipped cBench", granularity: float | None = None,
+                  program: str | None = None, run: int | None = None, training_samples: pd.DataFrame | None = None,
+                  **kw) -> PhasePrediction:
+    """:func:`new_program` then :func:`predict_program`. Training: ``training`` (a phase table, cut at
+    ``granularity``), else ``training_samples`` (a samples frame) cut at the pair, else the shipped traces.
+    ``granularity`` None: the default rule over the host run and the training samples
+    (:func:`modeling.phases.granularity.rule`), one number for both; the result says which. (A ready
+    ``training`` table without ``granularity``: the rule over the host run alone.)"""
+    pool = data.shipped_samples() if training is None and training_samples is None else training_samples
+    host, notes = new_program(frame, host_freq, granularity, program, run, training_samples=pool,
+                              target_freq=target_freq)
+    if granularity is None:
+        granularity = host.attrs.get("granularity")
+        if granularity is None:  # a phase table: the training's own default
+            granularity = (data.granularity_of(pool, host_freq, target_freq).value if pool is not None
+                           else data.DEFAULT_GRANULARITY)
+        from modeling.phases.granularity import PREFERRED
+
+        if granularity > PREFERRED:
+            notes.append(f"phases of {granularity:.3g} instructions: the default rule (about one sample of the "
+                         f"densest run of the host trace and the training data at {host_freq:g}/{target_freq:g} "
+                         f"MHz; {PREFERRED:.3g} when the samples allow)")
     if training is None:
-        training = data.shipped_pair(host_freq, target_freq, granularity)
+        training = (data.shipped_pair(host_freq, target_freq, granularity) if training_samples is None
+                    else data.pair_from(training_samples, host_freq, target_freq, granularity))
     return predict_program(host, training, target, model, level, host_freq=float(host_freq),
                            target_freq=float(target_freq), granularity=granularity, training_name=training_name,
                            notes=notes, **kw)

@@ -17,20 +17,39 @@ def trace(runs):
 
 def test_phases_line_up_exactly_on_a_constructed_trace():
     # host: 1e9 instructions per sample at 1000 MHz; target: 2e9 per sample at 2000 MHz, same program total
-    host = [(10**9, 5 * 10**8, 1.0)] * 10  # samples 1..8 kept: 8e9 instructions
-    target = [(2 * 10**9, 10**9, 2.0)] * 6  # samples 1..4 kept: 8e9 instructions
+    host = [(10**9, 5 * 10**8, 1.0)] * 10  # samples 1..8 cut into phases: 8e9 instructions
+    target = [(2 * 10**9, 10**9, 2.0)] * 6  # samples 1..4 cut into phases: 8e9 instructions
     raw = trace({("p", 1, 1000): host, ("p", 1, 2000): target, ("q", 1, 1000): host, ("q", 1, 2000): target})
     s, notes = armpm.samples(armpm.read_trace(raw))
-    assert s.groupby(["program", "freq_mhz"]).size().tolist() == [8, 4, 8, 4] and not notes
+    assert armpm.core(s).groupby(["program", "freq_mhz"]).size().tolist() == [8, 4, 8, 4] and not notes
     ph = armpm.phase_table(s, 1000, 2000, granularity=2e9)
-    p = ph[ph["program"] == "p"]
+    whole = ph[ph["program"] == "p"]
+    p = armpm.core(whole)
     assert len(p) == 4
     assert np.allclose(p["host_INST_RETIRED"], 2e9) and np.allclose(p["host_CPU_CYCLES"], 1e9)
     assert np.allclose(p["target_cycles"], 1e9) and np.allclose(p["target_time_s"], 0.5)
     assert np.allclose(p["target_power_w"], 2.0) and np.allclose(p["host_time_s"], 1.0)
     # a phase that ends inside a sample takes its share of the sample (linear inside a sample)
-    ph3 = armpm.phase_table(s, 1000, 2000, granularity=8e9 / 3)
+    ph3 = armpm.core(armpm.phase_table(s, 1000, 2000, granularity=8e9 / 3))
     assert np.allclose(ph3[ph3["program"] == "p"]["target_cycles"], 4e9 / 3)
+
+
+def test_a_runs_rows_sum_to_the_whole_run_first_and_last_samples_included():
+    """The first sample (no start) and the last (maybe cut short) are not cut into phases but are the run's:
+    its phase rows plus its two edge rows hold every cycle the trace recorded, on both sides."""
+    host = [(10**9, 5 * 10**8, 1.0)] * 10
+    target = [(2 * 10**9, 10**9, 2.0)] * 6
+    s, _ = armpm.samples(armpm.read_trace(trace({("p", 1, 1000): host, ("p", 1, 2000): target,
+                                                  ("q", 1, 1000): host, ("q", 1, 2000): target})))
+    ph = armpm.phase_table(s, 1000, 2000, granularity=2e9)
+    p = ph[ph["program"] == "p"]
+    assert p["edge"].tolist() == [True, False, False, False, False, True]
+    assert p["phase"].tolist() == [-1, 0, 1, 2, 3, 4]
+    assert np.isclose(p["host_CPU_CYCLES"].sum(), 10 * 5e8) and np.isclose(p["target_cycles"].sum(), 6 * 1e9)
+    assert np.isclose(p["host_INST_RETIRED"].sum(), 10e9)
+    # the first sample's duration: its cycles at the run's clock, at most the run's median sample
+    head = p[p["phase"] == -1].iloc[0]
+    assert np.isclose(head["host_time_s"], 0.5) and np.isclose(head["target_time_s"], 0.5)
 
 
 def test_a_granularity_finer_than_a_sample_is_refused_with_the_reason():
@@ -49,7 +68,7 @@ def test_quality_control_lists_a_run_whose_total_differs():
     bad = armpm.quality(s)
     assert bad[["program", "run", "freq_mhz"]].values.tolist() == [["p", 2, 2000]]
     ph = armpm.phase_table(s, 1000, 2000, 2e9, bad)
-    assert ph["host_run"].tolist() == [1] * 4  # run 2's pair is excluded
+    assert armpm.core(ph)["host_run"].tolist() == [1] * 4  # run 2's pair is excluded
 
 
 def test_the_noise_floor_pairs_a_run_with_the_next_one_only():
@@ -58,7 +77,7 @@ def test_the_noise_floor_pairs_a_run_with_the_next_one_only():
     a = [(10**9, 5 * 10**8, 1.0)] * 10
     b = [(10**9, 6 * 10**8, 1.1)] * 10
     s, _ = armpm.samples(armpm.read_trace(trace({("p", 1, 1000): a, ("p", 2, 1000): b, ("p", 3, 1000): a})))
-    ph = armpm.phase_table(s, 1000, 1000, 2e9)
+    ph = armpm.core(armpm.phase_table(s, 1000, 1000, 2e9))
     assert sorted(set(zip(ph["host_run"], ph["target_run"]))) == [(1, 2), (2, 3)]
     one = ph[ph["host_run"] == 1]
     assert np.allclose(one["host_CPU_CYCLES"], 1e9) and np.allclose(one["target_cycles"], 1.2e9)
