@@ -4,7 +4,6 @@ provenance."""
 
 from __future__ import annotations
 
-
 import pandas as pd
 
 from dashboard.predict.results import PredictRun
