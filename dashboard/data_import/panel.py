@@ -66,11 +66,14 @@ register_csv(f"{P}-preview")
 
 
 def _described(infos) -> list:
+    """Each file with its description and every note its reader wrote (what was converted, divided by the XCD
+    count, left empty and why): none is cut, the command line's JSON has them all too."""
     items = []
     for info in infos:
-        notes = "; ".join(info.get("notes", [])[:4])
+        notes = [n for n in info.get("notes", []) if isinstance(n, str) and n.strip()]
         items.append(html.Li([html.Strong(info["filename"]), f": {info['description']}",
-                              html.Span(f" ({notes})" if notes else "", className="hint")]))
+                              html.Ul([html.Li(n, className="hint") for n in notes], className="reader-notes")
+                              if notes else None]))
     return html.Ul(items, className="dataset-list")
 
 
@@ -240,6 +243,7 @@ def _save(_n, host_tokens, target_tokens, key, tag_column, name):
         extra.append("feature columns with missing values left out: " + ", ".join(left_out))
     if notes.get("unmeasured"):
         extra.append(uploads.unmeasured_text(notes["unmeasured"]).rstrip("."))
-    return alert([f"Saved {meta['rows']} workloads as ", html.Strong(meta["name"]), f" ({meta['id']}). ",
+    n = meta["rows"]
+    return alert([f"Saved {n} workload{'s' if n != 1 else ''} as ", html.Strong(meta["name"]), f" ({meta['id']}). ",
                   *saved.next_steps(meta, notes, P),
                   html.Div("; ".join(extra), className="hint") if extra else None], "success"), saved.dataset_list()
