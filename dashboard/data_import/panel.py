@@ -16,6 +16,7 @@ from dashboard.access.projects import can, refused
 from dashboard.data_import import saved, staged
 from dashboard.state import datasets, uploads
 from dashboard.state.files import StorageError
+from dashboard.ui.roles import editor_only
 from dashboard.ui.components import alert, card, grid, register_csv
 from dashboard.ui.fields import field
 from dashboard.settings import MAX_UPLOAD_BYTES
@@ -36,12 +37,12 @@ def card_layout():
                "one per input if you have several; then the target's profile or a simulator's results table "
                "(workload key and cycles or time). The format is recognised from the file.", className="hint"),
         html.Div([
-            field("Host profile(s)", dcc.Upload(id=f"{P}-host", multiple=True, max_size=MAX_UPLOAD_BYTES,
-                                                 className="upload-zone",
-                                                 children=html.Div(["Drop profiler files, or ", html.A("choose")]))),
-            field("Target: profile or simulator table (optional)",
-                  dcc.Upload(id=f"{P}-target", multiple=True, max_size=MAX_UPLOAD_BYTES, className="upload-zone",
-                             children=html.Div(["Drop the target's file(s), or ", html.A("choose")]))),
+            field("Host profile(s)", editor_only(dcc.Upload(
+                id=f"{P}-host", multiple=True, max_size=MAX_UPLOAD_BYTES, className="upload-zone",
+                children=html.Div(["Drop profiler files, or ", html.A("choose")])), "upload")),
+            field("Target: profile or simulator table (optional)", editor_only(dcc.Upload(
+                id=f"{P}-target", multiple=True, max_size=MAX_UPLOAD_BYTES, className="upload-zone",
+                children=html.Div(["Drop the target's file(s), or ", html.A("choose")])), "upload")),
         ], className="form-grid"),
         html.Div(id=f"{P}-host-status"), html.Div(id=f"{P}-target-status"),
         field("A workload is", dcc.RadioItems(id=f"{P}-key", value="kernel", className="radio-list",
@@ -54,8 +55,8 @@ def card_layout():
             grid(f"{P}-preview", [], height=280, file_name="profile_workloads.csv"),
             html.Div(id=f"{P}-sides", className="hint"),
             field("Dataset name", dcc.Input(id=f"{P}-name", className="text-input", maxLength=200)),
-            html.Div(html.Button("Save dataset", id=f"{P}-save", className="btn btn-primary", n_clicks=0),
-                     className="run-row"),
+            html.Div(editor_only(html.Button("Save dataset", id=f"{P}-save", className="btn btn-primary",
+                                             n_clicks=0), "save"), className="run-row"),
             html.Div(id=f"{P}-save-status"),
         ]),
         dcc.Store(id=f"{P}-host-tokens"), dcc.Store(id=f"{P}-target-tokens"),
