@@ -47,7 +47,7 @@ from dashboard.jobs.runs import new_run, run_of
 from dashboard.jobs.startup_checks import job_key_refusal
 from dashboard.settings import POLL_MS
 from dashboard.ui.components import alert, answer
-from dashboard.ui.stale import changed_note, inputs_changed, stale_note
+from dashboard.ui.stale import CHANGED, changed_note, stale_note
 from dashboard.ui.format import message  # noqa: F401 - pages import it from here too
 from dashboard.ui.url_state import InvalidParameter
 
@@ -87,6 +87,19 @@ def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html
         dcc.Store(id=f"{prefix}-failed"),
         dcc.Interval(id=f"{prefix}-watchdog", interval=1500, disabled=True),
     ], className="job-panel")
+
+
+def inputs_changed(kind, values, ready) -> str | None:
+    """:data:`CHANGED` when a result is on screen (``ready``: its ``{"key"}``) and the form's ``values`` (in
+    ``kind.names`` order) make another key, or make no valid request at all; None otherwise."""
+    shown = jobs.key_of(ready)
+    if shown is None:
+        return None
+    try:
+        key = kind.request(dict(zip(kind.names, values)))["key"]
+    except (InvalidParameter, LookupError, TypeError, ValueError):
+        return CHANGED
+    return None if key == shown else CHANGED
 
 
 def _has_result_or_none(key: str) -> bool:

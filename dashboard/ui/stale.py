@@ -11,9 +11,9 @@ nothing on the server; every download is still answered from the server's own ``
 shows no result yet (the first run) the line says the result will appear, not that a previous one is shown: the
 ``P-changed`` slot's class ``has-result`` tells the script which.
 
-The other stale case, inputs changed before Run: :func:`inputs_changed` compares the key of the form's current
-inputs with the key of the result on screen (``P-ready``), and the job panel's callback puts the note
-:data:`CHANGED` in ``P-changed`` while they differ, on every page with a job panel.
+The other stale case, inputs changed before Run: ``dashboard.jobs.panel.inputs_changed`` compares the key of
+the form's current inputs with the key of the result on screen (``P-ready``), and the job panel's callback
+puts the note :data:`CHANGED` in ``P-changed`` while they differ, on every page with a job panel.
 """
 
 from __future__ import annotations
@@ -27,22 +27,6 @@ CHANGED = "Computed for other inputs: the result below is not for the inputs abo
 def changed_note(prefix: str, shown: bool) -> html.Div:
     """The slot of the "computed for other inputs" note; its class says whether a result is on screen."""
     return html.Div(id=f"{prefix}-changed", className="changed-slot" + (" has-result" if shown else ""))
-
-
-def inputs_changed(kind, values, ready) -> str | None:
-    """:data:`CHANGED` when a result is on screen (``ready``: its ``{"key"}``) and the form's ``values`` (in
-    ``kind.names`` order) make another key, or make no valid request at all; None otherwise."""
-    from dashboard.jobs.keys import key_of
-    from dashboard.ui.url_state import InvalidParameter
-
-    shown = key_of(ready)
-    if shown is None:
-        return None
-    try:
-        key = kind.request(dict(zip(kind.names, values)))["key"]
-    except (InvalidParameter, LookupError, TypeError, ValueError):
-        return CHANGED
-    return None if key == shown else CHANGED
 
 
 def stale_note(prefix: str) -> html.Div:

@@ -5,9 +5,9 @@ the panel, tested here as the plain function it calls."""
 import pathlib
 
 from dashboard.crossgen.kinds import SCENARIO
-from dashboard.jobs.panel import job_panel
+from dashboard.jobs.panel import inputs_changed, job_panel
 from dashboard.state.datasets import SHIPPED_ID
-from dashboard.ui.stale import CHANGED, inputs_changed
+from dashboard.ui.stale import CHANGED
 
 
 def _values(**over):
