@@ -67,7 +67,7 @@ def test_every_counts_job_result_round_trips_through_the_codec_as_its_types(kind
     assert repr(_page(back)) == repr(_page(run))
 
 
-def test_a_saved_counts_prediction_reads_back_typed_with_its_provenance():
+def test_a_saved_counts_prediction_reads_back_typed_with_its_provenance(var):
     from dashboard.counts.views import saved_summary
     from dashboard.state import predictions
 
