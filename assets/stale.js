@@ -3,6 +3,7 @@
 (function () {
   const TEXT = "Out of date: anything shown below is the previous run's result. It is replaced when this run " +
                "finishes; its downloads wait until then.";
+  const FIRST = "Running: the result appears below when this run finishes.";
   function downloads(prefix) {
     return document.querySelectorAll(`[id^="${prefix}-download"], [id^="${prefix}-"][id$="-csv"]`);
   }
@@ -16,7 +17,9 @@
       const note = document.createElement("div");
       note.className = "alert alert-warning stale-note";
       note.setAttribute("role", "status");
-      note.textContent = TEXT;
+      const changed = document.getElementById(prefix + "-changed");
+      const shown = changed && changed.classList.contains("has-result");
+      note.textContent = shown ? TEXT : FIRST;
       slot.appendChild(note);
     }
     downloads(prefix).forEach(b => {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,6 +15,8 @@ if TYPE_CHECKING:
     from dashboard.counts.results import CountEvaluation, CountsPredictionRun, CountsProgramsRun
 
 IRREGULAR = "#d9480f"
+#: how far beyond the counts drawn a range end may stretch the count axis (factor either way)
+RANGE_SPAN = 100.0
 
 
 def heatmap(ev: CountEvaluation, model: str):
@@ -168,12 +171,23 @@ def predicted_counts(run: CountsPredictionRun, block: str):
                      "x": values(xp), "y": values(np.where(yb > 0, yb, np.nan)), "text": ptext,
                      "marker": {"color": "#c0392b", "size": 8, "symbol": "x"},
                      "hovertemplate": f"baseline at %{{text}}<br>%{{y:,.0f}} {unit}<extra></extra>"})
-    xs, ys = np.concatenate([xm, xp]), np.concatenate([ym[keep], yp[yp > 0], hi[np.isfinite(hi) & (hi > 0)],
-                                                       yb[np.isfinite(yb) & (yb > 0)]])
-    if not (ys > 0).any():
+    pts = np.concatenate([ym[keep], yp[yp > 0], yb[np.isfinite(yb) & (yb > 0)]])
+    if not (pts > 0).any():
         return empty(f"{block}: every count is zero")
-    return figure(data, f"{pr.program}: {block}, predicted beyond the measured inputs", 440,
+    # the axis spans the counts and the range ends within RANGE_SPAN of them: one block's wide range (a count
+    # of 0-2 far beyond its inputs) must not stretch the chart to 1e14; an end beyond is cut at the edge, said
+    top, bottom = float(pts.max()), float(pts.min())
+    ends = np.concatenate([hi[np.isfinite(hi) & (hi > 0)], lo[np.isfinite(lo) & (lo > 0)]])
+    cut = ends[(ends > top * RANGE_SPAN) | (ends < bottom / RANGE_SPAN)]
+    ends = ends[(ends <= top * RANGE_SPAN) & (ends >= bottom / RANGE_SPAN)]
+    xs, ys = np.concatenate([xm, xp]), np.concatenate([pts, ends])
+    yaxis = log_axis(f"count ({unit} per run; log)", ys)
+    yaxis["range"] = [math.log10(float(ys.min())) - 0.1, math.log10(float(ys.max())) + 0.1]
+    big = cut[cut > top]
+    note = (f" (a range reaches {float(big.max()):,.3g}, beyond the chart: cut at its edge)" if big.size else
+            " (a range reaches below the chart: cut at its edge)" if cut.size else "")
+    return figure(data, f"{pr.program}: {block}, predicted beyond the measured inputs{note}", 440,
                   xaxis=log_axis(f"input size ({label}{', product' if len(params) > 1 else ''}; log)", xs),
-                  yaxis=log_axis(f"count ({unit} per run; log)", ys),
+                  yaxis=yaxis,
                   legend={"orientation": "h", "y": -0.2, "yanchor": "top", "x": 0, "xanchor": "left"},
                   margin=margins(b=100))

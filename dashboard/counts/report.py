@@ -19,7 +19,7 @@ def build(run: CountsPredictionRun, link: str) -> Report:
     f = prediction_facts(run)
     shown = block_choices(run)[:MAX_CHARTS]
     table = Table([("inputs", "inputs"), ("block", "block / event"), ("how", "how"), ("predicted", "predicted count"),
-                   ("lower", "lower"), ("upper", "upper"), ("level", "range level"), ("error", "held-out error %"),
+                   ("lower", "lower"), ("upper", "upper"), ("level", "range level %"), ("error", "held-out error %"),
                    ("beyond", "× beyond measured"), ("baseline", "baseline (size scaling)"),
                    ("baseline_scales", "baseline scales with"), ("baseline_error", "baseline held-out error %"),
                    ("irregular", "irregular: reason")],

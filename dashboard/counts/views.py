@@ -91,25 +91,26 @@ def prediction_rows(run: CountsPredictionRun) -> list[dict]:
         how = "exact polynomial" if r.how == "exact" else NAMES.get(r.how, r.how)
         rows.append({"inputs": inputs_text(r.inputs), "block": r.block, "how": how,
                      "predicted": r.predicted, "lower": r.lower, "upper": r.upper,
-                     "level": level_text(r.level, r.how, r.lower),
+                     "level": level_pct(r.level, r.how, r.lower),
                      "error": None if r.how == "exact" else r.error, "beyond": r.beyond,
                      "baseline": r.baseline, "baseline_error": r.baseline_error,
                      "baseline_scales": r.baseline_scales or "", "irregular": r.irregular or ""})
     for t in run.prediction.totals():
         rows.append({"inputs": inputs_text(t.inputs), "block": f"total: {t.block}", "how": "sum",
                      "predicted": t.predicted, "lower": t.lower, "upper": t.upper,
-                     "level": "sum of the ranges", "error": None, "beyond": None, "baseline": t.baseline,
+                     "level": None, "error": None, "beyond": None, "baseline": t.baseline,
                      "baseline_error": None, "baseline_scales": "", "irregular": ""})
     return rows
 
 
-def level_text(level, how: str, lower) -> str:
-    """The level printed beside a range: "90 %", "exact", or "none" (no held-out input)."""
+def level_pct(level, how: str, lower) -> float | None:
+    """The level of a row's range as a number in percent for the grid (90.0; 100 for an exact count, whose
+    range is the count itself; None: no range, or a sum of ranges)."""
     if how == "exact":
-        return "exact"
+        return 100.0
     if level is None or lower is None:
-        return "none"
-    return f"{level * 100:.0f} %"
+        return None
+    return float(level) * 100
 
 
 def prediction_facts(run: CountsPredictionRun) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from dash import Input, Output, State, callback, dcc, html, no_update
 
 from dashboard.state import datasets
@@ -123,11 +124,25 @@ def scenario_params(target=True) -> list[Param]:
         Param("metric", "choice", lambda v: _ds(v).metrics[0], lambda v: _ds(v).metrics),
         Param("preset", "choice", "halwpe", list(PRESETS)),
         Param("cv", "choice", "kfold", list(CV_LABELS)),
-        Param("folds", "int", 10, None, 2, 20),
+        Param("folds", "int", default_folds, None, 2, 20),
         Param("transform", "choice", _default_transform, list(TRANSFORMS)),
         Param("seed", "int", 0, None, 0, 2**31 - 1),
     ]
     return ps
+
+
+def default_folds(values) -> int:
+    """10 folds (the papers'), or as many as the target has measured workloads when that is fewer (3
+    workloads: 3 folds, leave one out), never below 2."""
+    try:
+        ds = _ds(values)
+        target = values.get("target")
+        if target is None or target not in ds.targets:
+            return 10
+        y = ds.target_values(target, values.get("metric")).to_numpy(dtype=float)
+    except (LookupError, KeyError, TypeError, ValueError):
+        return 10
+    return int(min(10, max(2, int((np.isfinite(y) & (y > 0)).sum()))))
 
 
 def model_param(name="model", default="RandomForest") -> Param:

@@ -16,6 +16,7 @@ from dashboard.access.projects import can, refused
 from dashboard.data_import import saved, staged
 from dashboard.state import datasets, uploads
 from dashboard.state.files import StorageError
+from dashboard.ui.roles import editor_only
 from dashboard.ui.components import alert, card, grid, register_csv
 from dashboard.ui import form_project
 from dashboard.ui.fields import field
@@ -37,12 +38,12 @@ def card_layout():
                "one per input if you have several; then the target's profile or a simulator's results table "
                "(workload key and cycles or time). The format is recognised from the file.", className="hint"),
         html.Div([
-            field("Host profile(s)", dcc.Upload(id=f"{P}-host", multiple=True, max_size=MAX_UPLOAD_BYTES,
-                                                 className="upload-zone",
-                                                 children=html.Div(["Drop profiler files, or ", html.A("choose")]))),
-            field("Target: profile or simulator table (optional)",
-                  dcc.Upload(id=f"{P}-target", multiple=True, max_size=MAX_UPLOAD_BYTES, className="upload-zone",
-                             children=html.Div(["Drop the target's file(s), or ", html.A("choose")]))),
+            field("Host profile(s)", editor_only(dcc.Upload(
+                id=f"{P}-host", multiple=True, max_size=MAX_UPLOAD_BYTES, className="upload-zone",
+                children=html.Div(["Drop profiler files, or ", html.A("choose")])), "upload")),
+            field("Target: profile or simulator table (optional)", editor_only(dcc.Upload(
+                id=f"{P}-target", multiple=True, max_size=MAX_UPLOAD_BYTES, className="upload-zone",
+                children=html.Div(["Drop the target's file(s), or ", html.A("choose")])), "upload")),
         ], className="form-grid"),
         html.Div(id=f"{P}-host-status"), html.Div(id=f"{P}-target-status"),
         field("A workload is", dcc.RadioItems(id=f"{P}-key", value="kernel", className="radio-list",
@@ -55,8 +56,8 @@ def card_layout():
             grid(f"{P}-preview", [], height=280, file_name="profile_workloads.csv"),
             html.Div(id=f"{P}-sides", className="hint"),
             field("Dataset name", dcc.Input(id=f"{P}-name", className="text-input", maxLength=200)),
-            html.Div(html.Button("Save dataset", id=f"{P}-save", className="btn btn-primary", n_clicks=0),
-                     className="run-row"),
+            html.Div(editor_only(html.Button("Save dataset", id=f"{P}-save", className="btn btn-primary",
+                                             n_clicks=0), "save"), className="run-row"),
             html.Div(id=f"{P}-save-status"),
         ]),
         dcc.Store(id=f"{P}-host-tokens"), dcc.Store(id=f"{P}-target-tokens"), form_project.store(P),
@@ -67,11 +68,14 @@ register_csv(f"{P}-preview")
 
 
 def _described(infos) -> list:
+    """Each file with its description and every note its reader wrote (what was converted, divided by the XCD
+    count, left empty and why): none is cut, the command line's JSON has them all too."""
     items = []
     for info in infos:
-        notes = "; ".join(info.get("notes", [])[:4])
+        notes = [n for n in info.get("notes", []) if isinstance(n, str) and n.strip()]
         items.append(html.Li([html.Strong(info["filename"]), f": {info['description']}",
-                              html.Span(f" ({notes})" if notes else "", className="hint")]))
+                              html.Ul([html.Li(n, className="hint") for n in notes], className="reader-notes")
+                              if notes else None]))
     return html.Ul(items, className="dataset-list")
 
 
@@ -242,6 +246,7 @@ def _save(_n, host_tokens, target_tokens, key, tag_column, name, shown_in=None):
         extra.append("feature columns with missing values left out: " + ", ".join(left_out))
     if notes.get("unmeasured"):
         extra.append(uploads.unmeasured_text(notes["unmeasured"]).rstrip("."))
-    return alert([f"Saved {meta['rows']} workloads as ", html.Strong(meta["name"]), f" ({meta['id']}). ",
+    n = meta["rows"]
+    return alert([f"Saved {n} workload{'s' if n != 1 else ''} as ", html.Strong(meta["name"]), f" ({meta['id']}). ",
                   *saved.next_steps(meta, notes, P),
                   html.Div("; ".join(extra), className="hint") if extra else None], "success"), saved.dataset_list()

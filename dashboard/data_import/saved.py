@@ -33,6 +33,12 @@ def dataset_list():
 def next_steps(meta: dict, notes: dict, prefix: str) -> list:
     """The links under a save's message: run a scenario on the dataset and, when some workloads have no
     target value, predict them (/predict on the first target that has such workloads)."""
+    few = notes.get("few")
+    if few:  # a single run, or two: saved to add to, but no model trains on it yet
+        return [html.Span(f"Too few to train a model on yet: {', '.join(few['targets'])} measured on fewer than "
+                          f"{few['min_rows']} workloads, the fewest a model trains on. Import the other runs (one "
+                          "file per input) with this one and save them together to run a scenario.",
+                          id=f"{prefix}-few-note")]
     out = [dcc.Link("Run a scenario on it", href=f"/scenario?dataset={meta['id']}", id=f"{prefix}-saved-link")]
     waiting = [(t, u["count"]) for t, u in (notes.get("unmeasured") or {}).items() if u.get("count")]
     if waiting:

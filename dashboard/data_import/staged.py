@@ -122,8 +122,9 @@ def checked_tag_column(tag_column, key) -> str | None:
 
 def tag_columns(infos) -> list[str]:
     """The columns every host file has that an input tag can be read from (the dropdown's choices)."""
-    sets = [[*i.get("config", []), *i.get("text", [])] for i in infos if i.get("kind") == "profile"]
-    return [c for c in sets[0] if all(c in s for s in sets[1:])] if sets else []
+    sets = [[c for c in (*i.get("config", []), *i.get("text", [])) if isinstance(c, str) and c.strip()]
+            for i in infos if i.get("kind") == "profile"]
+    return list(dict.fromkeys(c for c in sets[0] if all(c in s for s in sets[1:]))) if sets else []
 
 
 def joined_table(host_tokens, target_tokens, key, tag_column=None):
@@ -168,12 +169,13 @@ def stage_targets(contents: list, filenames: list, decode) -> tuple[list, list]:
 
 
 def dataset_parts(joined) -> tuple:
-    """``(table, raw, mapping, notes)`` of the dataset to save, checked as every upload's mapping is."""
+    """``(table, raw, mapping, notes)`` of the dataset to save, checked as every upload's mapping is; one
+    workload is enough (a single run: ``notes["few"]`` says a model needs more)."""
     if not joined.targets:
         raise DataError("No target yet: add the target's profile or a simulator's results table, then save.")
     return uploads.build_dataset(joined.frame, {
         "id_col": "workload", "group_col": "application", "targets": joined.targets,
-        "host_col": joined.host_col, "features": joined.features, "missing": "columns"})
+        "host_col": joined.host_col, "features": joined.features, "missing": "columns"}, min_rows=1)
 
 
 def target_units(joined) -> dict:

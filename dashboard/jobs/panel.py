@@ -47,7 +47,7 @@ from dashboard.jobs.runs import job_run, new_run, run_of
 from dashboard.jobs.startup_checks import job_key_refusal
 from dashboard.settings import POLL_MS
 from dashboard.ui.components import alert, answer
-from dashboard.ui.stale import stale_note
+from dashboard.ui.stale import CHANGED, changed_note, stale_note
 from dashboard.ui.format import message  # noqa: F401 - pages import it from here too
 from dashboard.ui.url_state import InvalidParameter
 
@@ -75,6 +75,7 @@ def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html
         ], className="run-row"),
         html.Div(id=f"{prefix}-status"),
         stale_note(prefix),
+        changed_note(prefix, shown=ready is not None),
         html.Div(id=f"{prefix}-job-status"),
         html.Div(id=f"{prefix}-service"),
         dcc.Store(id=f"{prefix}-request", data=None if ready else request),
@@ -86,6 +87,19 @@ def job_panel(prefix: str, request: dict | None, run_label: str = "Run") -> html
         dcc.Store(id=f"{prefix}-failed"),
         dcc.Interval(id=f"{prefix}-watchdog", interval=1500, disabled=True),
     ], className="job-panel")
+
+
+def inputs_changed(kind, values, ready) -> str | None:
+    """:data:`CHANGED` when a result is on screen (``ready``: its ``{"key"}``) and the form's ``values`` (in
+    ``kind.names`` order) make another key, or make no valid request at all; None otherwise."""
+    shown = jobs.key_of(ready)
+    if shown is None:
+        return None
+    try:
+        key = kind.request(dict(zip(kind.names, values)))["key"]
+    except (InvalidParameter, LookupError, TypeError, ValueError):
+        return CHANGED
+    return None if key == shown else CHANGED
 
 
 def _has_result_or_none(key: str) -> bool:
@@ -226,6 +240,14 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
         elif views and "pending" in got:  # the job draws the views with these choices in its own answer
             got["pending"]["choices"] = list(choices)
         return _answer(status=None, **got)
+
+    @callback(Output(f"{prefix}-changed", "children"), Output(f"{prefix}-changed", "className"),
+              *[Input(i, "value") for i in form_ids], Input(f"{prefix}-ready", "data"), prevent_initial_call=True)
+    def _inputs_changed(*args):
+        # the result on screen was computed for other inputs than the form holds now: said until Run draws theirs
+        *values, ready = args
+        note = inputs_changed(kind, values, ready)
+        return (alert(note, "warning") if note else None), changed_note(prefix, ready is not None).className
 
     @callback(Output(f"{prefix}-result", "data"), Output(f"{prefix}-pending", "data"),
               Output(f"{prefix}-watchdog", "disabled"),

@@ -86,6 +86,8 @@ def method_note(m, app: ApplicationEstimate) -> str:
     calibrated kernels' ratios)."""
     if m.missing:
         return f"not available: {m.missing}"
+    if m.note:  # an absurd error first: what it means before what the method is
+        return f"{m.note} ({ESTIMATE_NOTES.get(m.method, MODEL_NOTE)})"
     note = ESTIMATE_NOTES.get(m.method, MODEL_NOTE)
     if m.ratio is not None:
         note = f"ratio {m.ratio:.3g}: " + note
@@ -173,12 +175,16 @@ def held_out_columns(allres: HeldOutEvaluation) -> list[dict]:
             _num("mean_ape", "all: mean APE %", 1, [m.mean_ape for m in ms]),
             _num("median_ape", "all: median %", 1, [m.median_ape for m in ms]),
             _num("within_10", "all: within 10 %", 0, [m.within_10 for m in ms])] + \
-        [_num(f"g|{g}", f"{g}: mean APE %", 1, [m.per_group[g].mean_ape for m in ms]) for g in allres.groups]
+        [_num(f"g|{g}", f"{g}: mean APE %", 1, [m.per_group[g].mean_ape for m in ms]) for g in allres.groups] + \
+        ([{"field": "note", "headerName": "note", "minWidth": 260, "flex": 2, "wrapText": True, "autoHeight": True,
+           "tooltipField": "note", "cellStyle": {"lineHeight": "1.35", "padding": "4px 8px"}}]
+         if any(m.note for m in ms) else [])
 
 
 def held_out_rows(allres: HeldOutEvaluation) -> list[dict]:
     return [{"method": m.method, "mean_ape": m.mean_ape, "median_ape": m.median_ape, "within_10": m.within_10,
-             **{f"g|{g}": m.per_group[g].mean_ape for g in allres.groups}} for m in allres.methods]
+             **{f"g|{g}": m.per_group[g].mean_ape for g in allres.groups}, "note": m.note or ""}
+            for m in allres.methods]
 
 
 def calibration_options(params: dict, rows: list[dict] | None = None) -> list[dict]:

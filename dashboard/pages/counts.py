@@ -23,6 +23,7 @@ from dashboard.counts.views import (
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.state.uploads import decode_upload
 from dashboard.ui import prediction_panel as panel
+from dashboard.ui.roles import editor_only
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
@@ -66,8 +67,8 @@ def _form(v):
     return html.Div([
         field("Counts", html.Div([
             dropdown(f"{P}-source", sources.options(), v["source"]),
-            dcc.Upload(html.Button("Upload a count table", className="btn btn-small"), id=f"{P}-upload",
-                       max_size=60_000_000)]),
+            editor_only(dcc.Upload(html.Button("Upload a count table", className="btn btn-small"), id=f"{P}-upload",
+                       max_size=60_000_000), "upload")]),
               "CSV or Parquet with program, one column per input size, block, count (whole numbers ≥ 0)"),
         field("Program", dropdown(f"{P}-program", programs, v["program"])),
         field("Split", dropdown(f"{P}-split", [
@@ -182,7 +183,7 @@ def layout(**query):
                                     {"field": "how", "headerName": "how", "minWidth": 150},
                                     num_col("predicted", "predicted count", 0), num_col("lower", "lower", 0),
                                     num_col("upper", "upper", 0),
-                                    {"field": "level", "headerName": "range level", "minWidth": 110},
+                                    num_col("level", "range level %", 0),
                                     num_col("error", "held-out error %", 3),
                                     num_col("beyond", "× beyond measured", 2),
                                     num_col("baseline", "baseline (size scaling)", 0),

@@ -10,6 +10,7 @@ from dashboard.data_import import panel as profiler_panel, staged as profiler_fi
 from dashboard.data_import.saved import dataset_list as _dataset_list, next_steps
 from dashboard.state import datasets, files, staging, uploads
 from dashboard.state.files import StorageError
+from dashboard.ui.roles import editor_only
 from dashboard.ui.components import alert, answer, card, fitted, grid, num_col, register_csv
 from dashboard.ui.delete_confirm import delete_parts, register_delete
 from dashboard.ui import form_project
@@ -32,9 +33,9 @@ def layout(**_query):
                "group, numeric features measured on the host, and one or more target columns. CSV (any of , ; "
                "tab |) or Parquet, up to " f"{MAX_UPLOAD_BYTES // 2**20} MB. Nothing is saved until you press Save; "
                "files are stored under a generated id.", className="lead"),
-        card(dcc.Upload(id=f"{P}-upload", children=html.Div(["Drop a CSV or Parquet file here, or ",
+        card(editor_only(dcc.Upload(id=f"{P}-upload", children=html.Div(["Drop a CSV or Parquet file here, or ",
                                                             html.A("choose one")]),
-                        className="upload-zone", max_size=MAX_UPLOAD_BYTES, multiple=False),
+                        className="upload-zone", max_size=MAX_UPLOAD_BYTES, multiple=False), "upload"),
              html.Div(id=f"{P}-upload-status")),
         profiler_panel.card_layout(),
         html.Div(id=f"{P}-preview-box", style={"display": "none"}, children=[
@@ -75,8 +76,8 @@ def layout(**_query):
                     id=f"{P}-missing", options=[{"label": t, "value": k} for k, t in MISSING_RULES.items()],
                     value=None, className="radio-list"),
                       "no choice is made for you: with missing values, Save asks for one"),
-                html.Div(html.Button("Save dataset", id=f"{P}-save", className="btn btn-primary", n_clicks=0),
-                         className="run-row"),
+                html.Div(editor_only(html.Button("Save dataset", id=f"{P}-save", className="btn btn-primary",
+                                                 n_clicks=0), "save"), className="run-row"),
                 html.Div(id=f"{P}-save-status")),
         ]),
         card(html.H2("Saved datasets"), *delete_parts(P), html.Div(_dataset_list(), id=f"{P}-datasets"),

@@ -8,6 +8,7 @@ from dash import Input, Output, callback, dcc, html, no_update
 from dashboard.access.projects import refused
 from dashboard.accelerators import sources
 from dashboard.state import files
+from dashboard.ui.roles import editor_only
 from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.ui.figures import empty
 from dashboard.accelerators.fields import custom_accelerator_box
@@ -58,8 +59,8 @@ def layout(**query):
         ], className="form-grid"),
             custom_accelerator_box(P, v, "custom" in v["acc"]),
             html.Div([
-                dcc.Upload(html.Button("Upload a timing table (CSV/Parquet)", className="btn"), id=f"{P}-upload",
-                           max_size=-1),
+                editor_only(dcc.Upload(html.Button("Upload a timing table (CSV/Parquet)", className="btn"),
+                                       id=f"{P}-upload", max_size=-1), "upload"),
                 html.Span("columns kernel, granularity_bytes, repeat, host_s, accel_s (optional host_j, "
                           "accel_j, clock_hz)", className="hint"),
                 dcc.Input(id=f"{P}-timing", type="hidden", value=v["timing"] or ""),

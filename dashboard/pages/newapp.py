@@ -15,6 +15,7 @@ from dashboard.newapp.sections import hypo_content, measured_content
 from dashboard.newapp.views import P, calibration_options
 from dashboard.newapp import devices
 from dashboard.state import datasets
+from dashboard.ui.roles import editor_only, may_change
 from dashboard.ui.format import unit_text
 from dashboard.state.uploads import decode_upload, parse_upload
 from dashboard.ui import prediction_panel as panel
@@ -101,9 +102,9 @@ def _form(v, ds):
         ], id=f"{P}-measured-fields", style=_shown(measured)),
         field("Device table", html.Div([
             dropdown(f"{P}-devices", devices.options(), v["devices"], disabled=shipped),
-            dcc.Upload(html.Button("Upload device specs (CSV)", className="btn btn-small", disabled=shipped,
+            editor_only(dcc.Upload(html.Button("Upload device specs (CSV)", className="btn btn-small", disabled=shipped,
                                    id=f"{P}-devices-button"), id=f"{P}-devices-upload", disabled=shipped,
-                       max_size=1_000_000)]),
+                       max_size=1_000_000), "upload")]),
               "an uploaded dataset's GPUs: columns device, architecture, sms, cuda_cores, boost_clock_mhz, "
               "memory_bandwidth_gbs"),
         field("Host device specs", dropdown(f"{P}-host_device", names, v["host_device"], disabled=shipped),
@@ -243,7 +244,9 @@ def _controls(ds_id, mode):
         shipped = datasets.get(ds_id).kind == "shipped"
     except (LookupError, TypeError):
         shipped = True
-    return (*[shipped] * 5, *[shipped] * len(ROLE_PARAMS), _shown(mode == "typed"), _shown(mode == "table"),
+    upload_off = shipped or not may_change()  # a viewer's upload stays off (editor_only in the layout)
+    return (*[shipped] * 3, upload_off, upload_off, *[shipped] * len(ROLE_PARAMS), _shown(mode == "typed"),
+            _shown(mode == "table"),
             _shown(mode not in ("typed", "table")))
 
 

@@ -13,6 +13,7 @@ from dashboard.phases.kinds import NEW_PROGRAM, PHASES, SWEEP
 from dashboard.phases.results import NewProgramRun, PhasesRun
 from dashboard.state.uploads import decode_upload
 from dashboard.ui import prediction_panel as panel
+from dashboard.ui.roles import editor_only
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
@@ -60,8 +61,8 @@ def _form(v):
     return html.Div([
         field("Data", html.Div([
             dropdown(f"{P}-source", sources.options(), v["source"]),
-            dcc.Upload(html.Button("Upload a trace or phase table", className="btn btn-small"),
-                       id=f"{P}-upload", max_size=60_000_000)]),
+            editor_only(dcc.Upload(html.Button("Upload a trace or phase table", className="btn btn-small"),
+                       id=f"{P}-upload", max_size=60_000_000), "upload")]),
               "a trace in the armpm layout (tab-separated, #Timestamp header) or a phase table (CSV/Parquet "
               "with program, host_<EVENT>, host_time_s, host_power_w, target_cycles, target_time_s, "
               "target_power_w)"),
@@ -109,8 +110,8 @@ def _np_form(v):
         field("Host trace", html.Div([
             dcc.Dropdown(id=f"{NP}-trace", options=trace_opts, value=v["np_trace"] if trace_opts else None,
                          placeholder="upload the host run first", clearable=False),
-            dcc.Upload(html.Button("Upload the host run", className="btn btn-small"), id=f"{NP}-upload",
-                       max_size=60_000_000)]),
+            editor_only(dcc.Upload(html.Button("Upload the host run", className="btn btn-small"), id=f"{NP}-upload",
+                       max_size=60_000_000), "upload")]),
               "the program's run on the host only: per-sample (CSV/Parquet like the shipped armpm_samples: program, "
               "run, freq_mhz, duration_s, power_w, PMU events), the raw armpm trace, or a phase table's host "
               "columns; target columns are dropped, never read"),

@@ -16,6 +16,7 @@ from dashboard.plan.work import SLOWDOWN, merge_upload
 from dashboard.state import datasets
 from dashboard.state.files import StorageError
 from dashboard.state.uploads import decode_upload, parse_upload
+from dashboard.ui.roles import editor_only
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
@@ -150,10 +151,10 @@ def layout(**query):
                     "simulated values (a column named as the target, or the only other column). They are merged "
                     "by id into a new version of the dataset, which is then chosen above: press Plan again.",
                     className="hint"),
-             dcc.Upload(html.Div(["Drop the results here, or ", html.A("choose a file")]),
+             editor_only(dcc.Upload(html.Div(["Drop the results here, or ", html.A("choose a file")]),
                         id=f"{P}-results-upload", className="upload-area", multiple=False,
                         style={"border": "1px dashed #9aa7b4", "borderRadius": "6px", "padding": "8px 12px",
-                               "cursor": "pointer"}),
+                               "cursor": "pointer"}), "upload"),
              html.Div(id=f"{P}-results-status")),
     ])
 

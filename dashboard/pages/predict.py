@@ -16,6 +16,7 @@ from dashboard.predict.results import PredictRun
 from dashboard.predict.work import restore_saved
 from dashboard.state import datasets, predict_inputs
 from dashboard.state import predictions as saved
+from dashboard.ui.roles import editor_only
 from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
 from dashboard.ui import prediction_panel as panel
 from dashboard.ui.delete_confirm import delete_button
@@ -86,10 +87,10 @@ def _form(v, ds):
         field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"], className="num-input")),
         html.Div(field("Workloads to predict", html.Div([
             dropdown(f"{P}-source", predict_inputs.options(), v["source"]),
-            dcc.Upload(html.Div(["Drop a CSV or Parquet table here, or ", html.A("choose a file")]),
+            editor_only(dcc.Upload(html.Div(["Drop a CSV or Parquet table here, or ", html.A("choose a file")]),
                        id=f"{P}-upload", className="upload-area", multiple=False,
                        style={"border": "1px dashed #9aa7b4", "borderRadius": "6px", "padding": "8px 12px",
-                              "marginTop": "6px", "cursor": "pointer"})]),
+                              "marginTop": "6px", "cursor": "pointer"}), "upload")]),
               "an upload: one row per workload, the host's counters named as in the training data; a target "
               "column in it is never read"), style={"gridColumn": "span 2"}),
     ], className="form-grid")

@@ -325,7 +325,8 @@ def checked_mapping(mapping: dict) -> dict:
     return out
 
 
-def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K, text_dropped: dict | None = None):
+def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K, text_dropped: dict | None = None,
+                  min_rows: int = MIN_ROWS):
     """Validate a mapping and produce (table, raw or None, notes).
 
     An empty target cell is a workload not measured on that target: it is kept (a workload to predict,
@@ -340,6 +341,11 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K, text
     model-vs-simulator chart (HALWPE Fig. 12) host_time_col (optional: seconds to
     run a workload on the host) and sim_cols (optional: simulator seconds, one
     column per target, named after it).
+
+    ``min_rows``: the fewest workloads a dataset may hold (:data:`MIN_ROWS`, what a model needs, for a table
+    upload; 1 for a profiler import, where one run is a dataset to add to). A dataset with fewer than
+    :data:`MIN_ROWS` workloads (or measured values of a target) is saved with ``notes["few"]``; the pages that
+    train a model refuse it with the reason when run.
     """
     mapping = checked_mapping(mapping)
     cols = [str(c) for c in frame.columns]
@@ -403,25 +409,30 @@ def build_dataset(frame: pd.DataFrame, mapping: dict, k: float = DEFAULT_K, text
     table, feats, missing = handle_missing(table, feats, mapping["missing"], id_col)
     if missing:
         notes["missing"] = missing
-    if len(table) < MIN_ROWS:
-        raise DataError(f"Only {len(table)} workload(s); at least {MIN_ROWS} are needed (and as many as the CV "
+    if len(table) < min_rows:
+        raise DataError(f"Only {len(table)} workload(s); at least {min_rows} are needed (and as many as the CV "
                         "folds, 10 by default).")
+    few = []  # targets too thin to train on: kept (to predict with, or to add to), said in notes["few"]
     for t in targets:
         n_measured = int(np.isfinite(table[t].to_numpy(dtype=float)).sum())
-        if n_measured < MIN_ROWS:
+        if n_measured < MIN_ROWS and n_measured < min_rows:
             raise DataError(f"Only {n_measured} workload(s) have a value for target {t!r}; at least {MIN_ROWS} "
                             "are needed to train on (and as many as the CV folds, 10 by default).")
+        if n_measured < MIN_ROWS:
+            few.append(t)
     kept = target_report(table, targets, id_col)  # after repeats and the missing-value rule
     if any(u["count"] for u in kept.values()):
         notes["unmeasured"] = {t: u for t, u in kept.items() if u["count"]}
     X = table[feats].to_numpy(dtype=float)
     usable = [c for j, c in enumerate(feats) if np.ptp(X[np.isfinite(X[:, j]), j]) > 0]
-    if len(usable) < MIN_FEATURES:
+    if len(usable) < MIN_FEATURES and len(table) >= MIN_ROWS:
         raise DataError(f"{len(usable)} usable feature column(s) (non-empty, not constant); at least "
                         f"{MIN_FEATURES} are needed.")
     const = [c for c in feats if c not in usable]
-    if const:
+    if const and len(table) >= MIN_ROWS:
         notes["constant"] = const
+    if few or len(table) < MIN_ROWS:
+        notes["few"] = {"rows": int(len(table)), "targets": few or list(targets), "min_rows": MIN_ROWS}
     out_map = {"id_col": id_col, "group_col": group, "targets": targets, "features": feats, "host_col": host,
                "repeat_col": rep, "host_time_col": host_time, "sim_time_cols": sims}
     return table.reset_index(drop=True), raw, out_map, notes

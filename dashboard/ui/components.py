@@ -24,8 +24,9 @@ SAFE_CSV_CELL = ("params.value != null && params.value.charAt && params.value.le
 
 def grid(id_, columns: list[dict], rows=None, height=360, file_name="table.csv", row_style=None):
     """A sortable, filterable AG Grid with a CSV export button (id ``<id>-csv``)."""
+    # the CSV export writes the numbers, not their display ("99.5 ms"): a column's unit is in its header
     defaults = {"sortable": True, "filter": True, "resizable": True, "minWidth": 80, "wrapHeaderText": True,
-                "autoHeaderHeight": True}
+                "autoHeaderHeight": True, "useValueFormatterForExport": False}
     # a dot in a field name is text, not a path into nested data (a column "Branch.Efficiency" showed blank)
     opts = {"animateRows": False, "rowHeight": 30, "suppressFieldDotNotation": True, "tooltipShowDelay": 300}
     columns = [{"headerTooltip": c.get("headerName") or c.get("field"), **c} for c in columns]

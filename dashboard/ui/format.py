@@ -112,6 +112,9 @@ def pvalue_col(field: str, header: str) -> dict:
 
 
 def si_col(field: str, header: str, unit: str) -> dict:
+    """A column of numbers in ``unit`` shown with an SI prefix ("99.5 ms"); the cells hold the numbers and the
+    header names the unit ("host (s)"), so the grid's CSV export has numbers under a header with their unit."""
+    header = f"{header} ({unit})" if unit else header
     return {"field": field, "headerName": header, "type": "numericColumn", "filter": "agNumberColumnFilter",
             "valueFormatter": {"function": js_si(unit)}}
 

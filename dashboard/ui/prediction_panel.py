@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from dash import Input, Output, State, callback, ctx, dcc, html, no_update
 
+from dashboard.ui.roles import editor_only
 from dashboard.ui.components import alert
 from dashboard.ui.delete_confirm import delete_parts, register_delete
 
@@ -87,13 +88,14 @@ def downloads(prefix: str, hint: str, *, table: bool = True) -> html.Div:
 
 
 def save_controls(prefix: str, label: str = "Save this prediction", listed_on: str | None = None) -> list:
-    """The name box, the save button (with where the saved item is listed, when that is another page) and the
-    status line."""
+    """The name box, the save button (with where the saved item is listed, when that is another page; for a
+    viewer disabled with the reason, :func:`dashboard.ui.roles.editor_only`) and the status line."""
     where = [html.Span([" listed with every saved prediction on ", dcc.Link(listed_on, href=listed_on)],
                        className="hint")] if listed_on else []
     return [html.Div([dcc.Input(id=f"{prefix}-save-name", placeholder="name (optional)", maxLength=120,
                                 className="text-input"),
-                      html.Button(label, id=f"{prefix}-save", className="btn", n_clicks=0), *where],
+                      editor_only(html.Button(label, id=f"{prefix}-save", className="btn", n_clicks=0), "save"),
+                      *where],
                      className="run-row"),
             html.Div(id=f"{prefix}-save-status")]
 

@@ -271,7 +271,7 @@ def predict_counts(prog: Program, X_new, model: str = "best", seed: int = 0, pnn
         notes.append(f"No measured input can be held out ({exc}): no error or range for model-predicted counts.")
     if held is not None and (n := held.note()):
         notes.append(n)
-    hl_err, hl_q = {}, {}
+    hl_err, hl_q, hl_qmax = {}, {}, {}
     steps = 2 * len(run) + 1
     for k, m in enumerate(run):
         if held is None:
@@ -280,13 +280,15 @@ def predict_counts(prog: Program, X_new, model: str = "best", seed: int = 0, pnn
         p = R.held_out_predictions(held, X, Y, lambda a, b, c, m=m: M.make(m, seed, pnn_settings).fit(a, b)
                                    .predict(c))
         hl_err[m] = block_errors(Y[held.test], p)
-        hl_q[m] = R.score_quantile(R.log_errors(Y[held.test], p), held.distance, R.LEVEL)
+        q = R.log_errors(Y[held.test], p)
+        hl_q[m], hl_qmax[m] = R.score_quantile(q, held.distance, R.LEVEL), q.max(axis=0)
     base_err = []
     if held is not None:  # the baseline on the same held-out inputs: reported beside, and a candidate of best
         p = R.held_out_predictions(held, X, Y, scaled_counts)
         base_err = [float(e) for e in block_errors(Y[held.test], p)]
         hl_err[BASELINE] = np.array(base_err)
-        hl_q[BASELINE] = R.score_quantile(R.log_errors(Y[held.test], p), held.distance, R.LEVEL)
+        q = R.log_errors(Y[held.test], p)
+        hl_q[BASELINE], hl_qmax[BASELINE] = R.score_quantile(q, held.distance, R.LEVEL), q.max(axis=0)
     # every model on all the measured inputs
     fitted, preds = {}, {}
     for k, m in enumerate(run):
@@ -300,6 +302,7 @@ def predict_counts(prog: Program, X_new, model: str = "best", seed: int = 0, pnn
              if (e := exact_polynomial(fitted["poly"], b, X, Y[:, b])) is not None}
     exact_pred = {b: e(X_new) for b, e in exact.items()}
     dist = beyond(X_new, X)
+    g = R.growth(X, Y)
     n_blocks = len(prog.blocks)
 
     def assemble(m_of_block):
@@ -317,7 +320,8 @@ def predict_counts(prog: Program, X_new, model: str = "best", seed: int = 0, pnn
             pred[:, b] = preds[m][:, b]
             how.append(m)
             if m in hl_q:
-                w = R.half_width(hl_q[m][b:b + 1], dist, held.distance)[:, 0] + RANGE_FLOOR
+                w = R.bound(R.half_width(hl_q[m][b:b + 1], dist, held.distance), hl_qmax[m][b:b + 1], g, dist,
+                            held.distance)[:, 0] + RANGE_FLOOR
                 lo[:, b], hi[:, b] = _range(pred[:, b], w)
                 err.append(float(hl_err[m][b]))
                 lev.append(held.level)

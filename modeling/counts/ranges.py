@@ -20,6 +20,14 @@ D beyond the measured ones is w = s_(k) x max(D, median d_t), s_(k) the k-th sma
 x LEVEL) (split conformal: a new exchangeable score falls at or below it with probability >= LEVEL). With
 n < MIN_HELD_OUT the level cannot be reached; the largest score is used and the level it supports, n / (n + 1),
 is the one printed, with a note saying so.
+
+**The bound.** The rate s is an error per unit of log distance; a block whose counts barely move (0, 1, 2 at
+every input) has held-out log errors of order log(2.5 / 0.5) however close the held-out input lies, so its
+rate, divided by a small distance, can be large and the range [0, 1e14] for a count of 2. Chosen here: the half-
+width never exceeds what a model that missed the block's dependence on the sizes entirely would need, the
+block's largest held-out log error plus the steepest growth of any block of the program over the distance
+(:func:`bound`: q_max + g x max(D, median d_t), g the largest |exponent| of the blocks' power-law fits,
+:mod:`modeling.counts.baseline`). A count can be off by no more than the program's fastest-growing count grows.
 """
 
 from __future__ import annotations
@@ -144,6 +152,22 @@ def score_quantile(q: np.ndarray, distance: np.ndarray, level: float = LEVEL) ->
     n = len(s)
     k = math.ceil((n + 1) * level - 1e-9)
     return s[min(k, n) - 1]
+
+
+def growth(X: np.ndarray, Y: np.ndarray) -> float:
+    """The steepest growth of any block's count per unit of log distance: the largest |exponent| of the blocks'
+    power-law fits on the measured inputs (0 when every count is constant)."""
+    from modeling.counts.baseline import fit_power_law
+
+    fitted = fit_power_law(X, Y).fitted
+    return float(np.abs(fitted).max()) if fitted.size else 0.0
+
+
+def bound(w: np.ndarray, q_max: np.ndarray, g: float, D: np.ndarray, distance: np.ndarray) -> np.ndarray:
+    """Log half-widths (points x blocks) ``w`` bounded by q_max + g x max(D, median held-out distance) (module
+    docstring, "The bound"); ``q_max`` the block's largest held-out log error."""
+    reach = np.maximum(np.asarray(D, float), float(np.median(distance)))
+    return np.minimum(np.asarray(w, float), np.asarray(q_max, float)[None, :] + g * reach[:, None])
 
 
 def half_width(quantile: np.ndarray, D: np.ndarray, distance: np.ndarray) -> np.ndarray:

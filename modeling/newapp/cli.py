@@ -51,7 +51,7 @@ def load_table(args):
 
 
 def _pct(v):
-    return "-" if v is None else f"{v:.1f}"
+    return "-" if v is None else f"{v:,.1f}" if v < 1e4 else f"{v:,.0f}"
 
 
 def _print_methods(res):
@@ -61,6 +61,9 @@ def _print_methods(res):
         extra = f"  ({m.missing})" if m.missing else ""
         print(f"{m.method:26s} {_pct(m.mean_ape):>11s} {_pct(m.median_ape):>9s} {_pct(m.within_10):>7s} "
               f"{_pct(m.within_25):>7s} {m.n:>5d}{extra}")
+    for m in res.methods:
+        if m.note:
+            print(f"! {m.method}: {m.note}")
     if res.best is not None:
         print(f"lowest mean APE: {res.best.method} ({res.best.mean_ape:.1f} %)")
 

@@ -26,6 +26,10 @@ from modeling.newapp.estimators import CLASSES
 from modeling.results import Result
 
 _STAT_KEYS = ("mean_ape", "median_ape", "within_10", "within_25")
+#: a mean APE above this (estimates off by more than 10x on average) is not an error level but a failure: the
+#: method's estimates for some held-out workloads left the scale of the data (a linear model extrapolating from
+#: nearly collinear counters, an exploding ratio), and :attr:`MethodResult.note` says so
+ABSURD_APE = 1000.0
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,19 @@ class MethodResult(Scores):
         return cls(method=method, kind=kind, per_group=per_group, **asdict(Scores.of(a)), **extra)
 
     @property
+    def note(self) -> str | None:
+        """What an absurd mean APE (over :data:`ABSURD_APE`) means, for the page and the command line; None
+        otherwise."""
+        if self.mean_ape is None or not self.mean_ape > ABSURD_APE:
+            return None
+        typical = (f"half of its estimates are within {self.median_ape:,.1f} %, so a few are off by orders of "
+                   "magnitude" if self.median_ape is not None and self.median_ape <= ABSURD_APE else
+                   f"even its median error is {self.median_ape:,.0f} %")
+        return (f"not usable here: a mean APE of {self.mean_ape:,.0f} % means its estimates left the scale of the "
+                f"data ({typical}): the model extrapolated outside the workloads it was trained on (ill-conditioned "
+                "on this table's counters). Use a method with a sane error.")
+
+    @property
     def class_counts(self) -> dict[str, int]:
         """Workloads per roofline class, in the order memory, compute, latency (classes present only)."""
         if not self.classes:
@@ -88,9 +105,11 @@ class MethodResult(Scores):
         return {c: self.classes.count(c) for c in CLASSES if c in self.classes}
 
     def to_dict(self) -> dict:
-        """The stored fields, and for the roofline each workload's class under ``class`` and the count per class
-        (for a JSON reader; not read back)."""
+        """The stored fields, the :attr:`note` of an absurd error, and for the roofline each workload's class
+        under ``class`` and the count per class (for a JSON reader; not read back)."""
         d = super().to_dict()
+        if self.note:
+            d["note"] = self.note
         if self.classes is not None:
             d["class"] = list(self.classes)
             d["class_counts"] = self.class_counts

@@ -18,7 +18,10 @@ One row per dispatch, a counter per column, in every variant:
 Register and memory allocations (``VGPR_Count``, ``SGPR_Count``, ``Arch_VGPR``, ``LDS_Block_Size``,
 ``Scratch_Size``) are metrics of the kernel, averaged over its launches (``profile.metric_kind``).
 
-The duration of a dispatch is ``End - Start`` (``EndNs - BeginNs``) in seconds; timestamps themselves,
+The duration of a dispatch is ``End - Start`` (``EndNs - BeginNs``) in seconds, the timestamps read as whole
+nanoseconds or in scientific notation (``8.10970123456789E+14``); stamps rounded to fewer digits than the
+duration needs (``8.1097E+14``, as in rocprof-compute's MI300 test files: to 1e10 ns) give no duration, with a
+note saying why (a difference of such stamps is not the dispatch's time). Timestamps themselves,
 queue / process / object ids and signatures are not metrics. Kernel names keep their C++ signature (commas
 inside quotes); the ``(.kd)`` / ``[clone .kd]`` suffix is dropped.
 """
@@ -26,6 +29,7 @@ inside quotes); the ``(.kd)`` / ``[clone .kd]`` suffix is dropped.
 from __future__ import annotations
 
 import re
+from decimal import Decimal, InvalidOperation
 
 from modeling.errors import DataError
 from modeling.tables.profilers.profile import Profile, finish
@@ -52,6 +56,22 @@ PER_XCD = ("GRBM_GUI_ACTIVE", "GRBM_COUNT", "GRBM_SPI_BUSY")
 XCD_HINT = ("an MI300-class layout (XCC_Index column): GRBM_GUI_ACTIVE / GRBM_COUNT / GRBM_SPI_BUSY may be summed "
             "over the GPU's XCDs and are left as printed; read the run's folder, or give its sysinfo.csv with "
             "this file, to divide them by the XCD count as rocprof-compute does")
+
+
+def _stamp(text: str) -> tuple[int, int] | None:
+    """A timestamp in ns and the resolution it was written to: ``"810970123456789"`` -> (810970123456789, 1);
+    ``"8.1097E+14"`` (scientific notation, as a spreadsheet or rocprof-compute's MI300 files write it) ->
+    (810970000000000, 10**10); None when it is not a whole number of ns."""
+    t = text.strip()
+    if t.isdigit():
+        return int(t), 1
+    try:
+        d = Decimal(t)
+    except InvalidOperation:
+        return None
+    if not d.is_finite() or d < 0 or d != d.to_integral_value():
+        return None
+    return int(d), 10 ** max(0, int(d.as_tuple().exponent))  # 8.1097E+14: digits 81097, exponent 10
 
 
 def _kernel(name: str) -> str:
@@ -113,16 +133,31 @@ def read_counters(text: str) -> Profile:
                  **{h: r[header.index(h)] for h in text}} for r in body]
     units, notes = {}, []
     if i_start is not None and i_end is not None:
+        bad = coarse = step = 0
+        example = ""
         for launch, r in zip(launches, body):
-            try:
-                ns = int(r[i_end]) - int(r[i_start])
-                launch[DURATION] = ns * 1e-9 if 0 <= ns < 10**18 else float("nan")  # ends before it starts
-            except (ValueError, OverflowError):
+            start, end = _stamp(r[i_start]), _stamp(r[i_end])
+            if start is None or end is None or not 0 <= end[0] - start[0] < 10**18:
                 launch[DURATION] = float("nan")
-        bad = sum(launch[DURATION] != launch[DURATION] for launch in launches)
+                bad += 1
+                continue
+            ns, res = end[0] - start[0], max(start[1], end[1])
+            if res > 1 and ns < 100 * res:  # rounded stamps: the difference is not the dispatch's time
+                launch[DURATION] = float("nan")
+                coarse += 1
+                if res > step:
+                    step, example = res, r[i_start].strip()
+                continue
+            launch[DURATION] = ns * 1e-9
         if bad:
             notes.append(f"{bad} dispatch(es) with unreadable timestamps or an end before the start: "
                          "duration left empty")
+        if coarse:
+            digits = len(Decimal(example).as_tuple().digits)
+            notes.append(f"{coarse} dispatch(es) with timestamps written to {digits} significant digits ({example}: "
+                         f"to the nearest {step:.0e} ns, {step * 1e-9:g} s), too coarse to time a dispatch: "
+                         "duration left empty. Timestamps written as whole nanoseconds (or with every digit) give "
+                         "the durations.")
         units[DURATION] = "s"
     else:
         notes.append("no start / end timestamps: durations unknown, repeated dispatches are averaged unfiltered")

@@ -67,7 +67,7 @@ def test_every_counts_job_result_round_trips_through_the_codec_as_its_types(kind
     assert repr(_page(back)) == repr(_page(run))
 
 
-def test_a_saved_counts_prediction_reads_back_typed_with_its_provenance():
+def test_a_saved_counts_prediction_reads_back_typed_with_its_provenance(var):
     from dashboard.counts.views import saved_summary
     from dashboard.state import predictions
 
@@ -78,3 +78,27 @@ def test_a_saved_counts_prediction_reads_back_typed_with_its_provenance():
     back = predictions.load_result(meta["id"])
     assert type(back) is CountsPredictionRun and codec.pack(back) == codec.pack(run)
     assert "lab.csv" in saved_summary(back)["text"]
+
+
+def test_one_wide_range_does_not_stretch_the_all_blocks_chart():
+    """A prediction whose tiny block carries the range [0, 1.8e14] (as saved before ranges were bounded): the
+    count axis spans the counts (~4e7) and the ranges near them, not 1e14; the title says a range is cut."""
+    import math
+
+    from dashboard.counts import figures
+
+    pr = CountPrediction(
+        program="p", params=["N"], model="glm", blocks=["loop", "odd"], kind="blocks",
+        inputs=np.array([[1e4]]), predicted=np.array([[4e7, 1.0]]), lower=np.array([[3.9e7, 0.0]]),
+        upper=np.array([[4.1e7, 1.8e14]]), how=["glm", "glm"], error=[1.0, 50.0], level=[0.9, 0.9],
+        irregular=[None, None], beyond=np.array([1.0]), n_measured=3, measured_max={"N": 1000.0},
+        n_hl_train=2, n_hl_test=9, hl_distance=1.5, scheme="leave-one-input-out", level_supported=True,
+        notes=[], seconds=0.0)
+    run = CountsPredictionRun(params={}, prediction=pr, measured_X=np.array([[10.0], [100.0], [1000.0]]),
+                              measured_Y=np.array([[400.0, 1.0], [4e4, 2.0], [4e6, 0.0]]))
+    fig = figures.predicted_counts(run, "all blocks")
+    lo, hi = fig["layout"]["yaxis"]["range"]
+    assert hi < math.log10(4e7 * figures.RANGE_SPAN) + 0.2 and lo > 1
+    assert "beyond the chart" in fig["layout"]["title"]["text"] and "1.8e+14" in fig["layout"]["title"]["text"]
+    ok = figures.predicted_counts(run, "loop")
+    assert "beyond the chart" not in ok["layout"]["title"]["text"]

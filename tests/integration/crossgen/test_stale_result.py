@@ -44,3 +44,24 @@ def test_the_previous_result_is_marked_out_of_date_and_its_downloads_wait(dash_d
     WebDriverWait(driver, 10).until(lambda d: not d.find_elements("css selector", "#scenario-stale .stale-note"))
     assert not any(_held(driver))
     assert "pc-stale" not in driver.find_element("css selector", "body").get_attribute("class")
+
+
+def test_a_first_run_says_no_previous_result_and_changed_inputs_mark_the_result(dash_duo, perfcast_app):
+    """With nothing on screen, a running job's line does not speak of a previous run's result; once a result is
+    shown, changing an input marks it as computed for other inputs until Run draws the new one."""
+    params = SCENARIO.request({**save_long_job_dataset(2000), "folds": "2", "seed": "31"})["params"]
+    start(dash_duo, perfcast_app, f"/scenario{to_query(params)}")  # a link not computed yet: its job starts
+    dash_duo.wait_for_contains_text("#scenario-stale", "the result appears below when this run finishes",
+                                    timeout=30)
+    assert "previous run" not in dash_duo.find_element("#scenario-stale").text
+    wait_text(dash_duo, "#scenario-best-eout", timeout=120)
+    assert not dash_duo.driver.find_elements("css selector", "#scenario-changed .alert")
+
+    seed = dash_duo.find_element("#scenario-seed")
+    seed.clear()
+    seed.send_keys("32")
+    dash_duo.wait_for_contains_text("#scenario-changed", "Computed for other inputs", timeout=20)
+    seed.clear()
+    seed.send_keys("31")  # back to the inputs of the result on screen: the mark goes
+    WebDriverWait(dash_duo.driver, 20).until(
+        lambda d: not d.find_elements("css selector", "#scenario-changed .alert"))

@@ -219,3 +219,33 @@ def test_the_baseline_scales_each_block_by_the_sizes_it_depends_on():
     assert np.allclose(scaled_counts(prog.X, prog.Y, prog.X), prog.Y)  # at a measured input: its own count
     total = [t for t in d["totals"] if t["block"] == "all blocks" and t["inputs"] != "all inputs"][0]
     assert total["baseline"] == pytest.approx(sum(want.values()))
+
+
+def _tiny_block():
+    """A loop count N*M and a block run 0, 1 or 2 times at every input, with no trend in the sizes."""
+    rows = []
+    for n in [100, 110, 125, 150, 200, 260, 330, 400, 512, 600, 700, 800, 900, 1000]:
+        for m in [100, 120, 150, 200, 300, 400]:
+            rows += [{"program": "p", "N": n, "M": m, "block": "loop", "count": n * m},
+                     {"program": "p", "N": n, "M": m, "block": "odd", "count": (7 * n + m) % 3}]
+    return data.program(_table(rows), "p")
+
+
+@pytest.mark.parametrize("model", ["glm", "poly"])
+def test_a_tiny_count_gets_a_range_on_the_scale_of_the_counts(model):
+    """Counts of 0-2 held out just beyond their training inputs have large error rates per unit of distance;
+    unbounded, the range at 10 x 10 beyond the measured inputs reached 1.9e19 for a count of 1. The range is
+    bounded by the block's largest held-out log error plus the steepest block's growth (N*M: exponent 1) over
+    the distance, and the sum over blocks stays on the scale of the loop."""
+    from modeling.counts import ranges as R
+
+    prog = _tiny_block()
+    X_new = np.array([[1e4, 4000.0], [4000.0, 800.0]])
+    res = predict_counts(prog, X_new, model)
+    odd = res.blocks.index("odd")
+    assert R.growth(prog.X, prog.Y) == pytest.approx(1.0, abs=1e-6)
+    D = np.maximum(res.beyond, 0.0)
+    cap = np.log(2.5 / 0.5) + 1.0 * np.maximum(D, 0.0) + 1e-3  # q_max <= log((2 + .5) / (0 + .5)) for a 0-2 count
+    assert np.all(res.upper[:, odd] <= (res.predicted[:, odd] + 0.5) * np.exp(cap))
+    assert res.upper[:, odd].max() < 1e4
+    assert res.upper.sum(axis=1)[0] < 1.01 * res.upper[0, res.blocks.index("loop")] + 1e4
