@@ -42,7 +42,9 @@ def test_one_run_is_saved_and_says_a_model_needs_three(var):
     urls = _urls(RUN, NAMES)
     _status, host, _o, _v = panel._host_uploaded(urls, NAMES)
     _status, target = panel._target_uploaded(urls, NAMES)
-    status, _listing = panel._save(1, host, target, "kernel+tag", None, "one run")
+    from dashboard.access import projects
+
+    status, _listing = panel._save(1, host, target, "kernel+tag", None, "one run", shown_in=projects.current_id())
     text = str(status)
     assert "Saved 1 workload as" in text and "Not saved" not in text
     assert "a model trains on" in text and "data-prof-saved-link" not in text

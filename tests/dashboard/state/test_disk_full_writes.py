@@ -110,8 +110,10 @@ def test_the_data_page_save_shows_the_message_instead_of_nothing(var, monkeypatc
     token = page.staging.stage_upload(frame, {"filename": "mine.csv"})
     monkeypatch.setattr(files.os, "fsync", _enospc)
     monkeypatch.setattr(datasets.os, "fsync", _enospc)
+    from dashboard.access import projects
+
     status, listed = page._save(1, token, "mine", "workload", "app", ["t"], "s", None, None, ["x1", "x2"], None,
-                                None, "rows")
+                                None, "rows", shown_in=projects.current_id())
     assert "Nothing was saved: the server's disk is full" in _text(status) and listed is page.no_update
     assert datasets.list_datasets() == []
 
