@@ -30,7 +30,8 @@ def slice_words(kind: str, share: float) -> str:
     """What the random slice is, in the words a batch and a plan give."""
     if kind == "count":
         return f"{share:.0%} of the batch's workloads"
-    return f"at most {share:.0%} of the batch's hours and about {share:.0%} of its workloads"
+    return (f"at most {share:.0%} of the batch's hours and at most {share:.0%} of its workloads (a fraction of a "
+            "workload rounded up or down at random)")
 
 
 def select(strategy: str, ctx: strategies.Context, share: float = calibration.CALIBRATION_SHARE):

@@ -49,7 +49,7 @@ def test_the_random_slice_is_a_share_of_the_hours_and_of_the_count(heavy, strate
     assert len(cal) <= CALIBRATION_SHARE * len(p.batch) + 1  # stochastic rounding: one more at most
     assert len(picks) >= len(cal)  # before: 222 of 223 were random draws
     share = f"{CALIBRATION_SHARE:.0%}"
-    assert all(f"at most {share} of the batch's hours and about {share} of its workloads" in b.why for b in cal)
+    assert all(f"at most {share} of the batch's hours and at most {share} of its workloads" in b.why for b in cal)
     assert f"at most {share} of the batch's hours" in p.calibration
     assert not any("not reached by k-center" in b.why for b in picks)
 
