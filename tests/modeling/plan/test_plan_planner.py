@@ -46,7 +46,8 @@ def test_auto_keeps_the_default_unless_clearly_beaten():
 
     assert auto.pick(runs(representative=0.10, random=0.095))[0] == "representative"  # 5 % better: not enough
     assert auto.pick(runs(representative=0.10, random=0.08))[0] == "random"
-    assert auto.pick(runs(representative=0.10, random=0.095), "hours")[0] == "random"  # default there: cost-diversity
+    assert auto.pick(runs(representative=0.10, random=0.095), "hours")[0] == "representative"  # the same default
+    assert auto.pick(runs(**{"cost-diversity": 0.10, "representative": 0.095}), "hours")[0] == "representative"
     chosen, why, _ = auto.pick(runs(representative=0.10, random=0.095))
     assert "the default" in why and "random 0.095" in why
 
