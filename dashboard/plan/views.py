@@ -164,5 +164,8 @@ def replay_title(page: PlanPage) -> str:
     c = page.plan.replay[0] if page.plan.replay else None
     if c is None:
         return ""
+    out = [r.strategy for r in page.plan.replay if r.ran_out]
     return (f"Replayed on the {page.plan.n_measured} simulated workloads: {c.n_seeds} seed(s), "
-            f"{len(c.error) - 1} rounds from a random start")
+            f"{max(len(r.error) for r in page.plan.replay) - 1} rounds from a random start"
+            + (f" ({', '.join(out)}: the replay ran out of workloads to hold back, its line stops early)" if out
+               else ""))

@@ -8,8 +8,10 @@ planner that picks cheap workloads can bias it the other way.
 
 What is done here: **a random slice of every batch is kept for calibration**. Of each batch, a share
 (:data:`CALIBRATION_SHARE`, drawn with stochastic rounding so small batches get one now and then) is chosen
-uniformly at random among the candidates, before the strategy fills the rest of the budget; the random start
-and every workload chosen by the ``random`` strategy count too. Only these workloads' out-of-fold residuals
+uniformly at random among the candidates; with a budget in hours the slice is at most that share of the
+batch's hours and at most that share of its workloads, drawn among the candidates the slice's hours can buy
+(:mod:`modeling.plan.batch`). The random start and every workload chosen by the ``random`` strategy count
+too. Only these workloads' out-of-fold residuals
 set the interval's quantile (the model is still fitted on every simulated workload). A workload drawn at
 random among the candidates is exchangeable with the candidates of that round, so the interval's level holds
 for them (split/CV+ conformal on an exchangeable calibration set, Barber et al. 2021); the candidates left

@@ -17,7 +17,7 @@ from modeling.crossgen.prediction_result import SITUATIONS
 from modeling.errors import ConfigError
 from modeling.plan import auto, strategies
 from modeling.plan.assess import assess
-from modeling.plan.batch import select
+from modeling.plan.batch import select, slice_words
 from modeling.plan.calibration import CALIBRATION_SHARE
 from modeling.plan.inputs import Budget, PlanTable, check_budget
 from modeling.plan.replay import curve, embed
@@ -46,14 +46,22 @@ def _expected(a, curve_: ReplayCurve | None, spent_now: float, spent_batch: floa
     xs = curve_.simulated if kind == "count" else curve_.hours
     factor = ((spent_now + spent_batch) / spent_now) if spent_now > 0 else None
     b_err = _slope(xs, curve_.error)
-    err_after = None if b_err is None or factor is None else a.cv_error * factor ** -b_err
+    unit = "simulations" if kind == "count" else "simulator hours"
+    out = (f"; the replay ran out of workloads to hold back before its last round in {curve_.ran_out} of "
+           f"{curve_.n_seeds} seed(s), so its curve stops at round {len(curve_.error) - 1}" if curve_.ran_out else "")
+    falls = b_err is not None and b_err > 0  # a slope of 0 would say "no change", which the replay cannot tell
+    err_after = a.cv_error * factor ** -b_err if falls and factor is not None else None
     logw = [None if w is None else np.log(w) for w in curve_.median_width]
     b_w = _slope(xs, logw)
     w_after = (None if b_w is None or factor is None or width_now is None
                else float(np.exp(np.log(width_now) * factor ** -b_w)))
-    unit = "simulations" if kind == "count" else "simulator hours"
-    basis = (f"the cross-validated error now, extrapolated along the {curve_.strategy} replay curve "
-             f"(error ~ {unit} ^ -{b_err:.2f})" if b_err is not None else "replay curve too flat to extrapolate")
+    if falls:
+        basis = (f"the cross-validated error now, extrapolated along the {curve_.strategy} replay curve "
+                 f"(error ~ {unit} ^ -{b_err:.2f}){out}")
+    else:
+        why = ("the replay has too few rounds to extrapolate" if b_err is None
+               else f"in the {curve_.strategy} replay the error did not fall as {unit} were spent")
+        basis = f"{why}{out}"
     return Expected(a.cv_error, err_after, width_now, w_after, n, hours, basis)
 
 
@@ -138,7 +146,7 @@ def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation:
                 calibration=("the interval is calibrated on the workloads drawn at random (the calibration ids), "
                              "each residual scaled by its distance to the simulated set"
                              if cal is not None else "every simulated workload calibrates the interval")
-                + f"; {CALIBRATION_SHARE:.0%} of each batch is drawn at random for calibration",
+                + f"; the random slice of each batch, for calibration: {slice_words(budget.kind, share)}",
                 cost_source=table.cost_source, n_measured=len(measured), n_candidates=len(cand), notes=notes)
 
 

@@ -59,12 +59,15 @@ def replay(table: PlanTable, strategy: str, *, round_budget: Budget, rounds: int
         y = hidden_y.copy()
         y[known] = table.y[known]
         rest = np.setdiff1d(np.arange(n), known)
+        if len(rest) == 0:  # the last batch simulated every workload: nothing is left to score a round on
+            out[-1]["ran_out"] = True
+            break
         a = assess(table, y, known, rest, calibration=calib, situation=situation, level=level, seed=seed,
                    Z=Z)
         row = {"round": r, "simulated": len(known), "hours": float(table.cost[known].sum()),
-               **_score(a, table.y[rest]), "strategy": None}
+               **_score(a, table.y[rest]), "strategy": None, "ran_out": False}
         out.append(row)
-        if r == rounds or len(rest) == 0:
+        if r == rounds:
             break
         used = strategy
         if chooser is not None:
@@ -73,13 +76,23 @@ def replay(table: PlanTable, strategy: str, *, round_budget: Budget, rounds: int
         ctx = strategies.Context(Z, rest, known, a.rank_width, table.cost, table.groups, round_budget, rng,
                                  a.feature_weight if weighted else None)
         picks, _, flags = select(used, ctx, share)
+        if len(picks) == 0:  # the round's budget buys none of the workloads left (each costs more)
+            row["ran_out"] = True
+            break
         known = np.concatenate([known, picks])
         calib = np.concatenate([calib, picks[flags]])
     return out
 
 
+def ran_out(run: list[dict]) -> bool:
+    """Whether a replay stopped before its last round: a batch simulated every workload it had held back, or
+    the round's budget bought none of those left."""
+    return bool(run and run[-1].get("ran_out"))
+
+
 def curve(strategy: str, runs: list[list[dict]], budget_kind: str) -> ReplayCurve:
-    """Mean and spread over seeds of replays of one strategy (rounds aligned by index)."""
+    """Mean and spread over seeds of replays of one strategy (rounds aligned by index; a replay that ran out
+    of workloads cuts the curve at its last scored round)."""
     m = min(len(r) for r in runs)
 
     def stat(key, f):
@@ -90,7 +103,8 @@ def curve(strategy: str, runs: list[list[dict]], budget_kind: str) -> ReplayCurv
                        simulated=stat("simulated", np.mean), hours=stat("hours", np.mean),
                        error=stat("error", np.mean), error_sd=stat("error", np.std),
                        mean_ape=stat("mean_ape", np.mean), coverage=stat("coverage", np.mean),
-                       coverage_sd=stat("coverage", np.std), median_width=stat("median_width", np.mean))
+                       coverage_sd=stat("coverage", np.std), median_width=stat("median_width", np.mean),
+                       ran_out=sum(ran_out(r) for r in runs))
 
 
 # ---------------------------------------------------------------- auto (modeling.plan.auto): a replay of its own
@@ -106,7 +120,9 @@ ROUNDS = 3
 CANDIDATES = ("random", "stratified", "diversity", "representative", "uncertainty", "cost", "cost-diversity",
               "cost-representative")
 #: used while too few workloads are simulated to replay on, per budget kind
-DEFAULT = {"count": "representative", "hours": "cost-diversity"}
+#: (hours: on heavy-tailed costs cost-diversity spends a round on the many nearly free workloads and its error
+#: stalls; representative reached random's error at 15 % of the hours with 58 % of its hours, benchmarks/plan.py)
+DEFAULT = {"count": "representative", "hours": "representative"}
 #: how much lower (a share of the default's) another strategy's replayed error must be to replace it
 SWITCH_MARGIN = 0.2
 
@@ -136,13 +152,24 @@ def pick(runs: dict, budget_kind: str = "count") -> tuple[str, str, dict]:
     switching on small differences cost more than it gained (40 seeds on the ARM phases: with a 10 % margin
     ``auto`` reached random's error at 15 % of the workloads one round later than with 20 %, 73 % of random's
     simulations instead of 67 %; the GPU table's result was the same with either)."""
-    scores = {s: float(np.mean([r["error"] for run in rs for r in run[1:]])) for s, rs in runs.items()}
-    best = min(scores, key=scores.get)
     default = DEFAULT[budget_kind]
+    # the rounds every replay has: one that ran out of workloads early is not scored on its early rounds alone
+    common = min((len(run) for rs in runs.values() for run in rs), default=0)
+    scores = {s: float(np.mean([r["error"] for run in rs for r in run[1:common]])) for s, rs in runs.items()}
+    out = sorted(s for s, rs in runs.items() if any(ran_out(run) for run in rs))
+    if common < 2:  # a replay ran out in its first round: nothing to compare the strategies on
+        return default, (f"the default, {default}: the replay ran out of workloads to hold back in its first "
+                         f"round (a round's budget, {ROUND_SHARE:.0%} of the simulated workloads' "
+                         f"{'count' if budget_kind == 'count' else 'hours'}, simulated every workload held back "
+                         "or could buy none of them), so it could not compare the strategies"), {}
+    best = min(scores, key=scores.get)
     kept = default in scores and best != default and scores[best] > (1 - SWITCH_MARGIN) * scores[default]
     listed = ", ".join(f"{s} {v:.3f}" for s, v in sorted(scores.items(), key=lambda kv: kv[1]))
     why = (f"mean |log error| on the simulated workloads held back in a replay ({ROUNDS} rounds of "
            f"{ROUND_SHARE:.0%} from a {START_SHARE:.0%} random start): {listed}")
+    if out:
+        why += (f" (the replay of {', '.join(out)} ran out of workloads to hold back before its last round; "
+                f"every strategy is scored on the first {common - 1} round(s))")
     if kept:
         return default, (f"the default, {default}: no strategy beat it by more than {SWITCH_MARGIN:.0%} in the "
                          f"{why}"), scores
@@ -173,4 +200,5 @@ class Chooser:
         return self.choice
 
 
-__all__ = ["CANDIDATES", "Chooser", "DEFAULT", "MIN_REPLAY", "compare", "curve", "embed", "pick", "replay"]
+__all__ = ["CANDIDATES", "Chooser", "DEFAULT", "MIN_REPLAY", "compare", "curve", "embed", "pick", "ran_out",
+           "replay"]

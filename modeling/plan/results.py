@@ -61,6 +61,7 @@ class ReplayCurve(Result):
     coverage: list  # share of unsimulated workloads inside their interval (None: no interval yet)
     coverage_sd: list
     median_width: list
+    ran_out: int = 0  # seeds whose replay ran out of workloads to hold back before the last round
 
 
 @dataclass

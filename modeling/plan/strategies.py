@@ -2,7 +2,10 @@
 
 Every strategy returns the candidates in the order it would simulate them (with a short reason per pick);
 :func:`fill` then takes them in that order while the budget allows (a count: the first N; hours: each
-candidate that still fits, skipping those that do not).
+candidate that still fits, skipping those that do not). With a budget in hours the greedy strategies
+(k-center, k-medoids) pick only among the candidates the hours left still buy and go on until nothing fits,
+so whatever the spread of the costs (six orders of magnitude, a few workloads dearer than the whole budget,
+many nearly free) the budget is spent on their picks, not on the order's tail.
 
 * ``random``: a uniformly random order (the reference a user compares against).
 * ``stratified``: random within each application, applications in proportion to their candidates
@@ -107,11 +110,21 @@ def nearest_distance(Z: np.ndarray, rows: np.ndarray, to: np.ndarray) -> np.ndar
 
 
 def slots(ctx: Context) -> int:
-    """How many workloads the budget is expected to buy among the candidates (at their median cost)."""
+    """How many workloads the budget is expected to buy among the candidates: a count budget's number; an
+    hours budget over the candidates' *mean* cost (what a pick drawn at random costs on average). The median
+    would be far too many when costs are heavy-tailed: a budget of 100 h over a median of 0.03 h is 3,000
+    slots, where a random draw costs ten times the median on such a table."""
     if ctx.budget.kind == "count":
         return int(min(ctx.budget.amount, len(ctx.candidates)))
-    per = float(np.median(ctx.cost[ctx.candidates]))
+    if len(ctx.candidates) == 0:
+        return 0
+    per = float(np.mean(ctx.cost[ctx.candidates]))
     return int(max(1, min(len(ctx.candidates), ctx.budget.amount // per if per > 0 else len(ctx.candidates))))
+
+
+def _hours_left(ctx: Context) -> float:
+    """The hours a budget-aware greedy may still spend (infinite for a count budget: it stops at its limit)."""
+    return float(ctx.budget.amount) if ctx.budget.kind == "hours" else np.inf
 
 
 def _random(ctx: Context):
@@ -138,16 +151,21 @@ def _k_center(ctx: Context, per_cost: bool, limit: int):
     d = nearest_distance(Z, cand, ctx.simulated)
     div = ctx.cost[cand] ** COST_POWER if per_cost else np.ones(len(cand))
     taken = np.zeros(len(cand), bool)
+    left, cost = _hours_left(ctx), ctx.cost[cand]
     order, why = [], []
     for _ in range(min(limit, len(cand))):
+        fits = ~taken & (cost <= left + 1e-12)  # an hours budget: only what the hours left still buy
+        if not fits.any():
+            break
         if np.isfinite(d).any():
-            j = int(np.argmax(np.where(taken, -np.inf, d / div)))
+            j = int(np.argmax(np.where(fits, d / div, -np.inf)))
             why.append(f"farthest from the simulated and already picked ({d[j]:.2f}"
                        + (f" per sqrt hour: / {div[j]:.3g})" if per_cost else ")"))
         else:  # nothing simulated yet: start nearest the centre of the candidates
-            j = int(np.argmin(np.linalg.norm(Z[cand] - Z[cand].mean(axis=0), axis=1)))
+            j = int(np.argmin(np.where(fits, np.linalg.norm(Z[cand] - Z[cand].mean(axis=0), axis=1), np.inf)))
             why.append("the first pick: nearest the centre of the candidates")
         taken[j] = True
+        left -= cost[j]
         order.append(cand[j])
         d = np.minimum(d, np.linalg.norm(Z[cand] - Z[cand[j]], axis=1))
         d[taken] = 0.0
@@ -170,10 +188,12 @@ def _medoids(ctx: Context, per_cost: bool, limit: int):
     D = pairwise_distance(Z[pool], Z[rows])
     div = ctx.cost[pool] ** COST_POWER if per_cost else np.ones(len(pool))
     d = nearest_distance(Z, rows, ctx.simulated)
+    left, cost = _hours_left(ctx), ctx.cost[pool]
     order, why = [], []
     if not np.isfinite(d).any():  # nothing simulated: start at the medoid (per sqrt hour: its mean distance x)
-        j = int(np.argmin(D.mean(axis=1) * div))
+        j = int(np.argmin(np.where(cost <= left + 1e-12, D.mean(axis=1) * div, np.inf)))
         order.append(j)
+        left -= cost[j]
         why.append("the first pick: the candidates' medoid (the least mean distance to all of them"
                    + (", times sqrt hour)" if per_cost else ")"))
         d = D[j].copy()
@@ -183,6 +203,8 @@ def _medoids(ctx: Context, per_cost: bool, limit: int):
     buf = np.empty(len(rows))
     while len(order) < min(limit, len(pool)) and heap:
         neg, j, when = heapq.heappop(heap)
+        if cost[j] > left + 1e-12:  # an hours budget: it no longer fits, and the hours left only shrink
+            continue
         if when != len(order):  # a bound from an earlier pick: recompute and put back
             np.subtract(d, D[j], out=buf)
             np.maximum(buf, 0.0, out=buf)
@@ -191,6 +213,7 @@ def _medoids(ctx: Context, per_cost: bool, limit: int):
         why.append(f"brings the candidates nearer to a simulated workload (mean distance -{-neg * div[j]:.3f}"
                    + (f", per sqrt hour: / {div[j]:.3g})" if per_cost else ")"))
         order.append(j)
+        left -= cost[j]
         np.minimum(d, D[j], out=d)
     picked = pool[np.asarray(order, int)]
     rest = cand[~np.isin(cand, picked)]
@@ -205,7 +228,7 @@ def _clusters(ctx: Context, per_cost: bool):
     from sklearn.cluster import KMeans
 
     if ctx.width is None:
-        order, why = _k_center(ctx, per_cost, slots(ctx))
+        order, why = _k_center(ctx, per_cost, _greedy_limit(ctx))
         return order, [f"{w} (no model yet: too few simulated workloads for an interval width)" for w in why]
     cand, width = ctx.candidates, ctx.width
     div = ctx.cost[cand] ** COST_POWER if per_cost else np.ones(len(cand))
@@ -234,20 +257,23 @@ def _clusters(ctx: Context, per_cost: bool):
     return cand[np.concatenate([np.asarray(picks, int), rest])], why
 
 
+def _greedy_limit(ctx: Context) -> int:
+    """How many picks the greedy strategies make: a count budget's number; with an hours budget, as many as
+    the hours buy (each pick must fit in the hours left, so the order's head is exactly what the budget buys,
+    however the costs spread)."""
+    return slots(ctx) if ctx.budget.kind == "count" else len(ctx.candidates)
+
+
 def order(strategy: str, ctx: Context):
     """The candidates in the order ``strategy`` would simulate them, and a reason per candidate."""
     if strategy == "random":
         return _random(ctx)
     if strategy == "stratified":
         return _stratified(ctx)
-    if strategy == "diversity":
-        return _k_center(ctx, False, slots(ctx))
-    if strategy == "cost-diversity":
-        return _k_center(ctx, True, 4 * slots(ctx))
-    if strategy == "representative":
-        return _medoids(ctx, False, slots(ctx))
-    if strategy == "cost-representative":
-        return _medoids(ctx, True, slots(ctx) if ctx.budget.kind == "count" else 4 * slots(ctx))
+    if strategy in ("diversity", "cost-diversity"):
+        return _k_center(ctx, strategy == "cost-diversity", _greedy_limit(ctx))
+    if strategy in ("representative", "cost-representative"):
+        return _medoids(ctx, strategy == "cost-representative", _greedy_limit(ctx))
     if strategy == "uncertainty":
         return _clusters(ctx, False)
     if strategy == "cost":

@@ -23,7 +23,8 @@ def test_a_plan_within_budget_with_why(table):
         assert b.width is None or b.width > 1
     assert p.strategy == "diversity" and p.requested == "diversity"
     assert {c.strategy for c in p.replay} == set(auto.CANDIDATES)  # 30 measured: enough to replay
-    assert all(len(c.error) == auto.ROUNDS + 1 for c in p.replay)
+    # a round of 15 % of the hours can simulate every workload a replay held back: its curve stops there, saying so
+    assert all(len(c.error) == auto.ROUNDS + 1 or c.ran_out for c in p.replay)
     assert p.expected.error_now is not None and p.expected.error_after is not None
     assert p.expected.error_after <= p.expected.error_now
     json.dumps(p.to_dict())
@@ -45,7 +46,8 @@ def test_auto_keeps_the_default_unless_clearly_beaten():
 
     assert auto.pick(runs(representative=0.10, random=0.095))[0] == "representative"  # 5 % better: not enough
     assert auto.pick(runs(representative=0.10, random=0.08))[0] == "random"
-    assert auto.pick(runs(representative=0.10, random=0.095), "hours")[0] == "random"  # default there: cost-diversity
+    assert auto.pick(runs(representative=0.10, random=0.095), "hours")[0] == "representative"  # the same default
+    assert auto.pick(runs(**{"cost-diversity": 0.10, "representative": 0.095}), "hours")[0] == "representative"
     chosen, why, _ = auto.pick(runs(representative=0.10, random=0.095))
     assert "the default" in why and "random 0.095" in why
 
