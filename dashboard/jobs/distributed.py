@@ -350,9 +350,9 @@ class _Watchdog(threading.Thread):
     written; the pool process lives on). A job inside a long call into C that holds the GIL runs no instruction,
     nor does this thread: the job's watcher process kills it (dashboard/jobs/watcher.py)."""
 
-    def __init__(self, key: str, run: str | None, task: str):
+    def __init__(self, key: str, run: str | None, task: str, also=None):
         super().__init__(name="perfcast-watchdog", daemon=True)
-        self.key, self.run_id, self.task = key, run, task
+        self.key, self.run_id, self.task, self.also = key, run, task, also
         self.job_thread = threading.get_ident()  # the task's thread
         self.done = threading.Event()
 
@@ -360,7 +360,7 @@ class _Watchdog(threading.Thread):
         started = unreachable = time.time()
         while not self.done.wait(WATCH_SECONDS):
             try:
-                if client().exists(_k("cancel", self.task)):
+                if client().exists(_k("cancel", self.task)) or (self.also is not None and self.also()):
                     return self._end("cancelled")
                 beat = last_beat(self.key) or 0.0
             except Exception:  # noqa: BLE001 - Redis unreachable: pages could not beat either
@@ -407,12 +407,15 @@ def _tell_watcher(job: dict) -> None:
 
 
 class _Guard:
-    """The job's watchdog thread, and its pool process's watcher told which job runs."""
+    """The job's watchdog thread, and its pool process's watcher told which job runs. ``task``: another task's
+    (a fan-out helper watches its parent job: dashboard/jobs/fanout.py); ``also()``: one more reason to stop."""
 
-    def __init__(self, key: str, run: str | None):
-        task = getattr(_TASK, "task", None)
+    def __init__(self, key: str, run: str | None, task: str | None = None, also=None):
+        if task is None:
+            task = getattr(_TASK, "task", None)
+            _TASK.key, _TASK.run = key, run  # the job's own: what its fan-out's helpers watch (parent())
         self.job = {"key": key, "task": task, "run": run}
-        self.dog = _Watchdog(key, run, task) if task else None
+        self.dog = _Watchdog(key, run, task, also) if task else None
 
     def __enter__(self):
         if self.dog:
@@ -427,9 +430,17 @@ class _Guard:
             self.dog.join()
 
 
-def guard(key: str, run: str | None = None) -> _Guard:
-    """While the job of ``key`` runs as a Celery task: its :class:`_Watchdog`."""
-    return _Guard(key, run)
+def guard(key: str, run: str | None = None, task: str | None = None, also=None) -> _Guard:
+    """While the job of ``key`` runs as a Celery task: its :class:`_Watchdog` (``task``, ``also``: see
+    :class:`_Guard`)."""
+    return _Guard(key, run, task, also)
+
+
+def parent() -> dict | None:
+    """The job this thread runs (its Celery task, key and run), for the helpers it sends out to watch; None
+    outside a job's guard."""
+    task, key = getattr(_TASK, "task", None), getattr(_TASK, "key", None)
+    return {"task": task, "key": key, "run": getattr(_TASK, "run", None)} if task and key else None
 
 
 def lower_priority() -> None:
@@ -482,8 +493,10 @@ def background_manager():
 
             if job is None or prestart.no_job(job):
                 return
-            client().set(_k("cancel", job), "1", ex=3600)
-            self.handle.control.revoke(job)
+            c = client()
+            c.set(_k("cancel", job), "1", ex=3600)  # the job and every helper it sent watch this flag
+            helpers = [h.decode() for h in c.smembers(_k("helpers", job))]  # its fan-out's tasks still queued
+            self.handle.control.revoke([job, *helpers])
 
         def job_running(self, job):
             # while Redis is unreachable the job is taken as running: the page keeps polling

@@ -22,8 +22,13 @@ spreads the fits:
   again) are shared out once more. A helper that meets the outage stops. A run that ends during the outage
   waits for Redis to mark itself stopped, so no helper queued behind the outage fits a list nobody needs.
 * Cancel (or abandonment) stops the parent, which sets ``...:stop``, empties the list and revokes the
-  helper tasks still queued: the fits not yet started are never run; a helper finishes the fit it is in
-  and stops.
+  helper tasks still queued: the fits not yet started are never run. The helpers do not rely on the parent
+  for that (a parent inside a long call into C is killed by its pool's watcher, with no chance to clean up):
+  each helper watches its parent job itself, as the parent's own watchdog does (Cancel's flag of the parent's
+  task, the pages' heartbeat of its key, its run ended, the run's stop), and stops within a poll
+  (``WATCH_SECONDS``), a fit in Python by the stop exception, a fit in C by its pool's watcher; a helper
+  still queued starts, sees the parent stopped and returns at once, and Cancel on the page also revokes the
+  helper tasks the parent recorded (``perfcast:helpers:<parent task>``).
 """
 
 from __future__ import annotations
@@ -59,6 +64,12 @@ def _k(fan: str, *parts) -> str:
     from dashboard.jobs.distributed import _k as key
 
     return key("fan", fan, *parts)
+
+
+def _k_helpers(task: str) -> str:
+    from dashboard.jobs.distributed import _k as key
+
+    return key("helpers", task)
 
 
 def _fit_name(model: str, fold) -> str:
@@ -107,15 +118,20 @@ def runner(spec: dict, on_wait=None, helpers: int | None = None):
     helpers = settings.FANOUT_HELPERS if helpers is None else helpers
 
     def run(tasks, fit):
-        from dashboard.jobs.distributed import client
+        from dashboard.jobs.distributed import client, parent
 
         c = client()
+        job = parent()  # the job sending the helpers (None: called outside a job, as in tests)
+        if job is not None:
+            spec_ = {**spec, "parent": job}
+        else:
+            spec_ = spec
         fan = uuid.uuid4().hex
         names = [_fit_name(m, k) for m, k in tasks]
         have: set[str] = set()
         suspects: dict[str, float] = {}
         sent: list = []
-        shared = _rejoin(c, fan, spec, names, have, helpers, sent)
+        shared = _rejoin(c, fan, spec_, names, have, helpers, sent)
         looked, wait = time.monotonic(), 1.0
         ended = False
         try:
@@ -137,7 +153,7 @@ def runner(spec: dict, on_wait=None, helpers: int | None = None):
                 have.add(name)
                 yield (*_parse(name), fit(*_parse(name)))
                 if len(have) < len(names) and time.monotonic() - looked >= wait:
-                    shared = _rejoin(c, fan, spec, names, have, helpers, sent, again=True)
+                    shared = _rejoin(c, fan, spec_, names, have, helpers, sent, again=True)
                     looked, wait = time.monotonic(), min(2 * wait, 30.0)
             ended = True
         finally:
@@ -169,7 +185,14 @@ def _rejoin(c, fan, spec, names, have, helpers, sent, again: bool = False) -> bo
             pipe.expire(todo, KEEP_SECONDS)
         pipe.execute()
         if again or not sent:
-            sent.extend(_send_helpers(fan, helpers))
+            ids = _send_helpers(fan, helpers)
+            sent.extend(ids)
+            task = (spec.get("parent") or {}).get("task")
+            if task and ids:  # Cancel on the page revokes them too (LeasedCeleryManager.terminate_job)
+                pipe = c.pipeline()
+                pipe.sadd(_k_helpers(task), *ids)
+                pipe.expire(_k_helpers(task), KEEP_SECONDS)
+                pipe.execute()
     except Exception as exc:
         if not is_outage(exc):
             raise
@@ -292,30 +315,55 @@ def _plan(spec_json: str):
                          seed=p["seed"])
 
 
+def _parent_stopped(c, fan: str, job: dict | None) -> bool:
+    """Is the run over, or its parent job cancelled or ended (abandonment: the parent's watchdog, as the
+    helper's own guard below)?"""
+    if c.exists(_k(fan, "stop")):
+        return True
+    if not job:
+        return False
+    from dashboard.jobs.distributed import _k as key
+
+    ended = key("run", job["run"], "ended") if job.get("run") else None
+    return bool(c.exists(key("cancel", job["task"]))) or bool(ended and c.exists(ended))
+
+
 def help_with(fan: str) -> int:
     """The Celery task: fit what is left of run ``fan`` until nothing is; returns how many fits it did.
-    Redis unreachable: it stops (the parent fits what is left itself, and shares it out again later)."""
-    from dashboard.jobs.distributed import client
+    It watches its parent job while it fits (the module's docstring: Cancel and abandonment stop it within a
+    poll). Redis unreachable: it stops (the parent fits what is left itself, and shares it out again later)."""
+    import contextlib
+
+    from dashboard.jobs.distributed import client, guard
+    from dashboard.jobs.runner import JobAbandoned, JobCancelled
 
     c = client()
     done = 0
     try:
         spec = c.get(_k(fan, "spec"))
-        while spec is not None and not c.exists(_k(fan, "stop")):
-            name = c.lpop(_k(fan, "todo"))
-            if name is None:
-                break
-            name = name.decode()
-            lease = _claim(fan, name)
-            try:
-                out = _plan(spec.decode()).fit(*_parse(name))
-                pipe = c.pipeline()  # the record expires even when the parent records no fit of its own
-                pipe.hset(_k(fan, "done"), name, encode(out))
-                pipe.expire(_k(fan, "done"), KEEP_SECONDS)
-                pipe.execute()
-            finally:
-                lease.release()
-            done += 1
+        job = json.loads(spec).get("parent") if spec is not None else None
+        if spec is None or _parent_stopped(c, fan, job):
+            return 0
+        watch = (guard(job["key"], job.get("run"), task=job["task"], also=lambda: _parent_stopped(c, fan, job))
+                 if job else contextlib.nullcontext())
+        with watch:
+            while not c.exists(_k(fan, "stop")):
+                name = c.lpop(_k(fan, "todo"))
+                if name is None:
+                    break
+                name = name.decode()
+                lease = _claim(fan, name)
+                try:
+                    out = _plan(spec.decode()).fit(*_parse(name))
+                    pipe = c.pipeline()  # the record expires even when the parent records no fit of its own
+                    pipe.hset(_k(fan, "done"), name, encode(out))
+                    pipe.expire(_k(fan, "done"), KEEP_SECONDS)
+                    pipe.execute()
+                finally:
+                    lease.release()
+                done += 1
+    except (JobCancelled, JobAbandoned) as exc:
+        _log.info("helper of run %s: its job stopped (%s) after %d fits", fan, exc, done)
     except Exception as exc:
         if not is_outage(exc):
             raise

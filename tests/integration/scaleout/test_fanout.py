@@ -145,3 +145,59 @@ def test_a_worker_killed_mid_fit_has_its_fit_run_again_elsewhere(two_workers, ca
     assert "was lost with its worker: fitting it again" in caplog.text
     assert _numbers(spread) == _numbers(alone)
     r.delete(*r.keys("perfcast:fan:*"))
+
+
+def test_cancel_stops_every_helper_even_when_the_parent_cannot_clean_up(two_workers, monkeypatch):
+    """Cancel on the page sets the job's flag; the parent job here cannot mark its run stopped (as when its pool's
+    watcher kills it inside a long call into C). Every helper watches the parent itself: it stops within a
+    poll, the fits left are never run, and a helper that starts after Cancel returns at once."""
+    import uuid
+
+    from dashboard.jobs import distributed
+    from dashboard.jobs.runner import JobCancelled
+    from dashboard.jobs.runs import new_run
+
+    params = _params(seed=3, preset="halwpe")
+    r = two_workers["redis"]
+    task, run = f"test-parent-{uuid.uuid4().hex}", new_run()
+    key = SCENARIO.request({"dataset": "rodinia", "host": "GTX-680", "target": "Tesla-P100", "preset": "halwpe",
+                            "seed": "3"})["key"]
+    monkeypatch.setattr(fanout, "_stop", lambda *a, **k: None)  # the parent leaves nothing behind
+    monkeypatch.setattr(distributed._TASK, "task", task, raising=False)
+    distributed.beat(key)
+
+    def progress(done, total, label):
+        distributed.beat(key)  # the page is watching
+        if done >= 3:
+            r.set(distributed._k("cancel", task), "1", ex=600)  # Cancel on the page
+
+    with pytest.raises(JobCancelled):
+        with distributed.guard(key, run):
+            _run(params, fanout.runner(_spec(params)), progress=progress)
+    fan = next(r.scan_iter("perfcast:fan:*:spec")).decode().split(":")[2]
+    assert json.loads(r.get(f"perfcast:fan:{fan}:spec"))["parent"]["task"] == task
+    deadline = time.time() + 60
+    while time.time() < deadline and list(r.scan_iter(f"perfcast:fan:{fan}:claim:*")):
+        time.sleep(0.2)  # the helpers' fits in progress end (in Python: at the stop exception)
+    finished = r.hlen(f"perfcast:fan:{fan}:done")
+    left = r.llen(f"perfcast:fan:{fan}:todo")
+    time.sleep(3.0)
+    assert r.hlen(f"perfcast:fan:{fan}:done") == finished and r.llen(f"perfcast:fan:{fan}:todo") == left
+    assert left > 0 and finished < 16 * 11  # the list was not emptied by the parent, yet no helper takes from it
+    assert fanout.help_with(fan) == 0  # a helper starting now returns at once
+    assert r.llen(f"perfcast:fan:{fan}:todo") == left
+    r.delete(*r.keys("perfcast:fan:*"))
+    monkeypatch.setattr(distributed._TASK, "task", None, raising=False)
+
+
+def test_cancel_on_the_page_revokes_the_helpers_the_job_sent(two_workers, monkeypatch):
+    from dashboard.jobs import distributed
+
+    r = two_workers["redis"]
+    r.sadd(distributed._k("helpers", "job-1"), "helper-a", "helper-b")
+    revoked = []
+    manager = distributed.background_manager()
+    monkeypatch.setattr(manager.handle.control, "revoke", lambda ids, **kw: revoked.append(sorted(ids)))
+    manager.terminate_job("job-1")
+    assert revoked == [["helper-a", "helper-b", "job-1"]]
+    assert r.exists(distributed._k("cancel", "job-1"))
