@@ -20,18 +20,6 @@ SECRET = "s" * 64
 PASSWORD = "a long enough password"
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request, tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'perfcast.db'}" if request.param == "sqlite" else request.getfixturevalue(
-        "postgres_url")
-    database.migrate(url)
-    monkeypatch.setattr(settings, "DATABASE_URL", url)
-    monkeypatch.setattr(settings, "VAR_DIR", tmp_path / "var")
-    monkeypatch.setattr(gate, "_secret", [SECRET])
-    with projects.scope(None):
-        yield url
-
-
 def _project(name, owner, *others):
     if owner not in _names():
         accounts.add_user(owner, PASSWORD)

@@ -13,19 +13,6 @@ from dashboard.access.models import AuditEvent, Session
 SECRET = "s" * 64
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request, tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'perfcast.db'}" if request.param == "sqlite" else request.getfixturevalue(
-        "postgres_url")
-    database.migrate(url)
-    monkeypatch.setattr(settings, "DATABASE_URL", url)
-    monkeypatch.setattr(settings, "VAR_DIR", tmp_path / "var")
-    monkeypatch.setattr(gate, "_secret", [SECRET])  # this test's key, and the app's own back afterwards (a
-    # key left behind made every later browser test's cookie invalid once the app had been imported earlier)
-    with projects.scope(None):  # not the test session's default project (tests/conftest.py)
-        yield url
-
-
 def _user(name: str, memberships: dict[str, str]) -> str:
     """A user with ``{project: role}`` (projects created as needed) and a session; returns its cookie."""
     accounts.add_user(name, None)

@@ -5,7 +5,6 @@ sessions are deleted after a day."""
 
 from datetime import timedelta
 
-import pytest
 from flask import Flask
 from sqlalchemy import func, select, update
 
@@ -15,17 +14,6 @@ from dashboard.access.models import Session, User, utcnow
 
 SECRET = "s" * 64
 PASSWORD = "a long enough password"
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def url(request, tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'perfcast.db'}" if request.param == "sqlite" else request.getfixturevalue(
-        "postgres_url")
-    database.migrate(url)
-    monkeypatch.setattr(settings, "DATABASE_URL", url)
-    monkeypatch.setattr(settings, "VAR_DIR", tmp_path / "var")
-    monkeypatch.setattr(gate, "_secret", [SECRET])
-    return url
 
 
 def _sessions(name, n):
