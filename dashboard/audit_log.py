@@ -164,9 +164,12 @@ def _store(action: str, address: str, user: str | None, ids: dict, project: int 
     DROPPED.report()
 
 
-#: refusals that strangers can cause as fast as they can send requests: counted, not written one by one
-COUNTED = frozenset({"refused host", "refused origin", "refused body", "sign-in throttled", "sign-in failed",
-                     "setup link refused", "proxy header ignored"})
+#: refusals that strangers can cause as fast as they can send requests: counted, not written one by one. A
+#: failed sign-in is not among them: each is an attempt on an account worth its own row, and each costs its
+#: sender a password check in the machine's few sign-in slots (dashboard/access/passwords.py), which bounds
+#: their rate; once over the limits they are refused as "sign-in throttled", which is counted.
+COUNTED = frozenset({"refused host", "refused origin", "refused body", "sign-in throttled", "setup link refused",
+                     "proxy header ignored"})
 
 
 class Repeats:
