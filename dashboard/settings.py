@@ -164,6 +164,9 @@ LOGIN_WAITING_AT_ONCE = max(1, int(os.environ.get("PERFCAST_LOGIN_WAITING_AT_ONC
 #: threads and above jobs (os.setpriority increment of the checking thread; jobs run at JOB_NICENESS).
 LOGIN_CHECK_NICENESS = int(os.environ.get("PERFCAST_LOGIN_CHECK_NICENESS", 5))
 LOGIN_WINDOW_SECONDS = float(os.environ.get("PERFCAST_LOGIN_WINDOW_SECONDS", 900))
+#: Days a client (address) an account signed in from stays known: a new browser there is limited as a device of
+#: its own, not by strangers' failures for the account (dashboard/access/limiter.py).
+KNOWN_CLIENT_DAYS = float(os.environ.get("PERFCAST_KNOWN_CLIENT_DAYS", 90))
 #: Seconds a failed sign-in waits before it is answered. 0 by default: the limits above bound guessing, and a
 #: waiting answer holds one of the web threads that signed-in members need (a stranger's parallel failures held
 #: them all).

@@ -7,6 +7,10 @@ after OWASP's device-cookie scheme:
   (:func:`device_cookie`, one year). Its attempts for that account are counted for that device alone
   (``PERFCAST_LOGIN_FAILURES_PER_DEVICE``, 5 in the window): nobody else's failures, for the account or from
   the same address, ever refuse it.
+- **New browsers at a known place.** A browser without the device cookie, from a client (address) where the
+  account signed in before (``known_clients``, within ``PERFCAST_KNOWN_CLIENT_DAYS``, 90), is limited as a
+  device of its own (:func:`location_device`): throttled by its own failures only, never locked out by
+  strangers guessing the account's password from elsewhere (OWASP ASVS: throttling, not lockout).
 - **Other browsers** are limited per account (``PERFCAST_LOGIN_FAILURES_PER_ACCOUNT``, 5) and per client
   (``PERFCAST_LOGIN_FAILURES_PER_ADDRESS``, 20) within ``PERFCAST_LOGIN_WINDOW_SECONDS`` (15 min). The client
   is the peer's address; behind a trusted proxy (``PERFCAST_TRUSTED_PROXIES``) the address the proxy forwards
@@ -35,7 +39,7 @@ from sqlalchemy import and_, delete, func, select
 
 from dashboard import settings
 from dashboard.access import database
-from dashboard.access.models import LoginFailure, utcnow
+from dashboard.access.models import KnownClient, LoginFailure, utcnow
 
 DEVICE_COOKIE = "perfcast_device"
 DEVICE_DAYS = 365
@@ -96,6 +100,32 @@ class Attempt:
     account: str
     client: str
     device: str | None
+
+
+def location_device(client: str) -> str:
+    """The device id of a new browser at a known client: the client's digest (never a cookie's id, which is
+    24 hexadecimal digits)."""
+    return "loc-" + hashlib.sha256(client.encode()).hexdigest()[:28]
+
+
+def known_client(account: str, client: str, url: str | None = None) -> bool:
+    """Has ``account`` signed in from ``client`` within ``PERFCAST_KNOWN_CLIENT_DAYS``?"""
+    since = utcnow() - timedelta(days=settings.KNOWN_CLIENT_DAYS)
+    with database.session(url) as db:
+        return db.scalar(select(KnownClient.id).where(KnownClient.account == account[:64],
+                                                      KnownClient.client == client[:64],
+                                                      KnownClient.last_success > since)) is not None
+
+
+def remember_client(account: str, client: str, url: str | None = None) -> None:
+    """A successful sign-in of ``account`` from ``client``: the place is known (or known again) from now."""
+    account, client = account[:64], client[:64]
+    with database.session(url) as db:
+        row = db.scalar(select(KnownClient).where(KnownClient.account == account, KnownClient.client == client))
+        if row is None:
+            db.add(KnownClient(account=account, client=client, last_success=utcnow()))
+        else:
+            row.last_success = utcnow()
 
 
 def begin(account: str, client: str, device: str | None = None, url: str | None = None) -> Attempt | None:

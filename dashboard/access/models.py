@@ -122,6 +122,18 @@ class Invitation(Base):
     revoked: Mapped[datetime | None] = mapped_column(DateTime, nullable=True)
 
 
+class KnownClient(Base):
+    """A client (dashboard/access/limiter.py ``client_key``: an address, an IPv6 /64) from which an account
+    signed in: a browser there without the account's device cookie is limited as a device of its own, so that
+    strangers' failures from elsewhere never lock the account's owner out of a new browser at their desk."""
+    __tablename__ = "known_clients"
+    __table_args__ = (UniqueConstraint("account", "client"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account: Mapped[str] = mapped_column(String(64), index=True)
+    client: Mapped[str] = mapped_column(String(64))
+    last_success: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
 class LoginFailure(Base):
     """One sign-in attempt being checked, or one that failed (dashboard/access/limiter.py counts these in a
     window: per device for a browser with the account's device cookie, else per account and per client)."""

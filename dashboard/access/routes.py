@@ -61,11 +61,14 @@ def login():
     next_path = safe_next(request.form.get("next"))
     address = limiter.client_key(request.remote_addr, request.headers.get("X-Forwarded-For"))
     device = limiter.device_of(request.cookies.get(limiter.DEVICE_COOKIE), name, secret())
+    new_browser = device is None
+    if new_browser and name and limiter.known_client(name, address):  # a new browser where the account signs in
+        device = limiter.location_device(address)
     try:  # the whole sign-in (its writes and its password check) in one of the process's few sign-in slots
         if limiter.limited(name, address, device):  # over a limit already: answered without waiting for one
             return _throttled(next_path, name, address)
         with passwords.check_slot(known_device=device is not None):
-            return _password_sign_in(name, password, next_path, address, device)
+            return _password_sign_in(name, password, next_path, address, device, new_browser)
     except passwords.Busy:
         response = _html(_login_page(next_path, name, "The server is busy checking other sign-ins: try again in "
                                      "a few seconds."), 503)
@@ -73,7 +76,8 @@ def login():
         return response
 
 
-def _password_sign_in(name: str, password: str, next_path: str, address: str, device: str | None):
+def _password_sign_in(name: str, password: str, next_path: str, address: str, device: str | None,
+                      new_browser: bool = True):
     attempt = limiter.begin(name, address, device)
     if attempt is None:
         return _throttled(next_path, name, address)
@@ -90,11 +94,12 @@ def _password_sign_in(name: str, password: str, next_path: str, address: str, de
         time.sleep(settings.LOGIN_FAILURE_DELAY)
         return _html(_login_page(next_path, name, "Wrong name or password."), 401)
     limiter.succeeded(attempt)
+    limiter.remember_client(name, address)
     g.perfcast_user = None
     response = redirect(next_path, code=303)
     _start_session(response, user_id)  # first: a sign-in that could not be recorded is not logged as done
     audit_log.record("signed in", address, account=name, method="password")
-    if device is None:
+    if new_browser:
         response.set_cookie(limiter.DEVICE_COOKIE, limiter.device_cookie(name, secret()),
                             max_age=limiter.DEVICE_DAYS * 86400, path="/login", httponly=True, samesite="Strict",
                             secure=_secure())

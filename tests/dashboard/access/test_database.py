@@ -10,7 +10,7 @@ from dashboard.access import accounts, database, first_start, limiter, sessions
 from dashboard.access.models import AuditEvent, Session, utcnow
 
 TABLES = {"users", "projects", "memberships", "sessions", "audit_events", "setup_tokens", "login_failures",
-          "audit_head", "invitations"}
+          "audit_head", "invitations", "known_clients"}
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -23,7 +23,7 @@ def url(request, tmp_path):
 def test_migrations_create_every_table_and_run_again_harmlessly(url):
     database.migrate(url)
     database.migrate(url)
-    assert database.current_revision(url) == "0006"
+    assert database.current_revision(url) == "0007"
     found = set(inspect(database.engine(url)).get_table_names())
     assert TABLES <= found and "alembic_version" in found
     columns = {c["name"] for c in inspect(database.engine(url)).get_columns("users")}

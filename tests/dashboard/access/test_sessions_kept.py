@@ -82,3 +82,28 @@ def test_the_password_page_checks_the_current_password_and_keeps_this_session(ur
     assert sessions.lookup(mine) is not None and sessions.lookup(other) is None
     with database.session() as db:
         assert passwords.verify(accounts.find_user(db, "ada").password_hash, new)
+
+
+def test_strangers_guessing_do_not_lock_the_owner_out_of_a_new_browser_at_a_known_place(url, monkeypatch):
+    """Strangers from many addresses fail more than the account's limit: a new browser (no device cookie) at an
+    address where the owner signed in before still gets in with the right password; one at an unknown address
+    is throttled (answered at once, 429), and the place's own failures still throttle it."""
+    monkeypatch.setattr(settings, "LOGIN_FAILURE_DELAY", 0.0)
+    accounts.add_user("ada", PASSWORD)
+    app = Flask(__name__)
+    routes.install(app)
+    gate.install(app)
+
+    def sign_in(address, password=PASSWORD):
+        client = app.test_client()  # a new browser each time: no cookies
+        return client.post("/login", data={"name": "ada", "password": password, "next": "/"},
+                           environ_base={"REMOTE_ADDR": address})
+
+    assert sign_in("10.0.0.5").status_code == 303  # ada at her desk, once
+    for i in range(8):  # strangers guess from eight addresses
+        assert sign_in(f"10.9.0.{i}", "wrong guess number x").status_code in (401, 429)
+    assert sign_in("10.7.7.7").status_code == 429  # an unknown place: throttled for the account
+    assert sign_in("10.0.0.5").status_code == 303  # a new browser at her desk: in
+    for _ in range(6):  # the desk's own wrong guesses still count, for the desk alone
+        sign_in("10.0.0.5", "wrong guess number y")
+    assert sign_in("10.0.0.5").status_code == 429
