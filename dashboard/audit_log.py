@@ -13,6 +13,8 @@ the ids as JSON), written after the log line; a database failure is logged and n
 
 from __future__ import annotations
 
+import atexit
+import functools
 import logging
 import re
 
@@ -36,13 +38,22 @@ def trusted_peer(address: str | None) -> bool:
         return False
     if getattr(ip, "ipv4_mapped", None):  # ::ffff:10.0.0.5 on a dual-stack socket
         ip = ip.ipv4_mapped
+    return any(ip in net for net in _networks(tuple(settings.TRUSTED_PROXIES)))
+
+
+@functools.lru_cache(maxsize=8)
+def _networks(entries: tuple[str, ...]) -> tuple:
+    """The trusted proxies' networks, parsed once per setting (asked for every hop of every forwarded request);
+    an entry that is not one is skipped here (refused at start: dashboard/access/proxy.py check_settings)."""
+    import ipaddress
+
     nets = []
-    for entry in settings.TRUSTED_PROXIES:
+    for entry in entries:
         try:
             nets.append(ipaddress.ip_network(entry.strip(), strict=False))
-        except ValueError:  # refused at start (dashboard/access/proxy.py check_settings)
+        except ValueError:
             continue
-    return any(ip in net for net in nets)
+    return tuple(nets)
 
 
 def without_port(hop: str) -> str:
@@ -324,7 +335,5 @@ def _flush_at_exit() -> None:
     except Exception:  # noqa: BLE001 - a process ending never fails on the trail
         pass
 
-
-import atexit  # noqa: E402 - registered once the counters exist
 
 atexit.register(_flush_at_exit)

@@ -140,7 +140,7 @@ def _wait_listening(port: int, proc: subprocess.Popen, limit: float = 180.0) -> 
     raise SystemExit(f"front: gunicorn did not listen on 127.0.0.1:{port} within {limit:.0f} s")
 
 
-def _gunicorn(env: dict) -> list[str]:
+def _gunicorn() -> list[str]:
     exe = ROOT / ".venv" / "bin" / "gunicorn"
     return [str(exe) if exe.exists() else "gunicorn", "app:server", "-c", str(ROOT / "gunicorn.conf.py")]
 
@@ -178,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
               "can then hold its threads: put a buffering proxy in front (docs/deployment.md)", file=sys.stderr,
               flush=True)
         env["PERFCAST_BIND_HOST"] = host
-        os.execvpe(_gunicorn(env)[0], _gunicorn(env), env)
+        cmd = _gunicorn()
+        os.execvpe(cmd[0], cmd, env)
     app_port = _env_int("PERFCAST_APP_PORT", 0) or free_port()
     for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
         (run_dir / kind).mkdir(parents=True, exist_ok=True)
@@ -188,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
                PERFCAST_FRONT_HOST=host,
                PERFCAST_TRUSTED_PROXIES=",".join(p for p in (os.environ.get("PERFCAST_TRUSTED_PROXIES", ""),
                                                              "127.0.0.1") if p))
-    app = subprocess.Popen(_gunicorn(env), env=env, cwd=ROOT)
+    app = subprocess.Popen(_gunicorn(), env=env, cwd=ROOT)
     front = None
     stopping = []
 

@@ -164,7 +164,7 @@ def accept_with_new_account(token: str, name: str, password: str, display_name: 
     if why := passwords.weakness(password):
         raise AccessError(why)
     with database.session(url) as db:
-        if offer(token, url) is None:  # before the name: a stale link learns nothing about accounts
+        if _valid(db, token) is None:  # before the name: a stale link learns nothing about accounts
             raise AccessError(_NOT_VALID)
         if accounts.find_user(db, name) is not None:
             raise AccessError(f"The name {name} is taken: choose another, or sign in if it is yours.")

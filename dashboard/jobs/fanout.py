@@ -122,10 +122,7 @@ def runner(spec: dict, on_wait=None, helpers: int | None = None):
 
         c = client()
         job = parent()  # the job sending the helpers (None: called outside a job, as in tests)
-        if job is not None:
-            spec_ = {**spec, "parent": job}
-        else:
-            spec_ = spec
+        spec_ = {**spec, "parent": job} if job is not None else spec
         fan = uuid.uuid4().hex
         names = [_fit_name(m, k) for m, k in tasks]
         have: set[str] = set()
