@@ -11,7 +11,13 @@ device cookie), then:
 2. **one address**: ``--guesses`` wrong sign-ins from one address by ``--stranger-threads`` threads, half for
    the member's own name and half for names that do not exist, while the member keeps opening the view and
    signs in again every 2 s from the same browser;
-3. **rotating**: the same from a new address per guess (the member's browser is the same throughout).
+3. **rotating**: the same from a new address per guess (the member's browser is the same throughout);
+4. **rotating, new browser**: the same again, but every 2 s the member signs in from a *new browser* (no device
+   cookie) at the place they signed in from before (their own address), as after clearing cookies or on a
+   second browser at their desk;
+5. **rotating, new browser at a new place** (``--new-place``): the same, every sign-in from a new browser at an
+   address the account never used: throttled with everyone else's failures for the account by design
+   (docs/access.md), measured to show what such a member meets.
 
 Prints JSON: per phase the member's view p50/p95 and their ratio to the quiet phase, the member's sign-ins
 (all must be 303), and the stranger's answers by status. Loops are bounded by count and time.
@@ -38,12 +44,15 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.load import _free_port, _gunicorn, _pct, _stop_group, _wait_up  # noqa: E402
 
 
-def _member_loop(base, member, client, stop, views, signins):
+def _member_loop(base, member, client, stop, views, signins, browser="same"):
+    """``browser``: ``same`` (the member's browser with its device cookie), ``new`` (a new browser at the
+    member's own address) or ``new-place`` (a new browser at a new address each time)."""
     import requests
 
     from benchmarks.signin import sign_in
 
     next_signin = time.monotonic() + 2
+    places = iter(range(1, 10**6))
     while not stop.is_set():
         t = time.perf_counter()
         try:
@@ -55,13 +64,21 @@ def _member_loop(base, member, client, stop, views, signins):
         if signins is not None and time.monotonic() >= next_signin:
             next_signin = time.monotonic() + 2
             t = time.perf_counter()
+            http = client.http if browser == "same" else requests.Session()
+            i = next(places)
+            headers = {"X-Forwarded-For": f"10.250.{i >> 8 & 255}.{i & 255}"} if browser == "new-place" else {}
             try:
-                r = client.http.post(base + "/login", data={"name": member.name, "password": member.password,
-                                                            "next": "/"}, allow_redirects=False, timeout=60)
+                r = http.post(base + "/login", data={"name": member.name, "password": member.password,
+                                                     "next": "/"}, headers=headers, allow_redirects=False,
+                              timeout=60)
                 status = r.status_code
             except requests.RequestException:
                 status = 0  # no answer within 60 s
             signins.append((status, time.perf_counter() - t))
+            if browser != "same":  # the new browser signs out (the account keeps a bounded number of sessions)
+                if status == 303:
+                    http.post(base + "/logout", allow_redirects=False, timeout=60)
+                continue
             if status == 303:
                 continue
             try:
@@ -104,9 +121,9 @@ def _stranger(base, member_name, guesses, threads, rotate):
     return dict(sorted(answers.items())), time.perf_counter() - t0
 
 
-def _phase(base, member, client, seconds=None, burst=None):
+def _phase(base, member, client, seconds=None, burst=None, browser="same"):
     stop, views, signins = threading.Event(), [], []
-    loop = threading.Thread(target=_member_loop, args=(base, member, client, stop, views, signins))
+    loop = threading.Thread(target=_member_loop, args=(base, member, client, stop, views, signins, browser))
     loop.start()
     out = {}
     if burst is None:
@@ -123,10 +140,12 @@ def _phase(base, member, client, seconds=None, burst=None):
     if signins is not None:
         out["member_signins"] = dict(Counter(s for s, _ in signins))
         out["member_signin_p95_s"] = round(_pct([t for _, t in signins], 95), 3) if signins else None
+        out["member_signins_accepted"] = (f"{sum(s == 303 for s, _ in signins)} of {len(signins)}"
+                                          if signins else None)
     return out
 
 
-def run(guesses=1000, stranger_threads=16, quiet=10.0, threads=None) -> dict:
+def run(guesses=1000, stranger_threads=16, quiet=10.0, threads=None, new_place=False) -> dict:
     var = tempfile.mkdtemp(prefix="perfcast-signin-burst-")
     env = {**os.environ, "PERFCAST_VAR_DIR": var, "PERFCAST_TRUSTED_PROXIES": "127.0.0.1"}
     env.pop("PERFCAST_REDIS_URL", None)
@@ -149,9 +168,13 @@ def run(guesses=1000, stranger_threads=16, quiet=10.0, threads=None) -> dict:
         client = DashClient(base, account=member)  # signs in: this browser now holds the device cookie
         assert any(c.name == "perfcast_device" for c in client.http.cookies), "no device cookie after sign-in"
         out["quiet"] = _phase(base, member, client, seconds=quiet)
-        for name, rotate in (("one_address", False), ("rotating_addresses", True)):
+        phases = [("one_address", False, "same"), ("rotating_addresses", True, "same"),
+                  ("rotating_addresses_new_browser", True, "new")]
+        if new_place:
+            phases.append(("rotating_addresses_new_browser_new_place", True, "new-place"))
+        for name, rotate, browser in phases:
             out[name] = _phase(base, member, client, burst={"guesses": guesses, "threads": stranger_threads,
-                                                    "rotate": rotate})
+                                                    "rotate": rotate}, browser=browser)
             q = out["quiet"]["view_p95_s"]
             if q and out[name]["view_p95_s"]:
                 out[name]["view_p95_ratio_to_quiet"] = round(out[name]["view_p95_s"] / q, 2)
@@ -166,9 +189,11 @@ def main() -> None:
     ap.add_argument("--stranger-threads", type=int, default=16)
     ap.add_argument("--quiet", type=float, default=10.0)
     ap.add_argument("--threads", type=int, default=None, help="web threads per worker (default: the project's)")
+    ap.add_argument("--new-place", action="store_true",
+                    help="also measure a member's new browser at a new address during the rotating burst")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
-    out = run(a.guesses, a.stranger_threads, a.quiet, a.threads)
+    out = run(a.guesses, a.stranger_threads, a.quiet, a.threads, a.new_place)
     print(json.dumps(out, indent=None if a.json else 2))
 
 

@@ -110,8 +110,9 @@ def _throttled(next_path: str, name: str, address: str):
     audit_log.record("sign-in throttled", address, account=name)  # answered at once: no thread held
     minutes = max(1, round(settings.LOGIN_WINDOW_SECONDS / 60))
     return _html(_login_page(next_path, name, f"Too many failed sign-ins for this name or from this "
-                                  f"address: try again in {minutes} minutes (a browser you have signed "
-                                  "in with before is not held back by others' failures)."), 429)
+                                  f"address: try again in {minutes} minutes. A browser you have signed "
+                                  "in with before, or any browser where you signed in before (the same "
+                                  "network address), is not held back by others' failures."), 429)
 
 
 def _login_page(next_path: str = "/", name: str = "", message: str = "", error: bool = True) -> str:

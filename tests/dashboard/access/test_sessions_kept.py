@@ -107,3 +107,32 @@ def test_strangers_guessing_do_not_lock_the_owner_out_of_a_new_browser_at_a_know
     for _ in range(6):  # the desk's own wrong guesses still count, for the desk alone
         sign_in("10.0.0.5", "wrong guess number y")
     assert sign_in("10.0.0.5").status_code == 429
+
+
+def test_a_new_browser_at_a_known_place_does_not_wait_for_strangers_checks(url, monkeypatch):
+    """Strangers' sign-ins from rotating addresses keep the machine's one slot for unknown browsers busy (held
+    here, as a stranger's check in progress holds it): a new browser at the owner's desk still signs in, since
+    it is checked as a device of its own; a new browser at a new place meets the busy slot (503, try again)."""
+    import fcntl
+
+    monkeypatch.setattr(settings, "LOGIN_FAILURE_DELAY", 0.0)
+    monkeypatch.setattr(settings, "LOGIN_CHECK_WAIT", 0.3)
+    accounts.add_user("ada", PASSWORD)
+    app = Flask(__name__)
+    routes.install(app)
+    gate.install(app)
+
+    def sign_in(address):
+        return app.test_client().post("/login", data={"name": "ada", "password": PASSWORD, "next": "/"},
+                                      environ_base={"REMOTE_ADDR": address})
+
+    assert sign_in("10.0.0.5").status_code == 303  # ada at her desk, once
+    settings.VAR_DIR.mkdir(parents=True, exist_ok=True)
+    with open(settings.VAR_DIR / "signin.lock", "w") as stranger:
+        fcntl.flock(stranger, fcntl.LOCK_EX)  # a stranger's check holds the machine's slot
+        try:
+            assert sign_in("10.0.0.5").status_code == 303  # a new browser at her desk: in
+            assert sign_in("10.7.7.7").status_code == 503  # a new place: waits for the busy slot, then told so
+        finally:
+            fcntl.flock(stranger, fcntl.LOCK_UN)
+    assert sign_in("10.7.7.7").status_code == 303  # the slot free again
