@@ -162,7 +162,7 @@ def run(guesses=1000, stranger_threads=16, quiet=10.0, threads=None, new_place=F
     out: dict = {"server": f"gunicorn -c gunicorn.conf.py: 2 workers x {threads} threads (loopback), real argon2 "
                            "cost, default sign-in settings", "guesses": guesses, "stranger_threads": stranger_threads}
     try:
-        _wait_up(base)
+        _wait_up(base, 300)  # a busy machine may take minutes to start 2 workers
         from benchmarks.dash_client import DashClient
 
         client = DashClient(base, account=member)  # signs in: this browser now holds the device cookie
