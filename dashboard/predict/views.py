@@ -9,7 +9,7 @@ import pandas as pd
 from dashboard.predict.results import PredictRun
 from dashboard.state import datasets
 from dashboard.ui.format import number
-from modeling.crossgen.conformal import quoted_coverage
+from modeling.intervals.conformal import quoted_coverage
 from modeling.tables.export import export_bytes as table_bytes
 
 NOT_VALID = "not valid here"

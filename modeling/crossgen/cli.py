@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from modeling.crossgen import conformal
+from modeling.intervals import conformal
 from modeling.crossgen.ensemble import TRANSFORMS
 from modeling.errors import ModelingError
 from modeling.tables.export import write_csv
@@ -238,7 +238,7 @@ def add_parsers(sub) -> None:
 def quoted_figures_text(d: dict) -> str:
     """The cross-validated figures of a prediction summary (:meth:`Prediction.summary`), as printed: the error
     and the held-out coverage quoted (for new applications each held-out set of whole applications weighs one,
-    :func:`modeling.crossgen.recommend.oof_scores`, :func:`modeling.crossgen.conformal.held_out_coverage`),
+    :func:`modeling.crossgen.recommend.oof_scores`, :func:`modeling.intervals.conformal.held_out_coverage`),
     then the baseline's through the same folds."""
     lines = [f"trained on {d['n_train']} workloads; cross-validated error {d['cv_error']['mean_ape']:.2f} % mean, "
              f"{d['cv_error']['median_ape']:.2f} % median; held-out coverage of the intervals "

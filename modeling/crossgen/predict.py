@@ -14,7 +14,7 @@ their host counters alone. Here every prediction carries
   (:mod:`modeling.crossgen.versus_baseline`);
 * an interval at a chosen level, conformal from the out-of-fold residuals of
   the same cross-validation (CV+ on the log scale,
-  :mod:`modeling.crossgen.conformal`), for the situation the user names:
+  :mod:`modeling.intervals.conformal`), for the situation the user names:
   ``new-inputs`` (known applications at new inputs: random K-fold residuals)
   or ``new-applications`` (applications not in the training data:
   leave-one-application-out residuals, or grouped 10-fold above 20
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from modeling.crossgen import applicability, conformal, racing, versus_baseline
+from modeling.crossgen import applicability, racing, versus_baseline
 from modeling.crossgen.ensemble import (
     ALL_MODELS,
     BASELINE,
@@ -50,12 +50,13 @@ from modeling.crossgen.prediction_result import (  # new_workloads: re-exported
     AUTO,
     RECOMMENDED,
     SITUATIONS,
-    PredictionChoice,
     Prediction,
+    PredictionChoice,
     new_workloads,  # noqa: F401
 )
 from modeling.crossgen.recommend import candidate_label, oof_scores, trade_off, transforms_for
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
+from modeling.intervals import conformal
 from modeling.metrics import percent_safe
 from modeling.parallel import map_unordered
 
@@ -325,7 +326,7 @@ def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMM
     transform : ``"auto"`` (chosen by the same CV) or one of none/log/ratio/logratio
     level : nominal coverage of the intervals, in (0, 1)
     situation : ``"new-inputs"`` or ``"new-applications"``
-    rule : interval rule (:data:`modeling.crossgen.conformal.RULES`); default per situation
+    rule : interval rule (:data:`modeling.intervals.conformal.RULES`); default per situation
     folds : K of the outer K-fold (new inputs; grouped K-fold above 20 applications)
     percentile : the applicability distance percentile
     n_jobs : worker processes; with ``recommended`` each outer fold's choice is one task

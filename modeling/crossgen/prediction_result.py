@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from modeling.crossgen import conformal, versus_baseline
+from modeling.crossgen import versus_baseline
 from modeling.crossgen.recommend import candidate_label
 from modeling.errors import DataError
+from modeling.intervals import conformal
 from modeling.results import Result
 
 RECOMMENDED = "recommended"

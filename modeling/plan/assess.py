@@ -2,7 +2,7 @@
 for every candidate, through the cross-generation prediction (:mod:`modeling.crossgen.predict`).
 
 The model is one fixed choice, a Random Forest on ``log(target / host)`` (RastSim 4.2 forest, HALWPE's
-host-relative target) with 5-fold CV+ intervals (:mod:`modeling.crossgen.conformal`); without a host column,
+host-relative target) with 5-fold CV+ intervals (:mod:`modeling.intervals.conformal`); without a host column,
 on ``log(target)``. It is fixed rather than ``recommended`` because a plan refits it every round of a replay
 (nested model choice each round would cost some fifty fits per round).
 
@@ -10,7 +10,7 @@ Two widths per candidate:
 
 * the **reported interval** is centred on the model fitted on every measured workload, with the half-width
   (log scale) the conformal quantile of the out-of-fold residuals of the calibration workloads
-  (:func:`modeling.crossgen.conformal.intervals`, rule ``weighted``: in the new-inputs situation each
+  (:func:`modeling.intervals.conformal.intervals`, rule ``weighted``: in the new-inputs situation each
   workload is its own unit, so it is the ``ceil(level (n + 1))``-th smallest residual; for new applications
   each application's residuals weigh one). CV+ (the predictions' default for new inputs) also spreads the
   interval by the fold models' disagreement; with few workloads, fold models fitted on 80 % of them are
@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from modeling.crossgen import conformal
+from modeling.intervals import conformal
 from modeling.crossgen.predict import fit_predictor
 from modeling.errors import NotEnoughDataError
 from modeling.plan.calibration import MIN_FITTED_SCALE, distance_scale, fitted_distance_scale, learning_curve_factor
@@ -169,8 +169,8 @@ def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray,
             d_cal = _fold_distance(Z, known, predictor.fold_of, sel)
             scale_cal, scale_pool = distance_scale(d_cal, d_pool)
             scaled = "the workload's distance to the simulated ones"
-        if conformal.conformal_rank(level, len(sel)) <= len(sel):
-            q = np.sort(predictor.abs_r[sel] / scale_cal)[conformal.conformal_rank(level, len(sel)) - 1]
+        q, supported = conformal.conformal_quantile(predictor.abs_r[sel] / scale_cal, level)
+        if supported >= level:
             half = q * scale_pool * _learning_factor(work, known, predictor, situation, seed)
             lo, hi = np.exp(center - half), np.exp(center + half)
             how_cal += f", each residual scaled by {scaled}"
