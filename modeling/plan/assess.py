@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from modeling.crossgen.situations import NEW_APPLICATIONS, NEW_INPUTS
 from modeling.intervals import conformal
 from modeling.crossgen.predict import fit_predictor
 from modeling.errors import NotEnoughDataError
@@ -115,7 +116,7 @@ def _baseline(table: PlanTable, known: np.ndarray, rows: np.ndarray) -> np.ndarr
 
 
 def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray, *, calibration=None,
-           situation: str = "new-inputs", level: float = 0.9, seed: int = 0, Z=None) -> Assessment:
+           situation: str = NEW_INPUTS, level: float = 0.9, seed: int = 0, Z=None) -> Assessment:
     """Fit on ``known`` (indices; their targets from ``y``) and predict ``rows``.
 
     ``calibration``: the indices among ``known`` whose residuals calibrate the reported interval (default:
@@ -146,18 +147,18 @@ def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray,
     if calibration is not None:
         pos = {k: i for i, k in enumerate(known)}
         mine = np.array(sorted(pos[k] for k in calibration if k in pos), int)
-        grouped = situation == "new-applications" and predictor.groups is not None
+        grouped = situation == NEW_APPLICATIONS and predictor.groups is not None
         if len(mine) >= conformal.units_needed(level) and (not grouped or len(np.unique(predictor.groups[mine])) >= 2):
             sel, how_cal = mine, f"the {len(mine)} workloads chosen at random calibrate the interval"
         else:
             how_cal = (f"too few workloads chosen at random ({len(mine)}) to calibrate alone: every measured "
                        "workload calibrates the interval")
     point = predictor.full.predict(Xn)
-    units = (predictor.groups[sel] if situation == "new-applications" and predictor.groups is not None
+    units = (predictor.groups[sel] if situation == NEW_APPLICATIONS and predictor.groups is not None
              else np.arange(len(sel)))
     center = conformal.to_log(point, predictor.floor)
     lo = hi = None
-    if (Z is not None and calibration is not None and units is not None and situation == "new-inputs"
+    if (Z is not None and calibration is not None and units is not None and situation == NEW_INPUTS
             and len(predictor.fold_of) == len(known)):
         d_pool = nearest_distance(Z, rows, known)
         if len(known) >= MIN_FITTED_SCALE:  # the line is fitted on every simulated workload's distance
