@@ -16,12 +16,15 @@ from dashboard.ui import (callback_graph, chart_order, compression, first_page, 
 from dashboard.ui.project_menu import project_menu
 from dashboard.callback_errors import on_callback_error
 from dashboard.jobs import background_manager, service_check  # noqa: F401 - registers the notice's check
-from dashboard.settings import MAX_UPLOAD_BYTES, REDIS_URL, ROOT, VAR_DIR
+from dashboard.settings import MAX_UPLOAD_BYTES, REDIS_URL, ROOT, VAR_DIR, make_files_private
+
+make_files_private()  # before this process writes anything (gunicorn.conf.py did it already for gunicorn)
 
 
 def _private_var_dir() -> None:
     """The var directory and the files that hold secrets, readable by the server's own user only (new files are
-    private through the umask set in dashboard/settings.py; this tightens those an earlier version left 0644)."""
+    private through the umask of ``settings.make_files_private``; this tightens those an earlier version left
+    0644)."""
     VAR_DIR.mkdir(parents=True, exist_ok=True)
     VAR_DIR.chmod(0o700)
     for name in ("secret_key", "perfcast.db", "perfcast.db-wal", "perfcast.db-shm"):

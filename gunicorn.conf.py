@@ -9,7 +9,9 @@ in these threads.
 import os
 import time
 
-from dashboard.settings import ACCESS_LOG, WEB_THREADS
+from dashboard.settings import ACCESS_LOG, WEB_THREADS, make_files_private
+
+make_files_private()  # the master, before it writes anything (the database it migrates, the access log)
 
 # loopback unless PERFCAST_BIND_HOST says otherwise (deploy/front.py: behind the buffering front, always loopback)
 bind = f"{os.environ.get('PERFCAST_BIND_HOST', '127.0.0.1')}:{os.environ.get('PORT', '8050')}"

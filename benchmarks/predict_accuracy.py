@@ -159,8 +159,8 @@ def synthetic_rules(rounds=40, level=0.9, n_apps=30, n_hidden=8, size_linked=Fal
     sqrt(size / 3)): large applications (many inputs of regular kernels) behave alike on the target and
     dominate a pooled quantile, while the small ones differ most; else one spread (sd 0.25) for all.
     ``within``: the spread of workloads within an application (sd on the log scale)."""
-    from modeling.crossgen.conformal import RULES
     from modeling.crossgen.predict import predict_scenario
+    from modeling.intervals.conformal import RULES
 
     per_rule = {r: {"workloads": [], "applications": [], "width": []} for r in RULES}
     for k in range(rounds):

@@ -78,9 +78,9 @@ def _split(scen: dict, hide: np.ndarray) -> tuple[dict, dict]:
 
 
 def one_split(scen: dict, hidden_apps, level=0.9, **kw) -> dict:
-    from modeling.crossgen.conformal import quoted_coverage
     from modeling.crossgen.ensemble import BASELINE
     from modeling.crossgen.predict import predict_scenario
+    from modeling.intervals.conformal import quoted_coverage
 
     groups = np.asarray(scen["groups"])
     hide = np.isin(groups, list(hidden_apps))

@@ -8,7 +8,7 @@ median-ratio baseline beside it, the applicability reference), then predicts ``-
 
 * **after**: :meth:`Predictor.predict` (point, 90 % CV+ interval, baseline and its interval, applicability);
 * **before**, in the same run, the table-based route this replaced for the intervals: the fold models'
-  predictions expanded to the (rows x 283) table and ranked by :func:`modeling.crossgen.conformal.cv_plus`
+  predictions expanded to the (rows x 283) table and ranked by :func:`modeling.intervals.conformal.cv_plus`
   (twice: model and baseline), which is also what the bounds are checked against (identical arrays).
 
 The goal is <= 2 s for 100,000 workloads; every figure is printed with the machine's load average.
@@ -44,8 +44,8 @@ def _new(scen, rows, seed=0):
 
 def _table_route(pred, Xn):
     """The replaced interval computation: the (rows x n_train) table ranked by cv_plus."""
-    from modeling.crossgen import conformal
     from modeling.crossgen.predict import _log_fold_predictions
+    from modeling.intervals import conformal
 
     out = []
     for models, abs_r in ((pred.fold_models, pred.abs_r), (pred.base_fold_models, pred.base_abs_r)):

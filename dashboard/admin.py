@@ -24,6 +24,7 @@ import getpass
 import sys
 
 from dashboard.access.models import ROLES
+from dashboard.settings import make_files_private
 
 
 def _password(stdin=None) -> str:
@@ -76,6 +77,7 @@ def main(argv=None, stdin=None, out=None) -> int:
 
     out = out or sys.stdout
     args = _parser().parse_args(argv)
+    make_files_private()  # the database and audit trail this command writes are the server's user's alone
     database.migrate()
     try:
         if args.what == "user" and args.action == "add":

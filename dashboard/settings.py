@@ -13,11 +13,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("PERFCAST_VAR_DIR", ROOT / "var"))
 
-# Everything a perfcast process writes is its owner's alone: the secret key, the access database (password
-# hashes, sessions, the audit trail), uploads and results. Set here because every perfcast process (the gunicorn
-# master that migrates the database, web workers, job processes, Celery workers, the admin command) reads these
-# settings before it writes anything; app.py also tightens a var directory made by an earlier version.
-os.umask(0o077)
+#: The umask of every perfcast server process (:func:`make_files_private`).
+PRIVATE_UMASK = 0o077
+
+
+def make_files_private() -> None:
+    """Make everything this process writes from now on its owner's alone (umask 077): the secret key, the access
+    database (password hashes, sessions, the audit trail), uploads and results. Called first by each start-up
+    before anything is written: gunicorn.conf.py (the master that migrates the database; its web workers are
+    forked from it), app.py (a server started otherwise, and the Celery workers of ``celery -A app``) and
+    ``python -m dashboard.admin``; job processes inherit it from the process that starts them. app.py also
+    tightens a var directory made by an earlier version."""
+    os.umask(PRIVATE_UMASK)
+
 
 #: Largest upload accepted, checked on the server on the decoded size.
 MAX_UPLOAD_BYTES = int(os.environ.get("PERFCAST_MAX_UPLOAD_MB", 50)) * 1024 * 1024

@@ -122,6 +122,23 @@ def test_dashboard_imports_run_down_its_floors_only():
     assert up == []
 
 
+#: The bottom floor of modeling/: what every method may use, importing nothing above it.
+MODELING_BOTTOM = {"modeling.errors", "modeling.intervals"}
+
+
+def test_the_intervals_sit_at_the_bottom_of_modeling_and_every_method_uses_them():
+    """One conformal module (modeling/intervals/) for every method's intervals: it imports only the bottom floor,
+    and each method with intervals takes them from it."""
+    graph = _graph()
+    for module, deps in graph.items():
+        if _package(module) in MODELING_BOTTOM:
+            assert {_package(d) for d in deps} <= MODELING_BOTTOM, module
+    for method in ("crossgen", "counts", "phases", "plan", "newapp"):
+        users = [m for m, deps in graph.items() if m.startswith(f"modeling.{method}.")
+                 and any(_package(d) == "modeling.intervals" for d in deps)]
+        assert users, f"modeling.{method} takes no intervals from modeling.intervals"
+
+
 def test_figures_only_draw():
     """Figure modules turn computed numbers into plotly JSON: they call no model (views compute); from modeling
     they import only a formatter and a labels module."""

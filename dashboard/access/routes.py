@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import time
-from urllib.parse import quote
 
 from flask import g, make_response, redirect, request
 from sqlalchemy.exc import SQLAlchemyError
@@ -385,7 +384,3 @@ def install(server) -> None:
     server.add_url_rule("/password", "perfcast_password", change_password, methods=["GET", "POST"])
     for kind in (OSError, SQLAlchemyError, StorageError):
         server.register_error_handler(kind, write_failed)
-
-
-def login_url(next_path: str) -> str:
-    return "/login?next=" + quote(safe_next(next_path), safe="/")

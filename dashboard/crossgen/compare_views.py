@@ -7,7 +7,7 @@ from dash import html
 
 from dashboard import jobs
 from dashboard.crossgen.figures import ape_pair
-from dashboard.crossgen.results import CompareRun, CompareSide, SavedScenario
+from dashboard.crossgen.results import CompareRun, SavedScenario
 from dashboard.state import datasets, scenarios
 from dashboard.ui.components import alert, card, num_col, pct_col, stat
 from dashboard.ui.figures import empty
@@ -76,10 +76,6 @@ def model_choices() -> list[str]:
 def model_options() -> list[dict]:
     """The per-workload model dropdowns: each run's ★ first, then every model and the baseline."""
     return [{"label": f"{STAR} this run's lowest E_out", "value": STAR}, *model_choices()]
-
-
-def side_label(side: CompareSide) -> str:
-    return side.label
 
 
 def summary(run: CompareRun | None):

@@ -57,11 +57,6 @@ def _default_host(values):
     return DEFAULT_HOST if DEFAULT_HOST in hosts else hosts[0]
 
 
-def default_host(values):
-    """GTX-680 when the dataset has it, else its first host."""
-    return _default_host(values)
-
-
 def preferred_target(values, *names: str):
     """The first of ``names`` among the target choices, else the first choice."""
     ts = target_choices(values)

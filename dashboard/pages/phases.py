@@ -20,6 +20,7 @@ from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default
 from dashboard.phases.new_program_text import np_facts, np_rows, np_text
+from modeling.intervals.conformal import LEVEL_MAX, LEVEL_MIN
 
 dash.register_page(__name__, path="/phases", name="Phases", title="perfcast · phases", order=6,
                    description=("Predict a target's cycles and power per program phase from host counters "
@@ -122,8 +123,9 @@ def _np_form(v):
                                   v["np_target"])),
         field("Model", dropdown(f"{NP}-model", [{"label": "auto: the winner of program-grouped CV", "value": "auto"}]
                                 + [{"label": NAMES[m], "value": m} for m in NAMES], v["np_model"])),
-        field("Interval level", dcc.Input(id=f"{NP}-level", type="number", min=0.5, max=0.99, step=0.01,
-                                          value=v["np_level"], className="num-input"), "0.5 – 0.99"),
+        field("Interval level", dcc.Input(id=f"{NP}-level", type="number", min=LEVEL_MIN, max=LEVEL_MAX,
+                                          step=0.01, value=v["np_level"], className="num-input"),
+              f"{LEVEL_MIN:g} – {LEVEL_MAX:g}"),
     ], className="form-grid")
 
 

@@ -23,7 +23,7 @@ from dashboard.ui.figures import empty
 from dashboard.ui.format import si_col
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default
-from modeling.crossgen.prediction_result import SITUATIONS
+from modeling.crossgen.situations import SITUATIONS
 from modeling.plan.planner import STRATEGY_CHOICES
 from modeling.plan.strategies import LABELS
 

@@ -26,7 +26,8 @@ from dashboard.ui.format import si_col
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default, to_query
 from modeling.crossgen.ensemble import ALL_MODELS
-from modeling.crossgen.predict import SITUATIONS
+from modeling.crossgen.situations import SITUATIONS
+from modeling.intervals.conformal import LEVEL_MAX, LEVEL_MIN
 
 dash.register_page(__name__, path="/predict", name="Predict", title="perfcast · predict", order=2,
                    description=("Predict the workloads the target never ran: a model fitted on every measured "
@@ -78,9 +79,9 @@ def _form(v, ds):
                                                for m in ["recommended", *ALL_MODELS]], v["model"]),
               "recommended: chosen among the models and the baseline by cross-validation"),
         field("Target transform", dropdown(f"{P}-transform", _transform_options(v), v["transform"])),
-        field("Interval level", dcc.Input(id=f"{P}-level", type="number", min=0.5, max=0.99, step=0.01,
-                                          value=v["level"], debounce=True, className="num-input"),
-              "0.5 – 0.99: the share of workloads whose value the interval should hold"),
+        field("Interval level", dcc.Input(id=f"{P}-level", type="number", min=LEVEL_MIN, max=LEVEL_MAX,
+                                          step=0.01, value=v["level"], debounce=True, className="num-input"),
+              f"{LEVEL_MIN:g} – {LEVEL_MAX:g}: the share of workloads whose value the interval should hold"),
         field("Situation", dropdown(f"{P}-situation", [{"label": t, "value": k} for k, t in SITUATIONS.items()],
                                     v["situation"]),
               "how the intervals are calibrated: random folds, or whole applications held out"),

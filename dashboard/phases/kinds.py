@@ -6,6 +6,7 @@ from dashboard import jobs
 from dashboard.phases import sources, work
 from dashboard.state.files import shipped_fingerprint
 from dashboard.ui.url_state import InvalidParameter, Param, StoredParam
+from modeling.intervals.conformal import LEVEL_MAX, LEVEL_MIN
 from modeling.phases import data
 
 
@@ -122,5 +123,5 @@ NEW_PROGRAM = jobs.JobKind("phasesnew", (
     Param("np_target", "choice", "cycles", list(data.TARGETS)),
     Param("np_model", "choice", "auto", ["auto", "lacross", "global", "nnls-baseline", "ratio-baseline",
                                          "program-ratio", "mean-baseline"]),
-    Param("np_level", "float", 0.9, None, 0.5, 0.99),
+    Param("np_level", "float", 0.9, None, LEVEL_MIN, LEVEL_MAX),
 ), work.predict_new_result, _new_fingerprint, _new_check, work.training_of)

@@ -8,7 +8,7 @@ from dashboard import jobs
 from dashboard.crossgen.params import dataset_of, pair_params
 from dashboard.plan import work
 from dashboard.ui.url_state import Param, Refused
-from modeling.crossgen.prediction_result import SITUATIONS
+from modeling.crossgen.situations import NEW_APPLICATIONS, NEW_INPUTS, SITUATIONS
 from modeling.errors import ModelingError
 from modeling.plan.inputs import check_budget
 from modeling.plan.planner import STRATEGY_CHOICES
@@ -41,7 +41,7 @@ def _check(params):
         raise Refused("budget", f"A budget in workloads is a whole number, got {params['budget']:g}.")
     try:
         table = work.table_of(params)
-        if params["situation"] == "new-applications" and table.groups is None:
+        if params["situation"] == NEW_APPLICATIONS and table.groups is None:
             raise Refused("situation", "Planning for applications not simulated yet needs each workload's "
                                        "application: this dataset has no application column (map one when "
                                        "uploading it), or choose 'known applications at new inputs'.")
@@ -56,7 +56,7 @@ PLAN = jobs.JobKind("plan", (
     Param("slowdown", "float", DEFAULT_SLOWDOWN, None, 1.0, 1e12),
     Param("budget_kind", "choice", "workloads", list(BUDGET_KINDS)),
     Param("budget", "float", 10.0, None, 1e-6, 1e9),
-    Param("situation", "choice", "new-inputs", list(SITUATIONS)),
+    Param("situation", "choice", NEW_INPUTS, list(SITUATIONS)),
     Param("strategy", "choice", "auto", list(STRATEGY_CHOICES)),
     Param("seed", "int", 0, None, 0, 2**31 - 1),
 ), work.plan_result, lambda p: _ds(p).fingerprint, _check, work.dataset_of)

@@ -9,13 +9,14 @@ from dashboard.predict import work
 from dashboard.state import predict_inputs
 from dashboard.ui.url_state import Param, Refused, StoredParam
 from modeling.crossgen.ensemble import ALL_MODELS
-from modeling.crossgen.predict import AUTO, RECOMMENDED, SITUATIONS
+from modeling.crossgen.predict import AUTO, RECOMMENDED
 from modeling.crossgen.recommend import transforms_for
+from modeling.crossgen.situations import NEW_APPLICATIONS, NEW_INPUTS, SITUATIONS
 from modeling.errors import ModelingError
+from modeling.intervals.conformal import LEVEL_MAX, LEVEL_MIN
 
 #: the shipped data's targets with workloads that GTX-680 ran and the target did not
 PREFERRED_TARGET = "GTX-970"
-LEVEL_MIN, LEVEL_MAX = 0.5, 0.99
 
 
 
@@ -35,7 +36,7 @@ def _check(params):
     ds = _ds(params)
     try:
         scen = work.scenario_of(params)
-        if params["situation"] == "new-applications" and scen.get("groups") is None:
+        if params["situation"] == NEW_APPLICATIONS and scen.get("groups") is None:
             raise Refused("situation", "Predicting for applications not in the training data needs each training "
                                        "workload's application: this dataset has no application column (map one "
                                        "when uploading it), or choose 'known applications at new inputs'.")
@@ -64,7 +65,7 @@ PREDICT = jobs.JobKind("predict", (
     Param("model", "choice", RECOMMENDED, [RECOMMENDED, *ALL_MODELS]),
     Param("transform", "choice", AUTO, transform_choices),
     Param("level", "float", 0.9, None, LEVEL_MIN, LEVEL_MAX),
-    Param("situation", "choice", "new-inputs", list(SITUATIONS)),
+    Param("situation", "choice", NEW_INPUTS, list(SITUATIONS)),
     Param("seed", "int", 0, None, 0, 2**31 - 1),
     StoredParam("source", "choice", predict_inputs.UNMEASURED, lookup=predict_inputs.inputs_meta,
                 what="table of workloads to predict"),

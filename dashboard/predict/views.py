@@ -9,7 +9,8 @@ import pandas as pd
 from dashboard.predict.results import PredictRun
 from dashboard.state import datasets
 from dashboard.ui.format import number
-from modeling.crossgen.conformal import quoted_coverage
+from modeling.crossgen.situations import NEW_INPUTS
+from modeling.intervals.conformal import quoted_coverage
 from modeling.tables.export import export_bytes as table_bytes
 
 NOT_VALID = "not valid here"
@@ -48,7 +49,7 @@ def interval_sentence(run: PredictRun) -> str:
         return (f"No {lvl} interval is given: too few applications (or workloads) can be held out to support that "
                 f"level (see the note above). See {NEWAPP} for estimates of one held-out application with one-run "
                 "calibration.")
-    if p.choice.situation == "new-inputs":
+    if p.choice.situation == NEW_INPUTS:
         return (f"What the interval means: {lvl} of workloads like the training ones (applications already "
                 "measured, at new inputs) fall within their interval, as cross-validation on the measured workloads "
                 f"showed ({pct(quoted_coverage(p.cv_coverage))} did). For applications not in the training data "

@@ -11,14 +11,6 @@ from dashboard.state import predictions as saved
 from modeling.crossgen.predict import predict_scenario
 
 
-def code_version() -> str:
-    """The version of the code that made the numbers: :func:`modeling.version.code_version` (a digest of
-    the modeling sources and the numerical packages)."""
-    from modeling.version import code_version as digest
-
-    return digest()
-
-
 def scenario_of(params: dict) -> dict:
     return datasets.get(params["dataset"]).scenario(params["host"], params["target"], params["metric"])
 

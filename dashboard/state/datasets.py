@@ -22,10 +22,8 @@ columns chosen at upload. Both produce the scenario dict of
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,8 +34,8 @@ from cachetools import LRUCache
 from dashboard import audit_log
 from dashboard.access.projects import project_path, require
 from dashboard.state import trash
-from dashboard.state.files import (NotFound, _fsync_dir, atomic_write_bytes, clean_name, sha256_file,
-                                   shipped_fingerprint, storage_error)
+from dashboard.state.files import (NotFound, atomic_dir, atomic_write_bytes, clean_name, sha256_file,
+                                   shipped_fingerprint)
 from dashboard.state.uploads import checked_unit
 from modeling import shipped
 from modeling.parallel import ForkSafeLock
@@ -64,10 +62,7 @@ def save_dataset(table: pd.DataFrame, name: str, mapping: dict, notes: dict | No
     unit = checked_unit(unit)
     target_units = {t: checked_unit(u) for t, u in (target_units or {}).items() if t in mapping["targets"]}
     ds_id = "ds-" + secrets.token_hex(8)
-    root = _datasets_dir()
-    tmp = root / f".{ds_id}.{os.getpid()}.tmp"
-    try:
-        tmp.mkdir()
+    with atomic_dir(_datasets_dir() / ds_id) as tmp:
         table.to_parquet(tmp / "table.parquet", index=False)
         files = {"table.parquet": sha256_file(tmp / "table.parquet")}
         if raw is not None:
@@ -76,18 +71,7 @@ def save_dataset(table: pd.DataFrame, name: str, mapping: dict, notes: dict | No
         meta = {"id": ds_id, "name": clean_name(name), "created": time.time(), "rows": int(len(table)),
                 "columns": [str(c) for c in table.columns], "mapping": mapping, "notes": notes or {},
                 "target_unit": unit, **({"target_units": target_units} if target_units else {}), "files": files}
-        for f in tmp.iterdir():
-            with open(f, "rb") as fh:
-                os.fsync(fh.fileno())
         atomic_write_bytes(tmp / "meta.json", json.dumps(meta, indent=1).encode())
-        os.rename(tmp, root / ds_id)
-        _fsync_dir(root)
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise storage_error(exc) from exc
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     audit_log.record("dataset saved", dataset=ds_id, rows=meta["rows"], name=meta["name"])
     return meta
 

@@ -11,6 +11,7 @@ import json
 import os
 import secrets
 import unicodedata
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -129,6 +130,40 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise storage_error(exc) from exc
+
+
+class AlreadyStored(Exception):
+    """:func:`atomic_dir`'s destination was created by another save while this one was written."""
+
+
+@contextmanager
+def atomic_dir(dest: Path):
+    """A temporary directory beside ``dest`` to fill; when the block ends its files are fsynced and it is renamed
+    to ``dest`` (atomic on one filesystem), so readers see the whole item or none, and a crash leaves only a
+    ``.*.tmp`` folder (:func:`remove_leftovers`). An error in the block removes the temporary directory: an
+    ``OSError`` is raised as :class:`StorageError` (nothing saved), anything else as it was. When ``dest`` exists
+    by the time of the rename (another request saved it at the same moment), :class:`AlreadyStored` is raised
+    and theirs stands."""
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        tmp.mkdir()
+        yield tmp
+        for f in tmp.iterdir():
+            with open(f, "rb") as fh:
+                os.fsync(fh.fileno())
+        try:
+            os.rename(tmp, dest)
+        except OSError:
+            if not dest.exists():
+                raise
+            raise AlreadyStored(str(dest)) from None
+        _fsync_dir(dest.parent)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise storage_error(exc) from exc
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 def sha256_file(path: Path) -> str:

@@ -14,10 +14,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
-import secrets
-import shutil
 import time
 from pathlib import Path
 
@@ -25,7 +22,7 @@ import pandas as pd
 
 from dashboard.access.projects import project_path, require
 from dashboard.state import trash
-from dashboard.state.files import NotFound, _fsync_dir, atomic_write_bytes, clean_name, storage_error
+from dashboard.state.files import AlreadyStored, NotFound, atomic_dir, atomic_write_bytes, clean_name
 from modeling.results import Result, dumps, loads
 
 PREDICTION_ID = re.compile(r"^pr-[0-9a-f]{16}$")
@@ -72,26 +69,15 @@ def save_prediction(result: dict | Result, key: str, table: pd.DataFrame, summar
     meta = {"id": pr_id, "name": cleaned or fallback, "method": method, "page": PAGES[method],
             "created": time.time(), "key": key, "params": params, "provenance": provenance,
             "summary": summary}
-    tmp = root / f".{pr_id}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        tmp.mkdir()
-        buf = io.BytesIO()
-        table.to_parquet(buf, index=False)
-        atomic_write_bytes(tmp / "table.parquet", buf.getvalue())
-        atomic_write_bytes(tmp / "result.json", dumps(result).encode())
-        atomic_write_bytes(tmp / "meta.json", json.dumps(meta, indent=1).encode())
-        try:
-            os.rename(tmp, root / pr_id)
-        except OSError:  # saved at the same moment by another request: theirs stands
-            shutil.rmtree(tmp, ignore_errors=True)
-            return {**load_meta(pr_id), "existing": True}
-        _fsync_dir(root)
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise storage_error(exc) from exc
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        with atomic_dir(root / pr_id) as tmp:
+            buf = io.BytesIO()
+            table.to_parquet(buf, index=False)
+            atomic_write_bytes(tmp / "table.parquet", buf.getvalue())
+            atomic_write_bytes(tmp / "result.json", dumps(result).encode())
+            atomic_write_bytes(tmp / "meta.json", json.dumps(meta, indent=1).encode())
+    except AlreadyStored:  # saved at the same moment by another request: theirs stands
+        return {**load_meta(pr_id), "existing": True}
     return meta
 
 

@@ -9,8 +9,8 @@ finish together, found by bisection on the common finish time (each
 accelerator's share is the largest ``g_i`` it can finish by then; an
 accelerator whose lumped overhead alone exceeds that time gets nothing).
 
-Serial (4.22-4.24) and general pipelined (4.25) take one stage per
-accelerator with its own parameters and share ``g_i``.  The single-accelerator
+Serial (4.22-4.24) takes one stage per accelerator with its own parameters
+and share ``g_i``.  The single-accelerator
 pipeline of ``n`` sub-computations of ``g`` bytes each follows 4.26 (overhead
 larger than latency) or 4.28 (latency larger), which reduce to 4.30 when
 computation dominates; :func:`pipelined_limit` gives 4.27/4.29 (n -> inf).
@@ -156,15 +156,6 @@ def serial_speedup(stages: Sequence[LogCAParams], shares: Sequence[float]) -> fl
     t0 = sum(float(host_time(s, g)) for s, g in zip(stages, shares))
     t1 = sum(s.o + float(_stage_time(s, g)) for s, g in zip(stages, shares))
     return t0 / t1
-
-
-def pipelined_general_speedup(stages: Sequence[LogCAParams], shares: Sequence[float]) -> float:
-    """Eq. 4.25: overheads and link latencies hidden behind computation (max instead of sum)."""
-    t0 = sum(float(host_time(s, g)) for s, g in zip(stages, shares))
-    o = max(s.o for s in stages)
-    lat = max(float(latency_time(s, g)) for s, g in zip(stages, shares))
-    comp = sum(float(host_time(s, g)) / s.A for s, g in zip(stages, shares))
-    return t0 / (o + lat + comp)
 
 
 def pipelined_speedup(p: LogCAParams, g, n: int = 1) -> np.ndarray:

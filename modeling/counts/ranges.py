@@ -32,16 +32,16 @@ block's largest held-out log error plus the steepest growth of any block of the 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from modeling.counts.splits import split
 from modeling.errors import NotEnoughDataError
+from modeling.intervals.conformal import conformal_quantile, units_needed
 
 LEVEL = 0.9
-MIN_HELD_OUT = math.ceil(LEVEL / (1 - LEVEL) - 1e-9)  # n with ceil((n + 1) LEVEL) <= n: 9 at 90 %
+MIN_HELD_OUT = units_needed(LEVEL)  # the fewest n with ceil((n + 1) LEVEL) <= n: 9 at 90 %
 MAX_FOLDS = 19
 MIN_FOLD_TRAIN = 4
 
@@ -148,10 +148,7 @@ def log_errors(actual: np.ndarray, pred: np.ndarray) -> np.ndarray:
 def score_quantile(q: np.ndarray, distance: np.ndarray, level: float = LEVEL) -> np.ndarray:
     """Per block: the k-th smallest score q / d over the held-out inputs, k = ceil((n + 1) level), or the
     largest when k > n (module docstring)."""
-    s = np.sort(np.asarray(q, float) / np.asarray(distance, float)[:, None], axis=0)
-    n = len(s)
-    k = math.ceil((n + 1) * level - 1e-9)
-    return s[min(k, n) - 1]
+    return conformal_quantile(np.asarray(q, float) / np.asarray(distance, float)[:, None], level)[0]
 
 
 def growth(X: np.ndarray, Y: np.ndarray) -> float:

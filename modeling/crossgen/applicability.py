@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from modeling.crossgen.situations import NEW_APPLICATIONS, NEW_INPUTS
+
 NEW_APP_PAGE = "/new-app"
 
 
@@ -103,7 +105,7 @@ def _nearest(A: np.ndarray, B: np.ndarray, exclude_self: bool = False, chunk: in
 
 
 def assess(X_train, X_new, feature_names, *, train_groups=None, new_groups=None, percentile: float = 95.0,
-           situation: str = "new-inputs", max_named: int = 5) -> Applicability:
+           situation: str = NEW_INPUTS, max_named: int = 5) -> Applicability:
     """Applicability of every new workload (see the module docstring).
 
     Parameters
@@ -120,7 +122,7 @@ def assess(X_train, X_new, feature_names, *, train_groups=None, new_groups=None,
                           max_named=max_named)
 
 
-def assess_against(ref: Reference, X_new, feature_names, *, new_groups=None, situation: str = "new-inputs",
+def assess_against(ref: Reference, X_new, feature_names, *, new_groups=None, situation: str = NEW_INPUTS,
                    max_named: int = 5) -> Applicability:
     """:func:`assess` with the training side computed once (:func:`reference`). The reasons are written
     only for the workloads that have one: a table of 100,000 applicable workloads costs array work only."""
@@ -138,7 +140,7 @@ def assess_against(ref: Reference, X_new, feature_names, *, new_groups=None, sit
         new_app = ~np.isin(groups, np.array(sorted(ref.groups), dtype=str))
     else:
         new_app = np.zeros(m, bool)
-    applicable = ~(any_out | far | (new_app & (situation != "new-applications")))
+    applicable = ~(any_out | far | (new_app & (situation != NEW_APPLICATIONS)))
     why = [""] * m
     names_out: list = [[] for _ in range(m)]
     rows, cols = np.nonzero(outside)  # row-major: each row's columns together, in order
@@ -156,7 +158,7 @@ def assess_against(ref: Reference, X_new, feature_names, *, new_groups=None, sit
             reasons.append(f"farther from every training workload ({dist[i]:.2f}) than {percentile:g} % of the "
                            f"training workloads are from their nearest neighbour ({threshold:.2f})")
         if new_app[i]:
-            if situation == "new-applications":
+            if situation == NEW_APPLICATIONS:
                 reasons.append(f"application {str(groups[i])!r} is not in the training data: the interval was built "
                                f"for that situation (applications held out); see {NEW_APP_PAGE} for "
                                "estimates made for it")

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 
-from modeling.crossgen import conformal
+from modeling.crossgen.situations import NEW_INPUTS, SITUATIONS
+from modeling.intervals import conformal
 from modeling.crossgen.ensemble import TRANSFORMS
 from modeling.errors import ModelingError
 from modeling.tables.export import write_csv
 
 
-def _scenario_args(p):
+def _scenario_args(p, transforms=TRANSFORMS, transform="none"):
+    """The data and evaluation options of a crossgen command; ``transforms`` the target transforms it offers."""
     src = p.add_argument_group("data")
     src.add_argument("--host", help="host GPU of the shipped data (e.g. GTX-680)")
     src.add_argument("--target", help="target GPU (shipped data) or target column (--csv)")
@@ -30,7 +32,7 @@ def _scenario_args(p):
     ev.add_argument("--models", default="halwpe", help="halwpe | rastsim | comma-separated names")
     ev.add_argument("--cv", default="kfold", choices=["kfold", "group", "logo"])
     ev.add_argument("--folds", type=int, default=10)
-    ev.add_argument("--transform", default="none", choices=TRANSFORMS)
+    ev.add_argument("--transform", default=transform, choices=list(transforms))
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--jobs", type=int, default=1, help="models evaluated in parallel processes")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -213,11 +215,7 @@ def add_parsers(sub) -> None:
     r.add_argument("--top", type=int, default=20)
     r.set_defaults(func=cmd_rank)
     pr = sub.add_parser("predict", help="predict workloads without a measured target, with intervals")
-    _scenario_args(pr)
-    pr.set_defaults(transform="auto")
-    for a in pr._actions:  # the transform may also be chosen by cross-validation here
-        if a.dest == "transform":
-            a.choices = ["auto", *TRANSFORMS]
+    _scenario_args(pr, transforms=("auto", *TRANSFORMS), transform="auto")  # auto: chosen by cross-validation
     pr.add_argument("--new", help="CSV or Parquet of workloads to predict (host counters; a target column is "
                                   "never read); default: the data's own workloads without a target")
     pr.add_argument("--new-id", help="id column of --new (default: --id when the table has it)")
@@ -225,7 +223,7 @@ def add_parsers(sub) -> None:
     pr.add_argument("--model", default="recommended", help="a model name, or recommended (nested CV, baseline "
                                                            "included)")
     pr.add_argument("--level", type=float, default=0.9, help="nominal coverage of the intervals (default 0.9)")
-    pr.add_argument("--situation", default="new-inputs", choices=["new-inputs", "new-applications"])
+    pr.add_argument("--situation", default=NEW_INPUTS, choices=list(SITUATIONS))
     pr.add_argument("--rule", default=None, choices=["pooled", "weighted", "per_application", "held_out"],
                     help="interval rule (default: pooled for new inputs, held_out for new applications)")
     pr.add_argument("--out", help="write the prediction table to FILE.csv or FILE.parquet")
@@ -238,7 +236,7 @@ def add_parsers(sub) -> None:
 def quoted_figures_text(d: dict) -> str:
     """The cross-validated figures of a prediction summary (:meth:`Prediction.summary`), as printed: the error
     and the held-out coverage quoted (for new applications each held-out set of whole applications weighs one,
-    :func:`modeling.crossgen.recommend.oof_scores`, :func:`modeling.crossgen.conformal.held_out_coverage`),
+    :func:`modeling.crossgen.recommend.oof_scores`, :func:`modeling.intervals.conformal.held_out_coverage`),
     then the baseline's through the same folds."""
     lines = [f"trained on {d['n_train']} workloads; cross-validated error {d['cv_error']['mean_ape']:.2f} % mean, "
              f"{d['cv_error']['median_ape']:.2f} % median; held-out coverage of the intervals "

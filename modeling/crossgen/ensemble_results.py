@@ -176,10 +176,6 @@ class EnsembleResult(Result):
                         step["feature"] = self.feature_names[step["feature"]]
         return d
 
-    def selected_names(self, name: str) -> list[str]:
-        """The features model ``name`` selected in its fit on all workloads, by name."""
-        return [self.feature_names[i] for i in self.model(name).selected]
-
     def steps_of(self, name: str) -> list[dict]:
         """The stepwise steps of model ``name`` (feature indices as names; empty for a model without steps)."""
         m = self.find(name)

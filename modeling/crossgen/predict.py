@@ -14,7 +14,7 @@ their host counters alone. Here every prediction carries
   (:mod:`modeling.crossgen.versus_baseline`);
 * an interval at a chosen level, conformal from the out-of-fold residuals of
   the same cross-validation (CV+ on the log scale,
-  :mod:`modeling.crossgen.conformal`), for the situation the user names:
+  :mod:`modeling.intervals.conformal`), for the situation the user names:
   ``new-inputs`` (known applications at new inputs: random K-fold residuals)
   or ``new-applications`` (applications not in the training data:
   leave-one-application-out residuals, or grouped 10-fold above 20
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from modeling.crossgen import applicability, conformal, racing, versus_baseline
+from modeling.crossgen import applicability, racing, versus_baseline
 from modeling.crossgen.ensemble import (
     ALL_MODELS,
     BASELINE,
@@ -49,13 +49,14 @@ from modeling.crossgen.prediction_folds import INNER_FOLDS, enough_per_fold, spl
 from modeling.crossgen.prediction_result import (  # new_workloads: re-exported
     AUTO,
     RECOMMENDED,
-    SITUATIONS,
-    PredictionChoice,
     Prediction,
+    PredictionChoice,
     new_workloads,  # noqa: F401
 )
 from modeling.crossgen.recommend import candidate_label, oof_scores, trade_off, transforms_for
+from modeling.crossgen.situations import NEW_APPLICATIONS, NEW_INPUTS, SITUATIONS
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
+from modeling.intervals import conformal
 from modeling.metrics import percent_safe
 from modeling.parallel import map_unordered
 
@@ -67,7 +68,7 @@ AUTO_SEARCH, RACE, BOUND, EXHAUSTIVE = "auto", "race", "bound", "exhaustive"
 SEARCHES = (AUTO_SEARCH, RACE, BOUND, EXHAUSTIVE)
 
 #: Default interval rule per situation (measured in benchmarks/predict_accuracy.py: see the README).
-DEFAULT_RULES = {"new-inputs": "pooled", "new-applications": "held_out"}
+DEFAULT_RULES = {NEW_INPUTS: "pooled", NEW_APPLICATIONS: "held_out"}
 
 
 # ------------------------------------------------------------------ fitting one candidate
@@ -137,7 +138,7 @@ class _Procedure:
         if search not in SEARCHES:
             raise ConfigError(f"Unknown search {search!r}; use one of {', '.join(SEARCHES)}.")
         if search == AUTO_SEARCH:
-            search = BOUND if situation == "new-applications" else RACE
+            search = BOUND if situation == NEW_APPLICATIONS else RACE
         self.search = search
 
     @property
@@ -147,7 +148,7 @@ class _Procedure:
     def few_groups(self, groups) -> int | None:
         """The training applications when they are too few to judge a model against the baseline for new
         applications (:data:`versus_baseline.MIN_GROUPS`), else None."""
-        if not self.include_baseline or self.situation != "new-applications" or groups is None:
+        if not self.include_baseline or self.situation != NEW_APPLICATIONS or groups is None:
             return None
         n = len(np.unique(groups))
         return n if versus_baseline.too_few(n) else None
@@ -288,8 +289,8 @@ class Predictor:
                 "the model fitted on all workloads predicts outside the interval of the models fitted without "
                 "each fold: the model is unstable here")]))
         notes = [] if supported else [conformal.unsupported_note(level, iv.level_supported, rule != "pooled",
-                                                                 self.situation == "new-applications")]
-        if self.situation == "new-inputs" and app.new_application.any():
+                                                                 self.situation == NEW_APPLICATIONS)]
+        if self.situation == NEW_INPUTS and app.new_application.any():
             notes.append(f"{int(app.new_application.sum())} workload(s) belong to applications not in the training "
                          "data: their intervals come from random folds and do not describe them (see each row's "
                          "reason).")
@@ -311,7 +312,7 @@ class Predictor:
 
 
 def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMMENDED, transform: str = AUTO,
-                     level: float = 0.9, situation: str = "new-inputs", rule: str | None = None, seed: int = 0,
+                     level: float = 0.9, situation: str = NEW_INPUTS, rule: str | None = None, seed: int = 0,
                      folds: int = 10, models="halwpe", percentile: float = 95.0, n_jobs: int = 1,
                      progress=None, search: str = AUTO_SEARCH) -> Prediction:
     """Fit on every measured workload of ``scen`` and predict the workloads of ``new``.
@@ -325,7 +326,7 @@ def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMM
     transform : ``"auto"`` (chosen by the same CV) or one of none/log/ratio/logratio
     level : nominal coverage of the intervals, in (0, 1)
     situation : ``"new-inputs"`` or ``"new-applications"``
-    rule : interval rule (:data:`modeling.crossgen.conformal.RULES`); default per situation
+    rule : interval rule (:data:`modeling.intervals.conformal.RULES`); default per situation
     folds : K of the outer K-fold (new inputs; grouped K-fold above 20 applications)
     percentile : the applicability distance percentile
     n_jobs : worker processes; with ``recommended`` each outer fold's choice is one task
@@ -344,7 +345,7 @@ def predict_scenario(scen: dict, new: dict | None = None, *, model: str = RECOMM
 
 
 def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO, level: float = 0.9,
-                  situation: str = "new-inputs", rule: str | None = None, seed: int = 0, folds: int = 10,
+                  situation: str = NEW_INPUTS, rule: str | None = None, seed: int = 0, folds: int = 10,
                   models="halwpe", percentile: float = 95.0, n_jobs: int = 1, progress=None,
                   search: str = AUTO_SEARCH) -> Predictor:
     """Fit what :func:`predict_scenario` needs on every measured workload of ``scen`` (same parameters)."""
@@ -355,7 +356,7 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
     rule = rule or DEFAULT_RULES[situation]
     if rule not in conformal.RULES:
         raise ConfigError(f"Unknown interval rule {rule!r}; use one of {', '.join(conformal.RULES)}.")
-    if situation == "new-inputs" and rule != "pooled":
+    if situation == NEW_INPUTS and rule != "pooled":
         raise ConfigError("With random folds every workload is its own unit: use the pooled rule.")
     conformal.conformal_rank(level, 1)  # validates the level
     host_index = scen.get("host_index")
@@ -448,7 +449,7 @@ def fit_predictor(scen: dict, *, model: str = RECOMMENDED, transform: str = AUTO
     m, t = chosen
     # the error quoted: for new applications each held-out set of whole applications weighs one, its workloads
     # equally, as a prediction's table weighs its rows (a large application does not stand for the others)
-    units = fold_of if situation == "new-applications" else None
+    units = fold_of if situation == NEW_APPLICATIONS else None
     cv_error = oof_scores(y, oof, floor, units)
 
     # the baseline beside it, through the same folds and rule; it replaces a recommended model that does not

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from modeling.crossgen.ensemble import make_splits
+from modeling.crossgen.situations import NEW_APPLICATIONS, NEW_INPUTS
 from modeling.errors import ConfigError, NotEnoughDataError
 
 LOGO_MAX_GROUPS = 20
@@ -16,7 +17,7 @@ INNER_FOLDS = 5
 
 def splits_for(n, situation, groups, folds, seed, inner=False):
     """(splits, cv, folds, label) of the cross-validation for ``situation``."""
-    if situation == "new-inputs":
+    if situation == NEW_INPUTS:
         k = min(INNER_FOLDS if inner else folds, n)
         return make_splits(n, "kfold", k, None, seed), "kfold", k, f"random {k}-fold over workloads"
     if groups is None:
@@ -43,7 +44,7 @@ def enough_per_fold(splits, y, groups, scheme: str, situation: str, fixed: bool,
     n = len(y)
     smallest = min(len(tr) for tr, _ in splits)
     if smallest < MIN_FIT:
-        if situation == "new-applications":  # one large application held out leaves the small ones
+        if situation == NEW_APPLICATIONS:  # one large application held out leaves the small ones
             raise NotEnoughDataError(
                 f"{scheme}: holding out one application leaves {smallest} measured workloads to fit on, and a model "
                 f"needs at least {MIN_FIT}. Measure more workloads of the other applications, or more "

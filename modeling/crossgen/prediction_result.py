@@ -9,17 +9,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from modeling.crossgen import conformal, versus_baseline
+from modeling.crossgen import versus_baseline
 from modeling.crossgen.recommend import candidate_label
+from modeling.crossgen.situations import NEW_INPUTS, SITUATIONS
 from modeling.errors import DataError
+from modeling.intervals import conformal
 from modeling.results import Result
 
 RECOMMENDED = "recommended"
 AUTO = "auto"
-SITUATIONS = {
-    "new-inputs": "known applications at new inputs",
-    "new-applications": "applications not in the training data",
-}
 
 
 # ------------------------------------------------------------------ the workloads to predict
@@ -193,7 +191,7 @@ class Prediction(Result):
         has_base = any(r.get("baseline") is not None for r in rows)
         choice = PredictionChoice(d.get("scenario") or {}, d.get("requested_model", ""),
                                   d.get("requested_transform", ""), d["model"], d.get("transform", "none"), d["level"],
-                                  d.get("situation", "new-inputs"))
+                                  d.get("situation", NEW_INPUTS))
         return cls(choice, d.get("level_supported", d["level"]), d.get("interval_rule", "pooled"),
                    d.get("cv_scheme", ""), d.get("cv_coverage") or {}, d.get("cv_error") or {}, d.get("baseline_cv"),
                    d.get("n_train", 0), list(d.get("feature_names") or []), [str(i) for i in col("id")],

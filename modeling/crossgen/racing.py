@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from modeling.crossgen.conformal import log_floor, to_log
+from modeling.intervals.conformal import log_floor, to_log
 from modeling.crossgen.ensemble import BASELINE, plan_fits, resolve_models
 from modeling.crossgen.recommend import candidate_label, oof_scores
 

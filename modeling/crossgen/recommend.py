@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from modeling.crossgen.conformal import log_floor, to_log, weighted_quantile
+from modeling.intervals.conformal import log_floor, to_log, weighted_quantile
 from modeling.crossgen.ensemble import BASELINE, TRANSFORMS, resolve_models, run_ensemble
 from modeling.metrics import ape
 

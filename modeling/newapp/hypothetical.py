@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from modeling.crossgen import conformal
+from modeling.intervals import conformal
 from modeling.errors import ConfigError, DataError
 from modeling.metrics import ape
 from modeling.newapp import estimators as est
@@ -262,7 +262,7 @@ def error_interval(abs_log_err: np.ndarray, pair: np.ndarray, level: float = INT
     workloads. This interval does: each measured pair is one unit (a new device is a new pair, and the
     errors within a pair share its bias), each pair's own ``level``-quantile of ``|log(measured /
     estimate)|`` is taken, then the conformal rank ``ceil(level (P + 1))`` over the ``P`` pairs
-    (:func:`modeling.crossgen.conformal.group_half_width`, rule ``per_application`` with pairs as the
+    (:func:`modeling.intervals.conformal.group_half_width`, rule ``per_application`` with pairs as the
     units); with too few pairs for the level the widest pair is used and the level the pairs can support,
     ``P / (P + 1)``, is reported. ``held_out`` is its coverage when each pair in turn is left out of the
     calibration and scored (percent of that pair's workloads inside; mean over pairs).

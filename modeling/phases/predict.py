@@ -24,7 +24,7 @@ program-grouped CV, as in evaluation).
 **Intervals** (level 0.9 by default), from the same cross-validation's out-of-fold predictions of the
 model used, on the log scale (a ratio judges a prediction; the bounds stay positive):
 
-* per phase: rule ``per_application`` of :mod:`modeling.crossgen.conformal` with the program as the
+* per phase: rule ``per_application`` of :mod:`modeling.intervals.conformal` with the program as the
   group: each training program's own ``level``-quantile of ``|log(measured / predicted)|`` over its phases,
   then the ``ceil(level (G + 1))``-th smallest of those G quantiles. Phases of one program share one bias
   (they are not exchangeable with each other), and the new program is a new group, so the program is the
@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 
 from modeling.build import armpm
-from modeling.crossgen import conformal
+from modeling.intervals import conformal
 from modeling.errors import ConfigError, DataError
 from modeling.phases import data
 from modeling.phases.evaluate import EPS_GRID, MODELS, T_GRID, evaluate, fill_edges, program_ratio, tune
@@ -300,20 +300,9 @@ def phase_half_width(abs_resid, programs, level: float) -> tuple[float, float]:
 def total_half_width(abs_resid, level: float) -> tuple[float, float]:
     """The ``ceil(level (G + 1))``-th smallest of G held-out programs' |log total residuals| (the largest,
     with the supported level G / (G + 1), when G is too small)."""
-    r = np.sort(np.asarray(abs_resid, float))
-    g = len(r)
-    if g < 2:
+    if len(abs_resid) < 2:
         raise DataError("Whole-program intervals need at least 2 training programs.")
-    k = conformal.conformal_rank(level, g)
-    return float(r[min(k, g) - 1]), (level if k <= g else conformal.supported_level(g))
-
-
-def programs_needed(level: float) -> int:
-    """The fewest held-out programs whose conformal rank ``ceil(level (G + 1))`` is at most G."""
-    g = 1
-    while conformal.conformal_rank(level, g) > g:
-        g += 1
-    return g
+    return conformal.conformal_quantile(abs_resid, level)
 
 
 def _fit_predict(model: str, train: pd.DataFrame, test: pd.DataFrame, target: str, features: str, norm: str,
@@ -408,7 +397,7 @@ def predict_program(host: pd.DataFrame, training: pd.DataFrame, target: str = "c
                 "mean_ape": float(np.mean(ape)), "max_ape": float(np.max(ape))}
     if not total_ok:
         notes.append(f"no {level * 100:g} % interval on the whole program: {len(r_total)} training programs are "
-                     f"too few (a held-out-program rank at that level needs at least {programs_needed(level)}; "
+                     f"too few (a held-out-program rank at that level needs at least {conformal.units_needed(level)}; "
                      f"they support {sup_total * 100:.0f} %); expect an error like the held-out training "
                      f"programs' in the same cross-validation: median {expected['median_ape']:.1f} %, largest "
                      f"{expected['max_ape']:.1f} % over {expected['runs']} whole runs of {expected['programs']} "

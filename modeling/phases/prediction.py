@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from modeling.crossgen import conformal
+from modeling.intervals import conformal
 from modeling.results import TAG, Result
 
 AUTO = "auto"

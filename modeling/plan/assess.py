@@ -2,7 +2,7 @@
 for every candidate, through the cross-generation prediction (:mod:`modeling.crossgen.predict`).
 
 The model is one fixed choice, a Random Forest on ``log(target / host)`` (RastSim 4.2 forest, HALWPE's
-host-relative target) with 5-fold CV+ intervals (:mod:`modeling.crossgen.conformal`); without a host column,
+host-relative target) with 5-fold CV+ intervals (:mod:`modeling.intervals.conformal`); without a host column,
 on ``log(target)``. It is fixed rather than ``recommended`` because a plan refits it every round of a replay
 (nested model choice each round would cost some fifty fits per round).
 
@@ -10,7 +10,7 @@ Two widths per candidate:
 
 * the **reported interval** is centred on the model fitted on every measured workload, with the half-width
   (log scale) the conformal quantile of the out-of-fold residuals of the calibration workloads
-  (:func:`modeling.crossgen.conformal.intervals`, rule ``weighted``: in the new-inputs situation each
+  (:func:`modeling.intervals.conformal.intervals`, rule ``weighted``: in the new-inputs situation each
   workload is its own unit, so it is the ``ceil(level (n + 1))``-th smallest residual; for new applications
   each application's residuals weigh one). CV+ (the predictions' default for new inputs) also spreads the
   interval by the fold models' disagreement; with few workloads, fold models fitted on 80 % of them are
@@ -31,7 +31,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from modeling.crossgen import conformal
+from modeling.crossgen.situations import NEW_APPLICATIONS, NEW_INPUTS
+from modeling.intervals import conformal
 from modeling.crossgen.predict import fit_predictor
 from modeling.errors import NotEnoughDataError
 from modeling.plan.calibration import MIN_FITTED_SCALE, distance_scale, fitted_distance_scale, learning_curve_factor
@@ -115,7 +116,7 @@ def _baseline(table: PlanTable, known: np.ndarray, rows: np.ndarray) -> np.ndarr
 
 
 def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray, *, calibration=None,
-           situation: str = "new-inputs", level: float = 0.9, seed: int = 0, Z=None) -> Assessment:
+           situation: str = NEW_INPUTS, level: float = 0.9, seed: int = 0, Z=None) -> Assessment:
     """Fit on ``known`` (indices; their targets from ``y``) and predict ``rows``.
 
     ``calibration``: the indices among ``known`` whose residuals calibrate the reported interval (default:
@@ -146,18 +147,18 @@ def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray,
     if calibration is not None:
         pos = {k: i for i, k in enumerate(known)}
         mine = np.array(sorted(pos[k] for k in calibration if k in pos), int)
-        grouped = situation == "new-applications" and predictor.groups is not None
+        grouped = situation == NEW_APPLICATIONS and predictor.groups is not None
         if len(mine) >= conformal.units_needed(level) and (not grouped or len(np.unique(predictor.groups[mine])) >= 2):
             sel, how_cal = mine, f"the {len(mine)} workloads chosen at random calibrate the interval"
         else:
             how_cal = (f"too few workloads chosen at random ({len(mine)}) to calibrate alone: every measured "
                        "workload calibrates the interval")
     point = predictor.full.predict(Xn)
-    units = (predictor.groups[sel] if situation == "new-applications" and predictor.groups is not None
+    units = (predictor.groups[sel] if situation == NEW_APPLICATIONS and predictor.groups is not None
              else np.arange(len(sel)))
     center = conformal.to_log(point, predictor.floor)
     lo = hi = None
-    if (Z is not None and calibration is not None and units is not None and situation == "new-inputs"
+    if (Z is not None and calibration is not None and units is not None and situation == NEW_INPUTS
             and len(predictor.fold_of) == len(known)):
         d_pool = nearest_distance(Z, rows, known)
         if len(known) >= MIN_FITTED_SCALE:  # the line is fitted on every simulated workload's distance
@@ -169,8 +170,8 @@ def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray,
             d_cal = _fold_distance(Z, known, predictor.fold_of, sel)
             scale_cal, scale_pool = distance_scale(d_cal, d_pool)
             scaled = "the workload's distance to the simulated ones"
-        if conformal.conformal_rank(level, len(sel)) <= len(sel):
-            q = np.sort(predictor.abs_r[sel] / scale_cal)[conformal.conformal_rank(level, len(sel)) - 1]
+        q, supported = conformal.conformal_quantile(predictor.abs_r[sel] / scale_cal, level)
+        if supported >= level:
             half = q * scale_pool * _learning_factor(work, known, predictor, situation, seed)
             lo, hi = np.exp(center - half), np.exp(center + half)
             how_cal += f", each residual scaled by {scaled}"

@@ -1,6 +1,6 @@
 """Intervals that stay calibrated while a planner chooses what to simulate.
 
-A conformal interval (:mod:`modeling.crossgen.conformal`) covers at its level when the workloads it
+A conformal interval (:mod:`modeling.intervals.conformal`) covers at its level when the workloads it
 calibrates on and the workloads it is for are exchangeable. A planner breaks that: it simulates the unusual,
 uncertain workloads, so their residuals are larger than those of the workloads left unsimulated, and an
 interval calibrated on all simulated workloads over-covers the rest (and is wider than it needs to be); a

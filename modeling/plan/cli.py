@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from modeling.crossgen.situations import NEW_INPUTS, SITUATIONS
 from modeling.tables.export import write_csv
 from modeling.errors import ConfigError
 
@@ -81,7 +82,7 @@ def add_parsers(sub) -> None:
     cost.add_argument("--slowdown", type=float, help="simulator slowdown: hours = host time (s) x X / 3600")
     p.add_argument("--budget", required=True, help="N workloads, or Nh simulator hours (e.g. 20 or 40h)")
     p.add_argument("--strategy", default="auto", choices=list(STRATEGY_CHOICES))
-    p.add_argument("--situation", default="new-inputs", choices=["new-inputs", "new-applications"])
+    p.add_argument("--situation", default=NEW_INPUTS, choices=list(SITUATIONS))
     p.add_argument("--level", type=float, default=0.9, help="nominal coverage of the intervals (default 0.9)")
     p.add_argument("--results", help="CSV/Parquet of a finished batch (id and target columns), merged by id first")
     p.add_argument("--calibration-col", help="column marking the simulated workloads drawn at random (1/0): "

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from modeling.crossgen.prediction_result import SITUATIONS
+from modeling.crossgen.situations import NEW_INPUTS, SITUATIONS
 from modeling.errors import ConfigError
 from modeling.plan import auto, strategies
 from modeling.plan.assess import assess
@@ -65,7 +65,7 @@ def _expected(a, curve_: ReplayCurve | None, spent_now: float, spent_batch: floa
     return Expected(a.cv_error, err_after, width_now, w_after, n, hours, basis)
 
 
-def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation: str = "new-inputs",
+def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation: str = NEW_INPUTS,
          level: float = 0.9, seed: int = 0, calibration_ids=None, replay_seeds: int = 2,
          share: float = CALIBRATION_SHARE) -> Plan:
     """The next batch of ``table``'s candidates to simulate under ``budget``.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from modeling.crossgen.situations import NEW_INPUTS
 from modeling.plan import strategies
 from modeling.plan.assess import assess
 from modeling.plan.batch import select
@@ -40,7 +41,7 @@ def _score(a, truth) -> dict:
 
 
 def replay(table: PlanTable, strategy: str, *, round_budget: Budget, rounds: int, start: int, seed: int = 0,
-           situation: str = "new-inputs", level: float = 0.9, share: float = CALIBRATION_SHARE,
+           situation: str = NEW_INPUTS, level: float = 0.9, share: float = CALIBRATION_SHARE,
            Z: np.ndarray | None = None, auto_options: dict | None = None, weighted: bool = True) -> list[dict]:
     """One replay (one seed): a list of rounds, round 0 being the random start of ``start`` workloads."""
     if not np.all(np.isfinite(table.y)):
@@ -127,7 +128,7 @@ DEFAULT = {"count": "representative", "hours": "representative"}
 SWITCH_MARGIN = 0.2
 
 
-def compare(table: PlanTable, budget_kind: str, *, situation="new-inputs", level=0.9, seeds=(0,),
+def compare(table: PlanTable, budget_kind: str, *, situation=NEW_INPUTS, level=0.9, seeds=(0,),
             candidates=CANDIDATES, Z=None):
     """Replay every candidate strategy on ``table`` (every workload measured): {strategy: [runs]}."""
     Z = embed(table) if Z is None else Z
@@ -180,7 +181,7 @@ class Chooser:
     """``auto`` across the rounds of a replay: re-chooses when the simulated workloads have grown by
     ``regrow`` since the last choice (a replay per round would cost a replay of replays)."""
 
-    def __init__(self, budget_kind: str, *, situation="new-inputs", level=0.9, seed=0, regrow=1.5,
+    def __init__(self, budget_kind: str, *, situation=NEW_INPUTS, level=0.9, seed=0, regrow=1.5,
                  candidates=CANDIDATES):
         self.kind, self.situation, self.level, self.seed = budget_kind, situation, level, seed
         self.regrow, self.candidates = regrow, candidates

@@ -130,12 +130,6 @@ def parquet_expanded(table, text: list, fixed: dict) -> int:
     return total
 
 
-def csv_decoded(n_bytes: int, rows: int, columns: int) -> int:
-    """The bytes a CSV of ``n_bytes`` and this declared shape decodes to (its text and a cell's offset or
-    number each)."""
-    return n_bytes + rows * columns * CELL_BYTES
-
-
 def csv_read_cost(raw: bytes, rows: int, columns: int) -> int:
     """The memory a CSV's reading is expected to take (see the module's text)."""
     per_char = 1 if raw.isascii() else 4

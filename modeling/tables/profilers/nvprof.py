@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import math
-import re
 
 from modeling.errors import DataError
 from modeling.tables.profilers.profile import Profile, finish
@@ -105,8 +104,3 @@ def read_trace(text: str) -> Profile:
         notes.append(f"{copies} memory copies / memsets left out (not kernel launches)")
     notes += [after] if after else []
     return finish("nvprof-trace", launches, units, config, notes, TRACE_DURATION, text=text)
-
-
-def is_trace_unit_row(line: str) -> bool:
-    """A trace's units row (``ms,us,,,,`` / ``s,ns,...``)."""
-    return bool(re.match(r"^(s|ms|us|ns),(s|ms|us|ns),", line.strip()))

@@ -109,7 +109,6 @@ def test_the_data_page_save_shows_the_message_instead_of_nothing(var, monkeypatc
                           "t": [float(i + 1) for i in range(12)]})
     token = page.staging.stage_upload(frame, {"filename": "mine.csv"})
     monkeypatch.setattr(files.os, "fsync", _enospc)
-    monkeypatch.setattr(datasets.os, "fsync", _enospc)
     from dashboard.access import projects
 
     status, listed = page._save(1, token, "mine", "workload", "app", ["t"], "s", None, None, ["x1", "x2"], None,

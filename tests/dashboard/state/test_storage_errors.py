@@ -24,7 +24,6 @@ def _full_disk(monkeypatch, after=0):  # use within monkeypatch.context(): undo(
         return real(fd)
 
     monkeypatch.setattr(files.os, "fsync", fsync)
-    monkeypatch.setattr(datasets.os, "fsync", fsync)
 
 
 def _leftovers(root):

@@ -8,8 +8,8 @@ import json
 import numpy as np
 
 from modeling.crossgen import cli as crossgen_cli
-from modeling.crossgen import conformal
 from modeling.crossgen.predict import predict_scenario
+from modeling.intervals import conformal
 
 
 def _one_large_easy_application(seed=5, n_apps=12):

@@ -9,12 +9,12 @@ import pytest
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.model_selection import KFold, LeaveOneGroupOut
 
-from modeling.crossgen import conformal
 from modeling.crossgen.applicability import assess
 from modeling.crossgen.estimators import NNLSRegressor, TargetTransformRegressor
 from modeling.crossgen.predict import new_workloads, predict_scenario
 from modeling.crossgen.recommend import trade_off
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
+from modeling.intervals import conformal
 
 
 def _table(n=120, n_new=15, n_apps=6, seed=0, p=5):

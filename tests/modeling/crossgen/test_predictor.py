@@ -4,10 +4,9 @@ gives the table route's bounds to the bit."""
 import numpy as np
 import pytest
 
-from modeling.crossgen import conformal
 from modeling.crossgen.applicability import assess, assess_against, reference
 from modeling.crossgen.predict import fit_predictor, predict_scenario
-
+from modeling.intervals import conformal
 from tests.modeling.crossgen.test_predict import _table
 
 

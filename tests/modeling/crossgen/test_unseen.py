@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pandas as pd
 
-from modeling.crossgen import conformal
 from modeling.crossgen.ensemble import BASELINE
 from modeling.crossgen.predict import predict_scenario
 from modeling.crossgen.versus_baseline import BaselineVerdict, beats, pick
+from modeling.intervals import conformal
 
 
 def _no_signal_beyond_the_host(seed=3, n_apps=10, per=12):

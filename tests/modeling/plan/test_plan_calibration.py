@@ -4,8 +4,8 @@ it alone with residuals scaled by the distance to the simulated set (checked aga
 import numpy as np
 import pytest
 
-from modeling.crossgen import conformal
 from modeling.crossgen.predict import fit_predictor
+from modeling.intervals import conformal
 from modeling.plan import strategies
 from modeling.plan.assess import FOLDS, MODEL, _scenario, assess
 from modeling.plan.batch import select

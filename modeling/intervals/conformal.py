@@ -69,6 +69,9 @@ import numpy as np
 
 from modeling.errors import ConfigError, NotEnoughDataError
 
+#: The interval levels the pages offer, lowest and highest (0.99 needs 99 held-out units: :func:`units_needed`).
+LEVEL_MIN, LEVEL_MAX = 0.5, 0.99
+
 RULES = ("pooled", "weighted", "per_application", "held_out")
 RULE_LABELS = {
     "pooled": "every workload's residual counts once (CV+)",
@@ -100,6 +103,20 @@ def conformal_rank(level: float, n: int) -> int:
 def supported_level(n_units: int) -> float:
     """The highest level a conformal interval over ``n_units`` exchangeable units can guarantee."""
     return n_units / (n_units + 1.0)
+
+
+def conformal_quantile(scores, level: float, axis: int = 0):
+    """The split-conformal quantile of ``scores`` along ``axis``: the ``ceil(level (n + 1))``-th smallest of the
+    ``n`` scores, or the largest when ``n`` is too small for the level. Returns ``(quantile, level supported)``:
+    the level itself, or ``n / (n + 1)`` when the largest score stands in (a float for 1-d ``scores``, an array
+    of one quantile per column for 2-d ``scores`` and ``axis=0``)."""
+    s = np.sort(np.asarray(scores, dtype=float), axis=axis)
+    n = s.shape[axis]
+    if n < 1:
+        raise NotEnoughDataError("A conformal quantile needs at least one score.")
+    k = conformal_rank(level, n)
+    q = np.take(s, min(k, n) - 1, axis=axis)
+    return (float(q) if q.ndim == 0 else q), (level if k <= n else supported_level(n))
 
 
 def units_needed(level: float) -> int:
@@ -178,7 +195,7 @@ def cv_plus_by_fold(fold_log_new: np.ndarray, abs_resid: np.ndarray, fold_of: np
     fold_of : array (n_train,) of ints in 0..K-1, the fold of each training workload
     level : nominal coverage
     """
-    from modeling.crossgen.cvplus_kernel import merged_rank
+    from modeling.intervals.cvplus_kernel import merged_rank
 
     abs_resid = np.asarray(abs_resid, dtype=float)
     fold_of = np.asarray(fold_of, dtype=np.int64)
@@ -300,10 +317,8 @@ def held_out_coverage(abs_resid: np.ndarray, fold_of: np.ndarray, level: float, 
         out = fold_of == k
         rest = abs_resid[~out]
         if rule == "pooled":
-            n = len(rest)
-            r = conformal_rank(level, n)
-            short += r > n
-            w = np.sort(rest)[min(r, n) - 1]
+            w, sup = conformal_quantile(rest, level)
+            short += sup < level
         else:
             w, sup = group_half_width(rest, np.asarray(groups)[~out], level, rule, n_for_level=n_all)
             short += sup < level
@@ -322,6 +337,7 @@ def quoted_coverage(cov: dict) -> float:
     return cov.get("quoted", cov["workloads"])
 
 
-__all__ = ["Intervals", "RULES", "RULE_LABELS", "conformal_rank", "cv_plus", "cv_plus_by_fold", "group_half_width",
-           "held_out_coverage", "held_out_level", "intervals", "log_floor", "quoted_coverage", "supported_level",
-           "to_log", "units_needed", "unsupported_note", "weighted_quantile"]
+__all__ = ["Intervals", "LEVEL_MAX", "LEVEL_MIN", "RULES", "RULE_LABELS", "conformal_quantile", "conformal_rank",
+           "cv_plus", "cv_plus_by_fold", "group_half_width", "held_out_coverage", "held_out_level", "intervals",
+           "log_floor", "quoted_coverage", "supported_level", "to_log", "units_needed", "unsupported_note",
+           "weighted_quantile"]

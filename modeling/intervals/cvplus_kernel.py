@@ -1,4 +1,4 @@
-"""The compiled merge of :func:`modeling.crossgen.conformal.cv_plus_by_fold`."""
+"""The compiled merge of :func:`modeling.intervals.conformal.cv_plus_by_fold`."""
 
 from __future__ import annotations
 
