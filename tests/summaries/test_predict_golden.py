@@ -1,9 +1,14 @@
 """/predict's summary is the same on the shipped data as the golden files say: the command line's text and JSON,
-the page's summary card and the report's content (tests/summaries/golden/, written from the code before the
-summary was one typed object; ``PERFCAST_WRITE_GOLDEN=1`` writes them anew)."""
+the page's summary card and the report's content (tests/summaries/golden/; ``PERFCAST_WRITE_GOLDEN=1`` writes
+them anew). The page's card, the report and the JSON were written from the code before the summary was one typed
+object; the report since says the notes and details the page says (the page's sentence for workloads outside the
+training data; the trade-off, the ignored columns and the skipped workloads; the page's order). The command line's
+text is the summary's own (``*.before.txt``: what it printed before, every number of which it still prints), and
+says what the page says."""
 
 import json
 import os
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,7 +34,12 @@ def check(name: str, text: str) -> None:
     ("recommended_two_models", ["--models", "OLS,NNLS"]),
 ])
 def test_the_command_line(name, extra):
-    check(f"predict_cli_{name}.txt", capture.cli(SHIPPED + extra))
+    text = capture.cli(SHIPPED + extra)
+    check(f"predict_cli_{name}.txt", text)
+    before = (GOLDEN / f"predict_cli_{name}.before.txt").read_text()
+    numbers = re.compile(r"\d[\d,.]*")
+    lost = {n.rstrip(".,") for n in numbers.findall(before)} - {n.rstrip(".,") for n in numbers.findall(text)}
+    assert not lost, f"numbers the command line printed before and no longer does: {sorted(lost)}"
 
 
 def test_the_command_lines_json():
@@ -60,7 +70,18 @@ def test_the_page_and_the_report(var, monkeypatch):
     from dashboard.pages import predict as page
     from dashboard.predict import report, views
 
-    for name, run in _runs(monkeypatch).items():
+    runs = _runs(monkeypatch)
+    for name, run in runs.items():
         check(f"predict_page_{name}.txt", capture.page(page._summary(run, views.unit(run))))
-        check(f"predict_report_{name}.txt", capture.report(report.build(run, "http://perfcast/predict?x=1",
-                                                                        "predicted time", views.unit(run))))
+        built = report.build(run, "http://perfcast/predict?x=1", "predicted time", views.unit(run))
+        check(f"predict_report_{name}.txt", capture.report(built))
+        s = run.summary(views.unit(run))  # the report's facts are the summary's, those the page shows too
+        assert built.facts == [(f.label, f.text) for f in s.facts]
+        card = capture.page(page._summary(run, views.unit(run)))
+        assert all(f"{f.label!r}" in card and f"{f.value!r}" in card for f in s.facts if f.value)
+    # the command line says what the page says, to the digit
+    text = capture.cli(SHIPPED + ["--model", "NNLS", "--transform", "logratio"])
+    s = runs["nnls"].summary()
+    assert all(re.search(rf"^{re.escape(f.label)} +{re.escape(f.text)}$", text, re.M) for f in s.facts)
+    shown = [n.sentence for n in s.notes] + [f"{d.label}: {d.value}" for d in s.details] + [s.lead]
+    assert [line for line in shown if line not in text] == []
