@@ -271,13 +271,14 @@ class Note:
 class SummaryTable:
     """A table of a summary: ``frame``'s rows under ``columns`` ((field, heading) in the order shown; fields not
     named are not shown), the number of decimals of a numeric column in ``decimals`` (the page's grid), its
-    caption and its ``key`` (its name on a page)."""
+    caption, its ``key`` (its name on a page) and the significant ``digits`` of a number in a report."""
 
     caption: str
     frame: pd.DataFrame
     columns: tuple[tuple[str, str], ...]
     decimals: dict = dataclasses.field(default_factory=dict)
     key: str = ""
+    digits: int = 4  # significant digits of a number in a report
 
     def records(self) -> list[dict]:
         """The rows as dicts, missing values as None (JSON has no NaN)."""

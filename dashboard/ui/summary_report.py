@@ -17,8 +17,8 @@ def sections(s: Summary, figures: dict | None = None) -> list[Section]:
     figures = figures or {}
     out = [Section(MEANING, [s.lead, *[n.sentence for n in s.notes], *[f"{d.label}: {d.value}" for d in s.details]])]
     for t in s.tables:
-        out.append(Section(t.caption, figures=list(figures.get(t.key, [])), tables=[Table(list(t.columns),
-                                                                                          t.records())]))
+        table = Table(list(t.columns), t.records(), digits=t.digits)
+        out.append(Section(t.caption, figures=list(figures.get(t.key, [])), tables=[table]))
     return out
 
 

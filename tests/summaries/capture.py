@@ -13,6 +13,7 @@ MASKS = [
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\+00:00|Z)?"), "<date>"),
     (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC"), "<date>"),
     (re.compile(r"code version [^;,)\s]+"), "code version <code>"),
+    (re.compile(r"code_version [^;,)\s]+"), "code_version <code>"),
     (re.compile(r"code [0-9a-f]{7,40}(\+dirty)?"), "code <code>"),
     (re.compile(r" in \d+\.\d s\b"), " in <s> s"),
 ]
@@ -78,3 +79,23 @@ def report(r) -> str:
     lines += [f"input: {k} = {v!r}" for k, v in r.inputs.items()]
     lines.append(f"provenance: {r.provenance}")
     return masked("\n".join(lines) + "\n")
+
+
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?")
+
+
+def _significant(token: str) -> int:
+    mantissa = token.split("e")[0].replace(",", "").replace(".", "").lstrip("0")
+    return max(len(mantissa), 1)
+
+
+def lost_numbers(before: str, after: str, scales=(1.0,)) -> list[str]:
+    """The numbers of ``before`` that ``after`` no longer says, at ``before``'s precision (a number ``after`` says
+    with more digits, or in a unit ``scales`` times larger, is kept)."""
+    said = [float(t.replace(",", "")) for t in NUMBER.findall(after)]
+    lost = []
+    for token in set(NUMBER.findall(before)):
+        want, sig = float(token.replace(",", "")), _significant(token)
+        if not any(float(f"{v * k:.{sig}g}") == want for v in said for k in scales):
+            lost.append(token)
+    return sorted(lost)

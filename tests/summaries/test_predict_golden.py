@@ -31,7 +31,7 @@ def check(name: str, text: str) -> None:
 @pytest.mark.parametrize("name, extra", [
     ("nnls", ["--model", "NNLS", "--transform", "logratio"]),
     ("nnls_new_applications", ["--model", "NNLS", "--transform", "logratio", "--situation", "new-applications"]),
-    ("recommended_two_models", ["--models", "OLS,NNLS"]),
+    pytest.param("recommended_two_models", ["--models", "OLS,NNLS"], marks=pytest.mark.slow),  # 10 s of CPU
 ])
 def test_the_command_line(name, extra):
     text = capture.cli(SHIPPED + extra)
