@@ -310,7 +310,7 @@ class Summary:
     def table(self, key: str) -> SummaryTable | None:
         return next((t for t in self.tables if t.key == key), None)
 
-    def as_text(self, width: int = 0) -> str:
+    def as_text(self) -> str:
         """The command line's text: the title, the facts aligned, what the numbers mean, the notes, the details,
         each table with its caption, and the provenance."""
         lines = [self.title, "=" * len(self.title)]
