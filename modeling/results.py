@@ -17,6 +17,16 @@ as plain JSON with its type's tag, and read back as the same type.
 :func:`dumps` and :func:`loads` are the JSON text of results and of any plain value around them: the dashboard's
 job codec (``dashboard/jobs/codec.py``) compresses it for both job backends, and a saved prediction's
 ``result.json`` is it, so a result reads back typed wherever it was kept.
+
+One summary per result: a result's ``summary()`` is a :class:`Summary`, what it says about itself once, in order,
+rendered three ways by three small renderers: as the command line's text (:meth:`Summary.as_text`, here), as the
+HTML report's facts and sections (``dashboard/ui/summary_report.py``) and as a card on its page
+(``dashboard/ui/summary_card.py``). It holds the headline :class:`Fact` s (label and value), the :class:`Note` s
+(what the reader must not miss: a warning, a verdict), the details (a labelled sentence each: "Error: ..."), the
+tables (:class:`SummaryTable`: a DataFrame with its caption and column headings) and the provenance
+(:class:`Provenance` and its sentence). The renderers never compute, so the command line, the page and the report
+say the same facts with the same labels in the same order. (The layout follows statsmodels' ``Summary``: one
+object of facts, tables and notes with a text and an HTML form.)
 """
 
 from __future__ import annotations
@@ -25,11 +35,14 @@ import dataclasses
 import json
 import math
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from modeling.errors import DataError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: the reserved key of a stored result's type (a name no data field uses)
 TAG = "__result__"
@@ -191,8 +204,9 @@ class Provenance(Result):
     def text(self, data: str = "dataset") -> str:
         """One sentence for a page or a report: the data, the code version, when and in how long."""
         took = "" if self.seconds is None or not math.isfinite(self.seconds) else f" in {self.seconds:.1f} s"
-        return (f"Provenance: {data} {self.dataset_name} ({self.dataset}, fingerprint {str(self.fingerprint)[:16]}); "
-                f"code version {self.code_version}; computed {self.date}{took}.")
+        mark = "" if self.fingerprint is None else f", fingerprint {str(self.fingerprint)[:16]}"
+        return (f"Provenance: {data} {self.dataset_name} ({self.dataset}{mark}); code version {self.code_version}; "
+                f"computed {self.date}{took}.")
 
 
 def stamped(result, provenance: Provenance):
@@ -203,3 +217,134 @@ def stamped(result, provenance: Provenance):
             and result.provenance is None):
         return dataclasses.replace(result, provenance=provenance)
     return result
+
+
+# ------------------------------------------------------------------ the summary of a result
+
+def number(v, digits: int = 4) -> str:
+    """Significant digits, thousands separated, no exponent for ordinary sizes: 1,234.5; 0.01234; 3.6e-77."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    v = float(v)
+    if v != 0 and (abs(v) < 1e-4 or abs(v) >= 1e15):
+        return f"{v:.{max(digits - 1, 1)}e}".replace("e-0", "e-").replace("e+0", "e+")
+    text = f"{v:,.{digits}g}" if abs(v) < 10 ** digits else f"{v:,.0f}"
+    return text
+
+
+@dataclasses.dataclass(frozen=True)
+class Fact:
+    """One labelled fact. ``value`` is its text as shown ("" when the result has none: the card leaves the fact
+    out, the report and the text show "–"); ``unit`` follows the value; ``note`` is a longer sentence a reader may
+    open; ``key`` names it for a page (the element's id) and for tests."""
+
+    label: str
+    value: str
+    unit: str = ""
+    note: str = ""
+    key: str = ""
+
+    @property
+    def text(self) -> str:
+        """The value with its unit, "–" when there is none."""
+        if not self.value:
+            return "–"
+        return f"{self.value} {self.unit}" if self.unit else self.value
+
+
+@dataclasses.dataclass(frozen=True)
+class Note:
+    """A sentence the reader must not miss. ``level``: "warning" or "info"; ``head``: its first words, said
+    strongly (a page's bold lead-in); ``key``: its name on a page."""
+
+    text: str
+    level: str = "warning"
+    head: str = ""
+    key: str = ""
+
+    @property
+    def sentence(self) -> str:
+        return f"{self.head}{self.text}"
+
+
+@dataclasses.dataclass(frozen=True)
+class SummaryTable:
+    """A table of a summary: ``frame``'s rows under ``columns`` ((field, heading) in the order shown; fields not
+    named are not shown), the number of decimals of a numeric column in ``decimals`` (the page's grid), its
+    caption, its ``key`` (its name on a page) and the significant ``digits`` of a number in a report."""
+
+    caption: str
+    frame: pd.DataFrame
+    columns: tuple[tuple[str, str], ...]
+    decimals: dict = dataclasses.field(default_factory=dict)
+    key: str = ""
+    digits: int = 4  # significant digits of a number in a report
+
+    def records(self) -> list[dict]:
+        """The rows as dicts, missing values as None (JSON has no NaN)."""
+        frame = self.frame.astype(object).where(self.frame.notna(), None)
+        return frame.to_dict("records")
+
+
+@dataclasses.dataclass(frozen=True)
+class Summary:
+    """What a result says about itself (see the module docstring). ``lead`` is the sentence that says what the
+    numbers mean; ``details`` are labelled sentences (a :class:`Fact` each, its value the sentence)."""
+
+    title: str
+    facts: tuple[Fact, ...]
+    lead: str = ""
+    notes: tuple[Note, ...] = ()
+    details: tuple[Fact, ...] = ()
+    tables: tuple[SummaryTable, ...] = ()
+    provenance: Provenance | None = None
+    provenance_text: str = ""
+
+    def fact(self, key: str) -> Fact:
+        """The headline fact named ``key`` (KeyError when there is none)."""
+        for f in self.facts:
+            if f.key == key:
+                return f
+        raise KeyError(key)
+
+    def table(self, key: str) -> SummaryTable | None:
+        return next((t for t in self.tables if t.key == key), None)
+
+    def as_text(self) -> str:
+        """The command line's text: the title, the facts aligned, what the numbers mean, the notes, the details,
+        each table with its caption, and the provenance."""
+        lines = [self.title, "=" * len(self.title)]
+        pad = max((len(f.label) for f in self.facts), default=0)
+        lines += [f"{f.label:<{pad}}  {f.text}" for f in self.facts]
+        if self.lead:
+            lines += ["", self.lead]
+        if self.notes:
+            lines += ["", *[f"note: {n.sentence}" for n in self.notes]]
+        if self.details:
+            lines += ["", *[f"{d.label}: {d.value}" for d in self.details]]
+        for t in self.tables:
+            lines += ["", f"{t.caption}:", text_table(t)]
+        if self.provenance_text:
+            lines += ["", self.provenance_text]
+        return "\n".join(lines)
+
+
+def _cell(v) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def text_table(t: SummaryTable) -> str:
+    """A table as aligned text: a heading row, a rule, one row per record (numbers to 6 significant digits,
+    missing values as "-")."""
+    rows = [[_cell(r.get(f)) for f, _ in t.columns] for r in t.records()]
+    heads = [h or f for f, h in t.columns]
+    widths = [max([len(h), *[len(r[i]) for r in rows]]) for i, h in enumerate(heads)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip(), "-" * (sum(widths) + 2 * (len(widths) - 1))]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(out)

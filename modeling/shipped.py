@@ -17,6 +17,10 @@ from modeling.tables.workload import unmeasured_rows
 
 
 METRICS = {"duration": "duration", "cycles": "elapsed_cycles_sm"}
+#: the unit of each metric's values
+UNITS = {"duration": "s", "cycles": "cycles"}
+#: the shipped data's name, as the pages and the command line say it
+NAME = "Rodinia on 9 NVIDIA GPUs (shipped)"
 ID_COLUMNS = ["workload", "application", "kernel", "input_size_1", "input_size_2"]
 
 

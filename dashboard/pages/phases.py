@@ -19,7 +19,8 @@ from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
 from dashboard.ui.url_state import InvalidParameter, parse_or_default
-from dashboard.phases.new_program_text import np_facts, np_rows, np_text
+from dashboard.phases.new_program_text import np_rows
+from dashboard.ui.summary_card import summary_card
 from modeling.intervals.conformal import LEVEL_MAX, LEVEL_MIN
 
 dash.register_page(__name__, path="/phases", name="Phases", title="perfcast · phases", order=6,
@@ -137,10 +138,7 @@ def _np_content(res):
     """Summary, chart and table rows of a new program's prediction."""
     if not res:
         return None, empty("Upload a host run and press Predict to see its predicted target trace"), []
-    ids = [f"{NP}-total", f"{NP}-interval", f"{NP}-model-used", f"{NP}-counts", None]
-    summary = card(html.Div([stat(label, value, i) for (label, value), i in zip(np_facts(res), ids)],
-                            className="stats"),
-                   html.P(np_text(res), className="hint"))
+    summary = summary_card(res.summary(), NP)
     return summary, new_program(res), np_rows(res)
 
 

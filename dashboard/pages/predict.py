@@ -17,7 +17,8 @@ from dashboard.predict.work import restore_saved
 from dashboard.state import datasets, predict_inputs
 from dashboard.state import predictions as saved
 from dashboard.ui.roles import editor_only
-from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.ui.components import alert, card, grid, register_csv
+from dashboard.ui.summary_card import register_table, summary_card
 from dashboard.ui import prediction_panel as panel
 from dashboard.ui.delete_confirm import delete_button
 from dashboard.ui.fields import dropdown, field
@@ -205,60 +206,10 @@ def _values_label(p: dict) -> str:
 
 
 def _summary(run: PredictRun, unit: str):
-    f = views.facts(run)
-    m = views.model_facts(run)
-    pred = run.prediction
-    warns = []
-    if pred.n_applicable < pred.n_new:
-        warns.append(alert([html.Strong(f"{pred.n_new - pred.n_applicable} of {pred.n_new} workloads are "
-                                        "outside the training data. "),
-                            "Their predictions are extrapolations and their intervals are not valid there: see each "
-                            "row's reason (highlighted in the table, red ✗ in the chart)."], "warning"))
-    if f["versus_baseline"]:
-        warns.append(html.Div(alert(f["versus_baseline"], "info" if f["baseline_used"] else "warning"),
-                              id=f"{P}-versus-baseline"))
-    if f["supported"]:
-        warns.append(alert(f["supported"], "warning"))
-    warns += [alert(n, "warning") for n in pred.notes]
-    facts = [html.Li([html.Strong("Model: "), f"{m['model']}: {m['why']}."]),
-             html.Li([html.Strong("Interval: "), f"nominal {f['level']}; {f['coverage_detail']}."]),
-             html.Li([html.Strong("Error: "), f"{f['error_detail']}."])]
-    if m["folds"]:
-        facts.append(html.Li([html.Strong("Stability: "), f"{m['folds']}."]))
-    if m["note"]:
-        facts.append(html.Li([html.Strong("Trade-off: "), m["note"]]))
-    if f["baseline_detail"]:
-        facts.append(html.Li([html.Strong("Baseline: "), f"{f['baseline_detail']}."]))
-    facts.append(html.Li([html.Strong("Workloads: "), views.workloads_sentence(run)]))
-    if f["ignored"]:
-        facts.append(html.Li([html.Strong("Ignored columns (never read): "), f["ignored"]]))
-    if f["skipped"]:
-        facts.append(html.Li([html.Strong("Skipped (a counter value missing): "), f["skipped"]]))
-    cands = views.candidate_rows(run)
-    return card(
-        html.Div([
-            stat("model used", m["model"], f"{P}-model-used"),
-            stat("interval level (asked)", f["level"], f"{P}-level-asked"),
-            stat("held-out coverage reached", f["coverage"], f"{P}-coverage"),
-            *([stat("held-out interval width (median upper / lower)", f["width"], f"{P}-width")] if f["width"] else []),
-            stat("CV error (procedure)", f["error"], f"{P}-cv-error"),
-            stat("CV error (baseline)", f["baseline_error"], f"{P}-baseline-error"),
-            stat("trained / predicted / applicable", f["counts"], f"{P}-counts"),
-        ], className="stats"),
-        html.Div(warns, id=f"{P}-warnings"),
-        html.P(f["interval"], className="situation", id=f"{P}-meaning"),
-        html.Ul(facts, id=f"{P}-facts"),
-        grid(f"{P}-candidates", [
-            {"field": "chosen", "headerName": "", "width": 50, "maxWidth": 60},
-            {"field": "rank", "headerName": "#", "maxWidth": 70},
-            {"field": "candidate", "headerName": "candidate", "minWidth": 220},
-            num_col("male", "mean |log error|", 3), num_col("mean_ape", "mean APE %", 1),
-            num_col("median_ape", "median APE %", 1), num_col("ir10", "within 10 %", 0),
-        ], rows=cands, height=300, file_name="candidates.csv") if cands else None,
-        html.P(views.scenario_sentence(run, unit), className="hint", id=f"{P}-provenance"))
+    return summary_card(run.summary(unit), P, tables=("candidates",))
 
 
-register_csv(f"{P}-candidates")
+register_table(P, "candidates")
 
 
 def saved_items(limit=10) -> list:

@@ -6,10 +6,8 @@ import numpy as np
 
 from dashboard.phases.results import NewProgramRun, PhasesRun, SweepRun
 from dashboard.ui.figures import PALETTE, axis_title, empty, figure, log_axis, margins, values
+from modeling.phases.names import NAMES  # noqa: F401 - the models' names, for the pages too
 
-NAMES = {"lacross": "LACross", "global": "global model", "nnls-baseline": "NNLS baseline",
-         "ratio-baseline": "host × median ratio", "program-ratio": "host × median whole-program ratio",
-         "mean-baseline": "training mean"}
 UNITS = {"cycles": "cycles", "power": "W"}
 
 

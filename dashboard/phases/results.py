@@ -99,6 +99,11 @@ class NewProgramRun(Result):
     def provenance_text(self) -> str:
         return "; ".join(f"{k} {v}" for k, v in self.provenance_columns.items() if v is not None) or "–"
 
+    def summary(self):
+        """What the page, its report and the command line say of the prediction (:class:`modeling.results.Summary`),
+        with the host run's name and the provenance."""
+        return self.prediction.summary(self.trace_name, self.provenance, self.provenance_text)
+
     def to_frame(self):
         """The prediction table (one row per phase and one for the program) with the provenance columns."""
         return self.prediction.to_frame(self.provenance_columns)

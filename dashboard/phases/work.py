@@ -70,7 +70,7 @@ def training_of(params: dict) -> tuple[str, str]:
 
 
 #: what the shipped training data is called in a prediction and its provenance
-SHIPPED_NAME = "shipped cBench (ODROID-XU3)"
+SHIPPED_NAME = data.SHIPPED_NAME
 
 
 def predict_new_result(params: dict, report=silent) -> NewProgramRun:

@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from modeling.crossgen.prediction_result import Prediction
+from modeling.crossgen.prediction_summary import Context
 from modeling.results import Provenance, Result
+from modeling.results import Summary
 
 #: the provenance columns of the exported table
 EXPORT_PROVENANCE = ("dataset", "dataset_fingerprint", "inputs", "inputs_fingerprint", "code_version", "date")
@@ -43,6 +45,26 @@ class PredictRun(Result):
                 "dataset_fingerprint": self.dataset_fingerprint, "inputs": self.params.get("source"),
                 "inputs_fingerprint": self.inputs_fingerprint, "code_version": p.code_version if p else None,
                 "date": p.date if p else None}
+
+    def provenance_text(self) -> str:
+        """The provenance in one sentence: the model, the dataset and the workloads with their fingerprints, the
+        code version, the date and how long the prediction took."""
+        c = self.provenance_columns
+        return (f"Provenance: model {self.model_label}; dataset {c['dataset']} (fingerprint "
+                f"{c['dataset_fingerprint']}); workloads: {self.source_name} (fingerprint "
+                f"{c['inputs_fingerprint']}); code version {c['code_version']}; computed {c['date']} "
+                f"in {self.prediction.seconds:.1f} s.")
+
+    def summary(self, unit: str | None = None) -> Summary:
+        """What the page, its report and the command line say of the prediction (``unit``: the values' unit,
+        default the one kept): the prediction's summary with the page's words for its data and the
+        provenance."""
+        unit = self.unit if unit is None else unit
+        p = self.params
+        scenario = (f"{self.dataset_name}: {self.host_label} → {p.get('target')}, {p.get('metric')} "
+                    f"({unit or 'no unit given'}).")
+        return self.prediction.summary(Context(self.source_name, p.get("target", ""), unit, scenario,
+                                               self.provenance, self.provenance_text()))
 
     def to_frame(self, unit: str | None = None):
         """The prediction table with its provenance columns (``unit``: the values' unit, default the one kept)."""

@@ -44,9 +44,6 @@ from modeling.tables.workload import table_scenario
 DATASET_ID = re.compile(r"^ds-[0-9a-f]{16}$")
 SHIPPED_ID = "rodinia"
 TABLE_HOST = "table"
-#: the units of the shipped dataset's metrics
-SHIPPED_UNITS = {"duration": "s", "cycles": "cycles"}
-
 
 def _datasets_dir() -> Path:
     return project_path("datasets")
@@ -185,7 +182,7 @@ class DatasetView:
         different units): seconds or cycles on the shipped data, the unit given at upload for an uploaded
         table, "" when none was given (pages then say so; they never invent one)."""
         if self.kind == "shipped":
-            return SHIPPED_UNITS.get(metric, "")
+            return shipped.UNITS.get(metric, "")
         return self.target_units.get(target) or self.target_unit
 
     def host_feature(self, host: str, metric: str) -> str | None:
@@ -256,7 +253,7 @@ def get(ds_id: str) -> DatasetView:
     """Resolve a dataset id; raises ``files.NotFound`` for unknown or deleted ids."""
     if ds_id == SHIPPED_ID:
         gpus = shipped.gpu_names()
-        return DatasetView(SHIPPED_ID, "Rodinia on 9 NVIDIA GPUs (shipped)", "shipped", gpus, gpus,
+        return DatasetView(SHIPPED_ID, shipped.NAME, "shipped", gpus, gpus,
                            list(shipped.METRICS), shipped_fingerprint("gpu_workloads.parquet"), has_repeats=True)
     meta = dataset_meta(ds_id)
     m = meta["mapping"]
@@ -291,7 +288,7 @@ def unit_of(params: dict, dataset: str = "dataset", fallback: str = "", target: 
 
 def options() -> list[dict]:
     """Dropdown options: the shipped dataset, then uploads (newest first)."""
-    opts = [{"label": "Rodinia on 9 NVIDIA GPUs (shipped)", "value": SHIPPED_ID}]
+    opts = [{"label": shipped.NAME, "value": SHIPPED_ID}]
     for meta in list_datasets():
         opts.append({"label": f"{meta['name']} ({meta['rows']} workloads)", "value": meta["id"]})
     return opts

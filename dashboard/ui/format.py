@@ -9,19 +9,9 @@ from __future__ import annotations
 import math
 
 from modeling.accelerators.advisor import fmt_bytes
+from modeling.results import number  # noqa: F401 - one rule for numbers in sentences, here for the pages
 
 _SI = [(1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")]
-
-
-def number(v, digits: int = 4) -> str:
-    """Significant digits, thousands separated, no exponent for ordinary sizes: 1,234.5; 0.01234; 3.6e-77."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "–"
-    v = float(v)
-    if v != 0 and (abs(v) < 1e-4 or abs(v) >= 1e15):
-        return f"{v:.{max(digits - 1, 1)}e}".replace("e-0", "e-").replace("e+0", "e+")
-    text = f"{v:,.{digits}g}" if abs(v) < 10 ** digits else f"{v:,.0f}"
-    return text
 
 
 def pvalue(p) -> str:

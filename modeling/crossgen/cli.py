@@ -173,27 +173,34 @@ def cmd_predict(args) -> int:
             frame.to_parquet(args.out, index=False)
         else:
             write_csv(frame, args.out)
-    d = res.summary()
     if args.json:
+        d = res.cli_json()
         d["cv_coverage_percent"] = conformal.quoted_coverage(d["cv_coverage"])
         print(json.dumps(d, indent=2))
         return 0
-    print(d["how"])
-    print(quoted_figures_text(d))
-    notes = [d["selection_note"], *d["notes"], (d["selection"] or {}).get("note")]
-    for note in filter(None, notes):
-        print("note:", note)
-    rows = [[p["id"], f"{p['predicted']:.6g}", _bound(p["lower"]), _bound(p["upper"]),
-             "-" if p["baseline"] is None else f"{p['baseline']:.6g}", "yes" if p["applicable"] else "no"]
-            for p in d["predictions"]]
-    print(_fmt_table(rows, ["id", "predicted", "lower", "upper", "baseline", "applicable"]))
+    print(res.summary(_context(args, res)).as_text())
     if args.out:
         print(f"written: {args.out}")
     return 0
 
 
-def _bound(v) -> str:
-    return "-" if v is None else f"{v:.6g}"
+def _context(args, res):
+    """What the command line's summary of a prediction says of its data: where the workloads came from, the unit,
+    the scenario and the provenance."""
+    from modeling import shipped
+    from modeling.crossgen.prediction_summary import Context
+    from modeling.results import Provenance
+
+    name = args.csv or shipped.NAME
+    unit = "" if args.csv else shipped.UNITS[args.metric]
+    host = args.host_col if args.csv else args.host
+    source = args.new or "the dataset's workloads without a measured target"
+    c = res.choice
+    params = {"host": host, "target": args.target, "metric": args.metric, "model": c.requested_model,
+              "transform": c.requested_transform, "level": c.level, "situation": c.situation, "seed": args.seed}
+    prov = Provenance.now("predict", params, args.csv or "rodinia", name, seconds=res.seconds)
+    scenario = f"{name}: {host or 'host'} → {args.target}, {args.metric} ({unit or 'no unit given'})."
+    return Context(source, args.target, unit, scenario, prov, prov.text())
 
 
 def _code_version() -> str:
@@ -231,21 +238,3 @@ def add_parsers(sub) -> None:
     dv = sub.add_parser("devices", help="list the shipped GPUs")
     dv.add_argument("--json", action="store_true")
     dv.set_defaults(func=cmd_devices)
-
-
-def quoted_figures_text(d: dict) -> str:
-    """The cross-validated figures of a prediction summary (:meth:`Prediction.summary`), as printed: the error
-    and the held-out coverage quoted (for new applications each held-out set of whole applications weighs one,
-    :func:`modeling.crossgen.recommend.oof_scores`, :func:`modeling.intervals.conformal.held_out_coverage`),
-    then the baseline's through the same folds."""
-    lines = [f"trained on {d['n_train']} workloads; cross-validated error {d['cv_error']['mean_ape']:.2f} % mean, "
-             f"{d['cv_error']['median_ape']:.2f} % median; held-out coverage of the intervals "
-             f"{conformal.quoted_coverage(d['cv_coverage']):.1f} % (nominal {d['level'] * 100:g} %)"]
-    if d["cv_error"].get("mean_ape_workloads") is not None:
-        lines.append(f"new applications: each of the {d['cv_error']['units']} held-out sets of whole applications "
-                     f"weighs one, its workloads equally (as the table weighs its rows); every workload weighing "
-                     f"one: {d['cv_error']['mean_ape_workloads']:.2f} % mean")
-    if d["baseline_cv"]:
-        lines.append(f"baseline (host x median ratio) through the same folds: {d['baseline_cv']['mean_ape']:.2f} % "
-                     f"mean, {d['baseline_cv']['median_ape']:.2f} % median")
-    return "\n".join(lines)

@@ -158,7 +158,16 @@ class Prediction(Result):
                 "out_of_range": self.out_of_range[i], "distance": self.distance[i]})
         return out
 
-    def summary(self) -> dict:
+    def summary(self, context=None):
+        """What the prediction says (:class:`modeling.results.Summary`): the facts, the notes, the details, the
+        tables and the provenance, as the command line, the page and the report show them. ``context``
+        (:class:`modeling.crossgen.prediction_summary.Context`): the workloads' source, the unit, the scenario's
+        sentence and the provenance; by default the table's own workloads without a target."""
+        from modeling.crossgen.prediction_summary import Context, summarize
+
+        return summarize(self, context or Context("the dataset's workloads without a measured target"))
+
+    def cli_json(self) -> dict:
         """The command line's JSON: the choice and the statistics flat, in words too, and one row per workload
         (``predictions``). Not read back: the stored form is :meth:`to_dict`."""
         c = self.choice
@@ -180,7 +189,7 @@ class Prediction(Result):
 
     @classmethod
     def from_summary(cls, d: dict) -> Prediction:
-        """The prediction of a :meth:`summary` dict (what the dashboard stored before results were typed: a saved
+        """The prediction of a :meth:`cli_json` dict (what the dashboard stored before results were typed: a saved
         prediction's ``result.json`` from then reads through here)."""
         rows = d.get("predictions") or []
 

@@ -81,18 +81,21 @@ def cmd_phases(args) -> int:
 
 
 def predict_json(res) -> dict:
-    """The command's JSON: the result's ``summary()`` (``program``, ``model``, ``level``, ``total``,
+    """The command's JSON: the result's ``cli_json()`` (``program``, ``model``, ``level``, ``total``,
     ``phases`` with ``start_instructions``, ``predicted``, ``lower``, ``upper``, ``fallback``, and the rest)."""
-    return res.summary()
+    return res.cli_json()
 
 
 def cmd_phases_predict(args) -> int:
+    from pathlib import Path
+
     from modeling.phases import data
     from modeling.phases.predict import predict_trace, read_trace_file
+    from modeling.results import Provenance
     from modeling.version import code_version
 
     frame, read_notes = read_trace_file(args.trace)
-    samples, name = None, "shipped cBench"
+    samples, name = None, data.SHIPPED_NAME
     if args.phases:
         samples, name = data.samples_from(args.phases), str(args.phases)
     res = predict_trace(frame, args.host_freq, args.target_freq, args.target, args.model, args.level, None,
@@ -101,7 +104,6 @@ def cmd_phases_predict(args) -> int:
     res.notes[:0] = [f"reading the trace: {n}" for n in read_notes]
     if args.out:
         import datetime
-        from pathlib import Path
 
         out = Path(args.out)
         df = res.to_frame({"training": name, "code_version": code_version(),
@@ -115,22 +117,10 @@ def cmd_phases_predict(args) -> int:
     if args.json:
         print(json.dumps(predict_json(res), indent=2))
         return 0
-    d = res.summary()
-    t = d["total"]
-    print(f"{d['program']}: {d['host_freq']:g} -> {d['target_freq']:g} MHz, {d['target']} ({d['unit']}), model "
-          f"{d['model']}, {len(d['phases'])} phases, trained on {d['n_programs']} programs")
-    interval = (f"[{t['lower']:.4g} - {t['upper']:.4g}] ({d['level'] * 100:g} %)" if d["total_supported"]
-                else f"(no {d['level'] * 100:g} % interval: too few training programs, see the notes)")
-    print(f"whole program: {t['predicted']:.4g} {interval}; host x median whole-program ratio "
-          f"{t['program_ratio']:.4g}, host x median per-phase ratio {t['baseline']:.4g}")
-    if d["selection"]:
-        print(d["selection"])
-    print(f"{'phase':>5s} {'start instr':>12s} {'predicted':>11s} {'lower':>11s} {'upper':>11s} fallback")
-    for p in d["phases"]:
-        print(f"{p['phase']:5d} {p['start_instructions']:12.4g} {p['predicted']:11.4g} {p['lower']:11.4g} "
-              f"{p['upper']:11.4g} {'yes' if p['fallback'] else ''}")
-    for n in d["notes"]:
-        print(f"note: {n}")
+    prov = Provenance.now("phasesnew", {"host_freq": args.host_freq, "target_freq": args.target_freq,
+                                         "target": args.target, "model": args.model, "level": args.level},
+                          str(args.phases) if args.phases else "cbench", name, seconds=res.seconds)
+    print(res.summary(Path(args.trace).name, prov, prov.text("training data")).as_text())
     if args.out:
         print(f"wrote {args.out}")
     return 0

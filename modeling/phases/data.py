@@ -25,6 +25,8 @@ from modeling import DATA_DIR
 from modeling.build import armpm
 from modeling.errors import ConfigError, DataError
 
+#: the shipped traces' name, as the pages and the command line say it
+SHIPPED_NAME = "shipped cBench (ODROID-XU3)"
 NORMS = ("z", "rate", "raw")
 FEATURE_SETS = ("counters", "counters+host")
 TARGETS = {"cycles": "target_cycles", "power": "target_power_w"}

@@ -2,7 +2,8 @@
 as a type: per phase and for the whole program, with intervals, the cross-validation that chose the model,
 and in words why it was chosen. It is a typed result (:class:`modeling.results.Result`): ``to_dict()``/
 ``from_dict()`` are its tagged JSON (``from_dict()`` also reads a prediction stored before it was tagged, the
-plain dict of :meth:`~PhasePrediction.summary`'s shape); ``summary()`` the flat JSON the command line prints;
+plain dict of :meth:`~PhasePrediction.cli_json`'s shape); ``cli_json()`` the flat JSON the command line prints,
+``summary()`` what the command line, the page and the report say;
 ``to_frame()`` the prediction table (docs/architecture.md)."""
 
 from __future__ import annotations
@@ -101,7 +102,15 @@ class PhasePrediction(Result):
                  "lower": self.lower[i], "upper": self.upper[i], "fallback": bool(self.fallback[i]),
                  "host": self.host_value[i], "baseline": self.baseline[i]} for i in range(len(self.phase))]
 
-    def summary(self) -> dict:
+    def summary(self, trace_name: str = "", provenance=None, provenance_text: str = ""):
+        """What the prediction says (:class:`modeling.results.Summary`), as the command line, the /phases page and
+        its report show it: ``trace_name`` names the host run, ``provenance`` (:class:`modeling.results.Provenance`)
+        and its sentence say what made it."""
+        from modeling.phases.prediction_summary import summarize
+
+        return summarize(self, trace_name, provenance, provenance_text)
+
+    def cli_json(self) -> dict:
         """The flat JSON the command line prints (derived words and counts included): also the shape a
         prediction had when it was stored before it was tagged, which :meth:`from_dict` still reads."""
         return {
@@ -122,7 +131,7 @@ class PhasePrediction(Result):
     @classmethod
     def from_dict(cls, d: dict) -> PhasePrediction:
         """The prediction a :meth:`to_dict` dict describes; an untagged dict is one stored before predictions were
-        tagged (:meth:`summary`'s shape: its per-phase values only under ``phases``)."""
+        tagged (:meth:`cli_json`'s shape: its per-phase values only under ``phases``)."""
         if isinstance(d, dict) and TAG in d:
             return super().from_dict(d)
         return cls._from_untagged(d)

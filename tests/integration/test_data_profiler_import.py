@@ -162,7 +162,7 @@ def test_inputs_the_target_never_ran_are_predicted_and_checked_against_their_hel
     assert set(got["unit"]) == {"s"} and got["applicable"].all()
 
     # the library's prediction for the saved dataset: the same model and numbers
-    lib = predict_scenario(datasets.get(meta["id"]).scenario("table", target, "value"), seed=0).summary()
+    lib = predict_scenario(datasets.get(meta["id"]).scenario("table", target, "value"), seed=0).cli_json()
     assert model.startswith(lib["model"])
     for r in lib["predictions"]:
         assert got.loc[r["id"], "predicted"] == pytest.approx(r["predicted"], rel=1e-9)

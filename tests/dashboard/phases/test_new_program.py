@@ -66,7 +66,6 @@ def test_the_card_trains_on_an_uploaded_trace_with_its_frequencies_and_events():
     import app  # noqa: F401 - registers the pages
     from dashboard.pages import phases as page
     from dashboard.phases import sources
-    from dashboard.phases.new_program_text import np_facts, np_text
     from modeling.build import armpm
     from tests.shared_data import parsec_like
 
@@ -86,9 +85,10 @@ def test_the_card_trains_on_an_uploaded_trace_with_its_frequencies_and_events():
     assert res.training_fingerprint == src["id"] and res.provenance_columns["training_fingerprint"] == src["id"]
     assert res.provenance.dataset == src["id"] and "parsec.data" in res.provenance.dataset_name
     assert any("L1D_CACHE_ACCESS" in n and "dropped from the model" in n for n in pred.notes)
-    text = np_text(res)
+    summary = res.summary()
+    text = summary.lead
     assert "6 programs of parsec.data" in text and pred.selection in text
-    facts = dict(np_facts(res))
+    facts = {f.label: f.value for f in summary.facts}
     assert "host × median whole-program ratio" in facts
     # 6 training programs cannot support a 90 % whole-program interval: the card says so instead of a range
     assert facts["90 % interval"].startswith("not supported") and "no interval on the total" in text

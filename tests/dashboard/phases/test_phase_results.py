@@ -34,14 +34,14 @@ def _run(kind):
 def _page(run):
     """What the page and the report draw from a run: equal for a run and its revived copy."""
     from dashboard.pages import phases as page
-    from dashboard.phases.new_program_text import np_facts, np_rows, np_text
+    from dashboard.phases.new_program_text import np_rows
 
     if isinstance(run, PhasesRun):
         program = run.programs[0]
         return [page._content(run, program)[1:], figures.trace(run, program), views.summary_text(run)]
     if isinstance(run, SweepRun):
         return [figures.sweep(run), [r.grid_row for r in run.rows]]
-    return [np_facts(run), np_text(run), np_rows(run), figures.new_program(run), work.saved_summary(run),
+    return [run.summary().as_text(), np_rows(run), figures.new_program(run), work.saved_summary(run),
             work.predict_new_export(run, "csv")]
 
 
@@ -71,7 +71,7 @@ def test_every_phases_job_result_round_trips_through_the_codec_as_its_types(var,
 def _untagged(run: NewProgramRun) -> dict:
     """The plain dict the ``phasesnew`` job stored before its result was typed: the prediction's flat JSON (its
     ``summary()``, the shape its ``to_dict()`` had) with the parameters, the trace's name and a provenance dict."""
-    old = run.prediction.summary()
+    old = run.prediction.cli_json()
     assert TAG not in old
     return {**old, "params": dict(run.params), "trace_name": run.trace_name, "provenance": run.provenance_columns}
 

@@ -24,8 +24,8 @@ FAST = {"model": "NNLS", "transform": "logratio"}
 
 def _page(run):
     """What the page draws and exports of a run: equal for a run and its revived copy."""
-    return [views.table_rows(run), views.facts(run), views.model_facts(run), views.candidate_rows(run),
-            views.provenance_text(run), figures.predictions(run, "t", views.unit(run)),
+    return [views.table_rows(run), run.summary(views.unit(run)).as_text(),
+            figures.predictions(run, "t", views.unit(run)),
             views.export_frame(run).to_dict("list"), [s.paragraphs for s in report.build(run, "l", "t", "s").sections]]
 
 
@@ -45,7 +45,7 @@ def _old_dict(run: PredictRun) -> dict:
     """The result as /predict stored it before results were typed: the prediction's JSON, the page's keys and
     a provenance dict of model, data, fingerprints, code version and date."""
     c, v = run.provenance_columns, run.prediction.verdict
-    return {**run.prediction.summary(), "verdict": {**asdict(v), "text": v.text}, "params": run.params,
+    return {**run.prediction.cli_json(), "verdict": {**asdict(v), "text": v.text}, "params": run.params,
             "dataset_name": run.dataset_name, "host_label": run.host_label, "unit": run.unit,
             "source_name": run.source_name,
             "provenance": {"model": run.model_label, **c}}
@@ -67,10 +67,10 @@ def test_a_prediction_saved_as_a_plain_dict_still_lists_reopens_and_downloads(va
     work.restore_saved(key)  # its link reopens it: the cache gets the typed result
     back = jobs.get_result(key)
     assert type(back) is PredictRun and back.provenance.code_version == run.provenance.code_version
-    assert back.prediction.summary()["predictions"] == run.prediction.summary()["predictions"]
+    assert back.prediction.cli_json()["predictions"] == run.prediction.cli_json()["predictions"]
     data, name = views.export_bytes(back, "csv")
     want = pd.read_csv(io.BytesIO(views.export_bytes(run, "csv")[0]))
     got = pd.read_csv(io.BytesIO(data))
     assert list(got.columns) == list(want.columns) and name.endswith(".csv")
     assert np.allclose(got["predicted"], want["predicted"]) and (got["date"] == want["date"]).all()
-    assert page._content(back)[4] and views.facts(back) == views.facts(run)
+    assert page._content(back)[4] and back.summary().as_text() == run.summary().as_text()

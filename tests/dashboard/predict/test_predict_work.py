@@ -70,10 +70,10 @@ def test_the_unmeasured_workloads_with_provenance(var, unmeasured_result):
     rows = views.table_rows(res)
     assert [r["predicted"] for r in rows] == sorted(r["predicted"] for r in rows)
     assert all(r["applicable"] == "✗ no" and not r["ok"] and "outside the training range" in r["why"] for r in rows)
-    f = views.facts(res)
-    assert f["counts"] == "251 / 32 / 0" and f["coverage"].endswith("%")
-    assert "90 % of workloads like the training ones" in f["interval"] and "/new-app" in f["interval"]
-    assert views.model_facts(res)["why"].startswith("chosen by you")
+    s = res.summary()
+    assert s.fact("counts").value == "251 / 32 / 0" and s.fact("coverage").value.endswith("%")
+    assert "90 % of workloads like the training ones" in s.lead and "/new-app" in s.lead
+    assert s.details[0].label == "Model" and s.details[0].value.startswith("NNLS (logratio): chosen by you")
 
 
 def test_the_key_follows_the_inputs(var):
@@ -198,10 +198,10 @@ def test_a_baseline_that_wins_and_an_unsupported_interval_are_said_in_words(var)
     from modeling.crossgen.predict import predict_scenario
 
     res = work.predict_result(PREDICT.request({**FAST, "target": "GTX-970", "situation": "new-applications"})["params"])
-    f = views.facts(res)
-    assert f["coverage"] == "not supported" and f["width"] == ""
+    s = res.summary()
+    assert s.fact("coverage").value == "not supported" and s.fact("width").value == ""
     assert all(r["lower"] is None and r["upper"] is None for r in views.table_rows(res))
-    assert views.interval_sentence(res).startswith("No 90 % interval is given")
+    assert s.lead.startswith("No 90 % interval is given")
     assert any("No 90 % interval is given" in n for n in res.prediction.notes)
     figures.predictions(res, "time", "s")  # draws without bounds
     assert views.export_frame(res)["lower"].isna().all()
@@ -218,7 +218,9 @@ def test_a_baseline_that_wins_and_an_unsupported_interval_are_said_in_words(var)
     won = predict_scenario(_no_signal_beyond_the_host(), model="recommended", models="OLS,NNLS,Lasso",
                            situation="new-applications")
     won = PredictRun({}, won, "planted", "host", "s", "planted workloads")
-    f = views.facts(won)
-    assert f["baseline_used"] and f["versus_baseline"].startswith("The baseline is used")
-    assert f"{won.prediction.verdict.baseline_mean_ape:,.2f} %" in f["versus_baseline"]
-    assert f["width"].startswith("×") and "median width ×" in f["coverage_detail"]
+    s = won.summary()
+    verdict = next(n for n in s.notes if n.key == "versus-baseline")
+    assert verdict.level == "info" and verdict.text.startswith("The baseline is used")  # used: said as information
+    assert f"{won.prediction.verdict.baseline_mean_ape:,.2f} %" in verdict.text
+    interval = next(d.value for d in s.details if d.label == "Interval")
+    assert s.fact("width").value.startswith("×") and "median width ×" in interval

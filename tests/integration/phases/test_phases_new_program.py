@@ -40,7 +40,7 @@ def test_upload_predict_export_and_share(dash_duo, perfcast_app, tmp_path):
     dash_duo.wait_for_contains_text("#phases-new-upload-status", "per-sample trace of automotive_susan_e", timeout=30)
     click(dash_duo, "#phases-new-run")
     total = wait_text(dash_duo, "#phases-new-total", timeout=240)
-    lib = predict_trace(host, 1000, 2000, "power").summary()
+    lib = predict_trace(host, 1000, 2000, "power").cli_json()
     t = lib["total"]
     assert total == f"{t['predicted']:.3f} W"
     assert text_in(dash_duo.driver, "#phases-new-interval") == f"{t['lower']:.3f} – {t['upper']:.3f} W"

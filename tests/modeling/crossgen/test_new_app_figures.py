@@ -3,13 +3,11 @@ when a whole application is new: its error and its intervals' coverage with ever
 weighing one (its workloads equally, as the prediction's table weighs its rows), not pooled over workloads
 where one large application stands for the others."""
 
-import json
 
 import numpy as np
 
-from modeling.crossgen import cli as crossgen_cli
-from modeling.crossgen.predict import predict_scenario
 from modeling.intervals import conformal
+from modeling.crossgen.predict import predict_scenario
 
 
 def _one_large_easy_application(seed=5, n_apps=12):
@@ -98,28 +96,26 @@ def test_held_out_check_corrects_each_fold_for_the_applications_of_the_interval_
 def test_the_command_line_quotes_the_same_figures_as_the_result():
     scen = _one_large_easy_application()
     res = predict_scenario(scen, model="NNLS", transform="logratio", situation="new-applications")
-    d = json.loads(json.dumps(res.summary()))
-    text = crossgen_cli.quoted_figures_text(d)
-    assert f"{res.cv_error['mean_ape']:.2f} % mean" in text
+    text = res.summary().as_text()  # what ``python -m modeling predict`` prints
+    assert f"mean APE {res.cv_error['mean_ape']:.2f} %" in text
     assert f"{conformal.quoted_coverage(res.cv_coverage):.1f} %" in text
     assert f"{res.cv_error['mean_ape_workloads']:.2f} %" in text
 
 
 def test_the_page_quotes_the_same_figures_as_the_command_line():
-    from dashboard.predict import views
     from dashboard.predict.results import PredictRun
 
     scen = _one_large_easy_application()
     res = predict_scenario(scen, model="NNLS", transform="logratio", situation="new-applications")
-    f = views.facts(PredictRun({}, res, "planted", "host", "s", "planted workloads"))
-    cli_text = crossgen_cli.quoted_figures_text(json.loads(json.dumps(res.summary())))
+    s = PredictRun({}, res, "planted", "host", "s", "planted workloads").summary()
+    cli_text = res.summary().as_text()
     shown = f"{conformal.quoted_coverage(res.cv_coverage):.1f} %"
-    assert f["coverage"] == shown and shown in cli_text
-    assert f["error"].startswith(f"{res.cv_error['mean_ape']:.1f} % mean")
-    assert f"{res.cv_error['mean_ape']:.2f} %" in f["error_detail"] and f"{res.cv_error['mean_ape']:.2f} %" in cli_text
-    assert f"{res.cv_error['mean_ape_workloads']:.2f} %" in f["error_detail"]
-    assert "each held-out set of applications weighing one" in f["interval"]
-
+    assert s.fact("coverage").value == shown and shown in cli_text
+    assert s.fact("cv-error").value.startswith(f"{res.cv_error['mean_ape']:.1f} % mean")
+    error = next(d.value for d in s.details if d.label == "Error")
+    assert f"{res.cv_error['mean_ape']:.2f} %" in error and error in cli_text
+    assert f"{res.cv_error['mean_ape_workloads']:.2f} %" in error
+    assert "each held-out set of applications weighing one" in s.lead and s.lead in cli_text
 
 
 def test_the_default_new_application_interval_covers_near_its_level_with_few_applications():

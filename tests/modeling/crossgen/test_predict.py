@@ -97,7 +97,7 @@ def test_hidden_targets_are_never_read():
         if target is not None:
             f["target_time"] = target
         new = new_workloads(f, scen["feature_names"], "workload")
-        runs.append(predict_scenario(scen, new, model="NNLS", transform="logratio").summary())
+        runs.append(predict_scenario(scen, new, model="NNLS", transform="logratio").cli_json())
         assert new["ignored"] == ([] if target is None else ["target_time"])
     for r in runs[1:]:
         assert r["predictions"] == runs[0]["predictions"]
@@ -246,7 +246,7 @@ def test_cli_predict_matches_the_library(tmp_path, capsys):
     lib = predict_scenario(scen, new_workloads(new, scen["feature_names"], "wl"), model="NNLS",
                            transform="logratio")
     got = {p["id"]: (p["predicted"], p["lower"], p["upper"]) for p in d["predictions"]}
-    for p in lib.summary()["predictions"]:
+    for p in lib.cli_json()["predictions"]:
         np.testing.assert_allclose(got[p["id"]], (p["predicted"], p["lower"], p["upper"]), rtol=1e-6)
     out = pd.read_parquet(tmp_path / "p.parquet")
     assert list(out["id"]) == scen["unmeasured"]["workload_ids"] and "code_version" in out

@@ -38,10 +38,10 @@ def test_cv_plus_by_fold_refuses_folds_it_cannot_match():
 ])
 def test_a_fitted_predictor_gives_what_a_whole_run_gives(kwargs):
     scen, _ = _table(seed=4)
-    whole = predict_scenario(scen, **kwargs).summary()
+    whole = predict_scenario(scen, **kwargs).cli_json()
     predictor = fit_predictor(scen, **kwargs)
-    first = predictor.predict(scen["unmeasured"]).summary()
-    again = predictor.predict(scen["unmeasured"]).summary()  # the predictor does not change by predicting
+    first = predictor.predict(scen["unmeasured"]).cli_json()
+    again = predictor.predict(scen["unmeasured"]).cli_json()  # the predictor does not change by predicting
     for d in (whole, first, again):
         d.pop("seconds")
     assert first == whole and again == whole
@@ -54,8 +54,8 @@ def test_a_predictor_predicts_a_second_table_like_a_run_on_that_table():
     other["workload_ids"] = list(reversed(other["workload_ids"]))
     other["groups"] = other["groups"][::-1]
     predictor = fit_predictor(scen, model="NNLS", transform="logratio")
-    got = predictor.predict(other).summary()
-    want = predict_scenario(scen, other, model="NNLS", transform="logratio").summary()
+    got = predictor.predict(other).cli_json()
+    want = predict_scenario(scen, other, model="NNLS", transform="logratio").cli_json()
     got.pop("seconds"), want.pop("seconds")
     assert got == want
 

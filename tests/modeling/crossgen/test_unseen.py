@@ -44,7 +44,7 @@ def test_a_baseline_that_truly_wins_is_used_and_the_result_says_so_with_both_err
     note = res.selection_note
     assert note.startswith("The baseline is used") and "leave-one-application-out (10 applications)" in note
     assert f"{v.model_mean_ape:,.2f} %" in note and f"{v.baseline_mean_ape:,.2f} %" in note
-    d = json.loads(json.dumps(res.summary()))  # what the CLI prints and the page keeps
+    d = json.loads(json.dumps(res.cli_json()))  # what the CLI prints and the page keeps
     assert d["selection_note"] == note and BaselineVerdict.from_dict(d["verdict"]) == v
 
 
@@ -129,7 +129,7 @@ def test_too_few_training_applications_use_the_baseline_without_comparing_and_sa
     assert np.allclose(res.predicted, res.baseline)
     assert res.cv_error["mean_ape"] == res.baseline_cv["mean_ape"]
     assert f"{MIN_GROUPS - 1} training applications are too few" in res.selection_note
-    assert BaselineVerdict.from_dict(json.loads(json.dumps(res.summary()))["verdict"]) == res.verdict
+    assert BaselineVerdict.from_dict(json.loads(json.dumps(res.cli_json()))["verdict"]) == res.verdict
     # from MIN_GROUPS on the models are compared (here they still lose: the ordinary verdict)
     res = predict_scenario(_no_signal_beyond_the_host(n_apps=MIN_GROUPS + 1), model="recommended",
                            models="OLS,Lasso", situation="new-applications")

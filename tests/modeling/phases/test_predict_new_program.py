@@ -74,7 +74,7 @@ def test_the_default_model_is_the_cv_winner_here_a_ratio():
     assert np.allclose(np.log(np.asarray(res.upper) / res.predicted), res.phase_half_width)
     assert res.total["upper"] / res.total["predicted"] == pytest.approx(np.exp(res.total_half_width))
     assert abs(np.log(host["target_cycles"].sum() / res.total["predicted"])) < 0.05
-    d = res.summary()
+    d = res.cli_json()
     assert d["program"] == "p0" and d["model"] == "program-ratio" and len(d["phases"]) == 12
     assert "p0 is in the training table" in " ".join(d["notes"])
     f = res.to_frame({"code_version": "abc"})
@@ -122,7 +122,7 @@ def test_auto_takes_the_whole_program_ratio_where_it_wins_and_says_so_with_both_
     assert "whole-program ratio is used" in text
     assert f"{cv['program-ratio']['program_mean_ape']:.2f} %" in text
     assert f"{cv[best_other]['program_mean_ape']:.2f} %" in text
-    assert res.summary()["selection"] == text
+    assert res.cli_json()["selection"] == text
 
 
 def test_too_few_programs_for_the_level_give_no_whole_program_interval_and_say_so():
@@ -136,7 +136,7 @@ def test_too_few_programs_for_the_level_give_no_whole_program_interval_and_say_s
     assert f["lower"].isna().tolist() == [False] * (len(f) - 1) + [True]  # the phases keep theirs
     again = type(res).from_dict(json.loads(json.dumps(res.to_dict())))
     assert again.total_half_width is None and again.total["upper"] is None and again == res
-    assert type(res).from_dict(json.loads(json.dumps(res.summary()))) == res  # one stored untagged, before
+    assert type(res).from_dict(json.loads(json.dumps(res.cli_json()))) == res  # one stored untagged, before
     ok = predict_program(host, ph, "cycles", folds=3, level=0.8)  # rank ceil(0.8 x 7) = 6 of 6: supported
     assert ok.total_supported and ok.total["lower"] < ok.total["predicted"] < ok.total["upper"]
 
@@ -165,26 +165,26 @@ def test_the_predicted_programs_target_is_never_read():
     s = data.shipped_samples()
     ph = data.shipped_pair(1000, 2000)
     host = s[(s["program"] == PROG) & (s["freq_mhz"] == 1000) & (s["run"] == 1)]
-    clean = predict_trace(host, 1000, 2000, "power", training=ph[ph["program"] != PROG]).summary()
+    clean = predict_trace(host, 1000, 2000, "power", training=ph[ph["program"] != PROG]).cli_json()
     # the same program's target run in the trace and its target phases in the training table, poisoned:
     # anything that read them would be NaN or different
     target_run = s[(s["program"] == PROG) & (s["freq_mhz"] == 2000)].assign(power_w=np.nan, CPU_CYCLES=-1)
     poisoned = ph.copy()
     own = poisoned["program"] == PROG
     poisoned.loc[own, ["target_cycles", "target_power_w", "target_time_s"]] = np.nan
-    got = predict_trace(pd.concat([host, target_run]), 1000, 2000, "power", training=poisoned).summary()
+    got = predict_trace(pd.concat([host, target_run]), 1000, 2000, "power", training=poisoned).cli_json()
     for k in ("model", "total", "phases", "cv", "phase_half_width", "total_half_width"):
         assert got[k] == clean[k], k
     assert any("2000 MHz ignored" in n for n in got["notes"])
     # a phase table with the program's target columns: dropped before anything, named
     tab = ph[own & (ph["host_run"] == 1)].assign(target_cycles=np.nan, target_power_w=np.nan)
-    fromtab = predict_trace(tab, 1000, 2000, "power", training=poisoned).summary()
+    fromtab = predict_trace(tab, 1000, 2000, "power", training=poisoned).cli_json()
     assert fromtab["phases"] == clean["phases"] and "never read" in fromtab["notes"][0]
     # the benchmark's path: the table's own rows poisoned, only the host samples given
     from benchmarks.phases_new_program import predict_one
 
     a = predict_one(PROG, poisoned, s[~((s["program"] == PROG) & (s["freq_mhz"] == 2000))], "power", 1000.0,
-                    2000.0, 0.9).summary()
+                    2000.0, 0.9).cli_json()
     assert a["phases"] == clean["phases"] and a["total"] == clean["total"]
 
 
@@ -206,7 +206,7 @@ def test_cli_json_equals_the_library(tmp_path):
                     "--target", "power", "--json")
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)
-    lib = predict_trace(pd.read_csv(path), 1000, 2000, "power").summary()
+    lib = predict_trace(pd.read_csv(path), 1000, 2000, "power").cli_json()
     got.pop("seconds"), lib.pop("seconds")
     assert got == json.loads(json.dumps(lib))
     assert {"program", "model", "level", "total", "phases"} <= set(got)
