@@ -547,8 +547,68 @@ def _on_pool_process_start() -> None:
     worker_process_init.connect(_started, weak=False, dispatch_uid="perfcast-pool-process-watcher")
 
 
-class RedisBackend(JobBackend, functions=globals()):
-    """Celery workers and Redis: jobs are Celery tasks, state and leases in Redis. Every name of the interface
-    is this module's function (or class) of that name."""
+class RedisBackend(JobBackend):
+    """Celery workers and Redis: jobs are Celery tasks, state and leases in Redis. Each name of the interface
+    calls this module's function (or class) of that name."""
 
     name = "redis"
+
+    def background_manager(self):
+        return background_manager()
+
+    def get_result(self, key: str):
+        return get_result(key)
+
+    def has_result(self, key: str) -> bool:
+        return has_result(key)
+
+    def put_result(self, key: str, value) -> None:
+        put_result(key, value)
+
+    def set_status(self, key: str, state: str, **extra) -> None:
+        set_status(key, state, **extra)
+
+    def status(self, key: str) -> dict | None:
+        return status(key)
+
+    def job_failed(self, key: str, run: str | None = None) -> bool:
+        return job_failed(key, run)
+
+    def run_submitted(self, run: str | None) -> None:
+        run_submitted(run)
+
+    def beat(self, key: str) -> None:
+        beat(key)
+
+    def last_beat(self, key: str) -> float | None:
+        return last_beat(key)
+
+    def KeyLock(self, key: str, on_wait=None) -> KeyLock:  # noqa: N802 - the interface's name
+        return KeyLock(key, on_wait)
+
+    def Slot(self, on_wait=None) -> Slot:  # noqa: N802 - the interface's name
+        return Slot(on_wait)
+
+    def guard(self, key: str, run: str | None = None) -> _Guard:
+        return guard(key, run)
+
+    def job_started(self, run: str | None = None) -> None:
+        job_started(run)
+
+    def job_ended(self, run: str | None = None) -> None:
+        job_ended(run)
+
+    def cancelled(self) -> bool:
+        return cancelled()
+
+    def lower_priority(self) -> None:
+        lower_priority()
+
+    def reap_finished(self) -> None:
+        reap_finished()
+
+    def reap_orphan_groups(self) -> None:
+        reap_orphan_groups()
+
+    def ping(self) -> bool:
+        return ping()

@@ -300,8 +300,69 @@ class KeyLock:
             _release(self.fh)
 
 
-class LocalBackend(JobBackend, functions=globals()):
+class LocalBackend(JobBackend):
     """One machine: jobs from the fork server (:mod:`dashboard.jobs.launcher`), state in diskcache, locks by
-    ``flock``. Every name of the interface is this module's function (or class) of that name."""
+    ``flock``. Each name of the interface calls this module's function (or class) of that name."""
 
     name = "local"
+
+    def background_manager(self):
+        return background_manager()
+
+    def get_result(self, key: str):
+        return get_result(key)
+
+    def has_result(self, key: str) -> bool:
+        return has_result(key)
+
+    def put_result(self, key: str, value) -> None:
+        put_result(key, value)
+
+    def set_status(self, key: str, state: str, **extra) -> None:
+        set_status(key, state, **extra)
+
+    def status(self, key: str) -> dict | None:
+        return status(key)
+
+    def job_failed(self, key: str, run: str | None = None) -> bool:
+        return job_failed(key, run)
+
+    def run_submitted(self, run: str | None) -> None:
+        run_submitted(run)
+
+    def beat(self, key: str) -> None:
+        beat(key)
+
+    def last_beat(self, key: str) -> float | None:
+        return last_beat(key)
+
+    def KeyLock(self, key: str, on_wait=None) -> KeyLock:  # noqa: N802 - the interface's name
+        return KeyLock(key, on_wait)
+
+    def Slot(self, on_wait=None) -> Slot:  # noqa: N802 - the interface's name
+        return Slot(on_wait)
+
+    def guard(self, key: str, run: str | None = None):
+        return guard(key, run)
+
+    def job_started(self, run: str | None = None) -> None:
+        job_started(run)
+
+    def job_ended(self, run: str | None = None) -> None:
+        job_ended(run)
+
+    def cancelled(self) -> bool:
+        return cancelled()
+
+    def lower_priority(self) -> None:
+        lower_priority()
+
+    def reap_finished(self) -> None:
+        reap_finished()
+
+    def reap_orphan_groups(self) -> None:
+        reap_orphan_groups()
+
+    def ping(self) -> bool:
+        """The local backend has no service to lose: it always answers."""
+        return True
