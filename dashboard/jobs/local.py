@@ -26,6 +26,8 @@ import sys
 import time
 from functools import lru_cache
 
+from dash import DiskcacheManager
+
 from dashboard.jobs.backend import JobBackend
 from dashboard import settings
 from dashboard.jobs.keys import check_key, stored_key  # noqa: F401 - re-exported to the backend's callers
@@ -34,51 +36,50 @@ from dashboard.jobs.local_results import (_RESULTS, _open_cache, beat, get_resul
 from dashboard.settings import RESULT_TTL_SECONDS, var_path
 
 
+class GroupManager(DiskcacheManager):
+    """Dash's manager, except that a job is started from a clean process and stopped by its supervisor
+    (:mod:`dashboard.jobs.launcher`): Cancel (or a newer request) ends the job's whole process group
+    within a second, whatever the job is doing, and records it as cancelled."""
+
+    def make_job_fn(self, fn, progress, key=None):
+        from dashboard.jobs import prestart
+
+        job_fn = super().make_job_fn(fn, progress, key)
+        job_fn.perfcast_callback = (key, fn.__module__)  # what the job process looks up and imports
+        prestart.register(fn, job_fn)
+        return job_fn
+
+    def call_job_fn(self, key, job_fn, args, context):
+        from dashboard.jobs import launcher, prestart
+
+        answer = prestart.answer_before_start(job_fn, args)  # refused here: no process is started
+        if answer is not None:
+            self.handle.set(key, answer, expire=self.expire)
+            return prestart.NO_JOB
+        background_key, module = job_fn.perfcast_callback
+        return launcher.start(background_key, str(self.handle.directory), key, self._make_progress_key(key),
+                              args, context, [*_app_modules(), module])
+
+    def job_running(self, job):
+        # Dash asks whether the pid exists, then reads the process: a job that ended in between raised
+        # NoSuchProcess out of the page's poll. Read once, and an ended job is simply not running.
+        from dashboard.jobs import prestart
+
+        return bool(job) and not prestart.no_job(job) and pid_alive(job)
+
+    def terminate_job(self, job):
+        from dashboard.jobs import launcher, prestart
+
+        if job is None or prestart.no_job(job):
+            return
+        if launcher.supervised(int(job)):
+            launcher.stop(int(job))
+        else:  # a job group of an earlier version (or a test's own)
+            kill_group(int(job))
+
+
 @lru_cache(maxsize=1)
 def background_manager():
-    from dash import DiskcacheManager
-
-    class GroupManager(DiskcacheManager):
-        """Dash's manager, except that a job is started from a clean process and stopped by its supervisor
-        (:mod:`dashboard.jobs.launcher`): Cancel (or a newer request) ends the job's whole process group
-        within a second, whatever the job is doing, and records it as cancelled."""
-
-        def make_job_fn(self, fn, progress, key=None):
-            from dashboard.jobs import prestart
-
-            job_fn = super().make_job_fn(fn, progress, key)
-            job_fn.perfcast_callback = (key, fn.__module__)  # what the job process looks up and imports
-            prestart.register(fn, job_fn)
-            return job_fn
-
-        def call_job_fn(self, key, job_fn, args, context):
-            from dashboard.jobs import launcher, prestart
-
-            answer = prestart.answer_before_start(job_fn, args)  # refused here: no process is started
-            if answer is not None:
-                self.handle.set(key, answer, expire=self.expire)
-                return prestart.NO_JOB
-            background_key, module = job_fn.perfcast_callback
-            return launcher.start(background_key, str(self.handle.directory), key, self._make_progress_key(key),
-                                  args, context, [*_app_modules(), module])
-
-        def job_running(self, job):
-            # Dash asks whether the pid exists, then reads the process: a job that ended in between raised
-            # NoSuchProcess out of the page's poll. Read once, and an ended job is simply not running.
-            from dashboard.jobs import prestart
-
-            return bool(job) and not prestart.no_job(job) and pid_alive(job)
-
-        def terminate_job(self, job):
-            from dashboard.jobs import launcher, prestart
-
-            if job is None or prestart.no_job(job):
-                return
-            if launcher.supervised(int(job)):
-                launcher.stop(int(job))
-            else:  # a job group of an earlier version (or a test's own)
-                kill_group(int(job))
-
     # no cache_by: Dash would then keep every job's output under a key made of the callback's payload and
     # answer a later identical payload (the same link opened again) with that old output. Results are
     # cached by the app itself (results(), keyed by validated inputs); the manager only carries a job's
