@@ -37,6 +37,8 @@ import time
 import uuid
 from functools import lru_cache
 
+from dash import CeleryManager
+
 from dashboard.jobs.backend import JobBackend
 from dashboard import settings
 from dashboard.jobs.codec import pack, unpack
@@ -458,75 +460,74 @@ def reap_orphan_groups() -> None:
 
 # ------------------------------------------------------------------------ Dash's manager
 
+class LeasedCeleryManager(CeleryManager):
+    """Dash's Celery manager, with a cooperative cancel (a flag the job checks; a queued task is also
+    revoked) and a job whose liveness lease ran out counted as not running."""
+
+    def make_job_fn(self, fn, progress, key=None):
+        from dashboard.jobs import prestart
+
+        job_fn = super().make_job_fn(fn, progress, key)
+        prestart.register(fn, job_fn)
+        return job_fn
+
+    def call_job_fn(self, key, job_fn, args, context):
+        from plotly.utils import PlotlyJSONEncoder
+
+        from dashboard.jobs import prestart
+
+        answer = prestart.answer_before_start(job_fn, args)  # refused here: no task is queued
+        if answer is not None:
+            self.handle.backend.set(key, json.dumps(answer, cls=PlotlyJSONEncoder))
+            return prestart.NO_JOB
+        job = super().call_job_fn(key, job_fn, args, context)
+        client().set(_k("queued", job), "1", ex=7200)  # submitted: not started yet, not lost
+        return job
+
+    def terminate_job(self, job):
+        from dashboard.jobs import prestart
+
+        if job is None or prestart.no_job(job):
+            return
+        c = client()
+        c.set(_k("cancel", job), "1", ex=3600)  # the job and every helper it sent watch this flag
+        helpers = [h.decode() for h in c.smembers(_k("helpers", job))]  # its fan-out's tasks still queued
+        self.handle.control.revoke([job, *helpers])
+
+    def job_running(self, job):
+        # while Redis is unreachable the job is taken as running: the page keeps polling
+        from dashboard.jobs import prestart
+
+        if prestart.no_job(job):  # answered before start: no task
+            return False
+        try:
+            if not super().job_running(job):
+                return False
+            c = client()
+            if c.exists(_k("started", job)):
+                return bool(c.exists(_k("alive", job))) or restarted_recently()
+            return bool(c.exists(_k("queued", job))) or restarted_recently()  # queued, or lost with Redis
+        except Exception as exc:
+            if not is_outage(exc):
+                raise
+            return True
+
+    # a poll while Redis is unreachable answers "still running", with no progress: the page keeps polling
+    # (an error would end its polling for good)
+
+    def get_progress(self, key):
+        return _quiet(super().get_progress, key, default=None)
+
+    def get_result(self, key, job):
+        return _quiet(super().get_result, key, job, default=self.UNDEFINED)
+
+    def get_updated_props(self, key):
+        return _quiet(super().get_updated_props, key, default={})
+
+
 @lru_cache(maxsize=1)
 def background_manager():
-    from dash import CeleryManager
-
     from dashboard.jobs.celery_app import celery_app
-
-    class LeasedCeleryManager(CeleryManager):
-        """Dash's Celery manager, with a cooperative cancel (a flag the job checks; a queued task is also
-        revoked) and a job whose liveness lease ran out counted as not running."""
-
-        def make_job_fn(self, fn, progress, key=None):
-            from dashboard.jobs import prestart
-
-            job_fn = super().make_job_fn(fn, progress, key)
-            prestart.register(fn, job_fn)
-            return job_fn
-
-        def call_job_fn(self, key, job_fn, args, context):
-            from plotly.utils import PlotlyJSONEncoder
-
-            from dashboard.jobs import prestart
-
-            answer = prestart.answer_before_start(job_fn, args)  # refused here: no task is queued
-            if answer is not None:
-                self.handle.backend.set(key, json.dumps(answer, cls=PlotlyJSONEncoder))
-                return prestart.NO_JOB
-            job = super().call_job_fn(key, job_fn, args, context)
-            client().set(_k("queued", job), "1", ex=7200)  # submitted: not started yet, not lost
-            return job
-
-        def terminate_job(self, job):
-            from dashboard.jobs import prestart
-
-            if job is None or prestart.no_job(job):
-                return
-            c = client()
-            c.set(_k("cancel", job), "1", ex=3600)  # the job and every helper it sent watch this flag
-            helpers = [h.decode() for h in c.smembers(_k("helpers", job))]  # its fan-out's tasks still queued
-            self.handle.control.revoke([job, *helpers])
-
-        def job_running(self, job):
-            # while Redis is unreachable the job is taken as running: the page keeps polling
-            from dashboard.jobs import prestart
-
-            if prestart.no_job(job):  # answered before start: no task
-                return False
-            try:
-                if not super().job_running(job):
-                    return False
-                c = client()
-                if c.exists(_k("started", job)):
-                    return bool(c.exists(_k("alive", job))) or restarted_recently()
-                return bool(c.exists(_k("queued", job))) or restarted_recently()  # queued, or lost with Redis
-            except Exception as exc:
-                if not is_outage(exc):
-                    raise
-                return True
-
-        # a poll while Redis is unreachable answers "still running", with no progress: the page keeps polling
-        # (an error would end its polling for good)
-
-        def get_progress(self, key):
-            return _quiet(super().get_progress, key, default=None)
-
-        def get_result(self, key, job):
-            return _quiet(super().get_result, key, job, default=self.UNDEFINED)
-
-        def get_updated_props(self, key):
-            return _quiet(super().get_updated_props, key, default={})
 
     app = celery_app()
     _on_pool_process_start()
