@@ -3,7 +3,9 @@
 :class:`JobBackend` is the interface (as Dash defines its background-callback managers by one base class):
 :class:`dashboard.jobs.local.LocalBackend` (one machine; the default) and
 :class:`dashboard.jobs.distributed.RedisBackend` (Celery workers and Redis, when ``PERFCAST_REDIS_URL`` is set)
-implement every name of it; a backend that leaves one out cannot be made (``TypeError`` at :func:`use`).
+implement every name of it in their class bodies, each a method that calls its module's function (or class) of
+that name, so that go-to-definition leads from ``active().job_failed`` to the code; every name is abstract here, so
+a backend that leaves one out cannot be made (``TypeError`` at :func:`use`).
 """
 
 from __future__ import annotations
@@ -25,17 +27,6 @@ class JobBackend(ABC):
     backend only through these names."""
 
     name: ClassVar[str]
-
-    def __init_subclass__(cls, functions: dict | None = None, **kwargs):
-        """``class LocalBackend(JobBackend, functions=globals())`` at the end of a backend's module: every name
-        of this interface the module defines (its functions and its lock classes) becomes the backend's, so no
-        list of names is kept by hand (such a list once left out ``ping``). A name the module lacks stays
-        abstract (the backend cannot be made) or keeps this class's default (``ping``)."""
-        super().__init_subclass__(**kwargs)
-        for attr in _INTERFACE if functions is not None else ():
-            if attr in functions:
-                value = functions[attr]
-                setattr(cls, attr, value if isinstance(value, type) else staticmethod(value))
 
     # -- Dash's side
     @abstractmethod
@@ -118,14 +109,10 @@ class JobBackend(ABC):
     def reap_orphan_groups(self) -> None:
         """End the workers of jobs that died while no page watched them."""
 
+    @abstractmethod
     def ping(self) -> bool:
         """Does the job service answer? A backend with a service to lose (Redis) asks it and raises the
         outage error when it does not answer; the local backend always answers."""
-        return True
-
-
-#: every name a backend offers: the abstract ones and those with a default (``ping``)
-_INTERFACE = tuple(attr for attr, value in vars(JobBackend).items() if callable(value) and not attr.startswith("_"))
 
 
 def use(name: str) -> JobBackend:

@@ -37,6 +37,8 @@ import time
 import uuid
 from functools import lru_cache
 
+from dash import CeleryManager
+
 from dashboard.jobs.backend import JobBackend
 from dashboard import settings
 from dashboard.jobs.codec import pack, unpack
@@ -458,75 +460,74 @@ def reap_orphan_groups() -> None:
 
 # ------------------------------------------------------------------------ Dash's manager
 
+class LeasedCeleryManager(CeleryManager):
+    """Dash's Celery manager, with a cooperative cancel (a flag the job checks; a queued task is also
+    revoked) and a job whose liveness lease ran out counted as not running."""
+
+    def make_job_fn(self, fn, progress, key=None):
+        from dashboard.jobs import prestart
+
+        job_fn = super().make_job_fn(fn, progress, key)
+        prestart.register(fn, job_fn)
+        return job_fn
+
+    def call_job_fn(self, key, job_fn, args, context):
+        from plotly.utils import PlotlyJSONEncoder
+
+        from dashboard.jobs import prestart
+
+        answer = prestart.answer_before_start(job_fn, args)  # refused here: no task is queued
+        if answer is not None:
+            self.handle.backend.set(key, json.dumps(answer, cls=PlotlyJSONEncoder))
+            return prestart.NO_JOB
+        job = super().call_job_fn(key, job_fn, args, context)
+        client().set(_k("queued", job), "1", ex=7200)  # submitted: not started yet, not lost
+        return job
+
+    def terminate_job(self, job):
+        from dashboard.jobs import prestart
+
+        if job is None or prestart.no_job(job):
+            return
+        c = client()
+        c.set(_k("cancel", job), "1", ex=3600)  # the job and every helper it sent watch this flag
+        helpers = [h.decode() for h in c.smembers(_k("helpers", job))]  # its fan-out's tasks still queued
+        self.handle.control.revoke([job, *helpers])
+
+    def job_running(self, job):
+        # while Redis is unreachable the job is taken as running: the page keeps polling
+        from dashboard.jobs import prestart
+
+        if prestart.no_job(job):  # answered before start: no task
+            return False
+        try:
+            if not super().job_running(job):
+                return False
+            c = client()
+            if c.exists(_k("started", job)):
+                return bool(c.exists(_k("alive", job))) or restarted_recently()
+            return bool(c.exists(_k("queued", job))) or restarted_recently()  # queued, or lost with Redis
+        except Exception as exc:
+            if not is_outage(exc):
+                raise
+            return True
+
+    # a poll while Redis is unreachable answers "still running", with no progress: the page keeps polling
+    # (an error would end its polling for good)
+
+    def get_progress(self, key):
+        return _quiet(super().get_progress, key, default=None)
+
+    def get_result(self, key, job):
+        return _quiet(super().get_result, key, job, default=self.UNDEFINED)
+
+    def get_updated_props(self, key):
+        return _quiet(super().get_updated_props, key, default={})
+
+
 @lru_cache(maxsize=1)
 def background_manager():
-    from dash import CeleryManager
-
     from dashboard.jobs.celery_app import celery_app
-
-    class LeasedCeleryManager(CeleryManager):
-        """Dash's Celery manager, with a cooperative cancel (a flag the job checks; a queued task is also
-        revoked) and a job whose liveness lease ran out counted as not running."""
-
-        def make_job_fn(self, fn, progress, key=None):
-            from dashboard.jobs import prestart
-
-            job_fn = super().make_job_fn(fn, progress, key)
-            prestart.register(fn, job_fn)
-            return job_fn
-
-        def call_job_fn(self, key, job_fn, args, context):
-            from plotly.utils import PlotlyJSONEncoder
-
-            from dashboard.jobs import prestart
-
-            answer = prestart.answer_before_start(job_fn, args)  # refused here: no task is queued
-            if answer is not None:
-                self.handle.backend.set(key, json.dumps(answer, cls=PlotlyJSONEncoder))
-                return prestart.NO_JOB
-            job = super().call_job_fn(key, job_fn, args, context)
-            client().set(_k("queued", job), "1", ex=7200)  # submitted: not started yet, not lost
-            return job
-
-        def terminate_job(self, job):
-            from dashboard.jobs import prestart
-
-            if job is None or prestart.no_job(job):
-                return
-            c = client()
-            c.set(_k("cancel", job), "1", ex=3600)  # the job and every helper it sent watch this flag
-            helpers = [h.decode() for h in c.smembers(_k("helpers", job))]  # its fan-out's tasks still queued
-            self.handle.control.revoke([job, *helpers])
-
-        def job_running(self, job):
-            # while Redis is unreachable the job is taken as running: the page keeps polling
-            from dashboard.jobs import prestart
-
-            if prestart.no_job(job):  # answered before start: no task
-                return False
-            try:
-                if not super().job_running(job):
-                    return False
-                c = client()
-                if c.exists(_k("started", job)):
-                    return bool(c.exists(_k("alive", job))) or restarted_recently()
-                return bool(c.exists(_k("queued", job))) or restarted_recently()  # queued, or lost with Redis
-            except Exception as exc:
-                if not is_outage(exc):
-                    raise
-                return True
-
-        # a poll while Redis is unreachable answers "still running", with no progress: the page keeps polling
-        # (an error would end its polling for good)
-
-        def get_progress(self, key):
-            return _quiet(super().get_progress, key, default=None)
-
-        def get_result(self, key, job):
-            return _quiet(super().get_result, key, job, default=self.UNDEFINED)
-
-        def get_updated_props(self, key):
-            return _quiet(super().get_updated_props, key, default={})
 
     app = celery_app()
     _on_pool_process_start()
@@ -547,8 +548,68 @@ def _on_pool_process_start() -> None:
     worker_process_init.connect(_started, weak=False, dispatch_uid="perfcast-pool-process-watcher")
 
 
-class RedisBackend(JobBackend, functions=globals()):
-    """Celery workers and Redis: jobs are Celery tasks, state and leases in Redis. Every name of the interface
-    is this module's function (or class) of that name."""
+class RedisBackend(JobBackend):
+    """Celery workers and Redis: jobs are Celery tasks, state and leases in Redis. Each name of the interface
+    calls this module's function (or class) of that name."""
 
     name = "redis"
+
+    def background_manager(self):
+        return background_manager()
+
+    def get_result(self, key: str):
+        return get_result(key)
+
+    def has_result(self, key: str) -> bool:
+        return has_result(key)
+
+    def put_result(self, key: str, value) -> None:
+        put_result(key, value)
+
+    def set_status(self, key: str, state: str, **extra) -> None:
+        set_status(key, state, **extra)
+
+    def status(self, key: str) -> dict | None:
+        return status(key)
+
+    def job_failed(self, key: str, run: str | None = None) -> bool:
+        return job_failed(key, run)
+
+    def run_submitted(self, run: str | None) -> None:
+        run_submitted(run)
+
+    def beat(self, key: str) -> None:
+        beat(key)
+
+    def last_beat(self, key: str) -> float | None:
+        return last_beat(key)
+
+    def KeyLock(self, key: str, on_wait=None) -> KeyLock:  # noqa: N802 - the interface's name
+        return KeyLock(key, on_wait)
+
+    def Slot(self, on_wait=None) -> Slot:  # noqa: N802 - the interface's name
+        return Slot(on_wait)
+
+    def guard(self, key: str, run: str | None = None) -> _Guard:
+        return guard(key, run)
+
+    def job_started(self, run: str | None = None) -> None:
+        job_started(run)
+
+    def job_ended(self, run: str | None = None) -> None:
+        job_ended(run)
+
+    def cancelled(self) -> bool:
+        return cancelled()
+
+    def lower_priority(self) -> None:
+        lower_priority()
+
+    def reap_finished(self) -> None:
+        reap_finished()
+
+    def reap_orphan_groups(self) -> None:
+        reap_orphan_groups()
+
+    def ping(self) -> bool:
+        return ping()

@@ -78,6 +78,10 @@ class JobKind:
     with the kind's own parameters and derives the key; :meth:`from_store`
     does the same for a store and refuses one whose key is not the key of its
     inputs. So no browser can put a result under another input's key.
+
+    ``compute`` is a module-level function (not a lambda or a closure), so that a reader and go-to-definition
+    follow a page to its job: the page's ``register_job(prefix, KIND, ...)`` (dashboard/jobs/panel.py), the
+    kind ``KIND`` it imports, the function the kind names (tests/dashboard/jobs/test_job_walk.py checks it).
     """
 
     name: str

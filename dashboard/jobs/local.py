@@ -26,6 +26,8 @@ import sys
 import time
 from functools import lru_cache
 
+from dash import DiskcacheManager
+
 from dashboard.jobs.backend import JobBackend
 from dashboard import settings
 from dashboard.jobs.keys import check_key, stored_key  # noqa: F401 - re-exported to the backend's callers
@@ -34,51 +36,50 @@ from dashboard.jobs.local_results import (_RESULTS, _open_cache, beat, get_resul
 from dashboard.settings import RESULT_TTL_SECONDS, var_path
 
 
+class GroupManager(DiskcacheManager):
+    """Dash's manager, except that a job is started from a clean process and stopped by its supervisor
+    (:mod:`dashboard.jobs.launcher`): Cancel (or a newer request) ends the job's whole process group
+    within a second, whatever the job is doing, and records it as cancelled."""
+
+    def make_job_fn(self, fn, progress, key=None):
+        from dashboard.jobs import prestart
+
+        job_fn = super().make_job_fn(fn, progress, key)
+        job_fn.perfcast_callback = (key, fn.__module__)  # what the job process looks up and imports
+        prestart.register(fn, job_fn)
+        return job_fn
+
+    def call_job_fn(self, key, job_fn, args, context):
+        from dashboard.jobs import launcher, prestart
+
+        answer = prestart.answer_before_start(job_fn, args)  # refused here: no process is started
+        if answer is not None:
+            self.handle.set(key, answer, expire=self.expire)
+            return prestart.NO_JOB
+        background_key, module = job_fn.perfcast_callback
+        return launcher.start(background_key, str(self.handle.directory), key, self._make_progress_key(key),
+                              args, context, [*_app_modules(), module])
+
+    def job_running(self, job):
+        # Dash asks whether the pid exists, then reads the process: a job that ended in between raised
+        # NoSuchProcess out of the page's poll. Read once, and an ended job is simply not running.
+        from dashboard.jobs import prestart
+
+        return bool(job) and not prestart.no_job(job) and pid_alive(job)
+
+    def terminate_job(self, job):
+        from dashboard.jobs import launcher, prestart
+
+        if job is None or prestart.no_job(job):
+            return
+        if launcher.supervised(int(job)):
+            launcher.stop(int(job))
+        else:  # a job group of an earlier version (or a test's own)
+            kill_group(int(job))
+
+
 @lru_cache(maxsize=1)
 def background_manager():
-    from dash import DiskcacheManager
-
-    class GroupManager(DiskcacheManager):
-        """Dash's manager, except that a job is started from a clean process and stopped by its supervisor
-        (:mod:`dashboard.jobs.launcher`): Cancel (or a newer request) ends the job's whole process group
-        within a second, whatever the job is doing, and records it as cancelled."""
-
-        def make_job_fn(self, fn, progress, key=None):
-            from dashboard.jobs import prestart
-
-            job_fn = super().make_job_fn(fn, progress, key)
-            job_fn.perfcast_callback = (key, fn.__module__)  # what the job process looks up and imports
-            prestart.register(fn, job_fn)
-            return job_fn
-
-        def call_job_fn(self, key, job_fn, args, context):
-            from dashboard.jobs import launcher, prestart
-
-            answer = prestart.answer_before_start(job_fn, args)  # refused here: no process is started
-            if answer is not None:
-                self.handle.set(key, answer, expire=self.expire)
-                return prestart.NO_JOB
-            background_key, module = job_fn.perfcast_callback
-            return launcher.start(background_key, str(self.handle.directory), key, self._make_progress_key(key),
-                                  args, context, [*_app_modules(), module])
-
-        def job_running(self, job):
-            # Dash asks whether the pid exists, then reads the process: a job that ended in between raised
-            # NoSuchProcess out of the page's poll. Read once, and an ended job is simply not running.
-            from dashboard.jobs import prestart
-
-            return bool(job) and not prestart.no_job(job) and pid_alive(job)
-
-        def terminate_job(self, job):
-            from dashboard.jobs import launcher, prestart
-
-            if job is None or prestart.no_job(job):
-                return
-            if launcher.supervised(int(job)):
-                launcher.stop(int(job))
-            else:  # a job group of an earlier version (or a test's own)
-                kill_group(int(job))
-
     # no cache_by: Dash would then keep every job's output under a key made of the callback's payload and
     # answer a later identical payload (the same link opened again) with that old output. Results are
     # cached by the app itself (results(), keyed by validated inputs); the manager only carries a job's
@@ -300,8 +301,69 @@ class KeyLock:
             _release(self.fh)
 
 
-class LocalBackend(JobBackend, functions=globals()):
+class LocalBackend(JobBackend):
     """One machine: jobs from the fork server (:mod:`dashboard.jobs.launcher`), state in diskcache, locks by
-    ``flock``. Every name of the interface is this module's function (or class) of that name."""
+    ``flock``. Each name of the interface calls this module's function (or class) of that name."""
 
     name = "local"
+
+    def background_manager(self):
+        return background_manager()
+
+    def get_result(self, key: str):
+        return get_result(key)
+
+    def has_result(self, key: str) -> bool:
+        return has_result(key)
+
+    def put_result(self, key: str, value) -> None:
+        put_result(key, value)
+
+    def set_status(self, key: str, state: str, **extra) -> None:
+        set_status(key, state, **extra)
+
+    def status(self, key: str) -> dict | None:
+        return status(key)
+
+    def job_failed(self, key: str, run: str | None = None) -> bool:
+        return job_failed(key, run)
+
+    def run_submitted(self, run: str | None) -> None:
+        run_submitted(run)
+
+    def beat(self, key: str) -> None:
+        beat(key)
+
+    def last_beat(self, key: str) -> float | None:
+        return last_beat(key)
+
+    def KeyLock(self, key: str, on_wait=None) -> KeyLock:  # noqa: N802 - the interface's name
+        return KeyLock(key, on_wait)
+
+    def Slot(self, on_wait=None) -> Slot:  # noqa: N802 - the interface's name
+        return Slot(on_wait)
+
+    def guard(self, key: str, run: str | None = None):
+        return guard(key, run)
+
+    def job_started(self, run: str | None = None) -> None:
+        job_started(run)
+
+    def job_ended(self, run: str | None = None) -> None:
+        job_ended(run)
+
+    def cancelled(self) -> bool:
+        return cancelled()
+
+    def lower_priority(self) -> None:
+        lower_priority()
+
+    def reap_finished(self) -> None:
+        reap_finished()
+
+    def reap_orphan_groups(self) -> None:
+        reap_orphan_groups()
+
+    def ping(self) -> bool:
+        """The local backend has no service to lose: it always answers."""
+        return True

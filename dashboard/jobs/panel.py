@@ -167,21 +167,56 @@ def drawn_by_run(prefix: str, ready, drawn) -> bool:
     return ctx.triggered_id == f"{prefix}-ready" and bool(drawn) and jobs.key_of(drawn) == jobs.key_of(ready)
 
 
-def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Views | None = None) -> None:
-    """Wire the job life cycle of a page.
+def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Views | None = None) -> JobPanel:
+    """Wire the job life cycle of a page: its :class:`JobPanel`'s callbacks, registered with Dash.
 
     kind: the job kind (its parameters make the key; its ``compute`` runs in the job process).
     form_ids: the page's controls holding the kind's parameters, in ``kind.names`` order.
     views: what Run draws itself on a cache hit (:class:`Views`); the page's callbacks skip that ready store.
-
-    Every request the browser sends back (request and pending stores) is parsed
-    again by ``kind.from_store``: its key is derived here and a request whose key
-    does not match its inputs is refused, so no one can put a result under
-    another input's key.
     """
-    assert len(form_ids) == len(kind.names), (prefix, kind.names)
+    panel = JobPanel(prefix, kind, form_ids, views)
+    panel.register_callbacks()
+    return panel
 
-    def _submit(request: dict, attempt, cancels, previous=None) -> dict:
+
+class JobPanel:
+    """The callbacks of a page's job panel (its layout is :func:`job_panel`), one method each, as Dash's
+    background-callback managers and explainerdashboard's components (``layout``, ``component_callbacks``) are
+    written: :meth:`register_callbacks` registers each method with its outputs and inputs.
+
+    The life of a job, in the order the callbacks run: :meth:`run_clicked` (Run) or :meth:`lookup` (a shared
+    link's request) :meth:`submit` the request; the pending store starts :meth:`job`, Dash's background
+    callback (:meth:`before_start` in the request that asks for it, then :meth:`run` where it runs, which calls
+    ``kind.run``, which calls the kind's ``compute``); :meth:`ready` turns its answer into the ready store the
+    page draws from; :meth:`watchdog` tells a dead job from a slow one; :meth:`cancelled` gives a cancelled
+    job's quota back; the status line says "cancelled" or "failed" in the browser (:meth:`_register_status`).
+
+    Every request the browser sends back (request and pending stores) is parsed again by ``kind.from_store``:
+    its key is derived here and a request whose key does not match its inputs is refused, so no one can put a
+    result under another input's key.
+    """
+
+    def __init__(self, prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Views | None = None):
+        assert len(form_ids) == len(kind.names), (prefix, kind.names)
+        self.prefix, self.kind, self.form_ids, self.views = prefix, kind, form_ids, views
+
+    def id(self, name: str) -> str:
+        """The id of the panel's component ``name`` (``P-name``)."""
+        return f"{self.prefix}-{name}"
+
+    def register_callbacks(self) -> None:
+        self._register_run()
+        self._register_inputs_changed()
+        self._register_lookup()
+        self._register_job()
+        self._register_ready()
+        self._register_watchdog()
+        self._register_cancelled()
+        self._register_status()
+
+    # ------------------------------------------------------------------ submitting a request
+
+    def submit(self, request: dict, attempt, cancels, previous=None) -> dict:
         """What submitting a checked request sets: on a cache hit the ready store (the page draws at once);
         otherwise the pending store (which starts the job) and the watchdog, or the refusal when the person or
         the project already has its quota of jobs (:mod:`dashboard.jobs.quotas`; ``previous``: the pending
@@ -193,7 +228,7 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             if projects.current_project() is None:  # an account in no project (any new OIDC or proxy user)
                 return {"job_status": alert(projects.refusal("viewer") + " Jobs run in a project's share of the "
                                             "server."), "service": None}
-            refused = job_key_refusal() or quotas.submit(run, kind.name, request["key"], run_of(previous))
+            refused = job_key_refusal() or quotas.submit(run, self.kind.name, request["key"], run_of(previous))
             if refused:
                 return {"job_status": alert(refused), "service": None}
             jobs.run_submitted(run)
@@ -202,91 +237,123 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
         return {"pending": {**request, "attempt": count(attempt), "cancels": count(cancels), "run": run},
                 "watchdog": False, "job_status": None, "service": None}
 
-    submitted = {"ready": Output(f"{prefix}-ready", "data", allow_duplicate=True),
-                 "pending": Output(f"{prefix}-pending", "data", allow_duplicate=True),
-                 "watchdog": Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
-                 "job_status": Output(f"{prefix}-job-status", "children", allow_duplicate=True),
-                 "service": Output(f"{prefix}-service", "children", allow_duplicate=True)}
+    def _submitted_outputs(self) -> dict:
+        """The outputs :meth:`submit`'s answer names."""
+        return {"ready": Output(self.id("ready"), "data", allow_duplicate=True),
+                "pending": Output(self.id("pending"), "data", allow_duplicate=True),
+                "watchdog": Output(self.id("watchdog"), "disabled", allow_duplicate=True),
+                "job_status": Output(self.id("job-status"), "children", allow_duplicate=True),
+                "service": Output(self.id("service"), "children", allow_duplicate=True)}
 
-    drawn = {}
-    if views:
-        drawn = {"drawn": Output(f"{prefix}-drawn", "data"),
-                 **{k: Output(i, prop, allow_duplicate=True) for k, (i, prop) in views.outputs.items()}}
+    def _drawn_outputs(self) -> dict:
+        """The views Run draws itself on a cache hit, and the store that says so (none without views)."""
+        if not self.views:
+            return {}
+        return {"drawn": Output(self.id("drawn"), "data"),
+                **{k: Output(i, prop, allow_duplicate=True) for k, (i, prop) in self.views.outputs.items()}}
 
-    def _answer(**given) -> dict:
-        return answer({"status": None, **submitted, **drawn}, **given)
+    def _run_outputs(self) -> dict:
+        return {"status": Output(self.id("status"), "children"), **self._submitted_outputs(), **self._drawn_outputs()}
 
-    inputs = {"n": Input(f"{prefix}-run", "n_clicks"), "cancels": State(f"{prefix}-cancel", "n_clicks"),
-              "values": [State(i, "value") for i in form_ids], "previous": State(f"{prefix}-pending", "data")}
-    if views and views.choices:
-        inputs["choices"] = [State(i, prop) for i, prop in views.choices]
+    def _register_run(self) -> None:
+        inputs = {"n": Input(self.id("run"), "n_clicks"), "cancels": State(self.id("cancel"), "n_clicks"),
+                  "values": [State(i, "value") for i in self.form_ids], "previous": State(self.id("pending"), "data")}
+        if self.views and self.views.choices:
+            inputs["choices"] = [State(i, prop) for i, prop in self.views.choices]
+        callback(output=self._run_outputs(), inputs=inputs, prevent_initial_call=True)(self.run_clicked)
 
-    @callback(output={"status": Output(f"{prefix}-status", "children"), **submitted, **drawn}, inputs=inputs,
-              prevent_initial_call=True)
-    def _run_clicked(n, cancels, values, previous, choices=()):
-        # Run: the form is parsed once, here, and the cache looked up in the same round trip; a cached result
-        # is drawn in this answer when the page gave its views (else by the page's next round trip); a missing
-        # one starts its job
+    def run_clicked(self, n, cancels, values, previous, choices=()) -> dict:
+        """Run: the form is parsed once, here, and the cache looked up in the same round trip; a cached result
+        is drawn in this answer when the page gave its views (else by the page's next round trip); a missing
+        one starts its job."""
+        outputs = self._run_outputs()
         try:
-            request = kind.request(dict(zip(kind.names, values)))
+            request = self.kind.request(dict(zip(self.kind.names, values)))
         except (InvalidParameter, LookupError) as exc:
-            return _answer(status=alert(message(exc)))
+            return answer(outputs, status=alert(message(exc)))
         # a fresh click is a fresh job request even with the same inputs (after a failure or cancel)
-        got = _submit(request, n, cancels, previous)
-        if views and "ready" in got:
+        got = self.submit(request, n, cancels, previous)
+        if self.views and "ready" in got:
             res = jobs.result_for(got["ready"])
             if res is not None:
-                got.update(views.draw(res, *choices), drawn=got["ready"])
-        elif views and "pending" in got:  # the job draws the views with these choices in its own answer
+                got.update(self.views.draw(res, *choices), drawn=got["ready"])
+        elif self.views and "pending" in got:  # the job draws the views with these choices in its own answer
             got["pending"]["choices"] = list(choices)
-        return _answer(status=None, **got)
+        return answer(outputs, status=None, **got)
 
-    @callback(Output(f"{prefix}-changed", "children"), Output(f"{prefix}-changed", "className"),
-              *[Input(i, "value") for i in form_ids], Input(f"{prefix}-ready", "data"), prevent_initial_call=True)
-    def _inputs_changed(*args):
-        # the result on screen was computed for other inputs than the form holds now: said until Run draws theirs
+    def _register_inputs_changed(self) -> None:
+        callback(Output(self.id("changed"), "children"), Output(self.id("changed"), "className"),
+                 *[Input(i, "value") for i in self.form_ids], Input(self.id("ready"), "data"),
+                 prevent_initial_call=True)(self.inputs_changed)
+
+    def inputs_changed(self, *args):
+        """The result on screen was computed for other inputs than the form holds now: said until Run draws
+        theirs."""
         *values, ready = args
-        note = inputs_changed(kind, values, ready)
-        return (alert(note, "warning") if note else None), changed_note(prefix, ready is not None).className
+        note = inputs_changed(self.kind, values, ready)
+        return (alert(note, "warning") if note else None), changed_note(self.prefix, ready is not None).className
 
-    @callback(Output(f"{prefix}-result", "data"), Output(f"{prefix}-pending", "data"),
-              Output(f"{prefix}-watchdog", "disabled"),
-              Output(f"{prefix}-job-status", "children", allow_duplicate=True),
-              Output(f"{prefix}-service", "children", allow_duplicate=True),
-              Input(f"{prefix}-request", "data"), prevent_initial_call="initial_duplicate")
-    def _lookup(stored):
-        # the request a shared link's layout put on the page (its result was not cached then)
+    def _register_lookup(self) -> None:
+        callback(Output(self.id("result"), "data"), Output(self.id("pending"), "data"),
+                 Output(self.id("watchdog"), "disabled"),
+                 Output(self.id("job-status"), "children", allow_duplicate=True),
+                 Output(self.id("service"), "children", allow_duplicate=True),
+                 Input(self.id("request"), "data"), prevent_initial_call="initial_duplicate")(self.lookup)
+
+    def lookup(self, stored):
+        """The request a shared link's layout put on the page (its result was not cached then)."""
         if not stored:
             return no_update, no_update, no_update, no_update, no_update
         try:
-            request = kind.from_store(stored)
+            request = self.kind.from_store(stored)
         except (InvalidParameter, LookupError) as exc:
             return no_update, no_update, no_update, alert(message(exc)), no_update
-        got = _submit(request, stored.get("attempt"), stored.get("cancels"))
+        got = self.submit(request, stored.get("attempt"), stored.get("cancels"))
         result = {"key": request["key"]} if "ready" in got else no_update
         return (result, got.get("pending", no_update), got.get("watchdog", no_update), got["job_status"],
                 got["service"])
 
-    job_outputs = [Output(f"{prefix}-job-result", "data")]
-    if views:  # the job's answer draws the views (the ready store that follows is skipped: P-drawn)
-        job_outputs += [Output(f"{prefix}-drawn", "data", allow_duplicate=True),
-                        *(Output(i, prop, allow_duplicate=True) for i, prop in views.outputs.values())]
+    # ------------------------------------------------------------------ the job
 
-    def _job(set_progress, pending):
+    def _job_outputs(self) -> list:
+        outputs = [Output(self.id("job-result"), "data")]
+        if self.views:  # the job's answer draws the views (the ready store that follows is skipped: P-drawn)
+            outputs += [Output(self.id("drawn"), "data", allow_duplicate=True),
+                        *(Output(i, prop, allow_duplicate=True) for i, prop in self.views.outputs.values())]
+        return outputs
+
+    def _no_answer(self):
+        """The job's answer that changes nothing."""
+        return [no_update] * len(self._job_outputs()) if self.views else no_update
+
+    def _register_job(self) -> None:
+        p = self.id
+        callback(*self._job_outputs(), Input(p("pending"), "data"),
+                 background=True, manager=jobs.background_manager(), interval=POLL_MS,
+                 progress=[Output(p("progress"), "value"), Output(p("progress-label"), "children")],
+                 progress_default=["0", ""],
+                 running=[(Output(p("run"), "disabled"), True, False),
+                          (Output(p("cancel"), "disabled"), False, True),
+                          (Output(p("progress-box"), "style"), {"display": "flex"}, {"display": "none"})],
+                 cancel=[Input(p("cancel"), "n_clicks")],
+                 prevent_initial_call=True)(self.job)
+
+    def job(self, set_progress, pending):
+        """Dash's background callback: the job of the pending store."""
         if not pending:
-            return [no_update] * len(job_outputs) if views else no_update
+            return self._no_answer()
         # this runs in the job's process (local: a forked process, a group of its own; redis: a Celery task on a
         # worker, with a liveness lease), in the project of the session that started it (looked up on the
         # server from that request's cookie): its key, its data and its result are that project's
         with projects.job_scope():
-            got = _run(set_progress, pending)
-            return _with_views(got, pending) if views else got
+            got = self.run(set_progress, pending)
+            return self.with_views(got, pending) if self.views else got
 
-    def _before_start(pending):
+    def before_start(self, pending):
         """In the request that asks for the job, before its process or task exists (dashboard/jobs/prestart.py):
         the job's answer when it is refused (no project, another key, inputs that do not check, no quota), or
         None to start it. The job checks the same again where it runs."""
-        nothing = [no_update] * len(job_outputs) if views else no_update
+        nothing = self._no_answer()
         if not pending:
             return nothing
         try:
@@ -294,8 +361,8 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             if refused is None and projects.current_project() is None:
                 refused = f"Refused: {projects.refusal('viewer')}"
             if refused is None:
-                request = kind.from_store(pending)
-                refused = quotas.admit(job_run(pending), kind.name, request["key"])
+                request = self.kind.from_store(pending)
+                refused = quotas.admit(job_run(pending), self.kind.name, request["key"])
         except (InvalidParameter, LookupError) as exc:
             refused = f"Refused: {message(exc)}"
         except Exception as exc:
@@ -305,22 +372,12 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
         if refused is None:
             return None
         got = {"error": refused}
-        return [got, *nothing[1:]] if views else got
+        return [got, *nothing[1:]] if self.views else got
 
-    _job.perfcast_before_start = _before_start
-    callback(*job_outputs, Input(f"{prefix}-pending", "data"),
-             background=True, manager=jobs.background_manager(), interval=POLL_MS,
-             progress=[Output(f"{prefix}-progress", "value"), Output(f"{prefix}-progress-label", "children")],
-             progress_default=["0", ""],
-             running=[(Output(f"{prefix}-run", "disabled"), True, False),
-                      (Output(f"{prefix}-cancel", "disabled"), False, True),
-                      (Output(f"{prefix}-progress-box", "style"), {"display": "flex"}, {"display": "none"})],
-             cancel=[Input(f"{prefix}-cancel", "n_clicks")],
-             prevent_initial_call=True)(_job)
-
-    def _with_views(got, pending) -> list:
+    def with_views(self, got, pending) -> list:
         """The job's answer and, when it has a result and the request carried the views' choices (a Run click),
         the views drawn from it: from Run to the first chart, two round trips (Run, the job)."""
+        views = self.views
         nothing = [got, no_update, *[no_update] * len(views.outputs)]
         choices = pending.get("choices") if isinstance(pending, dict) else None
         key = jobs.key_of(got) if isinstance(got, dict) and not got.get("error") else None
@@ -336,40 +393,47 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             return nothing
         return [got, {"key": key}, *(drawn[k] for k in views.outputs)]
 
-    def _run(set_progress, pending):
+    def run(self, set_progress, pending):
+        """Where the job runs: the request checked again, its quota held, and ``kind.run`` (the kind's
+        ``compute``) run by :func:`dashboard.jobs.run_job`."""
         refused = job_key_refusal()  # this worker's key is not the web servers' (checked before the project:
         if refused:                  # with another key the session cannot be read and the project is lost)
             return {"error": refused}
         if projects.current_project() is None:  # a pending store posted by an account in no project
             return {"error": f"Refused: {projects.refusal('viewer')}"}
         try:  # the inputs and the key are taken from the browser's store only after checking them again
-            request = kind.from_store(pending)
+            request = self.kind.from_store(pending)
         except (InvalidParameter, LookupError) as exc:
             return {"error": f"Refused: {message(exc)}"}
         run = job_run(pending)
-        with quotas.held(run, kind.name, request["key"]) as ticket:  # its person's and project's quota
+        with quotas.held(run, self.kind.name, request["key"]) as ticket:  # its person's and project's quota
             if ticket.refusal:  # a job store posted without Run (or replayed) beyond the quota
                 return {"error": ticket.refusal}
-            audit_log.record("job run", key=request["key"], kind=kind.name)
+            audit_log.record("job run", key=request["key"], kind=self.kind.name)
             jobs.job_started(run)
             show = _Progress(set_progress)
             waiting = quotas.Waiting(ticket.run, quotas.current_user())  # which jobs hold the slots
             show("0", "starting")
             try:
-                return jobs.run_job(request["key"], lambda report: kind.run(request["params"], report),
+                return jobs.run_job(request["key"], lambda report: self.kind.run(request["params"], report),
                                     progress=lambda frac, label: show(f"{frac:.3f}", waiting(label)), run=run)
             finally:
                 jobs.job_ended(run)  # waits for the job service, so that the answer reaches the page
 
-    @callback(Output(f"{prefix}-ready", "data"), Output(f"{prefix}-job-status", "children"),
-              Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
-              Output(f"{prefix}-service", "children", allow_duplicate=True),
-              Input(f"{prefix}-result", "data"), Input(f"{prefix}-job-result", "data"),
-              prevent_initial_call=True)
-    def _ready(cached, from_job):
+    # ------------------------------------------------------------------ its answer, its watch, its cancel
+
+    def _register_ready(self) -> None:
+        callback(Output(self.id("ready"), "data"), Output(self.id("job-status"), "children"),
+                 Output(self.id("watchdog"), "disabled", allow_duplicate=True),
+                 Output(self.id("service"), "children", allow_duplicate=True),
+                 Input(self.id("result"), "data"), Input(self.id("job-result"), "data"),
+                 prevent_initial_call=True)(self.ready)
+
+    def ready(self, cached, from_job):
+        """The ready store (the page's views draw from it) from a cached result or the job's answer."""
         from dash import ctx
 
-        got = cached if ctx.triggered_id == f"{prefix}-result" else from_job
+        got = cached if ctx.triggered_id == self.id("result") else from_job
         jobs.reap_finished()
         if not got or not isinstance(got, dict):
             return no_update, no_update, no_update, no_update
@@ -384,16 +448,17 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             return None, alert("The result is no longer in the cache: run again."), True, None
         return {"key": key}, None, True, None
 
-    @callback(Output(f"{prefix}-failed", "data"),
-              Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
-              Output(f"{prefix}-result", "data", allow_duplicate=True),
-              Output(f"{prefix}-service", "children", allow_duplicate=True),
-              Input(f"{prefix}-watchdog", "n_intervals"), State(f"{prefix}-pending", "data"),
-              State(f"{prefix}-service", "children"), prevent_initial_call=True)
-    def _watchdog(_n, pending, service):
-        # a job that dies answers nothing to the browser: its status record and
-        # the liveness of its process are the only way to tell. Each tick also tells
-        # the job that a page still waits for it.
+    def _register_watchdog(self) -> None:
+        callback(Output(self.id("failed"), "data"),
+                 Output(self.id("watchdog"), "disabled", allow_duplicate=True),
+                 Output(self.id("result"), "data", allow_duplicate=True),
+                 Output(self.id("service"), "children", allow_duplicate=True),
+                 Input(self.id("watchdog"), "n_intervals"), State(self.id("pending"), "data"),
+                 State(self.id("service"), "children"), prevent_initial_call=True)(self.watchdog)
+
+    def watchdog(self, _n, pending, service):
+        """A job that dies answers nothing to the browser: its status record and the liveness of its process are
+        the only way to tell. Each tick also tells the job that a page still waits for it."""
         key = jobs.key_of(pending)
         if key is None:
             return no_update, no_update, no_update, no_update
@@ -409,19 +474,32 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             return no_update, no_update, no_update, _unreachable(exc)
         return no_update, no_update, no_update, clear
 
-    @callback(Output(f"{prefix}-service", "children", allow_duplicate=True), Input(f"{prefix}-cancel", "n_clicks"),
-              State(f"{prefix}-pending", "data"), prevent_initial_call=True)
-    def _cancelled(_n, pending):
-        # a job still queued (a Celery task that is revoked never runs) gives its ticket back at once; a
-        # started job gives it back when it stops
+    def _register_cancelled(self) -> None:
+        callback(Output(self.id("service"), "children", allow_duplicate=True), Input(self.id("cancel"), "n_clicks"),
+                 State(self.id("pending"), "data"), prevent_initial_call=True)(self.cancelled)
+
+    def cancelled(self, _n, pending):
+        """A job still queued (a Celery task that is revoked never runs) gives its ticket back at once; a
+        started job gives it back when it stops."""
         try:
             quotas.cancel(run_of(pending))
         except Exception as exc:
             return _unreachable(exc)
         return no_update
 
-    clientside_callback(
-        f"""function(nCancel, failed, pending) {{
+    def _register_status(self) -> None:
+        """The status line for "cancelled" or "failed", decided in the browser (see the module docstring)."""
+        clientside_callback(
+            STATUS_JS,
+            Output(self.id("job-status"), "children", allow_duplicate=True),
+            Output(self.id("watchdog"), "disabled", allow_duplicate=True),
+            Input(self.id("cancel"), "n_clicks"), Input(self.id("failed"), "data"),
+            State(self.id("pending"), "data"), prevent_initial_call=True)
+
+
+#: the browser's status line: "cancelled" when Cancel was clicked since the request, "failed" when the watchdog
+#: found this request's run dead
+STATUS_JS = f"""function(nCancel, failed, pending) {{
             const nu = window.dash_clientside.no_update;
             if (!pending) return [nu, nu];
             const note = (text, kind) => ({{namespace: 'dash_html_components', type: 'Div',
@@ -431,8 +509,4 @@ def register_job(prefix: str, kind: jobs.JobKind, form_ids: list[str], views: Vi
             if (failed && failed.key === pending.key && (failed.attempt ?? null) === (pending.attempt ?? null))
                 return [note({json.dumps(FAILED)}, 'error'), true];
             return [nu, nu];
-        }}""",
-        Output(f"{prefix}-job-status", "children", allow_duplicate=True),
-        Output(f"{prefix}-watchdog", "disabled", allow_duplicate=True),
-        Input(f"{prefix}-cancel", "n_clicks"), Input(f"{prefix}-failed", "data"),
-        State(f"{prefix}-pending", "data"), prevent_initial_call=True)
+        }}"""

@@ -10,7 +10,7 @@ from tests.silent_compute import compute
 
 @celery_app.task(name="perfcast-tests.silent-job")
 def silent_job(key, run, project, seconds, in_c=False):
-    """What the page's job callback does on a worker (dashboard/jobs/panel.py ``_run``)."""
+    """What the page's job callback does on a worker (dashboard/jobs/panel.py ``JobPanel.run``)."""
     with projects.scope(project):
         jobs.job_started(run)
         try:
