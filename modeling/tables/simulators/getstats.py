@@ -25,7 +25,7 @@ import re
 from array import array
 
 from modeling.errors import DataError
-from modeling.tables.simulators.records import SimFile, SimRecord, WorkloadKey, normalise_kernel
+from modeling.tables.simulators.records import SimFile, SimRecord, WorkloadKey, demangle, normalise_kernel
 
 RULE = re.compile(r"^-{20,},*\s*$")
 
@@ -133,9 +133,10 @@ def read_blocks(lines, source: str) -> SimFile:
         raise DataError(f"{source}: no get_stats.py block (a rule of dashes, the pattern, then APPS or CFG). "
                         "Nothing was imported from it.")
     counts: dict = {}
+    demangled = demangle([_row_label(label)[2] for label, _ in table])
     for i, ((label, config), vals) in enumerate(table.items()):
         app, args, kernel, instance = _row_label(label)
-        kernel_key = "" if kernel == "final_kernel" else normalise_kernel(kernel)
+        kernel_key = "" if kernel == "final_kernel" else normalise_kernel(kernel, demangled)
         occ_key = (app, args, kernel_key, config)
         occurrence = instance if instance is not None else counts.get(occ_key, 0)
         counts[occ_key] = counts.get(occ_key, 0) + 1

@@ -5,7 +5,7 @@ and per import in a :class:`SimImport`.
 The workload key is what a measured run is joined on: the application, its arguments (normalised as
 Accel-Sim names its run folders: every character outside ``[A-Za-z0-9]`` becomes ``_``, an argument string
 longer than 256 characters becomes ``hashed_args_<md5>``, no arguments ``NO_ARGS``), the kernel's name
-(demangled when the machine has ``c++filt``, then without its parameter list, as the profiler readers
+(demangled with the machine's ``c++filt``, or, without it, a free function's name read from its mangled form), then without its parameter list, as the profiler readers
 name kernels: ``modeling.tables.profilers.workloads.kernel_base``) and the occurrence of that name in the
 run (0 for its first launch). A gem5 dump has no kernel: its kernel is empty and its occurrence is the
 dump's number. The configuration key names the simulated machine (the run folder's name in Accel-Sim's
@@ -47,7 +47,7 @@ def demangle(names: list[str]) -> dict[str, str]:
     """Itanium-mangled names (``_Z...``) demangled with the machine's ``c++filt`` when it has one; a name
     that cannot be demangled is kept as printed."""
     mangled = sorted({n for n in names if n.startswith("_Z")})
-    out = {n: n for n in names}
+    out = {n: _plain_function(n) for n in names}
     tool = shutil.which("c++filt")
     if not mangled or tool is None:
         return out
@@ -59,6 +59,15 @@ def demangle(names: list[str]) -> dict[str, str]:
     for m, d in zip(mangled, done):
         out[m] = d.strip() or m
     return out
+
+
+def _plain_function(name: str) -> str:
+    """A mangled free function's name without the demangler (``_Z6vecAddPfS_S_i`` -> ``vecAdd``); any other
+    name as it is."""
+    m = re.match(r"^_Z(\d+)", name)
+    if m and len(name) >= m.end() + int(m.group(1)):
+        return name[m.end(): m.end() + int(m.group(1))]
+    return name
 
 
 def normalise_kernel(name: str, demangled: dict[str, str] | None = None) -> str:
