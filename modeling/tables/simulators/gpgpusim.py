@@ -234,7 +234,7 @@ def read_log(lines, source: str, application: str, arguments: str, configuration
         notes = []
         if len(b.names) > 1:
             notes.append(f"concurrent kernels {', '.join(b.names)} finished together and share this block")
-        missing = [c for c in CORE if c not in vals]
+        missing = [c for c in CORE if c not in b.values]
         if missing:
             notes.append(f"the block lacks {', '.join(missing)} (another simulator version?)")
         stream = b.stream if b.stream is not None else pushed.get(b.names[0]) if b.names else None

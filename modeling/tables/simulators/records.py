@@ -5,9 +5,10 @@ and per import in a :class:`SimImport`.
 The workload key is what a measured run is joined on: the application, its arguments (normalised as
 Accel-Sim names its run folders: every character outside ``[A-Za-z0-9]`` becomes ``_``, an argument string
 longer than 256 characters becomes ``hashed_args_<md5>``, no arguments ``NO_ARGS``), the kernel's name
-(demangled with the machine's ``c++filt``, or, without it, a free function's name read from its mangled form), then without its parameter list, as the profiler readers
-name kernels: ``modeling.tables.profilers.workloads.kernel_base``) and the occurrence of that name in the
-run (0 for its first launch). A gem5 dump has no kernel: its kernel is empty and its occurrence is the
+(demangled with the machine's ``c++filt``, or, without it, a free function's name read from its mangled
+form; then without its parameter list, as the profiler readers name kernels:
+``modeling.tables.profilers.workloads.kernel_base``) and the occurrence of that name in the run (0 for its
+first launch). A gem5 dump has no kernel: its kernel is empty and its occurrence is the
 dump's number. The configuration key names the simulated machine (the run folder's name in Accel-Sim's
 layout, else a short hash of the configuration the file itself prints, else ``default``).
 

@@ -1,3 +1,4 @@
+# ruff: noqa: E501, W291 - the simulators print these lines as they are
 """Simulator output written as the simulators print it (the formats of GPGPU-Sim's gpu_print_stat and
 print_simulation_time, gem5's text stats, Accel-Sim's get_stats.py), for the reader tests."""
 
