@@ -19,7 +19,8 @@ def test_import_sim_json_every_record(tmp_path, capsys):
     with zipfile.ZipFile(z, "w") as zf:
         zf.writestr("sp7/stats.txt", simlogs.GEM5_V21)
     out = tmp_path / "sim.csv"
-    assert main(["import-sim", str(log), str(z), str(DATA), "--json", "--out", str(out)]) == 0
+    real = DATA / "gem5-hello-simple-atomic"
+    assert main(["import-sim", str(log), str(z), str(real), "--json", "--out", str(out)]) == 0
     d = json.loads(capsys.readouterr().out)
     assert len(d["records"]) == 3 + 2 + 1
     first = d["records"][0]

@@ -180,3 +180,45 @@ def test_kernel_names_without_the_demangler(monkeypatch):
     names = records.demangle([simlogs.VEC, "plain_kernel"])
     assert records.normalise_kernel(simlogs.VEC, names) == "vecAdd"
     assert records.normalise_kernel("plain_kernel", names) == "plain_kernel"
+
+
+def _stat_lines(path):
+    """The statistic lines of each dump of a stats.txt, counted independently of the reader."""
+    counts, n, inside = [], 0, False
+    for line in path.read_text().splitlines():
+        if "Begin Simulation Statistics" in line:
+            inside, n = True, 0
+        elif "End Simulation Statistics" in line:
+            inside = False
+            counts.append(n)
+        elif inside and line.strip():
+            n += 1
+    return counts
+
+
+@pytest.mark.parametrize("folder", ["gem5-hello-simple-atomic", "gem5-hello-simple-timing",
+                                    "gem5-dram-lowp-closepage"])
+def test_gem5_real_files_every_statistic_read(folder):
+    path = DATA / folder / "stats.txt"
+    f = read_paths([path]).files[0]
+    assert [len(r.values) for r in f.records] == _stat_lines(path)
+
+
+def test_gem5_real_vectors_and_nan():
+    f = read_paths([DATA / "gem5-hello-simple-timing" / "stats.txt"]).files[0]
+    v = f.records[0].values
+    assert math.isnan(v["system.cpu.dcache.avgBlockedCycles::no_mshrs"])
+    printed = f.original["system.cpu.dcache.avgBlockedCycles::no_mshrs"]
+    assert printed == "system.cpu.dcache.avg_blocked_cycles::no_mshrs"
+    assert v["system.physmem.bytesRead::total"] == v["system.physmem.bytesRead::cpu.inst"] + \
+        v["system.physmem.bytesRead::cpu.data"]
+
+
+def test_gem5_real_file_cut_inside_its_second_dump(tmp_path):
+    text = (DATA / "gem5-dram-lowp-closepage" / "stats.txt").read_text()
+    cut = tmp_path / "cut" / "stats.txt"
+    cut.parent.mkdir()
+    cut.write_text(text[: text.rindex("End Simulation Statistics") - 200])
+    f = read_paths([cut]).files[0]
+    assert [r.dump for r in f.records] == [0]
+    assert f.notes[0] == "Left out: dump 1 (the file ends inside it, without its end marker)."
