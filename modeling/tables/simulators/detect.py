@@ -10,8 +10,9 @@ Where a record's application, arguments and configuration come from (:func:`path
 * Accel-Sim's run folders, ``<run>/<app>/<args>/<config>/<app>-<args>.o<job>``: the three folders;
 * a gem5 ``stats.txt``: the folder that holds it (its parent when that is ``m5out``) is the application,
   the configuration a short hash of the ``config.ini`` beside it (``default`` when there is none);
-* any other GPGPU-Sim log: the file's name without its extension is the application, the configuration a
-  short hash of the configuration the log prints.
+* any other GPGPU-Sim log: the application and arguments of Accel-Sim's ``-trace`` option when the log
+  prints it (``.../<app>/<args>/traces/kernelslist.g``), else the file's name without its extension and
+  ``NO_ARGS``; the configuration a short hash of the configuration options the log prints.
 
 Refused, each with its reason, the rest of the import going on: a file that is binary or that no reader
 recognises (in a folder or zip only when its name says it is a log: ``.log``, ``.out``, ``.txt``, ``.csv``,
@@ -148,7 +149,7 @@ def read_one(opener, source: str, path: PurePosixPath, size: int, sibling=None, 
         if fmt == "gem5-stats":
             return gem5.read_stats(lines, source, app, argument_folder(args) if args != "NO_ARGS" else args,
                                    config or "default")
-        return gpgpusim.read_log(lines, source, app, args, config)
+        return gpgpusim.read_log(lines, source, app, args, config, identity_from_log=config is None)
 
 
 def _units(paths: list):

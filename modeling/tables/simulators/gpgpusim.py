@@ -14,11 +14,13 @@ printed last (or prints after it) is of a kernel that did not finish.
 Read here:
 
 * every ``name = number`` line inside a block (``%``, ``GB/Sec``, ``x`` after the number are units), the
-  ``prefix: a = 1, b = 2`` lines as ``prefix.a``, ``prefix.b``; ``gpgpu_simulation_time`` as its seconds
+  ``prefix: a = 1, b = 2`` and ``a=1 b=2`` lines as ``prefix.a``, ``prefix.b``; the statistics each DRAM
+  channel prints after its ``DRAM[n]:`` line (up to the next memory partition or the L2 summary) as
+  ``DRAM[n].name``, so that the channels do not overwrite one another; ``gpgpu_simulation_time`` as its seconds
   and the two ``gpgpu_simulation_rate`` lines as ``gpgpu_simulation_rate_inst`` and
   ``gpgpu_simulation_rate_cycle``; ``nan`` / ``-nan`` as missing values;
 * ``kernel_stream_id`` when the block prints it, else the stream of the kernel's ``pushing kernel ... to
-  stream N`` line;
+  stream N`` line (GPGPU-Sim) or of the ``-cuda stream id = N`` line of its trace header (Accel-Sim);
 * a ``gpu_tot_X`` statistic whose per-kernel ``gpu_X`` the block lacks (``gpu_tot_issued_cta``) gives
   ``gpu_X`` as the difference from the previous block's value (the first block's is its own);
 * a block is complete once its ``gpgpu_silicon_slowdown`` line, the next block, or the exit marker is
@@ -47,18 +49,27 @@ KNOWN = re.compile(
     r"max|mrq|dq|mf_|icnt|kernel_|ctas_completed|num_|n_|warp|single_issue|dual_issue|Warp|Stall|W\d|"
     r"traffic|Req|req|dram|DRAM|bw|row|Row|bank|Bank|shader|Shader|cache|Cache|mem|Mem|sm_|SM|"
     r"power|Power|tot|accumulated|cycles|insn|inst|ipc|occupancy|stall|Stall|lat|Lat|"
-    r"concurrent|local|global|const|tex|shared|param|regs|cmd|activity|dram|n_|number|RB|Mean|chip)",
+    r"concurrent|local|global|const|tex|shared|param|regs|cmd|activity|dram|n_|number|RB|Mean|chip|Reply|"
+    r"mrqq|Bank_Level)",
     re.IGNORECASE)
 _NUM = r"([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+)|-?nan|-?inf)"
 _SINGLE = re.compile(r"^\s*([A-Za-z_][\w\[\]. ]*?)\s*=\s*" + _NUM + r"\s*(%|[A-Za-z][A-Za-z/]*)?\s*$")
-_MULTI = re.compile(r"^\s*([A-Za-z_][\w\[\].]*)\s*:\s*(\w[\w ]*\s*=\s*\S+(?:\s*,\s*\w[\w ]*\s*=\s*\S+)*)\s*,?\s*$")
-_PAIR = re.compile(r"(\w[\w ]*?)\s*=\s*" + _NUM)
+_PREFIX = re.compile(r"^\s*([A-Za-z_][\w\[\].]*)\s*:\s*")
+_PAIRS = re.compile(r"^(?:\s*\w+\s*=\s*" + _NUM + r"\s*,?)+\s*$")
+_PAIR = re.compile(r"(\w+)\s*=\s*" + _NUM)
+_DRAM = re.compile(r"^DRAM\[(\d+)\]:")
+_DRAM_END = re.compile(r"^(Memory Partition \d+:|=+|L2_cache_bank|L2_total)")
 _SIM_TIME = re.compile(r"^\s*gpgpu_simulation_time\s*=.*\((\d+) sec\)")
 _SIM_RATE = re.compile(r"^\s*gpgpu_simulation_rate\s*=\s*(\d+)\s*\((inst|cycle)/sec\)")
 _SLOWDOWN = re.compile(r"^\s*gpgpu_silicon_slowdown\s*=\s*" + _NUM + r"x")
 _PUSH = re.compile(r"pushing kernel '(.+?)' to stream (\d+)")
 _LAUNCH = re.compile(r"launching kernel name: (\S+) uid: (\d+)")
-_OPTION = re.compile(r"^-\w")
+_OPTION = re.compile(r"^(-\w+)\s+(.*?)\s+#")
+#: options that name the workload, not the simulated machine: left out of the configuration's hash
+_WORKLOAD_OPTIONS = {"-trace", "-kernels", "-config"}
+#: Accel-Sim's trace list, ``.../<app>/<args>/traces/kernelslist.g``: the run's application and arguments
+_TRACE_PATH = re.compile(r"([^/\s]+)/([^/\s]+)/traces/kernelslist\.g$")
+_TRACE_STREAM = re.compile(r"^-cuda stream id = (\d+)")
 _UNITS = {"%": "%", "GB/Sec": "GB/s", "x": "x"}
 
 
@@ -70,16 +81,21 @@ def _float(text: str) -> float:
 
 
 class _Block:
-    __slots__ = ("names", "uids", "stream", "values", "line")
+    __slots__ = ("names", "uids", "stream", "values", "line", "context")
 
     def __init__(self, names: list, line: int):
         self.names, self.uids, self.stream, self.values, self.line = names, [], None, {}, line
+        self.context = ""
 
 
-def read_log(lines, source: str, application: str, arguments: str, configuration: str | None) -> SimFile:
+def read_log(lines, source: str, application: str, arguments: str, configuration: str | None,
+             identity_from_log: bool = False) -> SimFile:
     """The kernel launches of a GPGPU-Sim / Accel-Sim log given as an iterator of byte lines (a file opened
     in binary mode is one: nothing more than a line is held). ``configuration`` None: a short hash of the
-    configuration the log prints."""
+    configuration options the log prints (those naming the workload, ``-trace``, left out).
+    ``identity_from_log``: the application and arguments are taken from Accel-Sim's ``-trace`` option
+    (``.../<app>/<args>/traces/kernelslist.g``) when the log prints it, ``application`` and ``arguments``
+    otherwise."""
     out = SimFile(source, "gpgpusim-log")
     config_hash = hashlib.sha1()
     done: list[_Block] = []
@@ -90,6 +106,8 @@ def read_log(lines, source: str, application: str, arguments: str, configuration
     launched: list[str] = []
     unknown: list[str] = []
     seen_names: set = set()
+    trace_identity = None
+    trace_stream = None
     n = 0
 
     def close():
@@ -112,9 +130,19 @@ def read_log(lines, source: str, application: str, arguments: str, configuration
                 if m:
                     block = _Block(m.group(1).split(), n)
                     continue
-            if _OPTION.match(s) and not done:
-                config_hash.update(s.split("#", 1)[0].strip().encode())
-            elif EXIT_MARKER in s:
+            m = _OPTION.match(s)
+            if m and not done and not launched:
+                if m.group(1) == "-trace":
+                    t = _TRACE_PATH.search(m.group(2).strip())
+                    trace_identity = (t.group(1), t.group(2)) if t else None
+                if m.group(1) not in _WORKLOAD_OPTIONS:
+                    config_hash.update(f"{m.group(1)} {m.group(2)}".encode())
+                continue
+            m = _TRACE_STREAM.match(s)
+            if m:
+                trace_stream = int(m.group(1))
+                continue
+            if EXIT_MARKER in s:
                 exit_seen = True
             elif LIMIT_MARKER in s:
                 limit_seen = True
@@ -125,9 +153,11 @@ def read_log(lines, source: str, application: str, arguments: str, configuration
             else:
                 m = _PUSH.search(s) or _LAUNCH.search(s)
                 if m:
-                    launched.append(m.group(1))
+                    launched.append(m.group(1) + (f" (launch {m.group(2)})" if m.re is _LAUNCH else ""))
                     if m.re is _PUSH:
                         pushed[m.group(1)] = int(m.group(2))
+                    elif trace_stream is not None:
+                        pushed[m.group(1)] = trace_stream
             continue
         # inside a block
         if s.startswith("kernel_name"):
@@ -160,23 +190,29 @@ def read_log(lines, source: str, application: str, arguments: str, configuration
             block.values["gpgpu_silicon_slowdown"] = (_float(m.group(1)), "x")
             close()
             continue
+        m = _DRAM.match(s)
+        if m:
+            block.context = f"DRAM[{m.group(1)}]."
+            continue
+        if block.context and _DRAM_END.match(s):
+            block.context = ""
         m = _SINGLE.match(s)
         if m:
             name = m.group(1).strip()
             if name in ("kernel_stream_id", "kernel_stream"):
                 block.stream = int(float(m.group(2)))
                 continue
-            block.values[name] = (_float(m.group(2)), _UNITS.get(m.group(3) or "", m.group(3) or ""))
+            block.values[block.context + name] = (_float(m.group(2)), _UNITS.get(m.group(3) or "", m.group(3) or ""))
             continue
-        m = _MULTI.match(s)
-        if m:
-            prefix = m.group(1)
-            for k, v in _PAIR.findall(m.group(2)):
-                block.values[f"{prefix}.{k.strip()}"] = (_float(v), "")
+        m = _PREFIX.match(s)
+        prefix, rest = (m.group(1) + ".", s[m.end():]) if m else ("", s)
+        if "=" in rest and _PAIRS.match(rest):
+            for k, v in _PAIR.findall(rest):
+                block.values[f"{block.context}{prefix}{k}"] = (_float(v), "")
             continue
         m = _PUSH.search(s) or _LAUNCH.search(s)
         if m:
-            launched.append(m.group(1))
+            launched.append(m.group(1) + (f" (launch {m.group(2)})" if m.re is _LAUNCH else ""))
             if m.re is _PUSH:
                 pushed[m.group(1)] = int(m.group(2))
 
@@ -199,6 +235,8 @@ def read_log(lines, source: str, application: str, arguments: str, configuration
         raise DataError(f"{source}: a GPGPU-Sim log without any kernel statistics block (kernel_name = ...). "
                         "Nothing was imported from it.")
     configuration = configuration or ("gpgpusim-" + config_hash.hexdigest()[:10])
+    if identity_from_log and trace_identity:
+        application, arguments = trace_identity
     names = demangle([k for b in done for k in b.names])
     counts: dict[str, int] = {}
     previous: dict[str, float] = {}

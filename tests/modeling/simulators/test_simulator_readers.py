@@ -222,3 +222,34 @@ def test_gem5_real_file_cut_inside_its_second_dump(tmp_path):
     f = read_paths([cut]).files[0]
     assert [r.dump for r in f.records] == [0]
     assert f.notes[0] == "Left out: dump 1 (the file ends inside it, without its end marker)."
+
+
+ACCEL = DATA / "accel-sim-rodinia"
+
+
+def test_real_accel_sim_log_complete_run():
+    f = read_paths([ACCEL / "backprop-rodinia-2.0-ft.txt"]).files[0]
+    first, second = f.records
+    # application and arguments from the log's -trace option, as Accel-Sim names the run folders
+    assert (first.key.application, first.key.arguments) == ("backprop-rodinia-2.0-ft", "4096___data_result_4096_txt")
+    assert (first.key.kernel, second.key.kernel) == ("bpnn_layerforward_CUDA", "bpnn_adjust_weights_cuda")
+    assert (first.launch_uid, second.launch_uid, first.stream) == (1, 2, 0)
+    v1, v2 = first.values, second.values
+    assert (v1["gpu_sim_cycle"], v2["gpu_sim_cycle"]) == (7948, 7102)
+    assert v2["gpu_tot_sim_cycle"] == v1["gpu_tot_sim_cycle"] + v2["gpu_sim_cycle"]
+    assert v1["gpu_issued_cta"] + v2["gpu_issued_cta"] == v2["gpu_tot_issued_cta"]
+    # each DRAM channel's statistics under its own name, not the last channel's
+    assert v1["DRAM[0].n_cmd"] == 4669 and "DRAM[1].n_cmd" in v1
+    assert math.isnan(v1["DRAM[0].Row_Buffer_Locality_write"])  # printed -nan
+    assert not any("does not know" in n for n in f.notes)
+
+
+def test_real_accel_sim_log_cut_after_a_launch_and_a_run_that_never_started():
+    result = read_paths([ACCEL])
+    by = {Path(f.source).name: f for f in result.files}
+    path = by["pathfinder-rodinia-2.0-ft.txt"]
+    assert [(r.key.kernel, r.key.occurrence) for r in path.records] == [("dynproc_kernel", 0), ("dynproc_kernel", 1)]
+    assert any(n.startswith("Left out: _Z14dynproc_kerneliPiS_S_iiii (launch 3)") for n in path.notes)
+    assert [Path(s).name for s, _ in result.refused] == ["heartwall-rodinia-2.0-ft.txt"]
+    # one simulated machine: one configuration key for both applications
+    assert len({r.configuration for r in result.records}) == 1
