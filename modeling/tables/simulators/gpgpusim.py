@@ -53,15 +53,11 @@ KNOWN = re.compile(
     r"mrqq|Bank_Level)",
     re.IGNORECASE)
 _NUM = r"([-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+)|-?nan|-?inf)"
-_SINGLE = re.compile(r"^\s*([A-Za-z_][\w\[\]. ]*?)\s*=\s*" + _NUM + r"\s*(%|[A-Za-z][A-Za-z/]*)?\s*$")
-_PREFIX = re.compile(r"^\s*([A-Za-z_][\w\[\].]*)\s*:\s*")
-_PAIRS = re.compile(r"^(?:\s*\w+\s*=\s*" + _NUM + r"\s*,?)+\s*$")
+_NAME = re.compile(r"[A-Za-z_][\w\[\]. ]*\Z")
+_PREFIX_NAME = re.compile(r"[A-Za-z_][\w\[\].]*\Z")
 _PAIR = re.compile(r"(\w+)\s*=\s*" + _NUM)
-_DRAM = re.compile(r"^DRAM\[(\d+)\]:")
-_DRAM_END = re.compile(r"^(Memory Partition \d+:|=+|L2_cache_bank|L2_total)")
-_SIM_TIME = re.compile(r"^\s*gpgpu_simulation_time\s*=.*\((\d+) sec\)")
-_SIM_RATE = re.compile(r"^\s*gpgpu_simulation_rate\s*=\s*(\d+)\s*\((inst|cycle)/sec\)")
-_SLOWDOWN = re.compile(r"^\s*gpgpu_silicon_slowdown\s*=\s*" + _NUM + r"x")
+_SIM_TIME = re.compile(r"\((\d+) sec\)")
+_SIM_RATE = re.compile(r"^\s*(\d+)\s*\((inst|cycle)/sec\)")
 _PUSH = re.compile(r"pushing kernel '(.+?)' to stream (\d+)")
 _LAUNCH = re.compile(r"launching kernel name: (\S+) uid: (\d+)")
 _OPTION = re.compile(r"^(-\w+)\s+(.*?)\s+#")
@@ -70,68 +66,214 @@ _WORKLOAD_OPTIONS = {"-trace", "-kernels", "-config"}
 #: Accel-Sim's trace list, ``.../<app>/<args>/traces/kernelslist.g``: the run's application and arguments
 _TRACE_PATH = re.compile(r"([^/\s]+)/([^/\s]+)/traces/kernelslist\.g$")
 _TRACE_STREAM = re.compile(r"^-cuda stream id = (\d+)")
-_UNITS = {"%": "%", "GB/Sec": "GB/s", "x": "x"}
+_DRAM_END = ("Memory Partition ", "=", "L2_cache_bank", "L2_total")
+_UNITS = {"GB/Sec": "GB/s"}
 
 
-def _float(text: str) -> float:
-    t = text.lower()
-    if t.endswith("nan"):
-        return math.nan
-    return float(text)
+def _number(token: str) -> tuple[float, str] | None:
+    """A printed value and the unit glued to it (``23.4%``, ``943333x``), or None."""
+    unit = ""
+    if token.endswith("%"):
+        token, unit = token[:-1], "%"
+    elif token.endswith("x") and token[:-1][-1:].isdigit():
+        token, unit = token[:-1], "x"
+    try:
+        return float(token), unit
+    except ValueError:
+        return None
 
 
 class _Block:
-    __slots__ = ("names", "uids", "stream", "values", "line", "context")
+    __slots__ = ("names", "uids", "stream", "values", "units", "context")
 
-    def __init__(self, names: list, line: int):
-        self.names, self.uids, self.stream, self.values, self.line = names, [], None, {}, line
-        self.context = ""
+    def __init__(self, names: list):
+        self.names, self.uids, self.stream, self.values, self.units, self.context = names, [], None, {}, {}, ""
+
+    def put(self, name: str, value: float, unit: str = "") -> None:
+        self.values[name] = value
+        if unit:
+            self.units[name] = unit
+
+    def line(self, s: str) -> None:
+        """One line of the block's statistics."""
+        if s.startswith("DRAM[") and "]:" in s:
+            self.context = s[: s.index("]") + 1] + "."
+            return
+        if self.context and s.startswith(_DRAM_END):
+            self.context = ""
+        eq = s.count("=")
+        if eq == 0:
+            return
+        if eq == 1:
+            name, _, rest = s.partition("=")
+            name = name.strip()
+            if ":" in name:  # "prefix: a = 1"
+                prefix, _, name = name.partition(":")
+                name = f"{prefix.strip()}.{name.strip()}"
+                if not _PREFIX_NAME.match(name):
+                    return
+            elif not _NAME.match(name):
+                return
+            tokens = rest.split()
+            if not tokens:
+                return
+            if name.startswith("gpgpu_simulation_"):
+                if name == "gpgpu_simulation_time":
+                    m = _SIM_TIME.search(rest)
+                    if m:
+                        self.put(name, float(m.group(1)), "s")
+                    return
+                if name == "gpgpu_simulation_rate":
+                    m = _SIM_RATE.match(rest)
+                    if m:
+                        self.put(f"gpgpu_simulation_rate_{m.group(2)}", float(m.group(1)), f"{m.group(2)}/s")
+                    return
+            if len(tokens) > 2:
+                return
+            got = _number(tokens[0])
+            if got is None:
+                return
+            value, unit = got
+            if len(tokens) == 2:
+                if not re.fullmatch(r"[A-Za-z%][A-Za-z/%]*", tokens[1]):
+                    return
+                unit = _UNITS.get(tokens[1], tokens[1])
+            if name in ("kernel_stream_id", "kernel_stream"):
+                self.stream = int(value)
+                return
+            self.put(self.context + name, value, unit)
+            return
+        # several "a = 1" pairs: "prefix: a = 1, b = 2" or "a=1 b=2"
+        head, colon, rest = s.partition(":")
+        if colon and "=" not in head and _PREFIX_NAME.match(head.strip()):
+            prefix = head.strip() + "."
+        else:
+            prefix, rest = "", s
+        if _PAIR.sub("", rest).strip(" ,\t"):
+            return  # text besides the pairs: not a statistics line
+        for k, v in _PAIR.findall(rest):
+            got = _number(v)
+            if got is not None:
+                self.put(f"{self.context}{prefix}{k}", got[0])
 
 
 def read_log(lines, source: str, application: str, arguments: str, configuration: str | None,
              identity_from_log: bool = False) -> SimFile:
     """The kernel launches of a GPGPU-Sim / Accel-Sim log given as an iterator of byte lines (a file opened
-    in binary mode is one: nothing more than a line is held). ``configuration`` None: a short hash of the
-    configuration options the log prints (those naming the workload, ``-trace``, left out).
-    ``identity_from_log``: the application and arguments are taken from Accel-Sim's ``-trace`` option
-    (``.../<app>/<args>/traces/kernelslist.g``) when the log prints it, ``application`` and ``arguments``
-    otherwise."""
+    in binary mode is one: nothing more than a line is held, and each block becomes its record as soon as
+    it ends). ``configuration`` None: a short hash of the configuration options the log prints (those
+    naming the workload, ``-trace``, left out). ``identity_from_log``: the application and arguments are
+    taken from Accel-Sim's ``-trace`` option (``.../<app>/<args>/traces/kernelslist.g``) when the log prints
+    it, ``application`` and ``arguments`` otherwise."""
     out = SimFile(source, "gpgpusim-log")
     config_hash = hashlib.sha1()
-    done: list[_Block] = []
     block: _Block | None = None
     exit_seen = limit_seen = False
     cut: list[str] = []
     pushed: dict[str, int] = {}
     launched: list[str] = []
     unknown: list[str] = []
-    seen_names: set = set()
+    previous: dict[str, float] = {}
+    derived: set = set()
     trace_identity = None
     trace_stream = None
-    n = 0
+    printed = 0
+
+    def describe(names, uids) -> str:
+        return f"{' '.join(names)} (launch {','.join(uids) or '?'})"
 
     def close():
-        nonlocal block
-        if block is not None:
-            if limit_seen:
-                cut.append(f"{' '.join(block.names)} (launch {','.join(block.uids) or '?'}): stopped by the "
-                           "instruction / cycle limit")
-            else:
-                done.append(block)
-            block = None
+        nonlocal block, printed
+        b, block = block, None
+        if b is None:
+            return
+        printed += len(b.names)
+        if limit_seen:
+            cut.append(describe(b.names, b.uids) + ": stopped by the instruction / cycle limit")
+            return
+        vals = b.values
+        missing = [c for c in CORE if c not in vals]
+        for name in [k for k in vals if k.startswith("gpu_tot_")]:
+            v = vals[name]
+            own = "gpu_" + name[len("gpu_tot_"):]
+            if own not in vals and not re.search(r"ipc|occupancy|rate|parallism", own):
+                vals[own] = v - previous.get(name, 0.0)
+                derived.add(f"{own} from {name}")
+            previous[name] = v
+        data = array("d", [math.nan]) * (len(out.names) + 8)
+        nans = set()
+        for name, v in vals.items():
+            j = out._index.get(name)
+            if j is None:
+                j = out.index(name)
+                if name in b.units:
+                    out.units[name] = b.units[name]
+                if not KNOWN.match(name):
+                    unknown.append(name)
+            if j >= len(data):
+                data.extend([math.nan] * (j + 1 - len(data)))
+            if v != v:
+                nans.add(j)
+            data[j] = v
+        del data[len(out.names):]
+        notes = []
+        if len(b.names) > 1:
+            notes.append(f"concurrent kernels {', '.join(b.names)} finished together and share this block")
+        if missing:
+            notes.append(f"the block lacks {', '.join(missing)} (another simulator version?)")
+        stream = b.stream if b.stream is not None else pushed.get(b.names[0]) if b.names else None
+        uid = int(b.uids[0]) if b.uids and b.uids[0].isdigit() else None
+        out.records.append(SimRecord(WorkloadKey("", "", "", 0), "", len(out.records), " ".join(b.names), uid,
+                                     stream, data, out, notes, frozenset(nans)))
+
+    def launch(m) -> None:
+        if m.re is _PUSH:
+            launched.append(m.group(1))
+            pushed[m.group(1)] = int(m.group(2))
+        else:
+            launched.append(f"{m.group(1)} (launch {m.group(2)})")
+            if trace_stream is not None:
+                pushed[m.group(1)] = trace_stream
 
     for raw in lines:
-        n += 1
-        line = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
-        s = line.rstrip("\r\n")
-        if block is None:
-            if s.startswith("kernel_name"):
-                m = re.match(r"^kernel_name\s*=\s*(.*)$", s)
-                if m:
-                    block = _Block(m.group(1).split(), n)
+        s = raw.decode("utf-8", "replace").rstrip("\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n")
+        c = s[:1]
+        if c == "k" and s.startswith("kernel_name"):
+            name, eq, rest = s.partition("=")
+            if eq and name.strip() == "kernel_name":
+                close()
+                block = _Block(rest.split())
+                continue
+        if block is not None:
+            if c == "k" and s.startswith("kernel_launch_uid"):
+                block.uids = s.partition("=")[2].split()
+                continue
+            if c == "G" and s.startswith("GPGPU-Sim: *"):
+                if EXIT_MARKER in s:
+                    exit_seen = True
+                    close()
                     continue
+                if LIMIT_MARKER in s:
+                    limit_seen = True
+                    close()  # the block open now is the one the limit stopped
+                    continue
+            if c == "g" and s.startswith("gpgpu_silicon_slowdown"):
+                got = _number(s.partition("=")[2].strip())
+                if got is not None:
+                    block.put("gpgpu_silicon_slowdown", got[0], "x")
+                close()
+                continue
+            if c == "G" or c == "l":
+                m = _PUSH.search(s) or _LAUNCH.search(s)
+                if m:
+                    launch(m)
+                    continue
+            block.line(s)
+            continue
+        # outside a block: the configuration, launches and the markers
+        if c == "-":
             m = _OPTION.match(s)
-            if m and not done and not launched:
+            if m and not out.records and not launched:
                 if m.group(1) == "-trace":
                     t = _TRACE_PATH.search(m.group(2).strip())
                     trace_identity = (t.group(1), t.group(2)) if t else None
@@ -141,144 +283,51 @@ def read_log(lines, source: str, application: str, arguments: str, configuration
             m = _TRACE_STREAM.match(s)
             if m:
                 trace_stream = int(m.group(1))
-                continue
+            continue
+        if c == "G" and s.startswith("GPGPU-Sim: *"):
             if EXIT_MARKER in s:
                 exit_seen = True
             elif LIMIT_MARKER in s:
                 limit_seen = True
-                if done:  # the block printed last before the marker is of the kernel the limit stopped
-                    b = done.pop()
-                    cut.append(f"{' '.join(b.names)} (launch {','.join(b.uids) or '?'}): stopped by the "
-                               "instruction / cycle limit")
-            else:
-                m = _PUSH.search(s) or _LAUNCH.search(s)
-                if m:
-                    launched.append(m.group(1) + (f" (launch {m.group(2)})" if m.re is _LAUNCH else ""))
-                    if m.re is _PUSH:
-                        pushed[m.group(1)] = int(m.group(2))
-                    elif trace_stream is not None:
-                        pushed[m.group(1)] = trace_stream
+                if out.records:  # the block printed last before the marker is of the kernel the limit stopped
+                    r = out.records.pop()
+                    cut.append(f"{r.kernel} (launch {r.launch_uid if r.launch_uid is not None else '?'}): "
+                               "stopped by the instruction / cycle limit")
             continue
-        # inside a block
-        if s.startswith("kernel_name"):
-            m = re.match(r"^kernel_name\s*=\s*(.*)$", s)
+        if "kernel" in s:
+            m = _PUSH.search(s) or _LAUNCH.search(s)
             if m:
-                close()
-                block = _Block(m.group(1).split(), n)
-                continue
-        if EXIT_MARKER in s:
-            exit_seen = True
-            close()
-            continue
-        if LIMIT_MARKER in s:
-            limit_seen = True
-            close()  # the block open now is the one the limit stopped
-            continue
-        if s.startswith("kernel_launch_uid"):
-            block.uids = s.split("=", 1)[1].split()
-            continue
-        m = _SIM_TIME.match(s)
-        if m:
-            block.values["gpgpu_simulation_time"] = (float(m.group(1)), "s")
-            continue
-        m = _SIM_RATE.match(s)
-        if m:
-            block.values[f"gpgpu_simulation_rate_{m.group(2)}"] = (float(m.group(1)), f"{m.group(2)}/s")
-            continue
-        m = _SLOWDOWN.match(s)
-        if m:
-            block.values["gpgpu_silicon_slowdown"] = (_float(m.group(1)), "x")
-            close()
-            continue
-        m = _DRAM.match(s)
-        if m:
-            block.context = f"DRAM[{m.group(1)}]."
-            continue
-        if block.context and _DRAM_END.match(s):
-            block.context = ""
-        m = _SINGLE.match(s)
-        if m:
-            name = m.group(1).strip()
-            if name in ("kernel_stream_id", "kernel_stream"):
-                block.stream = int(float(m.group(2)))
-                continue
-            block.values[block.context + name] = (_float(m.group(2)), _UNITS.get(m.group(3) or "", m.group(3) or ""))
-            continue
-        m = _PREFIX.match(s)
-        prefix, rest = (m.group(1) + ".", s[m.end():]) if m else ("", s)
-        if "=" in rest and _PAIRS.match(rest):
-            for k, v in _PAIR.findall(rest):
-                block.values[f"{block.context}{prefix}{k}"] = (_float(v), "")
-            continue
-        m = _PUSH.search(s) or _LAUNCH.search(s)
-        if m:
-            launched.append(m.group(1) + (f" (launch {m.group(2)})" if m.re is _LAUNCH else ""))
-            if m.re is _PUSH:
-                pushed[m.group(1)] = int(m.group(2))
+                launch(m)
 
     if block is not None:
         if exit_seen:
             close()
         else:
-            cut.append(f"{' '.join(block.names)} (launch {','.join(block.uids) or '?'}): the file ends inside "
-                       "its statistics, without the simulator's exit marker")
+            cut.append(describe(block.names, block.uids) + ": the file ends inside its statistics, without the "
+                       "simulator's exit marker")
             block = None
     if not exit_seen and not limit_seen:
-        printed = sum(len(b.names) for b in done) + sum(1 for _ in cut)
         if len(launched) > printed:
             cut.append(f"{launched[-1]}: launched after the last statistics block and never finished (the "
                        "file has no exit marker)")
         elif not cut:
             out.notes.append("The file has no exit marker (GPGPU-Sim: *** exit detected ***): the simulation "
                              "may have been stopped after its last complete kernel.")
-    if not done and not cut:
+    if not out.records and not cut:
         raise DataError(f"{source}: a GPGPU-Sim log without any kernel statistics block (kernel_name = ...). "
                         "Nothing was imported from it.")
     configuration = configuration or ("gpgpusim-" + config_hash.hexdigest()[:10])
     if identity_from_log and trace_identity:
         application, arguments = trace_identity
-    names = demangle([k for b in done for k in b.names])
+    names = demangle([k for r in out.records for k in r.kernel.split()])
     counts: dict[str, int] = {}
-    previous: dict[str, float] = {}
-    derived: set = set()
-    for i, b in enumerate(done):
-        vals = dict(b.values)
-        for name, (v, unit) in b.values.items():
-            if name.startswith("gpu_tot_"):
-                own = "gpu_" + name[len("gpu_tot_"):]
-                if own not in vals and not re.search(r"ipc|occupancy|rate|parallism", own):
-                    vals[own] = (v - previous.get(name, 0.0), unit)
-                    derived.add(f"{own} from {name}")
-                previous[name] = v
-        kernels = [normalise_kernel(k, names) for k in b.names]
-        kernel = " + ".join(kernels)
+    for i, r in enumerate(out.records):
+        kernel = " + ".join(normalise_kernel(k, names) for k in r.kernel.split())
         occurrence = counts.get(kernel, 0)
         counts[kernel] = occurrence + 1
-        data = array("d")
-        nans = set()
-        for name, (v, unit) in vals.items():
-            j = out.index(name)
-            if name not in seen_names:
-                seen_names.add(name)
-                if unit:
-                    out.units[name] = unit
-                if not KNOWN.match(name):
-                    unknown.append(name)
-            if math.isnan(v):
-                nans.add(j)
-            if j >= len(data):
-                data.extend([math.nan] * (j + 1 - len(data)))
-            data[j] = v
-        notes = []
-        if len(b.names) > 1:
-            notes.append(f"concurrent kernels {', '.join(b.names)} finished together and share this block")
-        missing = [c for c in CORE if c not in b.values]
-        if missing:
-            notes.append(f"the block lacks {', '.join(missing)} (another simulator version?)")
-        stream = b.stream if b.stream is not None else pushed.get(b.names[0]) if b.names else None
-        uid = int(b.uids[0]) if b.uids and b.uids[0].isdigit() else None
-        out.records.append(SimRecord(WorkloadKey(application, arguments, kernel, occurrence), configuration, i,
-                                     " ".join(b.names), uid, stream, data, out, notes, frozenset(nans)))
+        r.key = WorkloadKey(application, arguments, kernel, occurrence)
+        r.configuration = configuration
+        r.dump = i
     if derived:
         out.notes.append("Per-kernel values taken from the cumulative ones by difference: "
                          + "; ".join(sorted(derived)) + ".")
