@@ -253,3 +253,23 @@ def test_real_accel_sim_log_cut_after_a_launch_and_a_run_that_never_started():
     assert [Path(s).name for s, _ in result.refused] == ["heartwall-rodinia-2.0-ft.txt"]
     # one simulated machine: one configuration key for both applications
     assert len({r.configuration for r in result.records}) == 1
+
+
+def test_log_memory_holds_one_block_at_a_time(tmp_path):
+    """A log of many launches: the reading holds each block's values only until the block ends (its record
+    keeps one array of floats), so memory grows with the records' arrays, not with the blocks' text."""
+    import tracemalloc
+
+    text = (ACCEL / "backprop-rodinia-2.0-ft.txt").read_text()
+    first, end = text.index("launching kernel name:"), text.index("GPGPU-Sim: *** exit detected ***")
+    log = tmp_path / "many.log"
+    log.write_text(text[:first] + text[first:end] * 20 + text[end:])  # 40 launches, 2,637 statistics each
+    tracemalloc.start()
+    try:
+        f = read_paths([log]).files[0]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(f.records) == 40
+    arrays = sum(r.data.itemsize * len(r.data) for r in f.records)  # 40 x 2,637 x 8 bytes: 0.8 MB
+    assert peak < arrays + 6 * 2**20
