@@ -99,7 +99,8 @@ class WorkloadKey:
 
 
 def _json_number(v: float):
-    return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+    """A value as JSON holds it: ``nan`` and the infinities (which JSON has no number for) as null."""
+    return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else v
 
 
 @dataclass
