@@ -273,3 +273,17 @@ def test_log_memory_holds_one_block_at_a_time(tmp_path):
     assert len(f.records) == 40
     arrays = sum(r.data.itemsize * len(r.data) for r in f.records)  # 40 x 2,637 x 8 bytes: 0.8 MB
     assert peak < arrays + 6 * 2**20
+
+
+def test_files_of_one_study_share_their_tables_of_names(tmp_path):
+    """10,000 stats.txt files of one study print the same statistics: one table of names, not one per file."""
+    text = (DATA / "gem5-hello-simple-timing" / "stats.txt").read_text()
+    for i in range(3):
+        _write(tmp_path, f"study/sp{i}/stats.txt", text)
+    _write(tmp_path, "study/other/stats.txt", simlogs.GEM5_V21)
+    files = read_paths([tmp_path / "study"]).files
+    by = {f.records[0].key.application: f for f in files}
+    assert by["sp0"].names is by["sp1"].names is by["sp2"].names
+    assert by["sp0"].original is by["sp2"].original
+    assert by["other"].names is not by["sp0"].names
+    assert by["sp2"].records[0].to_dict()["values"] == by["sp0"].records[0].to_dict()["values"]
