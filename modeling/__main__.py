@@ -15,6 +15,7 @@ collect    measure on this machine (``collect openssl|bbcounts``)        (modeli
 build-data rebuild data/ from the public sources                         (modeling.build.cli)
 import     profiler output (ncu, nvprof, rocprof) as a workload table   (modeling.tables.profilers.cli)
 plan       which workloads to simulate next, under a budget              (modeling.plan.cli)
+import-sim simulator output (GPGPU-Sim, Accel-Sim, gem5) as records     (modeling.tables.simulators.cli)
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ def main(argv=None) -> int:
     from modeling.phases import cli as phases_cli
     from modeling.plan import cli as plan_cli
     from modeling.tables.profilers import cli as import_cli
+    from modeling.tables.simulators import cli as import_sim_cli
 
     p = argparse.ArgumentParser(prog="python -m modeling", description="perfcast modeling command line")
     sub = p.add_subparsers(dest="command", required=True)
     for cli in (crossgen_cli, newapp_cli, phases_cli, counts_cli, build_cli, collect_cli, accelerators_cli, import_cli,
-                plan_cli):
+                plan_cli, import_sim_cli):
         cli.add_parsers(sub)
     args = p.parse_args(argv)
     try:
