@@ -15,6 +15,7 @@ collect    measure on this machine (``collect openssl|bbcounts``)        (modeli
 build-data rebuild data/ from the public sources                         (modeling.build.cli)
 import     profiler output (ncu, nvprof, rocprof) as a workload table   (modeling.tables.profilers.cli)
 plan       which workloads to simulate next, under a budget              (modeling.plan.cli)
+operators  DL operators and models on a GPU given by its specs           (modeling.operators.cli)
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def main(argv=None) -> int:
     from modeling.counts import cli as counts_cli
     from modeling.crossgen import cli as crossgen_cli
     from modeling.newapp import cli as newapp_cli
+    from modeling.operators import cli as operators_cli
     from modeling.phases import cli as phases_cli
     from modeling.plan import cli as plan_cli
     from modeling.tables.profilers import cli as import_cli
@@ -39,7 +41,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m modeling", description="perfcast modeling command line")
     sub = p.add_subparsers(dest="command", required=True)
     for cli in (crossgen_cli, newapp_cli, phases_cli, counts_cli, build_cli, collect_cli, accelerators_cli, import_cli,
-                plan_cli):
+                plan_cli, operators_cli):
         cli.add_parsers(sub)
     args = p.parse_args(argv)
     try:
