@@ -51,6 +51,7 @@ def _spec(args, devices):
 def _run(args) -> int:
     from modeling.operators.model import OperatorModel, load_operators, model_latencies, transformer_layer
     from modeling.operators.specs import load_devices
+    from modeling.tables.export import write_csv
 
     devices = load_devices()
     spec = _spec(args, devices)
@@ -78,7 +79,7 @@ def _run(args) -> int:
     if args.operators:
         ops = table[table["op"] != "other"].drop_duplicates(["op", "b", "m", "n", "k"])[["op", "b", "m", "n", "k"]]
         p = model.predict(ops, spec, method=args.method)
-        p.frame().to_csv(args.operators, index=False)
+        write_csv(p.frame(), args.operators)
         out["operators_file"], out["operators"] = args.operators, len(ops)
     if args.json:
         print(json.dumps(out, indent=2, default=lambda v: None if isinstance(v, float) and math.isnan(v) else v))
