@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from modeling.__main__ import main
@@ -16,10 +17,14 @@ from modeling.operators.specs import edit_spec, load_devices
 QUICK = ["--train", "P4", "T4", "V100", "--sample", "30"]
 
 
-def test_edited_gpu_matches_the_library(capsys):
+def test_edited_gpu_matches_the_library(capsys, tmp_path):
+    csv = tmp_path / "ops.csv"
     assert main(["operators", "--gpu", "H100", "--edit", "bandwidth=1.5x", "--layer", "2,128,768,12", "--json",
-                 *QUICK]) == 0
+                 "--operators", str(csv), *QUICK]) == 0
     out = json.loads(capsys.readouterr().out)
+    written = pd.read_csv(csv)
+    assert len(written) == out["operators"] > 10_000
+    assert {"latency_ms", "lower_ms", "upper_ms", "roofline_ms", "outside", "reason"} <= set(written.columns)
     assert out["gpu"] == "H100 (bandwidth=1.5x)" and out["spec"]["memory_bandwidth_gbs"] == pytest.approx(3430 * 1.5)
     names = [m["name"] for m in out["models"]]
     assert "layer b2 s128 h768 heads12" in names and "bert_large-inf-512-8" in names
