@@ -176,3 +176,40 @@ def test_more_bandwidth_never_slows_a_memory_bound_operator(model, devices):
     base = model.predict(ops, devices["A100-80GB"]).roofline_ms[0]
     faster = model.predict(ops, edit_spec(devices["A100-80GB"], ["bandwidth=2x"])).roofline_ms[0]
     assert faster == pytest.approx(base / 2)
+
+
+# --- the builder -----------------------------------------------------------------------------------------
+
+def _neusight_folder(root):
+    base = root / "scripts" / "asplos"
+    (base / "data" / "device_configs").mkdir(parents=True)
+    (base / "data" / "device_configs" / "Tesla_T4.json").write_text(
+        '{"Device": "Tesla T4", "Dev_Mem": 15, "Mem_Bw": 320, "Num_Sm": 40, "Core_Per_SM": 64, "Freq": 1590, '
+        '"SingleFLOPs": 8141, "L2Cache": 4}')
+    (base / "data" / "dataset" / "train").mkdir(parents=True)
+    (base / "data" / "dataset" / "train" / "ln.csv").write_text(
+        "OPName,Latency,Device,B,H\nln,0.11,Tesla T4,4100,556\nln,0.12,Tesla T4,4708,564\n")
+    (base / "label" / "Tesla_T4").mkdir(parents=True)
+    (base / "label" / "Tesla_T4" / "bert-inf-512-8.csv").write_text(
+        "op,target,meta,input_shapes,output_shape,latency\n"
+        'call_function,<built-in method matmul of type object at 0x1>,,"[[8, 16, 512, 64], [8, 16, 64, 512]]",'
+        '"(8, 16, 512, 512)",0.5\n'
+        'call_method,size,,"[[8, 512]]","(1,)",0.007\n')
+    return root
+
+
+def test_the_builder_reads_neusight_the_same_way_twice(tmp_path):
+    from modeling.build.neusight import build
+
+    src = _neusight_folder(tmp_path / "src")
+    info = build(src, tmp_path / "a")
+    build(src, tmp_path / "b")
+    for name in ("neusight_operators.parquet", "neusight_devices.csv"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    ops = pd.read_parquet(tmp_path / "a" / "neusight_operators.parquet")
+    assert info["devices"] == 1 and set(ops["op"]) == {"ln", "bmm", "other"}
+    bmm = ops[ops["op"] == "bmm"].iloc[0]
+    assert (bmm["b"], bmm["m"], bmm["n"], bmm["k"]) == (128, 512, 512, 64)
+    assert ops.loc[ops["op"] == "other", "latency_ms"].iloc[0] == pytest.approx(0.007)
+    with pytest.raises(DataError, match="not NeuSight"):
+        build(tmp_path, tmp_path / "c")
