@@ -16,6 +16,7 @@ build-data rebuild data/ from the public sources                         (modeli
 import     profiler output (ncu, nvprof, rocprof) as a workload table   (modeling.tables.profilers.cli)
 plan       which workloads to simulate next, under a budget              (modeling.plan.cli)
 import-sim simulator output (GPGPU-Sim, Accel-Sim, gem5) as records     (modeling.tables.simulators.cli)
+operators  DL operators and models on a GPU given by its specs           (modeling.operators.cli)
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def main(argv=None) -> int:
     from modeling.counts import cli as counts_cli
     from modeling.crossgen import cli as crossgen_cli
     from modeling.newapp import cli as newapp_cli
+    from modeling.operators import cli as operators_cli
     from modeling.phases import cli as phases_cli
     from modeling.plan import cli as plan_cli
     from modeling.tables.profilers import cli as import_cli
@@ -41,7 +43,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m modeling", description="perfcast modeling command line")
     sub = p.add_subparsers(dest="command", required=True)
     for cli in (crossgen_cli, newapp_cli, phases_cli, counts_cli, build_cli, collect_cli, accelerators_cli, import_cli,
-                plan_cli, import_sim_cli):
+                plan_cli, import_sim_cli, operators_cli):
         cli.add_parsers(sub)
     args = p.parse_args(argv)
     try:

@@ -3,7 +3,8 @@
 ``build-data SOURCE_DIR`` (or ``build-data rodinia --source DIR``): the shipped GPU tables from
 gpuperfpredict; ``build-data armpm --source TRACE [--out DIR] [--granularity G]``: the cBench phase-level
 samples and phases from the armpm trace; ``build-data events --source DIR``: the GPU event count tables
-(count prediction) from gpuperfpredict's rodinia-2018 folder.
+(count prediction) from gpuperfpredict's rodinia-2018 folder; ``build-data neusight --source DIR``: the
+deep-learning operator latencies and device specs of twelve GPUs from NeuSight's ``scripts/asplos`` folder.
 """
 
 from __future__ import annotations
@@ -35,6 +36,16 @@ def _build(args) -> int:
         frame.to_parquet(out, index=False)
         print(f"wrote {len(frame)} rows ({frame['program'].nunique()} kernels) to {out}")
         return 0
+    if args.what == "neusight":
+        from modeling import DATA_DIR
+        from modeling.build.neusight import build
+        from modeling.errors import ModelingError
+
+        if not args.source:
+            raise ModelingError("build-data neusight needs --source DIR (a checkout of sitar-lab/NeuSight, or its "
+                                "scripts/asplos folder).")
+        print(json.dumps(build(args.source, args.out or DATA_DIR), indent=2))
+        return 0
     from modeling.build.rodinia import main
 
     source = args.source if args.what == "rodinia" else args.what
@@ -42,8 +53,8 @@ def _build(args) -> int:
 
 
 def add_parsers(sub) -> None:
-    b = sub.add_parser("build-data", help="rebuild data/ from the public sources (rodinia, armpm, events)")
-    b.add_argument("what", help="'armpm', 'events', 'rodinia', or the gpuperfpredict folder (rodinia)")
+    b = sub.add_parser("build-data", help="rebuild data/ from the public sources (rodinia, armpm, events, neusight)")
+    b.add_argument("what", help="'armpm', 'events', 'neusight', 'rodinia', or the gpuperfpredict folder (rodinia)")
     b.add_argument("--source", default=None, help="the source file or folder")
     b.add_argument("--out", default=None)
     b.add_argument("--granularity", type=float, default=None,
