@@ -20,9 +20,9 @@ import pytest  # noqa: E402
 SERVICE_FIXTURES = {"redis_server", "redis_url", "postgres_server", "postgres_url", "sso"}
 SERVICE_PARAMS = {"redis", "postgresql"}
 # The slowest tests outside the browser tier: those that cost 1.5 s of CPU or more, measured with
-# ``./test.sh --fast -p tests.cputime`` (these 39 tests cost 286 s of CPU, the other 998 fast-tier tests 61 s;
-# the command line's subprocess smoke tests stay in the fast tier). Node ids relative to tests/; a prefix (a
-# module, a test without its parameters) marks every test under it.
+# ``./test.sh --fast -p tests.cputime`` (the command line's subprocess smoke tests stay in the fast tier). Node
+# ids relative to tests/; a prefix (a module, a test without its parameters) marks every test under it.
+# docs/testing.md states how many entries there are (tests/test_docs.py checks it).
 SLOW = (
     "dashboard/counts/test_count_results.py::test_a_saved_counts_prediction_reads_back_typed_with_its_provenance",
     "dashboard/counts/test_count_results.py::test_every_counts_job_result_round_trips_through_the_codec_as_its_types[countspredict]",

@@ -125,3 +125,18 @@ def test_docstrings_cite_the_repository_s_own_docs():
              for p in (ROOT / d).rglob("*.py") if "DESIGN.md" in p.read_text() and p != Path(__file__)]
     cited += [f for f in ("app.py", "gunicorn.conf.py") if "DESIGN.md" in (ROOT / f).read_text()]
     assert cited == [], f"these cite DESIGN.md, which is not in the repository: {cited}"
+
+
+def test_the_count_of_slow_entries_the_docs_state_is_the_count():
+    """docs/testing.md says how many entries ``SLOW`` (tests/conftest.py) has; that is how many it has, and
+    nothing else in tests/ or the docs states another count of them."""
+    import ast
+
+    conftest = (ROOT / "tests" / "conftest.py").read_text()
+    slow = next(node.value for node in ast.parse(conftest).body if isinstance(node, ast.Assign)
+                and any(getattr(t, "id", None) == "SLOW" for t in node.targets))
+    stated = re.findall(r"`SLOW` in `tests/conftest.py`, which has (\d+) entries", (ROOT / "docs" / "testing.md").read_text())
+    assert stated == [str(len(slow.elts))], f"docs/testing.md states {stated} SLOW entries; SLOW has {len(slow.elts)}"
+    others = [f"{_rel(page)}: {m.group(0)!r}" for page in [*PAGES, ROOT / "tests" / "conftest.py"]
+              for m in re.finditer(r"\b(\d+) (?:of them|slow tests|`slow` tests|tests cost)\b", page.read_text())]
+    assert not others, f"a count of the slow tests stated elsewhere: {others}"
