@@ -41,7 +41,7 @@ from benchmarks.load import _free_port, _gunicorn, _pct, _stop_group, _wait_up  
 def _member_loop(base, member, client, stop, views, signins):
     import requests
 
-    from benchmarks.signin import sign_in
+    from testkit.signin import sign_in
 
     next_signin = time.monotonic() + 2
     while not stop.is_set():
@@ -132,7 +132,7 @@ def run(guesses=1000, stranger_threads=16, quiet=10.0, threads=None) -> dict:
     env.pop("PERFCAST_REDIS_URL", None)
     env.pop("PERFCAST_ARGON2_PROFILE", None)  # the real cost
     env.pop("PERFCAST_LOGIN_FAILURE_DELAY", None)
-    from benchmarks.signin import create_account
+    from testkit.signin import create_account
 
     member = create_account(env)
     port = _free_port()
@@ -144,7 +144,7 @@ def run(guesses=1000, stranger_threads=16, quiet=10.0, threads=None) -> dict:
                            "cost, default sign-in settings", "guesses": guesses, "stranger_threads": stranger_threads}
     try:
         _wait_up(base)
-        from benchmarks.dash_client import DashClient
+        from testkit.dash_client import DashClient
 
         client = DashClient(base, account=member)  # signs in: this browser now holds the device cookie
         assert any(c.name == "perfcast_device" for c in client.http.cookies), "no device cookie after sign-in"

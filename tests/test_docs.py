@@ -135,7 +135,8 @@ def test_the_count_of_slow_entries_the_docs_state_is_the_count():
     conftest = (ROOT / "tests" / "conftest.py").read_text()
     slow = next(node.value for node in ast.parse(conftest).body if isinstance(node, ast.Assign)
                 and any(getattr(t, "id", None) == "SLOW" for t in node.targets))
-    stated = re.findall(r"`SLOW` in `tests/conftest.py`, which has (\d+) entries", (ROOT / "docs" / "testing.md").read_text())
+    testing = (ROOT / "docs" / "testing.md").read_text()
+    stated = re.findall(r"`SLOW` in `tests/conftest.py`, which has (\d+) entries", testing)
     assert stated == [str(len(slow.elts))], f"docs/testing.md states {stated} SLOW entries; SLOW has {len(slow.elts)}"
     others = [f"{_rel(page)}: {m.group(0)!r}" for page in [*PAGES, ROOT / "tests" / "conftest.py"]
               for m in re.finditer(r"\b(\d+) (?:of them|slow tests|`slow` tests|tests cost)\b", page.read_text())]

@@ -11,8 +11,8 @@ from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import select
 
-from benchmarks.dash_client import DashClient
-from benchmarks.signin import Account
+from testkit.dash_client import DashClient
+from testkit.signin import Account
 from dashboard.access import database, projects
 from dashboard.access.models import AuditEvent
 from dashboard.state import datasets

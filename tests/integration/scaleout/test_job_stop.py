@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.servers import stop_group as _stop_group
+from testkit.servers import stop_group as _stop_group
 from dashboard import jobs
 
 HERE = Path(__file__).resolve().parent

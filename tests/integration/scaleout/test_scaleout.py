@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import celery_worker, stop_group
+from testkit.servers import celery_worker, stop_group
 from conftest import gunicorn_server
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO
@@ -32,7 +32,7 @@ def cluster_env(redis_url, var) -> dict:
 
 
 class Worker:
-    """A Celery worker as ./worker.sh starts it (tests/servers.py, which benchmarks/load.py uses too), in a
+    """A Celery worker as ./worker.sh starts it (testkit/servers.py), in a
     process group of its own."""
 
     def __init__(self, env: dict, name: str, log: Path):
@@ -202,7 +202,7 @@ def test_run_again_after_a_dead_worker_is_shown_running_then_done_never_failed(c
 
 
 def test_two_web_servers_and_two_workers_share_jobs_and_results(cluster):
-    from benchmarks.dash_client import DashClient
+    from testkit.dash_client import DashClient
 
     cluster["workers"]["w2"] = Worker(cluster["env"], "w2", cluster["var"].parent / "w2.log")
     request = SCENARIO.request({"target": "GTX-970", "seed": "34"})
