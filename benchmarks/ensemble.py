@@ -40,7 +40,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks import halwpe_shaped  # noqa: E402
+from testkit import halwpe_shaped  # noqa: E402
 from modeling.crossgen.linear import independent_subset, information_criterion, standardize  # noqa: E402
 from modeling.crossgen.stepwise import SELECTORS  # noqa: E402
 
@@ -48,7 +48,7 @@ COLD = """
 import time, json, sys
 t0 = time.perf_counter()
 sys.path.insert(0, {root!r})
-from benchmarks import halwpe_shaped
+from testkit import halwpe_shaped
 from modeling.crossgen.ensemble import run_ensemble
 X, y, g = halwpe_shaped.make()
 t1 = time.perf_counter()

@@ -3,7 +3,7 @@ cached /scenario link, how many of perfcast's own functions run (distinct, and c
 in how many browser round trips.
 
 A real server (werkzeug, threaded, in this process) answers a scripted browser
-(:class:`benchmarks.dash_client.DashClient`) that sends the requests the Dash
+(:class:`testkit.dash_client.DashClient`) that sends the requests the Dash
 renderer sends; a profiler on the server's request threads records every call
 into ``dashboard/``, ``modeling/`` and ``app.py``. When Run's answer does not
 carry the views (older code), the callbacks its ready store triggers are sent
@@ -59,8 +59,8 @@ def _server(app):
 def measure() -> dict:
     os.environ.setdefault("PERFCAST_VAR_DIR", tempfile.mkdtemp(prefix="perfcast-hops-"))
     sys.path.insert(0, str(ROOT))
-    from benchmarks import signin
-    from benchmarks.dash_client import DashClient
+    from testkit import signin
+    from testkit.dash_client import DashClient
 
     env = dict(os.environ)
     account = signin.create_account(env)

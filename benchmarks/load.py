@@ -46,12 +46,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-# the server helpers live with the tests (benchmarks import from tests/, never the other way)
-from tests.servers import celery_worker as _celery_worker  # noqa: E402
-from tests.servers import free_port as _free_port  # noqa: E402
-from tests.servers import start_redis as _start_redis  # noqa: E402
-from tests.servers import stop_group as _stop_group  # noqa: E402
-from tests.servers import wait_up as _wait_up  # noqa: E402
+# the server helpers the tests use too (testkit/: neither imports the other)
+from testkit.servers import celery_worker as _celery_worker  # noqa: E402
+from testkit.servers import free_port as _free_port  # noqa: E402
+from testkit.servers import start_redis as _start_redis  # noqa: E402
+from testkit.servers import stop_group as _stop_group  # noqa: E402
+from testkit.servers import wait_up as _wait_up  # noqa: E402
 
 VIEW_BUDGET_S = 1.0
 
@@ -144,8 +144,8 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
     everything; returns the measured figures."""
     var = tempfile.mkdtemp(prefix="perfcast-load-")
     os.environ["PERFCAST_VAR_DIR"] = var  # this process reads the same cache as the server
-    from benchmarks.dash_client import DashClient, DashError
-    from benchmarks.signin import create_account
+    from testkit.dash_client import DashClient, DashError
+    from testkit.signin import create_account
     from dashboard import jobs, settings
     from dashboard.crossgen.kinds import SCENARIO, cached
     from dashboard.jobs import backend as job_backend
@@ -167,7 +167,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
     job_backend.use(backend)
 
     account = create_account(env)  # every scripted user signs in with it through /login
-    from benchmarks.signin import work_in_project
+    from testkit.signin import work_in_project
     from dashboard.access.projects import project_dir
 
     project_var = project_dir(work_in_project(env))  # the users' project: where their saves go
@@ -290,7 +290,7 @@ def run(users=15, seconds=40.0, trainings=2, saves=8, kill_worker=True, max_view
                     train_out.append(outcome)
                     seed += 1000
 
-            # in this process's project (benchmarks/signin.py work_in_project): a thread starts with an empty
+            # in this process's project (testkit/signin.py work_in_project): a thread starts with an empty
             # context
             threads = [threading.Thread(target=contextvars.copy_context().run, args=(keep_training, first_seed + i))
                        for i in range(trainings)]
@@ -399,7 +399,7 @@ def _sign_in_together(base, account, n, rec, tries=8):
     first try, the 503 answers, and the p95 seconds to be signed in."""
     import requests
 
-    from benchmarks.dash_client import DashClient
+    from testkit.dash_client import DashClient
 
     clients, busy, first, seconds = [], [], [], []
     lock = threading.Lock()
@@ -437,7 +437,7 @@ def _sign_in_together(base, account, n, rec, tries=8):
 
 
 def _concurrent_save(base, query, key, n, rec, var: Path, account=None) -> dict:
-    from benchmarks.dash_client import DashClient, DashError
+    from testkit.dash_client import DashClient, DashError
 
     clients = [DashClient(base, on_request=rec, account=account) for _ in range(n)]
     for c in clients:

@@ -16,7 +16,7 @@ The target is scaled to unit variance in ``converged`` and ``reference`` (as the
 not in ``today``: its Elastic Nets' E_out is that of the former leaderboard (181 % on 364 x 577), so only the
 two Lassos of ``today`` are comparable with the reference.
 
-On three tables: the HALWPE-shaped 364 x 577 problem (``benchmarks/halwpe_shaped.make``), the shipped
+On three tables: the HALWPE-shaped 364 x 577 problem (``testkit/halwpe_shaped.make``), the shipped
 GTX-680 -> Tesla-P100 duration table with the log transform, and the planted 1,456 x 577 problem
 (``make(n=1456)``). Printed per table and setting: seconds and CPU seconds (one process, ``n_jobs=1``), each
 model's E_out, its relative distance from the reference's, the largest final-fit duality gap and whether
@@ -81,7 +81,7 @@ def _today_class():
 
 def table(name: str) -> dict:
     """X, y and the run_ensemble options of one benchmark table."""
-    from benchmarks.halwpe_shaped import make
+    from testkit.halwpe_shaped import make
 
     if name == "p100-log":
         from modeling import shipped
@@ -134,7 +134,7 @@ def main(argv=None) -> None:
     ap.add_argument("--reference", choices=("sklearn", "cd"), default="sklearn")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
-    from benchmarks.halwpe_shaped import make
+    from testkit.halwpe_shaped import make
     from benchmarks.machine import snapshot
     from modeling.crossgen.regularized import warm_up
 

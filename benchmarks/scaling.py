@@ -2,7 +2,7 @@
 
 For each size (default: n = 364, 1,456, 5,824 workloads at p = 577 counters, and p = 100 at n = 5,824) the
 whole ensemble (all 15 models, the RastSim preset, 10-fold CV, as benchmarks/ensemble.py) runs once on the
-HALWPE-shaped generator (``benchmarks/halwpe_shaped.py``: correlated counters, exact derived ones, a
+HALWPE-shaped generator (``testkit/halwpe_shaped.py``: correlated counters, exact derived ones, a
 positive target), every (model, fold) fit timed on its own in this one process. Printed:
 
 * ``seconds_by_model``: per size, each model's seconds (all its fits summed) and the total;
@@ -40,7 +40,7 @@ positive target), every (model, fold) fit timed on its own in this one process. 
 
 The prediction procedure (``--predict``): ``predict --model recommended`` (:func:`modeling.crossgen.predict.
 fit_predictor`: the nested cross-validation, models x transforms and the baseline, raced) on the planted
-CPU-table shape (``benchmarks/cpu_shaped.py``: 22 applications, the host's run time mapped, run times over six
+CPU-table shape (``testkit/cpu_shaped.py``: 22 applications, the host's run time mapped, run times over six
 orders of magnitude) for every size of ``--predict-sizes`` (rows x counters, default 1,500 / 3,000 / 6,000 x 15
 and 6,000 x 30) and situation (new inputs, new applications), on ``--workers`` real forked worker processes
 (``modeling.parallel``: each outer fold's choice is one task). Printed:
@@ -82,7 +82,7 @@ PREDICT_SIZES = ("1500x15", "3000x15", "6000x15", "6000x30")
 def timed_fits(n: int, p: int, folds: int = 10, seed: int = 0):
     """Run the ensemble on the n x p problem, one fit at a time; returns ``(model, fold, seconds)`` per fit in
     the plan's order (fold None: the fit on every workload), and the ensemble's result."""
-    from benchmarks.halwpe_shaped import make
+    from testkit.halwpe_shaped import make
     from modeling.crossgen.ensemble import run_ensemble
 
     X, y, _ = make(n=n, p=p)
@@ -104,7 +104,7 @@ def fanout_wall(n: int, p: int, workers: int, folds: int = 10, seed: int = 0):
     each (model, fold) fit one task, as a dashboard job spreads them), and its result."""
     import os
 
-    from benchmarks.halwpe_shaped import make
+    from testkit.halwpe_shaped import make
     from modeling.crossgen.ensemble import run_ensemble
 
     X, y, _ = make(n=n, p=p)
@@ -134,7 +134,7 @@ def forest_speed(rev: str, big_trees: int = 32, reps: int = 2) -> dict:
     """CPU seconds of REV's forest, this one and scikit-learn's on the two tables; REV's trees must be ours."""
     from sklearn.ensemble import RandomForestRegressor
 
-    from benchmarks.halwpe_shaped import make
+    from testkit.halwpe_shaped import make
     from modeling.crossgen import forest_trees
 
     before = _forest_of(rev)
@@ -283,7 +283,7 @@ def _report(shapes, a, by_size, schedule, before_by_size) -> None:
                                                                  [secs(k) for _, k in along_n]) or 0, 2),
             "in_p": None if len(along_p) < 2 else round(exponent([p for p, _ in along_p],
                                                                  [secs(k) for _, k in along_p]) or 0, 2)}
-    out = {"problem": "benchmarks/halwpe_shaped.make(n, p): correlated counters, 60 exact derived ones",
+    out = {"problem": "testkit/halwpe_shaped.make(n, p): correlated counters, 60 exact derived ones",
            "ensemble": f"RastSim preset, {len(models)} models, {a.folds}-fold CV, every fit in one process, timed "
                        "alone, after a warm-up run",
            "seconds_by_size": by_size, "growth_exponent": growth,

@@ -26,7 +26,7 @@ def _exponent(sizes, seconds):
 
 def one_fit(n: int, p: int, situation: str, workers: int, search: str = "auto") -> dict:
     """Fit ``recommended`` on the planted n x p table; wall seconds and what was chosen."""
-    from benchmarks.cpu_shaped import make
+    from testkit.cpu_shaped import make
     from modeling.crossgen.predict import fit_predictor
 
     scen = make(n, p=p)
@@ -44,7 +44,7 @@ def one_fit(n: int, p: int, situation: str, workers: int, search: str = "auto") 
 def one_choice(n: int, p: int, situation: str) -> dict:
     """One choice on all n rows (one process, CPU seconds: the machine may be shared): the race against today's
     exhaustive search (``score_candidates``, which also fits every candidate on all rows)."""
-    from benchmarks.cpu_shaped import make
+    from testkit.cpu_shaped import make
     from modeling.crossgen import racing, versus_baseline
     from modeling.crossgen.ensemble import PRESETS, TRANSFORMS
     from modeling.crossgen.prediction_folds import INNER_FOLDS, splits_for
@@ -74,7 +74,7 @@ def run(a) -> dict:
 
     warm_up()
     shapes = [tuple(int(v) for v in s.lower().split("x")) for s in a.predict_sizes]
-    out = {"problem": "benchmarks/cpu_shaped.make(n, p): 22 applications, host run time mapped, 6 orders of "
+    out = {"problem": "testkit/cpu_shaped.make(n, p): 22 applications, host run time mapped, 6 orders of "
                       "magnitude", "procedure": "fit_predictor(model='recommended', transform='auto', "
                                                 "models='halwpe', 10 outer folds, 5 inner)",
            "cpu_count": os.cpu_count(), "load_before": _load(), "seconds": {}}

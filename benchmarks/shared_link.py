@@ -118,9 +118,9 @@ def _open(driver, url) -> tuple[float, float, int, float]:
 
 
 def _measure(url: str, opens: int, marks=SCENARIO_MARKS, cookie=None) -> dict:
-    """``cookie``: the session cookie (benchmarks/signin.py) each new browser starts with, so it opens the
+    """``cookie``: the session cookie (testkit/signin.py) each new browser starts with, so it opens the
     link signed in without loading the sign-in page first."""
-    from benchmarks.signin import set_browser_cookie
+    from testkit.signin import set_browser_cookie
 
     cold, warm = [], []
     for i in range(opens):  # each a new browser profile: nothing cached
@@ -174,7 +174,7 @@ def _page_links(only: str | None = None) -> dict:
 def run_pages(opens: int = 5, bundles=("full", "partial")) -> dict:
     """First numbers and first chart of every page's shared link, per plotly.js bundle, medians of ``opens``."""
     from benchmarks.load import _free_port, _gunicorn, _wait_up
-    from benchmarks.signin import create_account, session_cookie, work_in_project
+    from testkit.signin import create_account, session_cookie, work_in_project
 
     account = create_account(dict(os.environ))
     work_in_project(dict(os.environ))
@@ -198,7 +198,7 @@ def run(opens: int = 5, bundles=("full", "partial"), pages: bool = True) -> dict
     var = tempfile.mkdtemp(prefix="perfcast-link-")
     os.environ["PERFCAST_VAR_DIR"] = var
     from benchmarks.load import _free_port, _gunicorn, _wait_up
-    from benchmarks.signin import create_account, session_cookie, work_in_project
+    from testkit.signin import create_account, session_cookie, work_in_project
     from dashboard.crossgen.kinds import SCENARIO, cached
     from dashboard.ui.url_state import to_query
 
@@ -245,7 +245,7 @@ def run_before(rev: str, path: str, opens: int = 5, rounds: int = 2) -> dict:
     var = tempfile.mkdtemp(prefix="perfcast-link-")
     os.environ["PERFCAST_VAR_DIR"] = var
     from benchmarks.load import _free_port, _wait_up
-    from benchmarks.signin import create_account, session_cookie, work_in_project
+    from testkit.signin import create_account, session_cookie, work_in_project
 
     account = create_account(dict(os.environ))
     work_in_project(dict(os.environ))

@@ -49,7 +49,7 @@ def _member_loop(base, member, client, stop, views, signins, browser="same"):
     member's own address) or ``new-place`` (a new browser at a new address each time)."""
     import requests
 
-    from benchmarks.signin import sign_in
+    from testkit.signin import sign_in
 
     next_signin = time.monotonic() + 2
     places = iter(range(1, 10**6))
@@ -151,7 +151,7 @@ def run(guesses=1000, stranger_threads=16, quiet=10.0, threads=None, new_place=F
     env.pop("PERFCAST_REDIS_URL", None)
     env.pop("PERFCAST_ARGON2_PROFILE", None)  # the real cost
     env.pop("PERFCAST_LOGIN_FAILURE_DELAY", None)
-    from benchmarks.signin import create_account
+    from testkit.signin import create_account
 
     member = create_account(env)
     port = _free_port()
@@ -163,7 +163,7 @@ def run(guesses=1000, stranger_threads=16, quiet=10.0, threads=None, new_place=F
                            "cost, default sign-in settings", "guesses": guesses, "stranger_threads": stranger_threads}
     try:
         _wait_up(base, 300)  # a busy machine may take minutes to start 2 workers
-        from benchmarks.dash_client import DashClient
+        from testkit.dash_client import DashClient
 
         client = DashClient(base, account=member)  # signs in: this browser now holds the device cookie
         assert any(c.name == "perfcast_device" for c in client.http.cookies), "no device cookie after sign-in"

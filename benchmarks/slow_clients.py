@@ -32,9 +32,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import signin  # noqa: E402
-from benchmarks.dash_client import DashClient  # noqa: E402
-from tests.servers import free_port, front_server, wait_up  # noqa: E402
+from testkit import signin  # noqa: E402
+from testkit.dash_client import DashClient  # noqa: E402
+from testkit.servers import free_port, front_server, wait_up  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

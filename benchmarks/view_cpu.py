@@ -82,14 +82,14 @@ class Replay:
         return _decoded(data, r.headers.get("Content-Encoding")) if r.status_code != 204 else b""
 
     def call(self, kind: str, output: str, values: dict, **kw) -> dict:
-        from benchmarks.dash_client import DashClient
+        from testkit.dash_client import DashClient
 
         body = DashClient._body(self, DashClient._dep(self, output), values)
         got = self.send(kind, "POST", f"/_dash-update-component?endId={self.end_id}", json=body, **kw)
         return json.loads(got) if got else {}
 
     def open(self, path: str) -> dict:
-        from benchmarks.dash_client import CONFIG
+        from testkit.dash_client import CONFIG
 
         page = self.send("page", "GET", path).decode()
         self.end_id = json.loads(CONFIG.search(page).group(1)).get("end_id")
@@ -111,7 +111,7 @@ class Views:
         os.environ.pop("PERFCAST_REDIS_URL", None)
         sys.path.insert(0, str(ROOT))
         os.chdir(ROOT)
-        from benchmarks import signin
+        from testkit import signin
 
         env = dict(os.environ)
         account = signin.create_account(env)
@@ -206,7 +206,7 @@ def _polls(user: Replay, n: int) -> None:
     _SEEDS.append(len(_SEEDS) + 1)  # a training of its own each time, not one another side or block started
     request = SCENARIO.request({"target": "Tesla-P100", "preset": "rastsim",
                                 "seed": str((os.getpid() * 10 + _SEEDS[-1]) % 100_000)})
-    from benchmarks.dash_client import DashClient
+    from testkit.dash_client import DashClient
 
     body = DashClient._body(user, DashClient._dep(user, "scenario-job-result.data"),
                             {("scenario-pending", "data"): request})

@@ -20,9 +20,9 @@ import pytest  # noqa: E402
 SERVICE_FIXTURES = {"redis_server", "redis_url", "postgres_server", "postgres_url", "sso"}
 SERVICE_PARAMS = {"redis", "postgresql"}
 # The slowest tests outside the browser tier: those that cost 1.5 s of CPU or more, measured with
-# ``./test.sh --fast -p tests.cputime`` (these 39 tests cost 286 s of CPU, the other 998 fast-tier tests 61 s;
-# the command line's subprocess smoke tests stay in the fast tier). Node ids relative to tests/; a prefix (a
-# module, a test without its parameters) marks every test under it.
+# ``./test.sh --fast -p tests.cputime`` (the command line's subprocess smoke tests stay in the fast tier). Node
+# ids relative to tests/; a prefix (a module, a test without its parameters) marks every test under it.
+# docs/testing.md states how many entries there are (tests/test_docs.py checks it).
 SLOW = (
     "dashboard/counts/test_count_results.py::test_a_saved_counts_prediction_reads_back_typed_with_its_provenance",
     "dashboard/counts/test_count_results.py::test_every_counts_job_result_round_trips_through_the_codec_as_its_types[countspredict]",
@@ -104,11 +104,11 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def redis_server():
-    """Debian's redis-server (installed by ./test.sh) on a free loopback port, no persistence (tests/servers.py,
+    """Debian's redis-server (installed by ./test.sh) on a free loopback port, no persistence (testkit/servers.py,
     which benchmarks/load.py uses too); stopped by its process group at the end of the session. Yields its URL."""
     import shutil
 
-    from tests.servers import start_redis, stop_group
+    from testkit.servers import start_redis, stop_group
 
     assert shutil.which("redis-server"), "redis-server is not installed (./test.sh installs Debian's redis-server)"
     proc, url = start_redis()
@@ -133,7 +133,7 @@ def redis_url(redis_server):
 @pytest.fixture(scope="session", autouse=True)
 def signed_in_user():
     """The test session's account and session in its database, and benchmarks' DashClient signing in with it."""
-    from benchmarks import signin
+    from testkit import signin
 
     signed_in.seed()
     signin.DEFAULT_ACCOUNT = signin.Account(signed_in.NAME, signed_in.PASSWORD)
@@ -172,7 +172,7 @@ def postgres_server():
     import subprocess
     import tempfile
 
-    from tests.servers import free_port
+    from testkit.servers import free_port
 
     bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
     assert bins, "PostgreSQL is not installed (./test.sh installs Debian's postgresql)"

@@ -125,3 +125,54 @@ def test_docstrings_cite_the_repository_s_own_docs():
              for p in (ROOT / d).rglob("*.py") if "DESIGN.md" in p.read_text() and p != Path(__file__)]
     cited += [f for f in ("app.py", "gunicorn.conf.py") if "DESIGN.md" in (ROOT / f).read_text()]
     assert cited == [], f"these cite DESIGN.md, which is not in the repository: {cited}"
+
+
+def test_the_count_of_slow_entries_the_docs_state_is_the_count():
+    """docs/testing.md says how many entries ``SLOW`` (tests/conftest.py) has; that is how many it has, and
+    nothing else in tests/ or the docs states another count of them."""
+    import ast
+
+    conftest = (ROOT / "tests" / "conftest.py").read_text()
+    slow = next(node.value for node in ast.parse(conftest).body if isinstance(node, ast.Assign)
+                and any(getattr(t, "id", None) == "SLOW" for t in node.targets))
+    testing = (ROOT / "docs" / "testing.md").read_text()
+    stated = re.findall(r"`SLOW` in `tests/conftest.py`, which has (\d+) entries", testing)
+    assert stated == [str(len(slow.elts))], f"docs/testing.md states {stated} SLOW entries; SLOW has {len(slow.elts)}"
+    others = [f"{_rel(page)}: {m.group(0)!r}" for page in [*PAGES, ROOT / "tests" / "conftest.py"]
+              for m in re.finditer(r"\b(\d+) (?:of them|slow tests|`slow` tests|tests cost)\b", page.read_text())]
+    assert not others, f"a count of the slow tests stated elsewhere: {others}"
+
+
+#: a path into a folder beside the repository, which its users do not have (spelled in pieces so that this
+#: file does not match itself)
+_BESIDE = re.compile(r"\.\./" + "shared\\b" + r"|\b" + "shared/(?:papers|datasets)\\b" + r"|[\"']" + "shared"
+                     + r"[\"']\s*/\s*[\"']datasets")
+
+
+def _tracked_files() -> list[Path]:
+    """The repository's files: git's list when this is a clone, else every file outside dot-folders and var/."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True, timeout=60).stdout
+        return [ROOT / name for name in out.decode().split("\0") if name]
+    except (OSError, subprocess.SubprocessError):
+        return [p for p in ROOT.rglob("*") if p.is_file() and not any(
+            part.startswith(".") or part == "var" for part in p.relative_to(ROOT).parts)]
+
+
+def test_nothing_in_the_repository_points_outside_it():
+    """The repository stands alone: no file names a folder beside it (papers and datasets are cited by title,
+    venue and public address; data/README.md says where each source is published)."""
+    found = []
+    for path in _tracked_files():
+        try:
+            data = path.read_bytes()
+        except OSError:  # a file deleted in the working tree
+            continue
+        if b"\0" in data[:8192]:
+            continue  # binary: a parquet file, an image
+        for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+            if _BESIDE.search(line):
+                found.append(f"{path.relative_to(ROOT).as_posix()}:{n}: {line.strip()[:100]}")
+    assert not found, "these point at a folder beside the repository:\n" + "\n".join(found)

@@ -4,6 +4,8 @@ one package per method on both sides."""
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("modeling", "dashboard")
 
@@ -153,14 +155,25 @@ def test_figures_only_draw():
                 assert not any(a.name.startswith("modeling") for a in node.names), p
 
 
-def test_tests_take_their_server_helpers_from_tests_not_benchmarks():
-    """Benchmarks may import from tests/ (tests/servers.py), never the other way for the servers they start."""
-    for p in (ROOT / "tests").rglob("*.py"):
-        for node in ast.walk(ast.parse(p.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                assert node.module != "benchmarks.load", f"{p.relative_to(ROOT)} imports benchmarks.load"
-            elif isinstance(node, ast.Import):
-                assert "benchmarks.load" not in {a.name for a in node.names}, p.relative_to(ROOT)
+def _imported_modules(path: Path) -> set[str]:
+    """The modules ``path`` imports, at any depth (``from testkit import signin`` is ``testkit.signin``)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+    return out
+
+
+@pytest.mark.parametrize("folder,other", [("tests", "benchmarks"), ("benchmarks", "tests"), ("testkit", "tests"),
+                                          ("testkit", "benchmarks")])
+def test_tests_and_benchmarks_never_import_each_other(folder, other):
+    """What the tests and the benchmarks share (servers, the scripted Dash client, sign-in, synthetic tables,
+    held-out protocols) lives in testkit/, which both import and which imports neither."""
+    found = sorted(f"{p.relative_to(ROOT)} imports {m}" for p in (ROOT / folder).rglob("*.py")
+                   for m in _imported_modules(p) if m == other or m.startswith(other + "."))
+    assert not found, found
 
 
 def test_every_csv_for_people_is_written_by_the_one_export():

@@ -18,8 +18,8 @@ absolute percentage error and how often the measured value fell inside the
 stated range. That is the honest label for the estimate, with two caveats the
 result states:
 
-* it is the record on *those* targets. HALWPE (see
-  ``../shared/papers/halwpe-cross-generation-gpu-prediction.txt``) predicts
+* it is the record on *those* targets. HALWPE (O'Neal et al., "Hardware-Assisted
+  Cross-Generation Prediction of GPUs Under Design", IEEE TCAD 38(6), 2019) predicts
   one family member from another because the generations share a design; a
   device of an architecture generation none of the measured targets has is an
   extrapolation, and so is a spec outside the measured targets' range

@@ -18,7 +18,7 @@ def _a_free_port_for_dash_duo():
     server. Each test starts from a port the system says is free."""
     from dash.testing.application_runners import BaseDashRunner
 
-    from tests.servers import free_port
+    from testkit.servers import free_port
 
     BaseDashRunner._next_port = free_port()
 
@@ -82,7 +82,7 @@ def gunicorn_server(var, log_name=None, **env):
     import signal
     import subprocess
 
-    from tests.servers import free_port, wait_up
+    from testkit.servers import free_port, wait_up
 
     root = Path(__file__).resolve().parents[2]
     log = var.parent / (log_name or f"{var.name}.log")

@@ -67,6 +67,57 @@ def text_in(driver, selector, timeout=30):
     return WebDriverWait(driver, timeout, poll_frequency=0.05).until(has)
 
 
+def text_with(driver, selector, words, timeout=120):
+    """The text of ``selector`` once it contains ``words`` (the page says what happened; the deadline is
+    generous, for a loaded machine)."""
+    def has(_):
+        try:
+            els = driver.find_elements("css selector", selector)
+            return els[0].text if els and words in els[0].text else False
+        except WebDriverException as e:
+            if replaced(e):
+                return False
+            raise
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(has)
+
+
+def until(driver, cond, timeout=120):
+    """Wait until ``cond()`` is true in ``driver``'s page (a generous deadline: a loaded machine is slow, not
+    wrong); returns its value."""
+    def check(_):
+        try:
+            return cond()
+        except WebDriverException as e:
+            if replaced(e):
+                return False
+            raise
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(check)
+
+
+def component_prop(driver, component_id, prop):
+    """``prop`` of the Dash component ``component_id`` as the page's renderer holds it (its store), e.g. a
+    dcc.Interval's ``n_intervals``: what the page did, read without a DOM element; None when not laid out."""
+    return driver.execute_script("""
+        const s = window.store && window.store.getState();
+        const path = s && s.paths && s.paths.strs[arguments[0]];
+        if (!path) return null;
+        let node = s.layout;
+        for (const k of path) node = node[k];
+        return node && node.props ? (node.props[arguments[1]] ?? null) : null;""", component_id, prop)
+
+
+def callbacks_settled(driver, timeout=120):
+    """Wait until the page's renderer has no callback requested, running or waiting to apply (what
+    dash.testing's ``wait_for_callbacks`` reads), so that an assertion of absence reads the finished page."""
+    def idle(_):
+        return driver.execute_script("""
+            const s = window.store && window.store.getState();
+            if (!s || !s.callbacks) return false;
+            const {stored, completed, ...queues} = s.callbacks;
+            return Object.values(queues).every(q => !q || q.length === 0);""")
+    WebDriverWait(driver, timeout, poll_frequency=0.1).until(idle)
+
+
 def click_settled(dash_duo, selector, timeout=15):
     """Click once the page has settled (the first render can replace the element under the cursor)."""
     def clicked(_):

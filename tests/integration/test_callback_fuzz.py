@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from benchmarks.dash_client import DashClient
+from testkit.dash_client import DashClient
 from dashboard.callback_errors import MARK
 
 PAGES = ["/", "/scenario", "/compare", "/features", "/generations", "/repeats", "/apply", "/data", "/trash", "/logca",
@@ -253,7 +253,7 @@ def test_a_member_of_another_project_sees_and_changes_nothing(server_state):
 
     import pandas as pd
 
-    from benchmarks.signin import Account
+    from testkit.signin import Account
     from dashboard import jobs
     from dashboard.access import projects
     from dashboard.crossgen.kinds import RANKING, SCENARIO, cached

@@ -9,7 +9,7 @@ create a lock file anywhere the server could write).
 import json
 from pathlib import Path
 
-from benchmarks.dash_client import DashClient
+from testkit.dash_client import DashClient
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO, SWEEP
 
@@ -79,7 +79,7 @@ def test_an_account_in_no_project_starts_no_job(server_state, monkeypatch):
     with database.session() as db:
         session_id = sessions.create(db, accounts.find_user(db, name).id, 1, "tests")
     person = Person(name, "", "", "", session_id)
-    monkeypatch.setattr("benchmarks.signin.DEFAULT_ACCOUNT", None)  # no sign-in as the suite's own account
+    monkeypatch.setattr("testkit.signin.DEFAULT_ACCOUNT", None)  # no sign-in as the suite's own account
     client = DashClient(base)
     client.http.cookies.set(*person.cookie())
     client.open("/scenario")

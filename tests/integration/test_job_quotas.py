@@ -5,7 +5,7 @@ project at its quota refuses another member's Run."""
 
 import json
 
-from benchmarks.dash_client import DashClient
+from testkit.dash_client import DashClient
 from dashboard.access import projects
 from dashboard.crossgen.kinds import SCENARIO
 from dashboard.jobs.prestart import NO_JOB
@@ -14,7 +14,7 @@ from tests import signed_in
 
 
 def _client(base, person, monkeypatch) -> DashClient:
-    monkeypatch.setattr("benchmarks.signin.DEFAULT_ACCOUNT", None)  # no sign-in as the suite's own account
+    monkeypatch.setattr("testkit.signin.DEFAULT_ACCOUNT", None)  # no sign-in as the suite's own account
     client = DashClient(base)
     client.http.cookies.set(*person.cookie())
     client.open("/scenario")

@@ -10,7 +10,7 @@ same request with a page watching it.
 
 import pytest
 
-from benchmarks.dash_client import DashClient
+from testkit.dash_client import DashClient
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO
 

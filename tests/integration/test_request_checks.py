@@ -12,7 +12,7 @@ import pytest
 import requests
 from werkzeug.test import Client
 
-from benchmarks.dash_client import DashClient
+from testkit.dash_client import DashClient
 from dashboard.request_checks import AllowedHosts, RequestChecks, origin_of, split_host
 from dashboard.state import datasets, files
 

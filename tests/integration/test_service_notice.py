@@ -11,7 +11,7 @@ from dashboard.ui.service_notice import CHECK, NOTICE, TEXT
 
 @pytest.fixture()
 def free_port():
-    from tests import servers
+    from testkit import servers
 
     return servers.free_port()
 

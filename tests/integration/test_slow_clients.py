@@ -9,7 +9,7 @@ import time
 
 import requests
 
-from tests.servers import front_server
+from testkit.servers import front_server
 
 
 def _trickle(port: int, n: int, body: bool = False, source: str = "127.0.0.2") -> list[socket.socket]:

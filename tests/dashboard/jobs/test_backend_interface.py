@@ -62,7 +62,7 @@ def test_the_redis_backend_asks_redis_whether_it_answers(monkeypatch):
     asks Redis, and a Redis nobody serves is an outage, not an answer (the class once lacked ``ping``, and
     the check then hid the notice while Redis was down)."""
     from dashboard.jobs.outage import is_outage
-    from tests.servers import free_port
+    from testkit.servers import free_port
 
     assert LocalBackend().ping() is True
     assert RedisBackend.ping is not backend.JobBackend.ping

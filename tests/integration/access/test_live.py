@@ -8,7 +8,7 @@ import time
 import pytest
 import requests
 
-from benchmarks.signin import Account, sign_in
+from testkit.signin import Account, sign_in
 from dashboard.access import accounts, sessions
 
 from tests.integration.conftest import gunicorn_server

@@ -25,7 +25,7 @@ def sso(tmp_path_factory):
     base = f"http://127.0.0.1:{port}"
     logs = tmp_path_factory.mktemp("oidc")
     with running(base, logs / "provider.log") as provider, \
-            mock.patch("tests.servers.free_port", return_value=port), \
+            mock.patch("testkit.servers.free_port", return_value=port), \
             gunicorn_server(tmp_path_factory.mktemp("oidc-var"), **provider.env()) as (server, _var, log):
         assert server == base
         yield base, provider, log

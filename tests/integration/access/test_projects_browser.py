@@ -4,7 +4,6 @@ delete it; a viewer of X sees a disabled delete button and is told why; A's shar
 from another project (audited), and the project menu switches projects."""
 
 import secrets
-import time
 
 import numpy as np
 import pandas as pd
@@ -12,12 +11,12 @@ from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 from sqlalchemy import select
 
-from benchmarks.dash_client import DashClient
-from benchmarks.signin import Account
+from testkit.dash_client import DashClient
+from testkit.signin import Account
 from dashboard.access import database, projects
 from dashboard.access.models import AuditEvent
 from dashboard.state import datasets
-from pc_browser import choose, fresh_browser, present, screenshot, share_link, start, text_in
+from pc_browser import callbacks_settled, choose, fresh_browser, present, screenshot, share_link, start, text_in
 from tests import signed_in
 
 TAG = secrets.token_hex(4)
@@ -87,7 +86,7 @@ def test_another_project_sees_nothing_and_a_viewer_cannot_delete(dash_duo, perfc
         for page in ("/data", "/scenario", "/trash", "/predict"):
             other.get(dash_duo.server_url + page)
             text_in(other, "h1")
-            time.sleep(0.5)
+            callbacks_settled(other)  # every callback of the page answered
             assert ds not in other.page_source and SECRET_NAME not in other.page_source, page
         other.get(link)
         shown = _alert_text(other)

@@ -20,7 +20,7 @@ SPEC = {"project": None, "params": {"dataset": "none"}}
 def redis_aof(tmp_path):
     import redis
 
-    from tests.servers import stop_group
+    from testkit.servers import stop_group
     from dashboard.jobs import backend
 
     server = PersistentRedis(tmp_path)

@@ -5,7 +5,7 @@ the reason (its jobs used to run with no project and say 'dataset not found', wh
 import json
 import os
 
-from benchmarks.dash_client import DashClient
+from testkit.dash_client import DashClient
 from conftest import gunicorn_server
 from dashboard.crossgen.kinds import SCENARIO
 from dashboard.jobs import startup_checks

@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 from selenium.common.exceptions import TimeoutException
 
-from tests.servers import free_port, stop_group
+from testkit.servers import free_port, stop_group
 from conftest import gunicorn_server
 from dashboard.crossgen.kinds import SCENARIO
 from pc_browser import fresh_browser, text_in

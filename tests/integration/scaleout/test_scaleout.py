@@ -13,16 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import celery_worker, stop_group
+from testkit.servers import celery_worker, stop_group
 from conftest import gunicorn_server
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO
 from long_job import query, save_long_job_dataset
-from pc_browser import fresh_browser, present, text_in
+from pc_browser import component_prop, fresh_browser, present, text_in, text_with, until
 
 ROOT = Path(__file__).resolve().parents[3]
 SECRET = os.environ["PERFCAST_SECRET_KEY"]  # the test session's key (tests/signed_in.py), so its cookie is valid
-LEASE = "3"
+#: the jobs' liveness lease: long enough that a live job's renewals outlast a loaded machine's stalls (3 s, and
+#: the product's default 10 s, ran out with other work loading the machine, load average 19: the page then took
+#: the live job for dead); a dead worker's job is reported failed this long after its death
+LEASE = "30"
 
 
 def cluster_env(redis_url, var) -> dict:
@@ -31,7 +34,7 @@ def cluster_env(redis_url, var) -> dict:
 
 
 class Worker:
-    """A Celery worker as ./worker.sh starts it (tests/servers.py, which benchmarks/load.py uses too), in a
+    """A Celery worker as ./worker.sh starts it (testkit/servers.py), in a
     process group of its own."""
 
     def __init__(self, env: dict, name: str, log: Path):
@@ -109,14 +112,14 @@ def test_a_job_runs_on_a_worker_and_cancel_frees_it(cluster):
         params = {**save_long_job_dataset(), "seed": "31"}  # a long one: the link starts it
         long_key = SCENARIO.request(params)["key"]
         d.get(cluster["a"] + "/scenario?" + query(params))
-        text_in(d, "#scenario-progress-label", 60)
-        assert _wait(lambda: (jobs.status(long_key) or {}).get("state") == "running", 60)
+        text_in(d, "#scenario-progress-label", 240)
+        assert _wait(lambda: (jobs.status(long_key) or {}).get("state") == "running", 240)
         t0 = time.time()
         present(d, "#scenario-cancel")[0].click()
-        assert "Cancelled" in text_in(d, "#scenario-job-status", 15)
-        assert _wait(lambda: jobs.status(long_key)["state"] == "cancelled", 10)  # the job saw the flag
+        assert "Cancelled" in text_with(d, "#scenario-job-status", "Cancelled", 120)
+        assert _wait(lambda: jobs.status(long_key)["state"] == "cancelled", 120)  # the job saw the flag
         print(f"\ncancel -> job stopped on the worker: {time.time() - t0:.1f} s")
-        assert _wait(lambda: _run_enabled(d), 15)
+        assert _wait(lambda: _run_enabled(d), 120)
         assert not jobs.has_result(long_key)
         d.get(cluster["a"] + "/scenario?target=Tesla-K20&seed=32")  # the worker is free again
         present(d, "#scenario-run")[0].click()
@@ -142,66 +145,74 @@ def _dying_job(seed) -> tuple[str, str]:
     return "/scenario?" + query(params), SCENARIO.request(params)["key"]
 
 
+#: the deadline for the job the restarted worker runs again: it took over 10 minutes on 2 cores with load 21
+#: from other work and two CPU hogs (seconds on a quiet machine)
+RERUN_DEADLINE = 1500
+
+
+@pytest.mark.timeout(2 * RERUN_DEADLINE)
 def test_a_dead_worker_is_reported_failed_and_a_restarted_one_runs_the_job(cluster):
     d = fresh_browser()
     link, key = _dying_job(33)
     try:
         d.get(cluster["a"] + link)
-        assert _wait(lambda: (jobs.status(key) or {}).get("state") == "running", 60)
-        time.sleep(1.0)
+        assert _wait(lambda: (jobs.status(key) or {}).get("state") == "running", 240)
         cluster["workers"]["w1"].kill()  # the worker machine is lost mid-job
-        t0 = time.time()
-        status = text_in(d, "#scenario-job-status", 60)
-        lost = time.time() - t0
-        assert "job failed" in status and "Run again" in status
-        assert _wait(lambda: _run_enabled(d), 10)  # no endless spinner: Run is enabled again
-        print(f"\nworker killed -> 'failed, run again' on the page: {lost:.1f} s (lease {LEASE} s)")
-        assert lost < 20
+        status = text_with(d, "#scenario-job-status", "job failed", 240)  # no endless spinner
+        assert "Run again" in status
+        until(d, lambda: _run_enabled(d))  # Run is enabled again
         w = Worker(cluster["env"], "w1", cluster["var"].parent / "w1-restarted.log")
         cluster["workers"]["w1"] = w
         present(d, "#scenario-run")[0].click()
-        assert text_in(d, "#scenario-best-eout", 300).endswith("%")
+        assert text_in(d, "#scenario-best-eout", RERUN_DEADLINE).endswith("%")
         assert jobs.status(key)["state"] == "done"
     finally:
         d.quit()
 
 
+def _watchdog_ticks(d) -> int:
+    """How often the page's watchdog has judged the run it shows (its interval's count)."""
+    return component_prop(d, "scenario-watchdog", "n_intervals") or 0
+
+
+@pytest.mark.timeout(2 * RERUN_DEADLINE)
 def test_run_again_after_a_dead_worker_is_shown_running_then_done_never_failed(cluster):
     """The dead run's "running" status stays in Redis; the new run (queued until a worker is up again) has its
-    own run id and the watchdog judges only that run: it is shown running (the watchdog beating) until its
-    result, never "failed"."""
+    own run id and the watchdog judges only that run: it is shown running (the watchdog judging it, tick after
+    tick, while no worker is up and then while one runs it) until its result, never "failed"."""
     d = fresh_browser()
     link, key = _dying_job(35)
+
+    def shown_failed() -> bool:
+        return "failed" in d.find_element("id", "scenario-job-status").text
+
     try:
         d.get(cluster["a"] + link)
-        assert _wait(lambda: (jobs.status(key) or {}).get("state") == "running", 60)
-        time.sleep(1.0)
+        assert _wait(lambda: (jobs.status(key) or {}).get("state") == "running", 240)
         cluster["workers"]["w1"].kill()
-        assert "job failed" in text_in(d, "#scenario-job-status", 60)
-        assert _wait(lambda: _run_enabled(d), 10)
+        text_with(d, "#scenario-job-status", "job failed", 240)
+        until(d, lambda: _run_enabled(d))
         assert jobs.status(key)["state"] == "running"  # the dead run's status is left behind
+        ticks = _watchdog_ticks(d)
         present(d, "#scenario-run")[0].click()  # Run again while no worker is up: the new run waits in the queue
-        t0, running_for = time.time(), 0.0
-        assert _wait(lambda: "failed" not in d.find_element("id", "scenario-job-status").text, 10)
-        time.sleep(3.0)  # two watchdog ticks with the dead run's "running" status and no lease in Redis
+        until(d, lambda: not shown_failed() and not _run_enabled(d))  # shown running
+        # two watchdog ticks judge the new run with the dead run's "running" status and no lease in Redis
+        until(d, lambda: shown_failed() or _watchdog_ticks(d) >= ticks + 2, 240)
+        assert not shown_failed(), "the new run was reported failed while it waited for a worker"
+        queued_ticks = _watchdog_ticks(d)
         cluster["workers"]["w1"] = Worker(cluster["env"], "w1", cluster["var"].parent / "w1-again.log")
-        while not (d.find_elements("css selector", "#scenario-best-eout")
-                   and d.find_element("id", "scenario-best-eout").text.strip()):
-            status = d.find_element("id", "scenario-job-status").text
-            assert "failed" not in status, f"the new run was reported failed after {time.time() - t0:.1f} s"
-            if not _run_enabled(d):
-                running_for = time.time() - t0
-            assert time.time() - t0 < 300
-            time.sleep(0.2)
-        print(f"\nrun again after a dead worker: shown running for {running_for:.1f} s, then the result")
-        assert running_for > 1.5  # longer than a watchdog tick: it was judged, and judged alive
+        until(d, lambda: shown_failed() or bool(d.find_elements("css selector", "#scenario-best-eout")
+                                                and d.find_element("id", "scenario-best-eout").text.strip()),
+              RERUN_DEADLINE)
+        assert not shown_failed(), "the new run was reported failed"
+        print(f"\nrun again after a dead worker: {queued_ticks - ticks} watchdog ticks while queued, then the result")
         assert jobs.status(key)["state"] == "done"
     finally:
         d.quit()
 
 
 def test_two_web_servers_and_two_workers_share_jobs_and_results(cluster):
-    from benchmarks.dash_client import DashClient
+    from testkit.dash_client import DashClient
 
     cluster["workers"]["w2"] = Worker(cluster["env"], "w2", cluster["var"].parent / "w2.log")
     request = SCENARIO.request({"target": "GTX-970", "seed": "34"})
@@ -222,7 +233,7 @@ def test_two_web_servers_and_two_workers_share_jobs_and_results(cluster):
         d = fresh_browser()
         try:
             d.get(base + link)
-            values.append(text_in(d, "#scenario-best-eout", 30))
+            values.append(text_in(d, "#scenario-best-eout", 240))
         finally:
             d.quit()
     assert values[0] == values[1] and values[0].endswith("%")

@@ -128,7 +128,7 @@ def test_inputs_parse_points_grids_names_and_duplicates():
 
 
 def test_the_held_out_counts_are_never_read():
-    from benchmarks.counts_holdout import largest_input, predict_held_out
+    from testkit.counts_holdout import largest_input, predict_held_out
 
     prog = data.program(data.shipped("gpu"), "lud_perimeter")
     row = largest_input(prog)

@@ -123,7 +123,7 @@ def test_the_default_new_application_interval_covers_near_its_level_with_few_app
     benchmarks/predict_new_applications.py): the default interval covers 85-95 % of the hidden workloads on
     average; the weighted rule's finite-sample correction (0.9 x 10 / 9 = 1: the widest application) covered
     95.7 % on these splits."""
-    from benchmarks.predict_new_applications import synthetic
+    from testkit.new_applications import synthetic
     from modeling.crossgen.predict import DEFAULT_RULES
 
     assert DEFAULT_RULES["new-applications"] == "held_out"

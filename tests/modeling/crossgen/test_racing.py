@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from benchmarks.cpu_shaped import make  # noqa: E402
+from testkit.cpu_shaped import make  # noqa: E402
 from modeling import shipped  # noqa: E402
 from modeling.crossgen import racing, versus_baseline  # noqa: E402
 from modeling.crossgen.ensemble import BASELINE, PRESETS, TRANSFORMS  # noqa: E402

@@ -6,7 +6,7 @@ import pytest
 from sklearn.linear_model import ElasticNetCV, LassoCV
 from sklearn.model_selection import KFold
 
-from benchmarks.halwpe_shaped import make
+from testkit.halwpe_shaped import make
 from modeling.crossgen.ensemble import run_ensemble
 from modeling.crossgen.estimators import RegularizedRegressor
 from modeling.crossgen.linear import standardize

@@ -181,7 +181,7 @@ def test_the_predicted_programs_target_is_never_read():
     fromtab = predict_trace(tab, 1000, 2000, "power", training=poisoned).cli_json()
     assert fromtab["phases"] == clean["phases"] and "never read" in fromtab["notes"][0]
     # the benchmark's path: the table's own rows poisoned, only the host samples given
-    from benchmarks.phases_new_program import predict_one
+    from testkit.phases_holdout import predict_one
 
     a = predict_one(PROG, poisoned, s[~((s["program"] == PROG) & (s["freq_mhz"] == 2000))], "power", 1000.0,
                     2000.0, 0.9).cli_json()

@@ -26,11 +26,11 @@ class DashError(RuntimeError):
 
 
 class DashClient:
-    """One user: a requests session, signed in with ``account`` (default ``benchmarks.signin.DEFAULT_ACCOUNT``)
+    """One user: a requests session, signed in with ``account`` (default ``testkit.signin.DEFAULT_ACCOUNT``)
     through /login, plus the page load's signed ``endId``."""
 
     def __init__(self, base: str, timeout: float = 60.0, on_request=None, account=None):
-        from benchmarks import signin
+        from testkit import signin
 
         self.base = base.rstrip("/")
         self.http = requests.Session()

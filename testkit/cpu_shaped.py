@@ -48,7 +48,7 @@ def make(n: int = 6000, groups: int = 22, seed: int = 2024, p: int = 15) -> dict
     names = [COUNTERS[j] if j < 15 else f"{COUNTERS[j % 15]}_{j // 15}" for j in range(p)]
     return {"X": X, "y": y, "feature_names": names, "workload_ids": [f"run{i}" for i in range(n)],
             "groups": np.array([f"app{g:02d}" for g in app]), "host_index": 0,
-            "scenario": {"source": "benchmarks/cpu_shaped.make", "n": n, "p": p, "groups": groups},
+            "scenario": {"source": "testkit/cpu_shaped.make", "n": n, "p": p, "groups": groups},
             "unmeasured": None}
 
 

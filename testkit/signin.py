@@ -1,4 +1,5 @@
-"""Benchmarks sign in as a person does: an account in the server's database, then ``POST /login``.
+"""The benchmarks and the browser tests sign in as a person does: an account in the server's database, then
+``POST /login``.
 
 :func:`create_account` adds a throwaway account (random password) to the database a server started with
 ``env`` uses (``PERFCAST_DATABASE_URL``, else ``PERFCAST_VAR_DIR/perfcast.db``); :class:`DashClient` signs in

@@ -1,4 +1,4 @@
-"""Servers the tests (and the benchmarks, which import them from here) start on this machine's loopback:
+"""Servers the tests and the benchmarks start on this machine's loopback:
 a free port, waiting for a server to answer, a throwaway Redis, a Celery worker, and stopping a process
 group. Every wait is on a condition, bounded in time."""
 
