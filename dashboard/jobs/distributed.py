@@ -239,6 +239,7 @@ class Lease:
         self.held = False
         self.on_retaken = on_retaken  # called (in the renewing thread) when the lease had to be taken back
         self.restore = False
+        self._lock = threading.Lock()  # a renewal never runs after the release: it would take the lease back
 
     def _ms(self) -> int:
         return int(settings.LEASE_SECONDS * 1000)
@@ -256,10 +257,13 @@ class Lease:
         return self.held
 
     def renew(self) -> None:
-        try:
-            got = client().eval(self._RENEW, 1, self.name, self.token, self._ms())
-        except Exception:  # noqa: BLE001 - Redis briefly unreachable: try again next second
-            return
+        with self._lock:
+            if not self.held:
+                return
+            try:
+                got = client().eval(self._RENEW, 1, self.name, self.token, self._ms())
+            except Exception:  # noqa: BLE001 - Redis briefly unreachable: try again next second
+                return
         if not got:
             self.held = False  # lost (expired while this process was stalled): someone may have it now
             _RENEWER.remove(self)
@@ -274,14 +278,15 @@ class Lease:
 
     def release(self) -> None:
         _RENEWER.remove(self)
-        if self.held:
-            try:
-                client().eval(self._RELEASE, 1, self.name, self.token)
-            except Exception as exc:
-                if not is_outage(exc):
-                    raise  # unreachable: the lease runs out by itself
-            finally:
-                self.held = False
+        with self._lock:
+            if self.held:
+                try:
+                    client().eval(self._RELEASE, 1, self.name, self.token)
+                except Exception as exc:
+                    if not is_outage(exc):
+                        raise  # unreachable: the lease runs out by itself
+                finally:
+                    self.held = False
 
 
 class KeyLock:
