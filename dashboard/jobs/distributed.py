@@ -93,9 +93,12 @@ def put_result(key: str, value: dict) -> None:
 
 
 def set_status(key: str, state: str, **extra) -> None:
-    client().set(_k("status", check_key(key)),
-                 json.dumps({"state": state, "host": socket.gethostname(), "pid": os.getpid(), "t": time.time(),
-                             **extra}), ex=int(settings.RESULT_TTL_SECONDS))
+    name = _k("status", check_key(key))
+    value = json.dumps({"state": state, "host": socket.gethostname(), "pid": os.getpid(), "t": time.time(), **extra})
+    record = getattr(_TASK, "record", None)
+    if record is not None:  # the job's own status: written again should Redis lose it while the job runs
+        record.statuses[name] = value
+    client().set(name, value, ex=int(settings.RESULT_TTL_SECONDS))
 
 
 def status(key: str) -> dict | None:
@@ -122,11 +125,34 @@ def _quiet(fn, *args, default=False):
         return default
 
 
+def data_age() -> float:
+    """Seconds since Redis (re)started or lost its data, whichever is later. A restart shows in its uptime; data
+    lost without a restart (``FLUSHALL``, a replica promoted empty) in the marker ``perfcast:epoch``: the first
+    look after the loss finds it gone and writes it again, with the time of that look."""
+    c = client()
+    now = time.time()
+    c.set(_k("epoch"), repr(now), nx=True)
+    try:
+        since = float(c.get(_k("epoch")) or now)
+    except ValueError:
+        since = now
+    uptime = c.info("server").get("uptime_in_seconds", 1e9)
+    return max(0.0, min(float(uptime), now - since))
+
+
 def restarted_recently() -> bool:
-    """Has Redis (re)started less than a lease and a few seconds ago? Leases that ran out during the outage
-    are being taken back by their jobs: no job is judged dead meanwhile."""
-    uptime = client().info("server").get("uptime_in_seconds", 1e9)
-    return uptime < settings.LEASE_SECONDS + 3
+    """Has Redis (re)started, or lost its data, less than a lease and a few seconds ago? Leases that ran out
+    during the outage, or were lost with the data, are being taken back by their jobs (and the jobs write again
+    what they had recorded: :meth:`Lease.renew`): no job is judged dead meanwhile."""
+    return data_age() < settings.LEASE_SECONDS + 3
+
+
+#: how long after Redis lost its data a key's lock is not taken: every holder renews within a second
+FRESH_DATA_SECONDS = 2.5
+
+
+def _data_fresh() -> bool:
+    return data_age() < FRESH_DATA_SECONDS
 
 
 def run_submitted(run: str | None) -> None:
@@ -200,19 +226,22 @@ def _token_prefix() -> str:
 class Lease:
     """A Redis key held by this process with an expiry it renews while held (SET NX PX + token check)."""
 
-    # renew; a lease that ran out while Redis was unreachable (or was lost in a restart) is taken back
-    # when nobody else took it meanwhile
+    # renew (1); a lease that ran out while Redis was unreachable (or was lost with Redis's data) is taken
+    # back when nobody else took it meanwhile (2)
     _RENEW = ("local v = redis.call('get', KEYS[1]) "
               "if v == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end "
-              "if not v then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end "
+              "if not v then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 2 end "
               "return 0")
     _RELEASE = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
                 "return redis.call('del', KEYS[1]) else return 0 end")
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, on_retaken=None):
         self.name = name
         self.token = f"{_token_prefix()}{uuid.uuid4().hex}"
         self.held = False
+        self.on_retaken = on_retaken  # called (in the renewing thread) when the lease had to be taken back
+        self.restore = False
+        self._lock = threading.Lock()  # a renewal never runs after the release: it would take the lease back
 
     def _ms(self) -> int:
         return int(settings.LEASE_SECONDS * 1000)
@@ -230,23 +259,36 @@ class Lease:
         return self.held
 
     def renew(self) -> None:
-        try:
-            if not client().eval(self._RENEW, 1, self.name, self.token, self._ms()):
-                self.held = False  # lost (expired while this process was stalled): someone may have it now
-                _RENEWER.remove(self)
-        except Exception:  # noqa: BLE001 - Redis briefly unreachable: try again next second
-            pass
+        with self._lock:
+            if not self.held:
+                return
+            try:
+                got = client().eval(self._RENEW, 1, self.name, self.token, self._ms())
+            except Exception:  # noqa: BLE001 - Redis briefly unreachable: try again next second
+                return
+        if not got:
+            self.held = False  # lost (expired while this process was stalled): someone may have it now
+            _RENEWER.remove(self)
+            return
+        self.restore = self.restore or got == 2
+        if self.restore and self.on_retaken is not None:
+            try:  # what the holder recorded beside the lease was lost with it: written again
+                self.on_retaken()
+                self.restore = False
+            except Exception:  # noqa: BLE001 - unreachable again: tried at the next renewal
+                pass
 
     def release(self) -> None:
         _RENEWER.remove(self)
-        if self.held:
-            try:
-                client().eval(self._RELEASE, 1, self.name, self.token)
-            except Exception as exc:
-                if not is_outage(exc):
-                    raise  # unreachable: the lease runs out by itself
-            finally:
-                self.held = False
+        with self._lock:
+            if self.held:
+                try:
+                    client().eval(self._RELEASE, 1, self.name, self.token)
+                except Exception as exc:
+                    if not is_outage(exc):
+                        raise  # unreachable: the lease runs out by itself
+                finally:
+                    self.held = False
 
 
 class KeyLock:
@@ -260,7 +302,11 @@ class KeyLock:
 
     def __enter__(self):
         while True:
-            if self.lease.acquire() or _quiet(has_result, self.key):
+            if _quiet(has_result, self.key):
+                return self
+            # not while Redis has just lost its data (a restart without persistence): the job computing this key
+            # may not have taken its lock back yet (its renewal comes within a second)
+            if not _quiet(_data_fresh) and self.lease.acquire():
                 return self
             self.on_wait()
             time.sleep(0.25)
@@ -305,18 +351,43 @@ def _task_id() -> str | None:
     return getattr(getattr(current_task, "request", None), "id", None) if current_task else None
 
 
+class _JobRecord:
+    """What a running job has recorded in Redis besides its leases (that it started, and its status), kept in
+    its process so that it can be written again when Redis loses its data while the job runs (a restart
+    without persistence): the job's liveness lease is then taken back within a second (:meth:`Lease.renew`)
+    and this record written with it, so the pages see the job running on, never lost, and find its result."""
+
+    def __init__(self, task: str | None, run: str | None):
+        self.task, self.run = task, run
+        self.statuses: dict[str, str] = {}  # status key -> the last status this job wrote there
+
+    def marks(self) -> list[str]:
+        return ([_k("started", self.task)] if self.task else []) + ([_k("run", self.run, "started")] if self.run
+                                                                     else [])
+
+    def write(self) -> None:
+        ttl = int(settings.RESULT_TTL_SECONDS)
+        pipe = client().pipeline()
+        for name in self.marks():
+            pipe.set(name, "1", ex=ttl)
+        for name, value in list(self.statuses.items()):
+            pipe.set(name, value, ex=ttl, nx=True)  # a status written meanwhile (by the watcher) is newer
+        pipe.execute()
+
+
 def job_started(run: str | None = None) -> None:
     """Called first in the job (a Celery task): liveness leases for the page's poll (by task) and its
-    watchdog (by run), renewed every second."""
+    watchdog (by run), renewed every second; should Redis lose them (and the job's other records) while the job
+    runs, they are taken back and the records written again (:class:`_JobRecord`)."""
     task = _task_id()
-    _TASK.task, _TASK.leases = task, []
-    ttl = int(settings.RESULT_TTL_SECONDS)
+    record = _JobRecord(task, run)
+    _TASK.task, _TASK.leases, _TASK.record = task, [], record
     if task:
-        _TASK.leases.append(Lease(_k("alive", task)))
-        retrying(client().set, _k("started", task), "1", ex=ttl)
+        _TASK.leases.append(Lease(_k("alive", task), on_retaken=record.write))
     if run:
-        _TASK.leases.append(Lease(_k("run", run, "alive")))
-        retrying(client().set, _k("run", run, "started"), "1", ex=ttl)
+        _TASK.leases.append(Lease(_k("run", run, "alive"), on_retaken=record.write))
+    if record.marks():
+        retrying(record.write)
     for lease in _TASK.leases:
         lease.acquire()
 
@@ -328,7 +399,7 @@ def job_ended(run: str | None = None) -> None:
     storing the answer."""
     for lease in getattr(_TASK, "leases", None) or []:
         _RENEWER.remove(lease)
-    _TASK.task, _TASK.leases = None, []
+    _TASK.task, _TASK.leases, _TASK.record = None, [], None
     if run:
         retrying(client().set, _k("run", run, "ended"), "1", ex=int(settings.RESULT_TTL_SECONDS))
     else:
@@ -504,8 +575,10 @@ class LeasedCeleryManager(CeleryManager):
             if not super().job_running(job):
                 return False
             c = client()
+            if c.exists(_k("alive", job)):  # its liveness lease, renewed (or taken back) by the job itself
+                return True
             if c.exists(_k("started", job)):
-                return bool(c.exists(_k("alive", job))) or restarted_recently()
+                return restarted_recently()
             return bool(c.exists(_k("queued", job))) or restarted_recently()  # queued, or lost with Redis
         except Exception as exc:
             if not is_outage(exc):

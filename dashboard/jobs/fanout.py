@@ -29,6 +29,10 @@ spreads the fits:
   (``WATCH_SECONDS``), a fit in Python by the stop exception, a fit in C by its pool's watcher; a helper
   still queued starts, sees the parent stopped and returns at once, and Cancel on the page also revokes the
   helper tasks the parent recorded (``perfcast:helpers:<parent task>``).
+* Quotas: a helper works on its parent's person's behalf, so while it works it keeps the parent job's ticket
+  counting (:func:`dashboard.jobs.quotas.helping_out`): a job's ticket is released when the job has ended and
+  its last helper has stopped, so a person whose helpers still finish after Cancel cannot start more work
+  ahead of others meanwhile.
 """
 
 from __future__ import annotations
@@ -121,7 +125,11 @@ def runner(spec: dict, on_wait=None, helpers: int | None = None):
         from dashboard.jobs.distributed import client, parent
 
         c = client()
+        from dashboard.jobs.quotas import current_ticket
+
         job = parent()  # the job sending the helpers (None: called outside a job, as in tests)
+        if job is not None:  # the helpers count in its person's quota while they work (quotas.helping_out)
+            job = {**job, "ticket": current_ticket()}
         spec_ = {**spec, "parent": job} if job is not None else spec
         fan = uuid.uuid4().hex
         names = [_fit_name(m, k) for m, k in tasks]
@@ -332,6 +340,7 @@ def help_with(fan: str) -> int:
     import contextlib
 
     from dashboard.jobs.distributed import client, guard
+    from dashboard.jobs.quotas import helping_out
     from dashboard.jobs.runner import JobAbandoned, JobCancelled
 
     c = client()
@@ -343,7 +352,7 @@ def help_with(fan: str) -> int:
             return 0
         watch = (guard(job["key"], job.get("run"), task=job["task"], also=lambda: _parent_stopped(c, fan, job))
                  if job else contextlib.nullcontext())
-        with watch:
+        with helping_out((job or {}).get("ticket")), watch:
             while not c.exists(_k(fan, "stop")):
                 name = c.lpop(_k(fan, "todo"))
                 if name is None:

@@ -36,6 +36,7 @@ import contextlib
 import fcntl
 import json
 import os
+import threading
 import time
 from dataclasses import asdict, dataclass, replace
 
@@ -143,6 +144,13 @@ class _Local:
             fcntl.flock(fh, fcntl.LOCK_UN)
             fh.close()
 
+    def keep(self, holder: str, run: str, ticket: Ticket) -> None:
+        """Nothing to do: the tickets are a file, not lost while the job runs."""
+
+    def helping(self, run: str) -> bool:
+        """No job of the local backend sends helpers."""
+        return False
+
 
 class _Redis:
     """Tickets in the hash ``perfcast:quota:tickets``; a started job holds the lease ``perfcast:quota:alive:<run>``."""
@@ -197,6 +205,34 @@ class _Redis:
         if lease is not None:
             lease.release()
 
+    def keep(self, holder: str, run: str, ticket: Ticket) -> None:
+        """Should Redis lose its data while the job runs, its ticket is written again when the job takes its
+        liveness lease back (within a second), so the job goes on counting."""
+        from dashboard.jobs.distributed import client
+
+        lease = self.held.get(holder)
+        if lease is not None:
+            text = json.dumps(asdict(ticket))
+            lease.on_retaken = lambda: client().hsetnx(self._name("tickets"), run, text)
+
+    def helping(self, run: str) -> bool:
+        """Is a helper task of the job of ticket ``run`` still running (:func:`helping_out`)? Helpers that are
+        gone are forgotten on the way."""
+        from dashboard.jobs.distributed import client
+
+        c = client()
+        names = c.smembers(self._name("helpers", run))
+        if not names:
+            return False
+        pipe = c.pipeline()
+        for name in names:
+            pipe.exists(name)
+        alive = pipe.execute()
+        gone = [n for n, a in zip(names, alive) if not a]
+        if gone:
+            c.srem(self._name("helpers", run), *gone)
+        return any(alive)
+
 
 def _store():
     from dashboard.jobs.backend import name
@@ -205,8 +241,8 @@ def _store():
 
 
 def _alive(store, t: Ticket, now: float) -> bool:
-    if t.started is not None:
-        return bool(t.holder) and store.started_alive(t.holder)
+    if t.started is not None:  # the job's process lives, or a helper it sent out still works for it
+        return (bool(t.holder) and store.started_alive(t.holder)) or store.helping(t.run)
     from dashboard.jobs.backend import active
 
     try:
@@ -380,23 +416,33 @@ def claim(run: str | None, kind: str, key: str) -> Claim:
             live[own] = Ticket(own, user, project, kind, key, now, now, holder)
         return Claim(own, holder, f"Refused: {refused}" if refused else None), live
 
+    def kept(tickets):  # the claim, and the ticket it holds (written again should Redis lose it)
+        got, live = change(tickets)
+        return (got, live.get(got.run)), live
+
     try:
-        got = retrying(store.update, change)
+        got, ticket = retrying(store.update, kept)
     except BaseException:
         store.drop(holder)
         raise
     if got.refusal:
         store.drop(holder)
+    else:
+        store.keep(holder, got.run, ticket)
+        _CURRENT.run = got.run
     return got
 
 
 def release(got: Claim) -> None:
-    """The job ends: its ticket stops counting (while the job service is unreachable, its lease runs out)."""
+    """The job ends: its ticket stops counting (while the job service is unreachable, its lease runs out),
+    unless helper tasks it sent out still work for it: then the ticket counts until the last of them stops
+    (:func:`helping_out`)."""
     from dashboard.jobs.outage import is_outage
 
     store = _store()
+    _CURRENT.run = None
     try:
-        store.update(lambda t: (None, {r: v for r, v in t.items() if r != got.run}))
+        store.update(lambda t: (None, {r: v for r, v in t.items() if r != got.run or store.helping(r)}))
     except Exception as exc:
         if not is_outage(exc):
             raise
@@ -471,6 +517,55 @@ def waiting(run: str, user: int | None) -> str | None:
         parts.append(f"{len(running) - 4} more")
     verb = "is" if len(running) == 1 else "are"
     return f"queued: waiting for a free slot; {_listed(parts)} {verb} running"
+
+
+_CURRENT = threading.local()  # the ticket of the job this thread runs (between claim and release)
+
+
+def current_ticket() -> str | None:
+    """The ticket (its run) of the job this thread runs, for the helper tasks it sends out; None outside a job."""
+    return getattr(_CURRENT, "run", None)
+
+
+@contextlib.contextmanager
+def helping_out(run: str | None):
+    """Held by a helper task (a leaderboard's fan-out, dashboard/jobs/fanout.py) while it works for the job of
+    ticket ``run``: the ticket keeps counting for its person and project until the job has ended *and* its last
+    helper has stopped, so that work still running on a person's behalf (after Cancel, say, until the helpers see
+    it) counts against their quota, not against nobody's. A lease renewed every second (a helper whose worker
+    died stops counting within ``LEASE_SECONDS``), listed under ``perfcast:quota:helpers:<run>``."""
+    if not isinstance(run, str) or not RUN.match(run) or _store().__class__ is not _Redis:
+        yield
+        return
+    from dashboard.jobs.distributed import Lease, client
+    from dashboard.jobs.outage import is_outage
+
+    store = _store()
+    listed = store._name("helpers", run)
+    lease = Lease(store._name("helper", run, new_run()))
+
+    def listed_again():
+        pipe = client().pipeline()
+        pipe.sadd(listed, lease.name)
+        pipe.expire(listed, 6 * 3600)
+        pipe.execute()
+
+    lease.on_retaken = listed_again  # lost with Redis's data: listed again when the lease is taken back
+    try:
+        if lease.acquire():
+            listed_again()
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+    try:
+        yield
+    finally:
+        lease.release()
+        try:
+            client().srem(listed, lease.name)
+        except Exception as exc:
+            if not is_outage(exc):
+                raise
 
 
 @contextlib.contextmanager

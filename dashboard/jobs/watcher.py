@@ -104,7 +104,7 @@ def _record(r, spec: dict, job: dict, why: str) -> None:
         if run:
             r.set(_k("run", run, "ended"), "1", ex=int(spec["ttl"]))
         mine = spec["token_prefix"].encode()
-        for pattern in ("slot:*", "lock:*", "alive:*", "run:*:alive"):
+        for pattern in ("slot:*", "lock:*", "alive:*", "run:*:alive", "quota:alive:*", "quota:helper:*"):
             for name in r.scan_iter(match=_k(pattern)):
                 if (r.get(name) or b"").startswith(mine):
                     r.delete(name)

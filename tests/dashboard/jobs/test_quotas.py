@@ -234,3 +234,80 @@ def test_a_job_waiting_for_a_slot_says_which_jobs_hold_it(backend, var, monkeypa
     thread.join(60)
     assert done == [{"key": KEY_C}]
     quotas.release(got)
+
+
+def test_a_jobs_ticket_counts_until_the_helpers_it_sent_have_stopped(backend, var, monkeypatch):
+    """A leaderboard's fan-out helper (dashboard/jobs/fanout.py ``help_with``) still fitting for a job that has
+    ended (Cancel, say, while the helper is inside a fit) keeps the job's ticket counting for its person; the
+    ticket goes when the helper stops."""
+    import json
+
+    import pytest
+
+    if backend != "redis":
+        pytest.skip("only the redis backend sends helper tasks")
+    from dashboard.jobs import fanout
+    from dashboard.jobs.distributed import client
+
+    monkeypatch.setattr("dashboard.settings.JOBS_PER_USER", 1)
+    me, proj = _user("quota-helped", "quota-helped")
+    run = new_run()
+    assert quotas.reserve(run, me, proj, "scenario", KEY_A) is None
+    monkeypatch.setattr(quotas, "current_user", lambda: me)
+    with projects.scope(proj):
+        got = quotas.claim(run, "scenario", KEY_A)
+    assert got.refusal is None and quotas.current_ticket() == got.run
+
+    inside, finish = threading.Event(), threading.Event()
+
+    class Plan:
+        def fit(self, model, fold):
+            inside.set()
+            assert finish.wait(60)
+            return None, None, 0.0
+
+    monkeypatch.setattr(fanout, "_plan", lambda spec: Plan())
+    fan = new_run()
+    parent = {"task": new_run(), "key": KEY_A, "run": run, "ticket": got.run}
+    client().set(fanout._k(fan, "spec"), json.dumps({"project": proj, "params": {}, "parent": parent}))
+    client().rpush(fanout._k(fan, "todo"), "m|0")
+    helper = threading.Thread(target=fanout.help_with, args=(fan,))
+    helper.start()
+    try:
+        assert inside.wait(30)
+        quotas.release(got)  # the job ends (Cancel) while its helper is inside a fit
+        assert quotas.current_ticket() is None
+        refused = quotas.reserve(new_run(), me, proj, "phases", KEY_C)
+        assert refused is not None and refused.startswith("You already have 1 job running or queued")
+    finally:
+        finish.set()
+        helper.join(30)
+    assert quotas.reserve(new_run(), me, proj, "phases", KEY_C) is None  # the helper stopped: the ticket went
+
+
+def test_a_running_jobs_ticket_is_written_again_when_redis_loses_its_data(backend, var, monkeypatch):
+    """Redis restarted without persistence (here: its data flushed) while a job runs: the job takes its liveness
+    lease back within a second and writes its ticket again, so it goes on counting for its person."""
+    import pytest
+
+    if backend != "redis":
+        pytest.skip("the local backend's tickets are a file")
+    from dashboard.jobs.distributed import client
+
+    monkeypatch.setattr("dashboard.settings.JOBS_PER_USER", 1)
+    me, proj = _user("quota-flushed", "quota-flushed")
+    run = new_run()
+    assert quotas.reserve(run, me, proj, "scenario", KEY_A) is None
+    monkeypatch.setattr(quotas, "current_user", lambda: me)
+    with projects.scope(proj):
+        got = quotas.claim(run, "scenario", KEY_A)
+    try:
+        client().flushall()
+        deadline = time.time() + 30
+        while not client().hexists("perfcast:quota:tickets", got.run):
+            assert time.time() < deadline, "the running job's ticket was not written again"
+            time.sleep(0.1)
+        assert quotas.reserve(new_run(), me, proj, "phases", KEY_C) is not None
+    finally:
+        quotas.release(got)
+    assert quotas.reserve(new_run(), me, proj, "phases", KEY_C) is None
