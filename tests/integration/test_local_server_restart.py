@@ -6,7 +6,7 @@ servers on one state directory: A takes the Run and is then stopped, B is the se
 
 import contextlib
 
-from benchmarks.dash_client import DashClient
+from testkit.dash_client import DashClient
 from conftest import gunicorn_server
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import free_port, stop_group
+from testkit.servers import free_port, stop_group
 from conftest import gunicorn_server
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO
@@ -140,8 +140,10 @@ def test_a_job_whose_redis_data_is_lost_is_shown_running_until_its_result_and_co
         other = fresh_browser()  # another tab asks for the same result while the first job computes
         other.get(link)
         seen, grace_over, beats = set(), None, set()
+        deadline = t0 + 1800
         while not _result_shown(d):
-            assert time.time() - t0 < 600, f"no result on the page; page said {seen}"
+            if time.time() > deadline:  # a generous deadline for a busy machine: what is checked is the result
+                pytest.fail(f"no result on the page after 30 minutes; page said {seen}")
             line = _job_line(d)
             seen.add(line)
             assert "failed" not in line.lower(), f"the page said {line!r} {time.time() - t0:.1f} s after the " \
