@@ -71,8 +71,9 @@ REDIS_URL = os.environ.get("PERFCAST_REDIS_URL") or None
 #: needs it given, the same on every web server and worker: dashboard/jobs/startup_checks.py)
 SECRET_KEY = os.environ.get("PERFCAST_SECRET_KEY") or None
 #: Seconds a job's lease (its key lock, its slot, its liveness) lasts without renewal; the job renews it
-#: every second, so a job whose machine died is known dead this long after its last renewal.
-LEASE_SECONDS = float(os.environ.get("PERFCAST_LEASE_SECONDS", 10))
+#: every second, so a job whose machine died is known dead this long after its last renewal (30 s: on a busy
+#: machine a live job's renewals stalled past 10 s).
+LEASE_SECONDS = float(os.environ.get("PERFCAST_LEASE_SECONDS", 30))
 #: Celery worker pool (``prefork`` or ``threads``) and concurrency, per worker machine (./worker.sh).
 WORKER_POOL = os.environ.get("PERFCAST_WORKER_POOL", "prefork")
 WORKER_CONCURRENCY = int(os.environ.get("PERFCAST_WORKER_CONCURRENCY", MAX_CONCURRENT_JOBS))
