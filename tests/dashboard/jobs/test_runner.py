@@ -10,6 +10,7 @@ import time
 
 
 from dashboard import jobs
+from testkit.waiting import until
 from dashboard.jobs.backend import active
 from modeling.version import code_version
 
@@ -39,16 +40,6 @@ def _run_in_child(key, log_path, seconds, out_q, said=None):
     out_q.put(jobs.run_job(key, _slow_compute(log_path, seconds), progress if said else None))
 
 
-def _until(cond, timeout=60.0, step=0.05) -> bool:
-    """Whether ``cond()`` holds within ``timeout`` seconds (generous: a loaded machine is slow, not wrong)."""
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(step)
-    return True
-
-
 def _state(key):
     return (jobs.status(key) or {}).get("state")
 
@@ -76,10 +67,10 @@ def test_dead_owner_hands_over_to_the_waiting_job(backend, var):
     said = var / "waiter-progress.log"
     owner = ctx.Process(target=_run_in_child, args=(KEY_HANDOVER, log, 600, q))
     owner.start()
-    assert _until(lambda: _state(KEY_HANDOVER) == "running")
+    assert until(lambda: _state(KEY_HANDOVER) == "running")
     waiter = ctx.Process(target=_run_in_child, args=(KEY_HANDOVER, log, 0.3, q, said))
     waiter.start()
-    assert _until(lambda: said.exists() and "waiting for that result" in said.read_text())  # the waiter waits
+    assert until(lambda: said.exists() and "waiting for that result" in said.read_text())  # the waiter waits
     assert len(log.read_text().split()) == 1  # for the owner, computing nothing itself
     os.kill(owner.pid, signal.SIGKILL)
     owner.join(10)
@@ -188,7 +179,7 @@ def test_cancel_stops_the_job(backend, var):
     p = ctx.Process(target=_cancellable_job, args=(key, var / "c.log", q, "task-cancel-1"))
     p.start()
     try:
-        assert _until(lambda: _state(key) == "running")
+        assert until(lambda: _state(key) == "running")
         # what Dash calls on Cancel: local ends the job's process group, redis sets the flag the job checks
         jobs.background_manager().terminate_job(p.pid if backend == "local" else "task-cancel-1")
         p.join(60)  # the job computes for 10 minutes: only the Cancel ends it within this wait
@@ -229,8 +220,8 @@ def test_a_dead_job_is_reported_failed(backend, var):
     q = ctx.Queue()
     p = ctx.Process(target=_run_in_child, args=(key, var / "k.log", 600, q))
     p.start()
-    assert _until(lambda: _state(key) == "running")
+    assert until(lambda: _state(key) == "running")
     assert not jobs.job_failed(key)
     os.kill(p.pid, signal.SIGKILL)
     p.join(60)
-    assert _until(lambda: jobs.job_failed(key), step=0.1)
+    assert until(lambda: jobs.job_failed(key), step=0.1)

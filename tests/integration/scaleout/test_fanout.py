@@ -10,6 +10,8 @@ import time
 import psutil
 import pytest
 
+from testkit.waiting import until
+
 from dashboard.crossgen.kinds import SCENARIO
 from dashboard.jobs import fanout
 from tests.integration.scaleout.test_scaleout import Worker, cluster_env
@@ -39,16 +41,6 @@ def two_workers(redis_server, tmp_path_factory):
             with contextlib.suppress(Exception):
                 w.stop()
         mp.undo()
-
-
-def _until(cond, timeout=120.0, step=0.2) -> bool:
-    """Whether ``cond()`` holds within ``timeout`` seconds (generous: a loaded machine is slow, not wrong)."""
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(step)
-    return True
 
 
 def _helpers_idle() -> bool:
@@ -134,7 +126,7 @@ def test_a_stopped_run_leaves_no_fit_to_start(two_workers):
         _run(params, fanout.runner(_spec(params)), progress=progress)
     fan = next(r.scan_iter("perfcast:fan:*:stop")).decode().split(":")[2]
     assert not r.exists(f"perfcast:fan:{fan}:todo")  # nothing left to take
-    assert _until(_helpers_idle)  # a helper finishes the fit it was in, then stops
+    assert until(_helpers_idle, 120.0, 0.2)  # a helper finishes the fit it was in, then stops
     finished = r.hlen(f"perfcast:fan:{fan}:done")
     assert finished < 16 * 11  # far from all of halwpe's fits: none went on after the stop
     assert not list(r.scan_iter(f"perfcast:fan:{fan}:claim:*"))
@@ -200,7 +192,8 @@ def test_cancel_stops_every_helper_even_when_the_parent_cannot_clean_up(two_work
     fan = next(r.scan_iter("perfcast:fan:*:spec")).decode().split(":")[2]
     assert json.loads(r.get(f"perfcast:fan:{fan}:spec"))["parent"]["task"] == task
     # the helpers' fits in progress end (in Python: at the stop exception) and the helpers return
-    assert _until(lambda: not list(r.scan_iter(f"perfcast:fan:{fan}:claim:*")) and _helpers_idle())
+    assert until(lambda: not list(r.scan_iter(f"perfcast:fan:{fan}:claim:*")) and _helpers_idle(), 120.0,
+                 0.2)
     finished = r.hlen(f"perfcast:fan:{fan}:done")
     left = r.llen(f"perfcast:fan:{fan}:todo")
     assert left > 0 and finished < 16 * 11  # the list was not emptied by the parent, yet no helper takes from it
