@@ -199,13 +199,19 @@ def postgres_server():
 
 @pytest.fixture()
 def postgres_url(postgres_server, request):
-    """A new, empty database in the session's PostgreSQL cluster for this test."""
+    """A new, empty database in the session's PostgreSQL cluster for this test; this process's pooled
+    connections to it are closed when the test ends (left open, a long run's tests used up the server's
+    hundred connections and a later test was refused with 'too many clients')."""
     import re
+
+    from dashboard.access import database
 
     server, createdb = postgres_server
     name = "t_" + re.sub(r"\W", "_", request.node.name.lower())[:50] + "_" + secrets_hex()
     createdb(name)
-    return f"{server}/{name}"
+    url = f"{server}/{name}"
+    yield url
+    database.close(url)
 
 
 def secrets_hex() -> str:

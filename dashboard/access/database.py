@@ -69,6 +69,15 @@ def _entry(url: str | None):
         return _ENGINES[url]
 
 
+def close(url: str) -> None:
+    """Close the pooled connections to ``url`` and forget its engine (a database that is about to go away;
+    each database's pool keeps up to five connections open, and a server allows about a hundred)."""
+    with _LOCK:
+        entry = _ENGINES.pop(url, None)
+    if entry is not None:
+        entry[0].dispose()
+
+
 @contextlib.contextmanager
 def session(url: str | None = None):
     """A transaction: committed when the block ends, rolled back if it raises."""

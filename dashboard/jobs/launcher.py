@@ -120,6 +120,10 @@ def start(background_key: str, cache_dir: str, cache_key: str, progress_key: str
             "settings": _settings(), "sys_path": list(sys.path)}
     proc = _context(modules).Process(target=_supervise, args=(spec,), name="perfcast-job", daemon=False)
     proc.start()
+    # The job outlives this server by design (a session of its own, its state on disk): multiprocessing's
+    # exit handler joins every child it still lists, so a stopping worker waited for the job to end (up to
+    # gunicorn's 30 s grace, then was killed). reap() keeps its own list.
+    multiprocessing.process._children.discard(proc)
     with _LOCK:
         _PROCS[proc.pid] = proc
     return proc.pid

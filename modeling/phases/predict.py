@@ -329,7 +329,7 @@ def _fit_predict(model: str, train: pd.DataFrame, test: pd.DataFrame, target: st
 def predict_program(host: pd.DataFrame, training: pd.DataFrame, target: str = "cycles", model: str = AUTO,
                     level: float = 0.9, features: str = "counters", norm: str = "z", folds: int = 5,
                     seed: int = 0, host_freq: float | None = None, target_freq: float | None = None,
-                    granularity: float = armpm.DEFAULT_GRANULARITY, training_name: str = "shipped cBench",
+                    granularity: float = armpm.DEFAULT_GRANULARITY, training_name: str = data.SHIPPED_NAME,
                     notes=(), progress=None) -> PhasePrediction:
     """Predict the target trace of the program in ``host`` (its host phases, :func:`new_program`) from the
     ``training`` phase table (module docstring). ``host``'s target columns, if any, are dropped unread."""
@@ -448,7 +448,7 @@ def predict_program(host: pd.DataFrame, training: pd.DataFrame, target: str = "c
 
 def predict_trace(frame: pd.DataFrame, host_freq: float, target_freq: float, target: str = "cycles",
                   model: str = AUTO, level: float = 0.9, training: pd.DataFrame | None = None,
-                  training_name: str = "shipped cBench", granularity: float | None = None,
+                  training_name: str = data.SHIPPED_NAME, granularity: float | None = None,
                   program: str | None = None, run: int | None = None, training_samples: pd.DataFrame | None = None,
                   **kw) -> PhasePrediction:
     """:func:`new_program` then :func:`predict_program`. Training: ``training`` (a phase table, cut at

@@ -2,7 +2,9 @@
 fork server and everything else in its session end) while a job computes. The job is a process group in a
 session of its own and its state is on disk (the job cache, its status, its quota ticket's lock): it goes on, and
 the page, polling through the restarted server, is never told it failed and gets the result. Two gunicorn
-servers on one state directory: A takes the Run and is then stopped, B is the server after the restart."""
+servers on one state directory: A takes the Run and is then stopped, B is the server after the restart.
+The stop must not wait for the job: a worker's exit once joined the job's process (multiprocessing's exit
+handler), so the stop took until the job ended and the job was found done, not running, after it."""
 
 import contextlib
 
