@@ -9,7 +9,13 @@ prints one held-out application's estimates per workload, with its warnings.
 A GPU never built or measured: ``--target-spec "name=X,architecture=Hopper,sms=132,cuda_cores=16896,
 boost_clock_mhz=1980,memory_bandwidth_gbs=3350"`` (or ``--gpu NAME``, a row of the device table) prints the
 spec roofline of every workload with its range, labelled with the same rule's error on the measured pairs
-(shipped data: the host with every measured target GPU; a table: its own measured target column).
+(shipped data: the host with every measured target GPU; a table: its own measured target column), and its
+interval calibrated on those pairs without the predicted GPU's own.
+
+``--splits`` (with ``--host``; ``--split KEY`` for one) holds each other shipped GPU out in turn under four
+splits (a new GPU of a measured architecture, a new architecture, chronological, a new GPU and a new
+application together) and prints per held-out GPU the mean and median APE, the interval and its coverage, and
+per split the lowest coverage; ``--per-kernel`` adds the mean APE per kernel and held-out GPU.
 """
 
 from __future__ import annotations
@@ -102,15 +108,26 @@ def _print_hypothetical(res: dict) -> None:
           f"{d['boost_clock_mhz']:g} MHz, {d['memory_bandwidth_gbs']:g} GB/s), never measured; "
           f"spec roofline from {res['host']['device']}'s counters, {res['n_workloads']} workloads ({res['metric']})")
     print(f"the same rule on measured pairs — {tr['source']}:")
-    print(f"{'target':14s} {'arch':9s} {'median APE %':>13s} {'mean APE %':>11s} {'in range %':>11s} {'n':>5s}")
-    for p in [*tr["pairs"], {"target": "pooled", "architecture": "", **tr["pooled"]}]:
+    print(f"{'target':14s} {'arch':9s} {'median APE %':>13s} {'mean APE %':>11s} {'in interval %':>14s} "
+          f"{'in class range %':>17s} {'n':>5s}")
+    for p in [*tr["pairs"], {"target": "pooled", "architecture": "", "in_interval": None, **tr["pooled"]}]:
+        mark = "" if p.get("calibrates", True) else "  (the predicted GPU: not in the calibration)"
         print(f"{p['target']:14s} {p['architecture']:9s} {_pct(p['median_ape']):>13s} {_pct(p['mean_ape']):>11s} "
-              f"{_pct(p['in_range']):>11s} {p['n']:>5d}")
+              f"{_pct(p['in_interval']):>14s} {_pct(p['in_class_range']):>17s} {p['n']:>5d}{mark}")
+    print("in interval: the share of that GPU's workloads inside the interval built without that GPU; "
+          "in class range: between the lowest and highest class ratio (which class, not an error interval)")
     iv = tr.get("interval")
     if iv:
+        held = (f"each calibrating GPU held out: lowest {iv['held_out_min']:.1f} %, mean "
+                f"{iv['held_out_coverage']:.1f} % inside" if iv["held_out_min"] is not None else iv["note"])
         print(f"{iv['level'] * 100:g} % interval: estimate / {iv['factor']:.3g} .. estimate x {iv['factor']:.3g} "
               f"(calibrated over {iv['n_pairs']} measured pairs, supported level {iv['level_supported'] * 100:.0f} %; "
-              f"each pair held out: {iv['held_out_coverage']:.1f} % inside)")
+              f"{held})")
+        own = next((p for p in tr["pairs"] if not p.get("calibrates", True)), None)
+        if own is not None and own["in_interval"] is not None:
+            verdict = "covers" if own["in_interval"] >= iv["level"] * 100 else "does NOT cover"
+            print(f"{own['target']}'s own measured workloads: {own['in_interval']:.1f} % inside the interval: it "
+                  f"{verdict} its stated {iv['level'] * 100:g} %")
     print(f"applicability: {res['applicability']['verdict']}")
     for w in res["warnings"]:
         print(f"! {w['title']}\n  {w['evidence']}")
@@ -122,10 +139,56 @@ def _print_hypothetical(res: dict) -> None:
               f"{r['lo']:11.4g} {r['hi']:11.4g}")
 
 
+def split_result(args):
+    """The SplitValidation the command line prints (``--splits``; the page reads the same function)."""
+    from modeling.newapp.splits import SPLITS, shipped_validation
+
+    if args.csv or not args.host:
+        raise ModelingError("--splits holds the shipped GPUs out in turn: give --host (the GPU whose counters are "
+                            "used), not --csv.")
+    res = shipped_validation(args.host, args.metric)
+    if args.split:
+        if args.split not in SPLITS:
+            raise ConfigError(f"Unknown split {args.split!r}; use one of {', '.join(SPLITS)}.")
+        res.splits = [res.split(args.split)]
+    return res
+
+
+def _print_splits(res, per_kernel: bool) -> None:
+    print(f"the spec roofline from {res.host}'s counters ({res.metric}), each other GPU held out in turn; "
+          f"{res.level * 100:g} % interval calibrated on the GPUs each split allows (the estimate itself is "
+          "the same under every split: it learns nothing from measured GPUs)")
+    for s in res.splits:
+        print(f"\n{s.split}: {s.label}")
+        print(f"{'held out':12s} {'arch':8s} {'released':8s} {'mean APE %':>10s} {'median %':>9s} {'factor':>7s} "
+              f"{'coverage %':>10s} {'n':>4s}  calibrated on")
+        for g in s.gpus:
+            f = "-" if g.factor is None else f"{g.factor:.3g}"
+            print(f"{g.target:12s} {g.architecture:8s} {g.released or '-':8s} {_pct(g.mean_ape):>10s} "
+                  f"{_pct(g.median_ape):>9s} {f:>7s} {_pct(g.coverage):>10s} {g.n:>4d}  "
+                  f"{', '.join(g.training) or '-'}" + (f"  ({g.note})" if g.note else ""))
+        mc = "-" if s.min_coverage is None else f"{s.min_coverage:.1f} %"
+        print(f"lowest coverage over the held-out GPUs: {mc}; mean APE over them: {_pct(s.mean_ape)} %")
+    if per_kernel and res.splits:
+        gpus = res.splits[0].gpus
+        kernels = sorted({k for g in gpus for k in g.per_kernel})
+        print("\nmean APE % per kernel and held-out GPU")
+        print(f"{'kernel':34s} " + " ".join(f"{g.target[:10]:>10s}" for g in gpus))
+        for k in kernels:
+            print(f"{k[:34]:34s} " + " ".join(f"{_pct(g.per_kernel.get(k)):>10s}" for g in gpus))
+
+
 def cmd_newapp(args) -> int:
     from modeling.newapp.application import estimate_application
     from modeling.newapp.evaluate import evaluate
 
+    if args.splits or args.split:
+        res = split_result(args)
+        if args.json:
+            print(json.dumps(res.to_dict(), indent=2))
+        else:
+            _print_splits(res, args.per_kernel)
+        return 0
     device = hypothetical_device(args)
     if device is not None:
         res = hypothetical_result(args, device).to_dict()
@@ -181,6 +244,10 @@ def add_parsers(sub) -> None:
                     help="typed device: name=…,architecture=…,sms=…,cuda_cores=…,boost_clock_mhz=…,"
                          "memory_bandwidth_gbs=…")
     hy.add_argument("--gpu", metavar="NAME", help="a row of the device table (--devices, or the shipped one)")
+    hy.add_argument("--splits", action="store_true",
+                    help="hold each shipped GPU out in turn under the four splits (with --host)")
+    hy.add_argument("--split", help="only this split: gpu, architecture, chronological or gpu+application")
+    hy.add_argument("--per-kernel", action="store_true", help="with --splits: the mean APE per kernel and GPU")
     ev = p.add_argument_group("evaluation")
     ev.add_argument("--cv", default="logo", choices=["logo", "loko"])
     ev.add_argument("--calibrate-with", type=int, default=1, help="measured inputs per held-out kernel (one-run)")

@@ -155,22 +155,34 @@ def parse_target_spec(text: str) -> dict:
 
 
 def _stats(a: np.ndarray, inside: np.ndarray) -> dict:
-    """median/mean APE (%), share within 25 % and share inside the stated range (%), n."""
+    """median/mean APE (%), share within 25 % and share inside the class range (%), n."""
     if a.size == 0:
-        return {"n": 0, "median_ape": None, "mean_ape": None, "within_25": None, "in_range": None}
+        return {"n": 0, "median_ape": None, "mean_ape": None, "within_25": None, "in_class_range": None}
     return {"n": int(a.size), "median_ape": float(np.median(a)), "mean_ape": float(a.mean()),
-            "within_25": float(100 * np.mean(a <= 25)), "in_range": float(100 * np.mean(inside))}
+            "within_25": float(100 * np.mean(a <= 25)), "in_class_range": float(100 * np.mean(inside))}
+
+
+def same_device(a: dict, b: dict) -> bool:
+    """Whether two spec dicts are one GPU: the same name (case-insensitive) or the same four specs."""
+    if str(a.get("device", "")).casefold() == str(b.get("device", "")).casefold():
+        return True
+    return all(float(a.get(k, np.nan)) == float(b.get(k, np.nan)) for k in SPEC_FIELDS[1:])
 
 
 @dataclass
 class TrackRecord(Result):
     """The roofline rule's error on measured host/target pairs.
 
-    ``pairs``: per pair {target, architecture, n, median_ape, mean_ape, within_25, in_range, classes};
-    ``pooled``: the same over every (pair, workload); ``same_architecture``: pooled over the pairs whose
-    target has the typed device's architecture (None when none has); ``source``: which pairs, in words;
-    ``architectures``: the measured targets' architectures, sorted.
-    APE in percent; ``in_range``: percent of workloads whose measured value lay in the stated range.
+    ``pairs``: per pair {target, architecture, n, median_ape, mean_ape, within_25, in_class_range, in_interval,
+    calibrates, classes}; ``pooled``: the same over every (pair, workload) of the calibrating pairs;
+    ``same_architecture``: pooled over the calibrating pairs whose target has the typed device's architecture
+    (None when none has); ``source``: which pairs, in words; ``architectures``: the measured targets'
+    architectures, sorted; ``excluded``: the predicted GPU when it is itself a measured target (its pair is
+    scored but never calibrates the interval it is scored against), else None.
+    APE in percent; ``in_class_range``: percent of workloads whose measured value lay between the lowest and
+    highest class ratio (which class a workload might be in: not an error interval); ``in_interval``: percent
+    of the pair's workloads inside the :func:`error_interval` built without that pair (a calibrating pair: its
+    nested held-out coverage; the excluded pair: the coverage of the very interval stated for it).
     """
 
     host: str
@@ -181,6 +193,7 @@ class TrackRecord(Result):
     same_architecture: dict | None = None
     thresholds: dict = field(default_factory=dict)
     interval: dict | None = None
+    excluded: str | None = None
 
     def to_dict(self) -> dict:
         """The stored fields and the measured architectures (for a JSON reader; not read back)."""
@@ -192,8 +205,8 @@ class TrackRecord(Result):
 
 
 def track_record(tables: list[AppTable], source: str, architecture: str | None = None,
-                 memory_fraction: float = est.MEMORY_FRACTION, compute_util: float = est.COMPUTE_UTIL
-                 ) -> TrackRecord:
+                 memory_fraction: float = est.MEMORY_FRACTION, compute_util: float = est.COMPUTE_UTIL,
+                 exclude: dict | None = None) -> TrackRecord:
     """Evaluate the spec roofline on measured pairs: the error label of a hypothetical device's estimate.
 
     Parameters
@@ -208,6 +221,10 @@ def track_record(tables: list[AppTable], source: str, architecture: str | None =
         pooled on their own.
     memory_fraction, compute_util : float
         The roofline's thresholds, as in :func:`~modeling.newapp.estimators.roofline`.
+    exclude : dict, optional
+        The predicted GPU's specs: a pair whose target is that GPU (:func:`same_device`) is scored and shown,
+        but left out of the interval's calibration and of the pooled figures (nested: the interval of a GPU
+        never sees that GPU's measured times).
 
     Returns
     -------
@@ -219,7 +236,7 @@ def track_record(tables: list[AppTable], source: str, architecture: str | None =
         When a pair lacks device specs or a counter role the roofline needs.
     """
     pairs, all_a, all_in, same_a, same_in = [], [], [], [], []
-    log_err, pair_of = [], []
+    log_err, pair_of, own = [], [], None
     host = metric = None
     for t in tables:
         try:
@@ -232,23 +249,37 @@ def track_record(tables: list[AppTable], source: str, architecture: str | None =
         inside = (y[ok] >= e.lo[ok] * (1 - 1e-12)) & (y[ok] <= e.hi[ok] * (1 + 1e-12))
         cls = np.asarray(e.detail["class"])[ok]
         ts = t.target_spec
+        calibrates = exclude is None or not same_device(ts, exclude)
         pairs.append({"target": ts["device"], "architecture": ts["architecture"], **_stats(a, inside),
+                      "in_interval": None, "calibrates": calibrates,
                       "classes": {c: int((cls == c).sum()) for c in est.CLASSES}})
+        good = ok & (y > 0) & (e.point > 0)
+        err = np.abs(np.log(y[good] / e.point[good]))
+        host, metric = t.host_spec["device"], t.metric
+        if not calibrates:
+            own = (len(pairs) - 1, err)
+            continue
         all_a.append(a)
         all_in.append(inside)
-        good = ok & (y > 0) & (e.point > 0)
-        log_err.append(np.abs(np.log(y[good] / e.point[good])))
+        log_err.append(err)
         pair_of += [ts["device"]] * int(good.sum())
         if architecture and ts["architecture"].casefold() == architecture.casefold():
             same_a.append(a)
             same_in.append(inside)
-        host, metric = t.host_spec["device"], t.metric
-    pooled = _stats(np.concatenate(all_a), np.concatenate(all_in)) if pairs else _stats(np.array([]), np.array([]))
+    pooled = _stats(np.concatenate(all_a), np.concatenate(all_in)) if all_a else _stats(np.array([]), np.array([]))
     same = {"architecture": architecture, **_stats(np.concatenate(same_a), np.concatenate(same_in))} \
         if same_a else None
     interval = error_interval(np.concatenate(log_err), np.asarray(pair_of)) if log_err else None
+    if interval:
+        for p in pairs:
+            p["in_interval"] = interval["held_out"].get(p["target"])
+        if own is not None:
+            i, err = own
+            inside = err <= np.log(interval["factor"]) + 1e-12
+            pairs[i]["in_interval"] = float(100 * inside.mean()) if err.size else None
     return TrackRecord(host or "", metric or "", source, pairs, pooled, same,
-                       {"memory_fraction": memory_fraction, "compute_util": compute_util}, interval)
+                       {"memory_fraction": memory_fraction, "compute_util": compute_util}, interval,
+                       exclude["device"] if own is not None else None)
 
 
 INTERVAL_LEVEL = 0.9
@@ -264,18 +295,41 @@ def error_interval(abs_log_err: np.ndarray, pair: np.ndarray, level: float = INT
     estimate)|`` is taken, then the conformal rank ``ceil(level (P + 1))`` over the ``P`` pairs
     (:func:`modeling.intervals.conformal.group_half_width`, rule ``per_application`` with pairs as the
     units); with too few pairs for the level the widest pair is used and the level the pairs can support,
-    ``P / (P + 1)``, is reported. ``held_out`` is its coverage when each pair in turn is left out of the
-    calibration and scored (percent of that pair's workloads inside; mean over pairs).
+    ``P / (P + 1)``, is reported.
+
+    Its coverage is measured nested, one GPU at a time: each calibrating pair in turn is held out, the
+    interval is rebuilt from the others alone (ranked as the stated interval is, over ``P``) and the share
+    of the held-out pair's workloads inside it is ``held_out[pair]`` (percent). ``held_out_min`` is the
+    lowest of them, the figure a reader of one new GPU should expect at worst; ``held_out_coverage`` their
+    mean. The held-out pair never enters its own fold's calibration.
+
+    Two pairs are the fewest it takes: the interval is then the wider pair's quantile at a supported level
+    of 2/3, and no held-out coverage can be measured (holding one pair out leaves one, and one unit has no
+    conformal rank): ``held_out`` is empty, the two coverage figures are None and ``note`` says why.
 
     Returns {level, level_supported, factor (the interval is estimate / factor .. estimate x factor),
-    held_out_coverage, n_pairs}, or None with fewer than two pairs.
+    held_out, held_out_min, held_out_coverage, n_pairs, note}, or None with fewer than two pairs.
     """
-    if len(np.unique(pair)) < 2:
+    pair = np.asarray(pair).astype(str)
+    abs_log_err = np.asarray(abs_log_err, float)
+    names = np.unique(pair)
+    if len(names) < 2:
         return None
     w, supported = conformal.group_half_width(abs_log_err, pair, level, "per_application")
-    cover = conformal.held_out_coverage(abs_log_err, pair, level, "per_application", pair)
-    return {"level": level, "level_supported": supported, "factor": float(np.exp(w)),
-            "held_out_coverage": cover["folds"], "n_pairs": int(len(np.unique(pair)))}
+    held, note = {}, None
+    if len(names) >= 3:
+        for g in names:
+            out = pair == g
+            wg, _ = conformal.group_half_width(abs_log_err[~out], pair[~out], level, "per_application",
+                                               n_for_level=len(names))
+            held[str(g)] = float(100 * np.mean(abs_log_err[out] <= wg + 1e-12))
+    else:
+        note = ("with two measured pairs, holding one out leaves a single pair to calibrate on, so the coverage "
+                "on a GPU left out cannot be measured; measure a third target GPU")
+    return {"level": level, "level_supported": supported, "factor": float(np.exp(w)), "held_out": held,
+            "held_out_min": min(held.values()) if held else None,
+            "held_out_coverage": float(np.mean(list(held.values()))) if held else None,
+            "n_pairs": int(len(names)), "note": note}
 
 
 def applicability(device: dict, measured: list[dict]) -> dict:
@@ -421,9 +475,9 @@ def shipped_hypothetical(host: str, device: dict, metric: str = "duration", sour
     from modeling.newapp.data import shipped_host_table
 
     pairs = shipped_pairs(host, metric)
-    track = track_record(pairs, shipped_source(host, pairs), device["architecture"])
+    track = track_record(pairs, shipped_source(host, pairs), device["architecture"], exclude=device)
     return estimate_hypothetical(shipped_host_table(host, metric), device, track, source,
-                                 [t.target_spec for t in pairs])
+                                 [t.target_spec for t in pairs if not same_device(t.target_spec, device)])
 
 
 def table_hypothetical(table: AppTable, device: dict, source: str = "typed") -> HypotheticalEstimate:
@@ -438,5 +492,6 @@ def table_hypothetical(table: AppTable, device: dict, source: str = "typed") -> 
     else:
         what = ("no measured pair: give the measured target column's device specs to see how far the same rule "
                 "was from measured times")
-    track = track_record(pairs, what, device["architecture"])
-    return estimate_hypothetical(table, device, track, source, [t.target_spec for t in pairs])
+    track = track_record(pairs, what, device["architecture"], exclude=device)
+    return estimate_hypothetical(table, device, track, source,
+                                 [t.target_spec for t in pairs if not same_device(t.target_spec, device)])

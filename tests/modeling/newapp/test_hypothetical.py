@@ -55,7 +55,7 @@ def test_the_label_is_the_same_rule_on_every_measured_pair_of_the_host():
         inside = (t.target >= e.lo * (1 - 1e-12)) & (t.target <= e.hi * (1 + 1e-12))
         assert p["n"] == len(t.target) and p["architecture"] == device_spec(g)["architecture"]
         assert p["median_ape"] == pytest.approx(np.median(a)) and p["mean_ape"] == pytest.approx(a.mean())
-        assert p["in_range"] == pytest.approx(100 * inside.mean())
+        assert p["in_class_range"] == pytest.approx(100 * inside.mean())
         # and it is exactly the roofline row of the held-out evaluation of that pair
         roof = evaluate(t, "logo", models=[]).method("roofline")
         assert p["mean_ape"] == pytest.approx(roof.mean_ape) and p["median_ape"] == pytest.approx(roof.median_ape)
@@ -64,7 +64,7 @@ def test_the_label_is_the_same_rule_on_every_measured_pair_of_the_host():
     a = np.concatenate(pooled_a)
     assert track.pooled["n"] == a.size == 2200
     assert track.pooled["median_ape"] == pytest.approx(np.median(a))
-    assert track.pooled["in_range"] == pytest.approx(100 * np.concatenate(pooled_in).mean())
+    assert track.pooled["in_class_range"] == pytest.approx(100 * np.concatenate(pooled_in).mean())
     assert track.same_architecture is None  # no Hopper was measured
     assert track.to_dict()["architectures"] == sorted({device_spec(g)["architecture"] for g in targets})
     assert res.applicability["verdict"] == "extrapolation"
@@ -150,7 +150,9 @@ def test_a_table_is_labelled_with_its_own_measured_pair_or_says_it_has_none():
     res = table_hypothetical(t, typed_device(**VOLTA))
     ref = shipped_hypothetical("GTX-680", typed_device(**VOLTA))
     gtx980 = next(p for p in ref.track.pairs if p["target"] == "GTX-980")
-    assert res.track.pairs == [gtx980] and "t_target" in res.track.source
+    # the same record, except the interval's coverage: one pair alone calibrates no interval
+    assert res.track.pairs == [{**gtx980, "in_interval": None}] and "t_target" in res.track.source
+    assert res.track.interval is None
     assert [r["point"] for r in res.rows] == pytest.approx([r["point"] for r in ref.rows])
     t = frame_table(df, target=None, group="application", host_col="duration", id_col="workload",
                     host_device="GTX-680", mapping={"issue_util": "util"})
@@ -178,7 +180,10 @@ def test_cli_target_spec_gives_the_same_numbers(tmp_path):
     r = run_cli("--host", "GTX-680", "--gpu", "Tesla-P100", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
-    assert d["source"] == "device table" and d["applicability"]["verdict"] == "inside"
+    # P100's own pair is scored but neither calibrates nor vouches for it: without it Pascal is unmeasured
+    assert d["source"] == "device table" and d["applicability"]["verdict"] == "extrapolation"
+    assert "Pascal is another architecture" in d["applicability"]["reasons"][0]
+    assert d["track"]["excluded"] == "Tesla-P100" and d["track"]["interval"]["n_pairs"] == 7
     r = run_cli("--host", "GTX-680", "--target-spec", HOPPER.replace("sms=132", "sms=-1"))
     assert r.returncode == 2 and "sms" in r.stderr and "Traceback" not in r.stderr
     path = tmp_path / "t.csv"
