@@ -8,7 +8,9 @@ import time
 
 from dashboard.newapp.figures import hypothetical
 from dashboard.newapp.results import UnbuiltGpuRun
-from dashboard.newapp.views import HYPO_TIMES, hypo_columns, hypo_facts, hypo_texts, track_columns, track_rows
+from dashboard.newapp.views import (HYPO_TIMES, SPLIT_COLUMNS, SPLIT_SUMMARY_COLUMNS, hypo_columns, hypo_facts,
+                                   hypo_texts, resembled_split, split_rows, split_summary_rows, track_columns,
+                                   track_rows)
 from dashboard.state import datasets
 from dashboard.ui.report import Report, Section, Table
 
@@ -21,12 +23,20 @@ def build(run: UnbuiltGpuRun, link: str) -> Report:
     track = Table([(c["field"], c["headerName"]) for c in track_columns(record)], record)
     rows = Table([(c["field"], c["headerName"] + (f" ({unit})" if c["field"] in HYPO_TIMES else ""))
                   for c in hypo_columns(unit)], h.rows, digits=5)
+    sections = [Section("What the estimates are, and how far the same rule was", [t for t in (note, text) if t]
+                        + warnings, tables=[track])]
+    split, said = resembled_split(run)
+    if split is not None:
+        cols = [*SPLIT_COLUMNS, ("note", "note")]
+        sections.append(Section(
+            "How it held with measured GPUs held out: four splits", [said],
+            tables=[Table(list(SPLIT_SUMMARY_COLUMNS), split_summary_rows(run.splits), "All four splits"),
+                    *[Table(cols, split_rows(s), s.label) for s in run.splits.splits]]))
+    sections.append(Section("Estimates per workload", figures=[hypothetical(h, unit)], tables=[rows]))
     return Report(
         title=f"{run.device_name}: estimates for a GPU never measured (from its specs only)",
         facts=[(label, value) for label, value, _ in hypo_facts(run)],
-        sections=[Section("What the estimates are, and how far the same rule was", [t for t in (note, text) if t]
-                          + warnings, tables=[track]),
-                  Section("Estimates per workload", figures=[hypothetical(h, unit)], tables=[rows])],
+        sections=sections,
         inputs=dict(run.params),
         provenance=provenance_text(run),
         link=link,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from modeling.newapp.hypothetical import HypotheticalEstimate
 from modeling.newapp.results import ApplicationEstimate, HeldOutEvaluation
+from modeling.newapp.splits import SplitValidation
 from modeling.results import Provenance, Result
 
 
@@ -31,11 +32,13 @@ class HeldOutRun(Result):
 @dataclass(frozen=True)
 class UnbuiltGpuRun(Result):
     """Modes ``typed`` and ``table``: the spec roofline of every workload on a GPU never built or measured,
-    labelled with the same rule's record on the measured pairs."""
+    labelled with the same rule's record on the measured pairs; on the shipped data also every measured GPU
+    held out under the four splits (``splits``, :mod:`modeling.newapp.splits`; None on an upload)."""
     params: dict
     dataset_name: str
     estimate: HypotheticalEstimate
     provenance: Provenance | None = None
+    splits: SplitValidation | None = None
 
     @property
     def device_name(self) -> str:

@@ -47,6 +47,27 @@ def measured_content(run, cal, cal_time) -> tuple:
             views.held_out_columns(allres), views.held_out_rows(allres))
 
 
+def _table(columns, rows: list[dict], id_: str):
+    """A small plain table (text cells) of ``rows`` under ``columns`` ((field, header) pairs)."""
+    return html.Table([html.Thead(html.Tr([html.Th(h) for _, h in columns])),
+                       html.Tbody([html.Tr([html.Td(r[f]) for f, _ in columns]) for r in rows])],
+                      id=id_, className="table")
+
+
+def _splits_block(run: UnbuiltGpuRun):
+    """Which split the question resembles, that split's figures per held-out GPU, and all four splits."""
+    split, text = views.resembled_split(run)
+    if split is None:
+        return None
+    return html.Div([
+        html.H3("How it held with measured GPUs held out"),
+        html.P(text, id=f"{P}-hypo-split-text"),
+        _table(views.SPLIT_COLUMNS, views.split_rows(split), f"{P}-hypo-split"),
+        html.P("All four splits (coverage: the share of a held-out GPU's workloads inside its interval; the lowest "
+               "over the held-out GPUs, not pooled):", className="hint"),
+        _table(views.SPLIT_SUMMARY_COLUMNS, views.split_summary_rows(run.splits), f"{P}-hypo-splits")])
+
+
 def _hypo_summary(run: UnbuiltGpuRun):
     note, _, text = views.hypo_texts(run)
     return card(
@@ -55,7 +76,8 @@ def _hypo_summary(run: UnbuiltGpuRun):
         alert(note, "info") if note else None,
         html.Div([stat(label, value, i) for label, value, i in views.hypo_facts(run)], className="stats"),
         _warnings(run.estimate.warnings, f"{P}-hypo-warnings"),
-        html.P(text, className="hint"))
+        html.P(text, className="hint"),
+        _splits_block(run))
 
 
 def hypo_content(run) -> tuple:

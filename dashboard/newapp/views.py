@@ -213,7 +213,9 @@ def track_columns(rows: list[dict] = ()) -> list[dict]:
                    [r["architecture"] for r in rows]),
             {"field": "n", "headerName": "workloads", "minWidth": 96, "type": "numericColumn"},
             num_col("median_ape", "median APE %", 1), num_col("mean_ape", "mean APE %", 1),
-            num_col("within_25", "within 25 %", 0), num_col("in_range", "measured inside the range %", 0)]
+            num_col("within_25", "within 25 %", 0),
+            num_col("in_interval", "inside the interval built without it %", 0),
+            num_col("in_class_range", "inside the class range (not an interval) %", 0)]
 
 
 #: the per-workload columns of a never-measured GPU that hold times (the report names their unit)
@@ -230,10 +232,12 @@ def hypo_columns(unit: str, rows: list[dict] = ()) -> list[dict]:
 
 def track_rows(track: TrackRecord) -> list[dict]:
     """The rule's record per measured pair, then pooled over all pairs and over the same-architecture pairs."""
-    rows = [{k: p[k] for k in ("target", "architecture", "n", "median_ape", "mean_ape", "within_25", "in_range")}
-            for p in track.pairs]
+    keys = ("n", "median_ape", "mean_ape", "within_25", "in_interval", "in_class_range")
+    rows = [{"target": p["target"] + ("" if p.get("calibrates", True) else " (predicted GPU: not calibrating)"),
+             "architecture": p["architecture"], **{k: p.get(k) for k in keys}} for p in track.pairs]
     if track.pairs:
-        rows.append({"target": "all pairs pooled", "architecture": ", ".join(track.architectures), **track.pooled})
+        rows.append({"target": "calibrating pairs pooled", "architecture": ", ".join(track.architectures),
+                     **track.pooled})
     same = track.same_architecture
     if same:
         arch = same.get("architecture", "")
@@ -247,8 +251,9 @@ def interval_stat(iv: dict | None) -> tuple[str, str]:
         return "interval", "needs two measured pairs"
     cap = "" if iv["level_supported"] >= iv["level"] else \
         f"; {iv['n_pairs']} pairs support at most {iv['level_supported'] * 100:.0f} %"
-    return (f"{iv['level'] * 100:g} % interval (estimate ÷/× factor)",
-            f"×{iv['factor']:.2f} (each pair held out: {iv['held_out_coverage']:.0f} % inside{cap})")
+    held = (f"each measured GPU held out: lowest {iv['held_out_min']:.0f} %, mean {iv['held_out_coverage']:.0f} % "
+            "inside" if iv.get("held_out_min") is not None else iv.get("note") or "held-out coverage not measured")
+    return (f"{iv['level'] * 100:g} % interval (estimate ÷/× factor)", f"×{iv['factor']:.2f} ({held}{cap})")
 
 
 def hypo_facts(run: UnbuiltGpuRun) -> list[tuple[str, str, str | None]]:
@@ -262,7 +267,8 @@ def hypo_facts(run: UnbuiltGpuRun) -> list[tuple[str, str, str | None]]:
         ("workloads estimated", f"{h.n_workloads}", f"{P}-hypo-n"),
         ("rule's median APE on measured pairs", pct(pooled["median_ape"]), f"{P}-hypo-median"),
         ("mean APE", pct(pooled["mean_ape"]), f"{P}-hypo-mean"),
-        ("measured inside the class range", pct(pooled["in_range"]), f"{P}-hypo-inrange"),
+        ("inside the class range (which class; not an interval)", pct(pooled["in_class_range"]),
+         f"{P}-hypo-inrange"),
         (*interval_stat(tr.interval), f"{P}-hypo-interval"),
         ("same architecture: median APE", pct(same["median_ape"]) if same else "none measured", None),
         ("applicability", h.applicability["verdict"], f"{P}-hypo-verdict"),
@@ -272,15 +278,73 @@ def hypo_facts(run: UnbuiltGpuRun) -> list[tuple[str, str, str | None]]:
 def hypo_texts(run: UnbuiltGpuRun) -> tuple[str | None, list[str], str]:
     """(the note when the device is itself measured, the warnings, the sentence on where the figures come from)."""
     h = run.estimate
-    d, tr, counts = h.device, h.track, h.class_counts
+    tr, counts = h.track, h.class_counts
     verdict = h.applicability["verdict"]
-    itself = [p for p in tr.pairs if p["target"] == d["device"]]
-    note = (f"{d['device']} is itself one of the measured targets: its row in the record below is this very "
-            "estimate scored against its measured times (nothing measured on it is used for the estimate).") \
-        if itself else None
+    itself = [p for p in tr.pairs if not p.get("calibrates", True)]
+    note = None
+    if itself:
+        own, iv = itself[0], tr.interval
+        check = "" if own.get("in_interval") is None or not iv else (
+            f" {own['in_interval']:.1f} % of its measured workloads lie inside the stated {iv['level'] * 100:g} % "
+            f"interval: it {'covers' if own['in_interval'] >= 100 * iv['level'] else 'does not cover'} what it says.")
+        note = (f"{own['target']} is itself one of the measured targets: its row in the record below is this very "
+                "estimate scored against its measured times. Nothing measured on it is used: not for the estimate, "
+                "not for the interval's calibration, not for the pooled figures." + check)
     text = (f"From {run.dataset_name}: {h.host['device']}'s counters, {METRIC_LABELS.get(h.metric)}. "
             f"Classes: {counts['memory']} memory-, {counts['compute']} compute-, "
             f"{counts['latency']} latency-bound. The error figures come from {tr.source} (pooled over "
-            "all their workloads)"
+            "all their workloads, the predicted GPU's own pair left out)"
             + ("" if verdict == "inside" else "; a device unlike those measured is an extrapolation of them") + ".")
     return note, [f"{w['title']} {w['evidence']}" for w in h.warnings], text
+
+
+# the four held-out splits of a GPU never built
+
+SPLIT_COLUMNS = (("target", "held out"), ("architecture", "architecture"), ("released", "released"),
+                 ("mean_ape", "mean APE %"), ("median_ape", "median APE %"), ("factor", "interval factor"),
+                 ("coverage", "inside its interval %"), ("training", "interval calibrated on"))
+
+
+def split_rows(split) -> list[dict]:
+    """Per held-out GPU of one split (a :class:`~modeling.newapp.splits.SplitResult`): its figures as text."""
+    def f(v, d=1):
+        return "-" if v is None else f"{v:.{d}f}"
+    return [{"target": g.target, "architecture": g.architecture, "released": g.released or "-",
+             "mean_ape": f(g.mean_ape), "median_ape": f(g.median_ape), "factor": f(g.factor, 2),
+             "coverage": f(g.coverage), "training": ", ".join(g.training) or "-",
+             "note": g.note or ""} for g in split.gpus]
+
+
+def split_summary_rows(splits) -> list[dict]:
+    """One row per split: the lowest and the mean coverage over its held-out GPUs, the mean APE over them."""
+    def f(v):
+        return "-" if v is None else f"{v:.1f}"
+    return [{"split": s.label, "min_coverage": f(s.min_coverage), "mean_coverage": f(s.mean_coverage),
+             "mean_ape": f(s.mean_ape), "gpus": f"{len(s.covered)} of {len(s.gpus)}"} for s in splits.splits]
+
+
+SPLIT_SUMMARY_COLUMNS = (("split", "split"), ("min_coverage", "lowest coverage %"),
+                         ("mean_coverage", "mean coverage %"), ("mean_ape", "mean APE %"),
+                         ("gpus", "GPUs with an interval"))
+
+
+def resembled_split(run: UnbuiltGpuRun):
+    """The split the question resembles (:func:`modeling.newapp.splits.resembles`) and the sentence saying so,
+    or (None, None) without splits."""
+    from modeling.newapp.splits import resembles
+
+    if run.splits is None:
+        return None, None
+    h = run.estimate
+    measured = [{"architecture": p["architecture"]} for p in h.track.pairs if p.get("calibrates", True)]
+    key = resembles(h.device, measured)
+    s = run.splits.split(key)
+    why = (f"{h.device['architecture']} is among the measured architectures" if key == "gpu" else
+           f"no measured GPU other than it is {h.device['architecture']}")
+    low = "no held-out GPU had an interval" if s.min_coverage is None else (
+        f"its {run.splits.level * 100:g} % interval held for at least {s.min_coverage:.1f} % of a held-out GPU's "
+        f"workloads (mean {s.mean_coverage:.1f} %)")
+    text = (f"Your question resembles the split '{s.label}' ({why}): with each measured GPU held out that way, "
+            f"the estimate's mean APE was {s.mean_ape:.1f} % on average over the held-out GPUs and {low}. "
+            "A GPU released after every measured one is also the chronological split: see the table of all four.")
+    return s, text

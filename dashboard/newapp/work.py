@@ -13,6 +13,7 @@ from modeling.newapp.application import estimate_application
 from modeling.newapp.data import ROLES, device_spec, frame_table, shipped_table
 from modeling.newapp.evaluate import DEFAULT_MODELS, evaluate, group_folds, model_predictions
 from modeling.newapp.hypothetical import shipped_hypothetical, table_hypothetical, typed_device
+from modeling.newapp.splits import shipped_validation
 from modeling.newapp.results import ApplicationEstimate
 
 #: the model sets a user chooses between
@@ -95,12 +96,15 @@ def hypothetical_result(params: dict, report=silent) -> UnbuiltGpuRun:
     source = "typed" if params["mode"] == "typed" else "device table"
     ds = datasets.get(params["dataset"])
     report(0.2, "the spec roofline on every measured pair")
+    splits = None
     if ds.kind == "shipped":
         res = shipped_hypothetical(params["host"], device, params["metric"], source)
+        report(0.6, "every measured GPU held out under the four splits")
+        splits = shipped_validation(params["host"], params["metric"])
     else:
         res = table_hypothetical(app_table(params), device, source)
         res.scenario.update(dataset=ds.id)
-    return UnbuiltGpuRun(dict(params), ds.name, res)
+    return UnbuiltGpuRun(dict(params), ds.name, res, splits=splits)
 
 
 def newapp_result(params: dict, report=silent) -> HeldOutRun | UnbuiltGpuRun:

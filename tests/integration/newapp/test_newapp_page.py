@@ -133,8 +133,18 @@ def test_a_gpu_never_built_typed_in_estimated_labelled_and_shared(dash_duo, perf
     api = shipped_hypothetical("GTX-680", typed_device("H100-ish", "Hopper", 132, 16896, 1980, 3350)).to_dict()
     pooled = api["track"]["pooled"]
     assert median == f"{pooled['median_ape']:.1f} %"
-    assert dash_duo.find_element("#newapp-hypo-inrange").text == f"{pooled['in_range']:.1f} %"
+    assert dash_duo.find_element("#newapp-hypo-inrange").text == f"{pooled['in_class_range']:.1f} %"
     assert dash_duo.find_element("#newapp-hypo-device").text == "H100-ish"
+    # a Hopper GPU is a new architecture here: the page says so and shows that split's figures, the library's
+    from modeling.newapp.splits import shipped_validation
+
+    arch = shipped_validation("GTX-680").split("architecture")
+    said = dash_duo.find_element("#newapp-hypo-split-text").text
+    assert arch.label in said and f"at least {arch.min_coverage:.1f} %" in said
+    p100 = arch.gpu("Tesla-P100")
+    assert f"Tesla-P100 Pascal 2016-06 {p100.mean_ape:.1f} {p100.median_ape:.1f} {p100.factor:.2f} " \
+           f"{p100.coverage:.1f}" in dash_duo.find_element("#newapp-hypo-split").text
+    assert "chronological" in dash_duo.find_element("#newapp-hypo-splits").text
     assert dash_duo.find_element("#newapp-hypo-verdict").text == "extrapolation"
     assert "another architecture generation" in dash_duo.find_element("#newapp-hypo-warnings").text
     assert "Tesla-P100" in text_in(dash_duo.driver, "#newapp-track", 30)
@@ -154,6 +164,7 @@ def test_a_gpu_never_built_typed_in_estimated_labelled_and_shared(dash_duo, perf
         time.sleep(0.2)
     report = next(tmp_path.glob("perfcast_unbuilt_gpu_*.html"))
     assert "H100-ish" in report.read_text() and f"{pooled['median_ape']:.1f} %" in report.read_text()
+    assert "four splits" in report.read_text() and arch.label in report.read_text()
     offline = fresh_browser(signed_in=False)
     try:
         offline.get(report.as_uri())
@@ -168,7 +179,7 @@ def test_a_gpu_never_built_typed_in_estimated_labelled_and_shared(dash_duo, perf
         other.get(link)
         assert text_in(other, "#newapp-hypo-median", 60) == median
         assert text_in(other, "#newapp-hypo-device") == "H100-ish"
-        assert text_in(other, "#newapp-hypo-inrange") == f"{pooled['in_range']:.1f} %"
+        assert text_in(other, "#newapp-hypo-inrange") == f"{pooled['in_class_range']:.1f} %"
     finally:
         other.quit()
 
