@@ -9,8 +9,8 @@ import time
 from dashboard.newapp.figures import hypothetical
 from dashboard.newapp.results import UnbuiltGpuRun
 from dashboard.newapp.views import (HYPO_TIMES, SPLIT_COLUMNS, SPLIT_SUMMARY_COLUMNS, hypo_columns, hypo_facts,
-                                   hypo_texts, resembled_split, split_rows, split_summary_rows, track_columns,
-                                   track_rows)
+                                   hypo_texts, kernel_table, resembled_split, split_rows, split_summary_rows,
+                                   track_columns, track_rows)
 from dashboard.state import datasets
 from dashboard.ui.report import Report, Section, Table
 
@@ -31,7 +31,8 @@ def build(run: UnbuiltGpuRun, link: str) -> Report:
         sections.append(Section(
             "How it held with measured GPUs held out: four splits", [said],
             tables=[Table(list(SPLIT_SUMMARY_COLUMNS), split_summary_rows(run.splits), "All four splits"),
-                    *[Table(cols, split_rows(s), s.label) for s in run.splits.splits]]))
+                    *[Table(cols, split_rows(s), s.label) for s in run.splits.splits],
+                    Table(*kernel_table(split), "Mean APE % per kernel and held-out GPU")]))
     sections.append(Section("Estimates per workload", figures=[hypothetical(h, unit)], tables=[rows]))
     return Report(
         title=f"{run.device_name}: estimates for a GPU never measured (from its specs only)",

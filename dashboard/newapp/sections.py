@@ -63,6 +63,9 @@ def _splits_block(run: UnbuiltGpuRun):
         html.H3("How it held with measured GPUs held out"),
         html.P(text, id=f"{P}-hypo-split-text"),
         _table(views.SPLIT_COLUMNS, views.split_rows(split), f"{P}-hypo-split"),
+        html.P("Mean APE % per kernel and held-out GPU (the estimate is the same in every split):",
+               className="hint"),
+        _table(*views.kernel_table(split), f"{P}-hypo-kernels"),
         html.P("All four splits (coverage: the share of a held-out GPU's workloads inside its interval; the lowest "
                "over the held-out GPUs, not pooled):", className="hint"),
         _table(views.SPLIT_SUMMARY_COLUMNS, views.split_summary_rows(run.splits), f"{P}-hypo-splits")])

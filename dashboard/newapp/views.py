@@ -323,6 +323,16 @@ def split_summary_rows(splits) -> list[dict]:
              "mean_ape": f(s.mean_ape), "gpus": f"{len(s.covered)} of {len(s.gpus)}"} for s in splits.splits]
 
 
+def kernel_table(split) -> tuple[list[tuple[str, str]], list[dict]]:
+    """(columns, rows) of the mean APE % per kernel (rows) and held-out GPU (columns) of one split."""
+    gpus = split.gpus
+    kernels = sorted({k for g in gpus for k in g.per_kernel})
+    cols = [("kernel", "kernel"), *[(f"g{i}", g.target) for i, g in enumerate(gpus)]]
+    rows = [{"kernel": k, **{f"g{i}": ("-" if g.per_kernel.get(k) is None else f"{g.per_kernel[k]:.1f}")
+                             for i, g in enumerate(gpus)}} for k in kernels]
+    return cols, rows
+
+
 SPLIT_SUMMARY_COLUMNS = (("split", "split"), ("min_coverage", "lowest coverage %"),
                          ("mean_coverage", "mean coverage %"), ("mean_ape", "mean APE %"),
                          ("gpus", "GPUs with an interval"))

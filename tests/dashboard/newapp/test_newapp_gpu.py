@@ -12,6 +12,7 @@ from dashboard.newapp.kinds import NEWAPP
 from dashboard.state import datasets
 from dashboard.ui.url_state import InvalidParameter, to_query
 from modeling.newapp.hypothetical import shipped_hypothetical, typed_device
+from modeling.newapp.splits import shipped_validation
 from tests.shared_data import shipped_as_upload
 
 HOPPER = {"mode": "typed", "gpu_name": "H100-ish", "gpu_arch": "Hopper", "gpu_sms": "132", "gpu_cores": "16896",
@@ -41,6 +42,7 @@ def test_the_work_function_gives_the_libraries_numbers():
     assert type(res) is UnbuiltGpuRun
     _same(res.estimate.to_dict(), want)
     assert res.estimate.track.pooled["n"] == 2200
+    assert res.splits.to_dict() == shipped_validation("GTX-680").to_dict()
     fig = go.Figure(figures.hypothetical(res.estimate, "s"))
     assert fig.layout.xaxis.title.text == "host's own duration (s, log)"
     # an upload without a unit: the axes say none, never an invented one
@@ -48,9 +50,11 @@ def test_the_work_function_gives_the_libraries_numbers():
     assert bare["yaxis"]["title"]["text"].endswith("(log)") and "units" not in bare["yaxis"]["title"]["text"]
     res = work.newapp_result(NEWAPP.request({"mode": "table", "gpu": "Tesla-P100", "metric": "cycles"})["params"])
     h = res.estimate
-    assert h.source == "device table" and h.applicability["verdict"] == "inside" and h.metric == "cycles"
+    # P100's own pair never vouches for it: without it, Pascal is an architecture none of the others has
+    assert h.source == "device table" and h.applicability["verdict"] == "extrapolation" and h.metric == "cycles"
     p100 = next(p for p in h.track.pairs if p["target"] == "Tesla-P100")
-    assert p100["n"] == 283
+    assert p100["n"] == 283 and not p100["calibrates"] and h.track.interval["n_pairs"] == 7
+    assert res.splits.to_dict() == shipped_validation("GTX-680", "cycles").to_dict()
 
 
 @pytest.mark.parametrize("forged,name", [
@@ -86,7 +90,8 @@ def test_counter_roles_mapped_on_an_upload_make_the_roofline_available():
     req = NEWAPP.request({**base, **HOPPER, "role_issue_util": "util"})
     h = work.newapp_result(req["params"]).estimate
     want = shipped_hypothetical("GTX-680", typed_device("H100-ish", "Hopper", 132, 16896, 1980, 3350)).to_dict()
-    assert h.track.pairs == [p for p in want["track"]["pairs"] if p["target"] == "GTX-980"]
+    # the same record, except the interval's coverage: one pair alone calibrates no interval
+    assert h.track.pairs == [{**p, "in_interval": None} for p in want["track"]["pairs"] if p["target"] == "GTX-980"]
     assert "'t'" in h.track.source or " t " in h.track.source
     assert [r["point"] for r in h.rows] == pytest.approx([r["point"] for r in want["rows"]])
     # without the target's specs there is no record, and the result says so

@@ -145,6 +145,8 @@ def test_a_gpu_never_built_typed_in_estimated_labelled_and_shared(dash_duo, perf
     assert f"Tesla-P100 Pascal 2016-06 {p100.mean_ape:.1f} {p100.median_ape:.1f} {p100.factor:.2f} " \
            f"{p100.coverage:.1f}" in dash_duo.find_element("#newapp-hypo-split").text
     assert "chronological" in dash_duo.find_element("#newapp-hypo-splits").text
+    temp = " ".join(f"{g.per_kernel['calculate_temp']:.1f}" for g in arch.gpus)
+    assert f"calculate_temp {temp}" in dash_duo.find_element("#newapp-hypo-kernels").text
     assert dash_duo.find_element("#newapp-hypo-verdict").text == "extrapolation"
     assert "another architecture generation" in dash_duo.find_element("#newapp-hypo-warnings").text
     assert "Tesla-P100" in text_in(dash_duo.driver, "#newapp-track", 30)
