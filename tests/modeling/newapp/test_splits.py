@@ -105,3 +105,13 @@ def test_cli_splits_are_the_library_s():
         assert s.label in text
         assert f"lowest coverage over the held-out GPUs: {s.min_coverage:.1f} %" in text
     assert "calculate_temp" in text
+
+
+def test_cli_splits_refuse_what_they_cannot_hold_out(tmp_path):
+    """A table has one measured pair, not GPUs to hold out; an unknown split is named with the choices."""
+    path = tmp_path / "t.csv"
+    path.write_text("workload,app,a,b\nw1,x,1,2\n")
+    r = run_cli("--csv", str(path), "--splits")
+    assert r.returncode == 2 and "--host" in r.stderr and "Traceback" not in r.stderr
+    r = run_cli("--host", "GTX-680", "--split", "sideways")
+    assert r.returncode == 2 and "chronological" in r.stderr and "Traceback" not in r.stderr
