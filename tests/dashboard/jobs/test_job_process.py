@@ -15,6 +15,7 @@ from dash.background_callback.managers import BaseBackgroundCallbackManager
 
 from dashboard import jobs
 from tests.silent_compute import compute
+from testkit.waiting import until
 
 HELD = threading.Lock()  # a lock of the server's that a web thread may hold while a job starts
 
@@ -57,15 +58,6 @@ _ANSWERS = {}
 
 def _answer(key):
     return jobs.background_manager().handle.get(_ANSWERS[key])
-
-
-def _wait(cond, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.02)
-    return cond()
 
 
 def _state(key):
@@ -112,13 +104,13 @@ def test_cancel_stops_a_job_that_reports_nothing(local, var, in_c):
     """The job computes for 10 minutes without a progress report: only the Cancel ends it within the wait (how
     long it took is printed, not asserted: it is longer on a loaded machine)."""
     pid, key = _start(600, in_c=in_c)
-    assert _wait(lambda: _state(key) == "running", 60)
+    assert until(lambda: _state(key) == "running", 60)
     job_group = _recorded(pid) or (pid,)
     t0 = time.monotonic()
     jobs.background_manager().terminate_job(pid)  # what Dash does on Cancel
     # while it stops, a page polling the job never reads "failed": the status says why before the process goes
     said_failed = []
-    assert _wait(lambda: said_failed.append(jobs.job_failed(key)) or
+    assert until(lambda: said_failed.append(jobs.job_failed(key)) or
                  (not _job_pids(pid) and not any(map(_exists, job_group))), 60)
     stopped = time.monotonic() - t0
     assert not any(said_failed)
@@ -150,19 +142,19 @@ def test_an_abandoned_job_that_reports_nothing_is_stopped(local, var, monkeypatc
         jobs.beat(key)  # the page's watchdog, until the page goes away
         return _state(key) == "running"
 
-    assert _wait(watched_until_running, 60)
-    assert _wait(lambda: _state(key) == "abandoned", 20), _state(key)  # no page beats for it any more
-    assert _wait(lambda: not _job_pids(pid), 5)
+    assert until(watched_until_running, 60)
+    assert until(lambda: _state(key) == "abandoned", 60), _state(key)  # no page beats for it any more
+    assert until(lambda: not _job_pids(pid), 60)
     assert not jobs.has_result(key) and not jobs.job_failed(key)
 
 
 def test_a_finished_job_leaves_no_defunct_process(local, var):
     pid, key = _start(0)
-    assert _wait(lambda: _state(key) == "done", 60)
+    assert until(lambda: _state(key) == "done", 60)
     # nobody calls reap_finished here (no page polls): the job's processes are reaped by themselves
-    assert _wait(lambda: not _exists(pid), 10), psutil.Process(pid).status()
+    assert until(lambda: not _exists(pid), 60), psutil.Process(pid).status()
     me = psutil.Process()
-    assert _wait(lambda: not [c for c in me.children(recursive=True) if c.status() == psutil.STATUS_ZOMBIE], 10)
+    assert until(lambda: not [c for c in me.children(recursive=True) if c.status() == psutil.STATUS_ZOMBIE], 60)
 
 
 def test_a_lock_a_web_thread_holds_at_job_start_does_not_hang_the_job(local, var):
@@ -175,9 +167,9 @@ def test_a_lock_a_web_thread_holds_at_job_start_does_not_hang_the_job(local, var
     t = threading.Thread(target=web_thread)
     t.start()
     try:
-        assert _wait(HELD.locked, 5)
+        assert until(HELD.locked, 60)
         pid, key = _start(0, needs_lock=True)  # started while the other thread holds the lock
-        assert _wait(lambda: _state(key) == "done", 60), _state(key)
+        assert until(lambda: _state(key) == "done", 60), _state(key)
         assert jobs.has_result(key)
     finally:
         release.set()

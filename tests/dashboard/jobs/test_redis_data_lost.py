@@ -10,6 +10,7 @@ import pytest
 
 from dashboard import jobs
 from dashboard.jobs.runs import new_run
+from testkit.waiting import until
 
 KEY = jobs.result_key("scenario", {"test": "redis-data-lost"}, "fp")
 KEY_LOCK = jobs.result_key("scenario", {"test": "redis-data-lost-lock"}, "fp")
@@ -24,13 +25,6 @@ def redis_jobs(backend):
     return distributed
 
 
-def _until(cond, limit=30.0):
-    deadline = time.time() + limit
-    while not cond():
-        assert time.time() < deadline
-        time.sleep(0.05)
-
-
 def test_a_running_job_writes_its_records_again_and_is_not_judged_failed(redis_jobs, var, monkeypatch):
     d = redis_jobs
     run = new_run()
@@ -40,7 +34,7 @@ def test_a_running_job_writes_its_records_again_and_is_not_judged_failed(redis_j
     try:
         d.set_status(KEY, "running", run=run)
         d.client().flushall()
-        _until(lambda: d.client().exists(d._k("run", run, "started")) and d.status(KEY) is not None)
+        assert until(lambda: d.client().exists(d._k("run", run, "started")) and d.status(KEY) is not None)
         assert d.status(KEY)["state"] == "running" and d.status(KEY)["run"] == run
         assert d.client().exists(d._k("alive", "task-" + run), d._k("started", "task-" + run)) == 2
         assert not d.job_failed(KEY, run)
@@ -66,7 +60,7 @@ def test_no_second_job_takes_the_keys_lock_before_the_running_one_takes_it_back(
         d.client().flushall()
         t = threading.Thread(target=second, daemon=True)
         t.start()
-        _until(lambda: len(waits) >= 20 or entered.is_set())  # 5 s of tries: past the fresh data and a renewal
+        assert until(lambda: len(waits) >= 20 or entered.is_set())  # 5 s of tries: past the fresh data and a renewal
         assert not entered.is_set(), "a second job took the key's lock while the first still computed it"
         assert first.lease.held
     finally:

@@ -15,19 +15,11 @@ import pytest
 
 from testkit.servers import stop_group as _stop_group
 from dashboard import jobs
+from testkit.waiting import until
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 ABANDON = 3.0
-
-
-def _wait(cond, timeout, step=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(step)
-    return cond()
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +39,7 @@ def worker(redis_server, tmp_path_factory):
                             cwd=ROOT, env=env, stdout=open(log, "ab"), stderr=subprocess.STDOUT,
                             start_new_session=True)
     try:
-        assert _wait(lambda: b" ready." in log.read_bytes() or proc.poll() is not None, 120, 0.2), log.read_text()
+        assert until(lambda: b" ready." in log.read_bytes() or proc.poll() is not None, 120, 0.2), log.read_text()
         assert proc.poll() is None, log.read_text()[-2000:]
         yield {"proc": proc, "url": redis_server, "log": log}
     finally:
@@ -102,7 +94,7 @@ def _running(key):
         jobs.beat(key)  # the page's watchdog
         return _state(key) == "running"
 
-    assert _wait(watched_and_running, 60), _state(key)
+    assert until(watched_and_running, 60), _state(key)
     return jobs.status(key)["pid"]
 
 
@@ -113,7 +105,7 @@ def test_cancel_interrupts_a_python_job_that_reports_nothing(redis_jobs):
     pool_pid = _running(key)
     t0 = time.monotonic()
     jobs.background_manager().terminate_job(task.id)  # what Dash does on Cancel
-    assert _wait(lambda: _state(key) == "cancelled" and task.ready(), 60), _state(key)
+    assert until(lambda: _state(key) == "cancelled" and task.ready(), 60), _state(key)
     stopped = time.monotonic() - t0
     print(f"\nredis (Python): Cancel -> job ended, status cancelled: {stopped:.2f} s")  # printed: not a bound
     assert task.get(timeout=60)["error"].startswith("Cancelled") and not jobs.has_result(key)
@@ -128,20 +120,20 @@ def test_cancel_kills_a_job_inside_a_long_call_into_c(redis_jobs):
     assert _leases()
     t0 = time.monotonic()
     jobs.background_manager().terminate_job(task.id)
-    assert _wait(lambda: not _running_process(pool_pid), 60), "the job's pool process still runs"
+    assert until(lambda: not _running_process(pool_pid), 60), "the job's pool process still runs"
     stopped = time.monotonic() - t0
-    assert _wait(lambda: not psutil.pid_exists(pool_pid), 60)  # and Celery reaped it
+    assert until(lambda: not psutil.pid_exists(pool_pid), 60)  # and Celery reaped it
     print(f"\nredis (in C): Cancel -> the job's pool process dead: {stopped:.2f} s, "
           f"reaped by Celery: {time.monotonic() - t0:.2f} s")  # printed: not a bound
     assert _state(key) == "cancelled" and not jobs.has_result(key)
     assert _leases() == []  # not when their lease runs out
     task2, key2 = _submit(0)
-    assert _wait(lambda: _state(key2) == "done", 60), _state(key2)
+    assert until(lambda: _state(key2) == "done", 60), _state(key2)
 
 
 def test_an_abandoned_job_that_reports_nothing_is_stopped(redis_jobs):
     task, key = _submit(in_c=True)
     pool_pid = _running(key)  # then the page goes away
-    assert _wait(lambda: _state(key) == "abandoned", ABANDON + 15), _state(key)
-    assert _wait(lambda: not _running_process(pool_pid), 10)
+    assert until(lambda: _state(key) == "abandoned", ABANDON + 15), _state(key)
+    assert until(lambda: not _running_process(pool_pid), 60)
     assert not jobs.has_result(key) and _leases() == []

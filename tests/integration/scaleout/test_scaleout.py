@@ -19,6 +19,7 @@ from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO
 from long_job import query, save_long_job_dataset
 from pc_browser import component_prop, fresh_browser, present, text_in, text_with, until
+from testkit import waiting
 
 ROOT = Path(__file__).resolve().parents[3]
 SECRET = os.environ["PERFCAST_SECRET_KEY"]  # the test session's key (tests/signed_in.py), so its cookie is valid
@@ -85,15 +86,6 @@ def monkeypatch_module():
 LINK = "/scenario?dataset=rodinia&host=GTX-680&target=Tesla-P100&preset=rastsim&transform=log&seed={seed}"
 
 
-def _wait(cond, timeout, step=0.1):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if cond():
-            return True
-        time.sleep(step)
-    return False
-
-
 def _run_enabled(driver):
     return not driver.find_element("id", "scenario-run").get_attribute("disabled")
 
@@ -113,13 +105,13 @@ def test_a_job_runs_on_a_worker_and_cancel_frees_it(cluster):
         long_key = SCENARIO.request(params)["key"]
         d.get(cluster["a"] + "/scenario?" + query(params))
         text_in(d, "#scenario-progress-label", 240)
-        assert _wait(lambda: (jobs.status(long_key) or {}).get("state") == "running", 240)
+        assert waiting.until(lambda: (jobs.status(long_key) or {}).get("state") == "running", 240)
         t0 = time.time()
         present(d, "#scenario-cancel")[0].click()
         assert "Cancelled" in text_with(d, "#scenario-job-status", "Cancelled", 120)
-        assert _wait(lambda: jobs.status(long_key)["state"] == "cancelled", 120)  # the job saw the flag
+        assert waiting.until(lambda: jobs.status(long_key)["state"] == "cancelled", 120)  # the job saw the flag
         print(f"\ncancel -> job stopped on the worker: {time.time() - t0:.1f} s")
-        assert _wait(lambda: _run_enabled(d), 120)
+        assert waiting.until(lambda: _run_enabled(d), 120)
         assert not jobs.has_result(long_key)
         d.get(cluster["a"] + "/scenario?target=Tesla-K20&seed=32")  # the worker is free again
         present(d, "#scenario-run")[0].click()
@@ -156,7 +148,7 @@ def test_a_dead_worker_is_reported_failed_and_a_restarted_one_runs_the_job(clust
     link, key = _dying_job(33)
     try:
         d.get(cluster["a"] + link)
-        assert _wait(lambda: (jobs.status(key) or {}).get("state") == "running", 240)
+        assert waiting.until(lambda: (jobs.status(key) or {}).get("state") == "running", 240)
         cluster["workers"]["w1"].kill()  # the worker machine is lost mid-job
         status = text_with(d, "#scenario-job-status", "job failed", 240)  # no endless spinner
         assert "Run again" in status
@@ -188,7 +180,7 @@ def test_run_again_after_a_dead_worker_is_shown_running_then_done_never_failed(c
 
     try:
         d.get(cluster["a"] + link)
-        assert _wait(lambda: (jobs.status(key) or {}).get("state") == "running", 240)
+        assert waiting.until(lambda: (jobs.status(key) or {}).get("state") == "running", 240)
         cluster["workers"]["w1"].kill()
         text_with(d, "#scenario-job-status", "job failed", 240)
         until(d, lambda: _run_enabled(d))
