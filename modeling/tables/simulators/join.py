@@ -91,6 +91,9 @@ class JoinReport:
     runs_paired: list = field(default_factory=list)      # (simulated run, measured run)
     warnings: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    #: measured launches no simulated record joined, as (configuration, launch, the key the simulator would
+    #: give it: the paired simulated run's application and arguments, else the measured run's own)
+    unsimulated: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"by": self.by, "offset": self.offset, "matched": [p.to_dict() for p in self.matched],
@@ -260,11 +263,17 @@ def join(simulated: list[Run], measured: list[Run], by: str = "key", offset: int
                     used.add(m.position)
                     if s.key.kernel != m.key.kernel:
                         report.renamed.append(Renamed(cfg, "/".join(srun), s.position, s.key.kernel, m.key.kernel))
-            report.measured_only += [f"{cfg}: {m.key.text}" for m in meas if m.position not in used]
+            for m in meas:
+                if m.position not in used:
+                    report.measured_only.append(f"{cfg}: {m.key.text}")
+                    report.unsimulated.append((cfg, m, WorkloadKey(srun[0], srun[1], m.key.kernel,
+                                                                   m.key.occurrence)))
         for mrun in sorted(set(meas_by_run) - set(pairs.values())):
             report.measured_only += [f"{cfg}: {m.key.text}" for m in meas_by_run[mrun]]
+            report.unsimulated += [(cfg, m, m.key) for m in meas_by_run[mrun]]
     if not sim_by_cfg:
         report.measured_only = [m.key.text for m in measured]
+        report.unsimulated = [("", m, m.key) for m in measured]
     return report
 
 
@@ -323,7 +332,9 @@ def build_dataset(simulated: list[Run], targets: list[str], features: str | list
                   report: JoinReport | None = None) -> SimDataset:
     """The simulated side's statistics ``targets`` (names or aliases) as the target columns; the features
     either the measured side's numeric values (``"measured"``, needs the join ``report``: one row per matched
-    pair), the simulated records' own other statistics (``"simulated"``: one row per record, e.g. a gem5
+    pair, then one row with an empty target per measured launch no record joined, keyed as the simulator
+    would key it: the candidates a plan chooses from), the simulated records' own other statistics
+    (``"simulated"``: one row per record, e.g. a gem5
     atomic-CPU run's statistics beside its detailed run's cycles), or a list of statistic names of the
     simulated records."""
     import numpy as np
@@ -337,10 +348,11 @@ def build_dataset(simulated: list[Run], targets: list[str], features: str | list
         if report is None:
             raise DataError("Features from the measured side need a join: give the measured runs (--join).")
         pairs = [(p.simulated, p.measured) for p in report.matched]
-        if not pairs:
+        if not pairs and not report.unsimulated:
             raise DataError("No simulated record joined a measured run: there is nothing to build a dataset of "
                             "(see the join report).")
-        fnames = sorted({k for _, m in pairs for k in m.values})
+        fnames = sorted({k for _, m in pairs for k in m.values} | {k for _, m, _ in report.unsimulated
+                                                                   for k in m.values})
         from_side = "measured"
     else:
         pairs = [(s, s) for s in simulated]
@@ -361,13 +373,27 @@ def build_dataset(simulated: list[Run], targets: list[str], features: str | list
         row.update({(f"{f}@measured" if f in cols else f): m.values.get(f, np.nan) for f in fnames})
         row.update(target_source=s.source, target_dump=s.dump, features_source=m.source, features_dump=m.dump)
         rows.append(row)
+    if features == "measured" and report.unsimulated:
+        n0 = len(rows)
+        for cfg, m, key in report.unsimulated:
+            ident = (key.text, cfg)
+            if ident in seen:
+                continue
+            seen[ident] = m.source
+            row = {"workload": key.text, "application": key.application, "configuration": cfg}
+            row.update({c: np.nan for c in cols})
+            row.update({(f"{f}@measured" if f in cols else f): m.values.get(f, np.nan) for f in fnames})
+            row.update(target_source=None, target_dump=None, features_source=m.source, features_dump=m.dump)
+            rows.append(row)
+        notes.append(f"{len(rows) - n0} measured launch(es) not simulated yet: rows with an empty target, the "
+                     "candidates a plan chooses from")
     frame = pd.DataFrame(rows)
     feats = [(f"{f}@measured" if f in cols else f) for f in fnames]
     keep = [f for f in feats if f in frame and pd.to_numeric(frame[f], errors="coerce").notna().any()]
     if len(keep) < len(feats):
         notes.append(f"{len(feats) - len(keep)} feature(s) empty for every workload: left out")
     frame = frame[["workload", "application", "configuration", *cols, *keep, *PROVENANCE]]
-    missing = frame[cols].isna().any(axis=1)
+    missing = frame[cols].isna().any(axis=1) & frame["target_source"].notna()
     if missing.any():
         notes.append(f"{int(missing.sum())} workload(s) lack a target value: "
                      + ", ".join(frame.loc[missing, "workload"].head(5)))

@@ -124,12 +124,16 @@ def test_import_sim_join_cli_text_and_json(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "joined by workload key: 2 matched, 2 simulated only, 1 measured only" in text
     assert "measured only: gpgpusim-81d41300f0: backprop/NO_ARGS--extra_kernel--0" in text
-    assert "dataset: 2 workload(s), target gpu_sim_cycle, 2 feature(s) from the measured side" in text
+    assert "dataset: 3 workload(s), target gpu_sim_cycle, 2 feature(s) from the measured side" in text
     import pandas as pd
 
     frame = pd.read_csv(out)
     assert list(frame.columns[:4]) == ["workload", "application", "configuration", "gpu_sim_cycle"]
     assert set(sj.PROVENANCE) <= set(frame.columns)
+    # the launch the simulator has not run is a candidate, keyed as the simulator will key it
+    cand = frame[frame["gpu_sim_cycle"].isna()]
+    assert cand["workload"].tolist() == ["backprop-rodinia-2.0-ft/4096___data_result_4096_txt--extra_kernel--0"]
+    assert cand["target_source"].isna().all() and cand["features_source"].eq(str(prof)).all()
     assert main(["import-sim", str(RODINIA), "--join", str(prof), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["join"]["n_matched"] == 2 and len(d["records"]) == 4
