@@ -313,7 +313,7 @@ def resolve_statistic(name: str, runs: list[Run]) -> str:
 class SimDataset:
     """A workload table from simulator output: one row per workload key (and configuration), the target
     column(s), the feature columns and, per row, which file and dump (or launch) the target and the features
-    came from (``target_source``, ``target_dump``, ``features_source``, ``features_dump``)."""
+    came from (``target_from``, ``features_from``: ``file#dump``)."""
     frame: object
     targets: list
     features: list
@@ -325,7 +325,9 @@ class SimDataset:
                 "features_from": self.features_from, "notes": list(self.notes)}
 
 
-PROVENANCE = ["target_source", "target_dump", "features_source", "features_dump"]
+#: where each row's values came from, as text (``file#dump``: a GPGPU-Sim record's launch number among the
+#: file's records, a gem5 dump's number, a profile's launch), so that no model takes them for counters
+PROVENANCE = ["target_from", "features_from"]
 
 
 def build_dataset(simulated: list[Run], targets: list[str], features: str | list = "measured",
@@ -371,7 +373,7 @@ def build_dataset(simulated: list[Run], targets: list[str], features: str | list
         row = {"workload": s.key.text, "application": s.key.application, "configuration": s.configuration}
         row.update({c: s.values.get(c, np.nan) for c in cols})
         row.update({(f"{f}@measured" if f in cols else f): m.values.get(f, np.nan) for f in fnames})
-        row.update(target_source=s.source, target_dump=s.dump, features_source=m.source, features_dump=m.dump)
+        row.update(target_from=f"{s.source}#{s.dump}", features_from=f"{m.source}#{m.dump}")
         rows.append(row)
     if features == "measured" and report.unsimulated:
         n0 = len(rows)
@@ -383,7 +385,7 @@ def build_dataset(simulated: list[Run], targets: list[str], features: str | list
             row = {"workload": key.text, "application": key.application, "configuration": cfg}
             row.update({c: np.nan for c in cols})
             row.update({(f"{f}@measured" if f in cols else f): m.values.get(f, np.nan) for f in fnames})
-            row.update(target_source=None, target_dump=None, features_source=m.source, features_dump=m.dump)
+            row.update(target_from="", features_from=f"{m.source}#{m.dump}")
             rows.append(row)
         notes.append(f"{len(rows) - n0} measured launch(es) not simulated yet: rows with an empty target, the "
                      "candidates a plan chooses from")
@@ -393,7 +395,7 @@ def build_dataset(simulated: list[Run], targets: list[str], features: str | list
     if len(keep) < len(feats):
         notes.append(f"{len(feats) - len(keep)} feature(s) empty for every workload: left out")
     frame = frame[["workload", "application", "configuration", *cols, *keep, *PROVENANCE]]
-    missing = frame[cols].isna().any(axis=1) & frame["target_source"].notna()
+    missing = frame[cols].isna().any(axis=1) & (frame["target_from"] != "")
     if missing.any():
         notes.append(f"{int(missing.sum())} workload(s) lack a target value: "
                      + ", ".join(frame.loc[missing, "workload"].head(5)))

@@ -13,6 +13,8 @@ from modeling.plan.loop import read_round
 from tests.modeling.plan.conftest import synthetic_frame
 from tests.modeling.simulators import simlogs
 
+pytestmark = pytest.mark.slow  # each test plans twice, replays included
+
 PUSH = "GPGPU-Sim PTX: pushing kernel '{}' to stream 0, gridDim= (4,1,1) blockDim = (256,1,1)\n"
 
 

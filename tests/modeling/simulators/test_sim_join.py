@@ -100,8 +100,8 @@ def test_another_simulator_as_features_keeps_file_and_dump(tmp_path):
     # the atomic run's own cycles are a feature beside the timing run's cycles, under a name of their own
     assert f"{ds.targets[0]}@measured" in ds.features
     assert row[ds.targets[0]] != row[f"{ds.targets[0]}@measured"]
-    assert row["target_source"].endswith("timing/hello/stats.txt") and row["target_dump"] == 0
-    assert row["features_source"].endswith("atomic/hello/stats.txt") and row["features_dump"] == 0
+    assert row["target_from"].endswith("timing/hello/stats.txt#0")
+    assert row["features_from"].endswith("atomic/hello/stats.txt#0")
 
 
 def test_simulated_features_and_unknown_target(tmp_path):
@@ -133,7 +133,8 @@ def test_import_sim_join_cli_text_and_json(tmp_path, capsys):
     # the launch the simulator has not run is a candidate, keyed as the simulator will key it
     cand = frame[frame["gpu_sim_cycle"].isna()]
     assert cand["workload"].tolist() == ["backprop-rodinia-2.0-ft/4096___data_result_4096_txt--extra_kernel--0"]
-    assert cand["target_source"].isna().all() and cand["features_source"].eq(str(prof)).all()
+    assert cand["target_from"].isna().all() and cand["features_from"].eq(f"{prof}#2").all()
+    assert frame.loc[0, "target_from"].endswith("backprop-rodinia-2.0-ft.txt#0")
     assert main(["import-sim", str(RODINIA), "--join", str(prof), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["join"]["n_matched"] == 2 and len(d["records"]) == 4
