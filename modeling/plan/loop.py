@@ -144,7 +144,8 @@ def read_round(paths: list, frame: pd.DataFrame, id_col: str, target: str, stati
                configuration: str | None = None, batch_ids=None) -> tuple[pd.DataFrame, RoundResults]:
     """The table ``frame`` with the round's simulated values filled in, and what happened (see the module's
     text). ``statistic``: the simulator's statistic (a name, or cycles, seconds, instructions, power;
-    default: ``target`` itself, then as an alias)."""
+    default: ``target`` itself, then as an alias, then the alias its name suggests: ``sim_cycles`` as
+    cycles)."""
     from modeling.tables.simulators import join as sj
     from modeling.tables.simulators.detect import read_paths
 
@@ -165,12 +166,21 @@ def read_round(paths: list, frame: pd.DataFrame, id_col: str, target: str, stati
     if cfg not in configs:
         raise PlanInputError(f"No results of configuration {cfg!r} (there are: {', '.join(configs[:6])}).")
     sim = [r for r in sim if r.configuration == cfg]
-    stat = sj.resolve_statistic(statistic or target, sim)
+    notes = list(imp.notes)
+    try:
+        stat = sj.resolve_statistic(statistic or target, sim)
+    except DataError:
+        guess = None if statistic else next((a for a, words in _GUESS.items()
+                                             if any(w in target.lower() for w in words)), None)
+        if guess is None:
+            raise
+        stat = sj.resolve_statistic(guess, sim)
+        notes.append(f"the target {target!r} read as the simulator's {stat} ({guess}, from its name)")
     ids = frame[id_col].astype(str).tolist()
     report = sj.join(sim, _id_runs(ids))
     current = pd.to_numeric(frame[target], errors="coerce")
     have = dict(zip(ids, current.to_numpy(dtype=float)))
-    values, sources, already, notes = {}, {}, [], list(imp.notes)
+    values, sources, already = {}, {}, []
     for p in report.matched:
         wid = p.measured.printed
         v = p.simulated.values.get(stat, float("nan"))
@@ -200,6 +210,12 @@ def read_round(paths: list, frame: pd.DataFrame, id_col: str, target: str, stati
     out.loc[hit, target] = out.loc[hit, id_col].astype(str).map(values).to_numpy(dtype=float)
     return out, RoundResults(stat, cfg, sorted(values), values, sources, sorted(already), missing, refused, notes,
                              report.to_dict())
+
+
+#: a target column's name -> the alias of :data:`modeling.tables.simulators.join.TARGET_ALIASES` it is read as
+#: when no statistic has its name (``sim_cycles`` -> cycles)
+_GUESS = {"cycles": ("cycle", "cyc"), "seconds": ("second", "time", "_s"), "instructions": ("inst",),
+          "power": ("power", "watt")}
 
 
 def _printed_in(kernel: str, note: str) -> bool:
