@@ -12,7 +12,7 @@ from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.plan import views
 from dashboard.plan.figures import replay
 from dashboard.plan.kinds import BUDGET_KINDS, PLAN, cost_choices
-from dashboard.plan.work import SLOWDOWN, merge_upload
+from dashboard.plan.work import SLOWDOWN, is_sim_upload, merge_sim_upload, merge_upload
 from dashboard.state import datasets
 from dashboard.state.files import StorageError
 from dashboard.state.uploads import decode_upload, parse_upload
@@ -148,8 +148,10 @@ def layout(**query):
         ], id=f"{P}-results", style=_shown(page)),
         card(html.H2("Second round: upload the batch's results"),
              html.P("A CSV or Parquet table with the workload id column (named as in the dataset) and the "
-                    "simulated values (a column named as the target, or the only other column). They are merged "
-                    "by id into a new version of the dataset, which is then chosen above: press Plan again.",
+                    "simulated values (a column named as the target, or the only other column), or the farm's own "
+                    "output: a zip of GPGPU-Sim / Accel-Sim logs or gem5 stats.txt files, or a long table, joined "
+                    "to the dataset's workloads on their key (app/args--kernel--N). They are merged into a new "
+                    "version of the dataset, which is then chosen above: press Plan again.",
                     className="hint"),
              editor_only(dcc.Upload(html.Div(["Drop the results here, or ", html.A("choose a file")]),
                         id=f"{P}-results-upload", className="upload-area", multiple=False,
@@ -253,17 +255,40 @@ def _results_uploaded(contents, filename, *rest):
         return no_update, no_update, alert(why)
     try:
         params = parse(dict(zip(NAMES, values)), PARAMS)
-        table = parse_upload(decode_upload(contents), filename if isinstance(filename, str) else None)
+        raw = decode_upload(contents)
+        name = filename if isinstance(filename, str) else None
         shown = views.plan_page(jobs.result_for(ready))
         same = shown is not None and all(shown.params.get(k) == params[k] for k in ("dataset", "host", "target",
                                                                                       "metric"))
-        meta = merge_upload(params, table.frame, shown.plan if same else None)
+        if is_sim_upload(raw, name):
+            meta = merge_sim_upload(params, raw, name, shown.plan if same else None)
+        else:
+            meta = merge_upload(params, parse_upload(raw, name).frame, shown.plan if same else None)
     except (InvalidParameter, LookupError) as exc:
         return no_update, no_update, alert(f"Not merged: {message(exc)}")
     except (ValueError, TypeError, StorageError) as exc:  # ModelingError is a ValueError
         return no_update, no_update, alert(f"Not merged: {exc}")
     text = (f"Merged {len(meta['merged_ids'])} simulated value(s) into a new version of the dataset, "
             f"{meta['name']!r} ({meta['rows']} workloads), now chosen above. Press Plan for the next round.")
+    if meta.get("round") is not None:
+        return datasets.options(), meta["id"], _round_report(meta["round"], text)
     if meta["already"]:
         text += f" {meta['already']} value(s) replaced workloads that were already simulated."
     return datasets.options(), meta["id"], alert(text, "success" if not meta["already"] else "info")
+
+
+def _round_report(res, text):
+    """The farm output's join report under the merge's message: matched, not in the dataset, names that differ
+    at the same position, the batch's workloads that did not come back (with why), files refused."""
+    j = res.join
+    items = [f"Joined on the workload key: {j['n_matched']} matched, {len(j['simulated_only'])} simulated "
+             f"record(s) not in the dataset, {len(j['renamed'])} named differently at the same position; "
+             f"{len(res.already)} already simulated (kept); target read as {res.statistic} of configuration "
+             f"{res.configuration}."]
+    items += [f"Not in the dataset: {x.split(': ', 1)[-1]}" for x in j["simulated_only"][:20]]
+    items += [f"Names differ at {r['run']} launch {r['position']}: simulated {r['simulated']}, dataset "
+              f"{r['measured']}" for r in j["renamed"][:20]]
+    items += [f"Missing from the batch: {m.id}: {m.reason}" for m in res.missing]
+    items += [f"Refused: {r['source']}: {r['reason']}" for r in res.refused]
+    return html.Div([alert(text, "success" if not res.missing else "info"),
+                     html.Ul([html.Li(i) for i in items], id=f"{P}-join-report")])

@@ -161,3 +161,65 @@ def merge_upload(params: dict, results: pd.DataFrame, shown) -> dict:
     notes = {**{k: v for k, v in (ds.notes or {}).items() if k != "plan_round"}, "plan_round": note}
     meta = datasets.save_dataset(merged, name, mapping, notes=notes, unit=unit, target_units=units)
     return {**meta, "merged_ids": new_ids, "already": len(results) - len(new_ids)}
+
+
+#: an uploaded file's name as it is written to the temporary folder the simulator readers open: the name's
+#: last part, letters, digits and ``._-`` only (the readers take the application from it)
+_SAFE_NAME = __import__("re").compile(r"[^A-Za-z0-9._-]")
+
+
+def is_sim_upload(raw: bytes, filename: str | None) -> bool:
+    """Whether an upload on /plan is the farm's own output (a zip, or a file a simulator reader recognises:
+    a GPGPU-Sim / Accel-Sim log, get_stats.py output, a gem5 stats.txt, a long table) rather than a table of
+    ids and values."""
+    from modeling.tables.simulators.detect import HEAD_BYTES, detect
+
+    name = str(filename or "")
+    return raw[:4] == b"PK\x03\x04" or name.lower().endswith(".zip") or detect(raw[:HEAD_BYTES], name) is not None
+
+
+def merge_sim_upload(params: dict, raw: bytes, filename: str | None, shown) -> dict:
+    """Merge the farm's output (``raw``: a zip of simulator output or one file of it) into a new version of
+    ``params``' dataset as :func:`merge_upload` does, its records joined to the dataset's ids on the workload
+    key (:func:`modeling.plan.loop.read_round`; the zip's members are checked there: paths that climb out,
+    absolute paths, a declared size past 200 times the zip's). Returns the new dataset's metadata with the
+    round's report (``round``: :class:`modeling.plan.loop.RoundResults`). Nothing is saved when no record
+    joins a workload of the dataset."""
+    import os
+    import tempfile
+    from pathlib import PurePosixPath, PureWindowsPath
+
+    from modeling.errors import DataError
+    from modeling.plan.inputs import PlanInputError
+    from modeling.plan.loop import read_round
+
+    ds = datasets.get(params["dataset"])
+    frame, roles = plan_frame(ds, params["host"], params["target"], params["metric"])
+    id_col, tcol = roles["id_col"], roles["target_col"]
+    base = PureWindowsPath(PurePosixPath(str(filename or "")).name).name
+    name = _SAFE_NAME.sub("_", base).lstrip(".")[:120] or "upload"
+    if raw[:4] == b"PK\x03\x04" and not name.lower().endswith(".zip"):
+        name += ".zip"
+    batch = [b.id for b in shown.batch] if shown is not None else None
+    with tempfile.TemporaryDirectory(prefix="perfcast-sim-") as tmp:
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as fh:
+            fh.write(raw)
+        prefix = tmp + os.sep
+        try:
+            _, res = read_round([path], frame, id_col, tcol, batch_ids=batch)
+        except DataError as exc:  # its message names the file: as uploaded, not the server's folder
+            raise type(exc)(str(exc).replace(prefix, "")) from None
+    res.sources = {k: v.replace(prefix, "") for k, v in res.sources.items()}
+    res.refused = [{**r, "source": r["source"].replace(prefix, "")} for r in res.refused]
+    res.missing = [type(m)(m.id, m.reason.replace(prefix, "")) for m in res.missing]
+    res.notes = [n.replace(prefix, "") for n in res.notes]
+    if not res.values:
+        raise PlanInputError(f"No simulated record joined a workload of the dataset that lacks a value "
+                             f"({res.join['n_matched']} matched; {len(res.join['simulated_only'])} not in the "
+                             "dataset, e.g. " + ", ".join(x.split(': ', 1)[-1] for x in res.join['simulated_only'][:3])
+                             + "). Name the dataset's workloads by their key (app/args--kernel--N). Nothing was "
+                             "merged.")
+    results = pd.DataFrame({id_col: list(res.values), tcol: list(res.values.values())})
+    meta = merge_upload(params, results, shown)
+    return {**meta, "round": res}

@@ -3,7 +3,11 @@
 Rows with an empty target are the candidates, rows with a value the simulated ones. Prints the batch
 (``{"strategy", "batch": [{"id", "rank", "cost", "why", "width", ...}], "expected", "replay", ...}`` with
 ``--json``, a table otherwise); ``--out`` writes the batch as CSV (the list a simulation farm runs);
-``--results`` first fills in the simulated values of a finished batch (matched by id).
+``--results`` first fills in the simulated values of a finished batch: a table of ids and values (matched
+by id), or the farm's own output (files, folders or zips of GPGPU-Sim / Accel-Sim / gem5 output or a long
+table), joined to the table's ids on the workload key (:mod:`modeling.plan.loop`); ``--previous`` (the last
+round's ``--json`` output or batch CSV) names the batch, so the workloads that did not come back are listed
+(``--retry-missing`` puts them first in the next batch), and says what the round changed.
 """
 
 from __future__ import annotations
@@ -28,8 +32,26 @@ def cmd_plan(args) -> int:
     budget = parse_budget(args.budget)
     table = read_table(args.csv)
     frame = table.frame
+    rounds = previous = None
+    if args.retry_missing and not args.previous:
+        raise ConfigError("--retry-missing needs the last round's batch: give it with --previous.")
+    if args.results_stat and not args.results:
+        raise ConfigError("--results-stat names a statistic of the results: give them with --results.")
+    if args.previous:
+        from modeling.plan.loop import read_previous
+
+        previous = read_previous(args.previous)
     if args.results:
-        frame = merge_results(frame, read_table(args.results).frame, args.id, args.target)
+        from modeling.plan.loop import is_simulator_output, read_round
+
+        if all(is_simulator_output(p) for p in args.results):
+            frame, rounds = read_round(args.results, frame, args.id, args.target, statistic=args.results_stat,
+                                       configuration=args.configuration,
+                                       batch_ids=[b["id"] for b in previous["batch"]] if previous else None)
+        elif len(args.results) == 1:
+            frame = merge_results(frame, read_table(args.results[0]).frame, args.id, args.target)
+        else:
+            raise ConfigError("Give one results table (ids and values), or simulator output only.")
     cal_ids = None
     if args.calibration_col:
         if args.calibration_col not in frame.columns:
@@ -44,13 +66,30 @@ def cmd_plan(args) -> int:
                          cost_col=args.cost_col, slowdown=args.slowdown, features=features,
                          text_dropped=table.text_dropped)
     res = plan(pt, budget, strategy=args.strategy, situation=args.situation, level=args.level, seed=args.seed,
-               calibration_ids=cal_ids, replay_seeds=args.replay_seeds)
+               calibration_ids=cal_ids, replay_seeds=args.replay_seeds,
+               first_ids=[m.id for m in rounds.missing] if rounds is not None and args.retry_missing else None)
     if args.out:
         write_csv(res.batch_frame(), args.out)
+    if args.merged_out:
+        write_csv(frame, args.merged_out)
     d = res.to_dict()
+    changes = None
+    if previous is not None:
+        from modeling.plan.loop import round_changes
+
+        values = rounds.values if rounds is not None else dict(zip(pt.ids[pt.measured], pt.y[pt.measured]))
+        changes = round_changes(previous, values, res)
+    if rounds is not None:
+        d["results"] = rounds.to_dict()
+    if changes is not None:
+        d["changes"] = changes.to_dict()
     if args.json:
         print(json.dumps(d, indent=2))
         return 0
+    if rounds is not None:
+        print("\n".join(rounds.text()))
+    if changes is not None:
+        print("\n".join(changes.text()))
     print(f"strategy: {d['strategy']} ({d['chosen_because']})")
     print(f"model: {d['model']}")
     e = d["expected"]
@@ -62,8 +101,9 @@ def cmd_plan(args) -> int:
         print(f"{b['rank']:>4}  {b['id']:<30} {b['cost']:>10.4g} h  width {w:<8} {b['why']}")
     for note in d["notes"]:
         print("note:", note)
-    if args.out:
-        print(f"written: {args.out}")
+    for path in (args.out, args.merged_out):
+        if path:
+            print(f"written: {path}")
     return 0
 
 
@@ -84,7 +124,18 @@ def add_parsers(sub) -> None:
     p.add_argument("--strategy", default="auto", choices=list(STRATEGY_CHOICES))
     p.add_argument("--situation", default=NEW_INPUTS, choices=list(SITUATIONS))
     p.add_argument("--level", type=float, default=0.9, help="nominal coverage of the intervals (default 0.9)")
-    p.add_argument("--results", help="CSV/Parquet of a finished batch (id and target columns), merged by id first")
+    p.add_argument("--results", nargs="+", metavar="PATH",
+                   help="a finished batch, merged first: a CSV/Parquet of id and target columns, or the simulator "
+                        "output (files, folders, zips, a long table) joined on the workload key")
+    p.add_argument("--results-stat", help="the simulator statistic that is the target (a name, or cycles, seconds, "
+                                          "instructions, power; default: the target column's name)")
+    p.add_argument("--configuration", help="the simulated configuration the target is of, when the results hold "
+                                           "several")
+    p.add_argument("--previous", help="the last round's plan (its --json output or --out batch CSV): lists the "
+                                      "batch's workloads that did not come back and what the round changed")
+    p.add_argument("--retry-missing", action="store_true",
+                   help="put the last batch's workloads that did not come back first in the next batch")
+    p.add_argument("--merged-out", help="write the table with the round's results merged to FILE.csv")
     p.add_argument("--calibration-col", help="column marking the simulated workloads drawn at random (1/0): "
                                              "they alone calibrate the intervals")
     p.add_argument("--seed", type=int, default=0)

@@ -67,7 +67,7 @@ def _expected(a, curve_: ReplayCurve | None, spent_now: float, spent_batch: floa
 
 def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation: str = NEW_INPUTS,
          level: float = 0.9, seed: int = 0, calibration_ids=None, replay_seeds: int = 2,
-         share: float = CALIBRATION_SHARE) -> Plan:
+         share: float = CALIBRATION_SHARE, first_ids=None) -> Plan:
     """The next batch of ``table``'s candidates to simulate under ``budget``.
 
     Parameters
@@ -79,6 +79,9 @@ def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation:
     calibration_ids : ids of the simulated workloads that were drawn at random (the batches' calibration
         slices); they alone calibrate the interval. Default: every simulated workload.
     replay_seeds : seeds of the replay on the simulated workloads
+    first_ids : candidates that head the batch whatever the strategy says (a last round's simulations that
+        failed or did not come back: run again); their cost comes off the budget first, the strategy and the
+        random slice share what is left
     """
     if strategy not in STRATEGY_CHOICES:
         raise ConfigError(f"Unknown strategy {strategy!r}; use one of {', '.join(STRATEGY_CHOICES)}.")
@@ -116,7 +119,33 @@ def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation:
     # the counter space the replays planned in: weighted by the forest's importance once there is a model
     ctx = strategies.Context(Z, cand, measured, a.rank_width, table.cost, table.groups, budget, rng,
                              a.feature_weight)
-    picks, why, flags = select(chosen, ctx, share)
+    forced = np.empty(0, int)
+    if first_ids:
+        forced = cand[np.isin(table.ids[cand], [str(i) for i in first_ids])]
+        unknown = len({str(i) for i in first_ids}) - len(forced)
+        if unknown:
+            notes.append(f"{unknown} workload(s) to run again are not candidates (simulated already, or not in the "
+                         "table) and were left out.")
+    if len(forced):
+        rest = ~np.isin(cand, forced)
+        if budget.kind == "count":
+            left = Budget("count", budget.amount - len(forced))
+        else:
+            left = Budget("hours", budget.amount - float(table.cost[forced].sum()))
+        notes.append(f"{len(forced)} workload(s) whose simulation failed or did not come back head the batch; "
+                     f"the strategy spends what is left of the budget ({max(left.amount, 0):g} "
+                     f"{'workloads' if left.kind == 'count' else 'h'}).")
+        ctx = strategies.Context(Z, cand[rest], measured, None if a.rank_width is None else a.rank_width[rest],
+                                 table.cost, table.groups, left, rng, a.feature_weight)
+        if rest.any() and left.amount >= (1 if left.kind == "count" else float(table.cost[cand[rest]].min())):
+            picks, why, flags = select(chosen, ctx, share)
+        else:
+            picks, why, flags = np.empty(0, int), [], np.zeros(0, bool)
+        picks = np.concatenate([forced, picks]).astype(int)
+        why = ["its simulation failed or did not come back last round: run again"] * len(forced) + list(why)
+        flags = np.concatenate([np.zeros(len(forced), bool), flags])
+    else:
+        picks, why, flags = select(chosen, ctx, share)
     pos = {j: i for i, j in enumerate(cand)}
     dist = strategies.nearest_distance(Z, picks, measured) if len(measured) else np.full(len(picks), np.nan)
     width = a.width_factor
