@@ -7,21 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from modeling.plan.loop import RoundMove
 from modeling.plan.results import Plan
 from modeling.results import Provenance, Result
-
-
-@dataclass(frozen=True)
-class PlanMove(Result):
-    """One workload of the batch merged last round: what the plan before predicted (with its interval), what was
-    simulated, and the move (log of simulated / predicted); ``inside``: inside that interval (None: no interval)."""
-    id: str
-    predicted: float
-    lower: float | None
-    upper: float | None
-    simulated: float
-    moved: float
-    inside: bool | None
 
 
 @dataclass(frozen=True)
@@ -37,7 +25,7 @@ class PlanRound(Result):
     width_now: float | None
     measured_before: int | None
     measured_now: int
-    workloads: list[PlanMove] = field(default_factory=list)  # largest moves first
+    workloads: list[RoundMove] = field(default_factory=list)  # largest moves first
 
     @property
     def inside(self) -> list[bool]:

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 
 from dashboard.jobs.progress import silent
-from dashboard.plan.results import PlanMove, PlanPage, PlanRound
+from dashboard.plan.results import PlanPage, PlanRound
 from dashboard.state import datasets
+from modeling.plan import loop
 from modeling.plan.inputs import Budget, merge_results, read_plan_table
 from modeling.plan.planner import plan
 
@@ -109,16 +110,10 @@ def round_changes(prior: dict, res, table) -> PlanRound:
     """What the simulations merged into this dataset version changed: the plan before (its cross-validated
     error and median interval width, recorded at the merge) against the plan now, and per simulated workload
     the value the plan before predicted (with its interval) against the simulated one, largest moves first."""
-    values = dict(zip(table.ids, table.y))
-    rows = []
-    for wid, p in (prior.get("predicted") or {}).items():
-        v = values.get(str(wid))
-        if v is None or not np.isfinite(v) or not isinstance(p, dict) or not p.get("predicted"):
-            continue
-        lo, hi = p.get("lower"), p.get("upper")
-        rows.append(PlanMove(str(wid), p["predicted"], lo, hi, float(v), float(np.log(v / p["predicted"])),
-                             None if lo is None or hi is None else bool(lo <= v <= hi)))
-    rows.sort(key=lambda r: -abs(r.moved))
+    values = dict(zip(map(str, table.ids), table.y))
+    predicted = [(wid, p.get("predicted"), p.get("lower"), p.get("upper"))
+                 for wid, p in (prior.get("predicted") or {}).items() if isinstance(p, dict)]
+    rows = loop.moves(predicted, values)
     return PlanRound(int(prior.get("round") or 2), prior.get("parent"), int(prior.get("merged") or len(rows)),
                      prior.get("error"), res.expected.error_now, prior.get("width"), res.expected.width_now,
                      prior.get("n_measured"), res.n_measured, rows[:MOVED_MAX])

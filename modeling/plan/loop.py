@@ -252,21 +252,28 @@ def read_previous(path: str) -> dict:
     return {"batch": batch, "error": None, "width": None, "n_measured": None}
 
 
+def moves(predicted, values: dict) -> list[RoundMove]:
+    """Per workload simulated: the value the plan before predicted (``predicted``: (id, predicted, lower,
+    upper) tuples) against the simulated one (``values``: id -> value), largest moves first."""
+    out = []
+    for wid, p, lo, hi in predicted:
+        v = values.get(str(wid))
+        if v is None or p is None or not (p > 0) or not np.isfinite(v):
+            continue
+        out.append(RoundMove(str(wid), float(p), lo, hi, float(v), float(np.log(v / p)),
+                             None if lo is None or hi is None else bool(lo <= v <= hi)))
+    out.sort(key=lambda m: -abs(m.moved))
+    return out
+
+
 def round_changes(previous: dict, values: dict, plan_now) -> RoundChange:
     """What the round changed (see :class:`RoundChange`): ``previous`` from :func:`read_previous`, ``values``
     the ids simulated this round and their values, ``plan_now`` the next round's plan."""
-    moves = []
-    for b in previous["batch"]:
-        v, p = values.get(str(b["id"])), b.get("predicted")
-        if v is None or p is None or not (p > 0):
-            continue
-        lo, hi = b.get("lower"), b.get("upper")
-        moves.append(RoundMove(str(b["id"]), float(p), lo, hi, float(v), float(np.log(v / p)),
-                          None if lo is None or hi is None else bool(lo <= v <= hi)))
-    moves.sort(key=lambda m: -abs(m.moved))
+    batch = [(b["id"], b.get("predicted"), b.get("lower"), b.get("upper")) for b in previous["batch"]]
     return RoundChange(previous.get("error"), plan_now.expected.error_now, previous.get("width"),
-                       plan_now.expected.width_now, previous.get("n_measured"), plan_now.n_measured, moves)
+                       plan_now.expected.width_now, previous.get("n_measured"), plan_now.n_measured,
+                       moves(batch, values))
 
 
-__all__ = ["RoundChange", "RoundMissing", "RoundMove", "RoundResults", "is_simulator_output", "read_previous",
-           "read_round", "round_changes"]
+__all__ = ["RoundChange", "RoundMissing", "RoundMove", "RoundResults", "is_simulator_output", "moves",
+           "read_previous", "read_round", "round_changes"]

@@ -13,7 +13,8 @@ from dashboard.jobs.progress import silent
 from dashboard.plan import views, work
 from dashboard.plan.figures import replay
 from dashboard.plan.kinds import PLAN, Refused
-from dashboard.plan.results import PlanMove, PlanRound
+from dashboard.plan.results import PlanRound
+from modeling.plan.loop import RoundMove
 from dashboard.state import datasets
 from dashboard.ui.url_state import InvalidParameter
 from modeling.plan.inputs import PlanInputError, parse_budget, read_plan_table
@@ -112,7 +113,7 @@ def test_a_batchs_results_make_a_new_version_and_the_next_round_says_what_change
     assert datasets.dataset_table(uploaded["id"])["sim_cycles"].notna().sum() == 30  # the old version is kept
     assert datasets.get(meta["id"]).name == "plan table, round 2"
     second = codec.unpack(codec.pack(PLAN.run({**params, "dataset": meta["id"]}, silent)))
-    assert type(second.round) is PlanRound and all(type(w) is PlanMove for w in second.round.workloads)
+    assert type(second.round) is PlanRound and all(type(w) is RoundMove for w in second.round.workloads)
     assert second.plan.n_measured == 38 and second.plan.n_candidates == 22
     assert not set(ids) & {b.id for b in second.plan.batch}
     rf = views.round_facts(second)

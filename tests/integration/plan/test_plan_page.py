@@ -3,7 +3,6 @@ applications, 30 of them simulated, a column of simulator hours), plan a batch o
 the simulation farm, upload the batch's simulated values, plan again and read what they changed. The table,
 the replay chart and the export are checked against the library called here on the same table."""
 
-import time
 
 import pandas as pd
 import pytest
@@ -11,8 +10,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from modeling.plan.inputs import merge_results, parse_budget, read_plan_table
 from modeling.plan.planner import plan
-from pc_browser import (click_settled as click, download_report, fresh_browser, screenshot, share_link, start,
-                        text_in, wait_text)
+from pc_browser import (callbacks_settled, click_settled as click, download_report, fresh_browser, screenshot,
+                        share_link, start, text_in, wait_text)
 from tests.dashboard.plan.plan_table import plan_frame, save
 
 FEATURES = ["host_s", "inst", "c1", "c2", "c3"]  # the dataset's counters but the cost column
@@ -98,7 +97,7 @@ def test_two_rounds_plan_upload_the_values_and_plan_again(dash_duo, perfcast_app
     dash_duo.wait_for_element("#plan-results-upload input[type=file]", timeout=15).send_keys(str(path))
     dash_duo.wait_for_contains_text("#plan-results-status", "Merged 8 simulated value(s)", timeout=30)
     dash_duo.wait_for_contains_text("#plan-dataset", "lab table, round 2", timeout=20)
-    time.sleep(0.5)  # the cost choice follows the new dataset version
+    callbacks_settled(dash_duo.driver)  # the cost choice follows the new dataset version
     click(dash_duo, "#plan-run")
     dash_duo.wait_for_contains_text("#plan-round-text", "Round 2: 8 simulated values were merged", timeout=240)
     lib2 = library_plan(merge_results(frame, results, "workload", "sim_cycles"))

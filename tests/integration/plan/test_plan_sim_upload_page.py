@@ -2,10 +2,9 @@
 a round planned, a zip of GPGPU-Sim logs for the batch uploaded (one run missing), the join report and the
 missing run on the page, and the second round's plan saying what the simulations changed."""
 
-import time
 
 from pc_browser import click_settled as click
-from pc_browser import start, text_in, wait_text
+from pc_browser import callbacks_settled, start, text_in, wait_text
 from tests.dashboard.plan.test_plan_sim_upload import farm_zip, keyed_frame
 from tests.dashboard.plan.plan_table import save
 
@@ -31,7 +30,7 @@ def test_a_zip_of_simulator_logs_closes_the_round_on_the_page(dash_duo, perfcast
     assert "Joined on the workload key: 5 matched, 0 simulated record(s) not in the dataset" in report
     assert f"Missing from the batch: {ids[-1]}: no simulator output for it" in report
     dash_duo.wait_for_contains_text("#plan-dataset", "keyed table, round 2", timeout=20)
-    time.sleep(0.5)  # the cost choice follows the new dataset version
+    callbacks_settled(dash_duo.driver)  # the cost choice follows the new dataset version
     click(dash_duo, "#plan-run")
     dash_duo.wait_for_contains_text("#plan-round-text", "Round 2: 5 simulated values were merged", timeout=240)
     assert text_in(dash_duo.driver, "#plan-counts") == "35 / 25"
