@@ -20,8 +20,8 @@ from modeling.operators.specs import DEVICES_FILE, LIMITS
 
 SPEC_PARAMS = work.SPEC_PARAMS
 LAYER_PARAMS = {"batch": 8, "seq": 512, "hidden": 1024, "heads": 16}
-FITS = {"full": "every operator of the five training GPUs (about two minutes on a busy machine)",
-        "quick": f"a quick look: {work.QUICK} operators per training GPU and kind (seconds)"}
+FITS = {"full": "full: every operator of the five training GPUs",
+        "quick": f"quick: {work.QUICK} operators per training GPU and kind"}
 DEFAULT_GPU = "H100"
 
 

@@ -220,7 +220,17 @@ class OperatorModel:
         return notes, same
 
     def predict(self, ops: pd.DataFrame, spec: DeviceSpec, method: str = "utilisation") -> OperatorPrediction:
-        """Every operator of ``ops`` (columns op, b, m, n, k[, dtype]) on the GPU ``spec``."""
+        """Every operator of ``ops`` (columns op, b, m, n, k[, dtype]) on the GPU ``spec``.
+
+        The trees are walked on one OpenMP thread, as they are grown: the same numbers, and on a loaded 2-core
+        machine 5-10 times faster (every operator of the table took 11-13 s with the default threads, 1.1-2.6 s
+        with one, benchmarks/operators_speed.py)."""
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="openmp"):
+            return self._predict(ops, spec, method)
+
+    def _predict(self, ops: pd.DataFrame, spec: DeviceSpec, method: str) -> OperatorPrediction:
         if method not in METHODS:
             raise DataError(f"Unknown method {method!r}; use one of {', '.join(METHODS)}.")
         ops = _check_ops(ops)
