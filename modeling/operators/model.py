@@ -153,7 +153,7 @@ class OperatorModel:
         """Fit on the operators measured on ``train_gpus`` (the ``other`` rows of traces are not operators).
 
         The trees are grown on one OpenMP thread: on a shared machine their threads wait on each other (the
-        full fit took 1,395 s with two threads where one took 121 s, docs/methods/operators.md)."""
+        full fit took 1,395 s with two threads where one took 121 s, benchmarks/neusight_split.py)."""
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1, user_api="openmp"):
