@@ -101,7 +101,7 @@ FLOORS = [
     {"dashboard.ui"},
     {"dashboard.jobs"},
     {"dashboard.accelerators", "dashboard.counts", "dashboard.crossgen", "dashboard.data_import", "dashboard.newapp",
-     "dashboard.phases", "dashboard.predict", "dashboard.plan"},
+     "dashboard.operators", "dashboard.phases", "dashboard.predict", "dashboard.plan"},
     {"dashboard.pages", "dashboard.callback_errors", "dashboard.admin", "dashboard.warmup"},
 ]
 

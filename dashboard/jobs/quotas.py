@@ -52,6 +52,7 @@ KINDS = {
     "apply": ("model applied to another dataset", "/apply"),
     "compare": ("comparison of two saved scenarios", "/compare"),
     "newapp": ("new-application prediction", "/new-app"),
+    "operators": ("operators on a GPU given by its specs", "/operators"),
     "predict": ("cross-generation prediction", "/predict"),
     "counts": ("count prediction", "/counts"),
     "countsall": ("count prediction of every program", "/counts"),

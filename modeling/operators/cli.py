@@ -19,15 +19,7 @@ import pandas as pd
 
 from modeling.errors import ConfigError
 
-DEFAULT_TRAIN = ("P4", "P100", "T4", "V100", "A100-40GB")
-
-
-def table_models(table: pd.DataFrame) -> pd.DataFrame:
-    """Each traced model's operators once (from the first GPU, by name, that measured it), named by trace."""
-    tr = table[table["source"].str.startswith("trace:") & (table["op"] != "other")]
-    first = tr.groupby("source")["gpu"].min()
-    keep = tr[tr["gpu"].to_numpy() == first.reindex(tr["source"]).to_numpy()]
-    return keep.assign(model=keep["source"].str.removeprefix("trace:"))[["model", "op", "b", "m", "n", "k"]]
+from modeling.operators.model import DEFAULT_TRAIN, HELD_OUT_RECORD, table_models  # noqa: F401 (re-exported)
 
 
 def _spec(args, devices):
@@ -48,8 +40,21 @@ def _spec(args, devices):
     return edit_spec(spec, args.edit) if args.edit else spec
 
 
+def _layer(text):
+    if not text:
+        return None
+    try:
+        b, s, h, heads = (int(x) for x in text.split(","))
+    except ValueError:
+        raise ConfigError(f"Cannot read --layer {text!r}: write BATCH,SEQ,HIDDEN,HEADS.") from None
+    from modeling.operators.model import check_layer
+
+    return check_layer(b, s, h, heads)
+
+
 def _run(args) -> int:
-    from modeling.operators.model import OperatorModel, load_operators, model_latencies, transformer_layer
+    from modeling.operators.model import (OperatorModel, load_operators, model_latencies, operators_on_gpu,
+                                          sample_training, transformer_layer)
     from modeling.operators.specs import load_devices
     from modeling.tables.export import write_csv
 
@@ -57,45 +62,50 @@ def _run(args) -> int:
     spec = _spec(args, devices)
     table = load_operators()
     train = tuple(args.train or DEFAULT_TRAIN)
-    rows = table[table["gpu"].isin(train)]
-    if args.sample:
-        rows = rows.sample(frac=1.0, random_state=0).groupby(["gpu", "op"]).head(args.sample)
-    t0 = time.perf_counter()
-    model = OperatorModel.fit(rows, train, devices, level=args.level)
-    fit_s = time.perf_counter() - t0
-    models = table_models(table)
-    if args.layer:
-        try:
-            b, s, h, heads = (int(x) for x in args.layer.split(","))
-        except ValueError:
-            raise ConfigError(f"Cannot read --layer {args.layer!r}: write BATCH,SEQ,HIDDEN,HEADS.") from None
-        layer = transformer_layer(b, s, h, heads).assign(model=f"layer b{b} s{s} h{h} heads{heads}")
-        models = pd.concat([models, layer.drop(columns="dtype")], ignore_index=True)
-    pred = model.predict(models.drop(columns="model"), spec, method=args.method)
-    sums = model_latencies(pred, models["model"].to_numpy())
+    layer = _layer(args.layer)
+    if args.method == "utilisation":
+        # the one function /operators calls too: the page and the command line agree to the digit
+        res = operators_on_gpu(spec, train, args.sample, args.level, layer, table, devices)
+        sums, notes, identical, fit_s, supported = (res.models, res.notes, res.identical_to, res.fit_seconds,
+                                                    res.level_supported)
+        frame = res.operator_frame()
+    else:
+        t0 = time.perf_counter()
+        model = OperatorModel.fit(sample_training(table, train, args.sample), train, devices, level=args.level)
+        fit_s, supported = time.perf_counter() - t0, model.level_supported
+        models = table_models(table)
+        if layer:
+            b, s, h, heads = layer
+            models = pd.concat([models, transformer_layer(b, s, h, heads).drop(columns="dtype")
+                                .assign(model=f"layer b{b} s{s} h{h} heads{heads}")], ignore_index=True)
+        pred = model.predict(models.drop(columns="model"), spec, method=args.method)
+        sums, notes, identical = model_latencies(pred, models["model"].to_numpy()), pred.notes, pred.identical_to
+        from modeling.operators.model import table_operators
+
+        frame = model.predict(table_operators(table), spec, method=args.method).frame().drop(columns="dtype")
     out = {"gpu": spec.name, "spec": spec.values(), "method": args.method, "train": list(train), "level": args.level,
-           "level_supported": model.level_supported, "notes": pred.notes, "identical_to": pred.identical_to,
-           "fit_seconds": fit_s, "models": [m.__dict__ for m in sums]}
+           "level_supported": supported, "notes": notes, "identical_to": identical,
+           "fit_seconds": fit_s, "models": [{k: v for k, v in m.__dict__.items()} for m in sums],
+           "record": HELD_OUT_RECORD}
     if args.operators:
-        ops = table[table["op"] != "other"].drop_duplicates(["op", "b", "m", "n", "k"])[["op", "b", "m", "n", "k"]]
-        p = model.predict(ops, spec, method=args.method)
-        write_csv(p.frame(), args.operators)
-        out["operators_file"], out["operators"] = args.operators, len(ops)
+        write_csv(frame, args.operators)
+        out["operators_file"], out["operators"] = args.operators, len(frame)
     if args.json:
         print(json.dumps(out, indent=2, default=lambda v: None if isinstance(v, float) and math.isnan(v) else v))
         return 0
     print(f"{spec.name}: {args.method} model trained on {', '.join(train)} ({fit_s:.1f} s)")
-    for note in pred.notes:
+    for note in notes:
         print(f"  note: {note}")
     print(f"{'model':32s} {'ms':>10s} {f'{100 * args.level:g} % interval':>24s} {'roofline':>9s} {'ops':>4s} outside")
     for m in sums:
         interval = "-" if not np.isfinite(m.lower_ms) else f"{m.lower_ms:.3f} - {m.upper_ms:.3f}"
         est = "-" if not np.isfinite(m.latency_ms) else f"{m.latency_ms:.3f}"
         print(f"{m.name:32s} {est:>10s} {interval:>24s} {m.roofline_ms:9.3f} {m.n_operators:4d} {m.n_outside}")
-    short = [f"{f} {v:.2f}" for f, v in model.level_supported.items() if v < args.level]
+    short = [f"{f} {v:.2f}" for f, v in supported.items() if v < args.level]
     if short:
         print(f"  the training GPUs support a level of {', '.join(short)} only (too few GPUs to hold out for "
               f"{100 * args.level:g} %); the interval is the widest the held-out GPUs calibrate")
+    print(f"  which is closer: {HELD_OUT_RECORD}")
     if args.operators:
         print(f"wrote {out['operators']} operators to {args.operators}")
     return 0

@@ -38,6 +38,7 @@ from modeling.intervals import conformal
 from modeling.errors import DataError, NotEnoughDataError
 from modeling.operators.features import DTYPES, OPS, family, features, work
 from modeling.operators.specs import DeviceSpec, load_devices, same_as
+from modeling.results import Provenance, Result
 
 OPERATORS_FILE = DATA_DIR / "neusight_operators.parquet"
 FAMILIES = ("gemm", "vector")
@@ -116,7 +117,7 @@ class OperatorPrediction:
 
 
 @dataclass
-class ModelLatency:
+class ModelLatency(Result):
     """A model (a list of operators) on one GPU: the sum and the interval of the sum."""
 
     name: str
@@ -149,7 +150,17 @@ class OperatorModel:
     @classmethod
     def fit(cls, table: pd.DataFrame, train_gpus, devices: dict[str, DeviceSpec] | None = None,
             level: float = 0.9, calibrate: bool = True, seed: int = 0) -> OperatorModel:
-        """Fit on the operators measured on ``train_gpus`` (the ``other`` rows of traces are not operators)."""
+        """Fit on the operators measured on ``train_gpus`` (the ``other`` rows of traces are not operators).
+
+        The trees are grown on one OpenMP thread: on a shared machine their threads wait on each other (the
+        full fit took 1,395 s with two threads where one took 121 s, benchmarks/neusight_split.py)."""
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="openmp"):
+            return cls._fit(table, train_gpus, devices, level, calibrate, seed)
+
+    @classmethod
+    def _fit(cls, table, train_gpus, devices, level, calibrate, seed) -> OperatorModel:
         t0 = time.perf_counter()
         devices = devices or load_devices()
         train_gpus = tuple(train_gpus)
@@ -209,7 +220,17 @@ class OperatorModel:
         return notes, same
 
     def predict(self, ops: pd.DataFrame, spec: DeviceSpec, method: str = "utilisation") -> OperatorPrediction:
-        """Every operator of ``ops`` (columns op, b, m, n, k[, dtype]) on the GPU ``spec``."""
+        """Every operator of ``ops`` (columns op, b, m, n, k[, dtype]) on the GPU ``spec``.
+
+        The trees are walked on one OpenMP thread, as they are grown: the same numbers, and on a loaded 2-core
+        machine 5-10 times faster (every operator of the table took 11-13 s with the default threads, 1.1-2.6 s
+        with one, benchmarks/operators_speed.py)."""
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="openmp"):
+            return self._predict(ops, spec, method)
+
+    def _predict(self, ops: pd.DataFrame, spec: DeviceSpec, method: str) -> OperatorPrediction:
         if method not in METHODS:
             raise DataError(f"Unknown method {method!r}; use one of {', '.join(METHODS)}.")
         ops = _check_ops(ops)
@@ -280,7 +301,29 @@ def model_latency(pred: OperatorPrediction, name: str = "model", mask=None) -> M
 def model_latencies(pred: OperatorPrediction, names) -> list[ModelLatency]:
     """One :class:`ModelLatency` per distinct name in ``names`` (one per operator, e.g. the trace it is from)."""
     names = np.asarray(names).astype(str)
-    return [model_latency(pred, n, names == n) for n in sorted(set(names))]
+    return [model_latency(pred, str(n), names == n) for n in sorted(set(names))]
+
+
+#: the largest transformer layer accepted (the table's largest traced model is GPT-3 2.7B: hidden 2,560)
+LAYER_LIMITS = {"batch": (1, 4096), "seq": (1, 131_072), "hidden": (8, 65_536), "heads": (1, 512)}
+
+
+def check_layer(batch, seq, hidden, heads) -> tuple[int, int, int, int]:
+    """The layer's sizes as whole numbers within :data:`LAYER_LIMITS`, hidden a multiple of heads; or
+    :class:`DataError` naming the bad one."""
+    out = []
+    for name, v in zip(LAYER_LIMITS, (batch, seq, hidden, heads)):
+        lo, hi = LAYER_LIMITS[name]
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            raise DataError(f"The layer's {name} {v!r} is not a number.") from None
+        if not np.isfinite(f) or f != int(f) or not lo <= f <= hi:
+            raise DataError(f"The layer's {name} = {v!r} must be a whole number from {lo:,} to {hi:,}.")
+        out.append(int(f))
+    if out[2] % out[3]:
+        raise DataError(f"The layer's hidden size {out[2]} is not a multiple of its {out[3]} heads.")
+    return tuple(out)
 
 
 def transformer_layer(batch: int, seq: int, hidden: int, heads: int, ffn: int | None = None) -> pd.DataFrame:
@@ -300,5 +343,100 @@ def transformer_layer(batch: int, seq: int, hidden: int, heads: int, ffn: int | 
     return pd.DataFrame(rows, columns=["op", "b", "m", "n", "k"]).assign(dtype="float32")
 
 
-__all__ = ["METHODS", "ModelLatency", "OperatorModel", "OperatorPrediction", "load_operators", "model_latencies",
-           "model_latency", "transformer_layer"]
+DEFAULT_TRAIN = ("P4", "P100", "T4", "V100", "A100-40GB")
+
+#: what the held-out GPUs of NeuSight's split say about the two predictors (``benchmarks/neusight_split.py
+#: --splits nvidia``, docs/methods/operators.md): which is closer, per operator and for a whole model
+HELD_OUT_RECORD = (
+    "On NeuSight's held-out GPUs (trained on P4, P100, T4, V100, A100-40GB): per operator of the traced models "
+    "the learned utilisation is closer than the roofline (median APE 9.0 % against 26.5 % on H100, 9.6 % "
+    "against 24.5 % on L4, 8.7 % against 16.2 % on A100-80GB's grid). For a whole model (the sum of its "
+    "operators) it is closer on L4 (9.8 % against 50.4 %) but not on H100, where the roofline is closer "
+    "(25.8 % against 35.6 %): the learned model overestimates H100's large FP32 linear layers, which carry "
+    "most of a model's time. Read a whole-model estimate beside its roofline.")
+
+
+def sample_training(table: pd.DataFrame, train_gpus, per_kind: int | None) -> pd.DataFrame:
+    """The training GPUs' rows; with ``per_kind``, at most that many per GPU and operator kind (a quick fit,
+    the same rows wherever it is asked for: a fixed shuffle)."""
+    rows = table[table["gpu"].isin(tuple(train_gpus))]
+    if per_kind:
+        rows = rows.sample(frac=1.0, random_state=0).groupby(["gpu", "op"]).head(int(per_kind))
+    return rows
+
+
+def table_models(table: pd.DataFrame) -> pd.DataFrame:
+    """Each traced model's operators once (from the first GPU, by name, that measured it), named by trace."""
+    tr = table[table["source"].str.startswith("trace:") & (table["op"] != "other")]
+    first = tr.groupby("source")["gpu"].min()
+    keep = tr[tr["gpu"].to_numpy() == first.reindex(tr["source"]).to_numpy()]
+    return keep.assign(model=keep["source"].str.removeprefix("trace:"))[["model", "op", "b", "m", "n", "k"]]
+
+
+def table_operators(table: pd.DataFrame) -> pd.DataFrame:
+    """Every distinct operator of the table (kind and sizes), in the table's order."""
+    ops = table[table["op"] != "other"].drop_duplicates(["op", "b", "m", "n", "k"])[["op", "b", "m", "n", "k"]]
+    return ops.reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class OperatorsOnGpu(Result):
+    """Every operator of the table and every model (traced, and one transformer layer) on one GPU, by the
+    learned utilisation with its interval and the roofline beside it (what ``python -m modeling operators``
+    prints and /operators shows)."""
+
+    gpu: str
+    spec: dict
+    train: tuple
+    fit_sample: int | None  # operators per training GPU and kind the fit used (None: all)
+    level: float
+    level_supported: dict
+    fit_seconds: float
+    predict_seconds: float
+    notes: list
+    identical_to: str | None
+    models: list  # ModelLatency, the traced models then the layer
+    operators: dict  # column -> list: op, b, m, n, k, latency_ms, lower_ms, upper_ms, roofline_ms, outside, reason
+    record: str = HELD_OUT_RECORD
+    provenance: Provenance | None = None
+
+    def operator_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(self.operators)
+
+    @property
+    def n_outside(self) -> int:
+        return int(np.sum(self.operators["outside"]))
+
+
+def operators_on_gpu(spec: DeviceSpec, train_gpus=DEFAULT_TRAIN, fit_sample: int | None = None,
+                     level: float = 0.9, layer: tuple[int, int, int, int] | None = None,
+                     table: pd.DataFrame | None = None, devices: dict[str, DeviceSpec] | None = None,
+                     progress=None) -> OperatorsOnGpu:
+    """Fit on ``train_gpus`` (all their rows, or ``fit_sample`` per GPU and kind) and predict every operator and
+    model of the table, and the transformer ``layer`` (batch, seq, hidden, heads), on ``spec``."""
+    table = load_operators() if table is None else table
+    devices = devices or load_devices()
+    train = tuple(train_gpus)
+    if progress:
+        progress(0.1, "fitting the operator model and its leave-one-GPU-out calibration")
+    model = OperatorModel.fit(sample_training(table, train, fit_sample), train, devices, level=level)
+    if progress:
+        progress(0.9, "every operator of the table on the GPU")
+    t0 = time.perf_counter()
+    models = table_models(table)
+    if layer:
+        b, s, h, heads = check_layer(*layer)
+        models = pd.concat([models, transformer_layer(b, s, h, heads).drop(columns="dtype")
+                            .assign(model=f"layer b{b} s{s} h{h} heads{heads}")], ignore_index=True)
+    sums = model_latencies(model.predict(models.drop(columns="model"), spec), models["model"].to_numpy())
+    pred = model.predict(table_operators(table), spec)
+    f = pred.frame().drop(columns="dtype")
+    cols = {c: (f[c].astype(int).tolist() if c in ("b", "m", "n", "k") else f[c].tolist()) for c in f.columns}
+    return OperatorsOnGpu(spec.name, spec.values(), train, fit_sample, level, dict(model.level_supported),
+                          model.fit_seconds, time.perf_counter() - t0, list(pred.notes), pred.identical_to,
+                          sums, cols)
+
+
+__all__ = ["DEFAULT_TRAIN", "HELD_OUT_RECORD", "LAYER_LIMITS", "METHODS", "ModelLatency", "OperatorModel",
+           "OperatorPrediction", "OperatorsOnGpu", "check_layer", "load_operators", "model_latencies", "model_latency",
+           "operators_on_gpu", "sample_training", "table_models", "table_operators", "transformer_layer"]

@@ -181,7 +181,7 @@ def test_every_job_kind_has_a_name_on_the_page():
     import importlib
 
     found = set()
-    for page in ("counts", "crossgen", "newapp", "phases", "predict"):
+    for page in ("counts", "crossgen", "newapp", "operators", "phases", "predict"):
         module = importlib.import_module(f"dashboard.{page}.kinds")
         found |= {v.name for v in vars(module).values() if isinstance(v, jobs.JobKind)}
     assert len(found) >= 14 and found <= set(quotas.KINDS)
