@@ -55,7 +55,7 @@ def test_facts_and_notes_read_the_result():
     t = shipped_table("GTX-680", "GTX-980")
     hw = [i for i, g in zip(t.ids, t.groups) if g == "heartwall"]
     app = estimate_application(t, "heartwall", [{"id": hw[4]}], models=[])
-    facts = {label: value for label, value, _ in views.application_facts(app)}
+    facts = {f.label: f.value for f in app.summary().facts}
     means = {m.method: m.mean_ape for m in app.methods if m.mean_ape is not None}
     best = min(means, key=means.get)
     assert facts["lowest mean APE"] == f"{best}: {means[best]:.1f} %"
