@@ -32,7 +32,8 @@ class HeldOutRun(Result):
         """What the page's card says of the held-out application (``application``: the one shown, calibrated
         or not; default the one computed)."""
         app = self.application if application is None else application
-        return app.summary(self.dataset_name, self.host_spec, self.target_spec, self.provenance)
+        return app.summary(self.dataset_name, self.host_spec, self.target_spec, self.provenance,
+                           self.params.get("metric"))
 
 
 @dataclass(frozen=True)

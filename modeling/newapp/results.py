@@ -201,13 +201,13 @@ class ApplicationEstimate(_Methods, Result):
     seconds: float = 0.0
 
     def summary(self, dataset_name: str = "", host_spec: dict | None = None, target_spec: dict | None = None,
-                provenance=None):
+                provenance=None, metric: str | None = None):
         """What the command line and /new-app's card say of it (:class:`modeling.results.Summary`):
         ``dataset_name`` names the data, ``host_spec`` and ``target_spec`` are the roofline's devices,
-        ``provenance`` (:class:`modeling.results.Provenance`) what made it."""
+        ``provenance`` (:class:`modeling.results.Provenance`) what made it, ``metric`` the page's metric."""
         from modeling.newapp.summary import application
 
-        return application(self, dataset_name, host_spec, target_spec, provenance)
+        return application(self, dataset_name, host_spec, target_spec, provenance, metric)
 
     @property
     def calibrated(self) -> bool:

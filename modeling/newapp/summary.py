@@ -56,9 +56,10 @@ def specs_text(host_spec: dict | None, target_spec: dict | None) -> str:
 
 
 def application(app, dataset_name: str, host_spec: dict | None = None, target_spec: dict | None = None,
-                provenance: Provenance | None = None) -> Summary:
+                provenance: Provenance | None = None, metric: str | None = None) -> Summary:
     """An application held out: who it is, what was learned from, the naive and the best error, its warnings,
-    which data and specs the numbers come from, the methods' errors and the provenance."""
+    which data and specs the numbers come from, the methods' errors and the provenance. ``metric``: the metric
+    as the page's parameters name it (an upload's is "value"; default the table's scenario's)."""
     naive = app.method("naive-pooled")
     s = app.scenario
     facts = (Fact("held out", app.application, key="held-out"),
@@ -66,9 +67,9 @@ def application(app, dataset_name: str, host_spec: dict | None = None, target_sp
              Fact("learned from", ", ".join(app.training_applications) or "–"),
              Fact("naive-pooled mean APE", pct(naive.mean_ape if naive else None), key="naive"),
              Fact("lowest mean APE", _best(app), key="best"))
-    lead = (f"{dataset_name}: {s.get('host')} → {s.get('target')}, {METRIC_LABELS.get(s.get('metric'))}; roofline "
-            f"specs: {specs_text(host_spec, target_spec)}. Errors are against the measured target of the held-out "
-            "workloads.")
+    label = METRIC_LABELS.get(metric or s.get("metric"))
+    lead = (f"{dataset_name}: {s.get('host')} → {s.get('target')}, {label}; roofline specs: "
+            f"{specs_text(host_spec, target_spec)}. Errors are against the measured target of the held-out workloads.")
     return Summary(f"{app.application} held out: estimates for an application never run on the target", facts, lead,
                    _warning_notes(app.warnings) + _absurd_notes(app.methods), (), (_methods_table(app),),
                    provenance, _provenance(provenance))
