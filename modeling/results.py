@@ -279,6 +279,7 @@ class SummaryTable:
     decimals: dict = dataclasses.field(default_factory=dict)
     key: str = ""
     digits: int = 4  # significant digits of a number in a report
+    text_decimals: bool = False  # the command line's text too shows a number with its column's ``decimals``
 
     def records(self) -> list[dict]:
         """The rows as dicts, missing values as None (JSON has no NaN)."""
@@ -329,20 +330,24 @@ class Summary:
         return "\n".join(lines)
 
 
-def _cell(v) -> str:
+def _cell(v, decimals: int | None = None) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if isinstance(v, (int, float)) and decimals is not None:
+        return f"{v:,.{decimals}f}"
     if isinstance(v, float):
         return f"{v:.6g}"
     return str(v)
 
 
 def text_table(t: SummaryTable) -> str:
-    """A table as aligned text: a heading row, a rule, one row per record (numbers to 6 significant digits,
-    missing values as "-")."""
-    rows = [[_cell(r.get(f)) for f, _ in t.columns] for r in t.records()]
+    """A table as aligned text: a heading row, a rule, one row per record (numbers to 6 significant digits, or
+    with their column's decimals and thousands separated when the table says ``text_decimals``; missing values
+    as "-")."""
+    decimals = t.decimals if t.text_decimals else {}
+    rows = [[_cell(r.get(f), decimals.get(f)) for f, _ in t.columns] for r in t.records()]
     heads = [h or f for f, h in t.columns]
     widths = [max([len(h), *[len(r[i]) for r in rows]]) for i, h in enumerate(heads)]
     out = ["  ".join(h.ljust(w) for h, w in zip(heads, widths)).rstrip(), "-" * (sum(widths) + 2 * (len(widths) - 1))]

@@ -19,6 +19,8 @@ from modeling.tables.workload import unmeasured_rows
 METRICS = {"duration": "duration", "cycles": "elapsed_cycles_sm"}
 #: the unit of each metric's values
 UNITS = {"duration": "s", "cycles": "cycles"}
+#: each metric in words, as the pages and the command line say it ("value": an uploaded table's target column)
+METRIC_LABELS = {"duration": "duration (s)", "cycles": "elapsed SM cycles", "value": "the target column's values"}
 #: the shipped data's name, as the pages and the command line say it
 NAME = "Rodinia on 9 NVIDIA GPUs (shipped)"
 ID_COLUMNS = ["workload", "application", "kernel", "input_size_1", "input_size_2"]

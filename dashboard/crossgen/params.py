@@ -11,6 +11,7 @@ from dashboard.ui.fields import dropdown, field, wide
 from dashboard.ui.url_state import InvalidParameter, Param, parse
 from modeling.crossgen.ensemble import ALL_MODELS, PRESETS, TRANSFORMS
 from modeling.crossgen.transform_choice import TransformChoice, default_transform, transform_warning
+from modeling.shipped import METRIC_LABELS  # noqa: F401 - the metrics in words, for the pages too
 
 
 DEFAULT_HOST = "GTX-680"
@@ -25,9 +26,6 @@ CV_LABELS = {"kfold": "random K-fold (papers: 10)", "group": "grouped K-fold by 
 
 TRANSFORM_LABELS = dict(zip(TRANSFORMS, ("none (papers)", "log", "ratio to host metric",
                                                 "log of the ratio to host metric")))
-
-
-METRIC_LABELS = {"duration": "duration (s)", "cycles": "elapsed SM cycles", "value": "the target column's values"}
 
 
 class DatasetParam(Param):

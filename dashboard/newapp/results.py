@@ -4,7 +4,8 @@ application never run on a measured target (:class:`HeldOutRun`) or a GPU never 
 :mod:`modeling.newapp.hypothetical`), the validated parameters, what the page shows beside it and the
 :class:`~modeling.results.Provenance` the job runner stamps; they travel through the job codec
 (:mod:`dashboard.jobs.codec`) as tagged JSON and come back as these types (docs/architecture.md, "The result
-contract")."""
+contract"). Their ``summary()`` is what the page's card, the report and the command line say
+(:mod:`modeling.newapp.summary`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from modeling.newapp.hypothetical import HypotheticalEstimate
 from modeling.newapp.results import ApplicationEstimate, HeldOutEvaluation
 from modeling.newapp.splits import SplitValidation
-from modeling.results import Provenance, Result
+from modeling.results import Provenance, Result, Summary
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,13 @@ class HeldOutRun(Result):
     host_spec: dict | None = None
     target_spec: dict | None = None
     provenance: Provenance | None = None
+
+    def summary(self, application: ApplicationEstimate | None = None) -> Summary:
+        """What the page's card says of the held-out application (``application``: the one shown, calibrated
+        or not; default the one computed)."""
+        app = self.application if application is None else application
+        return app.summary(self.dataset_name, self.host_spec, self.target_spec, self.provenance,
+                           self.params.get("metric"))
 
 
 @dataclass(frozen=True)
@@ -43,3 +51,7 @@ class UnbuiltGpuRun(Result):
     @property
     def device_name(self) -> str:
         return self.estimate.device["device"]
+
+    def summary(self, unit: str = "") -> Summary:
+        """What the page's card and its report say of the estimates (``unit``: the times' unit)."""
+        return self.estimate.summary(self.dataset_name, unit, self.provenance)

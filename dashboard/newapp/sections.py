@@ -1,5 +1,6 @@
-"""/new-app's result sections as Dash components: the summary cards and what each render callback returns,
-assembled from views (the numbers) and figures (the charts); the page keeps the layout and the callbacks."""
+"""/new-app's result sections as Dash components: the summary cards (the results' summaries,
+:mod:`modeling.newapp.summary`, drawn by :mod:`dashboard.ui.summary_card`) and what each render callback returns,
+assembled from views (the grids) and figures (the charts); the page keeps the layout and the callbacks."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from dash import html
 from dashboard.newapp import views
 from dashboard.newapp.figures import estimates, hypothetical, per_application
 from dashboard.newapp.views import P
-from dashboard.ui.components import alert, card, stat
+from dashboard.ui.components import alert
 from dashboard.ui.figures import empty
+from dashboard.ui.summary_card import summary_card
 from dashboard.state import datasets
 from dashboard.newapp.results import HeldOutRun, UnbuiltGpuRun
 from modeling.newapp.results import ApplicationEstimate
@@ -19,15 +21,8 @@ def shown_block(on: bool) -> dict:
     return {} if on else {"display": "none"}
 
 
-def _warnings(ws: list[dict], id_: str):
-    return html.Div([alert([html.Strong(w["title"] + " "), w["evidence"]], "warning") for w in ws], id=id_)
-
-
 def _summary(run: HeldOutRun, app: ApplicationEstimate):
-    return card(html.Div([stat(label, value, i) for label, value, i in views.application_facts(app)],
-                         className="stats"),
-                _warnings(app.warnings, f"{P}-warnings"),
-                html.P(views.scenario_text(run), className="hint"))
+    return summary_card(run.summary(app), P)
 
 
 def measured_content(run, cal, cal_time) -> tuple:
@@ -72,15 +67,12 @@ def _splits_block(run: UnbuiltGpuRun):
 
 
 def _hypo_summary(run: UnbuiltGpuRun):
-    note, _, text = views.hypo_texts(run)
-    return card(
-        html.H2(["Spec roofline on ", html.Span(run.device_name, id=f"{P}-hypo-device"),
-                 " (from its specs only)"]),
-        alert(note, "info") if note else None,
-        html.Div([stat(label, value, i) for label, value, i in views.hypo_facts(run)], className="stats"),
-        _warnings(run.estimate.warnings, f"{P}-hypo-warnings"),
-        html.P(text, className="hint"),
-        _splits_block(run))
+    head = html.H2(["Spec roofline on ", html.Span(run.device_name, id=f"{P}-hypo-device"), " (from its specs only)"])
+    shown = summary_card(run.summary(datasets.unit_of(run.params)), f"{P}-hypo", head=head)
+    block = _splits_block(run)
+    if block is not None:  # the held-out splits, below the summary's provenance line
+        shown.children.append(block)
+    return shown
 
 
 def hypo_content(run) -> tuple:

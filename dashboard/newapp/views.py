@@ -1,11 +1,11 @@
-"""What /new-app shows, from a typed result (:mod:`dashboard.newapp.results`) and the calibration form: grid rows
-and columns, headline facts and sentences (no Dash components or callbacks; every statistic comes from the result
-types of modeling.newapp.results and .hypothetical)."""
+"""What /new-app shows beside its cards, from a typed result (:mod:`dashboard.newapp.results`) and the calibration
+form: grid rows and columns and the calibration's sentence (no Dash components or callbacks; every statistic
+comes from the result types of modeling.newapp.results and .hypothetical; the headline facts, notes and sentences
+are the results' summaries, :mod:`modeling.newapp.summary`)."""
 
 from __future__ import annotations
 
 
-from dashboard.crossgen.params import METRIC_LABELS
 from dashboard.newapp import work
 from dashboard.newapp.results import HeldOutRun, UnbuiltGpuRun
 from dashboard.ui.components import fitted, num_col
@@ -13,8 +13,8 @@ from dashboard.ui.format import si, si_col
 from dashboard.ui.url_state import InvalidParameter
 from modeling.errors import ModelingError
 from modeling.newapp.estimators import COMPUTE_UTIL, MEMORY_FRACTION
-from modeling.newapp.hypothetical import TrackRecord
 from modeling.newapp.results import ApplicationEstimate, HeldOutEvaluation
+from modeling.newapp.summary import HYPO_TIME_HEADERS, HYPO_TIMES, pct, track_rows  # noqa: F401 - for the page
 
 P = "newapp"
 ESTIMATE_NOTES = {
@@ -27,10 +27,6 @@ ESTIMATE_NOTES = {
                "within-kernel spread",
 }
 MODEL_NOTE = "model on log(target/host); range: all models' spread"
-
-
-def pct(v) -> str:
-    return "–" if v is None else f"{v:.1f} %"
 
 
 def _num(field: str, header: str, digits: int, values) -> dict:
@@ -148,26 +144,6 @@ def workload_columns(app: ApplicationEstimate, unit: str) -> list[dict]:
     return cols
 
 
-def application_facts(app: ApplicationEstimate) -> list[tuple[str, str, str | None]]:
-    """The held-out application's headline numbers: (label, value, component id)."""
-    best, naive = app.best, app.method("naive-pooled")
-    return [("held out", app.application, f"{P}-held-out"),
-            ("workloads (measured)", f"{app.n_workloads} ({app.n_measured})", None),
-            ("learned from", ", ".join(app.training_applications) or "–", None),
-            ("naive-pooled mean APE", pct(naive.mean_ape), f"{P}-naive"),
-            ("lowest mean APE", "–" if best is None else f"{best.method}: {best.mean_ape:.1f} %", f"{P}-best")]
-
-
-def scenario_text(run: HeldOutRun) -> str:
-    """Which data, GPUs and device specs the numbers come from."""
-    spec = ", ".join(f"{w} {s['device']} ({s['architecture']}, {s['sms']:.0f} SMs, {s['memory_bandwidth_gbs']:g} GB/s)"
-                     for w, s in (("host", run.host_spec), ("target", run.target_spec)) if s) or "none chosen"
-    s = run.every.scenario
-    return (f"{run.dataset_name}: {s.get('host')} → {s.get('target')}, "
-            f"{METRIC_LABELS.get(run.params['metric'])}; roofline specs: {spec}. Errors are against the measured "
-            "target of the held-out workloads.")
-
-
 def held_out_columns(allres: HeldOutEvaluation) -> list[dict]:
     ms = allres.methods
     return [fitted({"field": "method", "headerName": "method", "minWidth": 150, "pinned": "left"},
@@ -218,84 +194,11 @@ def track_columns(rows: list[dict] = ()) -> list[dict]:
             num_col("in_class_range", "inside the class range (not an interval) %", 0)]
 
 
-#: the per-workload columns of a never-measured GPU that hold times (the report names their unit)
-HYPO_TIMES = ("host", "point", "lower", "upper", "lo", "hi")
-HYPO_TIME_HEADERS = ("host's own", "estimate", "interval low", "interval high", "class range low", "class range high")
-
-
 def hypo_columns(unit: str, rows: list[dict] = ()) -> list[dict]:
     """The per-workload columns of a never-measured GPU; the text columns as wide as ``rows``' values."""
     return _names(rows, (("id", "workload"), ("application", "application"), ("kernel", "kernel"),
                          ("class", "class"))) + \
         [_time_col(k, h, unit) for k, h in zip(HYPO_TIMES, HYPO_TIME_HEADERS)] + [num_col("ratio", "ratio to host", 4)]
-
-
-def track_rows(track: TrackRecord) -> list[dict]:
-    """The rule's record per measured pair, then pooled over all pairs and over the same-architecture pairs."""
-    keys = ("n", "median_ape", "mean_ape", "within_25", "in_interval", "in_class_range")
-    rows = [{"target": p["target"] + ("" if p.get("calibrates", True) else " (predicted GPU: not calibrating)"),
-             "architecture": p["architecture"], **{k: p.get(k) for k in keys}} for p in track.pairs]
-    if track.pairs:
-        rows.append({"target": "calibrating pairs pooled", "architecture": ", ".join(track.architectures),
-                     **track.pooled})
-    same = track.same_architecture
-    if same:
-        arch = same.get("architecture", "")
-        rows.append({"target": f"{arch} pairs pooled".strip(), "architecture": arch, **same})
-    return rows
-
-
-def interval_stat(iv: dict | None) -> tuple[str, str]:
-    """(label, value) of the error interval of a never-measured GPU's estimates."""
-    if not iv:
-        return "interval", "needs two measured pairs"
-    cap = "" if iv["level_supported"] >= iv["level"] else \
-        f"; {iv['n_pairs']} pairs support at most {iv['level_supported'] * 100:.0f} %"
-    held = (f"each measured GPU held out: lowest {iv['held_out_min']:.0f} %, mean {iv['held_out_coverage']:.0f} % "
-            "inside" if iv.get("held_out_min") is not None else iv.get("note") or "held-out coverage not measured")
-    return (f"{iv['level'] * 100:g} % interval (estimate ÷/× factor)", f"×{iv['factor']:.2f} ({held}{cap})")
-
-
-def hypo_facts(run: UnbuiltGpuRun) -> list[tuple[str, str, str | None]]:
-    """The headline numbers of a never-measured GPU's estimates: (label, value, component id)."""
-    h = run.estimate
-    d, tr = h.device, h.track
-    pooled, same = tr.pooled, tr.same_architecture
-    return [
-        ("device", f"{d['architecture']}, {d['sms']:.0f} SMs, {d['cuda_cores']:,.0f} cores, "
-                   f"{d['boost_clock_mhz']:,.4g} MHz, {d['memory_bandwidth_gbs']:,.4g} GB/s", None),
-        ("workloads estimated", f"{h.n_workloads}", f"{P}-hypo-n"),
-        ("rule's median APE on measured pairs", pct(pooled["median_ape"]), f"{P}-hypo-median"),
-        ("mean APE", pct(pooled["mean_ape"]), f"{P}-hypo-mean"),
-        ("inside the class range (which class; not an interval)", pct(pooled["in_class_range"]),
-         f"{P}-hypo-inrange"),
-        (*interval_stat(tr.interval), f"{P}-hypo-interval"),
-        ("same architecture: median APE", pct(same["median_ape"]) if same else "none measured", None),
-        ("applicability", h.applicability["verdict"], f"{P}-hypo-verdict"),
-    ]
-
-
-def hypo_texts(run: UnbuiltGpuRun) -> tuple[str | None, list[str], str]:
-    """(the note when the device is itself measured, the warnings, the sentence on where the figures come from)."""
-    h = run.estimate
-    tr, counts = h.track, h.class_counts
-    verdict = h.applicability["verdict"]
-    itself = [p for p in tr.pairs if not p.get("calibrates", True)]
-    note = None
-    if itself:
-        own, iv = itself[0], tr.interval
-        check = "" if own.get("in_interval") is None or not iv else (
-            f" {own['in_interval']:.1f} % of its measured workloads lie inside the stated {iv['level'] * 100:g} % "
-            f"interval: it {'covers' if own['in_interval'] >= 100 * iv['level'] else 'does not cover'} what it says.")
-        note = (f"{own['target']} is itself one of the measured targets: its row in the record below is this very "
-                "estimate scored against its measured times. Nothing measured on it is used: not for the estimate, "
-                "not for the interval's calibration, not for the pooled figures." + check)
-    text = (f"From {run.dataset_name}: {h.host['device']}'s counters, {METRIC_LABELS.get(h.metric)}. "
-            f"Classes: {counts['memory']} memory-, {counts['compute']} compute-, "
-            f"{counts['latency']} latency-bound. The error figures come from {tr.source} (pooled over "
-            "all their workloads, the predicted GPU's own pair left out)"
-            + ("" if verdict == "inside" else "; a device unlike those measured is an extrapolation of them") + ".")
-    return note, [f"{w['title']} {w['evidence']}" for w in h.warnings], text
 
 
 # the four held-out splits of a GPU never built

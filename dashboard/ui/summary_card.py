@@ -26,9 +26,11 @@ def register_table(prefix: str, key: str) -> None:
     register_csv(f"{prefix}-{key}")
 
 
-def summary_card(s: Summary, prefix: str, tables: tuple[str, ...] = ()):
-    """``s`` as a card; ``tables``: the keys of the tables it shows (a page shows its main table elsewhere)."""
+def summary_card(s: Summary, prefix: str, tables: tuple[str, ...] = (), head=None):
+    """``s`` as a card; ``tables``: the keys of the tables it shows (a page shows its main table elsewhere);
+    ``head``: a heading the page puts above the facts."""
     return card(
+        head,
         html.Div([stat(f.label, f.text, f"{prefix}-{f.key}" if f.key else None) for f in s.facts if f.value],
                  className="stats"),
         html.Div([_note(n, prefix) for n in s.notes], id=f"{prefix}-warnings"),

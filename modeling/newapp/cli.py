@@ -4,7 +4,8 @@
 evaluates every estimate leave-one-application-out (or leave-one-kernel-out) on the shipped data;
 ``--csv FILE --target COL --group COL --host-col COL [--id COL] [--host-device NAME --target-device NAME]
 [--devices FILE] [--map ROLE=COL ...]`` does the same on any workload table. ``--application APP``
-prints one held-out application's estimates per workload, with its warnings.
+prints one held-out application's estimates per workload, with its warnings. The text is the result's summary
+(:mod:`modeling.newapp.summary`), the one the page's card and its report show.
 
 A GPU never built or measured: ``--target-spec "name=X,architecture=Hopper,sms=132,cuda_cores=16896,
 boost_clock_mhz=1980,memory_bandwidth_gbs=3350"`` (or ``--gpu NAME``, a row of the device table) prints the
@@ -56,24 +57,6 @@ def load_table(args):
     return shipped_table(args.host, args.target, args.metric)
 
 
-def _pct(v):
-    return "-" if v is None else f"{v:,.1f}" if v < 1e4 else f"{v:,.0f}"
-
-
-def _print_methods(res):
-    """The methods of a HeldOutEvaluation or an ApplicationEstimate, and the lowest mean APE among them."""
-    print(f"{'method':26s} {'mean APE %':>11s} {'median %':>9s} {'<=10 %':>7s} {'<=25 %':>7s} {'n':>5s}")
-    for m in res.methods:
-        extra = f"  ({m.missing})" if m.missing else ""
-        print(f"{m.method:26s} {_pct(m.mean_ape):>11s} {_pct(m.median_ape):>9s} {_pct(m.within_10):>7s} "
-              f"{_pct(m.within_25):>7s} {m.n:>5d}{extra}")
-    for m in res.methods:
-        if m.note:
-            print(f"! {m.method}: {m.note}")
-    if res.best is not None:
-        print(f"lowest mean APE: {res.best.method} ({res.best.mean_ape:.1f} %)")
-
-
 def hypothetical_device(args) -> dict | None:
     """The device of ``--target-spec`` (typed) or ``--gpu`` (a device-table row), or None."""
     from modeling.newapp.data import device_spec
@@ -102,41 +85,33 @@ def hypothetical_result(args, device: dict):
     return shipped_hypothetical(args.host, device, args.metric, source)
 
 
-def _print_hypothetical(res: dict) -> None:
-    d, tr = res["device"], res["track"]
-    print(f"{d['device']} ({d['architecture']}, {d['sms']:.0f} SMs, {d['cuda_cores']:.0f} cores, "
-          f"{d['boost_clock_mhz']:g} MHz, {d['memory_bandwidth_gbs']:g} GB/s), never measured; "
-          f"spec roofline from {res['host']['device']}'s counters, {res['n_workloads']} workloads ({res['metric']})")
-    print(f"the same rule on measured pairs — {tr['source']}:")
-    print(f"{'target':14s} {'arch':9s} {'median APE %':>13s} {'mean APE %':>11s} {'in interval %':>14s} "
-          f"{'in class range %':>17s} {'n':>5s}")
-    for p in [*tr["pairs"], {"target": "pooled", "architecture": "", "in_interval": None, **tr["pooled"]}]:
-        mark = "" if p.get("calibrates", True) else "  (the predicted GPU: not in the calibration)"
-        print(f"{p['target']:14s} {p['architecture']:9s} {_pct(p['median_ape']):>13s} {_pct(p['mean_ape']):>11s} "
-              f"{_pct(p['in_interval']):>14s} {_pct(p['in_class_range']):>17s} {p['n']:>5d}{mark}")
-    print("in interval: the share of that GPU's workloads inside the interval built without that GPU; "
-          "in class range: between the lowest and highest class ratio (which class, not an error interval)")
-    iv = tr.get("interval")
-    if iv:
-        held = (f"each calibrating GPU held out: lowest {iv['held_out_min']:.1f} %, mean "
-                f"{iv['held_out_coverage']:.1f} % inside" if iv["held_out_min"] is not None else iv["note"])
-        print(f"{iv['level'] * 100:g} % interval: estimate / {iv['factor']:.3g} .. estimate x {iv['factor']:.3g} "
-              f"(calibrated over {iv['n_pairs']} measured pairs, supported level {iv['level_supported'] * 100:.0f} %; "
-              f"{held})")
-        own = next((p for p in tr["pairs"] if not p.get("calibrates", True)), None)
-        if own is not None and own["in_interval"] is not None:
-            verdict = "covers" if own["in_interval"] >= iv["level"] * 100 else "does NOT cover"
-            print(f"{own['target']}'s own measured workloads: {own['in_interval']:.1f} % inside the interval: it "
-                  f"{verdict} its stated {iv['level'] * 100:g} %")
-    print(f"applicability: {res['applicability']['verdict']}")
-    for w in res["warnings"]:
-        print(f"! {w['title']}\n  {w['evidence']}")
-    print(f"{'workload':40s} {'class':8s} {'host':>11s} {'estimate':>11s} {'lower':>11s} {'upper':>11s} "
-          f"{'class low':>11s} {'class high':>11s}")
-    for r in res["rows"]:
-        lo, hi = ("-", "-") if r["lower"] is None else (f"{r['lower']:.4g}", f"{r['upper']:.4g}")
-        print(f"{r['id'][:40]:40s} {r['class']:8s} {r['host']:11.4g} {r['point']:11.4g} {lo:>11s} {hi:>11s} "
-              f"{r['lo']:11.4g} {r['hi']:11.4g}")
+def _data(args) -> tuple[str, str, str, str | None]:
+    """The data's id, name, the unit of its times and its fingerprint, as the page names them (the shipped data's
+    fingerprint: 16 hex digits of the sha256 of its workload table; a CSV file has none)."""
+    from modeling import shipped
+
+    if args.csv:
+        from pathlib import Path
+
+        return str(args.csv), Path(args.csv).name, "", None
+    import hashlib
+
+    from modeling import DATA_DIR
+
+    fingerprint = hashlib.sha256((DATA_DIR / "gpu_workloads.parquet").read_bytes()).hexdigest()[:16]
+    return "rodinia", shipped.NAME, shipped.UNITS.get(args.metric, ""), fingerprint
+
+
+def _provenance(args, seconds: float):
+    from modeling.results import Provenance
+
+    data, name, _, fingerprint = _data(args)
+    params = {k: v for k, v in vars(args).items() if k not in ("func", "json") and v not in (None, [], False)}
+    return Provenance.now("newapp", params, data, name, fingerprint, seconds=seconds)
+
+
+def _pct(v):
+    return "-" if v is None else f"{v:,.1f}" if v < 1e4 else f"{v:,.0f}"
 
 
 def split_result(args):
@@ -190,12 +165,13 @@ def cmd_newapp(args) -> int:
             _print_splits(res, args.per_kernel)
         return 0
     device = hypothetical_device(args)
+    _, name, unit, _ = _data(args)
     if device is not None:
-        res = hypothetical_result(args, device).to_dict()
+        res = hypothetical_result(args, device)
         if args.json:
-            print(json.dumps(res, indent=2))
+            print(json.dumps(res.to_dict(), indent=2))
         else:
-            _print_hypothetical(res)
+            print(res.summary(name, unit, _provenance(args, res.seconds)).as_text())
         return 0
     table = load_table(args)
     models = None if args.models == "default" else args.models
@@ -205,22 +181,13 @@ def cmd_newapp(args) -> int:
         if args.json:
             print(json.dumps(res.to_dict(), indent=2))
             return 0
-        print(f"{args.application} held out; learned from {', '.join(res.training_applications)}")
-        _print_methods(res)
-        for w in res.warnings:
-            print(f"! {w['title']}\n  {w['evidence']}")
+        print(res.summary(name, table.host_spec, table.target_spec, _provenance(args, res.seconds)).as_text())
         return 0
     res = evaluate(table, args.cv, args.calibrate_with, models, args.seed, args.jobs)
     if args.json:
         print(json.dumps(res.to_dict(rows=False), indent=2))
         return 0
-    s = res.scenario
-    print(f"{s.get('host')} -> {s.get('target')} ({s.get('metric')}), {res.cv_label}, "
-          f"{res.n_workloads} workloads; one-run calibrates with {args.calibrate_with} input(s) per kernel")
-    _print_methods(res)
-    for g, ws in res.warnings.items():
-        for w in ws:
-            print(f"! {g}: {w['title']}")
+    print(res.summary(name, _provenance(args, res.seconds)).as_text())
     return 0
 
 

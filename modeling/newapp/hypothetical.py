@@ -387,6 +387,14 @@ class HypotheticalEstimate(Result):
     def n_workloads(self) -> int:
         return len(self.rows)
 
+    def summary(self, dataset_name: str = "", unit: str = "", provenance=None):
+        """What the command line, /new-app's card and its report say of it (:class:`modeling.results.Summary`):
+        ``dataset_name`` names the data, ``unit`` the times' unit, ``provenance``
+        (:class:`modeling.results.Provenance`) what made it."""
+        from modeling.newapp.summary import hypothetical
+
+        return hypothetical(self, dataset_name, unit, provenance)
+
     def to_dict(self) -> dict:
         """The stored fields (the track record nested, tagged) and the number of workloads (for a JSON reader;
         not read back)."""

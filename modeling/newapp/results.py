@@ -11,7 +11,8 @@ the command line read them instead of deriving their own.
 
 They are typed results (:class:`modeling.results.Result`): ``to_dict()`` is the tagged JSON the job backends
 store, with what a JSON reader needs beside the fields (the best method, each roofline class count: not read
-back), and ``from_dict`` rebuilds the type from it.
+back), and ``from_dict`` rebuilds the type from it; ``summary()`` is what the command line and the page say
+(:mod:`modeling.newapp.summary`).
 """
 
 from __future__ import annotations
@@ -154,6 +155,13 @@ class HeldOutEvaluation(_Methods, Result):
     rows: list[dict] | None = None
     seconds: float = 0.0
 
+    def summary(self, dataset_name: str = "", provenance=None):
+        """What the command line says of it (:class:`modeling.results.Summary`): ``dataset_name`` names the data,
+        ``provenance`` (:class:`modeling.results.Provenance`) what made it."""
+        from modeling.newapp.summary import evaluation
+
+        return evaluation(self, dataset_name, provenance)
+
     def without_rows(self) -> HeldOutEvaluation:
         """The evaluation without its per-workload rows (what a page keeps of every group held out)."""
         return replace(self, rows=None)
@@ -191,6 +199,15 @@ class ApplicationEstimate(_Methods, Result):
     warnings: list[dict]
     rows: list[dict]
     seconds: float = 0.0
+
+    def summary(self, dataset_name: str = "", host_spec: dict | None = None, target_spec: dict | None = None,
+                provenance=None, metric: str | None = None):
+        """What the command line and /new-app's card say of it (:class:`modeling.results.Summary`):
+        ``dataset_name`` names the data, ``host_spec`` and ``target_spec`` are the roofline's devices,
+        ``provenance`` (:class:`modeling.results.Provenance`) what made it, ``metric`` the page's metric."""
+        from modeling.newapp.summary import application
+
+        return application(self, dataset_name, host_spec, target_spec, provenance, metric)
 
     @property
     def calibrated(self) -> bool:

@@ -55,7 +55,7 @@ def test_facts_and_notes_read_the_result():
     t = shipped_table("GTX-680", "GTX-980")
     hw = [i for i, g in zip(t.ids, t.groups) if g == "heartwall"]
     app = estimate_application(t, "heartwall", [{"id": hw[4]}], models=[])
-    facts = {label: value for label, value, _ in views.application_facts(app)}
+    facts = {f.label: f.value for f in app.summary().facts}
     means = {m.method: m.mean_ape for m in app.methods if m.mean_ape is not None}
     best = min(means, key=means.get)
     assert facts["lowest mean APE"] == f"{best}: {means[best]:.1f} %"
@@ -66,3 +66,25 @@ def test_facts_and_notes_read_the_result():
     assert views.method_note(app.method("one-run"), app).startswith("heartwall_kernel: ratio")
     text = views.calibration_text(app, hw[4])
     assert f"other {len(hw) - 1} input(s)" in text
+
+
+def test_an_uploads_card_names_its_metric_as_the_page_does(var):
+    """The card's sentence names the metric the page's parameters chose (an upload's: its target column's values),
+    not the one its table's scenario carries; without specs the roofline's are "none chosen"."""
+    import pandas as pd
+
+    from dashboard.newapp import work
+    from dashboard.newapp.kinds import NEWAPP
+    from dashboard.state import datasets
+
+    rng = np.random.default_rng(1)
+    host = rng.uniform(1, 10, 24)
+    df = pd.DataFrame({"w": [f"w{i}" for i in range(24)], "app": np.repeat(["a", "b", "c"], 8),
+                       "x1": rng.uniform(1, 2, 24), "host_t": host, "t": host * 0.5})
+    meta = datasets.save_dataset(df, "three apps", {"id_col": "w", "group_col": "app", "targets": ["t"],
+                                                    "features": ["x1", "host_t"], "host_col": "host_t",
+                                                    "repeat_col": None})
+    run = work.newapp_result(NEWAPP.request({"dataset": meta["id"], "application": "b", "models": "none"})["params"])
+    s = run.summary()
+    assert "the target column's values; roofline specs: none chosen." in s.lead
+    assert s.fact("best").value == "naive-pooled: 0.0 %"
