@@ -178,9 +178,13 @@ def _store(action: str, address: str, user: str | None, ids: dict, project: int 
 #: refusals that strangers can cause as fast as they can send requests: counted, not written one by one. A
 #: failed sign-in is not among them: each is an attempt on an account worth its own row, and each costs its
 #: sender a password check in the machine's few sign-in slots (dashboard/access/passwords.py), which bounds
-#: their rate; once over the limits they are refused as "sign-in throttled", which is counted.
+#: their rate; once over the limits they are refused as "sign-in throttled", which is counted. A refused role
+#: and a refused project switch are counted too: any account can cause them, one in no project as well.
 COUNTED = frozenset({"refused host", "refused origin", "refused body", "sign-in throttled", "setup link refused",
-                     "proxy header ignored"})
+                     "proxy header ignored", "refused: role", "project switch refused"})
+#: counted refusals whose details the server chooses from a few values (the role needed, what was tried), not
+#: the request: each kind of them is kept apart (a viewer's refused delete and refused save are two events)
+APART_BY_DETAILS = frozenset({"refused: role"})
 
 
 class Repeats:
@@ -218,8 +222,9 @@ class Repeats:
             if now - self._window >= self.WINDOW_SECONDS:
                 due = self._take()
                 self._window = now
-            key = (action, address, user, project)
-            detail = hash(tuple(sorted((k, str(v)) for k, v in ids.items())))
+            details = tuple(sorted((k, str(v)) for k, v in ids.items()))
+            detail = hash(details)
+            key = (action, address, user, project, details if action in APART_BY_DETAILS else None)
             entry = self._seen.get(key)
             if entry is None and len(self._seen) >= self.MAX_KEYS:
                 count, clients = self._overflow.setdefault(action, [0, set()])

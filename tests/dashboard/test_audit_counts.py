@@ -93,3 +93,15 @@ def test_other_clients_and_other_kinds_are_still_apart(stored):
     audit_log.record("refused host", "10.0.0.8", host="a.example")
     audit_log.record("refused origin", "10.0.0.9", origin="http://a.example")
     assert len(stored) == 3
+
+
+@pytest.mark.parametrize("action, ids", [("refused: role", {"needed": "editor", "role": "none", "tried": "upload"}),
+                                         ("project switch refused", {})])
+def test_an_account_in_no_project_repeating_a_refused_change_writes_two_events(stored, action, ids):
+    """Any account, even one in no project (a single sign-on account is made in none), could write a row per
+    forged upload or switch: 100 refused uploads wrote 100 rows. Counted like the refusals of strangers."""
+    for _ in range(100):
+        audit_log.record(action, "10.0.0.7", **ids)
+    assert len(stored) == 1
+    audit_log.REPEATS.flush()
+    assert len(stored) == 2 and stored[1][2]["repeats"] == 99
