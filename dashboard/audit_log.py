@@ -178,29 +178,37 @@ def _store(action: str, address: str, user: str | None, ids: dict, project: int 
 #: refusals that strangers can cause as fast as they can send requests: counted, not written one by one. A
 #: failed sign-in is not among them: each is an attempt on an account worth its own row, and each costs its
 #: sender a password check in the machine's few sign-in slots (dashboard/access/passwords.py), which bounds
-#: their rate; once over the limits they are refused as "sign-in throttled", which is counted.
+#: their rate; once over the limits they are refused as "sign-in throttled", which is counted. A refused role
+#: and a refused project switch are counted too: any account can cause them, one in no project as well.
 COUNTED = frozenset({"refused host", "refused origin", "refused body", "sign-in throttled", "setup link refused",
-                     "proxy header ignored"})
+                     "proxy header ignored", "refused: role", "project switch refused"})
+#: counted refusals whose details the server chooses from a few values (the role needed, what was tried), not
+#: the request: each kind of them is kept apart (a viewer's refused delete and refused save are two events)
+APART_BY_DETAILS = frozenset({"refused: role"})
 
 
 class Repeats:
-    """Per process, per minute: the first refusal of each (action, client, details) is written at once; its
-    repeats in the same minute are counted and written as one event (``repeats=N``, ``first``/``last``) when
-    the minute is over (at the next refusal after it, or by a timer thread within ``FLUSH_SECONDS``). At most
-    ``MAX_KEYS`` kinds of refusal a minute are kept apart; beyond them, one event counts the rest
-    (``others=N`` refusals from ``clients=M`` clients). So a client refused 60 times a second writes two rows a
-    minute, not 3,600."""
+    """Per process, per minute: the first refusal of each kind from each client (action, address, account,
+    project) is written at once with its details; its repeats in the same minute, whatever their details (a
+    client that sends another Host name, Origin or path each time is still one client), are counted and
+    written as one event (``repeats=N``, ``first``/``last``, and ``variants``: how many distinct details the
+    minute's refusals had, counted up to ``MAX_VARIANTS``) when the minute is over (at the next refusal after
+    it, or by a timer thread within ``FLUSH_SECONDS``). At most ``MAX_KEYS`` clients and kinds a minute are
+    kept apart; beyond them, one event counts the rest (``others=N`` refusals from ``clients=M`` clients). So a
+    client refused 60 times a second writes two rows a minute, not 3,600."""
 
     WINDOW_SECONDS = 60.0
     FLUSH_SECONDS = 10.0
     MAX_KEYS = 200
+    MAX_VARIANTS = 1000
 
     def __init__(self):
         import threading
 
         self._lock = threading.Lock()
         self._window = 0.0
-        self._seen: dict = {}  # key -> [repeats, first repeat's time, last, action, address, user, ids, project]
+        self._seen: dict = {}  # key -> [repeats, first repeat's time, last, action, address, user, ids, project,
+        #                       the distinct details' hashes]
         self._overflow: dict = {}  # action -> [count, set of clients]
         self._timer = None
 
@@ -214,7 +222,9 @@ class Repeats:
             if now - self._window >= self.WINDOW_SECONDS:
                 due = self._take()
                 self._window = now
-            key = (action, address, user, tuple(sorted((k, str(v)) for k, v in ids.items())), project)
+            details = tuple(sorted((k, str(v)) for k, v in ids.items()))
+            detail = hash(details)
+            key = (action, address, user, project, details if action in APART_BY_DETAILS else None)
             entry = self._seen.get(key)
             if entry is None and len(self._seen) >= self.MAX_KEYS:
                 count, clients = self._overflow.setdefault(action, [0, set()])
@@ -222,12 +232,14 @@ class Repeats:
                 clients.add(address)
                 first = False
             elif entry is None:
-                self._seen[key] = [0, None, None, action, address, user, ids, project]
+                self._seen[key] = [0, None, None, action, address, user, ids, project, {detail}]
                 first = True
             else:
                 entry[0] += 1
                 entry[1] = entry[1] or now
                 entry[2] = now
+                if len(entry[8]) < self.MAX_VARIANTS:
+                    entry[8].add(detail)
                 first = False
             self._start_timer()
         if due:
@@ -248,9 +260,11 @@ class Repeats:
         def iso(t):
             return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
-        for n, t0, t1, action, address, user, ids, project in seen.values():
+        for n, t0, t1, action, address, user, ids, project, variants in seen.values():
             if n:
-                _write(action, address, user, {**ids, "repeats": n, "first": iso(t0), "last": iso(t1)}, project)
+                _write(action, address, user, {**ids, "repeats": n, "first": iso(t0), "last": iso(t1),
+                                               **({"variants": len(variants)} if len(variants) > 1 else {})},
+                       project)
         for action, (n, clients) in overflow.items():
             _write(action, "-", None, {"others": n, "clients": len(clients)}, None)
 

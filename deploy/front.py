@@ -70,6 +70,19 @@ def max_body_bytes() -> int:
     return int(mb * 2**20 * 1.4) + 2**20
 
 
+def _workers_user() -> str:
+    """Started as root, nginx runs its workers as ``nobody``, which cannot enter the private state directory
+    holding the front's buffer files (bodies over 1 MB, answers over the memory buffers): every such request
+    failed with 500. The workers then run as the user that runs the app (they read nothing the app cannot);
+    started as anyone else, nginx cannot change user and this line is left out."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return ""
+    import grp
+    import pwd
+
+    return f"user {pwd.getpwuid(os.geteuid()).pw_name} {grp.getgrgid(os.getegid()).gr_name};\n"
+
+
 def config(run_dir: Path, host: str, port: int, app_port: int) -> str:
     """The nginx configuration of the front (every path under ``run_dir``, nothing of the system's)."""
     header = _env_int("PERFCAST_FRONT_HEADER_SECONDS", 10)
@@ -80,7 +93,7 @@ def config(run_dir: Path, host: str, port: int, app_port: int) -> str:
                      ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     return f"""# made by deploy/front.py: the buffering front of perfcast (see its docstring)
 daemon off;
-worker_processes 1;
+{_workers_user()}worker_processes 1;
 worker_rlimit_nofile 16384;
 pid {run_dir / 'nginx.pid'};
 error_log {run_dir / 'error.log'} warn;

@@ -23,13 +23,14 @@ def stored(monkeypatch):
 def test_a_refusal_repeated_many_times_writes_two_events(stored):
     for _ in range(500):
         audit_log.record("refused host", "10.0.0.9", host="evil.example")
-    audit_log.record("refused host", "10.0.0.9", host="other.example")  # other details: its own first event
+    audit_log.record("refused host", "10.0.0.9", host="other.example")  # other details: one more repeat
     audit_log.record("dataset saved", "10.0.0.1", dataset="ds-0000000000000001")  # not a refusal: at once
-    assert [r[0] for r in stored] == ["refused host", "refused host", "dataset saved"]
+    assert [r[0] for r in stored] == ["refused host", "dataset saved"]
     audit_log.REPEATS.flush()  # the minute is over
-    assert len(stored) == 4
+    assert len(stored) == 3
     action, address, ids = stored[-1]
-    assert (action, address, ids["host"], ids["repeats"]) == ("refused host", "10.0.0.9", "evil.example", 499)
+    assert (action, address, ids["host"], ids["repeats"], ids["variants"]) == (
+        "refused host", "10.0.0.9", "evil.example", 500, 2)
     assert ids["first"] <= ids["last"]
 
 
@@ -72,3 +73,35 @@ def test_dropped_events_are_recorded_when_storing_works_again(stored, monkeypatc
     assert stored[1][2] == {"dropped": 2, "of_dataset_saved": 1, "of_signed_in": 1}
     audit_log.record("dataset saved", "10.0.0.1", dataset="ds-0000000000000002")
     assert len(stored) == 3  # reported once
+
+
+def test_one_client_varying_the_details_writes_two_events_a_minute(stored):
+    """A stranger who changes the refused value on every request (another Host name, Origin or path each time)
+    is still one client: its first refusal is written, the rest of the minute is one event with their count
+    and how many distinct details they had."""
+    for i in range(500):
+        audit_log.record("refused host", "10.0.0.9", host=f"evil{i}.example", method="GET", path=f"/p{i}")
+    assert len(stored) == 1 and stored[0][2]["host"] == "evil0.example"
+    audit_log.REPEATS.flush()
+    assert len(stored) == 2
+    action, address, ids = stored[1]
+    assert (action, address, ids["repeats"], ids["variants"]) == ("refused host", "10.0.0.9", 499, 500)
+
+
+def test_other_clients_and_other_kinds_are_still_apart(stored):
+    audit_log.record("refused host", "10.0.0.9", host="a.example")
+    audit_log.record("refused host", "10.0.0.8", host="a.example")
+    audit_log.record("refused origin", "10.0.0.9", origin="http://a.example")
+    assert len(stored) == 3
+
+
+@pytest.mark.parametrize("action, ids", [("refused: role", {"needed": "editor", "role": "none", "tried": "upload"}),
+                                         ("project switch refused", {})])
+def test_an_account_in_no_project_repeating_a_refused_change_writes_two_events(stored, action, ids):
+    """Any account, even one in no project (a single sign-on account is made in none), could write a row per
+    forged upload or switch: 100 refused uploads wrote 100 rows. Counted like the refusals of strangers."""
+    for _ in range(100):
+        audit_log.record(action, "10.0.0.7", **ids)
+    assert len(stored) == 1
+    audit_log.REPEATS.flush()
+    assert len(stored) == 2 and stored[1][2]["repeats"] == 99

@@ -311,7 +311,8 @@ def test_a_forged_delete_from_another_origin_is_refused_and_logged(server_state)
     assert re.search(rf"audit: dataset deleted from=127\.0\.0\.1 dataset={ds_id}\b", text)
     assert len(re.findall(rf"audit: dataset deleted .*{ds_id}", text)) == 1
     assert "audit: refused origin from=127.0.0.1 origin=http://evil.example site=" + base in text
-    assert "audit: refused origin from=127.0.0.1 origin=null" in text
+    # the same client's next refused origins in the minute (the Referer, "null") are counted, not written apiece
+    assert "audit: refused origin from=127.0.0.1 origin=null" not in text
     assert "audit: refused host from=127.0.0.1 host=evil.example method=GET path=/data" in text
 
 
