@@ -18,6 +18,9 @@ STAGE_ID = re.compile(r"^st-[0-9a-f]{16}$")
 
 #: A parsed upload waits this long for its Save (the preview's page may stay open for a while).
 STAGE_TTL_SECONDS = 6 * 3600
+#: At most this many uploads wait for their Save in one project: a new one beyond it removes the oldest (whose
+#: Save then says to upload the file again). Without it an editor could fill the disk with previews for 6 h.
+STAGED_MAX = 32
 
 
 def expire_staged(now: float | None = None) -> int:
@@ -34,11 +37,26 @@ def expire_staged(now: float | None = None) -> int:
     return gone
 
 
+def _keep_newest(keep: int) -> None:
+    """Remove the oldest staged uploads of this project until ``keep`` remain."""
+    root = project_path("staging")
+    staged = []
+    for p in root.glob("st-*.json"):
+        try:
+            staged.append((p.stat().st_mtime, p.name, p.stem))
+        except FileNotFoundError:
+            continue
+    for _, _, token in sorted(staged)[:max(0, len(staged) - keep)]:
+        for suffix in (".json", ".parquet"):
+            (root / f"{token}{suffix}").unlink(missing_ok=True)
+
+
 def stage_upload(frame: pd.DataFrame, info: dict) -> str:
     """Keep a parsed upload between the preview and the save step; returns its token.
-    Older staged uploads that expired are removed here."""
+    Older staged uploads that expired are removed here, and the oldest beyond :data:`STAGED_MAX`."""
     require("editor", "upload")  # the callbacks check first; this holds for every caller
     expire_staged()
+    _keep_newest(STAGED_MAX - 1)
     token = "st-" + secrets.token_hex(8)
     root = project_path("staging")
     atomic_write_bytes(root / f"{token}.parquet", _parquet_bytes(frame))
@@ -59,5 +77,5 @@ def staged_upload(token: str) -> tuple[pd.DataFrame, dict]:
             raise FileNotFoundError
         return pd.read_parquet(root / f"{token}.parquet"), json.loads((root / f"{token}.json").read_text())
     except FileNotFoundError:
-        raise NotFound(f"upload not found (uploads expire after {STAGE_TTL_SECONDS // 3600} h, or it was "
-                       "never staged): upload the file again") from None
+        raise NotFound(f"upload not found (uploads expire after {STAGE_TTL_SECONDS // 3600} h, and a project keeps "
+                       f"its {STAGED_MAX} newest, or it was never staged): upload the file again") from None

@@ -110,6 +110,24 @@ def test_staged_uploads_expire_as_the_message_says(var):
     assert sorted(p.name for p in project_path("staging").iterdir()) == [f"{fresh}.json", f"{fresh}.parquet"]
 
 
+def test_a_project_keeps_only_its_newest_staged_uploads(var, monkeypatch):
+    """An editor previewing file after file cannot fill the disk for the 6 h the previews wait: beyond
+    STAGED_MAX the oldest goes, and its Save says to upload the file again."""
+    monkeypatch.setattr(staging, "STAGED_MAX", 3)
+    tokens = []
+    for i in range(5):
+        tokens.append(staging.stage_upload(pd.DataFrame({"a": [i]}), {}))
+        old = time.time() - 100 + i  # staged one after the other
+        for p in project_path("staging").glob(f"{tokens[-1]}.*"):
+            os.utime(p, (old, old))
+    assert sorted(p.stem for p in project_path("staging").glob("*.json")) == sorted(tokens[2:])
+    assert len(list(project_path("staging").iterdir())) == 6
+    for t in tokens[:2]:
+        with pytest.raises(files.NotFound, match="newest"):
+            staging.staged_upload(t)
+    assert staging.staged_upload(tokens[-1])[0]["a"].tolist() == [4]
+
+
 def test_forged_mapping_values_are_refused_not_crashed():
     frame = uploads.parse_upload(CSV.encode()).frame
     for mapping, role in [({"id_col": "workload", "targets": ["t"], "features": 5}, "features"),
