@@ -18,7 +18,8 @@ from conftest import gunicorn_server
 from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO
 from pc_browser import fresh_browser
-from test_scaleout import LINK, _run_enabled, _wait, cluster_env
+from test_scaleout import LINK, _run_enabled, cluster_env
+from testkit.waiting import until
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -47,7 +48,7 @@ class VolatileRedis:
             except redis.exceptions.RedisError:
                 return False
 
-        assert _wait(answers, 20, 0.05), "redis-server did not start"
+        assert until(answers, 60, 0.05), "redis-server did not start"
 
     def restart(self):
         """SIGKILL (nothing is saved, and nothing would be: no persistence) and start again on the same port."""
@@ -79,7 +80,7 @@ def service(tmp_path_factory):
                               cwd=ROOT, env={**os.environ, **env, "PYTHONPATH": path},
                               stdout=open(log, "ab"), stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        assert _wait(lambda: b" ready." in log.read_bytes() or worker.poll() is not None, 120, 0.2)
+        assert until(lambda: b" ready." in log.read_bytes() or worker.poll() is not None, 120, 0.2)
         assert worker.poll() is None, log.read_text()[-2000:]
         with gunicorn_server(var, "web-a.log", **env) as a:
             yield {"redis": redis_server, "a": a[0], "log": a[2], "worker_log": log, "counted": counted,
@@ -132,9 +133,9 @@ def test_a_job_whose_redis_data_is_lost_is_shown_running_until_its_result_and_co
     d, other = fresh_browser(), None
     try:
         d.get(link)
-        assert _wait(lambda: _computations(service, 51) == 1 and (jobs.status(key) or {}).get("state") == "running",
+        assert until(lambda: _computations(service, 51) == 1 and (jobs.status(key) or {}).get("state") == "running",
                      120)
-        assert _wait(lambda: not _run_enabled(d), 30)  # shown running
+        assert until(lambda: not _run_enabled(d), 30)  # shown running
         service["redis"].restart()  # every key gone; the job goes on computing on its worker
         t0 = time.time()
         other = fresh_browser()  # another tab asks for the same result while the first job computes
@@ -163,7 +164,7 @@ def test_a_job_whose_redis_data_is_lost_is_shown_running_until_its_result_and_co
             time.sleep(0.3)
         print(f"\nredis data lost mid-job -> the result on the page {time.time() - t0:.1f} s later, shown running "
               f"meanwhile ({sorted(seen)})")
-        assert _wait(lambda: _result_shown(other), 120), f"the other tab: {_job_line(other)!r}"
+        assert until(lambda: _result_shown(other), 120), f"the other tab: {_job_line(other)!r}"
         assert "failed" not in _job_line(other).lower()
         assert _computations(service, 51) == 1, service["counted"].read_text()
         assert jobs.has_result(key)

@@ -14,7 +14,8 @@ from testkit.servers import free_port, stop_group
 from conftest import gunicorn_server
 from dashboard.crossgen.kinds import SCENARIO
 from pc_browser import fresh_browser, text_in
-from test_scaleout import LINK, Worker, _run_enabled, _wait, cluster_env
+from test_scaleout import LINK, Worker, _run_enabled, cluster_env
+from testkit.waiting import until
 
 UNREACHABLE = "job service is unreachable"
 
@@ -35,7 +36,7 @@ class PersistentRedis:
                                       "--dir", str(self.folder), "--appendonly", "yes", "--appendfsync", "everysec",
                                       "--save", ""], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                      start_new_session=True)
-        assert _wait(lambda: _answers(redis, self.url), 20, 0.05), "redis-server did not start"
+        assert until(lambda: _answers(redis, self.url), 60, 0.05), "redis-server did not start"
 
     def stop(self):
         self.proc.terminate()  # SIGTERM: Redis flushes its append-only file and exits
@@ -106,7 +107,7 @@ def test_a_redis_restart_mid_job_keeps_the_result(service):
     d = fresh_browser()
     try:
         d.get(service["a"] + LINK.format(seed=41))
-        assert _wait(lambda: _state(_key(41)) == "running", 60)
+        assert until(lambda: _state(_key(41)) == "running", 60)
         time.sleep(1.0)
         service["redis"].stop()
         time.sleep(2.0)
@@ -127,7 +128,7 @@ def test_redis_down_for_seconds_says_so_then_shows_the_result(service):
     d = fresh_browser()
     try:
         d.get(service["a"] + LINK.format(seed=42))
-        assert _wait(lambda: _state(_key(42)) == "running", 60)
+        assert until(lambda: _state(_key(42)) == "running", 60)
         service["redis"].stop()
         t0 = time.time()
         said = text_in(d, "#scenario-service", 15)
@@ -142,7 +143,7 @@ def test_redis_down_for_seconds_says_so_then_shows_the_result(service):
         t1 = time.time()
         assert text_in(d, "#scenario-best-eout", 300).endswith("%")
         print(f"redis back -> result on the page {time.time() - t1:.1f} s later")
-        assert _wait(lambda: not d.find_element("id", "scenario-service").text, 10)  # the note is gone
+        assert until(lambda: not d.find_element("id", "scenario-service").text, 60)  # the note is gone
         assert "failed" not in d.find_element("id", "scenario-job-status").text
     finally:
         d.quit()
@@ -170,14 +171,14 @@ def test_save_and_a_cached_link_while_redis_is_down_are_never_silent_and_recover
         service["redis"].stop()
         t0 = time.time()
         d.find_element("id", "scenario-save").click()
-        assert _wait(lambda: _notice_shown(d) or "Saved as" in d.find_element("id", "scenario-save-status").text,
+        assert until(lambda: _notice_shown(d) or "Saved as" in d.find_element("id", "scenario-save-status").text,
                      20), "Save while Redis is down said nothing"
         print(f"\nSave while redis is down -> {'notice' if _notice_shown(d) else 'saved'} after "
               f"{time.time() - t0:.1f} s")
         other = fresh_browser()
         t1 = time.time()
         other.get(service["a"] + LINK.format(seed=44))
-        assert _wait(lambda: _notice_shown(other), 30), "no notice on a cached link while Redis is down"
+        assert until(lambda: _notice_shown(other), 30), "no notice on a cached link while Redis is down"
         print(f"cached link while redis is down -> the notice after {time.time() - t1:.1f} s")
         said = " ".join(e.text for e in other.find_elements("css selector", "#service-notice, #scenario-service")
                         if e.is_displayed())
@@ -185,10 +186,10 @@ def test_save_and_a_cached_link_while_redis_is_down_are_never_silent_and_recover
         service["redis"].start()
         t2 = time.time()
         if "run again" in said:  # the panel asked for a new run: Run, now that Redis answers, shows the result
-            assert _wait(lambda: _run_enabled(other), 10)
+            assert until(lambda: _run_enabled(other), 60)
             other.find_element("id", "scenario-run").click()
         else:  # the app's notice: it goes by itself
-            assert _wait(lambda: not _notice_shown(other), 30), "the notice stayed after Redis returned"
+            assert until(lambda: not _notice_shown(other), 30), "the notice stayed after Redis returned"
             other.refresh()
         assert text_in(other, "#scenario-best-eout", 60).endswith("%")
         print(f"redis back -> the result on the page {time.time() - t2:.1f} s later")
@@ -208,7 +209,7 @@ def test_a_job_whose_redis_data_is_lost_ends_with_its_result_or_run_again_never_
     d = fresh_browser()
     try:
         d.get(service["a"] + LINK.format(seed=45))
-        assert _wait(lambda: _state(_key(45)) == "running", 60)
+        assert until(lambda: _state(_key(45)) == "running", 60)
         service["redis"].stop()
         for f in service["redis"].folder.iterdir():  # its data gone
             shutil.rmtree(f) if f.is_dir() else f.unlink()
@@ -222,7 +223,7 @@ def test_a_job_whose_redis_data_is_lost_ends_with_its_result_or_run_again_never_
             status = d.find_element("id", "scenario-job-status").text.lower()
             return "run again" if ("run again" in status and _run_enabled(d)) else False
 
-        assert _wait(ended, 300), "the page kept waiting after the job's data was lost"
+        assert until(ended, 300), "the page kept waiting after the job's data was lost"
         print(f"\nredis data lost mid-job -> {ended()} on the page {time.time() - t0:.1f} s later")
     finally:
         d.quit()
