@@ -24,6 +24,36 @@ from collections.abc import Callable, Iterable, Iterator
 _TASKS: dict[int, tuple[Callable, list]] = {}  # set before the fork; read by the forked workers
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity, which a container or ``taskset`` narrows; the
+    machine's count where the platform has no affinity): the default number of worker processes of the
+    command line and the dashboard's jobs."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def jobs_arg(text: str) -> int:
+    """``--jobs N`` of the command line: a whole number of worker processes, at least 1 (argparse type)."""
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--jobs takes a whole number of processes (at least 1), not {text!r}")
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"--jobs takes at least 1 process, not {n}")
+    return n
+
+
+def add_jobs_argument(parser, what: str) -> None:
+    """The ``--jobs`` option: ``what`` runs in that many forked processes; by default one per core."""
+    parser.add_argument("--jobs", type=jobs_arg, default=cores(), metavar="N",
+                        help=f"{what} in N parallel processes (default: every core this process may use, "
+                             f"{cores()} here; 1 runs in this process)")
+
+
 def _init_worker(threads: int) -> None:
     """Pool initializer.
 
