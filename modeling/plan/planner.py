@@ -67,7 +67,7 @@ def _expected(a, curve_: ReplayCurve | None, spent_now: float, spent_batch: floa
 
 def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation: str = NEW_INPUTS,
          level: float = 0.9, seed: int = 0, calibration_ids=None, replay_seeds: int = 2,
-         share: float = CALIBRATION_SHARE) -> Plan:
+         share: float = CALIBRATION_SHARE, n_jobs: int = 1) -> Plan:
     """The next batch of ``table``'s candidates to simulate under ``budget``.
 
     Parameters
@@ -79,6 +79,8 @@ def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation:
     calibration_ids : ids of the simulated workloads that were drawn at random (the batches' calibration
         slices); they alone calibrate the interval. Default: every simulated workload.
     replay_seeds : seeds of the replay on the simulated workloads
+    n_jobs : worker processes for the model's folds and the strategies' replays (the batch is the same
+        whatever it is)
     """
     if strategy not in STRATEGY_CHOICES:
         raise ConfigError(f"Unknown strategy {strategy!r}; use one of {', '.join(STRATEGY_CHOICES)}.")
@@ -97,12 +99,12 @@ def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation:
         if unknown:
             notes.append(f"{len(unknown)} calibration id(s) are not simulated workloads and were ignored.")
     a = assess(table, table.y, measured, cand, calibration=cal, situation=situation, level=level, seed=seed,
-               Z=Z if cal is not None else None)
+               Z=Z if cal is not None else None, n_jobs=n_jobs)
     done = table.subset(measured)
     curves, because, chosen = [], "", strategy
     if len(measured) >= auto.MIN_REPLAY:
         runs = auto.compare(done, budget.kind, situation=situation, level=level, seeds=tuple(range(replay_seeds)),
-                            Z=Z[measured])
+                            Z=Z[measured], n_jobs=n_jobs)
         curves = [curve(s, rs, budget.kind) for s, rs in runs.items()]
         if strategy == "auto":
             chosen, because, _ = auto.pick(runs, budget.kind)
