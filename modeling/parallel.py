@@ -41,7 +41,8 @@ def jobs_arg(text: str) -> int:
     try:
         n = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--jobs takes a whole number of processes (at least 1), not {text!r}") from None
+        raise argparse.ArgumentTypeError(f"--jobs takes a whole number of processes (at least 1), not {text!r}") \
+            from None
     if n < 1:
         raise argparse.ArgumentTypeError(f"--jobs takes at least 1 process, not {n}")
     return n
