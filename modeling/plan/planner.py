@@ -87,6 +87,10 @@ def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation:
     if situation not in SITUATIONS:
         raise ConfigError(f"Unknown situation {situation!r}; use one of {', '.join(SITUATIONS)}.")
     check_budget(table, budget)
+    if n_jobs > 1:  # the forest's compiled kernels loaded once here, inherited by every forked worker
+        from modeling.crossgen.forest_trees import warm_up
+
+        warm_up()
     rng = np.random.default_rng(seed)
     Z = embed(table)
     measured, cand = np.flatnonzero(table.measured), np.flatnonzero(table.candidates)
