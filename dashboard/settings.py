@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from modeling.parallel import cores as _cores
+
 ROOT = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("PERFCAST_VAR_DIR", ROOT / "var"))
 
@@ -46,8 +48,10 @@ JOBS_PER_PROJECT = max(1, int(os.environ.get("PERFCAST_JOBS_PER_PROJECT", 3)))
 JOB_MAX_NETWORK_STEPS = int(os.environ.get("PERFCAST_JOB_MAX_NETWORK_STEPS", 3_000_000))
 #: Scheduling priority of job processes relative to the web workers (os.nice increment).
 JOB_NICENESS = int(os.environ.get("PERFCAST_JOB_NICENESS", 10))
-#: worker processes of one job's fits (the ensemble's folds, a new application's models, a prediction's choice)
-JOB_WORKERS = int(os.environ.get("PERFCAST_JOB_WORKERS", 2))
+#: worker processes of one job's fits (the ensemble's folds, a new application's models, a prediction's choice, a
+#: plan's replays): by default one per core this process may use, as the command line's ``--jobs``
+#: (``modeling.parallel.cores``); on a Celery worker the same, per job
+JOB_WORKERS = max(1, int(os.environ.get("PERFCAST_JOB_WORKERS") or 0) or _cores())
 #: how long a job and a web server wait for an unreachable Redis before they give up (dashboard/jobs/outage.py)
 REDIS_OUTAGE_SECONDS = float(os.environ.get("PERFCAST_REDIS_OUTAGE_SECONDS", 600))
 #: "partial" (the vendored cartesian plotly.js, dashboard/ui/plotly_bundle.py) or "full" (Dash's own)

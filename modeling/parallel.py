@@ -24,6 +24,37 @@ from collections.abc import Callable, Iterable, Iterator
 _TASKS: dict[int, tuple[Callable, list]] = {}  # set before the fork; read by the forked workers
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity, which a container or ``taskset`` narrows; the
+    machine's count where the platform has no affinity): the default number of worker processes of the
+    command line and the dashboard's jobs."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def jobs_arg(text: str) -> int:
+    """``--jobs N`` of the command line: a whole number of worker processes, at least 1 (argparse type)."""
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--jobs takes a whole number of processes (at least 1), not {text!r}") \
+            from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"--jobs takes at least 1 process, not {n}")
+    return n
+
+
+def add_jobs_argument(parser, what: str) -> None:
+    """The ``--jobs`` option: ``what`` runs in that many forked processes; by default one per core."""
+    parser.add_argument("--jobs", type=jobs_arg, default=cores(), metavar="N",
+                        help=f"{what} in N parallel processes (default: every core this process may use, "
+                             f"{cores()} here; 1 runs in this process)")
+
+
 def _init_worker(threads: int) -> None:
     """Pool initializer.
 
@@ -31,8 +62,9 @@ def _init_worker(threads: int) -> None:
       process that handles them (a gunicorn worker handles SIGTERM as "finish
       gracefully") would otherwise ignore ``Pool.terminate``, and the pool's
       owner would wait for it for ever.
-    * Each worker's BLAS/OpenMP pools get ``threads`` threads, so that n workers
-      x their threads do not oversubscribe the cores (joblib's loky does the same).
+    * Each worker's OpenMP pools get ``threads`` threads, so that n workers x their threads do not
+      oversubscribe the cores (joblib's loky does the same), and its BLAS one thread, as every task has
+      wherever it runs (:func:`one_blas_thread`).
     """
     import signal
 
@@ -41,6 +73,20 @@ def _init_worker(threads: int) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     threadpool_limits(limits=threads)
+    threadpool_limits(limits=1, user_api="blas")
+
+
+def one_blas_thread():
+    """A context in which BLAS runs on one thread.
+
+    A BLAS call splits a product's sums between its threads, so its last bits depend on how many it has (seen:
+    predictions 1e-14 apart, a leaderboard's E_out apart in its last digits). Every task of
+    :func:`map_unordered` runs in one, in this process or in a worker, and so does a fit of the ensemble
+    wherever it runs (``FitPlan.fit``, also on another machine): the numbers are the same whatever ``n_jobs``
+    is and however many cores the machine has."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _run(token_index: tuple[int, int]):
@@ -58,11 +104,15 @@ def map_unordered(fn: Callable, items: Iterable, n_jobs: int | None = 1) -> Iter
     items : the arguments; they are inherited by the workers, not pickled
     n_jobs : worker processes; 1 or None runs in this process, in order
 
-    Results travel back by pickle, so they must be picklable (arrays, tuples).
+    Results travel back by pickle, so they must be picklable (arrays, tuples). Every task runs with one BLAS
+    thread (:func:`one_blas_thread`), so the results do not depend on ``n_jobs``.
     """
     items = list(items)
     if not n_jobs or n_jobs <= 1 or len(items) <= 1:
-        yield from map(fn, items)
+        for item in items:
+            with one_blas_thread():
+                out = fn(item)
+            yield out
         return
     token = id(items)
     _TASKS[token] = (fn, items)  # kept while the pool lives: a worker it replaces is forked again

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dashboard import settings
 from dashboard.jobs.progress import silent
 from dashboard.plan.results import PlanPage, PlanRound
 from dashboard.state import datasets
@@ -93,7 +94,7 @@ def plan_result(params: dict, report=silent) -> PlanPage:
     table = table_of(params)
     report(0.15, "fitting the model and replaying the strategies on the simulated workloads")
     res = plan(table, budget_of(params), strategy=params["strategy"], situation=params["situation"],
-               level=LEVEL, seed=params["seed"])
+               level=LEVEL, seed=params["seed"], n_jobs=settings.JOB_WORKERS)
     report(0.95, "done")
     prior = (ds.notes or {}).get("plan_round")
     return PlanPage(res, dict(params), ds.name, ds.unit(params["metric"], params["target"]), table.target,

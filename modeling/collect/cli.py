@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from modeling.errors import DataError
+from modeling.parallel import add_jobs_argument
 
 
 def _progress(msg):
@@ -98,7 +99,7 @@ def add_parsers(sub) -> None:
     b.add_argument("--params", help="size parameter names in the order main takes them, e.g. NI,NJ,NK")
     b.add_argument("--values", help="values every parameter runs over (full factorial), e.g. 16,24,32")
     b.add_argument("--points", help="CSV with one column per parameter: an explicit list of points")
-    b.add_argument("--jobs", type=int, default=2, help="runs in parallel")
+    add_jobs_argument(b, "kernel runs")
     b.add_argument("--name", default=None, help="program name (default: the file's stem)")
     b.add_argument("--shipped", action="store_true", help="all shipped kernels on their grids (data/ table)")
     c.set_defaults(func=lambda a: cmd_bbcounts(a) if a.source == "bbcounts" else cmd_openssl(a))

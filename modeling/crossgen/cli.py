@@ -14,6 +14,7 @@ from modeling.crossgen.situations import NEW_INPUTS, SITUATIONS
 from modeling.intervals import conformal
 from modeling.crossgen.ensemble import TRANSFORMS
 from modeling.errors import ModelingError
+from modeling.parallel import add_jobs_argument
 from modeling.tables.export import write_csv
 
 
@@ -34,7 +35,7 @@ def _scenario_args(p, transforms=TRANSFORMS, transform="none"):
     ev.add_argument("--folds", type=int, default=10)
     ev.add_argument("--transform", default=transform, choices=list(transforms))
     ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--jobs", type=int, default=1, help="models evaluated in parallel processes")
+    add_jobs_argument(ev, "(model, fold) fits")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -113,7 +114,7 @@ def cmd_sweep(args) -> int:
 
     scen, d = _prepared(args)
     splits = make_splits(len(d["y"]), args.cv, args.folds, d["groups"], args.seed)
-    res = tree_sweep(d["X"], d["y"], splits, seed=args.seed).summary()
+    res = tree_sweep(d["X"], d["y"], splits, seed=args.seed, n_jobs=args.jobs).summary()
     if args.json:
         print(json.dumps(res, indent=2))
         return 0

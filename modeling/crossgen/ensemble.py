@@ -27,7 +27,7 @@ import numpy as np
 from modeling.crossgen.ensemble_results import EnsembleResult, ModelResult
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
 from modeling.metrics import THRESHOLDS, ape, inlier_ratios, percent_safe
-from modeling.parallel import map_unordered
+from modeling.parallel import map_unordered, one_blas_thread
 from modeling.crossgen.estimators import (
     ForestRegressor,
     HostRatioBaseline,
@@ -231,8 +231,9 @@ class FitPlan:
         if name not in self.factories or not (fold is None or 0 <= fold < len(self.splits)):
             raise ConfigError(f"No fit {name!r}, fold {fold} in this plan.")
         train, test = (self._all, None) if fold is None else self.splits[fold]
-        return _fit_task(name, self.factories[name], self.X, self.y, train, test, self.transform,
-                         self.host_index, self.seed)
+        with one_blas_thread():  # the same last digits in any process, on any machine (modeling.parallel)
+            return _fit_task(name, self.factories[name], self.X, self.y, train, test, self.transform,
+                             self.host_index, self.seed)
 
 
 def plan_fits(X, y, *, models="halwpe", cv="kfold", folds=10, groups=None, transform="none", host_index=None,

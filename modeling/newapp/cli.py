@@ -25,6 +25,7 @@ import json
 
 from modeling.errors import ConfigError, ModelingError
 from modeling.newapp.data import ROLES
+from modeling.parallel import add_jobs_argument
 
 
 def _roles(pairs) -> dict:
@@ -223,6 +224,6 @@ def add_parsers(sub) -> None:
     ev.add_argument("--application", help="hold out this application and print its estimates and warnings")
     ev.add_argument("--calibrate-ids", help="with --application: workload ids measured on the target (one-run)")
     ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--jobs", type=int, default=1, help="model fits in parallel processes")
+    add_jobs_argument(ev, "(model, held-out fold) fits")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_newapp)

@@ -96,11 +96,11 @@ def _feature_weight(predictor, p: int) -> np.ndarray | None:
     return 0.5 / p + 0.5 * imp / imp.sum()
 
 
-def _learning_factor(table, known, predictor, situation, seed) -> float:
+def _learning_factor(table, known, predictor, situation, seed, n_jobs=1) -> float:
     """:func:`~modeling.plan.calibration.learning_curve_factor` from a 2-fold fit beside the K-fold one."""
     try:
         half = fit_predictor(_scenario(table, known), model=MODEL, transform=predictor.choice.transform,
-                             level=predictor.level, situation=situation, seed=seed, folds=2)
+                             level=predictor.level, situation=situation, seed=seed, folds=2, n_jobs=n_jobs)
     except NotEnoughDataError:
         return 1.0
     return learning_curve_factor(predictor.cv_error["male"], half.cv_error["male"], predictor.n_folds)
@@ -116,13 +116,14 @@ def _baseline(table: PlanTable, known: np.ndarray, rows: np.ndarray) -> np.ndarr
 
 
 def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray, *, calibration=None,
-           situation: str = NEW_INPUTS, level: float = 0.9, seed: int = 0, Z=None) -> Assessment:
+           situation: str = NEW_INPUTS, level: float = 0.9, seed: int = 0, Z=None, n_jobs: int = 1) -> Assessment:
     """Fit on ``known`` (indices; their targets from ``y``) and predict ``rows``.
 
     ``calibration``: the indices among ``known`` whose residuals calibrate the reported interval (default:
     all of them). ``Z`` (n, p): every workload in the strategies' counter space; with it and a calibration
     set, the calibration residuals are weighted towards the unsimulated workloads
-    (:func:`modeling.plan.calibration.shift_weights`; new-inputs situation).
+    (:func:`modeling.plan.calibration.shift_weights`; new-inputs situation). ``n_jobs``: worker processes for
+    the model's cross-validation folds.
     """
     known = np.asarray(known, int)
     rows = np.asarray(rows, int)
@@ -132,7 +133,7 @@ def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray,
             raise NotEnoughDataError("too few")
         predictor = fit_predictor(_scenario(work, known), model=MODEL,
                                   transform="logratio" if table.host_index is not None else "log", level=level,
-                                  situation=situation, seed=seed, folds=FOLDS)
+                                  situation=situation, seed=seed, folds=FOLDS, n_jobs=n_jobs)
     except NotEnoughDataError:
         base = _baseline(work, known, rows)
         return Assessment(rows, base, None, None, None, level,
@@ -172,7 +173,7 @@ def assess(table: PlanTable, y: np.ndarray, known: np.ndarray, rows: np.ndarray,
             scaled = "the workload's distance to the simulated ones"
         q, supported = conformal.conformal_quantile(predictor.abs_r[sel] / scale_cal, level)
         if supported >= level:
-            half = q * scale_pool * _learning_factor(work, known, predictor, situation, seed)
+            half = q * scale_pool * _learning_factor(work, known, predictor, situation, seed, n_jobs)
             lo, hi = np.exp(center - half), np.exp(center + half)
             how_cal += f", each residual scaled by {scaled}"
     else:

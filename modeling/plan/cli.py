@@ -17,6 +17,7 @@ import json
 from modeling.crossgen.situations import NEW_INPUTS, SITUATIONS
 from modeling.tables.export import write_csv
 from modeling.errors import ConfigError
+from modeling.parallel import add_jobs_argument
 
 
 def cmd_plan(args) -> int:
@@ -67,7 +68,8 @@ def cmd_plan(args) -> int:
                          text_dropped=table.text_dropped)
     res = plan(pt, budget, strategy=args.strategy, situation=args.situation, level=args.level, seed=args.seed,
                calibration_ids=cal_ids, replay_seeds=args.replay_seeds,
-               first_ids=[m.id for m in rounds.missing] if rounds is not None and args.retry_missing else None)
+               first_ids=[m.id for m in rounds.missing] if rounds is not None and args.retry_missing else None,
+               n_jobs=args.jobs)
     if args.out:
         write_csv(res.batch_frame(), args.out)
     if args.merged_out:
@@ -140,6 +142,7 @@ def add_parsers(sub) -> None:
                                              "they alone calibrate the intervals")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--replay-seeds", type=int, default=2, help="seeds of the replay on the simulated workloads")
+    add_jobs_argument(p, "the model's folds and the strategies' replays")
     p.add_argument("--out", help="write the batch to FILE.csv")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_plan)

@@ -67,7 +67,7 @@ def _expected(a, curve_: ReplayCurve | None, spent_now: float, spent_batch: floa
 
 def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation: str = NEW_INPUTS,
          level: float = 0.9, seed: int = 0, calibration_ids=None, replay_seeds: int = 2,
-         share: float = CALIBRATION_SHARE, first_ids=None) -> Plan:
+         share: float = CALIBRATION_SHARE, first_ids=None, n_jobs: int = 1) -> Plan:
     """The next batch of ``table``'s candidates to simulate under ``budget``.
 
     Parameters
@@ -82,12 +82,18 @@ def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation:
     first_ids : candidates that head the batch whatever the strategy says (a last round's simulations that
         failed or did not come back: run again); their cost comes off the budget first, the strategy and the
         random slice share what is left
+    n_jobs : worker processes for the model's folds and the strategies' replays (the batch is the same
+        whatever it is)
     """
     if strategy not in STRATEGY_CHOICES:
         raise ConfigError(f"Unknown strategy {strategy!r}; use one of {', '.join(STRATEGY_CHOICES)}.")
     if situation not in SITUATIONS:
         raise ConfigError(f"Unknown situation {situation!r}; use one of {', '.join(SITUATIONS)}.")
     check_budget(table, budget)
+    if n_jobs > 1:  # the forest's compiled kernels loaded once here, inherited by every forked worker
+        from modeling.crossgen.forest_trees import warm_up
+
+        warm_up()
     rng = np.random.default_rng(seed)
     Z = embed(table)
     measured, cand = np.flatnonzero(table.measured), np.flatnonzero(table.candidates)
@@ -100,12 +106,12 @@ def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation:
         if unknown:
             notes.append(f"{len(unknown)} calibration id(s) are not simulated workloads and were ignored.")
     a = assess(table, table.y, measured, cand, calibration=cal, situation=situation, level=level, seed=seed,
-               Z=Z if cal is not None else None)
+               Z=Z if cal is not None else None, n_jobs=n_jobs)
     done = table.subset(measured)
     curves, because, chosen = [], "", strategy
     if len(measured) >= auto.MIN_REPLAY:
         runs = auto.compare(done, budget.kind, situation=situation, level=level, seeds=tuple(range(replay_seeds)),
-                            Z=Z[measured])
+                            Z=Z[measured], n_jobs=n_jobs)
         curves = [curve(s, rs, budget.kind) for s, rs in runs.items()]
         if strategy == "auto":
             chosen, because, _ = auto.pick(runs, budget.kind)

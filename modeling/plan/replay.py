@@ -20,6 +20,7 @@ from modeling.plan.batch import select
 from modeling.plan.calibration import CALIBRATION_SHARE
 from modeling.plan.inputs import Budget, PlanTable
 from modeling.plan.results import ReplayCurve
+from modeling.parallel import map_unordered
 
 
 def embed(table: PlanTable) -> np.ndarray:
@@ -42,14 +43,19 @@ def _score(a, truth) -> dict:
 
 def replay(table: PlanTable, strategy: str, *, round_budget: Budget, rounds: int, start: int, seed: int = 0,
            situation: str = NEW_INPUTS, level: float = 0.9, share: float = CALIBRATION_SHARE,
-           Z: np.ndarray | None = None, auto_options: dict | None = None, weighted: bool = True) -> list[dict]:
-    """One replay (one seed): a list of rounds, round 0 being the random start of ``start`` workloads."""
+           Z: np.ndarray | None = None, auto_options: dict | None = None, weighted: bool = True,
+           first=None) -> list[dict]:
+    """One replay (one seed): a list of rounds, round 0 being the random start of ``start`` workloads.
+
+    ``first``: round 0's assessment when it is already known (:func:`first_assessment` with the same table,
+    start, seed and options): every strategy's replay of one seed starts from the same workloads, so
+    :func:`compare` assesses that start once per seed, not once per strategy."""
     if not np.all(np.isfinite(table.y)):
         raise ValueError("A replay needs a measured target for every workload.")
     rng = np.random.default_rng(seed)
     Z = embed(table) if Z is None else Z
     n = len(table.y)
-    known = rng.choice(n, size=min(start, n - 1), replace=False)
+    known = _start(rng, n, start)
     calib = known.copy()
     hidden_y = np.full(n, np.nan)
     out = []
@@ -63,8 +69,11 @@ def replay(table: PlanTable, strategy: str, *, round_budget: Budget, rounds: int
         if len(rest) == 0:  # the last batch simulated every workload: nothing is left to score a round on
             out[-1]["ran_out"] = True
             break
-        a = assess(table, y, known, rest, calibration=calib, situation=situation, level=level, seed=seed,
-                   Z=Z)
+        if r == 0 and first is not None:
+            a = first
+        else:
+            a = assess(table, y, known, rest, calibration=calib, situation=situation, level=level, seed=seed,
+                       Z=Z)
         row = {"round": r, "simulated": len(known), "hours": float(table.cost[known].sum()),
                **_score(a, table.y[rest]), "strategy": None, "ran_out": False}
         out.append(row)
@@ -83,6 +92,25 @@ def replay(table: PlanTable, strategy: str, *, round_budget: Budget, rounds: int
         known = np.concatenate([known, picks])
         calib = np.concatenate([calib, picks[flags]])
     return out
+
+
+def _start(rng, n: int, start: int) -> np.ndarray:
+    """The random start of a replay (the first draw of its generator)."""
+    return rng.choice(n, size=min(start, n - 1), replace=False)
+
+
+def first_assessment(table: PlanTable, *, start: int, seed: int = 0, situation: str = NEW_INPUTS,
+                     level: float = 0.9, Z: np.ndarray | None = None):
+    """Round 0's assessment of :func:`replay` with the same arguments (None when it has nothing to score)."""
+    n = len(table.y)
+    known = _start(np.random.default_rng(seed), n, start)
+    rest = np.setdiff1d(np.arange(n), known)
+    if len(rest) == 0:
+        return None
+    y = np.full(n, np.nan)
+    y[known] = table.y[known]
+    return assess(table, y, known, rest, calibration=known.copy(), situation=situation, level=level, seed=seed,
+                  Z=embed(table) if Z is None else Z)
 
 
 def ran_out(run: list[dict]) -> bool:
@@ -129,8 +157,13 @@ SWITCH_MARGIN = 0.2
 
 
 def compare(table: PlanTable, budget_kind: str, *, situation=NEW_INPUTS, level=0.9, seeds=(0,),
-            candidates=CANDIDATES, Z=None):
-    """Replay every candidate strategy on ``table`` (every workload measured): {strategy: [runs]}."""
+            candidates=CANDIDATES, Z=None, n_jobs: int = 1):
+    """Replay every candidate strategy on ``table`` (every workload measured): {strategy: [runs]}.
+
+    Each (strategy, seed) replay is one task of :func:`modeling.parallel.map_unordered` on ``n_jobs``
+    processes: each draws from its own seed, so the runs are the same whatever ``n_jobs`` is. Every strategy's
+    replay of one seed starts from the same random workloads: their round 0 is assessed once per seed
+    (:func:`first_assessment`, also spread over the processes) and shared."""
     Z = embed(table) if Z is None else Z
     if len(table.y) > MAX_REPLAY_ROWS:  # a random subset keeps the replay's cost bounded
         rows = np.sort(np.random.default_rng(seeds[0]).choice(len(table.y), MAX_REPLAY_ROWS, replace=False))
@@ -141,8 +174,20 @@ def compare(table: PlanTable, budget_kind: str, *, situation=NEW_INPUTS, level=0
               else ROUND_SHARE * float(table.cost.sum()))
     per = Budget(budget_kind, amount)
     cands = [c for c in candidates if c != "stratified" or table.groups is not None]
-    return {s: [replay(table, s, round_budget=per, rounds=ROUNDS, start=start, seed=sd, situation=situation,
-                       level=level, Z=Z) for sd in seeds] for s in cands}
+    tasks = [(s, sd) for s in cands for sd in seeds]
+
+    def start_of(sd):
+        return sd, first_assessment(table, start=start, seed=sd, situation=situation, level=level, Z=Z)
+
+    firsts = dict(map_unordered(start_of, seeds, n_jobs)) if len(cands) > 1 else {}
+
+    def one(task):
+        s, sd = task
+        return s, sd, replay(table, s, round_budget=per, rounds=ROUNDS, start=start, seed=sd, situation=situation,
+                             level=level, Z=Z, first=firsts.get(sd))
+
+    done = {(s, sd): run for s, sd, run in map_unordered(one, tasks, n_jobs)}
+    return {s: [done[s, sd] for sd in seeds] for s in cands}
 
 
 def pick(runs: dict, budget_kind: str = "count") -> tuple[str, str, dict]:
