@@ -1,37 +1,34 @@
-"""Counts predicted at inputs never run, as a design-review report (dashboard/ui/report.py): how each count
-was obtained, the chart of the total (and of each block with a model) against input size with the measured
-counts, the table with ranges, their level and the baseline, the inputs and the provenance."""
+"""Counts predicted at inputs never run, as a design-review report (dashboard/ui/report.py): its summary
+(:meth:`dashboard.counts.results.CountsPredictionRun.summary`: how many counts are exact, model-predicted and
+irregular, what the numbers mean, the range rule, every predicted count with its range, level and baseline, the
+provenance), the charts of the total (and of the first blocks) against input size with the measured counts beside
+the table, and the inputs."""
 
 from __future__ import annotations
 
-import time
-
 from dashboard.counts.figures import predicted_counts
 from dashboard.counts.results import CountsPredictionRun
-from dashboard.counts.views import block_choices, prediction_facts, prediction_rows, provenance_text
-from dashboard.ui.report import Report, Section, Table
+from dashboard.counts.views import block_choices
+from dashboard.ui import summary_report
+from dashboard.ui.report import Report
+from modeling.counts.summary import PREDICTION_DECIMALS
 
 MAX_CHARTS = 6  # the total and the first model-predicted blocks: a report, not every block of a program
 
 
 def build(run: CountsPredictionRun, link: str) -> Report:
     p = run.prediction
-    f = prediction_facts(run)
-    shown = block_choices(run)[:MAX_CHARTS]
-    table = Table([("inputs", "inputs"), ("block", "block / event"), ("how", "how"), ("predicted", "predicted count"),
-                   ("lower", "lower"), ("upper", "upper"), ("level", "range level %"), ("error", "held-out error %"),
-                   ("beyond", "× beyond measured"), ("baseline", "baseline (size scaling)"),
-                   ("baseline_scales", "baseline scales with"), ("baseline_error", "baseline held-out error %"),
-                   ("irregular", "irregular: reason")],
-                  prediction_rows(run), digits=6)
-    return Report(
-        title=f"Counts of {p.program} at inputs never run",
-        facts=[("exact blocks (the count itself)", f["exact"]), ("model-predicted blocks", f["model"]),
-               ("irregular blocks", f["irregular"]), ("range level", f["level"])],
-        sections=[Section("How each count was obtained", [f["text"], *f["notes"], f"Range rule: {p.rule}."]),
-                  Section("Predicted against input size", figures=[predicted_counts(run, b) for b in shown]),
-                  Section("Every predicted count", tables=[table])],
-        inputs={"program": p.program, "model": p.model, "inputs": [p.inputs_of(i) for i in range(p.n_inputs)],
-                **{k: v for k, v in run.params.items() if k not in ("program", "model")}},
-        provenance=provenance_text(run), link=link,
-        generated=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    charts = [predicted_counts(run, b) for b in block_choices(run)[:MAX_CHARTS]]
+    inputs = {"program": p.program, "model": p.model, "inputs": [p.inputs_of(i) for i in range(p.n_inputs)],
+              **{k: v for k, v in run.params.items() if k not in ("program", "model")}}
+    s = run.summary()
+    report = summary_report.report(s, inputs, link, {"predictions": charts})
+    table = next(t for sec in report.sections for t in sec.tables)
+    table.rows = [whole_counts(r) for r in table.rows]
+    return report
+
+
+def whole_counts(row: dict) -> dict:
+    """A row of the table with its counts whole and thousands separated, as the page's grid and the command line
+    show them (the report's numbers are otherwise to 6 significant digits: 1e+08 for 100,000,066)."""
+    return {**row, **{f: f"{row[f]:,.{d}f}" for f, d in PREDICTION_DECIMALS.items() if row.get(f) is not None}}

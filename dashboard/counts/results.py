@@ -2,7 +2,8 @@
 (typed, :mod:`modeling.counts.results`, :mod:`modeling.counts.predict`), the validated parameters and what the
 page shows beside it, and the :class:`~modeling.results.Provenance` the job runner stamps. They travel through the
 job codec (:mod:`dashboard.jobs.codec`) as tagged JSON and come back as these types (docs/architecture.md, "The
-result contract")."""
+result contract"). Their ``summary()`` is what the page's card, the report and the command line say
+(:mod:`modeling.counts.summary`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 from modeling.counts.names import NAMES
 from modeling.counts.predict import CountPrediction
 from modeling.counts.results import CountEvaluation, ModelScore
-from modeling.results import Provenance, Result
+from modeling.results import Provenance, Result, Summary
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,10 @@ class CountsRun(Result):
     params: dict
     evaluation: CountEvaluation
     provenance: Provenance | None = None
+
+    def summary(self) -> Summary:
+        """What the page's card says of the evaluation, with the provenance."""
+        return self.evaluation.summary(self.provenance)
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,10 @@ class CountsPredictionRun(Result):
         if self.provenance is None:
             return {"table": None, "table_fingerprint": None, "code_version": None, "date": None}
         return self.provenance.columns("table")
+
+    def summary(self) -> Summary:
+        """What the page's card and the report say of the prediction, with the provenance."""
+        return self.prediction.summary(self.provenance)
 
     def to_frame(self):
         """The prediction table with its provenance columns."""

@@ -14,23 +14,23 @@ from dashboard.counts.views import (
     block_rows,
     export_bytes,
     leaderboard_rows,
-    prediction_facts,
     prediction_rows,
-    provenance_text,
     saved_summary,
-    summary_facts,
 )
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.state.uploads import decode_upload
 from dashboard.ui import prediction_panel as panel
 from dashboard.ui.roles import editor_only
-from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
+from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
+from dashboard.ui.summary_card import summary_card
 from dashboard.ui.url_state import InvalidParameter, parse_or_default
 from modeling.counts.models import ACTIVATIONS, preset_text
 from modeling.counts.results import CountEvaluation
+from modeling.counts.summary import (LEADERBOARD_COLUMNS, LEADERBOARD_DECIMALS, PREDICTION_COLUMNS,
+                                     PREDICTION_DECIMALS)
 
 dash.register_page(__name__, path="/counts", name="Counts", title="perfcast · counts", order=7,
                    description=("Predict how often each basic block (or GPU event) runs for large inputs from runs "
@@ -53,6 +53,26 @@ MODEL_LABELS = {**NAMES, "pnn-paper": f"{NAMES['pnn-paper']}: {preset_text('pape
                 "poly": f"{NAMES['poly']}, exact where integers fit"}
 PMODEL_LABELS = {**MODEL_LABELS,
                  "best": f"{NAMES['best']} (exact polynomial, else the lowest held-out error, baseline included)"}
+
+
+#: the grids' column widths (their fields and headings: modeling/counts/summary.py, as the command line prints)
+LEADERBOARD_WIDTHS = {"name": 190, "seed_range": 120}
+PREDICTION_WIDTHS = {"inputs": 170, "block": 170, "how": 150, "baseline_scales": 130, "irregular": 170}
+#: the grid's decimals of the errors and the distance beyond (the command line and the report: 6 significant digits)
+PREDICTION_GRID_DECIMALS = {"error": 3, "beyond": 2, "baseline_error": 3}
+
+
+def _columns(columns, decimals: dict, widths: dict, pinned: str | None = None) -> list[dict]:
+    """A grid's column definitions of a summary table's (field, heading) pairs: numbers with their decimals."""
+    out = []
+    for f, h in columns:
+        col = num_col(f, h, decimals[f]) if f in decimals else {"field": f, "headerName": h}
+        if f in widths:
+            col["minWidth"] = widths[f]
+        if f == pinned:
+            col["pinned"] = "left"
+        out.append(col)
+    return out
 
 
 def _num(name, value, step=1):
@@ -130,13 +150,7 @@ def layout(**query):
                     "Networks: median of 3 seeds, range beside. Last row: the baseline a careful user would use "
                     "(each block's count at the nearest training input scaled by the sizes it depends on); "
                     "'× baseline's error': below 1 the model beats it.", className="hint"),
-             grid(f"{P}-leaderboard", [{"field": "name", "headerName": "model", "minWidth": 190},
-                                  num_col("mape", "mean APE %", 3),
-                                  {"field": "seed_range", "headerName": "3 seeds' range %", "minWidth": 120},
-                                  num_col("max_ape", "max APE %", 2), num_col("nmse", "nMSE", 6),
-                                  num_col("pearson", "Pearson", 4), num_col("spearman", "Spearman", 4),
-                                  num_col("exact_blocks", "exact blocks", 0), num_col("fit_seconds", "fit s", 2),
-                                  num_col("vs_baseline", "× baseline's error", 2)],
+             grid(f"{P}-leaderboard", _columns(LEADERBOARD_COLUMNS, LEADERBOARD_DECIMALS, LEADERBOARD_WIDTHS),
                   rows=board, height=280, file_name="counts_leaderboard.csv")),
         card(field("Model shown", dropdown(f"{P}-view", [{"label": NAMES[m], "value": m} for m in MODEL_CHOICES],
                                           shown)),
@@ -178,19 +192,8 @@ def layout(**query):
              *panel.save_controls(PRED, listed_on="/predict"),
              field("Block shown", dropdown(f"{P}-pblock", p_opts, p_block)),
              dcc.Graph(id=f"{PRED}-graph", figure=p_fig),
-             grid(f"{PRED}-table", [{"field": "inputs", "headerName": "inputs", "minWidth": 170, "pinned": "left"},
-                                    {"field": "block", "headerName": "block / event", "minWidth": 170},
-                                    {"field": "how", "headerName": "how", "minWidth": 150},
-                                    num_col("predicted", "predicted count", 0), num_col("lower", "lower", 0),
-                                    num_col("upper", "upper", 0),
-                                    num_col("level", "range level %", 0),
-                                    num_col("error", "held-out error %", 3),
-                                    num_col("beyond", "× beyond measured", 2),
-                                    num_col("baseline", "baseline (size scaling)", 0),
-                                    {"field": "baseline_scales", "headerName": "baseline scales with",
-                                     "minWidth": 130},
-                                    num_col("baseline_error", "baseline held-out error %", 3),
-                                    {"field": "irregular", "headerName": "irregular: reason", "minWidth": 170}],
+             grid(f"{PRED}-table", _columns(PREDICTION_COLUMNS, {**PREDICTION_DECIMALS, **PREDICTION_GRID_DECIMALS},
+                                            PREDICTION_WIDTHS, pinned="inputs"),
                   rows=p_rows, height=380, file_name="counts_predicted.csv")),
         card(html.H2("Every program of this table"),
              html.P("The same split, models and settings on every program (no training-size curve).",
@@ -245,16 +248,7 @@ def _content(run: CountsRun | None) -> tuple:
     if not run:
         return None, [], [], empty("Run to see the training-size curve"), [], []
     ev = run.evaluation
-    f = summary_facts(ev)
-    summary = card(html.Div([stat("lowest mean APE", f["best"], f"{P}-best"),
-                             stat(f"{NAMES['pnn-paper']} mean APE", f["pnn"], f"{P}-pnn"),
-                             stat("size-scaling baseline", f["baseline"], f"{P}-baseline"),
-                             stat("irregular blocks", f"{len(ev.irregular)} of {ev.n_blocks}",
-                                  f"{P}-irregular"),
-                             stat("train / test inputs", f"{ev.n_train} / {ev.n_test}")], className="stats"),
-                   alert(f"Only {ev.n_test} test inputs on this split: the errors above rest on that few "
-                         "points.", "warning") if f["few"] else None,
-                   html.P(f["text"], className="hint"))
+    summary = summary_card(run.summary(), P)
     return summary, leaderboard_rows(ev), block_rows(ev), curve(ev), _total_columns(ev), ev.totals
 
 
@@ -329,16 +323,9 @@ def _pred_content(res: CountsPredictionRun | None, block) -> tuple:
     """Summary, table rows, block options, block shown and chart of a prediction (empty views without one)."""
     if not res:
         return None, [], [], None, empty("Press Predict to see the counts at the inputs")
-    f = prediction_facts(res)
     opts = block_choices(res)
     block = block if block in opts else opts[0]
-    summary = card(html.Div([stat("exact blocks (the count itself)", f["exact"], f"{PRED}-exact"),
-                             stat("model-predicted blocks", f["model"], f"{PRED}-model"),
-                             stat("irregular blocks", f["irregular"], f"{PRED}-irregular"),
-                             stat("range level", f["level"], f"{PRED}-level")], className="stats"),
-                   *[alert(n, "warning") for n in f["notes"]],
-                   html.P(f["text"], className="hint"),
-                   html.P(provenance_text(res), className="hint", id=f"{PRED}-provenance"))
+    summary = summary_card(res.summary(), PRED)
     return summary, prediction_rows(res), opts, block, predicted_counts(res, block)
 
 

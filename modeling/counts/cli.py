@@ -1,5 +1,7 @@
 """Command line: ``python -m modeling counts`` - count models per program on one split (BB-ML 4.3);
-``python -m modeling counts predict`` - every block's count at inputs never run (:mod:`modeling.counts.predict`)."""
+``python -m modeling counts predict`` - every block's count at inputs never run (:mod:`modeling.counts.predict`).
+The text is the result's summary (:mod:`modeling.counts.summary`), the one /counts' cards and its report show;
+``--json`` prints the result's ``cli_json()``."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import sys
 
 from modeling.tables.export import write_csv
 from modeling.counts import data
-from modeling.counts.evaluate import MODELS, NAMES, evaluate_program
+from modeling.counts.evaluate import MODELS, evaluate_program
 from modeling.errors import ConfigError
 
 
@@ -23,11 +25,38 @@ def _table(args):
     return validate_counts(read_table(args.csv).frame)
 
 
-def _fmt(v, nd=2):
-    return "-" if v is None else f"{v:.{nd}f}"
+def _data(args) -> tuple[str, str, str]:
+    """The table's id (the file given, or the shipped tables), its name and its fingerprint (16 hex digits of the
+    sha256 of its file or files)."""
+    import hashlib
+    from pathlib import Path
+
+    from modeling import DATA_DIR
+
+    files = [Path(args.csv)] if args.csv else [DATA_DIR / f for f, _ in data.SHIPPED.values()]
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.read_bytes())
+    if args.csv:
+        return str(args.csv), Path(args.csv).name, h.hexdigest()[:16]
+    return "shipped: " + ", ".join(data.SHIPPED), "; ".join(label for _, label in data.SHIPPED.values()), \
+        h.hexdigest()[:16]
+
+
+def _provenance(args, kind: str, seconds: float | None = None):
+    """What computed a result of the command line (:class:`modeling.results.Provenance`): the command, its
+    arguments, the table and the code version."""
+    from modeling.results import Provenance
+
+    dataset, name, fingerprint = _data(args)
+    params = {k: v for k, v in vars(args).items()
+              if k not in ("func", "json", "counts_command") and v is not None and v is not False and v != []}
+    return Provenance.now(kind, params, dataset, name, fingerprint, seconds=seconds)
 
 
 def cmd_counts(args) -> int:
+    import time
+
     table = _table(args)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     models = [{"pnn": "pnn-paper"}.get(m, m) for m in models]
@@ -37,7 +66,12 @@ def cmd_counts(args) -> int:
     names = [args.program] if args.program else data.programs(table)
     out = []
     for name in names:
-        r = evaluate_program(data.program(table, name), args.split, models, args.seed, curve=False).summary()
+        began = time.perf_counter()
+        ev = evaluate_program(data.program(table, name), args.split, models, args.seed, curve=False)
+        if not args.json:
+            print("\n" + ev.summary(_provenance(args, "counts", time.perf_counter() - began)).as_text(), flush=True)
+            continue
+        r = ev.cli_json()
         out.append({"program": r["program"], "n_blocks": r["n_blocks"], "n_train": r["n_train"],
                     "n_test": r["n_test"],
                     "models": [{k: m.get(k) for k in ("model", "mape", "max_ape", "nmse", "pearson", "spearman",
@@ -46,38 +80,10 @@ def cmd_counts(args) -> int:
                                for m in [*r["models"], *([r["baseline"]] if "baseline" in r else [])]],
                     "irregular": [i["block"] for i in r["irregular"]],
                     "irregular_reasons": {i["block"]: i["reason"] for i in r["irregular"]}})
-        if not args.json:
-            print(f"\n{name}: {r['n_blocks']} blocks, {r['n_train']} training / {r['n_test']} test inputs "
-                  f"({args.split})", flush=True)
-            print(f"  {'model':28s} {'mean APE %':>10s} {'max APE %':>10s} {'nMSE':>10s} {'Pearson':>8s} "
-                  f"{'Spearman':>8s} {'fit s':>7s} {'x baseline':>10s}")
-            for m in out[-1]["models"]:
-                rng = f"  (seeds {m['mape_range'][0]:.2f}-{m['mape_range'][1]:.2f})" if "mape_range" in m else ""
-                print(f"  {NAMES[m['model']]:28s} {_fmt(m['mape']):>10s} {_fmt(m['max_ape'], 1):>10s} "
-                      f"{_fmt(m['nmse'], 5):>10s} {_fmt(m['pearson'], 4):>8s} {_fmt(m['spearman'], 4):>8s} "
-                      f"{m['fit_seconds']:7.2f} {_fmt(m.get('vs_baseline')):>10s}{rng}")
-            for i in r["irregular"]:
-                print(f"  irregular: {i['block']} ({i['reason']}; best inner error {i['inner_error']:.1f} %)")
     if args.json:
         json.dump({"split": args.split, "programs": out}, sys.stdout, indent=1)
         print()
     return 0
-
-
-def _provenance(args) -> dict:
-    import hashlib
-    from datetime import UTC, datetime
-    from pathlib import Path
-
-    from modeling import DATA_DIR
-    from modeling.version import code_version
-
-    files = [Path(args.csv)] if args.csv else [DATA_DIR / f for f, _ in data.SHIPPED.values()]
-    h = hashlib.sha256()
-    for f in files:
-        h.update(f.read_bytes())
-    return {"table": args.csv or "shipped: " + ", ".join(data.SHIPPED), "table_fingerprint": h.hexdigest()[:16],
-            "code_version": code_version(), "date": datetime.now(UTC).isoformat(timespec="seconds")}
 
 
 def cmd_predict(args) -> int:
@@ -91,8 +97,9 @@ def cmd_predict(args) -> int:
     X = parse_inputs([*(args.at or []), *(args.grid or [])], prog.params)
     model = {"pnn": "pnn-paper"}.get(args.model, args.model)
     res = predict_counts(prog, X, model, args.seed)
+    provenance = _provenance(args, "countspredict", res.seconds)
     if args.out:
-        df = res.to_frame(_provenance(args))
+        df = res.to_frame(provenance.columns("table"))
         if args.out.endswith(".parquet"):
             df.to_parquet(args.out, index=False)
         elif args.out.endswith(".csv"):
@@ -100,28 +107,10 @@ def cmd_predict(args) -> int:
         else:
             raise ConfigError(f"--out {args.out!r}: the file name must end with .csv or .parquet.")
     if args.json:
-        json.dump(res.summary(), sys.stdout, indent=1)
+        json.dump(res.cli_json(), sys.stdout, indent=1)
         print()
         return 0
-    d = res.summary()
-    print(f"{d['program']}: {d['model_name']} fitted on {d['n_measured']} measured inputs (largest "
-          + ", ".join(f"{k}={v}" for k, v in d["measured_max"].items()) + f"); {d['n_exact']} of {d['n_blocks']} "
-          f"blocks exact; {d['n_irregular']} irregular")
-    for n in d["notes"]:
-        print(f"  note: {n}")
-    for r in d["predictions"]:
-        ins = ",".join(f"{k}={v}" for k, v in r["inputs"].items())
-        rng = ("" if r["how"] == "exact" or r["lower"] is None else
-               f"  [{r['lower']:.6g}, {r['upper']:.6g}] at {r['level']:.0%}")
-        err = "" if r["how"] == "exact" or r["error"] is None else f" (held-out {r['error']:.2g} %)"
-        base = "" if r.get("baseline") is None else f"  baseline {r['baseline']:,.0f} ({r['baseline_scales']})"
-        odd = f"  irregular: {r['irregular']}" if r["irregular"] else ""
-        print(f"  {ins:30s} {r['block']:28s} {r['predicted']:>18,.0f}  {r['how']}{err}{rng}{base}{odd}")
-    for t in d["totals"]:
-        if t["block"] == "all blocks":
-            ins = t["inputs"] if isinstance(t["inputs"], str) else ",".join(f"{k}={v}" for k, v in t["inputs"].items())
-            rng = f"  [{t['lower']:.6g}, {t['upper']:.6g}]" if t["lower"] is not None else ""
-            print(f"  total {ins:24s} {'all blocks':28s} {t['predicted']:>18,.0f}{rng}")
+    print(res.summary(provenance).as_text())
     if args.out:
         print(f"wrote {args.out}")
     return 0

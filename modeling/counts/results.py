@@ -6,8 +6,10 @@ the test predictions and totals) and predicting at new inputs (:func:`modeling.c
 Each is a :class:`modeling.results.Result`: ``to_dict()`` is the tagged JSON the job backends store and
 ``Result.from_dict`` reads it back as the same types. Derived statistics live here, computed from the fields (the
 page and the CLI read them instead of deriving their own): the best model, a model's score by name, each model's
-error as a multiple of the baseline's, the number of exact blocks. ``summary()`` is the flat JSON summary the
-command line prints (derived statistics included).
+error as a multiple of the baseline's, the number of exact blocks. ``summary()`` is what the result says about
+itself (:class:`modeling.results.Summary`, :mod:`modeling.counts.summary`): the command line's text, /counts'
+cards and its report; ``cli_json()`` is the flat JSON the command line prints with ``--json`` (derived statistics
+included).
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ class ModelScore(Result):
     seeds: tuple[int, ...] | None = None
     exact_blocks: int | None = None  # the polynomial model only: blocks it reproduced to the integer
 
-    def summary(self) -> dict:
-        """The flat form the command line prints: the optional fields only when they mean something."""
+    def cli_json(self) -> dict:
+        """The flat form the command line's JSON prints: the optional fields only when they mean something."""
         d = asdict(self)
         for k in ("mape_range", "seeds", "exact_blocks"):  # present only when they mean something
             if d[k] is None:
@@ -149,10 +151,17 @@ class CountEvaluation(Result):
     def n_exact(self) -> int:
         return sum(b.exact for b in self.blocks)
 
-    def summary(self) -> dict:
-        """The flat JSON summary the command line prints (derived statistics included)."""
+    def summary(self, provenance=None):
+        """What the evaluation says (:class:`modeling.results.Summary`), as the command line and /counts' card show
+        it; ``provenance`` (:class:`modeling.results.Provenance`): what made it."""
+        from modeling.counts.summary import evaluation
+
+        return evaluation(self, provenance)
+
+    def cli_json(self) -> dict:
+        """The flat JSON the command line prints with ``--json`` (derived statistics included)."""
         out = {"program": self.program, "sizes": list(self.sizes), "split": self.split, "n_blocks": self.n_blocks,
-               "n_train": self.n_train, "n_test": self.n_test, "models": [m.summary() for m in self.models],
+               "n_train": self.n_train, "n_test": self.n_test, "models": [m.cli_json() for m in self.models],
                "best_model": self.best.model, "n_exact": self.n_exact,
                "irregular": [asdict(i) for i in self.irregular], "blocks": [asdict(b) for b in self.blocks],
                "test": asdict(self.test), "train_X": self.train_X, "block_ids": self.block_ids,
@@ -160,7 +169,7 @@ class CountEvaluation(Result):
         if self.curve is not None:
             out["curve"] = [asdict(c) for c in self.curve]
         if self.baseline is not None:
-            out["baseline"] = {**self.baseline.summary(), "vs_baseline": 1.0 if self.baseline.mape > 0 else None}
+            out["baseline"] = {**self.baseline.cli_json(), "vs_baseline": 1.0 if self.baseline.mape > 0 else None}
             for m in out["models"]:
                 m["vs_baseline"] = self.vs_baseline(m["model"])
         return out
@@ -336,8 +345,15 @@ class CountPrediction(Result):
                                       _num(hi.sum()), _num(base.sum())))
         return out
 
-    def summary(self) -> dict:
-        """The flat JSON summary the command line prints: every row and total, derived counts included."""
+    def summary(self, provenance=None):
+        """What the prediction says (:class:`modeling.results.Summary`), as the command line, /counts' card and its
+        report show it; ``provenance`` (:class:`modeling.results.Provenance`): what made it."""
+        from modeling.counts.summary import prediction
+
+        return prediction(self, provenance)
+
+    def cli_json(self) -> dict:
+        """The flat JSON the command line prints with ``--json``: every row and total, derived counts included."""
         return {"program": self.program, "sizes": list(self.params), "model": self.model,
                 "model_name": self.model_name, "kind": self.kind,
                 "n_inputs": self.n_inputs, "n_blocks": self.n_blocks, "n_exact": self.n_exact,

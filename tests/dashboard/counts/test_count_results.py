@@ -34,11 +34,11 @@ def _page(run):
 
     if isinstance(run, CountsRun):
         ev = run.evaluation
-        return [views.leaderboard_rows(ev), views.block_rows(ev), views.summary_facts(ev), figures.curve(ev),
+        return [views.leaderboard_rows(ev), views.block_rows(ev), run.summary().as_text(), figures.curve(ev),
                 figures.heatmap(ev, "best"), figures.ratios(ev, "glm")]
     if isinstance(run, CountsProgramsRun):
         return [[r.grid_row for r in run.rows], figures.programs_bar(run)]
-    return [views.prediction_rows(run), views.prediction_facts(run), views.provenance_text(run),
+    return [views.prediction_rows(run), run.summary().as_text(),
             figures.predicted_counts(run, "all blocks"), figures.predicted_counts(run, "sweep:4"),
             views.export_bytes(run, "csv")]
 

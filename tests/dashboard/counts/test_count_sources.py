@@ -110,7 +110,8 @@ def test_predict_at_new_inputs_validates_on_the_server_and_exports_with_provenan
 def test_blocks_sort_by_number_and_few_test_inputs_are_said():
     from dataclasses import replace
 
-    from dashboard.counts.views import FEW_TEST_INPUTS, block_rows, natural, summary_facts
+    from dashboard.counts.views import block_rows, natural
+    from modeling.counts.summary import FEW_TEST_INPUTS
     from modeling.counts.results import BlockChoice, CountEvaluation, ModelScore, TestPoints
 
     assert sorted(["f:10", "f:2", "g:1", "f:1"], key=natural) == ["f:1", "f:2", "f:10", "g:1"]
@@ -118,6 +119,6 @@ def test_blocks_sort_by_number_and_few_test_inputs_are_said():
     ev = CountEvaluation("p", ["N"], "high-low", 20, 4, [ModelScore("glm", 1.0, 2.0, None, None, None, 0.1)],
                          blocks, [], TestPoints([], [], {}), [], [])
     assert [r["block"] for r in block_rows(ev)] == ["k:2", "k:9", "k:10"]
-    few = summary_facts(ev)
-    assert few["few"] and "Only 4 test inputs" in few["text"]
-    assert not summary_facts(replace(ev, n_test=FEW_TEST_INPUTS))["few"]
+    few = ev.summary()
+    assert [n.key for n in few.notes] == ["few"] and "Only 4 test inputs" in few.lead
+    assert not replace(ev, n_test=FEW_TEST_INPUTS).summary().notes

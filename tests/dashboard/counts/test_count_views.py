@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from dashboard.counts.results import CountsPredictionRun
-from dashboard.counts.views import leaderboard_rows, prediction_facts, prediction_rows, summary_facts
+from dashboard.counts.views import leaderboard_rows, prediction_rows
 from modeling.counts import data
 from modeling.counts.evaluate import evaluate_program
 from modeling.counts.predict import predict_counts
@@ -25,9 +25,9 @@ def test_the_leaderboard_ends_with_the_baseline_and_says_whether_the_best_model_
     assert [r["model"] for r in rows] == ["glm", "poly", "baseline"]
     assert rows[-1]["name"] == "size-scaling baseline" and rows[-1]["vs_baseline"] == 1.0
     assert rows[0]["vs_baseline"] == res.models[0].mape / res.baseline.mape
-    f = summary_facts(res)
-    assert "baseline a careful user would use" in f["text"]
-    assert ("beats it" in f["text"]) == f["beats_baseline"]
+    s = res.summary()
+    assert "baseline a careful user would use" in s.lead
+    assert ("beats it" in s.lead) == res.beats_baseline
 
 
 def test_every_range_has_its_level_beside_it_and_an_unsupported_level_is_said():
@@ -37,12 +37,12 @@ def test_every_range_has_its_level_beside_it_and_an_unsupported_level_is_said():
     rows = [r for r in prediction_rows(res) if not r["block"].startswith("total")]
     n = pred.n_hl_test
     assert {r["level"] for r in rows} == {n / (n + 1) * 100}  # a number (percent), the grid formats it
-    f = prediction_facts(res)
-    assert f["level"].endswith("(90 % not supported)") and "cannot support 90 %" in f["text"]
-    assert "leave-one-input-out" in f["text"] and any("needs at least 9" in n for n in f["notes"])
+    s = res.summary()
+    assert s.fact("level").value.endswith("(90 % not supported)") and "cannot support 90 %" in s.lead
+    assert "leave-one-input-out" in s.lead and any("needs at least 9" in n.text for n in s.notes)
     assert all(r["baseline_scales"] for r in rows)
     import statistics
 
     assert pred.median_error == statistics.median(e for e, h in zip(pred.error, pred.how) if h != "exact")
     assert pred.median_baseline_error == statistics.median(pred.baseline_error)
-    assert f"median error over the blocks not exact is {pred.median_baseline_error:.3g} %" in f["text"]
+    assert f"median error over the blocks not exact is {pred.median_baseline_error:.3g} %" in s.lead

@@ -93,7 +93,7 @@ def test_predict_at_an_unmeasured_input_export_and_share(dash_duo, perfcast_app,
     present(dash_duo.driver, "#counts-pred-run")[0].click()
     exact = wait_text(dash_duo, "#counts-pred-exact", timeout=180)
     prog = data.program(data.shipped("cpu"), "gemm")
-    want = predict_counts(prog, parse_inputs(["NI=1000,NJ=500,NK=250"], prog.params), "best").summary()
+    want = predict_counts(prog, parse_inputs(["NI=1000,NJ=500,NK=250"], prog.params), "best").cli_json()
     assert exact == f"{want['n_exact']} of {want['n_blocks']}" == "36 of 36"
     dash_duo.driver.execute_script("document.getElementById('counts-pred-table').scrollIntoView()")
     dash_duo.wait_for_contains_text("#counts-pred-table", "125,000,000", timeout=30)  # NI·NJ·NK, exactly

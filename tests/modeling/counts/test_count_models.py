@@ -1,5 +1,7 @@
 """Count models on planted data with known answers, the splits, and the count-table checks."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -99,7 +101,7 @@ def test_evaluation_reports_every_model_and_flags_a_periodic_block():
     result = evaluate.evaluate_program(prog, "high-low", ("glm", "poly", "best"), curve=True)
     assert result.score("poly").exact_blocks == 2 and result.score("glm").exact_blocks is None
     assert result.best.mape == min(m.mape for m in result.models) and result.n_exact == 2
-    r = result.summary()
+    r = result.cli_json()
     assert r["best_model"] == result.best.model and "exact_blocks" not in r["models"][0]
     m = {x["model"]: x for x in r["models"]}
     assert set(m) == {"glm", "poly", "best"} and r["n_test"] > 0
@@ -107,6 +109,8 @@ def test_evaluation_reports_every_model_and_flags_a_periodic_block():
     assert [i["block"] for i in r["irregular"]] == ["f:4"]
     # one size: every training point is in one group along N, where the block goes 1, 101, 1, 101, ...
     assert r["irregular"][0]["reason"] == "non-monotone in N"
+    text = result.summary().as_text()  # what the command line prints: the irregular block with its inner error
+    assert re.search(rf"^f:4 +non-monotone in N +{result.irregular[0].inner_error:,.1f}$", text, re.M)
     assert {c["fraction"] for c in r["curve"]} == set(evaluate.CURVE_FRACTIONS)
     total = [t for t in r["totals"] if t["block"] == "all blocks"][0]
     test_n = [int(x[0]) for x in r["test"]["X"]]

@@ -156,7 +156,7 @@ def test_cli_json_equals_the_library_and_the_export_has_provenance(tmp_path):
         assert main(["counts", "predict", "--csv", str(csv), "--program", "p", "--at", "N=4096,M=2048",
                      "--grid", "N=100,200 x M=8", "--model", "glm", "--json"]) == 0
     got = json.loads(out.getvalue())
-    want = predict_counts(prog, parse_inputs(["N=4096,M=2048", "N=100,200 x M=8"], ("N", "M")), "glm").summary()
+    want = predict_counts(prog, parse_inputs(["N=4096,M=2048", "N=100,200 x M=8"], ("N", "M")), "glm").cli_json()
     got.pop("seconds"), want.pop("seconds")
     assert got == json.loads(json.dumps(want))
     assert got["model"] == "glm" and len(got["predictions"]) == 3 * 2
@@ -206,7 +206,7 @@ def test_the_baseline_scales_each_block_by_the_sizes_it_depends_on():
     X = parse_inputs(["N=640,M=320"], prog.params)
     assert prog.X[nearest(prog.X, X)[0]].tolist() == [64, 32]
     res = predict_counts(prog, X, "poly")
-    d = res.summary()
+    d = res.cli_json()
     got = {r["block"]: r for r in d["predictions"]}
     want = {"f:0": 5 * 640 * 320, "f:1": 640 * 640 * 320, "f:2": 3 * 320, "f:3": 7}
     for b, w in want.items():

@@ -43,7 +43,7 @@ def test_a_4x4_grid_gives_ranges_at_90_percent_from_inputs_held_out_one_by_one()
     for (tr, te) in h.folds:  # every held-out input lies beyond its training inputs
         assert not np.all(prog.X[tr] >= prog.X[te[0]], axis=1).any()
     res = predict_counts(prog, X_new, "glm")
-    d = res.summary()
+    d = res.cli_json()
     assert d["scheme"] == "leave-one-input-out" and d["n_hl_test"] == 13 and d["level_supported"]
     assert {r["level"] for r in d["predictions"] if r["how"] != "exact"} == {0.9}
     assert not res.notes
@@ -119,7 +119,7 @@ def test_the_leaderboard_has_the_baseline_and_each_model_against_it():
     tr, te = split(prog.X, "high-low")
     want = metrics(prog.Y[te], scaled_counts(prog.X[tr], prog.Y[tr], prog.X[te]))
     assert r.baseline.model == "baseline" and r.baseline.mape == pytest.approx(want["mape"])
-    d = r.summary()
+    d = r.cli_json()
     assert d["baseline"]["mape"] == pytest.approx(want["mape"])
     glm = next(m for m in d["models"] if m["model"] == "glm")
     assert glm["vs_baseline"] == pytest.approx(glm["mape"] / want["mape"])
