@@ -29,15 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-TIMINGS = {"fit_seconds", "seconds"}
-
-
-def _without_timings(d):
-    if isinstance(d, dict):
-        return {k: _without_timings(v) for k, v in d.items() if k not in TIMINGS}
-    if isinstance(d, list):
-        return [_without_timings(v) for v in d]
-    return d
+from testkit.timings import without_timings  # noqa: E402 - after the repository is on the path
 
 
 def write_table(rows: int, cols: int, path: Path) -> None:
@@ -87,7 +79,7 @@ def main() -> None:
                 print(f"[cli_cores] pair {i + 1}: {name}: {pair[name]['wall_seconds']} s", file=sys.stderr, flush=True)
             runs.append(pair)
     ratios = [p["default"]["wall_seconds"] / p["jobs 1"]["wall_seconds"] for p in runs]
-    same = all(_without_timings(p["default"]["result"]) == _without_timings(p["jobs 1"]["result"]) for p in runs)
+    same = all(without_timings(p["default"]["result"]) == without_timings(p["jobs 1"]["result"]) for p in runs)
     out = {"table": f"testkit/halwpe_shaped.make({a.rows}, {a.cols}) as CSV", "models": a.models,
            "cores": cores(), "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
                                                       capture_output=True, text=True).stdout.strip(),

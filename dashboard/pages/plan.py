@@ -285,10 +285,6 @@ def _round_report(res, text):
              f"record(s) not in the dataset, {len(j['renamed'])} named differently at the same position; "
              f"{len(res.already)} already simulated (kept); target read as {res.statistic} of configuration "
              f"{res.configuration}."]
-    items += [f"Not in the dataset: {x.split(': ', 1)[-1]}" for x in j["simulated_only"][:20]]
-    items += [f"Names differ at {r['run']} launch {r['position']}: simulated {r['simulated']}, dataset "
-              f"{r['measured']}" for r in j["renamed"][:20]]
-    items += [f"Missing from the batch: {m.id}: {m.reason}" for m in res.missing]
-    items += [f"Refused: {r['source']}: {r['reason']}" for r in res.refused]
+    items += [line[0].upper() + line[1:] for line in res.details()]
     return html.Div([alert(text, "success" if not res.missing else "info"),
                      html.Ul([html.Li(i) for i in items], id=f"{P}-join-report")])

@@ -61,12 +61,20 @@ class RoundResults(Result):
                "batch missing",
                f"join: {j['n_matched']} matched, {len(j['simulated_only'])} simulated records not in the table, "
                f"{len(j['renamed'])} named differently at the same position"]
-        out += [f"  not in the table: {x}" for x in j["simulated_only"][:20]]
-        out += [f"  names differ: {r['run']} launch {r['position']}: simulated {r['simulated']!r}, table "
-                f"{r['measured']!r}" for r in j["renamed"][:20]]
-        out += [f"  missing: {m.id}: {m.reason}" for m in self.missing]
-        out += [f"  refused: {r['source']}: {r['reason']}" for r in self.refused]
+        out += [f"  {line}" for line in self.details()]
         out += [f"  note: {n}" for n in self.notes]
+        return out
+
+    def details(self) -> list[str]:
+        """The join's details, one line each (the command line indents them, /plan lists them): simulated
+        records not in the table, names that differ at the same launch position (20 of each at most), the
+        batch's workloads that did not come back and why, the files refused."""
+        j = self.join
+        out = [f"not in the table: {x.split(': ', 1)[-1]}" for x in j["simulated_only"][:20]]
+        out += [f"names differ: {r['run']} launch {r['position']}: simulated {r['simulated']}, table "
+                f"{r['measured']}" for r in j["renamed"][:20]]
+        out += [f"missing from the batch: {m.id}: {m.reason}" for m in self.missing]
+        out += [f"refused: {r['source']}: {r['reason']}" for r in self.refused]
         return out
 
 

@@ -7,17 +7,8 @@ import pytest
 
 from modeling.__main__ import main
 from modeling.parallel import cores
+from testkit.timings import without_timings
 
-#: what differs between two runs of the same computation: the time it took
-TIMINGS = {"fit_seconds", "seconds"}
-
-
-def _without_timings(d):
-    if isinstance(d, dict):
-        return {k: _without_timings(v) for k, v in d.items() if k not in TIMINGS}
-    if isinstance(d, list):
-        return [_without_timings(v) for v in d]
-    return d
 
 
 @pytest.fixture()
@@ -68,8 +59,8 @@ def test_ensemble_default_jobs_equals_one_process(small_table, capsys, monkeypat
             "--json"]
     one = _run(capsys, [*base, "--jobs", "1"])
     two = _run(capsys, base)  # the default: every core (two here)
-    assert _without_timings(two) == _without_timings(one)
-    assert json.dumps(_without_timings(two)) == json.dumps(_without_timings(one))
+    assert without_timings(two) == without_timings(one)
+    assert json.dumps(without_timings(two)) == json.dumps(without_timings(one))
 
 
 def test_sweep_jobs_equals_one_process(small_table, capsys):

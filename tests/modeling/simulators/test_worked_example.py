@@ -50,7 +50,7 @@ def test_the_worked_example_runs_as_written(tmp_path, monkeypatch, capsys):
     second = outputs[2]
     assert "join: 4 matched, 0 simulated records not in the table" in second
     assert "2 already simulated (kept)" in second
-    missing = re.findall(r"missing: (\S+): no simulator output for it", second)
+    missing = re.findall(r"missing from the batch: (\S+): no simulator output for it", second)
     assert len(missing) == 2 and all(m.startswith("srad/") for m in missing)
     assert "what changed: simulated workloads 4 -> 6" in second
     assert pd.read_csv("round2.csv")["gpu_sim_cycle"].notna().sum() == 6
