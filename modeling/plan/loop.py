@@ -148,6 +148,11 @@ def _id_runs(ids) -> list:
     return runs
 
 
+def _reason(source: str, message: str) -> str:
+    """A reader's refusal without the file's name in front (the report names the file once)."""
+    return message[len(source) + 2:] if message.startswith(f"{source}: ") else message
+
+
 def read_round(paths: list, frame: pd.DataFrame, id_col: str, target: str, statistic: str | None = None,
                configuration: str | None = None, batch_ids=None) -> tuple[pd.DataFrame, RoundResults]:
     """The table ``frame`` with the round's simulated values filled in, and what happened (see the module's
@@ -160,12 +165,12 @@ def read_round(paths: list, frame: pd.DataFrame, id_col: str, target: str, stati
     if id_col not in frame.columns or target not in frame.columns:
         raise PlanInputError(f"The table has no column {id_col if id_col not in frame.columns else target!r}.")
     imp = read_paths(paths)
-    refused = [{"source": s, "reason": m} for s, m in imp.refused]
+    refused = [{"source": s, "reason": _reason(s, m)} for s, m in imp.refused]
     sim = sj.runs_of_import(imp)
     if not sim:
         raise PlanInputError("The results hold no simulator record: "
-                             + ("; ".join(f"{r['source']}: {r['reason']}" for r in refused[:3]) or "nothing read")
-                             + ". Nothing was merged.")
+                             + ("; ".join(f"{r['source']}: {r['reason'].rstrip('.')}" for r in refused[:3])
+                                or "nothing read") + ". Nothing was merged.")
     configs = sorted({r.configuration for r in sim})
     if configuration is None and len(configs) > 1:
         raise PlanInputError(f"The results hold {len(configs)} simulated configurations ({', '.join(configs[:6])}): "

@@ -90,7 +90,7 @@ def _import_sim(args) -> int:
             for n in f["notes"]:
                 print(f"  note: {n}")
         for r in info["refused"]:
-            print(f"refused: {r['source']}: {r['reason']}")
+            print(f"refused: {r['reason']}")  # the reason names its file
         for n in info["measured_notes"]:
             print(f"measured side: {n}")
         print(report.text())
