@@ -16,8 +16,15 @@ from long_job import save_long_job_dataset
 
 
 def test_a_local_job_outlives_a_server_restart_and_its_page_gets_the_result(tmp_path_factory, monkeypatch):
+    from dashboard.jobs import backend
+
     var = tmp_path_factory.mktemp("restart-var")
     monkeypatch.setattr("dashboard.settings.VAR_DIR", var)
+    # this process reads the job's status from the local backend's files, whatever backend an earlier test
+    # of the session chose (in the whole suite it once read another backend and never saw the job running)
+    monkeypatch.setattr("dashboard.settings.REDIS_URL", None)
+    monkeypatch.setattr(backend, "_active", None)
+    backend.use("local")
     params = {**save_long_job_dataset(8_000), "seed": "61"}
     request = SCENARIO.request(params)
     key = request["key"]
