@@ -25,7 +25,7 @@ from testkit.dash_client import DashClient
 from dashboard.callback_errors import MARK
 
 PAGES = ["/", "/scenario", "/compare", "/features", "/generations", "/repeats", "/apply", "/data", "/trash", "/logca",
-         "/accelerometer", "/counts", "/phases", "/new-app", "/members", "/audit", "/plan",
+         "/accelerometer", "/counts", "/phases", "/new-app", "/operators", "/members", "/audit", "/plan",
          "/predict", "/predict?model=NNLS&transform=logratio"]  # the last: a cached prediction (ready to export, save)
 
 BAD = [None, True, 5, -1, 2**63, 1e308, "", "NOPE", "../../../../tmp/perfcast-fuzz", "x" * 100_000,
