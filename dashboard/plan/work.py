@@ -10,6 +10,8 @@ the table (hours), or the host column times a simulator slowdown.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -161,17 +163,13 @@ def merge_upload(params: dict, results: pd.DataFrame, shown) -> dict:
 
 #: an uploaded file's name as it is written to the temporary folder the simulator readers open: the name's
 #: last part, letters, digits and ``._-`` only (the readers take the application from it)
-_SAFE_NAME = __import__("re").compile(r"[^A-Za-z0-9._-]")
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def is_sim_upload(raw: bytes, filename: str | None) -> bool:
-    """Whether an upload on /plan is the farm's own output (a zip, or a file a simulator reader recognises:
-    a GPGPU-Sim / Accel-Sim log, get_stats.py output, a gem5 stats.txt, a long table) rather than a table of
-    ids and values."""
-    from modeling.tables.simulators.detect import HEAD_BYTES, detect
-
-    name = str(filename or "")
-    return raw[:4] == b"PK\x03\x04" or name.lower().endswith(".zip") or detect(raw[:HEAD_BYTES], name) is not None
+    """Whether an upload on /plan is the farm's own output (a zip, a GPGPU-Sim / Accel-Sim log, get_stats.py
+    output, a gem5 stats.txt, a long table) rather than a table of ids and values: the command line's test."""
+    return loop.looks_like_simulator_output(raw, str(filename or ""))
 
 
 def merge_sim_upload(params: dict, raw: bytes, filename: str | None, shown) -> dict:

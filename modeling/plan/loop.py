@@ -118,21 +118,27 @@ class RoundChange(Result):
         return out
 
 
-def is_simulator_output(path: str) -> bool:
-    """Whether ``path`` is simulator output rather than a results table of ids and values: a folder, a zip,
-    or a file a simulator reader recognises (a long table included)."""
-    from pathlib import Path
-
+def looks_like_simulator_output(head: bytes, name: str) -> bool:
+    """Whether a file (its first bytes and its name) is simulator output rather than a results table of ids and
+    values: a zip, or a file a simulator reader recognises (a long table included)."""
     from modeling.tables.simulators.detect import HEAD_BYTES, detect
 
+    return head[:4] == b"PK\x03\x04" or name.lower().endswith(".zip") or detect(head[:HEAD_BYTES], name) is not None
+
+
+def is_simulator_output(path: str) -> bool:
+    """Whether ``path`` is simulator output (a folder, or a file :func:`looks_like_simulator_output`)."""
+    from pathlib import Path
+
+    from modeling.tables.simulators.detect import HEAD_BYTES
+
     p = Path(path)
-    if p.is_dir() or p.suffix.lower() == ".zip":
+    if p.is_dir():
         return True
     if not p.is_file():
         raise DataError(f"No such file or folder: {path}")
     with p.open("rb") as fh:
-        head = fh.read(HEAD_BYTES)
-    return detect(head, p.name) is not None
+        return looks_like_simulator_output(fh.read(HEAD_BYTES), p.name)
 
 
 def _id_runs(ids) -> list:
@@ -288,5 +294,5 @@ def round_changes(previous: dict, values: dict, plan_now) -> RoundChange:
                        moves(batch, values))
 
 
-__all__ = ["RoundChange", "RoundMissing", "RoundMove", "RoundResults", "is_simulator_output", "moves",
-           "read_previous", "read_round", "round_changes"]
+__all__ = ["RoundChange", "RoundMissing", "RoundMove", "RoundResults", "is_simulator_output",
+           "looks_like_simulator_output", "moves", "read_previous", "read_round", "round_changes"]
