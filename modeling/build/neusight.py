@@ -147,19 +147,26 @@ def microbenchmarks(root: Path) -> pd.DataFrame:
     return out[out["latency_ms"] > 0]
 
 
-def _shapes(text) -> list[list[int]]:
+def _literal(text, empty):
+    """A trace cell's Python literal (``ast.literal_eval``: literals only, nothing is executed), or ``empty``
+    for a cell that is none (not text, malformed, nested past the parser's depth)."""
+    if not isinstance(text, str):
+        return empty
     try:
-        v = ast.literal_eval(text) if isinstance(text, str) else []
-    except (ValueError, SyntaxError):
+        return ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return empty
+
+
+def _shapes(text) -> list[list[int]]:
+    v = _literal(text, [])
+    if not isinstance(v, (list, tuple)):
         return []
     return [list(s) for s in v if isinstance(s, (list, tuple))]
 
 
 def _out_shape(text) -> list[int]:
-    try:
-        v = ast.literal_eval(text) if isinstance(text, str) else ()
-    except (ValueError, SyntaxError):
-        return []
+    v = _literal(text, ())
     return list(v) if isinstance(v, tuple) and all(isinstance(x, int) for x in v) else []
 
 

@@ -213,3 +213,13 @@ def test_the_builder_reads_neusight_the_same_way_twice(tmp_path):
     assert ops.loc[ops["op"] == "other", "latency_ms"].iloc[0] == pytest.approx(0.007)
     with pytest.raises(DataError, match="not NeuSight"):
         build(tmp_path, tmp_path / "c")
+
+
+def test_a_malformed_shape_cell_of_a_trace_is_no_shape():
+    """A trace cell that is a literal of another kind, malformed or nested without end reads as no shape (only
+    literals are evaluated: ast.literal_eval); it does not stop the build."""
+    from modeling.build.neusight import _out_shape, _shapes
+
+    assert _shapes("[[8, 512, 1024], [1]]") == [[8, 512, 1024], [1]] and _out_shape("(8, 512)") == [8, 512]
+    for cell in ("5", "[" * 100_000, "__import__('os')", None, 3.0):
+        assert _shapes(cell) == [] and _out_shape(cell) == []
