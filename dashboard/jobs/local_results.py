@@ -11,6 +11,7 @@ import time
 
 from dashboard.jobs.keys import check_key, stored_key
 from dashboard.jobs.memo import remembered
+from dashboard import settings
 from dashboard.settings import RESULT_CACHE_BYTES, RESULT_TTL_SECONDS, var_path
 
 _RESULTS: dict = {}
@@ -18,14 +19,15 @@ _RESULTS_LOCK = threading.Lock()
 
 
 def results():
-    """The result cache, opened once per process (a job is a forked child: it must
-    not reuse its parent's SQLite connection)."""
-    pid = os.getpid()
-    if pid not in _RESULTS:
+    """The result cache, opened once per process and state directory (a job is a forked child: it must not
+    reuse its parent's SQLite connection; a process pointed at another state directory reads that one's, not
+    the first one it opened)."""
+    at = (os.getpid(), str(settings.VAR_DIR))
+    if at not in _RESULTS:
         with _RESULTS_LOCK:  # one open per process, whatever the number of threads
-            if pid not in _RESULTS:
-                _RESULTS[pid] = _open_results()
-    return _RESULTS[pid]
+            if at not in _RESULTS:
+                _RESULTS[at] = _open_results()
+    return _RESULTS[at]
 
 
 def _open_results():

@@ -47,3 +47,19 @@ def test_a_result_of_one_project_is_not_found_in_another(backend, two_projects):
         assert jobs.get_result(key) is None and not jobs.has_result(key)
     with projects.scope(x, role="viewer"):  # any member of x reads x's result
         assert jobs.get_result(key) == {"secret": "x's numbers"}
+
+
+def test_a_process_pointed_at_another_state_directory_reads_that_directorys_statuses(tmp_path, monkeypatch):
+    """The result store is opened once per process and directory: a process that switched directories once kept
+    reading the first one it opened, and a test of a server's job (its own directory) never saw the job run."""
+    from dashboard.jobs import local_results
+
+    KEY = "scenario-" + "0" * 32  # noqa: N806
+    first, second = tmp_path / "first", tmp_path / "second"
+    monkeypatch.setattr("dashboard.settings.VAR_DIR", first)
+    local_results.set_status(KEY, "running")
+    monkeypatch.setattr("dashboard.settings.VAR_DIR", second)
+    assert local_results.status(KEY) is None
+    local_results.set_status(KEY, "done")
+    monkeypatch.setattr("dashboard.settings.VAR_DIR", first)
+    assert local_results.status(KEY)["state"] == "running"
