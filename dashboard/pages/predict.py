@@ -17,7 +17,9 @@ from dashboard.predict.work import restore_saved
 from dashboard.state import datasets, predict_inputs
 from dashboard.state import predictions as saved
 from dashboard.ui.roles import editor_only
-from dashboard.ui.components import alert, card, grid, register_csv
+from dashboard.jobs.memo import derived
+from dashboard.ui.components import alert, card
+from dashboard.ui.paged_grid import paged_grid, register_paged
 from dashboard.ui.summary_card import register_table, summary_card
 from dashboard.ui import prediction_panel as panel
 from dashboard.ui.delete_confirm import delete_button
@@ -114,7 +116,7 @@ def layout(**query):
     if request:
         restore_saved(request["key"])  # a saved prediction's link keeps its numbers after the cache let them go
     ds = datasets.get(v["dataset"])
-    summary, rows, cols, fig, shown = _content(result_of(request))
+    summary, cols, fig, shown = _content(result_of(request))
     return html.Div([
         html.H1("Predict workloads that were not measured"),
         html.P(["A model fitted on every workload measured on both GPUs predicts the target's value of workloads "
@@ -131,8 +133,8 @@ def layout(**query):
             card(html.H2("Predictions"),
                  panel.downloads(P, "with provenance (model, dataset fingerprint, code version, date); the report "
                                     "is one HTML file that opens offline, charts included"),
-                 grid(f"{P}-table", cols, rows=rows, height=460, file_name="predictions_view.csv",
-                      row_style=ROW_STYLE)),
+                 # the rows come a block at a time, sorted and filtered on the server (dashboard/ui/paged_grid.py)
+                 paged_grid(f"{P}-table", cols, height=460, row_style=ROW_STYLE)),
             card(html.H2("Predictions with their intervals"),
                  dcc.Graph(id=f"{P}-graph", figure=fig)),
         ], id=f"{P}-results", style=None if shown else {"display": "none"}),
@@ -143,7 +145,18 @@ def layout(**query):
 register_dataset_dependents(P)
 register_url_sync(P, NAMES, FORM_IDS)
 register_job(P, PREDICT, FORM_IDS)
-register_csv(f"{P}-table")
+
+
+def _rows_of(ready):
+    """Every row of the table of the result ``ready`` names, in the table's order, with its columns (None
+    without a result): what the grid's blocks and its CSV are cut from."""
+    run = result_of(ready)
+    if run is None:
+        return None
+    return derived(run, views.table_rows), _columns(views.unit(run))
+
+
+register_paged(f"{P}-table", f"{P}-ready", _rows_of, "predictions_view.csv")
 
 
 @callback(Output(f"{P}-transform", "options"), Output(f"{P}-transform", "value"),
@@ -173,22 +186,28 @@ def _uploaded(contents, filename, *scenario):
     return predict_inputs.options(), meta["id"], alert(text, "info")
 
 
-@callback(Output(f"{P}-summary", "children"), Output(f"{P}-table", "rowData"), Output(f"{P}-table", "columnDefs"),
+@callback(Output(f"{P}-summary", "children"), Output(f"{P}-table", "columnDefs"),
           Output(f"{P}-graph", "figure"), Output(f"{P}-results", "style"), Output(f"{P}-link-error", "children"),
           Input(f"{P}-ready", "data"), prevent_initial_call=True)
 def _render(ready):
-    summary, rows, cols, fig, shown = _content(result_of(ready))
-    # a result replaces what the opened link said was wrong with it
-    return summary, rows, cols, fig, None if shown else {"display": "none"}, None if shown else no_update
+    summary, cols, fig, shown = _content(result_of(ready))
+    # a result replaces what the opened link said was wrong with it (the grid asks for its rows itself)
+    return summary, cols, fig, None if shown else {"display": "none"}, None if shown else no_update
 
 
 def _content(run: PredictRun | None) -> tuple:
-    """Summary, table rows and columns, chart, and whether there is a result to show."""
+    """Summary, table columns, chart, and whether there is a result to show (the table's rows are sent a block
+    at a time: :func:`_rows_of`)."""
     if run is None:
-        return None, [], _columns("s"), empty("Press Predict to see the predictions"), False
+        return None, _columns("s"), empty("Press Predict to see the predictions"), False
     unit = views.unit(run)
-    return (_summary(run, unit), views.table_rows(run), _columns(unit),
-            predictions(run, _values_label(run.params), unit), True)
+    return _summary(run, unit), _columns(unit), derived(run, _chart, unit), True
+
+
+def _chart(run: PredictRun, unit: str) -> dict:
+    """The page's chart of a result, packed (:func:`dashboard.predict.figures.predictions`); drawn once per
+    result a worker remembers (:func:`dashboard.jobs.memo.derived`)."""
+    return predictions(run, _values_label(run.params), unit, packed=True)
 
 
 def result_of(ready) -> PredictRun | None:

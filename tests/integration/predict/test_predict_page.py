@@ -11,7 +11,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from dashboard.crossgen.kinds import SCENARIO, cached
 from dashboard.ui.url_state import to_query
-from pc_browser import click_settled as click, fresh_browser, screenshot, share_link, start, text_in, wait_text
+from pc_browser import click_settled as click, fresh_browser, screenshot, share_link, start, text_in, until, wait_text
 from tests.dashboard.predict.upload_table import workloads_to_predict
 
 STATS = ["model-used", "level-asked", "coverage", "cv-error", "baseline-error", "counts"]
@@ -157,3 +157,74 @@ def test_an_uploaded_datasets_predictions_are_in_its_unit_or_say_it_has_none(das
     assert "t (no unit given, log scale)" in text_in(dash_duo.driver, "#predict-graph .g-ytitle")
     assert "value (no unit given)" in dash_duo.find_element("#predict-provenance").text
     assert "target units" not in dash_duo.driver.find_element("css selector", "body").text
+
+
+GRID = "dash_ag_grid.getApi('predict-table')"
+
+
+def _grid(driver, script):
+    return driver.execute_script(f"const api = {GRID}; return {script};")
+
+
+def _first_ids(driver, n):
+    return _grid(driver, f"[...Array({n}).keys()].map(i => api.getDisplayedRowAtIndex(i)).map(r => r && r.data ? "
+                         "r.data.id : null)")
+
+
+def test_a_large_result_comes_a_block_at_a_time_sorted_and_filtered_on_the_server(dash_duo, perfcast_app,
+                                                                                  tmp_path):
+    """250 predictions: the page's first answer holds no row, the grid asks for the rows it shows (a block of
+    100), scrolling to the end fetches the last rows, a sort and a filter apply to all 250 on the server, and
+    the grid's CSV is every row of the view."""
+    import numpy as np
+
+    from dashboard import jobs
+    from dashboard.predict import views
+    from dashboard.predict.inputs import store_upload
+    from dashboard.predict.kinds import PREDICT
+    from dashboard.ui.paged_rows import BLOCK
+    from tests.dashboard.predict.upload_table import data_url
+
+    base = workloads_to_predict(25, step=3)
+    table = pd.concat([base.assign(workload=base["workload"] + f"#{k}",
+                                   **{c: base[c] * (1 + k / 10) for c in base.columns[2:-1]}) for k in range(10)],
+                      ignore_index=True)
+    scen = {"dataset": "rodinia", "host": "GTX-680", "target": "GTX-980", "metric": "duration"}
+    meta, _ = store_upload(data_url(table), "many.csv", scen)
+    params = PREDICT.request({**scen, "model": "NNLS", "transform": "logratio", "source": meta["id"]})["params"]
+    key, run = cached(PREDICT, params)
+    rows = views.table_rows(jobs.result_for({"key": key}))
+    assert len(rows) == 250
+
+    start(dash_duo, perfcast_app, f"/predict{to_query(params)}")
+    until(dash_duo.driver, lambda: dash_duo.driver.execute_script(
+        f"try {{ const api = {GRID}; return api && api.getDisplayedRowCount() === 250; }} "
+        "catch (e) { return false; }"))
+    assert _first_ids(dash_duo.driver, 5) == [r["id"] for r in rows[:5]]  # the table's order: by prediction
+    loaded = _grid(dash_duo.driver, "(() => { let n = 0; api.forEachNode(r => { if (r.data) n++; }); return n; })()")
+    assert loaded <= 2 * BLOCK < len(rows)  # not the whole table
+    _grid(dash_duo.driver, "api.ensureIndexVisible(249)")
+    until(dash_duo.driver, lambda: _grid(dash_duo.driver, "(api.getDisplayedRowAtIndex(249) || {}).data")
+          is not None)
+    assert _grid(dash_duo.driver, "api.getDisplayedRowAtIndex(249).data.id") == rows[249]["id"]
+
+    # sorted on the server over all 250: the largest upper bound first
+    _grid(dash_duo.driver, "api.applyColumnState({state: [{colId: 'upper', sort: 'desc'}], "
+                           "defaultState: {sort: null}})")
+    by_upper = sorted(rows, key=lambda r: -r["upper"])
+    until(dash_duo.driver, lambda: _first_ids(dash_duo.driver, 3) == [r["id"] for r in by_upper[:3]])
+
+    # filtered on the server: the workloads of one repeat, still sorted
+    _grid(dash_duo.driver, "api.setFilterModel({id: {filterType: 'text', type: 'endsWith', filter: '#7'}})")
+    kept = [r for r in by_upper if r["id"].endswith("#7")]
+    until(dash_duo.driver, lambda: _grid(dash_duo.driver, "api.getDisplayedRowCount()") == len(kept) == 25)
+    assert _first_ids(dash_duo.driver, 25) == [r["id"] for r in kept]
+    assert dash_duo.find_element("#predict-table").text.count("#7") >= 5  # drawn, not only held
+
+    # the grid's CSV: every row of the view, from the server
+    dash_duo.driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(tmp_path)})
+    click(dash_duo, "#predict-table-csv")
+    until(dash_duo.driver, lambda: list(tmp_path.glob("predictions_view*.csv")), 30)
+    got = pd.read_csv(next(tmp_path.glob("predictions_view*.csv")))
+    assert got["workload"].tolist() == [r["id"] for r in kept]
+    assert np.allclose(got["upper (s)"], [r["upper"] for r in kept], rtol=1e-12)
