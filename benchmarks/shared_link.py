@@ -33,6 +33,17 @@ servers taking turns (``--rounds``, each ``--opens`` new browser profiles), in t
 database: what this code changed in the time to the first chart (both with today's ``partial`` settings).
 
     .venv/bin/python benchmarks/shared_link.py --before main --page /logca --opens 5 --rounds 2
+
+``--results``: result pages against the plain app. A /predict link of 6,000 predictions (an uploaded table of
+6,000 workloads), the default /scenario leaderboard and a /plan round, each cached first and opened by a
+signed-in member, and beside each the simplest Dash app that draws one chart of the same shape
+(``benchmarks/plain_app.py``: Dash's defaults, no sign-in, no callbacks; its figure is the page's own first
+chart as the browser drew it), both served by gunicorn and opened in new browser profiles in turns
+(``--opens`` each per page). Reports per page the medians to the first chart and to the first row of the table,
+the bytes transferred, and the page's first chart over the plain app's (goal: at most 1.5).
+
+    .venv/bin/python benchmarks/shared_link.py --results [--opens 5] [--rows 6000]
+        [--result-pages /predict,/scenario,/plan]
 """
 
 from __future__ import annotations
@@ -94,6 +105,14 @@ PAGE_MARKS = {
     "/counts": ("#counts-summary", "#counts-heatmap .trace"),
     "/phases": ("#phases-summary", "#phases-trace .trace"),
 }
+#: result pages (``--results``): their first rows of the table, their first chart's trace
+RESULT_MARKS = {
+    "/predict": ("#predict-table .ag-cell", "#predict-graph .trace"),
+    "/scenario": ("#scenario-leaderboard .ag-cell", "#scenario-workload-graph .trace"),
+    "/plan": ("#plan-batch .ag-cell", "#plan-replay .trace"),
+}
+RESULT_GRAPH = {"/predict": "predict-graph", "/scenario": "scenario-workload-graph", "/plan": "plan-replay"}
+PLAIN_MARKS = ("#plain-graph .main-svg", "#plain-graph .trace")
 
 
 def _watch(driver, marks=SCENARIO_MARKS) -> None:
@@ -276,6 +295,163 @@ def run_before(rev: str, path: str, opens: int = 5, rounds: int = 2) -> dict:
             "before_over_now": round(med["before"] / med["now"], 2), "rounds_detail": runs}
 
 
+def _predict_link(rows: int) -> str:
+    """A /predict link of ``rows`` predictions: the shipped workloads' GTX-680 counters, repeated with each
+    repeat's counters scaled (1 + k/100), uploaded as a table and predicted (NNLS on the log ratio, cached)."""
+    import base64
+
+    import pandas as pd
+
+    from dashboard.crossgen.kinds import cached
+    from dashboard.predict.inputs import store_upload
+    from dashboard.predict.kinds import PREDICT
+    from dashboard.ui.url_state import to_query
+    from modeling import shipped
+
+    w = shipped.workloads()
+    feats = shipped.counters()["counter"].tolist()
+    cols = [f"{f}@GTX-680" for f in feats]
+    base = w[w[cols].notna().all(axis=1)]
+    parts, k = [], 0
+    while sum(len(p) for p in parts) < rows:
+        part = pd.DataFrame({"workload": [f"{x}#{k}" for x in base["workload"]],
+                             "application": base["application"].to_numpy(),
+                             **{f: base[f"{f}@GTX-680"].to_numpy() * (1 + k / 100) for f in feats}})
+        parts.append(part)
+        k += 1
+    table = pd.concat(parts, ignore_index=True).head(rows)
+    contents = "data:text/csv;base64," + base64.b64encode(table.to_csv(index=False).encode()).decode()
+    scen = {"dataset": "rodinia", "host": "GTX-680", "target": "GTX-980", "metric": "duration"}
+    meta, _ = store_upload(contents, "to_predict.csv", scen)
+    params = PREDICT.request({**scen, "model": "NNLS", "transform": "logratio", "source": meta["id"]})["params"]
+    cached(PREDICT, params)
+    return f"/predict{to_query(params)}"
+
+
+def _result_links(rows: int, only=("/predict", "/scenario", "/plan")) -> dict:
+    """The result pages' links (those of ``only``), each result computed and cached first (in the benchmark's
+    project)."""
+    from dashboard.crossgen.kinds import SCENARIO, cached
+    from dashboard.plan.kinds import PLAN
+    from dashboard.ui.url_state import to_query
+
+    links = {"/predict": _predict_link(rows)} if "/predict" in only else {}
+    for path, kind in (("/scenario", SCENARIO), ("/plan", PLAN)):
+        if path not in only:
+            continue
+        params = kind.request({})["params"]
+        cached(kind, params)
+        links[path] = f"{path}{to_query(params)}"
+    return links
+
+
+#: the figure of a drawn chart as plain JSON lists (what a Dash app's figure is by default): a typed array, or
+#: plotly.js's base64 form of one, as a list (a gap as null), plotly.js's own keys (``_...``) left out
+FIGURE_OF = """const gd = document.querySelector('#' + arguments[0] + ' .js-plotly-plot');
+const list = a => Array.from(a, x => Number.isFinite(x) ? x : null);
+const plain = (k, v) => {
+  if (k && k[0] === '_') return undefined;
+  if (v && typeof v === 'object' && typeof v.bdata === 'string' && v.dtype) {
+    const raw = atob(v.bdata), bytes = new Uint8Array(raw.length);
+    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    return list(new ({f8: Float64Array, f4: Float32Array, i4: Int32Array, u1: Uint8Array}[v.dtype])(bytes.buffer));
+  }
+  return ArrayBuffer.isView(v) ? list(v) : v;
+};
+return gd && gd.data ? JSON.stringify({data: gd.data, layout: gd.layout}, plain) : null"""
+
+
+def _drawn_figure(url: str, graph: str, marks, cookie) -> tuple[str, int]:
+    """The figure of the page's chart ``graph`` as the browser drew it (JSON), and how many rows the page's
+    table holds in the browser (rows sent to it so far)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    from testkit.signin import set_browser_cookie
+
+    d = _browser()
+    try:
+        set_browser_cookie(d, url.split("/", 3)[0] + "//" + url.split("/", 3)[2], cookie)
+        _watch(d, marks)
+        d.get(url)
+        WebDriverWait(d, 120, poll_frequency=0.1).until(
+            lambda d: d.execute_script("const m = window.__marks; return m && m.numbers && m.all"))
+        fig = WebDriverWait(d, 60, poll_frequency=0.2).until(lambda d: d.execute_script(FIGURE_OF, graph))
+        return fig, len(d.find_elements("css selector", "#" + marks[0].split()[0][1:] + " .ag-row"))
+    finally:
+        d.quit()
+
+
+def _open_fresh(url: str, marks, cookie=None) -> tuple[float, float, int, float]:
+    """One open of ``url`` in a new browser profile (:func:`_open`)."""
+    from testkit.signin import set_browser_cookie
+
+    d = _browser()
+    try:
+        if cookie:
+            set_browser_cookie(d, url.split("/", 3)[0] + "//" + url.split("/", 3)[2], cookie)
+        _watch(d, marks)
+        return _open(d, url)
+    finally:
+        d.quit()
+
+
+def run_results(opens: int = 5, rows: int = 6000, only=tuple(RESULT_MARKS)) -> dict:
+    """Each result page's shared link against the plain app drawing its chart, in turns (module docstring)."""
+    import subprocess
+
+    var = tempfile.mkdtemp(prefix="perfcast-results-")
+    os.environ["PERFCAST_VAR_DIR"] = var
+    from benchmarks.load import _free_port, _gunicorn, _wait_up
+    from testkit.signin import create_account, session_cookie, work_in_project
+
+    account = create_account(dict(os.environ))
+    work_in_project(dict(os.environ))
+    links = _result_links(rows, only)
+    port = _free_port()
+    server = _gunicorn(port, {**os.environ, **SIDES["partial"]}, 4)
+    base = f"http://127.0.0.1:{port}"
+    out = {"load_before": [round(x, 2) for x in os.getloadavg()]}
+    try:
+        _wait_up(base, 600)  # a worker lays out every page when it starts: minutes on a loaded machine
+        cookie = session_cookie(base, account)
+        for path, link in links.items():
+            fig, rows_in_browser = _drawn_figure(base + link, RESULT_GRAPH[path], RESULT_MARKS[path], cookie)
+            fig_file = Path(var) / f"figure{path.replace('/', '-')}.json"
+            fig_file.write_text(fig)
+            plain_port = _free_port()
+            exe = Path(sys.executable).parent / "gunicorn"
+            plain = subprocess.Popen([str(exe), "plain_app:server", "--chdir", str(ROOT / "benchmarks"),
+                                      "--threads", "4", "--bind", f"127.0.0.1:{plain_port}",
+                                      "--log-level", "warning"],
+                                     env={**os.environ, "PERFCAST_PLAIN_FIGURE": str(fig_file)},
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            try:
+                _wait_up(f"http://127.0.0.1:{plain_port}", 600)
+                page, ref = [], []
+                for _ in range(opens):  # in turns: the page, then the plain app
+                    page.append(_open_fresh(base + link, RESULT_MARKS[path], cookie))
+                    ref.append(_open_fresh(f"http://127.0.0.1:{plain_port}/", PLAIN_MARKS))
+            finally:
+                os.killpg(plain.pid, signal.SIGTERM)
+                plain.wait(30)
+
+            def med(xs, i):
+                return round(statistics.median(x[i] for x in xs), 3)
+            out[path] = {"link": link, "figure_kb": round(len(fig) / 1024), "rows_in_browser": rows_in_browser,
+                         "page": {"first_rows_s": med(page, 0), "chart_s": med(page, 1),
+                                  "chart_s_range": [round(min(x[1] for x in page), 3),
+                                                    round(max(x[1] for x in page), 3)],
+                                  "first_visit_kb": round(statistics.median(x[2] for x in page) / 1024)},
+                         "plain_app": {"chart_s": med(ref, 1),
+                                       "first_visit_kb": round(statistics.median(x[2] for x in ref) / 1024)}}
+            out[path]["chart_over_plain"] = round(out[path]["page"]["chart_s"] / out[path]["plain_app"]["chart_s"], 2)
+            print(f"[shared_link] {path}: {json.dumps(out[path])}", file=sys.stderr, flush=True)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(30)
+    out["load_after"] = [round(x, 2) for x in os.getloadavg()]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--opens", type=int, default=5)
@@ -284,7 +460,13 @@ def main() -> None:
     ap.add_argument("--before", default=None, help="a commit whose code serves the page beside this one's")
     ap.add_argument("--page", default="/logca", choices=list(PAGE_MARKS), help="with --before")
     ap.add_argument("--rounds", type=int, default=2, help="with --before")
+    ap.add_argument("--results", action="store_true", help="result pages against the plain Dash app")
+    ap.add_argument("--rows", type=int, default=6000, help="with --results: the /predict link's predictions")
+    ap.add_argument("--result-pages", default=",".join(RESULT_MARKS), help="with --results: which of them")
     a = ap.parse_args()
+    if a.results:
+        print(json.dumps(run_results(a.opens, a.rows, tuple(a.result_pages.split(","))), indent=2))
+        return
     if a.before:
         print(json.dumps(run_before(a.before, a.page, a.opens, a.rounds), indent=2))
         return
