@@ -4,7 +4,7 @@
 turns: the figure it draws is the result page's own first chart (the JSON file named by
 ``PERFCAST_PLAIN_FIGURE``), so both draw a chart of the same shape.
 
-    PERFCAST_PLAIN_FIGURE=fig.json gunicorn --chdir benchmarks plain_app:server
+    cd benchmarks && PERFCAST_PLAIN_FIGURE=fig.json gunicorn plain_app:server
 """
 
 import json

@@ -419,9 +419,10 @@ def run_results(opens: int = 5, rows: int = 6000, only=tuple(RESULT_MARKS)) -> d
             fig_file.write_text(fig)
             plain_port = _free_port()
             exe = Path(sys.executable).parent / "gunicorn"
-            plain = subprocess.Popen([str(exe), "plain_app:server", "--chdir", str(ROOT / "benchmarks"),
-                                      "--threads", "4", "--bind", f"127.0.0.1:{plain_port}",
-                                      "--log-level", "warning"],
+            # gunicorn's own defaults (no project settings: started where there is no gunicorn.conf.py)
+            plain = subprocess.Popen([str(exe), "plain_app:server", "--threads", "4",
+                                      "--bind", f"127.0.0.1:{plain_port}", "--log-level", "warning"],
+                                     cwd=ROOT / "benchmarks",
                                      env={**os.environ, "PERFCAST_PLAIN_FIGURE": str(fig_file)},
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
             try:
