@@ -225,7 +225,9 @@ def _values_label(p: dict) -> str:
 
 
 def _summary(run: PredictRun, unit: str):
-    return summary_card(run.summary(unit), P, tables=("candidates",))
+    # the summary holds the table of every prediction (for the report and the command line): made once per
+    # result a worker remembers, not on every open of the link
+    return summary_card(derived(run, PredictRun.summary, unit), P, tables=("candidates",))
 
 
 register_table(P, "candidates")

@@ -73,4 +73,4 @@ def test_a_prediction_saved_as_a_plain_dict_still_lists_reopens_and_downloads(va
     got = pd.read_csv(io.BytesIO(data))
     assert list(got.columns) == list(want.columns) and name.endswith(".csv")
     assert np.allclose(got["predicted"], want["predicted"]) and (got["date"] == want["date"]).all()
-    assert page._content(back)[4] and back.summary().as_text() == run.summary().as_text()
+    assert page._content(back)[-1] and back.summary().as_text() == run.summary().as_text()

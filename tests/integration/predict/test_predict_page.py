@@ -31,6 +31,13 @@ def upload_table(tmp_path):
     return df, path
 
 
+def shown_cells(driver, selector):
+    """The text of the cells ``selector`` names once the grid has drawn its rows (they come in a request of
+    their own after the page's first answer)."""
+    return until(driver, lambda: [c.text for c in driver.find_elements("css selector", selector)
+                                  if c.text] or None, 60)
+
+
 def stats(driver):
     return {s: text_in(driver, f"#predict-{s}", 60) for s in STATS}
 
@@ -50,8 +57,8 @@ def test_upload_predict_export_and_share(dash_duo, perfcast_app, tmp_path):
     assert seen["counts"].startswith("283 / 13 / ")
     assert seen["level-asked"] == "90 %" and seen["coverage"].endswith("%")
     dash_duo.wait_for_contains_text("#predict-warnings", "outside the training data", timeout=10)
-    verdicts = [c.text for c in dash_duo.driver.find_elements("css selector", "#predict-table [col-id='applicable']")
-                if c.text and c.text != "applicable"]
+    verdicts = until(dash_duo.driver, lambda: [c for c in shown_cells(dash_duo.driver, "#predict-table [col-id="
+                                                                    "'applicable']") if c != "applicable"] or None)
     assert "✓ yes" in verdicts and "✗ no" in verdicts
     assert "not valid here" in dash_duo.find_element("#predict-table").text
     assert not dash_duo.driver.find_elements("css selector", "#predict-link-error .alert")  # the link's error went
@@ -145,14 +152,14 @@ def test_an_uploaded_datasets_predictions_are_in_its_unit_or_say_it_has_none(das
     bare = datasets.save_dataset(df.assign(t=df["t"] * 1e-4), "bare", mapping)  # ~0.0005-0.0035, no unit
     start(dash_duo, perfcast_app, f"/predict?dataset={timed['id']}&target=t&model=NNLS&transform=log")
     wait_text(dash_duo, "#predict-model-used", timeout=120)
-    cells = [c.text for c in dash_duo.driver.find_elements("css selector", cells_of)]
+    cells = shown_cells(dash_duo.driver, cells_of)  # the rows come from the server after the page
     assert cells and all(re.fullmatch(r"\d{1,3}(,\d{3})* ms", c) for c in cells), cells  # not "12.3 kms"
     assert "t (ms, log scale)" in text_in(dash_duo.driver, "#predict-graph .g-ytitle")
     assert "value (ms)" in dash_duo.find_element("#predict-provenance").text
 
     dash_duo.driver.get(dash_duo.server_url + f"/predict?dataset={bare['id']}&target=t&model=NNLS&transform=log")
     wait_text(dash_duo, "#predict-model-used", timeout=120)
-    cells = [c.text for c in dash_duo.driver.find_elements("css selector", cells_of)]
+    cells = shown_cells(dash_duo.driver, cells_of)
     assert cells and all(re.fullmatch(r"0\.00\d+", c) for c in cells), cells  # not "1.23 m" nor "1.23 mt"
     assert "t (no unit given, log scale)" in text_in(dash_duo.driver, "#predict-graph .g-ytitle")
     assert "value (no unit given)" in dash_duo.find_element("#predict-provenance").text
