@@ -98,3 +98,25 @@ def test_the_csv_is_every_row_of_the_view_with_formulas_quoted():
     assert lines[0] == "workload,app,value (s)" and len(lines) == 501
     assert lines[1].startswith(view[0]["id"] + ",")
     assert not any(",=cmd," in line for line in lines) and any(",'=cmd," in line for line in lines)
+
+
+ODD = [None, True, 5, -1, 2**63, 1e308, "", "NOPE", "x" * 100_000, [], ["NOPE", 3], [None], {},
+       {"a": {"b": {"c": [1, {"d": None}]}}}, [[[[[[[[[[]]]]]]]]]], float("nan")]
+
+
+@pytest.mark.parametrize("slot", ["startRow", "endRow", "sortModel", "filterModel"])
+def test_any_value_in_any_slot_is_a_page_or_a_refusal(slot):
+    """What a hostile client may post in each part of the request: rows, or InvalidParameter; nothing else."""
+    rows = _rows(50)
+    for odd in ODD:
+        for req in ({"startRow": 0, "endRow": 100, slot: odd},
+                    {"startRow": 0, "endRow": 100, "sortModel": [{"colId": "v", "sort": odd}, {"colId": odd}]},
+                    {"filterModel": {"v": {"filterType": "number", "type": "equals", "filter": odd}},
+                     "startRow": 0, "endRow": 10},
+                    {"filterModel": {"id": odd}}, {"filterModel": {"id": {"filterType": "text", "operator": "AND",
+                                                                           "conditions": [odd]}}}):
+            try:
+                got, n = paged_rows.page(rows, paged_rows.checked(req, KINDS))
+            except InvalidParameter:
+                continue
+            assert len(got) <= n <= 50
