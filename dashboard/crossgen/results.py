@@ -119,6 +119,11 @@ class RankingRun(Result):
     n_features: int
     provenance: Provenance | None = None
 
+    def summary(self):
+        """What the page's card says (and ``python -m modeling rank``): :meth:`Ranking.summary` with the workloads
+        and the provenance."""
+        return self.ranking.summary(self.n_workloads, self.provenance)
+
 
 @dataclass(frozen=True)
 class GenerationsRun(Result):

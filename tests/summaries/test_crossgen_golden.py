@@ -1,0 +1,73 @@
+"""The cross-generation method's feature ranking and tree sweep say the same on the shipped data as the golden files:
+the command line's text and JSON (``python -m modeling rank`` and ``sweep``) and /features' summary card
+(tests/summaries/golden/; ``PERFCAST_WRITE_GOLDEN=1`` writes them anew). The JSON was written from the code before
+the summaries were typed objects, and is unchanged. The command line's text is the summary's own (``*.before.txt``:
+what it printed before, every number of which it still prints, at least as precisely): since, it says the facts the
+page says (the model, how many features it ranked, the top one, the workloads; the sweep's best tree count and its
+E_out), what the score is, and the provenance; the ranked features' scores and coefficients to 6 significant digits
+(it printed 4). The card (``crossgen_rank_page.before.txt``: what it showed before) says the same facts, to the
+digit, and now the provenance."""
+
+import json
+import re
+
+import pytest
+
+from tests.summaries import capture
+from tests.summaries.test_predict_golden import GOLDEN, check
+
+SHIPPED = ["--host", "GTX-680", "--target", "GTX-970"]
+COMMANDS = {"rank_cli_ols": ["rank", *SHIPPED], "rank_cli_nnls": ["rank", *SHIPPED, "--model", "NNLS"],
+            "sweep_cli": ["sweep", *SHIPPED, "--folds", "3"]}
+
+
+def _rounded(v):
+    """``v`` with its floats to 9 significant digits (the last digits of a fit vary with the BLAS)."""
+    if isinstance(v, float):
+        return float(f"{v:.9g}")
+    if isinstance(v, dict):
+        return {k: _rounded(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_rounded(x) for x in v]
+    return v
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_the_command_line(name):
+    text = capture.cli(COMMANDS[name])
+    check(f"crossgen_{name}.txt", text)
+    before = (GOLDEN / f"crossgen_{name}.before.txt").read_text()
+    assert capture.lost_numbers(before, text) == []
+    # the JSON is what it was
+    said = capture.cli([*COMMANDS[name], "--json"])
+    want = (GOLDEN / f"crossgen_{name}.json").read_text()
+    assert said.split("\n", 1)[0] == "exit 0"
+    assert _rounded(json.loads(said.split("\n", 1)[1])) == _rounded(json.loads(want.split("\n", 1)[1]))
+
+
+def _facts(card_text: str) -> dict:
+    """The card's stats: label -> value."""
+    lines = [line.strip() for line in card_text.splitlines()]
+    return {lines[i + 4].strip("'\""): lines[i + 2].strip("'\"") for i, line in enumerate(lines)
+            if line == "Div className='stat'"}
+
+
+def test_the_ranking_card(var):
+    import app  # noqa: F401 - registers the pages
+    from dashboard.crossgen.kinds import RANKING
+    from dashboard.jobs.progress import silent
+    from dashboard.pages import features
+
+    params = RANKING.request({})["params"]
+    run = RANKING.run(params, silent)
+    card = capture.page(features.render_view(run)[0])
+    check("crossgen_rank_page.txt", card)
+    before = (GOLDEN / "crossgen_rank_page.before.txt").read_text()
+    assert _facts(card) == _facts(before) and len(_facts(card)) == 4  # the page's numbers, to the digit
+    for key in ("model-name", "n-ranked", "top-feature"):
+        assert f"id='features-{key}'" in before and f"id='features-{key}'" in card  # the browser test reads them
+    # the command line says what the page says, to the digit
+    s = run.summary()
+    text = capture.cli(["rank", "--host", params["host"], "--target", params["target"]])
+    assert all(re.search(rf"^{re.escape(f.label)} +{re.escape(f.text)}$", text, re.M) for f in s.facts)
+    assert s.lead in text
