@@ -13,14 +13,14 @@ as None).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from modeling.crossgen.apply import ApplyResult
 from modeling.crossgen.compare import ScenarioComparison
 from modeling.crossgen.ensemble import EnsembleResult, ModelResult
 from modeling.crossgen.ranking import Ranking
 from modeling.crossgen.sweep import SweepResult
-from modeling.results import TAG, Provenance, Result, ResultError
+from modeling.results import TAG, Fact, Provenance, Result, ResultError, Summary, SummaryTable
 
 
 @dataclass(frozen=True)
@@ -209,9 +209,24 @@ class CompareRun(Result):
     comparison: ScenarioComparison
     provenance: Provenance | None = None
 
-    @property
-    def model_rows(self) -> list[dict]:
-        return [m.summary() for m in self.comparison.models]
+    def summary(self, k: int = 30) -> Summary:
+        """What the page's card and the report say: the comparison's summary
+        (:meth:`~modeling.crossgen.compare.ScenarioComparison.summary`, the ``k`` workloads most apart) with the two
+        saved scenarios named, their inputs side by side and the provenance."""
+        import pandas as pd
+
+        s = self.comparison.summary(k)
+        sides = tuple(Fact(name, f"{side.label} ({side.n_workloads} workloads).")
+                      for name, side in (("Scenario A", self.a), ("Scenario B", self.b)))
+        frame = pd.DataFrame([r.row for r in self.inputs], columns=["input", "a", "b", "differs"], dtype=object)
+        inputs = SummaryTable("Inputs", frame, (("input", "input"), ("a", "A"), ("b", "B"), ("differs", "differs")),
+                              key="inputs")
+        p = self.provenance
+        text = "" if p is None else (
+            f"Provenance: two saved scenarios, each computed as on /scenario (comparison fingerprint "
+            f"{str(p.fingerprint)[:16]}); code version {p.code_version}; computed {p.date}.")
+        return replace(s, title=f"Compared: {self.a.name} (A) and {self.b.name} (B)", details=sides + s.details,
+                       tables=(inputs, *s.tables), provenance=p, provenance_text=text)
 
 
 @dataclass(frozen=True)

@@ -71,3 +71,46 @@ def test_the_ranking_card(var):
     text = capture.cli(["rank", "--host", params["host"], "--target", params["target"]])
     assert all(re.search(rf"^{re.escape(f.label)} +{re.escape(f.text)}$", text, re.M) for f in s.facts)
     assert s.lead in text
+
+
+def _fingerprint_masked(text: str) -> str:
+    """The comparison's fingerprint masked (it is made of the two scenarios' keys, which name the code version)."""
+    return re.sub(r"comparison fingerprint [\w-]+", "comparison fingerprint <f>", text)
+
+
+@pytest.mark.slow  # two scenarios of every HALWPE model on the shipped data: a minute on a loaded machine
+def test_the_comparison_card_grids_and_report(var):
+    """/compare's card and report draw the comparison's summary; its grids show the summary's tables' rows. The
+    grids' rows (``crossgen_compare_page_rows.txt``: the inputs, the merged leaderboard, the 12 workloads most
+    apart) were written before and are unchanged; the card's facts are the page's before, to the digit, and the
+    card and the report say every number they said before. Since: the card says what the numbers mean, the
+    per-workload verdict of the two ★ and the provenance; the report's facts are the card's (each run's ★ and its
+    E_out as two facts), and its first section says what the numbers mean, the two scenarios and the verdict."""
+    import app  # noqa: F401 - registers the pages
+    from dashboard.crossgen import compare_report, compare_views
+    from dashboard.crossgen.kinds import COMPARE, SCENARIO, cached
+    from dashboard.jobs.progress import silent
+    from dashboard.pages.scenario import _store
+
+    ids = []
+    for target, name in (("GTX-970", "A"), ("GTX-980", "B")):
+        _, scenario = cached(SCENARIO, SCENARIO.request({"host": "GTX-680", "target": target, "folds": "3"})["params"])
+        ids.append(_store(scenario, None, name)["id"])
+    run = COMPARE.run(COMPARE.request({"a": ids[0], "b": ids[1]})["params"], silent)
+    head, inputs, models = compare_views.summary(run)
+    _fig, rows, verdict = compare_views.workload_view(run, None, None)
+    grids = "\n".join(json.dumps(capture._rounded(r)) for r in [*inputs, *models, *rows]) + "\n"
+    check("crossgen_compare_page_rows.txt", capture.masked(grids))
+    page = _fingerprint_masked(capture.page([head, verdict]))
+    check("crossgen_compare_page.txt", page)
+    before = (GOLDEN / "crossgen_compare_page.before.txt").read_text()
+    assert _facts(page) == _facts(before) and len(_facts(page)) == 5
+    assert capture.lost_numbers(before, page) == []
+    built = compare_report.build(run, "http://perfcast/compare?x=1")
+    report = _fingerprint_masked(capture.report(built))
+    check("crossgen_compare_report.txt", report)
+    before = _fingerprint_masked((GOLDEN / "crossgen_compare_report.before.txt").read_text())
+    assert capture.lost_numbers(before, report) == []
+    s = run.summary()
+    assert built.facts == [(f.label, f.text) for f in s.facts] and built.provenance == s.provenance_text
+    assert [r for r in models] == s.table("models").records() and inputs == s.table("inputs").records()
