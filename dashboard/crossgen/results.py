@@ -20,7 +20,7 @@ from modeling.crossgen.compare import ScenarioComparison
 from modeling.crossgen.ensemble import EnsembleResult, ModelResult
 from modeling.crossgen.ranking import Ranking
 from modeling.crossgen.sweep import SweepResult
-from modeling.results import TAG, Fact, Provenance, Result, ResultError, Summary, SummaryTable
+from modeling.results import TAG, Fact, Note, Provenance, Result, ResultError, Summary, SummaryTable
 
 
 @dataclass(frozen=True)
@@ -166,6 +166,19 @@ class ApplyRun(Result):
     applied: ApplyResult
     groups: list
     provenance: Provenance | None = None
+
+    def summary(self, unit: str = "", train_unit: str = "") -> Summary:
+        """What /apply's card says: :meth:`ApplyResult.summary` with the provenance, and a warning when the
+        training dataset's target ``train_unit`` is not the validation set's ``unit``."""
+        from dashboard.ui.format import unit_text
+
+        s = self.applied.summary(self.provenance)
+        if unit == train_unit:
+            return s
+        units = Note(f"The training dataset's target unit ({unit_text(train_unit)}) is not the validation set's "
+                     f"({unit_text(unit)}): the model predicts in the training unit, so these errors compare values "
+                     "in different units.", key="units")
+        return replace(s, notes=(*s.notes, units))
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ def _rounded(v):
     return v
 
 
-@pytest.mark.parametrize("name", list(COMMANDS))
+@pytest.mark.parametrize("name", [n if n != "sweep_cli" else pytest.param(n, marks=pytest.mark.slow)  # 1024 trees
+                                  for n in COMMANDS])
 def test_the_command_line(name):
     text = capture.cli(COMMANDS[name])
     check(f"crossgen_{name}.txt", text)
@@ -52,6 +53,7 @@ def _facts(card_text: str) -> dict:
             if line == "Div className='stat'"}
 
 
+@pytest.mark.slow  # a ranking job and the command line's on the shipped data
 def test_the_ranking_card(var):
     import app  # noqa: F401 - registers the pages
     from dashboard.crossgen.kinds import RANKING
@@ -114,3 +116,49 @@ def test_the_comparison_card_grids_and_report(var):
     s = run.summary()
     assert built.facts == [(f.label, f.text) for f in s.facts] and built.provenance == s.provenance_text
     assert [r for r in models] == s.table("models").records() and inputs == s.table("inputs").records()
+
+
+@pytest.mark.slow  # a model fitted on the shipped data and applied
+def test_the_applied_models_card(var, monkeypatch):
+    """/apply's card draws the applied model's summary; its inlier-ratio grid shows the summary's table. The card's
+    facts are the page's before (``crossgen_apply_page.before.txt``), to the digit, and so are the grid's rows.
+    Since: the card says what the numbers mean and the provenance, and its notes are alerts."""
+    import app  # noqa: F401 - registers the pages
+    from dashboard.crossgen.kinds import APPLY
+    from dashboard.jobs.progress import silent
+    from dashboard.pages import apply as page
+
+    run = APPLY.run(APPLY.request({"model": "NNLS"})["params"], silent)
+    monkeypatch.setattr(page.jobs, "result_for", lambda ready: run)
+    card, _fig, rows = page._render({"key": "k"})
+    text = capture.page(card)
+    check("crossgen_apply_page.txt", text)
+    before = (GOLDEN / "crossgen_apply_page.before.txt").read_text()
+    assert _facts(text) == _facts(before) and len(_facts(text)) == 6
+    assert json.dumps(rows) == ROWS_BEFORE
+    assert [(f.label, f.text) for f in run.summary().facts] == list(_facts(before).items())
+
+
+#: /apply's inlier-ratio grid before its rows were the summary's table
+ROWS_BEFORE = ('[{"threshold": 1.0, "ratio": 22.968197879858657}, {"threshold": 5.0, "ratio": 39.57597173144876}, '
+               '{"threshold": 10.0, "ratio": 40.98939929328622}, {"threshold": 15.0, "ratio": 41.342756183745585}, '
+               '{"threshold": 20.0, "ratio": 42.40282685512368}, {"threshold": 30.0, "ratio": 54.416961130742045}, '
+               '{"threshold": 40.0, "ratio": 62.19081272084806}, {"threshold": 50.0, "ratio": 65.7243816254417}]')
+
+
+def test_the_applied_models_notes_say_what_the_page_said():
+    """The validation columns ignored, the workloads left out and a unit that differs: the sentences /apply said,
+    now notes of the summary (the text of the command line's renderer says them too)."""
+    from dashboard.crossgen.results import ApplyRun
+    from modeling.crossgen.apply import ApplyResult
+
+    res = ApplyResult("NNLS", 40, 12, 5.0, 7.25, {"1": 10.0, "10": 50.0}, None, 3, ["x", "y"], 2, [], [], [], [])
+    s = ApplyRun({}, res, []).summary("s", "cycles")
+    assert [n.text for n in s.notes] == [
+        "Ignored validation columns not used in training: x, y.",
+        "2 validation workloads excluded (missing values or target ≤ 0).",
+        "The training dataset's target unit (cycles) is not the validation set's (s): the model predicts in the "
+        "training unit, so these errors compare values in different units."]
+    assert s.fact("baseline").text == "–" and s.fact("e-val").text == "7.25 %"
+    assert "APE threshold T %  inlier ratio %" in s.as_text() and "\n10                 50.0" in s.as_text()
+    assert ApplyRun({}, res, []).summary("s", "s").notes == s.notes[:2]
