@@ -119,7 +119,7 @@ class RankingRun(Result):
     n_features: int
     provenance: Provenance | None = None
 
-    def summary(self):
+    def summary(self) -> Summary:
         """What the page's card says (and ``python -m modeling rank``): :meth:`Ranking.summary` with the workloads
         and the provenance."""
         return self.ranking.summary(self.n_workloads, self.provenance)
