@@ -9,9 +9,10 @@ from dashboard import jobs
 from dashboard.crossgen.figures import ape_pair
 from dashboard.crossgen.results import CompareRun, SavedScenario
 from dashboard.state import datasets, scenarios
-from dashboard.ui.components import alert, card, num_col, pct_col, stat
+from dashboard.ui.components import num_col, pct_col
 from dashboard.ui.figures import empty
 from dashboard.ui.format import si_col
+from dashboard.ui.summary_card import summary_card
 from modeling.crossgen.compare import compare_workloads
 from modeling.crossgen.ensemble import ALL_MODELS, BASELINE
 
@@ -79,30 +80,12 @@ def model_options() -> list[dict]:
 
 
 def summary(run: CompareRun | None):
-    """(summary card, input rows, model rows) of a comparison result; (None, [], []) without one."""
+    """(summary card, input rows, model rows) of a comparison result; (None, [], []) without one. The card and the
+    grids draw the run's summary (:meth:`CompareRun.summary`), as the report does."""
     if not run:
         return None, [], []
-    c = run.comparison
-    (sa, ea), (sb, eb) = c.star_a, c.star_b
-    head = card(
-        html.Div([stat("★ in A", sa, "compare-star-a"), stat("★ E_out in A", f"{ea:.2f} %", "compare-eout-a"),
-                  stat("★ in B", sb, "compare-star-b"), stat("★ E_out in B", f"{eb:.2f} %", "compare-eout-b"),
-                  stat("E_out that moved", f"{c.n_changed} of {len(c.models)}", "compare-moved")],
-                 className="stats"),
-        html.P([html.Strong("A "), run.a.label, f" ({run.a.n_workloads} workloads). ",
-                html.Strong("B "), run.b.label, f" ({run.b.n_workloads} workloads)."], className="hint"),
-        None if c.same_star else alert(
-            f"The two runs crown different entries: {sa} in A, {sb} in B. A model chosen on one run is not the "
-            "best on the other.", "info"))
-    inputs = [r.row for r in run.inputs]
-    models = [{**m.summary(), "marks": _marks(m)} for m in c.models]
-    return head, inputs, models
-
-
-def _marks(m) -> str:
-    """"★ A", "★ B", "★ A B" or "": the runs in which this row (a ``ModelRow``) is the lowest E_out."""
-    sides = [s for s, flag in (("A", m.star_a), ("B", m.star_b)) if flag]
-    return f"{STAR} {' '.join(sides)}" if sides else ""
+    s = run.summary()
+    return summary_card(s, "compare"), s.table("inputs").records(), s.table("models").records()
 
 
 def _model(choice, star: str) -> str:
@@ -132,7 +115,7 @@ def workload_view(run: CompareRun | None, model_a, model_b):
                f"{w.a_better}."]
     if w.only_a or w.only_b:
         verdict.append(f" Scored in one run only: {w.only_a} in A, {w.only_b} in B (not compared).")
-    return fig, [r.summary() for r in w.most_apart(12)], verdict
+    return fig, [r.row for r in w.most_apart(12)], verdict
 
 
 def workload_columns(run: CompareRun | None) -> list[dict]:

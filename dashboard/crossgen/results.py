@@ -13,14 +13,14 @@ as None).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from modeling.crossgen.apply import ApplyResult
 from modeling.crossgen.compare import ScenarioComparison
 from modeling.crossgen.ensemble import EnsembleResult, ModelResult
 from modeling.crossgen.ranking import Ranking
 from modeling.crossgen.sweep import SweepResult
-from modeling.results import TAG, Provenance, Result, ResultError
+from modeling.results import TAG, Fact, Note, Provenance, Result, ResultError, Summary, SummaryTable
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,11 @@ class RankingRun(Result):
     n_features: int
     provenance: Provenance | None = None
 
+    def summary(self) -> Summary:
+        """What the page's card says (and ``python -m modeling rank``): :meth:`Ranking.summary` with the workloads
+        and the provenance."""
+        return self.ranking.summary(self.n_workloads, self.provenance)
+
 
 @dataclass(frozen=True)
 class GenerationsRun(Result):
@@ -162,6 +167,19 @@ class ApplyRun(Result):
     groups: list
     provenance: Provenance | None = None
 
+    def summary(self, unit: str = "", train_unit: str = "") -> Summary:
+        """What /apply's card says: :meth:`ApplyResult.summary` with the provenance, and a warning when the
+        training dataset's target ``train_unit`` is not the validation set's ``unit``."""
+        from dashboard.ui.format import unit_text
+
+        s = self.applied.summary(self.provenance)
+        if unit == train_unit:
+            return s
+        units = Note(f"The training dataset's target unit ({unit_text(train_unit)}) is not the validation set's "
+                     f"({unit_text(unit)}): the model predicts in the training unit, so these errors compare values "
+                     "in different units.", key="units")
+        return replace(s, notes=(*s.notes, units))
+
 
 @dataclass(frozen=True)
 class CompareSide(Result):
@@ -204,9 +222,24 @@ class CompareRun(Result):
     comparison: ScenarioComparison
     provenance: Provenance | None = None
 
-    @property
-    def model_rows(self) -> list[dict]:
-        return [m.summary() for m in self.comparison.models]
+    def summary(self, k: int = 30) -> Summary:
+        """What the page's card and the report say: the comparison's summary
+        (:meth:`~modeling.crossgen.compare.ScenarioComparison.summary`, the ``k`` workloads most apart) with the two
+        saved scenarios named, their inputs side by side and the provenance."""
+        import pandas as pd
+
+        s = self.comparison.summary(k)
+        sides = tuple(Fact(name, f"{side.label} ({side.n_workloads} workloads).")
+                      for name, side in (("Scenario A", self.a), ("Scenario B", self.b)))
+        frame = pd.DataFrame([r.row for r in self.inputs], columns=["input", "a", "b", "differs"], dtype=object)
+        inputs = SummaryTable("Inputs", frame, (("input", "input"), ("a", "A"), ("b", "B"), ("differs", "differs")),
+                              key="inputs")
+        p = self.provenance
+        text = "" if p is None else (
+            f"Provenance: two saved scenarios, each computed as on /scenario (comparison fingerprint "
+            f"{str(p.fingerprint)[:16]}); code version {p.code_version}; computed {p.date}.")
+        return replace(s, title=f"Compared: {self.a.name} (A) and {self.b.name} (B)", details=sides + s.details,
+                       tables=(inputs, *s.tables), provenance=p, provenance_text=text)
 
 
 @dataclass(frozen=True)

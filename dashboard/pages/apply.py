@@ -7,10 +7,10 @@ from dashboard.state import datasets
 from dashboard import jobs
 from dashboard.crossgen.kinds import APPLY, prefer
 from dashboard.crossgen.results import ApplyRun
-from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.crossgen.figures import applied
 from dashboard.ui.figures import empty
-from dashboard.ui.format import unit_text
+from dashboard.ui.summary_card import summary_card
 from dashboard.crossgen.params import TRANSFORM_LABELS
 from dashboard.ui.fields import dropdown, field
 from dashboard.jobs.panel import job_panel, register_job
@@ -111,27 +111,10 @@ def _render(ready):
     run = jobs.result_for(ready)
     if not run:
         return None, empty("Train and apply to see validation errors"), []
-    res = run.applied
-    notes = []
-    if res.ignored_columns:
-        notes.append(f"Ignored validation columns not used in training: {', '.join(res.ignored_columns[:10])}.")
-    if res.excluded_rows:
-        notes.append(f"{res.excluded_rows} validation workloads excluded (missing values or target ≤ 0).")
     unit, train_unit = _units(run)
-    if unit != train_unit:
-        notes.append(f"The training dataset's target unit ({unit_text(train_unit)}) is not the validation set's "
-                     f"({unit_text(unit)}): the model predicts in the training unit, so these errors compare "
-                     "values in different units.")
-    base = res.baseline_e_validation
-    summary = card(html.Div([
-        stat("validation mean APE", f"{res.e_validation:.2f} %", f"{P}-e-val"),
-        stat("IR@10", f"{res.inlier_ratio['10']:.1f} %", f"{P}-ir10"),
-        stat("training E_in", f"{res.e_in:.2f} %"),
-        stat("baseline on validation", "–" if base is None else f"{base:.2f} %"),
-        stat("train / validation workloads", f"{res.n_train} / {res.n_validation}", f"{P}-sizes"),
-        stat("features used", str(res.n_selected))], className="stats"),
-        html.P(" ".join(notes), className="hint") if notes else None)
-    rows = [{"threshold": float(t), "ratio": r} for t, r in res.inlier_ratio.items()]
+    s = run.summary(unit, train_unit)
+    summary = summary_card(s, P)
+    rows = s.table("ir").records()
     return summary, applied(run, unit), rows
 
 

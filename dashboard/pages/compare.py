@@ -124,5 +124,5 @@ def _report(n, ready):
     from dashboard.ui.report import file_name, view_link
 
     params = run.params  # what the server parsed when it computed this result
-    report = build(run, view_link("/compare", params), COMPARE.fingerprint(params))
+    report = build(run, view_link("/compare", params))
     return dcc.send_bytes(report.html(), file_name(f"perfcast_compare_{run.a.name}_{run.b.name}"))

@@ -8,9 +8,10 @@ from dashboard import jobs
 from dashboard.crossgen.kinds import RANKING
 from dashboard.crossgen.results import RankingRun
 from dashboard.ui.format import JS_NULL, pvalue_col
-from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.crossgen.figures import CATEGORY_COLORS, category_row_style, ranking_bars
 from dashboard.ui.figures import empty
+from dashboard.ui.summary_card import summary_card
 from dashboard.ui.fields import dropdown, field
 from dashboard.crossgen.params import target_choices, register_dataset_dependents
 from dashboard.jobs.panel import job_panel, register_job
@@ -92,11 +93,7 @@ def render_view(run: RankingRun | None):
     if not run:
         return None, [], empty("Rank features to see the top counters")
     rank = run.ranking
-    summary = card(html.Div([stat("model", rank.model, f"{P}-model-name"),
-                             stat("ranked features", str(len(rank.features)), f"{P}-n-ranked"),
-                             stat("top feature", rank.top or "–", f"{P}-top-feature"),
-                             stat("workloads", str(run.n_workloads))], className="stats"),
-                   html.P(f"Score: {rank.kind}.", className="hint"))
+    summary = summary_card(run.summary(), P)
     return summary, rank.features, ranking_bars(rank)
 
 

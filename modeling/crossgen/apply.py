@@ -19,7 +19,7 @@ import numpy as np
 from modeling.crossgen.ensemble import MODEL_FACTORIES, TRANSFORMS, prepare, resolve_models
 from modeling.errors import ConfigError, DataError, NotEnoughDataError
 from modeling.metrics import THRESHOLDS, ape, inlier_ratios, percent_safe
-from modeling.results import Result
+from modeling.results import Fact, Note, Provenance, Result, Summary, SummaryTable
 from modeling.crossgen.estimators import HostRatioBaseline, TargetTransformRegressor
 
 
@@ -42,9 +42,40 @@ class ApplyResult(Result):
     predicted: list = field(repr=False)
     ape: list = field(repr=False)
 
-    def summary(self) -> dict:
-        """The JSON the command line prints."""
+    def cli_json(self) -> dict:
+        """Every field as plain JSON."""
         return asdict(self)
+
+    def summary(self, provenance: Provenance | None = None) -> Summary:
+        """What the applied model says of itself: its mean APE and IR@10 on the validation set, its error on the
+        training set, the baseline's on the validation set, the workloads and the features used; the validation
+        columns it ignored and the workloads it left out (notes); the inlier ratio per threshold (a table)."""
+        import pandas as pd
+
+        base = self.baseline_e_validation
+        facts = (Fact("validation mean APE", f"{self.e_validation:.2f}", "%", key="e-val"),
+                 Fact("IR@10", f"{self.inlier_ratio['10']:.1f}", "%", key="ir10"),
+                 Fact("training E_in", f"{self.e_in:.2f}", "%", key="e-in"),
+                 Fact("baseline on validation", "–" if base is None else f"{base:.2f} %", key="baseline"),
+                 Fact("train / validation workloads", f"{self.n_train} / {self.n_validation}", key="sizes"),
+                 Fact("features used", str(self.n_selected), key="features-used"))
+        notes = ()
+        if self.ignored_columns:
+            notes += (Note(f"Ignored validation columns not used in training: "
+                           f"{', '.join(self.ignored_columns[:10])}.", "info", key="ignored"),)
+        if self.excluded_rows:
+            notes += (Note(f"{self.excluded_rows} validation workloads excluded (missing values or target ≤ 0).",
+                           "info", key="excluded"),)
+        frame = pd.DataFrame({"threshold": [float(t) for t in self.inlier_ratio],
+                              "ratio": list(self.inlier_ratio.values())})
+        table = SummaryTable("Inlier ratios on the validation set", frame,
+                             (("threshold", "APE threshold T %"), ("ratio", "inlier ratio %")),
+                             {"threshold": 0, "ratio": 1}, key="ir", text_decimals=True)
+        return Summary(f"{self.model} applied without retraining", facts,
+                       "The model was fitted on the training scenario and applied as it is to the validation set "
+                       "(HALWPE V.D-E): its mean absolute percentage error there (RastSim eq. 4), and the share of "
+                       "validation workloads predicted within 10 % (IR@10, eq. 5).", notes, tables=(table,),
+                       provenance=provenance, provenance_text=provenance.text() if provenance else "")
 
 
 def align_columns(train_names, val_names, val_X):

@@ -114,13 +114,11 @@ def cmd_sweep(args) -> int:
 
     scen, d = _prepared(args)
     splits = make_splits(len(d["y"]), args.cv, args.folds, d["groups"], args.seed)
-    res = tree_sweep(d["X"], d["y"], splits, seed=args.seed, n_jobs=args.jobs).summary()
+    res = tree_sweep(d["X"], d["y"], splits, seed=args.seed, n_jobs=args.jobs)
     if args.json:
-        print(json.dumps(res, indent=2))
+        print(json.dumps(res.cli_json(), indent=2))
         return 0
-    rows = [[n, f"{e:.2f}", f"{ir['10']:.1f}", f"{ir['20']:.1f}"]
-            for n, e, ir in zip(res["n_trees"], res["e_out"], res["inlier_ratio"])]
-    print(_fmt_table(rows, ["trees", "E_out %", "IR@10 %", "IR@20 %"]))
+    print(res.summary(_provenance(args, "sweep", {"cv": args.cv, "folds": args.folds})).as_text())
     return 0
 
 
@@ -130,14 +128,12 @@ def cmd_rank(args) -> int:
 
     scen, d = _prepared(args)
     res = rank_features(d["X"], d["y"], d["names"], args.model, categories=categories_of(scen, d["names"]),
-                        seed=args.seed).summary()
+                        seed=args.seed)
     if args.json:
-        print(json.dumps(res, indent=2))
+        print(json.dumps(res.cli_json(), indent=2))
         return 0
-    print(f"{res['model']}: {res['kind']}")
-    rows = [[r["rank"], r["feature"], r.get("category") or "", f"{r['score']:.4g}",
-             "" if r.get("coef") is None else f"{r['coef']:.4g}"] for r in res["features"][: args.top]]
-    print(_fmt_table(rows, ["rank", "feature", "category", res["score_name"], "coef"]))
+    prov = _provenance(args, "ranking", {"model": args.model})
+    print(res.summary(len(d["y"]), prov, top=args.top).as_text())
     return 0
 
 
@@ -202,6 +198,16 @@ def _context(args, res):
     prov = Provenance.now("predict", params, args.csv or "rodinia", name, seconds=res.seconds)
     scenario = f"{name}: {host or 'host'} → {args.target}, {args.metric} ({unit or 'no unit given'})."
     return Context(source, args.target, unit, scenario, prov, prov.text())
+
+
+def _provenance(args, kind: str, params: dict):
+    """The provenance of a command's result on its data (the shipped data or ``--csv``)."""
+    from modeling import shipped
+    from modeling.results import Provenance
+
+    host = args.host_col if args.csv else args.host
+    every = {"host": host, "target": args.target, "metric": args.metric, **params, "seed": args.seed}
+    return Provenance.now(kind, every, args.csv or "rodinia", args.csv or shipped.NAME)
 
 
 def _code_version() -> str:

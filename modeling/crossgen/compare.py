@@ -12,14 +12,24 @@ import math
 from dataclasses import asdict, dataclass, field
 
 from modeling.crossgen.ensemble import EnsembleResult
-from modeling.results import Result
+from modeling.results import Fact, Note, Result, Summary, SummaryTable
 
 #: Two E_out values "differ" when they are this many percentage points apart and this share of the smaller
 #: one: a run with E_out 2 % against 3 % differs, 40.1 % against 40.6 % does not.
 DIFFERS_POINTS = 1.0
 DIFFERS_SHARE = 0.10
-#: How many workloads the comparison lists as the ones the runs disagree on most.
+#: How many workloads the comparison lists as the ones the runs disagree on most (the page; the report lists 30).
 SHOWN = 12
+#: What E_out and "moved" mean in a comparison.
+MEANING = ("E_out is the mean absolute percentage error of out-of-fold predictions (RastSim eq. 3) in each run; "
+           "B − A in percentage points, negative where B predicts better. A row is marked as moved only when "
+           "the two differ by at least 1 point and 10 % of the smaller.")
+#: The merged leaderboard's columns (field, heading) as the report and the command line show them.
+MODEL_COLUMNS = (("model", "model"), ("e_out_a", "E_out % in A"), ("e_out_b", "E_out % in B"),
+                 ("delta", "B − A (points)"), ("rank_a", "rank in A"), ("rank_b", "rank in B"), ("changed", "moved"))
+#: The per-workload table's columns.
+WORKLOAD_COLUMNS = (("workload", "workload"), ("ape_a", "APE % in A"), ("ape_b", "APE % in B"),
+                    ("gap", "apart (points)"))
 
 
 def star(res: EnsembleResult) -> tuple[str, float]:
@@ -61,9 +71,16 @@ class ModelRow(Result):
             return ""
         return "B better" if self.delta < 0 else "A better"
 
-    def summary(self) -> dict:
-        """The row as a table shows it (the derived ``delta`` and ``changed`` included)."""
-        return {**asdict(self), "delta": self.delta, "changed": self.changed}
+    @property
+    def marks(self) -> str:
+        """"★ A", "★ B", "★ A B" or "": the runs in which this row is the lowest E_out."""
+        sides = [s for s, flag in (("A", self.star_a), ("B", self.star_b)) if flag]
+        return f"★ {' '.join(sides)}" if sides else ""
+
+    @property
+    def row(self) -> dict:
+        """The row as a table shows it (the derived ``delta``, ``changed`` and ``marks`` included)."""
+        return {**asdict(self), "delta": self.delta, "changed": self.changed, "marks": self.marks}
 
 
 @dataclass(frozen=True)
@@ -83,7 +100,8 @@ class WorkloadRow(Result):
         """How far apart the two errors are, in percentage points of APE."""
         return abs(self.ape_b - self.ape_a)
 
-    def summary(self) -> dict:
+    @property
+    def row(self) -> dict:
         """The row as a table shows it (the derived ``gap`` included)."""
         return {**asdict(self), "gap": self.gap}
 
@@ -114,11 +132,21 @@ class WorkloadComparison(Result):
     def most_apart(self, k: int = SHOWN) -> list:
         return self.rows[:k]
 
-    def summary(self, k: int | None = SHOWN) -> dict:
-        """The flat JSON of the comparison (the ``k`` rows most apart; every row for None)."""
-        return {"model_a": self.model_a, "model_b": self.model_b, "n_shared": self.n_shared,
-                "only_a": self.only_a, "only_b": self.only_b, "a_better": self.a_better, "b_better": self.b_better,
-                "rows": [r.summary() for r in (self.rows if k is None else self.rows[:k])]}
+    @property
+    def verdict(self) -> str:
+        """Which run is closer on how many shared workloads, and how many only one run scored."""
+        return (f"Of the {self.n_shared} workloads both runs scored, B ({self.model_b}) is closer on {self.b_better}, "
+                f"A ({self.model_a}) on {self.a_better}; scored in one run only: {self.only_a} in A, {self.only_b} "
+                "in B.")
+
+    def table(self, k: int = SHOWN) -> SummaryTable:
+        """The ``k`` workloads most apart as a summary's table."""
+        import pandas as pd
+
+        frame = pd.DataFrame([r.row for r in self.most_apart(k)], columns=[f for f, _ in WORKLOAD_COLUMNS],
+                             dtype=object)
+        return SummaryTable(f"Per-workload errors of the two ★ entries: the {k} workloads the two predict most "
+                            "differently", frame, WORKLOAD_COLUMNS, key="workloads")
 
 
 def _finite(x) -> bool:
@@ -164,11 +192,33 @@ class ScenarioComparison(Result):
     def same_star(self) -> bool:
         return self.star_a[0] == self.star_b[0]
 
-    def summary(self) -> dict:
-        """The flat JSON of the comparison (derived counts included, every workload row)."""
-        return {"models": [r.summary() for r in self.models], "star_a": list(self.star_a),
-                "star_b": list(self.star_b), "n_changed": self.n_changed, "same_star": self.same_star,
-                "workloads": self.workloads.summary(k=None) if self.workloads else None}
+    @property
+    def crowned(self) -> str:
+        """Whether the two runs crown the same entry, in a sentence."""
+        if self.same_star:
+            return "Both runs crown the same entry."
+        return (f"The two runs crown different entries: {self.star_a[0]} in A, {self.star_b[0]} in B. A model chosen "
+                "on one run is not the best on the other.")
+
+    def summary(self, k: int = SHOWN) -> Summary:
+        """What the comparison says of itself: each run's ★ and its E_out, how many E_out moved, what the numbers
+        mean, whether the runs crown the same entry (a note when they do not), the per-workload verdict of the two
+        ★ entries, the merged leaderboard and the ``k`` workloads most apart."""
+        import pandas as pd
+
+        (sa, ea), (sb, eb) = self.star_a, self.star_b
+        facts = (Fact("★ in A", sa, key="star-a"), Fact("★ E_out in A", f"{ea:.2f}", "%", key="eout-a"),
+                 Fact("★ in B", sb, key="star-b"), Fact("★ E_out in B", f"{eb:.2f}", "%", key="eout-b"),
+                 Fact("E_out that moved", f"{self.n_changed} of {len(self.models)}", key="moved"))
+        notes = () if self.same_star else (Note(self.crowned, "info", key="crowned"),)
+        details = (Fact("★", self.crowned),) if self.same_star else ()
+        frame = pd.DataFrame([r.row for r in self.models], columns=[*asdict(self.models[0]), "delta", "changed",
+                                                                    "marks"] if self.models else None, dtype=object)
+        tables = (SummaryTable("Leaderboards side by side", frame, MODEL_COLUMNS, key="models"),)
+        if self.workloads is not None:
+            details += (Fact("Per workload", self.workloads.verdict),)
+            tables += (self.workloads.table(k),)
+        return Summary("Two scenarios compared", facts, MEANING, notes, details, tables)
 
 
 def _ranks(entries: dict) -> dict:

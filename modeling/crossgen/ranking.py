@@ -35,7 +35,7 @@ from modeling.crossgen.ensemble import MODEL_FACTORIES, make_splits, resolve_mod
 from modeling.errors import ConfigError
 from modeling.crossgen.linear import ols_stats
 from modeling.metrics import mean_ape
-from modeling.results import Result
+from modeling.results import Fact, Provenance, Result, Summary, SummaryTable
 
 
 @dataclass
@@ -52,9 +52,29 @@ class Ranking(Result):
         """The most important feature, None when the model selected none."""
         return self.features[0]["feature"] if self.features else None
 
-    def summary(self) -> dict:
-        """The JSON the command line prints."""
+    def cli_json(self) -> dict:
+        """The JSON the command line prints (``--json``)."""
         return asdict(self)
+
+    def summary(self, n_workloads: int | None = None, provenance: Provenance | None = None,
+                top: int | None = None) -> Summary:
+        """What the ranking says of itself: the model, how many features it ranked, the top one and the workloads
+        it was fitted on (when given), what the score is, and the ranked features (the ``top`` first ones; every
+        one for None) with the score under the model family's own name and the coefficient."""
+        import pandas as pd
+
+        facts = (Fact("model", self.model, key="model-name"),
+                 Fact("ranked features", str(len(self.features)), key="n-ranked"),
+                 Fact("top feature", self.top or "–", key="top-feature"))
+        if n_workloads is not None:
+            facts += (Fact("workloads", str(n_workloads), key="workloads"),)
+        rows = self.features if top is None else self.features[:top]
+        frame = pd.DataFrame(rows, columns=["rank", "feature", "category", "score", "coef"])
+        table = SummaryTable("Ranked features", frame, (("rank", "rank"), ("feature", "feature"),
+                                                        ("category", "category"), ("score", self.score_name),
+                                                        ("coef", "coef")), key="features")
+        return Summary(f"Feature ranking of {self.model}", facts, f"Score: {self.kind}.", tables=(table,),
+                       provenance=provenance, provenance_text=provenance.text() if provenance else "")
 
 
 def _cat(categories, j):

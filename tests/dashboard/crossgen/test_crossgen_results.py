@@ -68,7 +68,7 @@ def _page(run):
         page = [apply._units(run), figures.applied(run)]
     else:
         page = [compare_views.summary(run), compare_views.workload_view(run, None, None),
-                _html(compare_report.build(run, "link", "f" * 16))]
+                _html(compare_report.build(run, "link"))]
     return repr(page)
 
 

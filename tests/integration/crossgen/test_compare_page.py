@@ -90,7 +90,8 @@ def test_two_saved_scenarios_side_by_side(dash_duo, perfcast_app, tmp_path):
     text = report.read_text()
     assert f"A {tag}" in text or f"A Tesla-K40 {tag}" in text
     assert f"<td>RandomForest</td><td>{rf_a:.4g}</td><td>{rf_b:.4g}</td>" in text
-    assert f"{star_a} {e_a:.2f} %" in text and f"{star_b} {e_b:.2f} %" in text
+    for side, star, e in (("A", star_a, e_a), ("B", star_b, e_b)):  # the card's facts, as the card says them
+        assert f"★ in {side}<b>{star}</b>" in text and f"★ E_out in {side}<b>{e:.2f} %</b>" in text
     link = share_link(dash_duo, "compare")
     assert "model_a=RandomForest" in link
     other = fresh_browser()

@@ -60,9 +60,11 @@ def test_leaderboards_merged_by_model():
     assert c.star_a[0] == "OLS" and c.star_b[0] == BASELINE and not c.same_star
     best = [min(v for v in (r.e_out_a, r.e_out_b)) for r in c.models]
     assert best == sorted(best)  # by the better of the two
-    d = c.summary()
-    assert d["n_changed"] == sum(bool(r["changed"]) for r in d["models"]) == c.n_changed
-    assert d["models"][0]["delta"] == c.models[0].delta
+    s = c.summary()
+    rows = s.table("models").records()
+    assert s.fact("moved").value == f"{c.n_changed} of 3" and sum(bool(r["changed"]) for r in rows) == c.n_changed
+    assert rows[0]["delta"] == c.models[0].delta and sorted(r["marks"] for r in rows if r["marks"]) == ["★ A", "★ B"]
+    assert [n.key for n in s.notes] == ["crowned"] and "OLS in A, Baseline (host x median ratio) in B" in s.as_text()
 
 
 def test_a_model_one_run_lacks_is_kept_with_a_gap():
@@ -96,4 +98,4 @@ def test_a_comparison_round_trips_as_its_types():
     c = compare_scenarios(A, B)
     back = Result.from_dict(c.to_dict())
     assert back == c and type(back.workloads.rows[0]).__name__ == "WorkloadRow" and back.star_a == c.star_a
-    assert back.summary() == c.summary()
+    assert back.summary().as_text() == c.summary().as_text()
