@@ -182,7 +182,8 @@ def _store(action: str, address: str, user: str | None, ids: dict, project: int 
 #: and a refused project switch are counted too: any account can cause them, one in no project as well.
 #: A share link's page opens are counted too: any member can reload one as fast as they can send requests.
 COUNTED = frozenset({"refused host", "refused origin", "refused body", "sign-in throttled", "setup link refused",
-                     "proxy header ignored", "refused: role", "project switch refused", "share-link open"})
+                     "proxy header ignored", "refused: role", "project switch refused", "share-link open",
+                     "refused: cancel"})
 #: counted events whose details the server chooses from a few values (the role needed, what was tried), not
 #: the request, or that name what was opened: each kind of them is kept apart (a viewer's refused delete and
 #: refused save are two events; the first open of each share link by each client is written)
