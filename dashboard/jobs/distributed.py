@@ -536,14 +536,6 @@ def reap_orphan_groups() -> None:
 OWNER_SECONDS = 7 * 86400
 
 
-def _requester() -> str:
-    """The person of this request (``user:<id>``; ``-`` signed out or outside a request), for a job's owner."""
-    from dashboard.jobs.quotas import current_user
-
-    user = current_user()
-    return "-" if user is None else f"user:{user}"
-
-
 class LeasedCeleryManager(CeleryManager):
     """Dash's Celery manager, with a cooperative cancel (a flag the job checks; a queued task is also
     revoked) and a job whose liveness lease ran out counted as not running."""
@@ -558,7 +550,7 @@ class LeasedCeleryManager(CeleryManager):
     def call_job_fn(self, key, job_fn, args, context):
         from plotly.utils import PlotlyJSONEncoder
 
-        from dashboard.jobs import prestart
+        from dashboard.jobs import prestart, quotas
 
         answer = prestart.answer_before_start(job_fn, args)  # refused here: no task is queued
         if answer is not None:
@@ -567,17 +559,17 @@ class LeasedCeleryManager(CeleryManager):
         job = super().call_job_fn(key, job_fn, args, context)
         c = client()
         c.set(_k("queued", job), "1", ex=7200)  # submitted: not started yet, not lost
-        c.set(_k("owner", job), _requester(), ex=OWNER_SECONDS)  # who may cancel it (terminate_job)
+        c.set(_k("owner", job), quotas.requester(), ex=OWNER_SECONDS)  # who may cancel it (terminate_job)
         return job
 
     def terminate_job(self, job):
-        from dashboard.jobs import prestart
+        from dashboard.jobs import prestart, quotas
 
         if job is None or prestart.no_job(job):
             return
         c = client()
         owner = c.get(_k("owner", job))
-        if owner is not None and owner.decode() != _requester():
+        if owner is not None and owner.decode() != quotas.requester():
             # a job handle is signed for the page load that started the job, not for its person: a handle
             # replayed from another session (copied from a shared screen, a log, a proxy) cancels nothing
             from dashboard import audit_log
