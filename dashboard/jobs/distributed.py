@@ -550,7 +550,7 @@ class LeasedCeleryManager(CeleryManager):
     def call_job_fn(self, key, job_fn, args, context):
         from plotly.utils import PlotlyJSONEncoder
 
-        from dashboard.jobs import prestart, quotas
+        from dashboard.jobs import prestart, runs
 
         answer = prestart.answer_before_start(job_fn, args)  # refused here: no task is queued
         if answer is not None:
@@ -559,17 +559,17 @@ class LeasedCeleryManager(CeleryManager):
         job = super().call_job_fn(key, job_fn, args, context)
         c = client()
         c.set(_k("queued", job), "1", ex=7200)  # submitted: not started yet, not lost
-        c.set(_k("owner", job), quotas.requester(), ex=OWNER_SECONDS)  # who may cancel it (terminate_job)
+        c.set(_k("owner", job), runs.requester(), ex=OWNER_SECONDS)  # who may cancel it (terminate_job)
         return job
 
     def terminate_job(self, job):
-        from dashboard.jobs import prestart, quotas
+        from dashboard.jobs import prestart, runs
 
         if job is None or prestart.no_job(job):
             return
         c = client()
         owner = c.get(_k("owner", job))
-        if owner is not None and owner.decode() != quotas.requester():
+        if owner is not None and owner.decode() != runs.requester():
             # a job handle is signed for the page load that started the job, not for its person: a handle
             # replayed from another session (copied from a shared screen, a log, a proxy) cancels nothing
             from dashboard import audit_log

@@ -92,12 +92,12 @@ def _owner_file(job):
 def _write_owner(job) -> None:
     """Record who started job ``job`` (its supervisor's pid; a reused pid's record is written again by its own
     start), for :func:`_may_cancel`."""
-    from dashboard.jobs import quotas
+    from dashboard.jobs import runs
 
     try:
         path = _owner_file(job)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(quotas.requester())
+        path.write_text(runs.requester())
     except (OSError, ValueError):  # no record: the job is cancelled by any handle Dash signed for it, as before
         pass
 
@@ -106,13 +106,13 @@ def _may_cancel(job) -> bool:
     """Is this request's person the one who started ``job`` (or is there no record of who did)? A job handle is
     signed for the page load that started the job, not for its person: replayed from another session, it
     cancels nothing."""
-    from dashboard.jobs import quotas
+    from dashboard.jobs import runs
 
     try:
         owner = _owner_file(job).read_text()
     except (OSError, ValueError):
         return True
-    return owner == quotas.requester()
+    return owner == runs.requester()
 
 
 @lru_cache(maxsize=1)

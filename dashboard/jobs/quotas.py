@@ -261,16 +261,6 @@ def _live(store, tickets: dict[str, Ticket]) -> dict[str, Ticket]:
 # ---------------------------------------------------------------- who, and what the page says
 
 
-def requester() -> str:
-    """The person of this request (``user:<id>``; ``-`` signed out, or no request: the server's own start or
-    stop of a job), as a job's starter is recorded and compared on Cancel: a job handle is signed for the page
-    load that started the job, not for its person, so the backends cancel a job only for its starter."""
-    from flask import has_request_context
-
-    user = current_user() if has_request_context() else None
-    return "-" if user is None else f"user:{user}"
-
-
 def current_user() -> int | None:
     """The user of this request, or of the request that started this job (its session, looked up on the
     server), else None."""
