@@ -180,11 +180,14 @@ def _store(action: str, address: str, user: str | None, ids: dict, project: int 
 #: sender a password check in the machine's few sign-in slots (dashboard/access/passwords.py), which bounds
 #: their rate; once over the limits they are refused as "sign-in throttled", which is counted. A refused role
 #: and a refused project switch are counted too: any account can cause them, one in no project as well.
+#: A share link's page opens are counted too: any member can reload one as fast as they can send requests.
 COUNTED = frozenset({"refused host", "refused origin", "refused body", "sign-in throttled", "setup link refused",
-                     "proxy header ignored", "refused: role", "project switch refused"})
-#: counted refusals whose details the server chooses from a few values (the role needed, what was tried), not
-#: the request: each kind of them is kept apart (a viewer's refused delete and refused save are two events)
-APART_BY_DETAILS = frozenset({"refused: role"})
+                     "proxy header ignored", "refused: role", "project switch refused", "share-link open",
+                     "refused: cancel"})
+#: counted events whose details the server chooses from a few values (the role needed, what was tried), not
+#: the request, or that name what was opened: each kind of them is kept apart (a viewer's refused delete and
+#: refused save are two events; the first open of each share link by each client is written)
+APART_BY_DETAILS = frozenset({"refused: role", "share-link open"})
 
 
 class Repeats:

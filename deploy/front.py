@@ -83,6 +83,18 @@ def _workers_user() -> str:
     return f"user {pwd.getpwuid(os.geteuid()).pw_name} {grp.getgrgid(os.getegid()).gr_name};\n"
 
 
+def too_large_json() -> str:
+    """The front's own answer to a body over :func:`max_body_bytes` (over every sender's limit): the app's words
+    for the largest limit (dashboard/access/body_limit.py), as JSON like the app's 413, instead of nginx's page."""
+    import json
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from dashboard.access.body_limit import member_bytes, message
+
+    return json.dumps({"message": message(member_bytes())}).replace("'", "\\'")
+
+
 def config(run_dir: Path, host: str, port: int, app_port: int) -> str:
     """The nginx configuration of the front (every path under ``run_dir``, nothing of the system's)."""
     header = _env_int("PERFCAST_FRONT_HEADER_SECONDS", 10)
@@ -122,6 +134,12 @@ http {{
     server {{
         listen {listen} backlog=4096;
         limit_conn perclient {per_client};
+        error_page 413 @too_large;
+        location @too_large {{
+            default_type application/json;
+            add_header Cache-Control no-store always;
+            return 413 '{too_large_json()}';
+        }}
         location / {{
             proxy_pass http://perfcast_app;
             proxy_http_version 1.1;

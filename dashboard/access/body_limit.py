@@ -14,6 +14,13 @@ sender can legitimately send:
 The ``Content-Length`` a request declares is checked at once; a body without one (chunked) is read through
 Werkzeug's bounded stream (``request.max_content_length``), which stops at the same limit. Each refusal is in
 the audit log with the size and the limit.
+
+A refused body is nothing parsed, but it is read and dropped (:func:`_discard`, 64 KB at a time) when it is no
+larger than the server's cap (``MAX_CONTENT_LENGTH``, which the buffering front of deploy/front.py also
+enforces): gunicorn otherwise closed the connection while the sender was still sending the body, and the front
+then answered 502 instead of these words (on that post, or on its next request over the same connection to
+gunicorn), and a client served directly lost its kept connection without being told. A body over the cap is
+refused without reading (the front refuses it itself, with the same words).
 """
 
 from __future__ import annotations
@@ -60,6 +67,26 @@ def message(limit: int) -> str:
             else f"The request is larger than the server accepts ({size}). Upload a smaller file.")
 
 
+def _discard(declared: int) -> None:
+    """Read and drop a refused body of ``declared`` bytes when it is within the server's cap, so the connection
+    stays in step and the sender gets the answer (see the module's docstring)."""
+    from flask import current_app
+
+    cap = current_app.config.get("MAX_CONTENT_LENGTH") or 0
+    stream = request.environ.get("wsgi.input")
+    if declared > cap or stream is None:
+        return
+    left = declared
+    try:
+        while left > 0:
+            chunk = stream.read(min(left, 1 << 16))
+            if not chunk:
+                return
+            left -= len(chunk)
+    except (OSError, ValueError):  # the sender went away: nothing to answer on
+        return
+
+
 def check(signed_in: bool):
     """Before anything reads the body of a state-changing request: the 413 answer when it declares more than
     its sender's limit, else None, with the limit set on the request's stream for a body of undeclared size."""
@@ -72,6 +99,7 @@ def check(signed_in: bool):
         from dashboard import audit_log
 
         audit_log.record("refused body", path=request.path[:200], bytes=declared, limit=limit)
+        _discard(declared)
         response = jsonify(message=message(limit))
         response.status_code = 413
         response.headers["Cache-Control"] = "no-store"

@@ -23,6 +23,7 @@ same page, so names and ids cannot be probed.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import re
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -295,7 +296,9 @@ def open_share_link():
     names. So a member whose session works in another of their projects gets a page that asks: "Switch to
     NAME" is a form that POSTs to ``/project`` (:func:`switch_route`, behind the Origin check) and comes back
     to the link. Anyone else stays where they are, so the link's ids are looked up in their own project and
-    read "not found", exactly like ids that do not exist. Every open is in the audit trail ("share-link open").
+    read "not found", exactly like ids that do not exist. Opens are in the audit trail ("share-link open", with
+    ``link``: a digest of the link's address): the first open of each link by each client and outcome at once, its
+    repeats counted as one event a minute (dashboard/audit_log.py ``COUNTED``), not a row per page open.
     A Flask before_request after the gate; pages only (GET, not Dash's ``/_...`` routes)."""
     from flask import make_response, request
 
@@ -308,14 +311,15 @@ def open_share_link():
     if not name or _request_user() is None:
         return None
     cur = current_project()
+    link = hashlib.sha256(request.full_path.encode("utf-8", "replace")).hexdigest()[:16]
     if cur is not None and cur.name == name:
-        audit_log.record("share-link open", path=request.path[:200], switched=False)
+        audit_log.record("share-link open", path=request.path[:200], link=link, switched=False)
         return None
     target = next((m for m in my_projects() if m.name == name), None)
     if target is None or cur is None or not can_switch():
-        audit_log.record("share-link open", path=request.path[:200], result="not found")
+        audit_log.record("share-link open", path=request.path[:200], link=link, result="not found")
         return None
-    audit_log.record("share-link open", path=request.path[:200], switched=False, asked="switch")
+    audit_log.record("share-link open", path=request.path[:200], link=link, switched=False, asked="switch")
     response = make_response(forms.switch_page(target.name, cur.name, request.full_path.rstrip("?")), 200)
     response.headers["Content-Type"] = "text/html; charset=utf-8"
     response.headers["Cache-Control"] = "no-store"

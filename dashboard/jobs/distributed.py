@@ -531,6 +531,11 @@ def reap_orphan_groups() -> None:
 
 # ------------------------------------------------------------------------ Dash's manager
 
+#: how long a job's starter is kept for the check of a cancel (:meth:`LeasedCeleryManager.terminate_job`); a job
+#: whose record has run out (longer than any job runs) is cancelled by any handle Dash signed for it
+OWNER_SECONDS = 7 * 86400
+
+
 class LeasedCeleryManager(CeleryManager):
     """Dash's Celery manager, with a cooperative cancel (a flag the job checks; a queued task is also
     revoked) and a job whose liveness lease ran out counted as not running."""
@@ -545,22 +550,32 @@ class LeasedCeleryManager(CeleryManager):
     def call_job_fn(self, key, job_fn, args, context):
         from plotly.utils import PlotlyJSONEncoder
 
-        from dashboard.jobs import prestart
+        from dashboard.jobs import prestart, runs
 
         answer = prestart.answer_before_start(job_fn, args)  # refused here: no task is queued
         if answer is not None:
             self.handle.backend.set(key, json.dumps(answer, cls=PlotlyJSONEncoder))
             return prestart.NO_JOB
         job = super().call_job_fn(key, job_fn, args, context)
-        client().set(_k("queued", job), "1", ex=7200)  # submitted: not started yet, not lost
+        c = client()
+        c.set(_k("queued", job), "1", ex=7200)  # submitted: not started yet, not lost
+        c.set(_k("owner", job), runs.requester(), ex=OWNER_SECONDS)  # who may cancel it (terminate_job)
         return job
 
     def terminate_job(self, job):
-        from dashboard.jobs import prestart
+        from dashboard.jobs import prestart, runs
 
         if job is None or prestart.no_job(job):
             return
         c = client()
+        owner = c.get(_k("owner", job))
+        if owner is not None and owner.decode() != runs.requester():
+            # a job handle is signed for the page load that started the job, not for its person: a handle
+            # replayed from another session (copied from a shared screen, a log, a proxy) cancels nothing
+            from dashboard import audit_log
+
+            audit_log.record("refused: cancel", job=str(job)[:64])
+            return
         c.set(_k("cancel", job), "1", ex=3600)  # the job and every helper it sent watch this flag
         helpers = [h.decode() for h in c.smembers(_k("helpers", job))]  # its fan-out's tasks still queued
         self.handle.control.revoke([job, *helpers])

@@ -57,8 +57,10 @@ class GroupManager(DiskcacheManager):
             self.handle.set(key, answer, expire=self.expire)
             return prestart.NO_JOB
         background_key, module = job_fn.perfcast_callback
-        return launcher.start(background_key, str(self.handle.directory), key, self._make_progress_key(key),
-                              args, context, [*_app_modules(), module])
+        job = launcher.start(background_key, str(self.handle.directory), key, self._make_progress_key(key),
+                             args, context, [*_app_modules(), module])
+        _write_owner(job)
+        return job
 
     def job_running(self, job):
         # Dash asks whether the pid exists, then reads the process: a job that ended in between raised
@@ -72,10 +74,45 @@ class GroupManager(DiskcacheManager):
 
         if job is None or prestart.no_job(job):
             return
+        if not _may_cancel(job):
+            from dashboard import audit_log
+
+            audit_log.record("refused: cancel", job=str(job)[:64])
+            return
         if launcher.supervised(int(job)):
             launcher.stop(int(job))
         else:  # a job group of an earlier version (or a test's own)
             kill_group(int(job))
+
+
+def _owner_file(job):
+    return var_path("jobs", "owners") / str(int(job))
+
+
+def _write_owner(job) -> None:
+    """Record who started job ``job`` (its supervisor's pid; a reused pid's record is written again by its own
+    start), for :func:`_may_cancel`."""
+    from dashboard.jobs import runs
+
+    try:
+        path = _owner_file(job)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(runs.requester())
+    except (OSError, ValueError):  # no record: the job is cancelled by any handle Dash signed for it, as before
+        pass
+
+
+def _may_cancel(job) -> bool:
+    """Is this request's person the one who started ``job`` (or is there no record of who did)? A job handle is
+    signed for the page load that started the job, not for its person: replayed from another session, it
+    cancels nothing."""
+    from dashboard.jobs import runs
+
+    try:
+        owner = _owner_file(job).read_text()
+    except (OSError, ValueError):
+        return True
+    return owner == runs.requester()
 
 
 @lru_cache(maxsize=1)

@@ -35,3 +35,17 @@ def run_of(ref) -> str | None:
     """The run id of a page store (it comes from the browser: checked), or None."""
     run = ref.get("run") if isinstance(ref, dict) else None
     return run if isinstance(run, str) and RUN.match(run) else None
+
+
+def requester() -> str:
+    """The person of this request (``user:<id>``; ``-`` signed out, or no request: the server's own start or
+    stop of a job), as a job's starter is recorded and compared on Cancel: a job handle is signed for the page
+    load that started the job, not for its person, so the backends cancel a job only for its starter."""
+    from flask import has_request_context
+
+    if not has_request_context():
+        return "-"
+    from dashboard.access import gate
+
+    user = gate.signed_in_user()
+    return "-" if user is None else f"user:{user.user_id}"

@@ -87,3 +87,65 @@ def test_a_body_larger_than_the_fronts_memory_buffer_reaches_the_app(tmp_path):
         r = requests.post(base + "/login", data=b"name=" + b"a" * (2 * 1024 * 1024), timeout=60,
                           headers={"Content-Type": "application/x-www-form-urlencoded", "Origin": base})
         assert r.status_code == 413 and "nginx" not in r.text, (r.status_code, r.text[:200])
+
+
+def _oversize_posts(base: str, port: int, n: int) -> list[tuple[str, int, str]]:
+    """``n`` rounds of signed-out posts to /login over its 64 KB limit (100 KB, 2 MB, 20 MB): through one kept-alive
+    session, each on a new connection, and with ``Expect: 100-continue``; after each a small request on the kept
+    connection. Returns (how, status, text) of every answer (status 0: no answer, text: the error)."""
+    out = []
+    session = requests.Session()
+    headers = {"Content-Type": "application/x-www-form-urlencoded", "Origin": base}
+    for _ in range(n):
+        for size in (100_000, 2 * 2**20, 20 * 2**20):
+            body = b"name=" + b"a" * size
+            for how, send in (("kept", session.post), ("new", requests.post),
+                              ("expect", lambda url, **kw: requests.post(
+                                  url, **{**kw, "headers": {**kw["headers"], "Expect": "100-continue"}}))):
+                try:
+                    r = send(base + "/login", data=body, headers=headers, timeout=60)
+                    out.append((how, r.status_code, r.text))
+                except requests.RequestException as e:
+                    out.append((how, 0, repr(e)))
+                try:
+                    r = session.get(base + "/login", timeout=60)
+                    out.append(("after", r.status_code, "Sign in" if "Sign in" in r.text else r.text[:200]))
+                except requests.RequestException as e:
+                    out.append(("after", 0, repr(e)))
+    return out
+
+
+def _every_oversize_post_told(answers) -> None:
+    bad = [a for a in answers if (a[0] != "after" and (a[1] != 413 or "larger than the server accepts" not in a[2]))
+           or (a[0] == "after" and (a[1], a[2]) != (200, "Sign in"))]
+    assert not bad, (len(bad), len(answers), bad[:5])
+
+
+def test_every_oversize_body_through_the_front_gets_the_apps_words(tmp_path):
+    """The app refuses a body over its sender's limit from its declared size. It used to answer without reading
+    the body, and gunicorn then closed the connection the front was still sending the body on: now and then the
+    front answered 502 instead of the app's words, on that post (broken pipe) or on the next request over the
+    front's kept connection to the app (closed prematurely). Every such post now gets the app's 413 in words,
+    and every request after it an answer."""
+    env = {"PERFCAST_WORKERS": "1", "PERFCAST_THREADS": "4"}
+    with front_server(tmp_path / "var", tmp_path / "front.log", **env) as base:
+        _every_oversize_post_told(_oversize_posts(base, int(base.rsplit(":", 1)[1]), 8))
+
+
+def test_a_body_over_the_fronts_own_limit_gets_the_same_words(tmp_path):
+    """A body over every sender's limit is refused by the front itself, before the app sees it: with the app's
+    words (JSON, as the app's 413), not nginx's page."""
+    env = {"PERFCAST_WORKERS": "1", "PERFCAST_THREADS": "4", "PERFCAST_MAX_UPLOAD_MB": "1"}
+    with front_server(tmp_path / "var", tmp_path / "front.log", **env) as base:
+        for _ in range(3):
+            r = requests.post(base + "/login", data=b"name=" + b"a" * (4 * 2**20), timeout=60,
+                              headers={"Content-Type": "application/x-www-form-urlencoded", "Origin": base})
+            assert r.status_code == 413 and "nginx" not in r.text, (r.status_code, r.text[:200])
+            assert "larger than the server accepts" in r.json()["message"]
+
+
+def test_every_oversize_body_served_directly_gets_the_apps_words(tmp_path):
+    """The same posts with gunicorn serving directly (no front): the same answers."""
+    env = {"PERFCAST_WORKERS": "1", "PERFCAST_THREADS": "4", "PERFCAST_FRONT": "0"}
+    with front_server(tmp_path / "var", tmp_path / "front.log", **env) as base:
+        _every_oversize_post_told(_oversize_posts(base, int(base.rsplit(":", 1)[1]), 8))

@@ -241,3 +241,30 @@ def test_a_job_runs_in_the_project_of_the_session_that_started_it(url, app, monk
                 assert (cur.name if cur else None) == expected
         finally:
             context_value.reset(token)
+
+
+@pytest.mark.parametrize("link_project", ["chips", "boards", "no-such-project"])
+def test_a_share_link_opened_many_times_writes_its_first_open_and_a_count(url, app, monkeypatch, link_project):
+    """Each page open of a share link was an audit row: one client reloading one link 1,000 times wrote 1,000
+    rows. Now the first open per link and client is written at once and its repeats as one row a minute with
+    their count, whether the link is of the session's project, of another of the user's (asked to switch), or
+    of none of theirs; another link is its own first open."""
+    monkeypatch.setattr(audit_log, "REPEATS", audit_log.Repeats())
+    cookie = _user("ada", {"chips": "editor", "boards": "viewer"})
+    headers = {"Cookie": f"{settings.SESSION_COOKIE}={cookie}"}
+
+    def opened():
+        with database.session() as db:
+            return db.scalars(select(AuditEvent).where(AuditEvent.action == "share-link open")
+                              .order_by(AuditEvent.id)).all()
+
+    for _ in range(1000):
+        with app.test_request_context(f"/scenario?dataset=ds-1&project={link_project}", headers=headers):
+            projects.open_share_link()
+    assert len(opened()) == 1
+    with app.test_request_context(f"/scenario?dataset=ds-2&project={link_project}", headers=headers):
+        projects.open_share_link()  # another link: written at once
+    assert len(opened()) == 2
+    audit_log.REPEATS.flush()  # the minute is over
+    rows = opened()
+    assert len(rows) == 3 and rows[-1].detail["repeats"] in (999, "999")
