@@ -36,6 +36,8 @@ from modeling.tables.simulators import gem5, getstats, gpgpusim, longtable
 from modeling.tables.simulators.records import SimFile, SimImport, argument_folder
 
 HEAD_BYTES = 64 * 1024
+#: a GPGPU-Sim log is read in pieces of this many bytes (cut at a line's end)
+CHUNK_BYTES = 1 << 20
 #: largest file read (a GPGPU-Sim log is read a line at a time, so this bounds time, not memory)
 MAX_FILE_BYTES = 8 * 2**30
 #: most bytes an import decompresses from zips, in all
@@ -118,6 +120,31 @@ class _Counted:
             yield line
 
 
+class _Chunks(_Counted):
+    """The same bytes in pieces of about :data:`CHUNK_BYTES` that end at a line's end (the last one where the
+    stream ends), refused past ``limit`` bytes: a reader splits a piece into lines faster than a file
+    object does, and holds no more than one piece."""
+
+    def __iter__(self):
+        tail = b""
+        while True:
+            piece = self.stream.read(CHUNK_BYTES)
+            if not piece:
+                break
+            self.read += len(piece)
+            if self.read > self.limit:
+                raise DataError(f"{self.what}: more than {self.limit:,} bytes once decompressed (more than it "
+                                "declared, or past the import's limit). Nothing was imported from it.")
+            end = piece.rfind(b"\n")
+            if end < 0:
+                tail += piece
+                continue
+            yield tail + piece[: end + 1]
+            tail = piece[end + 1:]
+        if tail:
+            yield tail
+
+
 def read_one(opener, source: str, path: PurePosixPath, size: int, sibling=None, limit: int | None = None
              ) -> SimFile:
     """One file: ``opener()`` gives a fresh binary stream of it."""
@@ -149,7 +176,7 @@ def read_one(opener, source: str, path: PurePosixPath, size: int, sibling=None, 
         if fmt == "gem5-stats":
             return gem5.read_stats(lines, source, app, argument_folder(args) if args != "NO_ARGS" else args,
                                    config or "default")
-        return gpgpusim.read_log(lines, source, app, args, config, identity_from_log=config is None)
+        return gpgpusim.read_log(_Chunks(f, limit, source), source, app, args, config, identity_from_log=config is None)
 
 
 def _units(paths: list):
