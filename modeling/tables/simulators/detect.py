@@ -36,8 +36,8 @@ from modeling.tables.simulators import gem5, getstats, gpgpusim, longtable
 from modeling.tables.simulators.records import SimFile, SimImport, argument_folder
 
 HEAD_BYTES = 64 * 1024
-#: a GPGPU-Sim log is read in pieces of this many bytes (cut at a line's end)
-CHUNK_BYTES = 1 << 20
+#: a GPGPU-Sim log or gem5 stats.txt is read in pieces of this many bytes (cut at a line's end)
+CHUNK_BYTES = 1 << 18
 #: largest file read (a GPGPU-Sim log is read a line at a time, so this bounds time, not memory)
 MAX_FILE_BYTES = 8 * 2**30
 #: most bytes an import decompresses from zips, in all
@@ -169,14 +169,14 @@ def read_one(opener, source: str, path: PurePosixPath, size: int, sibling=None, 
             raw = b"".join(_Counted(f, MAX_TABLE_BYTES, source))
         return longtable.read_long(raw, source)
     with opener() as f:
-        lines = _Counted(f, limit, source)
         if fmt == "accelsim-getstats":
-            return getstats.read_blocks(lines, source)
+            return getstats.read_blocks(_Counted(f, limit, source), source)
         app, args, config = path_identity(path, fmt, sibling)
         if fmt == "gem5-stats":
-            return gem5.read_stats(lines, source, app, argument_folder(args) if args != "NO_ARGS" else args,
-                                   config or "default")
-        return gpgpusim.read_log(_Chunks(f, limit, source), source, app, args, config, identity_from_log=config is None)
+            return gem5.read_stats(_Chunks(f, limit, source), source, app,
+                                   argument_folder(args) if args != "NO_ARGS" else args, config or "default")
+        return gpgpusim.read_log(_Chunks(f, limit, source), source, app, args, config,
+                                 identity_from_log=config is None)
 
 
 def _units(paths: list):
