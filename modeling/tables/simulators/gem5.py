@@ -68,13 +68,11 @@ def canonical(name: str) -> str:
 
 
 def _value(text: str) -> float | None:
-    t = text.lower()
-    if t in ("nan", "-nan", "no_value"):
-        return math.nan
     try:
-        return float(text)
+        v = float(text)
     except ValueError:
-        return None
+        return math.nan if text.lower() == "no_value" else None
+    return math.nan if v != v else v  # nan, -nan: one missing value
 
 
 def read_stats(lines, source: str, application: str, arguments: str, configuration: str) -> SimFile:
@@ -89,10 +87,8 @@ def read_stats(lines, source: str, application: str, arguments: str, configurati
 
     def store():
         nonlocal dumps
-        data = array("d")
+        data = array("d", [math.nan]) * (max(current) + 1 if current else 0)
         for j, v in current.items():
-            if j >= len(data):
-                data.extend([math.nan] * (j + 1 - len(data)))
             data[j] = v
         out.records.append(SimRecord(WorkloadKey(application, arguments, "", dumps), configuration, dumps, "",
                                      None, None, data, out, [],
