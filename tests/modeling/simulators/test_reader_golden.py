@@ -146,3 +146,27 @@ if __name__ == "__main__" and "--write" in sys.argv:
         GOLDEN.parent.mkdir(exist_ok=True)
         GOLDEN.write_text(json.dumps(current(Path(d)), indent=0, sort_keys=True) + "\n")
     print(f"written: {GOLDEN} ({GOLDEN.stat().st_size:,} bytes)")
+
+
+def test_many_files_read_in_parallel_are_the_same_import(tmp_path):
+    """A folder of many files read by two processes: the same records, notes and refusals in the same order,
+    and the files of one study still share one table of names."""
+    for name, text in _synthetic().items():
+        for i in range(3):
+            p = tmp_path / "study" / f"copy{i}" / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(text.encode())
+    for rel in REAL:
+        p = tmp_path / "study" / "real" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes((DATA / rel).read_bytes())
+    (tmp_path / "study" / "junk.log").write_bytes(b"\x00\x01" * 100)
+    one = read_paths([tmp_path / "study"], jobs=1)
+    two = read_paths([tmp_path / "study"], jobs=2)
+    assert len(one.files) + len(one.refused) >= 16 and one.refused  # copies claiming one run, the junk
+    assert canonical(two, str(tmp_path)) == canonical(one, str(tmp_path))
+
+    def tables(result):
+        return len({id(f.names) for f in result.files})
+
+    assert tables(two) == tables(one) < len(one.files)
