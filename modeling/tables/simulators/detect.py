@@ -280,20 +280,29 @@ def _read_parallel(units: list, wanted: list, jobs: int) -> dict:
     per = max(1, min(64, len(wanted) // (jobs * 8)))
     batches = [wanted[i: i + per] for i in range(0, len(wanted), per)]
 
+    def share(tables: dict, value) -> None:
+        key = (value.format, tuple(value.names), tuple(value.units.items()), tuple(value.original.items()))
+        first = tables.setdefault(key, value)
+        if first is not value:
+            value.names, value._index = first.names, first._index
+            value.units, value.original = first.units, first.original
+
     def work(batch):
-        return [(i, _read_unit(units[i])) for i in batch]
+        # the files of a task share their tables here too, so that each table travels back once per task
+        out, tables = [], {}
+        for i in batch:
+            status, value = _read_unit(units[i])
+            if status == "ok":
+                share(tables, value)
+            out.append((i, (status, value)))
+        return out
 
     got: dict = {}
     tables: dict = {}
     for part in map_unordered(work, batches, jobs):
         for i, (status, value) in part:
             if status == "ok":
-                key = (value.format, tuple(value.names), tuple(value.units.items()),
-                       tuple(value.original.items()))
-                first = tables.setdefault(key, value)
-                if first is not value:
-                    value.names, value._index = first.names, first._index
-                    value.units, value.original = first.units, first.original
+                share(tables, value)
             got[i] = (status, value)
     return got
 
