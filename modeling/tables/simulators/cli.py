@@ -1,11 +1,12 @@
 """Command line: ``import-sim PATH... [--join MEASURED...] [--by order --offset N] [--target STAT,...
---features measured|simulated|STAT,...] [--json] [--out TABLE]``.
+--features measured|simulated|STAT,...] [--json] [--out TABLE] [--jobs N]``.
 
 Reads simulator output (files, folders or zips: GPGPU-Sim / Accel-Sim logs, Accel-Sim ``get_stats.py``
 output, gem5 ``stats.txt``, long tables; ``modeling.tables.simulators.detect``) and prints what was read:
 per file its format, records and notes, and the files refused with their reasons. ``--json`` prints every
 record with its workload key, configuration, dump, values and notes; ``--out`` writes the tidy table (one
-row per record, one column per statistic) as CSV or Parquet.
+row per record, one column per statistic) as CSV or Parquet. ``--jobs N`` reads the files in N processes
+(by default one per core; the records and their order are the same whatever N is).
 
 ``--join MEASURED`` joins the records to measured runs (profiler CSVs or another simulator's output;
 ``modeling.tables.simulators.join``) on the workload key (``--by order`` joins by launch order instead,
@@ -37,7 +38,7 @@ def _write(frame, out: str) -> None:
 
 def run_import_sim(paths: list, as_json: bool, out: str | None = None, join_paths: list | None = None,
                    by: str = "key", offset: int = 0, targets: list | None = None,
-                   features: str | None = None) -> dict:
+                   features: str | None = None, jobs: int = 1) -> dict:
     from modeling.tables.simulators import join as sj
     from modeling.tables.simulators.detect import read_paths
 
@@ -47,7 +48,7 @@ def run_import_sim(paths: list, as_json: bool, out: str | None = None, join_path
         raise ConfigError("--features measured needs the measured runs: give them with --join.")
     if features is not None and not targets:
         raise ConfigError("--features chooses the features of a dataset: name its target(s) with --target too.")
-    result = read_paths(paths)
+    result = read_paths(paths, jobs=jobs)
     report = dataset = None
     notes = []
     simulated = sj.runs_of_import(result)
@@ -80,7 +81,8 @@ def run_import_sim(paths: list, as_json: bool, out: str | None = None, join_path
 
 def _import_sim(args) -> int:
     targets = [t.strip() for t in args.target.split(",") if t.strip()] if args.target else None
-    info = run_import_sim(args.paths, args.json, args.out, args.join, args.by, args.offset, targets, args.features)
+    info = run_import_sim(args.paths, args.json, args.out, args.join, args.by, args.offset, targets, args.features,
+                          jobs=args.jobs)
     report = info.pop("_report")
     if args.json or report is None:
         print(json.dumps(info, indent=2, default=str))
@@ -108,6 +110,7 @@ def _import_sim(args) -> int:
 
 
 def add_parsers(sub) -> None:
+    from modeling.parallel import add_jobs_argument
     from modeling.tables.simulators.join import BY_CHOICES
 
     p = sub.add_parser("import-sim", help="simulator output (GPGPU-Sim, Accel-Sim, gem5, long table) as records")
@@ -125,4 +128,5 @@ def add_parsers(sub) -> None:
                                     "seconds, instructions, power")
     p.add_argument("--features", help="measured (the joined runs' values; default with --join), simulated (the "
                                       "records' other statistics) or comma-separated statistic names")
+    add_jobs_argument(p, "the files (not zip members) are read")
     p.set_defaults(func=_import_sim)

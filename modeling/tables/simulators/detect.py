@@ -36,6 +36,8 @@ from modeling.tables.simulators import gem5, getstats, gpgpusim, longtable
 from modeling.tables.simulators.records import SimFile, SimImport, argument_folder
 
 HEAD_BYTES = 64 * 1024
+#: a GPGPU-Sim log or gem5 stats.txt is read in pieces of this many bytes (cut at a line's end)
+CHUNK_BYTES = 1 << 18
 #: largest file read (a GPGPU-Sim log is read a line at a time, so this bounds time, not memory)
 MAX_FILE_BYTES = 8 * 2**30
 #: most bytes an import decompresses from zips, in all
@@ -56,13 +58,17 @@ _LOG_NAME = re.compile(r"(\.(log|out|txt|csv)|\.o\d+)$", re.IGNORECASE)
 _JOB_OUTPUT = re.compile(r"\.o\d+$")
 
 
+#: every byte but the control bytes is_binary counts (0-8, 14-31)
+_NOT_CONTROL = bytes(b for b in range(256) if not (b < 9 or 13 < b < 32))
+
+
 def is_binary(head: bytes) -> bool:
     """Whether the start of a file is not text: a NUL byte, or more than 10% control bytes."""
     if not head:
         return False
     if b"\x00" in head:
         return True
-    control = sum(1 for b in head if b < 9 or 13 < b < 32)
+    control = len(head.translate(None, _NOT_CONTROL))
     return control > len(head) // 10
 
 
@@ -118,6 +124,31 @@ class _Counted:
             yield line
 
 
+class _Chunks(_Counted):
+    """The same bytes in pieces of about :data:`CHUNK_BYTES` that end at a line's end (the last one where the
+    stream ends), refused past ``limit`` bytes: a reader splits a piece into lines faster than a file
+    object does, and holds no more than one piece."""
+
+    def __iter__(self):
+        tail = b""
+        while True:
+            piece = self.stream.read(CHUNK_BYTES)
+            if not piece:
+                break
+            self.read += len(piece)
+            if self.read > self.limit:
+                raise DataError(f"{self.what}: more than {self.limit:,} bytes once decompressed (more than it "
+                                "declared, or past the import's limit). Nothing was imported from it.")
+            end = piece.rfind(b"\n")
+            if end < 0:
+                tail += piece
+                continue
+            yield tail + piece[: end + 1]
+            tail = piece[end + 1:]
+        if tail:
+            yield tail
+
+
 def read_one(opener, source: str, path: PurePosixPath, size: int, sibling=None, limit: int | None = None
              ) -> SimFile:
     """One file: ``opener()`` gives a fresh binary stream of it."""
@@ -142,14 +173,14 @@ def read_one(opener, source: str, path: PurePosixPath, size: int, sibling=None, 
             raw = b"".join(_Counted(f, MAX_TABLE_BYTES, source))
         return longtable.read_long(raw, source)
     with opener() as f:
-        lines = _Counted(f, limit, source)
         if fmt == "accelsim-getstats":
-            return getstats.read_blocks(lines, source)
+            return getstats.read_blocks(_Counted(f, limit, source), source)
         app, args, config = path_identity(path, fmt, sibling)
         if fmt == "gem5-stats":
-            return gem5.read_stats(lines, source, app, argument_folder(args) if args != "NO_ARGS" else args,
-                                   config or "default")
-        return gpgpusim.read_log(lines, source, app, args, config, identity_from_log=config is None)
+            return gem5.read_stats(_Chunks(f, limit, source), source, app,
+                                   argument_folder(args) if args != "NO_ARGS" else args, config or "default")
+        return gpgpusim.read_log(_Chunks(f, limit, source), source, app, args, config,
+                                 identity_from_log=config is None)
 
 
 def _units(paths: list):
@@ -219,16 +250,71 @@ def _zip_members(full: Path):
             other = str(PurePosixPath(info.filename).parent / name).lstrip("./") if "/" in info.filename else name
             return zf.read(other)[:1_000_000] if other in names else None
 
-        yield ("file", f"{source}!{info.filename}", rel, (lambda info=info: zf.open(info)), info.file_size,
+        yield ("member", f"{source}!{info.filename}", rel, (lambda info=info: zf.open(info)), info.file_size,
                sibling, True)
 
 
-def read_paths(paths: list, max_files: int = MAX_FILES) -> SimImport:
+def _read_unit(unit) -> tuple:
+    """("ok", SimFile) or ("refused", reason) for one unit of :func:`_units`."""
+    _, source, rel, opener, size, sibling, _ = unit
+    try:
+        return "ok", read_one(opener, source, rel, size, sibling)
+    except DataError as exc:
+        msg = str(exc)
+        return "refused", msg if msg.startswith(source) else f"{source}: {msg}"
+    except (OSError, zipfile.BadZipFile, EOFError) as exc:
+        return "refused", f"{source}: could not be read ({exc})."
+
+
+#: fewest files read in parallel processes (fewer are read in this one: starting the workers costs more)
+MIN_PARALLEL_FILES = 16
+
+
+def _read_parallel(units: list, wanted: list, jobs: int) -> dict:
+    """index -> what :func:`_read_unit` returned, for the units at ``wanted`` (plain files, not zip members:
+    a zip's open file would be shared by the workers), read in ``jobs`` forked processes, a run of
+    neighbouring files per task. The files of one format and statistics share their tables of names as
+    they arrive (each worker's copy would otherwise be kept)."""
+    from modeling.parallel import map_unordered
+
+    per = max(1, min(64, len(wanted) // (jobs * 8)))
+    batches = [wanted[i: i + per] for i in range(0, len(wanted), per)]
+
+    def share(tables: dict, value) -> None:
+        key = (value.format, tuple(value.names), tuple(value.units.items()), tuple(value.original.items()))
+        first = tables.setdefault(key, value)
+        if first is not value:
+            value.names, value._index = first.names, first._index
+            value.units, value.original = first.units, first.original
+
+    def work(batch):
+        # the files of a task share their tables here too, so that each table travels back once per task
+        out, tables = [], {}
+        for i in batch:
+            status, value = _read_unit(units[i])
+            if status == "ok":
+                share(tables, value)
+            out.append((i, (status, value)))
+        return out
+
+    got: dict = {}
+    tables: dict = {}
+    for part in map_unordered(work, batches, jobs):
+        for i, (status, value) in part:
+            if status == "ok":
+                share(tables, value)
+            got[i] = (status, value)
+    return got
+
+
+def read_paths(paths: list, max_files: int = MAX_FILES, jobs: int = 1) -> SimImport:
     """Every simulator output under ``paths`` (files, folders, zips) as one :class:`SimImport`; a file that
-    cannot be read is refused with its reason and the others are read."""
+    cannot be read is refused with its reason and the others are read. ``jobs`` > 1: the files (not zip
+    members) are read in that many forked processes when there are at least :data:`MIN_PARALLEL_FILES`;
+    the import is the same, in the same order, whatever ``jobs`` is."""
     result = SimImport()
     units = list(_units(paths))
-    files = [u for u in units if u[0] == "file"]
+    files = [u for u in units if u[0] != "refused"]
     if len(files) > max_files:
         raise DataError(f"{len(files):,} files to read; an import reads at most {max_files:,}. Import the "
                         "folders a few at a time.")
@@ -237,23 +323,25 @@ def read_paths(paths: list, max_files: int = MAX_FILES) -> SimImport:
     # files of one simulator and configuration print the same statistics: their tables of names, units and
     # original names are shared (10,000 gem5 files of one study would otherwise hold 10,000 copies)
     schemas: dict = {}
-    for unit in units:
+
+    def wanted(unit) -> bool:
+        rel, in_folder = unit[2], unit[6]
+        return not (in_folder and (rel.name == "config.ini" or (not _LOG_NAME.search(rel.name)
+                                                                and rel.name != "stats.txt")))
+
+    plain = [i for i, u in enumerate(units) if u[0] == "file" and wanted(u)]
+    read = _read_parallel(units, plain, jobs) if jobs > 1 and len(plain) >= MIN_PARALLEL_FILES else {}
+    for i, unit in enumerate(units):
         if unit[0] == "refused":
             result.refused.append((unit[1], unit[2]))
             continue
-        _, source, rel, opener, size, sibling, in_folder = unit
-        if in_folder and (rel.name == "config.ini" or (not _LOG_NAME.search(rel.name)
-                                                        and rel.name != "stats.txt")):
+        source = unit[1]
+        if not wanted(unit):
             skipped += 1
             continue
-        try:
-            simfile = read_one(opener, source, rel, size, sibling)
-        except DataError as exc:
-            msg = str(exc)
-            result.refused.append((source, msg if msg.startswith(source) else f"{source}: {msg}"))
-            continue
-        except (OSError, zipfile.BadZipFile, EOFError) as exc:
-            result.refused.append((source, f"{source}: could not be read ({exc})."))
+        status, simfile = read.pop(i) if i in read else _read_unit(unit)
+        if status == "refused":
+            result.refused.append((source, simfile))
             continue
         clash = next(((r, claimed[(r.key.text, r.configuration)]) for r in simfile.records
                       if (r.key.text, r.configuration) in claimed), None)

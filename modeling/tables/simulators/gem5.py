@@ -42,6 +42,9 @@ RENAMED = {
 #: a CPU's statistic (last component) -> its v23 name under the CPU
 REGROUPED = {"committedInsts": "commitStats0.numInsts", "committedOps": "commitStats0.numOps"}
 _LINE = re.compile(r"^(\S+)\s+(\S+)(?:\s+(-?[\d.]+%|nan%?)\s+(-?[\d.]+%|nan%?))?\s*(?:#\s?(.*))?$")
+#: printed name -> canonical name, kept across files (a study's files print the same names)
+_CANONICAL: dict = {}
+_CANONICAL_CACHE = 200_000
 _UNIT = re.compile(r"\(([^()]*|\([^()]*\))\)\s*$")
 
 
@@ -65,13 +68,11 @@ def canonical(name: str) -> str:
 
 
 def _value(text: str) -> float | None:
-    t = text.lower()
-    if t in ("nan", "-nan", "no_value"):
-        return math.nan
     try:
-        return float(text)
+        v = float(text)
     except ValueError:
-        return None
+        return math.nan if text.lower() == "no_value" else None
+    return math.nan if v != v else v  # nan, -nan: one missing value
 
 
 def read_stats(lines, source: str, application: str, arguments: str, configuration: str) -> SimFile:
@@ -86,52 +87,70 @@ def read_stats(lines, source: str, application: str, arguments: str, configurati
 
     def store():
         nonlocal dumps
-        data = array("d")
+        data = array("d", [math.nan]) * (max(current) + 1 if current else 0)
         for j, v in current.items():
-            if j >= len(data):
-                data.extend([math.nan] * (j + 1 - len(data)))
             data[j] = v
         out.records.append(SimRecord(WorkloadKey(application, arguments, "", dumps), configuration, dumps, "",
                                      None, None, data, out, [],
                                      frozenset(j for j, v in current.items() if math.isnan(v))))
         dumps += 1
 
+    canon = _CANONICAL
     for raw in lines:
-        n += 1
-        s = (raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw).strip()
-        if not s:
-            continue
-        if s.startswith(BEGIN):
-            if in_dump:
-                raise DataError(f"{source}, line {n}: a dump begins before the previous one ended. Nothing was "
-                                "imported from this file.")
-            in_dump, current = True, {}
-            continue
-        if s.startswith(END):
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        pieces = text.split("\n")
+        if text.endswith("\n"):
+            pieces.pop()  # a piece ends at a line's end: nothing follows its last one
+        for s in pieces:
+            n += 1
+            s = s.strip()
+            if not s:
+                continue
+            if s[0] == "-":
+                if s.startswith(BEGIN):
+                    if in_dump:
+                        raise DataError(f"{source}, line {n}: a dump begins before the previous one ended. Nothing "
+                                        "was imported from this file.")
+                    in_dump, current = True, {}
+                    continue
+                if s.startswith(END):
+                    if not in_dump:
+                        raise DataError(f"{source}, line {n}: an end marker without its begin marker. Nothing was "
+                                        "imported from this file.")
+                    in_dump = False
+                    store()
+                    continue
             if not in_dump:
-                raise DataError(f"{source}, line {n}: an end marker without its begin marker. Nothing was "
-                                "imported from this file.")
-            in_dump = False
-            store()
-            continue
-        if not in_dump:
-            continue
-        m = _LINE.match(s)
-        if not m:
-            continue
-        v = _value(m.group(2))
-        if v is None:
-            texts += 1
-            continue
-        printed = m.group(1)
-        name = canonical(printed)
-        j = out.index(name)
-        if name != printed:
-            out.original.setdefault(name, printed)
-        current[j] = v
-        if name not in unit_names and m.group(5):
-            u = _UNIT.search(m.group(5))
-            unit_names[name] = u.group(1).strip("()") if u else ""
+                continue
+            # the common shapes, "name value" and "name value # description", without the regular expression
+            # (which reads them the same); any other line (percentages, no "#" after the value) through it
+            parts = s.split(None, 2)
+            if len(parts) == 2:
+                printed, text_value = parts
+                description = None
+            elif len(parts) == 3 and (parts[2] == "#" or (parts[2][0] == "#" and parts[2][1].isspace())):
+                printed, text_value, description = parts[0], parts[1], parts[2][2:]
+            else:
+                m = _LINE.match(s)
+                if not m:
+                    continue
+                printed, text_value, description = m.group(1), m.group(2), m.group(5)
+            v = _value(text_value)
+            if v is None:
+                texts += 1
+                continue
+            name = canon.get(printed)
+            if name is None:
+                name = canonical(printed)
+                if len(canon) < _CANONICAL_CACHE:
+                    canon[printed] = name
+            j = out.index(name)
+            if name != printed:
+                out.original.setdefault(name, printed)
+            current[j] = v
+            if name not in unit_names and description:
+                u = _UNIT.search(description)
+                unit_names[name] = u.group(1).strip("()") if u else ""
     if in_dump:
         out.notes.append(f"Left out: dump {dumps} (the file ends inside it, without its end marker).")
     if not out.records:

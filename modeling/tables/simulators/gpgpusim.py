@@ -35,6 +35,8 @@ import math
 import re
 from array import array
 
+import numpy as np
+
 from modeling.errors import DataError
 from modeling.tables.simulators.records import SimFile, SimRecord, WorkloadKey, demangle, normalise_kernel
 
@@ -68,6 +70,24 @@ _TRACE_PATH = re.compile(r"([^/\s]+)/([^/\s]+)/traces/kernelslist\.g$")
 _TRACE_STREAM = re.compile(r"^-cuda stream id = (\d+)")
 _DRAM_END = ("Memory Partition ", "=", "L2_cache_bank", "L2_total")
 _UNITS = {"GB/Sec": "GB/s"}
+#: a line starting so is never stored by the plain ``name = number`` path of read_log (the markers, the
+#: block's own lines, the DRAM channels' bounds, the statistics read specially)
+_SPECIAL = ("kernel_", "gpgpu_si", "GPGPU-Sim", "DRAM[", "Memory Partition", "L2_cache_bank", "L2_total", "=")
+#: the first characters of the lines without ``=`` that handle() reads (the markers, the block's own lines, the
+#: DRAM channels' bounds, the configuration's options); the others, without "kernel" in them, say nothing
+_NO_EQ_FIRST = frozenset("kGgDMLl-=")
+#: most distinct texts before a line's ``=`` whose verdict read_log keeps
+_PLAIN_CACHE = 100_000
+
+
+def _plain_name(head: str) -> str | None:
+    """The statistic's name when a line ``head = value`` whose value is one number is a plain statistic
+    (stored as ``name`` with no unit by the line-by-line rules: Block.line), None when any other rule
+    could apply to it (then the line is read by those rules)."""
+    name = head.strip()
+    if ":" in head or "'" in head or head.startswith(_SPECIAL) or name.startswith(_SPECIAL):
+        return None
+    return name if _NAME.match(name) else None
 
 
 def _number(token: str) -> tuple[float, str] | None:
@@ -151,10 +171,9 @@ class _Block:
             prefix, rest = "", s
         if _PAIR.sub("", rest).strip(" ,\t"):
             return  # text besides the pairs: not a statistics line
-        for k, v in _PAIR.findall(rest):
-            got = _number(v)
-            if got is not None:
-                self.put(f"{self.context}{prefix}{k}", got[0])
+        values, head = self.values, self.context + prefix
+        for k, v in _PAIR.findall(rest):  # float() reads every number _NUM matches
+            values[head + k] = float(v)
 
 
 def read_log(lines, source: str, application: str, arguments: str, configuration: str | None,
@@ -178,6 +197,7 @@ def read_log(lines, source: str, application: str, arguments: str, configuration
     trace_identity = None
     trace_stream = None
     printed = 0
+    layouts: dict = {}
 
     def describe(names, uids) -> str:
         return f"{' '.join(names)} (launch {','.join(uids) or '?'})"
@@ -193,29 +213,54 @@ def read_log(lines, source: str, application: str, arguments: str, configuration
             return
         vals = b.values
         missing = [c for c in CORE if c not in vals]
-        for name in [k for k in vals if k.startswith("gpu_tot_")]:
-            v = vals[name]
-            own = "gpu_" + name[len("gpu_tot_"):]
-            if own not in vals and not re.search(r"ipc|occupancy|rate|parallism", own):
-                vals[own] = v - previous.get(name, 0.0)
-                derived.add(f"{own} from {name}")
-            previous[name] = v
-        data = array("d", [math.nan]) * (len(out.names) + 8)
-        nans = set()
-        for name, v in vals.items():
-            j = out._index.get(name)
-            if j is None:
-                j = out.index(name)
-                if name in b.units:
-                    out.units[name] = b.units[name]
-                if not KNOWN.match(name):
-                    unknown.append(name)
-            if j >= len(data):
-                data.extend([math.nan] * (j + 1 - len(data)))
-            if v != v:
-                nans.add(j)
-            data[j] = v
-        del data[len(out.names):]
+        # blocks of one kernel print the same statistics in the same order: what the first of them needed
+        # (which cumulative statistics give a per-kernel one, where each value goes) is kept for the others
+        signature = tuple(vals)
+        layout = layouts.get(signature)
+        if layout is not None:
+            plan, where = layout
+            for name, own in plan:
+                v = vals[name]
+                if own:
+                    vals[own] = v - previous.get(name, 0.0)
+                previous[name] = v
+            got = np.fromiter(vals.values(), float, len(vals))
+            full = np.full(len(out.names), math.nan)
+            full[where] = got
+            data = array("d")
+            data.frombytes(full.tobytes())
+            nans = where[np.isnan(got)].tolist()
+        else:
+            plan = []
+            for name in [k for k in vals if k.startswith("gpu_tot_")]:
+                v = vals[name]
+                own = "gpu_" + name[len("gpu_tot_"):]
+                if own not in vals and not re.search(r"ipc|occupancy|rate|parallism", own):
+                    vals[own] = v - previous.get(name, 0.0)
+                    derived.add(f"{own} from {name}")
+                    plan.append((name, own))
+                else:
+                    plan.append((name, None))
+                previous[name] = v
+            data = array("d", [math.nan]) * (len(out.names) + 8)
+            nans = set()
+            where = []
+            for name, v in vals.items():
+                j = out._index.get(name)
+                if j is None:
+                    j = out.index(name)
+                    if name in b.units:
+                        out.units[name] = b.units[name]
+                    if not KNOWN.match(name):
+                        unknown.append(name)
+                if j >= len(data):
+                    data.extend([math.nan] * (j + 1 - len(data)))
+                if v != v:
+                    nans.add(j)
+                data[j] = v
+                where.append(j)
+            del data[len(out.names):]
+            layouts[signature] = (plan, np.array(where, dtype=np.intp))
         notes = []
         if len(b.names) > 1:
             notes.append(f"concurrent kernels {', '.join(b.names)} finished together and share this block")
@@ -235,41 +280,42 @@ def read_log(lines, source: str, application: str, arguments: str, configuration
             if trace_stream is not None:
                 pushed[m.group(1)] = trace_stream
 
-    for raw in lines:
-        s = raw.decode("utf-8", "replace").rstrip("\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n")
+    def handle(s: str) -> None:
+        """One line (without its line end) that is not a plain ``name = number`` statistic."""
+        nonlocal block, exit_seen, limit_seen, trace_identity, trace_stream
         c = s[:1]
         if c == "k" and s.startswith("kernel_name"):
             name, eq, rest = s.partition("=")
             if eq and name.strip() == "kernel_name":
                 close()
                 block = _Block(rest.split())
-                continue
+                return
         if block is not None:
             if c == "k" and s.startswith("kernel_launch_uid"):
                 block.uids = s.partition("=")[2].split()
-                continue
+                return
             if c == "G" and s.startswith("GPGPU-Sim: *"):
                 if EXIT_MARKER in s:
                     exit_seen = True
                     close()
-                    continue
+                    return
                 if LIMIT_MARKER in s:
                     limit_seen = True
                     close()  # the block open now is the one the limit stopped
-                    continue
+                    return
             if c == "g" and s.startswith("gpgpu_silicon_slowdown"):
                 got = _number(s.partition("=")[2].strip())
                 if got is not None:
                     block.put("gpgpu_silicon_slowdown", got[0], "x")
                 close()
-                continue
+                return
             if c == "G" or c == "l":
                 m = _PUSH.search(s) or _LAUNCH.search(s)
                 if m:
                     launch(m)
-                    continue
+                    return
             block.line(s)
-            continue
+            return
         # outside a block: the configuration, launches and the markers
         if c == "-":
             m = _OPTION.match(s)
@@ -279,11 +325,11 @@ def read_log(lines, source: str, application: str, arguments: str, configuration
                     trace_identity = (t.group(1), t.group(2)) if t else None
                 if m.group(1) not in _WORKLOAD_OPTIONS:
                     config_hash.update(f"{m.group(1)} {m.group(2)}".encode())
-                continue
+                return
             m = _TRACE_STREAM.match(s)
             if m:
                 trace_stream = int(m.group(1))
-            continue
+            return
         if c == "G" and s.startswith("GPGPU-Sim: *"):
             if EXIT_MARKER in s:
                 exit_seen = True
@@ -293,11 +339,46 @@ def read_log(lines, source: str, application: str, arguments: str, configuration
                     r = out.records.pop()
                     cut.append(f"{r.kernel} (launch {r.launch_uid if r.launch_uid is not None else '?'}): "
                                "stopped by the instruction / cycle limit")
-            continue
+            return
         if "kernel" in s:
             m = _PUSH.search(s) or _LAUNCH.search(s)
             if m:
                 launch(m)
+
+    # The lines come in pieces that end at a line's end (a line, or a chunk of many lines). The most common
+    # line, a plain ``name = number`` statistic, is stored here at once: the verdict on the text before its
+    # ``=`` (_plain_name) is kept, and float() reads the value exactly when the line-by-line rules would (one
+    # number, no unit). Every other line goes through handle().
+    vals = ctx = None
+    plain: dict = {}
+    missing = plain.get
+    for raw in lines:
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+        for line in text.split("\n"):
+            head, eq, value = line.partition("=")
+            if eq:
+                name = missing(head, "")
+                if name == "":
+                    name = _plain_name(head)
+                    if len(plain) < _PLAIN_CACHE:
+                        plain[head] = name
+                if name is not None:
+                    try:
+                        x = float(value)
+                    except ValueError:
+                        if vals is None and "kernel" not in line:
+                            continue  # outside a block such a line says nothing (handle would skip it)
+                    else:
+                        if vals is not None:
+                            vals[ctx + name] = x
+                        continue
+            elif line[:1] not in _NO_EQ_FIRST and "kernel" not in line:
+                continue  # no "=", and no rule reads a line that starts so (handle would skip it)
+            handle(line.rstrip("\r\n"))
+            if block is None:
+                vals = None
+            else:
+                vals, ctx = block.values, block.context
 
     if block is not None:
         if exit_seen:
