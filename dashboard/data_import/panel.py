@@ -51,7 +51,7 @@ def card_layout():
                 id=f"{P}-sim-role", value="measured", className="radio-list",
                 options=[{"label": t, "value": k} for k, t in staged.SIM_ROLES.items()]),
                   "as import-sim --features measured | simulated"),
-            field("Target statistic(s)", dcc.Dropdown(id=f"{P}-sim-target", options=[], value=["cycles"], multi=True),
+            field("Target statistic(s)", dcc.Dropdown(id=f"{P}-sim-target", options=[], value=[], multi=True),
                   "a statistic of the output, or cycles, seconds, instructions, power (as import-sim --target)"),
         ], className="form-grid")),
         field("A workload is", dcc.RadioItems(id=f"{P}-key", value="kernel", className="radio-list",
@@ -169,19 +169,23 @@ def _main_upload_was_a_profile(contents, filename):
 
 
 @callback(Output(f"{P}-target-status", "children"), Output(f"{P}-target-tokens", "data"),
-          Output(f"{P}-sim-box", "style"), Output(f"{P}-sim-target", "options"),
-          Input(f"{P}-target", "contents"), State(f"{P}-target", "filename"), prevent_initial_call=True)
-def _target_uploaded(contents, filenames):
+          Output(f"{P}-sim-box", "style"), Output(f"{P}-sim-target", "options"), Output(f"{P}-sim-target", "value"),
+          Input(f"{P}-target", "contents"), State(f"{P}-target", "filename"), State(f"{P}-sim-target", "value"),
+          prevent_initial_call=True)
+def _target_uploaded(contents, filenames, chosen=None):
+    """Stage the target's files; a simulator's own output shows the role fields, its statistics offered and
+    the target statistic kept where the new output has it (else cycles)."""
     hidden = {"display": "none"}
     if why := refused("editor", "upload"):
-        return alert(why), None, hidden, []
+        return alert(why), None, hidden, [], no_update
     try:
         tokens, infos = staged.stage_targets(*_files(contents, filenames), uploads.decode_upload)
     except DataError as exc:
-        return alert(f"Target: {exc} Nothing was imported."), None, hidden, []
+        return alert(f"Target: {exc} Nothing was imported."), None, hidden, [], no_update
     opts = staged.sim_target_options(tokens)
+    kept = [c for c in chosen if c in opts] if isinstance(chosen, list) else []
     return (html.Div([html.P(f"Target: {_read(tokens, infos, contents)}.", className="hint"), _described(infos)]),
-            tokens, {"display": "block"} if opts else hidden, opts)
+            tokens, {"display": "block"} if opts else hidden, opts, (kept or ["cycles"]) if opts else [])
 
 
 def _named(names: list, shown: int = 12) -> str:

@@ -339,10 +339,14 @@ def sim_dataset_parts(ds) -> tuple:
     if ds.frame["configuration"].nunique() > 1:
         raise DataError(f"The simulator output holds {ds.frame['configuration'].nunique()} configurations: upload "
                         "one configuration's output (its workloads would otherwise appear once per configuration).")
+    from modeling.tables.profilers.join import TARGET_METRICS
     from modeling.tables.simulators.join import PROVENANCE
 
+    # the host's own measure of the target (its time or cycles), when the features are the host's counters:
+    # the baseline, the ratio transforms and /plan's host time x slowdown use it
+    host_col = next((c for c in TARGET_METRICS if c in ds.features), None) if ds.features_from == "measured" else None
     table, raw, mapping, notes = uploads.build_dataset(
-        ds.frame, {"id_col": "workload", "group_col": "application", "targets": ds.targets, "host_col": None,
+        ds.frame, {"id_col": "workload", "group_col": "application", "targets": ds.targets, "host_col": host_col,
                    "features": ds.features, "missing": "columns"}, min_rows=1)
     prov = ds.frame.drop_duplicates("workload").set_index("workload")[["configuration", *PROVENANCE]]
     table = table.drop(columns=[c for c in prov.columns if c in table.columns]).join(prov, on="workload")

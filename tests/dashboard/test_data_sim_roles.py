@@ -54,7 +54,7 @@ def _plain(frame: pd.DataFrame) -> pd.DataFrame:
 
 def test_simulator_output_as_the_target_is_saved_as_import_sim_writes_it(var, tmp_path):
     host = _host()
-    status, target, box, options = panel._target_uploaded(_url(_zip(SIM)), "round1.zip")
+    status, target, box, options, _value = panel._target_uploaded(_url(_zip(SIM)), "round1.zip")
     assert target and box == {"display": "block"}, status
     # what was read, and the file refused with why
     assert "simulator output (gpgpusim-log): 4 record(s)" in str(status) and "heartwall" in str(status)
@@ -72,6 +72,7 @@ def test_simulator_output_as_the_target_is_saved_as_import_sim_writes_it(var, tm
     cli = pd.read_csv(tmp_path / "cli.csv", keep_default_na=True)
     assert ds.mapping["targets"] == ["gpu_sim_cycle"] == info["dataset"]["targets"]
     assert sorted(ds.mapping["features"]) == sorted(info["dataset"]["features"])
+    assert ds.mapping["host_col"] == "gpu__time_duration.sum"  # the host's time: the baseline, /plan's slowdown
     page, cmd = _plain(table), _plain(cli.fillna({"target_from": ""}))
     cols = ["workload", "application", "configuration", "gpu_sim_cycle", *info["dataset"]["features"],
             "target_from", "features_from"]
@@ -90,7 +91,7 @@ def test_the_simulators_statistics_as_the_features(var, tmp_path):
     """gem5 atomic-CPU statistics: one is the target, the others the features (import-sim --features
     simulated); no host profile is needed."""
     raw = (GEM5 / "stats.txt").read_bytes()
-    status, target, box, options = panel._target_uploaded(_url(raw), "stats.txt")
+    status, target, box, options, _value = panel._target_uploaded(_url(raw), "stats.txt")
     assert target and box == {"display": "block"}, status
     status, _ = panel._save(1, None, target, "kernel", None, "atomic", "simulated", ["instructions"],
                             shown_in=projects.current_id())
@@ -115,7 +116,7 @@ def test_the_simulators_statistics_as_the_features(var, tmp_path):
 ])
 def test_forged_roles_and_statistics_are_refused_and_nothing_is_saved(var, role, targets, match):
     host = _host()
-    _s, target, _b, _o = panel._target_uploaded(_url(_zip(SIM)), "round1.zip")
+    _s, target, _b, _o, _v = panel._target_uploaded(_url(_zip(SIM)), "round1.zip")
     status, listing = panel._save(1, host, target, "kernel", None, "x", role, targets, shown_in=projects.current_id())
     assert "Not saved" in str(status) and match in str(status), status
     assert datasets.list_datasets() == []
