@@ -46,6 +46,14 @@ def card_layout():
                 children=html.Div(["Drop the target's file(s), or ", html.A("choose")])), "upload")),
         ], className="form-grid"),
         html.Div(id=f"{P}-host-status"), html.Div(id=f"{P}-target-status"),
+        html.Div(id=f"{P}-sim-box", style={"display": "none"}, children=html.Div([
+            field("The simulator's statistics are", dcc.RadioItems(
+                id=f"{P}-sim-role", value="measured", className="radio-list",
+                options=[{"label": t, "value": k} for k, t in staged.SIM_ROLES.items()]),
+                  "as import-sim --features measured | simulated"),
+            field("Target statistic(s)", dcc.Dropdown(id=f"{P}-sim-target", options=[], value=[], multi=True),
+                  "a statistic of the output, or cycles, seconds, instructions, power (as import-sim --target)"),
+        ], className="form-grid")),
         field("A workload is", dcc.RadioItems(id=f"{P}-key", value="kernel", className="radio-list",
                                              options=[{"label": t, "value": k}
                                                       for k, t in staged.KEY_LABELS.items()])),
@@ -161,15 +169,23 @@ def _main_upload_was_a_profile(contents, filename):
 
 
 @callback(Output(f"{P}-target-status", "children"), Output(f"{P}-target-tokens", "data"),
-          Input(f"{P}-target", "contents"), State(f"{P}-target", "filename"), prevent_initial_call=True)
-def _target_uploaded(contents, filenames):
+          Output(f"{P}-sim-box", "style"), Output(f"{P}-sim-target", "options"), Output(f"{P}-sim-target", "value"),
+          Input(f"{P}-target", "contents"), State(f"{P}-target", "filename"), State(f"{P}-sim-target", "value"),
+          prevent_initial_call=True)
+def _target_uploaded(contents, filenames, chosen=None):
+    """Stage the target's files; a simulator's own output shows the role fields, its statistics offered and
+    the target statistic kept where the new output has it (else cycles)."""
+    hidden = {"display": "none"}
     if why := refused("editor", "upload"):
-        return alert(why), None
+        return alert(why), None, hidden, [], no_update
     try:
         tokens, infos = staged.stage_targets(*_files(contents, filenames), uploads.decode_upload)
     except DataError as exc:
-        return alert(f"Target: {exc} Nothing was imported."), None
-    return html.Div([html.P(f"Target: {_read(tokens, infos, contents)}.", className="hint"), _described(infos)]), tokens
+        return alert(f"Target: {exc} Nothing was imported."), None, hidden, [], no_update
+    opts = staged.sim_target_options(tokens)
+    kept = [c for c in chosen if c in opts] if isinstance(chosen, list) else []
+    return (html.Div([html.P(f"Target: {_read(tokens, infos, contents)}.", className="hint"), _described(infos)]),
+            tokens, {"display": "block"} if opts else hidden, opts, (kept or ["cycles"]) if opts else [])
 
 
 def _named(names: list, shown: int = 12) -> str:
@@ -199,8 +215,11 @@ def _sides(joined) -> list:
 @callback(Output(f"{P}-box", "style"), Output(f"{P}-summary", "children"), Output(f"{P}-preview", "rowData"),
           Output(f"{P}-preview", "columnDefs"), Output(f"{P}-sides", "children"),
           Input(f"{P}-host-tokens", "data"), Input(f"{P}-target-tokens", "data"), Input(f"{P}-key", "value"),
-          Input(f"{P}-tag-col", "value"), prevent_initial_call=True)
-def _preview(host_tokens, target_tokens, key, tag_column):
+          Input(f"{P}-tag-col", "value"), Input(f"{P}-sim-role", "value"), Input(f"{P}-sim-target", "value"),
+          prevent_initial_call=True)
+def _preview(host_tokens, target_tokens, key, tag_column, role=None, sim_targets=None):
+    if staged.target_kind(target_tokens):
+        return _sim_preview(host_tokens, target_tokens, role, sim_targets)
     if not host_tokens:
         return {"display": "none"}, None, [], [], None
     try:
@@ -220,24 +239,61 @@ def _preview(host_tokens, target_tokens, key, tag_column):
     return {"display": "block"}, html.P(summary, id=f"{P}-summary-text"), rows, cols, _sides(joined)
 
 
+def _sim_preview(host_tokens, target_tokens, role, sim_targets):
+    """The dataset ``import-sim --join HOST --target ... --features ROLE`` would write, its join report and
+    notes (a simulator's output as the target)."""
+    try:
+        ds, report = staged.sim_dataset(host_tokens, target_tokens, role, sim_targets)
+    except (DataError, LookupError) as exc:
+        return {"display": "block"}, alert(str(exc)), [], [], None
+    head = ds.frame.head(PREVIEW_ROWS)
+    rows = head.astype(object).where(head.notna(), None).to_dict("records")
+    cols = [{"field": c} for c in ds.frame.columns]
+    summary = (f"{len(ds.frame)} workloads keyed app/args--kernel--N; target {', '.join(ds.targets)} from the "
+               f"simulator; {len(ds.features)} features from the {ds.features_from} side; each row names the "
+               "file#dump its target and features came from.")
+    sides = [html.P(line, className="hint") for line in (report.text().splitlines() if report is not None else [])]
+    sides += [html.P(f"note: {n}", className="hint") for n in ds.notes]
+    return {"display": "block"}, html.P(summary, id=f"{P}-summary-text"), rows, cols, html.Div(sides,
+                                                                                            id=f"{P}-sim-join")
+
+
+def _sim_parts(host_tokens, target_tokens, role, sim_targets):
+    """``(table, raw, mapping, notes, unit, units)`` of a simulator-output dataset, its provenance in the notes
+    (``simulator_import``: the role, the targets, the join report, and per workload ``target_from`` and
+    ``features_from``, which the table keeps as columns too)."""
+    ds, report = staged.sim_dataset(host_tokens, target_tokens, role, sim_targets)
+    table, raw, mapping, notes = staged.sim_dataset_parts(ds)
+    notes["simulator_import"] = {**ds.to_dict(), "role": staged.checked_sim_role(role),
+                                 "join": report.to_dict() if report is not None else None,
+                                 "target_from": dict(zip(ds.frame["workload"], ds.frame["target_from"])),
+                                 "features_from": dict(zip(ds.frame["workload"], ds.frame["features_from"]))}
+    return table, raw, mapping, notes, "", None
+
+
 @callback(Output(f"{P}-save-status", "children"), Output(saved.LIST_ID, "children", allow_duplicate=True),
           Input(f"{P}-save", "n_clicks"),
           State(f"{P}-host-tokens", "data"), State(f"{P}-target-tokens", "data"), State(f"{P}-key", "value"),
-          State(f"{P}-tag-col", "value"), State(f"{P}-name", "value"), form_project.state(P),
-          prevent_initial_call=True)
-def _save(_n, host_tokens, target_tokens, key, tag_column, name, shown_in=None):
+          State(f"{P}-tag-col", "value"), State(f"{P}-name", "value"), State(f"{P}-sim-role", "value"),
+          State(f"{P}-sim-target", "value"), form_project.state(P), prevent_initial_call=True)
+def _save(_n, host_tokens, target_tokens, key, tag_column, name, role=None, sim_targets=None, shown_in=None):
     if why := refused("editor", "save") or form_project.moved(shown_in):
         return alert(why), no_update
     try:
-        joined, host = staged.joined_table(host_tokens, target_tokens, key, tag_column)
-        table, raw, mapping, notes = staged.dataset_parts(joined)
+        if staged.target_kind(target_tokens):
+            table, raw, mapping, notes, unit, units = _sim_parts(host_tokens, target_tokens, role, sim_targets)
+        else:
+            joined, host = staged.joined_table(host_tokens, target_tokens, key, tag_column)
+            table, raw, mapping, notes = staged.dataset_parts(joined)
+            notes["profiler_import"] = {"formats": host.formats, "workload_key": key,
+                                        "tag_column": staged.checked_tag_column(tag_column, key),
+                                        **joined.to_dict()}
+            unit, units = staged.target_unit(joined), staged.target_units(joined)
     except (DataError, LookupError) as exc:
         return alert(f"Not saved: {str(exc).strip(chr(39))}"), no_update
-    notes["profiler_import"] = {"formats": host.formats, "workload_key": key,
-                                "tag_column": staged.checked_tag_column(tag_column, key), **joined.to_dict()}
     try:
         meta = datasets.save_dataset(table, name if isinstance(name, str) and name.strip() else "profiler import",
-                                     mapping, notes, raw, staged.target_unit(joined), staged.target_units(joined))
+                                     mapping, notes, raw, unit, units)
     except StorageError as exc:  # a full disk: nothing saved, the staged files stay for another try
         return alert(str(exc)), no_update
     extra = []

@@ -11,7 +11,7 @@ from dashboard.crossgen.params import METRIC_LABELS, register_dataset_dependents
 from dashboard.jobs.panel import job_panel, message, register_job
 from dashboard.plan import views
 from dashboard.plan.figures import replay
-from dashboard.plan.kinds import BUDGET_KINDS, PLAN, cost_choices
+from dashboard.plan.kinds import BUDGET_KINDS, PLAN, RETRY, cost_choices
 from dashboard.plan.work import SLOWDOWN, is_sim_upload, merge_sim_upload, merge_upload
 from dashboard.state import datasets
 from dashboard.state.files import StorageError
@@ -97,6 +97,11 @@ def _form(v, ds):
                                                      for s in STRATEGY_CHOICES], v["strategy"])),
         field("Seed", dcc.Input(id=f"{P}-seed", type="number", min=0, step=1, value=v["seed"],
                                 className="num-input")),
+        field("Last batch's missing runs", dcc.Checklist(
+            id=f"{P}-retry", options=[{"label": " run again first", "value": RETRY}], value=v["retry"],
+            inputStyle={"marginRight": "4px"}),
+              "the workloads of the last batch whose simulation failed or did not come back head the next "
+              "batch; the strategy spends the rest of the budget (as plan --retry-missing)"),
     ], className="form-grid")
 
 
@@ -274,6 +279,10 @@ def _results_uploaded(contents, filename, *rest):
         return datasets.options(), meta["id"], _round_report(meta["round"], text)
     if meta["already"]:
         text += f" {meta['already']} value(s) replaced workloads that were already simulated."
+    if meta.get("missing"):
+        shown = ", ".join(m.id for m in meta["missing"][:10]) + (" …" if len(meta["missing"]) > 10 else "")
+        text += (f" {len(meta['missing'])} workload(s) of the batch got no value ({shown}): tick 'run again first' "
+                 "to put them first in the next batch.")
     return datasets.options(), meta["id"], alert(text, "success" if not meta["already"] else "info")
 
 
@@ -286,5 +295,8 @@ def _round_report(res, text):
              f"{len(res.already)} already simulated (kept); target read as {res.statistic} of configuration "
              f"{res.configuration}."]
     items += [line[0].upper() + line[1:] for line in res.details()]
+    if res.missing:
+        items.append(f"Tick 'run again first' above to put the {len(res.missing)} missing workload(s) first in "
+                     "the next batch.")
     return html.Div([alert(text, "success" if not res.missing else "info"),
                      html.Ul([html.Li(i) for i in items], id=f"{P}-join-report")])

@@ -36,7 +36,16 @@ def _cost_default(v):
     return opts[0] if opts else work.SLOWDOWN
 
 
+#: the value of the /plan option that puts the last round's missing runs first (``plan --retry-missing``)
+RETRY = "missing"
+
+
 def _check(params):
+    prior = (_ds(params).notes or {}).get("plan_round") if params["retry"] else None
+    if params["retry"] and not (isinstance(prior, dict) and isinstance(prior.get("missing"), list)):
+        raise Refused("retry", "This dataset version has no last batch whose missing runs are known: upload the "
+                               "batch's results below while its plan is shown (the new version of the dataset "
+                               "then remembers what did not come back), or untick 'run again first'.")
     if params["budget_kind"] == "workloads" and params["budget"] != int(params["budget"]):
         raise Refused("budget", f"A budget in workloads is a whole number, got {params['budget']:g}.")
     try:
@@ -59,4 +68,5 @@ PLAN = jobs.JobKind("plan", (
     Param("situation", "choice", NEW_INPUTS, list(SITUATIONS)),
     Param("strategy", "choice", "auto", list(STRATEGY_CHOICES)),
     Param("seed", "int", 0, None, 0, 2**31 - 1),
+    Param("retry", "multi", [], [RETRY]),
 ), work.plan_result, lambda p: _ds(p).fingerprint, _check, work.dataset_of)

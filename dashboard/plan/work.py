@@ -95,10 +95,11 @@ def plan_result(params: dict, report=silent) -> PlanPage:
     report(0.05, "reading the table")
     table = table_of(params)
     report(0.15, "fitting the model and replaying the strategies on the simulated workloads")
-    res = plan(table, budget_of(params), strategy=params["strategy"], situation=params["situation"],
-               level=LEVEL, seed=params["seed"], n_jobs=settings.JOB_WORKERS)
-    report(0.95, "done")
     prior = (ds.notes or {}).get("plan_round")
+    first = loop.retry_first(prior.get("missing")) if params.get("retry") and isinstance(prior, dict) else None
+    res = plan(table, budget_of(params), strategy=params["strategy"], situation=params["situation"],
+               level=LEVEL, seed=params["seed"], first_ids=first, n_jobs=settings.JOB_WORKERS)
+    report(0.95, "done")
     return PlanPage(res, dict(params), ds.name, ds.unit(params["metric"], params["target"]), table.target,
                     round_changes(prior, res, table) if isinstance(prior, dict) else None)
 
@@ -122,12 +123,15 @@ def round_changes(prior: dict, res, table) -> PlanRound:
                      prior.get("n_measured"), res.n_measured, rows[:MOVED_MAX])
 
 
-def merge_upload(params: dict, results: pd.DataFrame, shown) -> dict:
+def merge_upload(params: dict, results: pd.DataFrame, shown, missing=None) -> dict:
     """Merge a finished batch's results (``results``: the id column and the target's values) into a new
     version of ``params``' dataset, recording the plan shown before (``shown``: a
     :class:`~modeling.plan.results.Plan` of the same dataset and target, or None) to compare the next plan
-    with. Returns the new dataset's metadata. Raises :class:`~modeling.plan.inputs.PlanInputError` for ids not
-    in the dataset (nothing is saved)."""
+    with, and the batch's workloads that did not come back (``missing``: :class:`~modeling.plan.loop.
+    RoundMissing` from the simulator's output; default: the batch's workloads the results left without a value,
+    :func:`~modeling.plan.loop.missing_of_batch`), which the next plan puts first when asked (``retry``, as
+    ``plan --retry-missing``). Returns the new dataset's metadata (``missing``: that list). Raises
+    :class:`~modeling.plan.inputs.PlanInputError` for ids not in the dataset (nothing is saved)."""
     ds = datasets.get(params["dataset"])
     frame, roles = plan_frame(ds, params["host"], params["target"], params["metric"])
     id_col, tcol = roles["id_col"], roles["target_col"]
@@ -142,9 +146,12 @@ def merge_upload(params: dict, results: pd.DataFrame, shown) -> dict:
     note = {"parent": ds.id, "round": int(prior.get("round") or 1) + 1, "merged": len(new_ids),
             "n_measured": int(before.notna().sum())}
     if shown is not None:
+        if missing is None:
+            missing = loop.missing_of_batch(merged, id_col, tcol, [b.id for b in shown.batch])
         note.update(error=shown.expected.error_now, width=shown.expected.width_now,
                     predicted={b.id: {"predicted": b.predicted, "lower": b.lower, "upper": b.upper}
-                               for b in shown.batch if b.id in set(new_ids)})
+                               for b in shown.batch if b.id in set(new_ids)},
+                    missing=[{"id": m.id, "reason": m.reason} for m in missing or []])
     if ds.kind == "shipped":
         mapping = {"id_col": id_col, "group_col": roles["group_col"], "targets": [tcol],
                    "features": roles["features"], "host_col": roles["host_col"], "repeat_col": None,
@@ -158,7 +165,7 @@ def merge_upload(params: dict, results: pd.DataFrame, shown) -> dict:
         name = f"{base}, round {note['round']}"
     notes = {**{k: v for k, v in (ds.notes or {}).items() if k != "plan_round"}, "plan_round": note}
     meta = datasets.save_dataset(merged, name, mapping, notes=notes, unit=unit, target_units=units)
-    return {**meta, "merged_ids": new_ids, "already": len(results) - len(new_ids)}
+    return {**meta, "merged_ids": new_ids, "already": len(results) - len(new_ids), "missing": list(missing or [])}
 
 
 #: an uploaded file's name as it is written to the temporary folder the simulator readers open: the name's
@@ -215,5 +222,5 @@ def merge_sim_upload(params: dict, raw: bytes, filename: str | None, shown) -> d
                              + "). Name the dataset's workloads by their key (app/args--kernel--N). Nothing was "
                              "merged.")
     results = pd.DataFrame({id_col: list(res.values), tcol: list(res.values.values())})
-    meta = merge_upload(params, results, shown)
+    meta = merge_upload(params, results, shown, res.missing if shown is not None else None)
     return {**meta, "round": res}

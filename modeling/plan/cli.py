@@ -53,6 +53,14 @@ def cmd_plan(args) -> int:
             frame = merge_results(frame, read_table(args.results[0]).frame, args.id, args.target)
         else:
             raise ConfigError("Give one results table (ids and values), or simulator output only.")
+    first = None
+    if args.retry_missing:
+        from modeling.plan.loop import missing_of_batch, retry_first
+
+        batch_ids = [b["id"] for b in previous["batch"]]
+        first = retry_first(rounds.missing if rounds is not None else missing_of_batch(
+            frame, args.id, args.target, batch_ids,
+            "no value for it in the results" if args.results else "no value for it in the table"))
     cal_ids = None
     if args.calibration_col:
         if args.calibration_col not in frame.columns:
@@ -68,7 +76,7 @@ def cmd_plan(args) -> int:
                          text_dropped=table.text_dropped)
     res = plan(pt, budget, strategy=args.strategy, situation=args.situation, level=args.level, seed=args.seed,
                calibration_ids=cal_ids, replay_seeds=args.replay_seeds,
-               first_ids=[m.id for m in rounds.missing] if rounds is not None and args.retry_missing else None,
+               first_ids=first,
                n_jobs=args.jobs)
     if args.out:
         write_csv(res.batch_frame(), args.out)

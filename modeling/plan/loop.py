@@ -237,6 +237,33 @@ _GUESS = {"cycles": ("cycle", "cyc"), "seconds": ("second", "time", "_s"), "inst
           "power": ("power", "watt")}
 
 
+def missing_of_batch(frame: pd.DataFrame, id_col: str, target: str, batch_ids,
+                     reason: str = "no value for it in the results") -> list[RoundMissing]:
+    """The last batch's workloads (``batch_ids``) that still have no value of ``target`` in ``frame`` (a table
+    with the round's results merged, or one that got none), each with ``reason``: what ``--retry-missing``
+    puts first when the results were a table of ids and values rather than the simulator's output."""
+    if id_col not in frame.columns or target not in frame.columns:
+        raise PlanInputError(f"The table has no column {id_col if id_col not in frame.columns else target!r}.")
+    have = dict(zip(frame[id_col].astype(str), pd.to_numeric(frame[target], errors="coerce").to_numpy(float)))
+    out, seen = [], set()
+    for wid in (str(i) for i in (batch_ids or [])):
+        if wid not in seen and wid in have and not np.isfinite(have[wid]):
+            out.append(RoundMissing(wid, reason))
+        seen.add(wid)
+    return out
+
+
+def retry_first(missing) -> list[str]:
+    """The ids that head the next batch when the missing runs are retried (``plan(..., first_ids=...)``): the
+    missing workloads (:class:`RoundMissing` or their ``to_dict``), in the order the round listed them."""
+    out = []
+    for m in missing or []:
+        wid = str(m["id"] if isinstance(m, dict) else m.id)
+        if wid not in out:
+            out.append(wid)
+    return out
+
+
 def _printed_in(kernel: str, note: str) -> bool:
     """Whether a note names ``kernel`` in a mangled form (``_Z14dynproc_kernel...``)."""
     return f"{len(kernel)}{kernel}" in note
@@ -295,4 +322,5 @@ def round_changes(previous: dict, values: dict, plan_now) -> RoundChange:
 
 
 __all__ = ["RoundChange", "RoundMissing", "RoundMove", "RoundResults", "is_simulator_output",
-           "looks_like_simulator_output", "moves", "read_previous", "read_round", "round_changes"]
+           "looks_like_simulator_output", "missing_of_batch", "moves", "read_previous", "read_round", "retry_first",
+           "round_changes"]

@@ -41,7 +41,7 @@ def test_one_run_is_saved_and_says_a_model_needs_three(var):
     scenario that would refuse."""
     urls = _urls(RUN, NAMES)
     _status, host, _o, _v = panel._host_uploaded(urls, NAMES)
-    _status, target = panel._target_uploaded(urls, NAMES)
+    _status, target, *_ = panel._target_uploaded(urls, NAMES)
     from dashboard.access import projects
 
     status, _listing = panel._save(1, host, target, "kernel+tag", None, "one run", shown_in=projects.current_id())

@@ -77,13 +77,13 @@ def test_a_bad_file_names_itself_and_nothing_is_staged():
 
 def test_one_file_per_input_on_both_sides_matches_by_input_tag():
     host, _ = panel._host_files([url("ncu_details.csv")] * 2, ["a100_n1024.csv", "a100_n2048.csv"])
-    status, target = panel._target_uploaded([url("nvprof_metrics_events.csv")] * 2,
+    status, target, *_ = panel._target_uploaded([url("nvprof_metrics_events.csv")] * 2,
                                              ["v100_n1024.csv", "v100_n2048.csv"])
     assert "2 file(s) read" in str(status)
     joined, _ = staged.joined_table(host, target, "kernel+tag")
     assert "vectorAdd@2048" in set(joined.frame["workload"]) and joined.host_only_rows == ["scan_blelloch@1024",
                                                                                              "scan_blelloch@2048"]
-    status, tokens = panel._target_uploaded([url("simulator_results.csv")] * 2, ["s1.csv", "s2.csv"])
+    status, tokens, *_ = panel._target_uploaded([url("simulator_results.csv")] * 2, ["s1.csv", "s2.csv"])
     assert tokens is None and "one simulator table" in str(status)
 
 
@@ -91,7 +91,7 @@ def test_tag_column_offered_from_the_files_and_checked_on_the_server():
     aws, lassen = "ncu_details_xplacer_bfs_v100_aws.csv", "ncu_details_xplacer_bfs_v100_lassen.csv"
     _status, host, options, value = panel._host_uploaded([url(aws)], [aws])
     assert value is None and {"label": "Process Name", "value": "Process Name"} in options
-    _status, target = panel._target_uploaded([url(lassen)], [lassen])
+    _status, target, *_ = panel._target_uploaded([url(lassen)], [lassen])
     joined, _ = staged.joined_table(host, target, "kernel+tag", "Process Name")
     assert sorted(joined.frame["workload"]) == ["Kernel2@bfs_000000", "Kernel@bfs_000000"]
     assert staged.joined_table(host, target, "kernel", "Process Name")[0].frame["workload"].tolist() == \
@@ -153,10 +153,11 @@ def test_a_rocprof_compute_runs_files_uploaded_together_are_one_run():
     joined, host = staged.joined_table(tokens, None, "kernel+tag")
     assert host.repeats["launches"] == 3 and joined.frame["workload"].tolist() == ["vecCopy@vcopy"]
     assert any("divided by 8" in n for n in joined.notes)
-    _status, target = panel._target_uploaded(urls, names)
+    _status, target, *_ = panel._target_uploaded(urls, names)
     joined, _ = staged.joined_table(tokens, target, "kernel+tag")
     assert joined.targets == ["duration@target", "GRBM_GUI_ACTIVE@target"] and joined.target_only_rows == []
     assert any(n.startswith("target vcopy: GRBM_GUI_ACTIVE") for n in joined.notes)
     # files of two runs in one upload cannot be told apart: refused, naming the file
-    status, tokens = panel._target_uploaded(urls[:1] * 2 + urls[2:3], ["pmc_perf.csv", "pmc_perf.csv", "sysinfo.csv"])
+    status, tokens, *_ = panel._target_uploaded(urls[:1] * 2 + urls[2:3],
+                                                ["pmc_perf.csv", "pmc_perf.csv", "sysinfo.csv"])
     assert tokens is None and "Two files named 'pmc_perf.csv'" in str(status)

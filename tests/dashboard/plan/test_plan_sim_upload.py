@@ -88,3 +88,63 @@ def test_hostile_or_unjoinable_uploads_are_refused_and_nothing_is_saved(round1):
     with pytest.raises(PlanInputError, match="No simulated record joined.*nobody"):
         work.merge_sim_upload(params, stranger, "farm.zip", first.plan)
     assert len(datasets.list_datasets()) == before
+
+
+def test_retry_missing_on_the_page_gives_the_command_lines_batch(round1, tmp_path, capsys):
+    """'run again first' on /plan after an upload of the farm's output plans the batch `plan --results ...
+    --previous ... --retry-missing` prints for the same table, output and last batch, to the workload."""
+    import json
+
+    from modeling.__main__ import main
+
+    params, first, truth = round1
+    ids = [b.id for b in first.plan.batch]
+    raw = farm_zip(ids[:-1], truth)
+    meta = work.merge_sim_upload(params, raw, "farm.zip", first.plan)
+    assert [m.id for m in meta["missing"]] == [ids[-1]]
+    second = PLAN.run(PLAN.request({**params, "dataset": meta["id"], "retry": ["missing"]})["params"], silent)
+    page = [b.id for b in second.plan.batch]
+    assert page[0] == ids[-1] and "run again" in second.plan.batch[0].why
+    plain = PLAN.run(PLAN.request({**params, "dataset": meta["id"]})["params"], silent)
+    assert [b.id for b in plain.plan.batch] != page  # the option is what put it first
+    csv, farm, previous = tmp_path / "table.csv", tmp_path / "farm.zip", tmp_path / "batch.csv"
+    keyed_frame().drop(columns=["truth"]).to_csv(csv, index=False)
+    farm.write_bytes(raw)
+    first.plan.batch_frame().to_csv(previous, index=False)
+    assert main(["plan", "--csv", str(csv), "--target", "sim_cycles", "--id", "workload", "--group", "application",
+                 "--host-col", "host_s", "--features", "host_s,inst,c1,c2,c3", "--cost-col", "sim_hours",
+                 "--budget", "6", "--strategy", "diversity", "--results", str(farm), "--previous", str(previous),
+                 "--retry-missing", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert [b["id"] for b in cli["batch"]] == page
+    assert [(m["id"], m["reason"]) for m in cli["results"]["missing"]] == [(m.id, m.reason) for m in meta["missing"]]
+
+
+def test_retry_missing_is_validated_on_the_server(round1):
+    """A forged value is refused, and so is the option on a dataset version no round was merged into (nothing
+    to run again) or merged without the batch's plan shown (what is missing is unknown)."""
+    from dashboard.ui.url_state import InvalidParameter, Refused
+
+    params, first, truth = round1
+    for forged in (["yes"], "missing,all", [["missing"]], {"missing": 1}):
+        with pytest.raises(InvalidParameter):
+            PLAN.request({**params, "retry": forged})
+    with pytest.raises(Refused, match="no last batch whose missing runs are known"):
+        PLAN.request({**params, "retry": ["missing"]})
+    blind = work.merge_sim_upload(params, farm_zip([b.id for b in first.plan.batch][:2], truth), "farm.zip", None)
+    with pytest.raises(Refused, match="no last batch whose missing runs are known"):
+        PLAN.request({**params, "dataset": blind["id"], "retry": ["missing"]})
+
+
+def test_a_table_of_results_records_the_missing_for_the_next_batch(round1):
+    """The sibling path: results uploaded as a table of ids and values leave the batch's other workloads
+    missing, and 'run again first' puts them first as the command line does with a results table."""
+    params, first, truth = round1
+    ids = [b.id for b in first.plan.batch]
+    import pandas as pd
+
+    meta = work.merge_upload(params, pd.DataFrame({"workload": ids[:-2], "sim_cycles": [truth[i] for i in ids[:-2]]}),
+                             first.plan)
+    assert [m.id for m in meta["missing"]] == ids[-2:]
+    second = PLAN.run(PLAN.request({**params, "dataset": meta["id"], "retry": ["missing"]})["params"], silent)
+    assert sorted(b.id for b in second.plan.batch[:2]) == sorted(ids[-2:])

@@ -1,6 +1,7 @@
 """/plan in headless Chromium with the farm's own output: a dataset whose workloads are named by their key,
 a round planned, a zip of GPGPU-Sim logs for the batch uploaded (one run missing), the join report and the
-missing run on the page, and the second round's plan saying what the simulations changed."""
+missing run on the page, the second round's plan saying what the simulations changed, and the missing run put
+first in the next batch by 'run again first'."""
 
 
 from pc_browser import click_settled as click
@@ -36,3 +37,13 @@ def test_a_zip_of_simulator_logs_closes_the_round_on_the_page(dash_duo, perfcast
     assert text_in(dash_duo.driver, "#plan-counts") == "35 / 25"
     moved = dash_duo.driver.find_elements("css selector", "#plan-round .ag-center-cols-container .ag-row")
     assert len(moved) == 5
+    # the run that did not come back heads the next batch when asked, as plan --retry-missing puts it
+    assert "Tick 'run again first' above" in report
+    click(dash_duo, "#plan-retry input[type=checkbox]")
+    click(dash_duo, "#plan-run")
+    dash_duo.wait_for_contains_text("#plan-notes", "whose simulation failed or did not come back head the batch",
+                                    timeout=240)
+    first = dash_duo.driver.find_element("css selector",
+                                         "#plan-batch .ag-pinned-left-cols-container .ag-row[row-index='0']")
+    assert first.text.split("\n")[1] == ids[-1]
+    assert "retry=missing" in dash_duo.driver.current_url

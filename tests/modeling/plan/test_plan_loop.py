@@ -139,3 +139,22 @@ def test_loop_options_refused(round1, tmp_path, capsys):
     assert "--previous" in capsys.readouterr().err
     assert main(_args(csv, "--budget", "4", "--results-stat", "cycles")) == 2
     assert "--results" in capsys.readouterr().err
+
+
+def test_retry_missing_with_a_table_of_results_or_none(round1, tmp_path, capsys):
+    """--retry-missing also puts first the batch's workloads a table of ids and values left without a value, and
+    with no results at all the whole last batch (it was silently ignored unless the results were simulator
+    output)."""
+    csv, plan1, batch, truth = round1
+    failed = batch[-1]
+    results = tmp_path / "results.csv"
+    pd.DataFrame({"workload": batch[:-1], "target": [truth[w] for w in batch[:-1]]}).to_csv(results, index=False)
+    assert main(_args(csv, "--budget", "6", "--results", str(results), "--previous", str(plan1),
+                      "--retry-missing", "--json")) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["batch"][0]["id"] == failed and "run again" in d["batch"][0]["why"]
+    assert not set(b["id"] for b in d["batch"][1:]) & set(batch)
+    assert main(_args(csv, "--budget", "6", "--previous", str(plan1), "--retry-missing", "--json")) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert sorted(b["id"] for b in d["batch"]) == sorted(batch)
+    assert all("run again" in b["why"] for b in d["batch"])
