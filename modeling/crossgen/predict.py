@@ -167,7 +167,8 @@ class _Procedure:
         scored, info = racing.race(X, y, models=models, transforms=transforms, host_index=self.host_index,
                                    groups=groups, cv=cv, folds=k, seed=self.seed,
                                    include_baseline=self.include_baseline, exhaustive=self.search == EXHAUSTIVE,
-                                   bound=self.search == BOUND, hint=hint, progress=progress)
+                                   bound=self.search == BOUND, hint=hint, progress=progress,
+                                   pick_only=inner)  # an outer fold uses only the pick, not the list
         best = versus_baseline.pick(scored)
         if self.few_groups(groups) is not None:
             best = next(c for c in scored if c["model"] == BASELINE)

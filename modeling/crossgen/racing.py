@@ -40,6 +40,16 @@ order only decides how early the others stop: ``hint`` (the ``unit_errors`` and 
 same workloads, e.g. the choice on all workloads) puts the candidates with the lowest error first and fits
 each candidate's folds with the highest error first; without it every candidate is fitted on the first fold
 and then ordered by that fold's error.
+
+An outer fold's choice uses only the pick, never the list of scored candidates (``pick_only=True``): there the
+baseline is fitted first and a model also stops once its sum exceeds the baseline's. The pick keeps a model
+only when it beats the baseline (a lower mean |log error|), so a model past the baseline's sum cannot be
+picked, and the best model is still fitted in every fold whenever it beats the baseline: the pick is the
+exhaustive search's, and when no model beats the baseline (the pick is the baseline) every model stops as
+soon as its errors pass the baseline's instead of the best model's.
+
+A search enters ``one_blas_thread()`` (:mod:`modeling.parallel`) once, not once per fit: entering it asks
+every loaded library for its thread pools, 5-20 ms, as long as a linear model's fit on a few thousand rows.
 """
 
 from __future__ import annotations
@@ -49,6 +59,7 @@ import numpy as np
 from modeling.intervals.conformal import log_floor, to_log
 from modeling.crossgen.ensemble import BASELINE, plan_fits, resolve_models
 from modeling.crossgen.recommend import candidate_label, oof_scores
+from modeling.parallel import one_blas_thread
 
 #: One-sided confidence with which a dropped candidate is worse than the leader (shared among the candidates).
 CONFIDENCE = 0.999
@@ -89,7 +100,7 @@ def beaten(err: np.ndarray, lead: np.ndarray, units: np.ndarray, n_candidates: i
 
 
 def race(X, y, *, models, transforms, host_index, groups, cv, folds, seed, include_baseline,
-         exhaustive: bool = False, bound: bool = False, hint: dict | None = None,
+         exhaustive: bool = False, bound: bool = False, hint: dict | None = None, pick_only: bool = False,
          progress=None) -> tuple[list[dict], dict]:
     """Score the candidates (``models`` x ``transforms``, and the baseline) by a raced cross-validation.
 
@@ -97,7 +108,10 @@ def race(X, y, *, models, transforms, host_index, groups, cv, folds, seed, inclu
     :func:`~modeling.crossgen.ensemble.make_splits`); ``exhaustive=True`` fits every candidate in every fold;
     ``bound=True`` stops a candidate once it cannot be the best model any more (exact, see the module's
     docstring), in the order ``hint`` suggests (``{"male": {label: error}, "unit_errors": {label: {unit:
-    sum}}}``, e.g. this function's ``info`` from another search; optional).
+    sum}}}``, e.g. this function's ``info`` from another search; optional). ``pick_only`` (a bounded search
+    with the baseline): only :func:`~modeling.crossgen.versus_baseline.pick` of the result is used (an outer
+    fold's choice), so a model also stops once it cannot beat the baseline (:func:`_bounded`): fewer candidates
+    may be scored in full, the pick is the same. The search enters ``one_blas_thread()`` once, not once a fit.
 
     Returns ``(scored, info)``: ``scored`` as :func:`~modeling.crossgen.recommend.score_candidates` (the keys
     of :func:`~modeling.crossgen.recommend.oof_scores`), the candidates fitted in every fold first, best
@@ -124,7 +138,6 @@ def race(X, y, *, models, transforms, host_index, groups, cv, folds, seed, inclu
     alive = list(cands)
     seen = np.zeros(len(y), bool)
     scored_folds = {c: 0 for c in cands}
-    fits = 0
     n_models = sum(1 for c in cands if c[0] != BASELINE)
     grouped = not (cv == "kfold" or d["groups"] is None)
 
@@ -132,30 +145,14 @@ def race(X, y, *, models, transforms, host_index, groups, cv, folds, seed, inclu
         m, t = c
         plan = plans[transforms[0] if m == BASELINE else t]
         test = splits[k][1]
-        oof[c][test] = plan.fit(m, k)[0]
+        oof[c][test] = plan.fit_in_one_blas_thread(m, k)[0]
         done[c][test] = True
         scored_folds[c] += 1
         return float(np.abs(to_log(oof[c][test], floor) - logy[test]).sum())
 
-    if bound and not exhaustive:
-        fits = _bounded(cands, splits, units if grouped else None, hint, fit_one, progress)
-    for k, (_, test) in enumerate(splits if not bound or exhaustive else ()):
-        for i, (m, t) in enumerate(alive):
-            fit_one((m, t), k)
-            fits += 1
-            if progress:
-                progress((k + (i + 1) / len(alive)) / len(splits),
-                         f"fold {k + 1} of {len(splits)}: {candidate_label(m, t)} ({len(alive)} candidates left)")
-        seen[test] = True
-        if exhaustive or k == len(splits) - 1:
-            continue
-        err = {c: np.abs(to_log(oof[c][seen], floor) - logy[seen]) for c in alive}
-        models_alive = [c for c in alive if c[0] != BASELINE]
-        if len(models_alive) < 2:
-            continue
-        leader = min(models_alive, key=lambda c: float(err[c].mean()))
-        alive = [c for c in alive if c[0] == BASELINE or c == leader
-                 or not beaten(err[c], err[leader], units[seen], n_models)]
+    with one_blas_thread():  # entered once for the whole search (5-20 ms each time), not once a fit
+        fits, alive = _fit_candidates(cands, alive, splits, units, grouped, seen, oof, floor, logy, n_models,
+                                      fit_one, exhaustive, bound, hint, pick_only, progress)
     scored = []
     for c in cands:
         m, t = c
@@ -180,9 +177,44 @@ def race(X, y, *, models, transforms, host_index, groups, cv, folds, seed, inclu
     return complete + dropped, info
 
 
-def _bounded(cands, splits, units, hint, fit_one, progress) -> int:
+def _fit_candidates(cands, alive, splits, units, grouped, seen, oof, floor, logy, n_models, fit_one, exhaustive,
+                    bound, hint, pick_only, progress) -> tuple[int, list]:
+    """The fits of :func:`race`: bounded, exhaustive or raced fold by fold. Returns (fits, candidates left)."""
+    fits = 0
+    if bound and not exhaustive:
+        return _bounded(cands, splits, units if grouped else None, hint, fit_one, progress, pick_only), alive
+    for k, (_, test) in enumerate(splits if not bound or exhaustive else ()):
+        for i, (m, t) in enumerate(alive):
+            fit_one((m, t), k)
+            fits += 1
+            if progress:
+                progress((k + (i + 1) / len(alive)) / len(splits),
+                         f"fold {k + 1} of {len(splits)}: {candidate_label(m, t)} ({len(alive)} candidates left)")
+        seen[test] = True
+        if exhaustive or k == len(splits) - 1:
+            continue
+        err = {c: np.abs(to_log(oof[c][seen], floor) - logy[seen]) for c in alive}
+        models_alive = [c for c in alive if c[0] != BASELINE]
+        if len(models_alive) < 2:
+            continue
+        leader = min(models_alive, key=lambda c: float(err[c].mean()))
+        alive = [c for c in alive if c[0] == BASELINE or c == leader
+                 or not beaten(err[c], err[leader], units[seen], n_models)]
+    return fits, alive
+
+
+def _bounded(cands, splits, units, hint, fit_one, progress, pick_only: bool = False) -> int:
     """The bounded search (branch and bound, see the module's docstring): ``fit_one(candidate, fold)`` fits
-    one and returns its |log errors| summed over the fold's workloads. Returns the number of fits."""
+    one and returns its |log errors| summed over the fold's workloads. Returns the number of fits.
+
+    ``pick_only``: the baseline is fitted first, and its sum bounds the models too. A model whose sum exceeds
+    the baseline's cannot beat it (:func:`~modeling.crossgen.versus_baseline.beats` needs a lower mean |log
+    error|), so stopping it cannot change :func:`~modeling.crossgen.versus_baseline.pick`: when the best
+    model beats the baseline, its sum is below the baseline's and it is still fitted in every fold (and is
+    still the best model fitted in every fold); when it does not, no model beats the baseline, a stopped
+    model's mean over the workloads it was scored on is above the baseline's too, and the pick is the
+    baseline either way. Only the list of candidates scored in full changes (an outer fold's choice does not
+    show it)."""
     hint = hint or {}
     male = hint.get("male") or {}
     unit_err = hint.get("unit_errors") or {}
@@ -198,6 +230,8 @@ def _bounded(cands, splits, units, hint, fit_one, progress) -> int:
             fitted[c].add(0)
             fits += 1
         order = sorted(cands, key=lambda c: sums[c])
+    if pick_only:
+        order = [c for c in order if c[0] == BASELINE] + [c for c in order if c[0] != BASELINE]
     best = np.inf
     for i, c in enumerate(order):
         per_unit = unit_err.get(candidate_label(*c))
@@ -213,7 +247,7 @@ def _bounded(cands, splits, units, hint, fit_one, progress) -> int:
             sums[c] += fit_one(c, k)
             fitted[c].add(k)
             fits += 1
-        if is_model and len(fitted[c]) == n_folds:
+        if (is_model or pick_only) and len(fitted[c]) == n_folds:
             best = min(best, sums[c])
         if progress:
             progress((i + 1) / len(order), f"{candidate_label(*c)}: {len(fitted[c])} of {n_folds} folds "

@@ -195,3 +195,54 @@ def test_recommended_for_new_applications_on_the_shipped_data_is_the_exhaustive_
            "workload_ids": [f"w{i}" for i in range(20)]}  # measured workloads, predicted as if they were not
     _same_predictor(bounded, exhaustive, new)
     assert bounded.selection["search"] == "bound"
+
+
+def _kernels_scenario():
+    """The shipped GPU table with its six kernels as the applications."""
+    scen = shipped.scenario("GTX-680", "Tesla-P100")
+    return {**scen, "groups": np.asarray(scen["kernels"]).astype(str)}
+
+
+
+@pytest.mark.parametrize("table,cv,folds,order", [("planted 12", "logo", 12, "hint"),
+                                                  ("planted 22", "group", 5, "worst first"),
+                                                  ("shipped kernels", "logo", 0, "none")])
+def test_bounded_search_for_the_pick_only_also_stops_what_cannot_beat_the_baseline(table, cv, folds, order):
+    scen = _kernels_scenario() if table == "shipped kernels" else make(480, groups=int(table.split()[1]))
+    kw = _kw(scen, cv, folds, PRESETS["halwpe"])
+    full, full_info = racing.race(scen["X"], scen["y"], exhaustive=True, **kw)
+    hint = None if order == "none" else _hint(full_info, reverse=order == "worst first")
+    bounded, info = racing.race(scen["X"], scen["y"], bound=True, hint=hint, **kw)
+    only, info_only = racing.race(scen["X"], scen["y"], bound=True, hint=hint, pick_only=True, **kw)
+    assert versus_baseline.pick(only) == versus_baseline.pick(full)
+    by_label = {c["label"]: c for c in full}
+    base = next(c for c in full if c["model"] == BASELINE)
+    best_model = next(c for c in full if c["model"] != BASELINE)
+    n_folds = full_info["folds"]
+    for c in only:
+        if c["folds_scored"] == n_folds:
+            assert all(c[k] == by_label[c["label"]][k] for k in SCORES), c["label"]
+        else:  # stopped: not the best model, or no better than the baseline
+            assert c["model"] != BASELINE
+            assert by_label[c["label"]]["male"] > min(best_model["male"], base["male"])
+    assert info_only["fits"] <= info["fits"]
+
+
+def test_for_the_pick_only_models_stop_at_the_baseline_s_sum_where_it_is_the_lowest():
+    errors = {("A", "none"): [2.0, 2.0, 0.5, 0.5], ("B", "none"): [3.0] * 4, (BASELINE, "none"): [1.0] * 4}
+    splits = [(None, np.array([k])) for k in range(4)]
+
+    def run(pick_only):
+        fitted = []
+
+        def fit_one(c, k):
+            fitted.append((c[0], k))
+            return errors[c][k]
+
+        fits = racing._bounded(list(errors), splits, None, None, fit_one, None, pick_only)
+        return fits, {m: sorted(k for mm, k in fitted if mm == m) for m in ("A", "B", BASELINE)}
+
+    fits, folds = run(False)  # A (sum 5) is the best model: B stops once past 5
+    assert folds == {"A": [0, 1, 2, 3], "B": [0, 1], BASELINE: [0, 1, 2, 3]} and fits == 10
+    fits, folds = run(True)  # the baseline (sum 4) beats every model: each stops once past 4
+    assert folds == {"A": [0, 1, 2], "B": [0, 1], BASELINE: [0, 1, 2, 3]} and fits == 9
