@@ -227,20 +227,10 @@ def stage_sim_output(raw: bytes, filename) -> tuple[str, dict]:
     """Read and stage a simulator's output (one file or a zip of them, read as ``import-sim`` reads it) as its
     records, one row per record (``SimImport.frame``); the info lists its statistics, the files read and
     refused, and their notes, without the server's temporary folder."""
-    import os
-    import tempfile
-
     from modeling.tables.simulators.detect import read_paths
 
     name = files.clean_name(filename, "simulator")
-    base = PurePath(name).name or "simulator"
-    if raw[:4] == b"PK\x03\x04" and not base.lower().endswith(".zip"):
-        base += ".zip"
-    with tempfile.TemporaryDirectory(prefix="perfcast-sim-") as tmp:
-        path = os.path.join(tmp, base)
-        with open(path, "wb") as fh:
-            fh.write(raw)
-        prefix = tmp + os.sep
+    with files.upload_as_file(raw, filename, "simulator") as (path, prefix):
         try:
             with uploads.one_large_read(uploads.read_cost(raw)):
                 imp = read_paths([path])

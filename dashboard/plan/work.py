@@ -10,7 +10,6 @@ the table (hours), or the host column times a simulator slowdown.
 
 from __future__ import annotations
 
-import re
 
 import numpy as np
 import pandas as pd
@@ -18,7 +17,7 @@ import pandas as pd
 from dashboard import settings
 from dashboard.jobs.progress import silent
 from dashboard.plan.results import PlanPage, PlanRound
-from dashboard.state import datasets
+from dashboard.state import datasets, files
 from modeling.plan import loop
 from modeling.plan.inputs import Budget, merge_results, read_plan_table
 from modeling.plan.planner import plan
@@ -168,9 +167,6 @@ def merge_upload(params: dict, results: pd.DataFrame, shown, missing=None) -> di
     return {**meta, "merged_ids": new_ids, "already": len(results) - len(new_ids), "missing": list(missing or [])}
 
 
-#: an uploaded file's name as it is written to the temporary folder the simulator readers open: the name's
-#: last part, letters, digits and ``._-`` only (the readers take the application from it)
-_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def is_sim_upload(raw: bytes, filename: str | None) -> bool:
@@ -186,10 +182,6 @@ def merge_sim_upload(params: dict, raw: bytes, filename: str | None, shown) -> d
     absolute paths, a declared size past 200 times the zip's). Returns the new dataset's metadata with the
     round's report (``round``: :class:`modeling.plan.loop.RoundResults`). Nothing is saved when no record
     joins a workload of the dataset."""
-    import os
-    import tempfile
-    from pathlib import PurePosixPath, PureWindowsPath
-
     from modeling.errors import DataError
     from modeling.plan.inputs import PlanInputError
     from modeling.plan.loop import read_round
@@ -197,16 +189,8 @@ def merge_sim_upload(params: dict, raw: bytes, filename: str | None, shown) -> d
     ds = datasets.get(params["dataset"])
     frame, roles = plan_frame(ds, params["host"], params["target"], params["metric"])
     id_col, tcol = roles["id_col"], roles["target_col"]
-    base = PureWindowsPath(PurePosixPath(str(filename or "")).name).name
-    name = _SAFE_NAME.sub("_", base).lstrip(".")[:120] or "upload"
-    if raw[:4] == b"PK\x03\x04" and not name.lower().endswith(".zip"):
-        name += ".zip"
     batch = [b.id for b in shown.batch] if shown is not None else None
-    with tempfile.TemporaryDirectory(prefix="perfcast-sim-") as tmp:
-        path = os.path.join(tmp, name)
-        with open(path, "wb") as fh:
-            fh.write(raw)
-        prefix = tmp + os.sep
+    with files.upload_as_file(raw, filename) as (path, prefix):
         try:
             _, res = read_round([path], frame, id_col, tcol, batch_ids=batch)
         except DataError as exc:  # its message names the file: as uploaded, not the server's folder

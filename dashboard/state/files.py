@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import secrets
 import unicodedata
 from contextlib import contextmanager
@@ -107,6 +108,30 @@ def clean_name(name: str | None, fallback: str = "untitled") -> str:
     if len(text) > NAME_MAX:
         text = text[: NAME_MAX - 1] + "…"
     return text or fallback
+
+
+_UNSAFE_IN_FILE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+@contextmanager
+def upload_as_file(raw: bytes, filename, fallback: str = "upload"):
+    """An uploaded file's bytes written to a private temporary folder under a safe version of the name it was
+    sent with (its last part only, ASCII letters, digits, ``._-``, no leading dot: never ``..``; a zip's
+    bytes keep or gain ``.zip``), for readers that take paths. Yields ``(path, prefix)``: ``prefix`` is the
+    folder with its separator, to strip from any message or name the reader returns. The folder is removed on
+    exit."""
+    import tempfile
+    from pathlib import PurePosixPath, PureWindowsPath
+
+    base = PureWindowsPath(PurePosixPath(filename if isinstance(filename, str) else "").name).name
+    name = _UNSAFE_IN_FILE_NAME.sub("_", base).lstrip(".")[:120] or fallback
+    if raw[:4] == b"PK\x03\x04" and not name.lower().endswith(".zip"):
+        name += ".zip"
+    with tempfile.TemporaryDirectory(prefix="perfcast-upload-") as tmp:
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as fh:
+            fh.write(raw)
+        yield path, tmp + os.sep
 
 
 def _fsync_dir(path: Path) -> None:

@@ -122,3 +122,18 @@ def test_forged_roles_and_statistics_are_refused_and_nothing_is_saved(var, role,
     assert datasets.list_datasets() == []
     shown = panel._preview(host, target, "kernel", None, role, targets)
     assert match in str(shown[1])
+
+
+@pytest.mark.parametrize("sent_as", ["..", ".", "../../etc/stats.txt", "..\\..\\stats.txt", 7, None, ""])
+def test_a_simulator_upload_sent_under_any_name_is_read_inside_its_own_folder(sent_as, var):
+    """The uploaded bytes are written under a safe version of the name the browser sent (one helper for /data
+    and /plan): sent as ``..`` the card's reader once opened the temporary folder's parent for writing."""
+    from dashboard.data_import.staged import stage_sim_output
+    from dashboard.state import files
+
+    raw = (GEM5 / "stats.txt").read_bytes()
+    with files.upload_as_file(raw, sent_as, "simulator") as (path, prefix):
+        assert Path(path).parent == Path(prefix) and Path(path).name not in ("", ".", "..")
+        assert Path(path).read_bytes() == raw
+    _, info = stage_sim_output(raw, sent_as)
+    assert info["kind"] == "simrecords" and "gem5" in info["description"]
