@@ -14,7 +14,7 @@ from dashboard.phases.results import NewProgramRun, PhasesRun
 from dashboard.state.uploads import decode_upload
 from dashboard.ui import prediction_panel as panel
 from dashboard.ui.roles import editor_only
-from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload, stat
+from dashboard.ui.components import alert, card, grid, num_col, register_csv, register_stored_upload
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.share import register_url_sync, share_box
@@ -305,10 +305,7 @@ def _np_source_changed(source):
 
 
 def _summary(res):
-    ids = [f"{P}-lacross", f"{P}-global", f"{P}-ratio", f"{P}-best", None]
-    return card(html.Div([stat(label, value, i) for (label, value), i in zip(views.summary_facts(res), ids)],
-                         className="stats"),
-                html.P(views.summary_text(res), className="hint"))
+    return summary_card(views.summary(res), P)  # its models' table is the grid below
 
 
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-models", "rowData"),

@@ -47,6 +47,13 @@ class PhasesRun(Result):
         """The held-out programs, by name."""
         return sorted(set(self.phases.program))
 
+    def summary(self, data: str, excluded: str):
+        """What the page says of the evaluation (:meth:`PhaseEvaluation.summary`), ``data`` naming the data and
+        the frequencies and ``excluded`` the runs left out as the page names them, with the provenance."""
+        pv = self.provenance
+        return self.evaluation.summary(data, self.params.get("granularity"), excluded, pv,
+                                       pv.text("data") if pv else "")
+
 
 @dataclass(frozen=True)
 class SweepRow(Result):

@@ -61,31 +61,10 @@ def pair_text(p: dict) -> str:
     return f"{where}: {freqs}"
 
 
-def summary_facts(run: PhasesRun) -> list[tuple[str, str]]:
-    """The headline numbers of an evaluation: LACross, the global model and the ratio baseline's per-phase MAPE,
-    the lowest model, and the programs and phases evaluated."""
-    ev = run.evaluation
-    m = ev.scores
-    return [("LACross per-phase MAPE", f"{m['lacross'].per_phase_mape:.2f} %"),
-            ("global model", f"{m['global'].per_phase_mape:.2f} %"),
-            ("host × median ratio", f"{m['ratio-baseline'].per_phase_mape:.2f} %"),
-            ("lowest", NAMES[ev.best.model]),
-            ("programs / phases", f"{ev.n_programs} / {ev.n_phases}")]
-
-
-def summary_text(run: PhasesRun) -> str:
-    """What was evaluated and how: data, target, features, phases, folds, the eps / T chosen per fold, the
-    fall-back phases, the runs left out and the solver's speed."""
-    p, ev = run.params, run.evaluation
-
-    def tf(c):
-        return "none" if c["t_factor"] is None else f"{c['t_factor']:g}"
-    chosen = ", ".join(f"{c['eps_pct']:g}/{tf(c)}" for c in ev.chosen)
-    return (f"{pair_text(p)}, {p['target']}, features: {p['features']} "
-            f"({p['norm']}); phases of {p['granularity']:.3g} instructions; {ev.folds} folds by program. "
-            f"eps percentile / T factor chosen per fold: {chosen}. Phases whose neighbourhood was too small "
-            f"(k nearest used instead): {ev.fallback_phases}. {excluded_text(run.excluded_runs)} "
-            f"Solver: {ev.phases_per_second or 0:,.0f} phases/s.")
+def summary(run: PhasesRun):
+    """The evaluation's summary (:meth:`dashboard.phases.results.PhasesRun.summary`) with the data, frequencies
+    and runs left out as the page names them."""
+    return run.summary(pair_text(run.params), excluded_text(run.excluded_runs))
 
 
 def model_rows(run: PhasesRun) -> list[dict]:

@@ -55,7 +55,7 @@ def cmd_phases(args) -> int:
         cache_cost = {"lacross_mape_without_cache": without, "lacross_mape_with_cache": with_cache,
                       "change": with_cache - without}
     if args.json:
-        out = ev.summary()
+        out = ev.cli_json()
         out.pop("phase_predictions")
         if cache_cost:
             out["cache_cost"] = cache_cost
@@ -63,15 +63,10 @@ def cmd_phases(args) -> int:
                    excluded_runs=excluded)
         print(json.dumps(out, indent=2))
         return 0
-    print(f"{args.host_freq:g} -> {args.target_freq:g} MHz, {args.target}, features {args.features} ({args.norm}), "
-          f"{ev.n_programs} programs, {ev.n_phases} phases of {args.granularity:.3g} instructions, "
-          f"{ev.folds} program-grouped folds")
-    print(f"{'model':16s} {'per-phase MAPE %':>17s} {'program mean %':>15s} {'program max %':>14s}")
-    for m in ev.models:
-        print(f"{m.model:16s} {m.per_phase_mape:17.2f} {m.program_mean_ape:15.2f} {m.program_max_ape:14.2f}")
-    print(f"eps/T per fold: {[(c['eps_pct'], c['t_factor']) for c in ev.chosen]}; phases in a fallback "
-          f"neighbourhood: {ev.fallback_phases}; unique-phase cache hit rate {ev.unique_hit_rate:.2f}; "
-          f"excluded runs: {len(excluded)}")
+    where = str(args.phases) if args.phases else data.SHIPPED_NAME
+    print(ev.summary(f"{where}: {args.host_freq:g} → {args.target_freq:g} MHz", args.granularity,
+                     f"{len(excluded)} run(s), instructions more than 10 % from the median of the program's runs"
+                     ).as_text())
     if cache_cost:
         c = cache_cost
         print(f"unique-phase cache at L = {args.cache_l:g}: LACross per-phase MAPE "

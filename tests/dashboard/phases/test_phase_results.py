@@ -38,7 +38,7 @@ def _page(run):
 
     if isinstance(run, PhasesRun):
         program = run.programs[0]
-        return [page._content(run, program)[1:], figures.trace(run, program), views.summary_text(run)]
+        return [page._content(run, program)[1:], figures.trace(run, program), views.summary(run).as_text()]
     if isinstance(run, SweepRun):
         return [figures.sweep(run), [r.grid_row for r in run.rows]]
     return [run.summary().as_text(), np_rows(run), figures.new_program(run), work.saved_summary(run),

@@ -14,11 +14,11 @@ def test_an_uploaded_traces_evaluation_is_described_with_its_own_numbers(var):
     assert views.data_phrase(m["id"]) == "4 programs of lab.tsv (uploaded)"
     assert views.data_phrase(sources.SHIPPED).endswith("of cBench measured on an ODROID-XU3")
     res = work.phases_result(PHASES.request({"source": m["id"], "eps": "100", "T": "1", "folds": "2"})["params"])
-    facts = dict(views.summary_facts(res))
+    s = views.summary(res)
     lacross = next(r for r in res.evaluation.models if r.model == "lacross")
-    assert facts["LACross per-phase MAPE"] == f"{lacross.per_phase_mape:.2f} %"
-    assert facts["programs / phases"] == f"4 / {res.evaluation.n_phases}"
-    assert views.summary_text(res).startswith("lab.tsv (uploaded): 800 → 1600 MHz, cycles")
+    assert s.fact("lacross").text == f"{lacross.per_phase_mape:.2f} %"
+    assert s.fact("programs").text == f"4 / {res.evaluation.n_phases}"
+    assert s.details[0].value.startswith("lab.tsv (uploaded): 800 → 1600 MHz, cycles")
     assert [r["model"] for r in views.model_rows(res)] == [views.NAMES[m] for m in res.evaluation.model_names]
     assert views.programs_of(res) == sorted(views.programs_of(res)) and len(views.programs_of(res)) == 4
 

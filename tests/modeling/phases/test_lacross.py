@@ -39,7 +39,7 @@ def test_planted_linear_target_is_recovered_and_beats_the_baselines():
     assert mape["lacross"] < 0.5
     assert mape["ratio-baseline"] > 5 * max(mape["lacross"], 0.1)
     assert res.n_programs == 8 and len(res.programs) == 8 and len(res.chosen) == 4
-    assert res.best.model in ("global", "nnls-baseline") and res.summary()["best_model"] == res.best.model
+    assert res.best.model in ("global", "nnls-baseline") and res.cli_json()["best_model"] == res.best.model
 
 
 def test_small_neighbourhoods_fall_back_and_are_flagged():
@@ -90,3 +90,23 @@ def test_cli_reports_what_the_unique_phase_cache_costs():
     assert d["unique_hit_rate"] > 0.5
     c = d["cache_cost"]
     assert c["change"] == pytest.approx(c["lacross_mape_with_cache"] - c["lacross_mape_without_cache"])
+
+
+def test_models_equal_at_the_decimals_shown_are_named_tied_not_one_of_them_lowest():
+    """With eps at the 100th percentile LACross is the global NNLS model, the same to the eleventh digit: the
+    summary once named the NNLS baseline alone "lowest" by a difference of 2.5e-11 points."""
+    from modeling.phases.results import PhaseEvaluation, PhaseModelScore
+
+    scores = [PhaseModelScore("lacross", 5.1045572004023745, 6.3, 18.1),
+              PhaseModelScore("global", 5.1045572004023745, 6.3, 18.1),
+              PhaseModelScore("nnls-baseline", 5.104557200377835, 6.3, 18.1),
+              PhaseModelScore("ratio-baseline", 7.02, 5.97, 23.9)]
+    ev = PhaseEvaluation("cycles", "counters", "z", 5, 0, 30, 982, 0.0, 0.0, None, 0, [], scores, [], {}, 1.0)
+    assert ev.best.model == "nnls-baseline"  # the JSON's best_model: the least to the last digit, as before
+    s = ev.summary("shipped: 1000 → 2000 MHz", 2e9)
+    assert s.fact("best").value == "LACross, global model, NNLS baseline (tied)"
+    scores[2] = PhaseModelScore("nnls-baseline", 5.09, 6.3, 18.1)
+    assert PhaseEvaluation(*[getattr(ev, f) for f in ("target", "features", "norm", "folds", "seed", "n_programs",
+                                                      "n_phases", "unique_hit_rate", "cache_l", "phases_per_second",
+                                                      "fallback_phases", "chosen")], scores, [], {},
+                           1.0).summary("x").fact("best").value == "NNLS baseline"
