@@ -73,38 +73,16 @@ def _run(args, scen):
                         seed=args.seed, n_jobs=args.jobs)
 
 
-def _fmt_table(rows, cols):
-    widths = [max(len(str(c)), *(len(str(r[i])) for r in rows)) for i, c in enumerate(cols)]
-    line = "  ".join(str(c).ljust(w) for c, w in zip(cols, widths))
-    out = [line, "-" * len(line)]
-    out += ["  ".join(str(v).ljust(w) for v, w in zip(r, widths)) for r in rows]
-    return "\n".join(out)
-
-
 def cmd_ensemble(args) -> int:
     scen = load_scenario(args)
     res = _run(args, scen)
-    d = res.summary()
-    d["missing_rows"] = scen.get("missing_rows", 0)
+    missing = scen.get("missing_rows", 0)
     if args.json:
-        print(json.dumps(d, indent=2))
+        print(json.dumps({**res.cli_json(), "missing_rows": missing}, indent=2))
         return 0
-    s = d["scenario"]
-    print(f"Scenario: {json.dumps(s)}")
-    print(f"{d['n_workloads']} workloads x {d['n_features']} features; excluded (target <= 0): "
-          f"{d['excluded_rows']}; missing rows: {d['missing_rows']}; dropped constant: {len(d['dropped_constant'])}")
-    rows = []
-    for m in sorted(d["models"], key=lambda m: m["e_out"]):
-        mark = " *" if m["model"] == d["best"]["overall"] else (" +" if m["model"] == d["best"]["nnls"] else "")
-        rows.append([m["model"] + mark, f"{m['e_out']:.2f}", f"{m['e_in']:.2f}", f"{m['inlier_ratio']['10']:.1f}",
-                     f"{m['inlier_ratio']['20']:.1f}", f"{m['n_selected']}/{m['n_available']}",
-                     f"{m['fit_seconds']:.2f}"])
-    b = d["baseline"]
-    if b.get("e_out") is not None:
-        rows.append([b["model"], f"{b['e_out']:.2f}", f"{b['e_in']:.2f}", f"{b['inlier_ratio']['10']:.1f}",
-                     f"{b['inlier_ratio']['20']:.1f}", "1", f"{b['fit_seconds']:.2f}"])
-    print(_fmt_table(rows, ["model", "E_out %", "E_in %", "IR@10 %", "IR@20 %", "features", "fit s"]))
-    print("* best overall, + best non-negative (NNLS family)")
+    print(res.summary(missing, _provenance(args, "ensemble", {"models": args.models, "cv": args.cv,
+                                                            "folds": args.folds, "transform": args.transform}))
+          .as_text())
     return 0
 
 

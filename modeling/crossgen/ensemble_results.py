@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from modeling.errors import ConfigError
-from modeling.results import Result
+from modeling.results import Fact, Note, Provenance, Result, Summary, SummaryTable
 
 
 def is_nonnegative(name: str) -> bool:
@@ -60,7 +60,7 @@ class ModelResult(Result):
         k = int(np.searchsorted(np.cumsum(a[order]), 0.5 * total) + 1)
         return k, float(a[order[:k]].sum() / total), order.tolist()
 
-    def summary(self, full: bool = False) -> dict:
+    def cli_json(self, full: bool = False) -> dict:
         """The flat JSON the command line prints (the per-workload lists only with ``full``)."""
         d = asdict(self)
         if not full:
@@ -73,7 +73,8 @@ class ModelResult(Result):
 class EnsembleResult(Result):
     """Leaderboard of a scenario: every model's :class:`ModelResult`, the baseline's, the workloads and what
     was left out. The derived statistics (the best model, the ★, whether the baseline wins) are properties here,
-    read by the command line and the pages alike; :meth:`summary` is the JSON the command line prints."""
+    read by the command line and the pages alike; :meth:`cli_json` is the JSON the command line prints, :meth:`summary`
+    what its text says."""
 
     scenario: dict
     n_workloads: int
@@ -149,7 +150,7 @@ class EnsembleResult(Result):
         """The model (or the baseline) called ``name``, None when it did not run."""
         return self.entries.get(name)
 
-    def summary(self, full: bool = False) -> dict:
+    def cli_json(self, full: bool = False) -> dict:
         """The JSON the command line prints: the leaderboard, the best models; with ``full`` also the
         per-workload lists, feature indices as names."""
         best = self.best()
@@ -161,9 +162,9 @@ class EnsembleResult(Result):
             "excluded_rows": self.excluded_rows,
             "dropped_constant": self.dropped_constant,
             "baseline": ({"e_out": None, "reason": "no host metric column"} if self.baseline is None
-                         else self.baseline.summary(full)),
+                         else self.baseline.cli_json(full)),
             "best": {"overall": best.model if best else None, "nnls": best_nn.model if best_nn else None},
-            "models": [m.summary(full) for m in self.models],
+            "models": [m.cli_json(full) for m in self.models],
             "seconds": self.seconds,
         }
         if full:
@@ -175,6 +176,55 @@ class EnsembleResult(Result):
                     if step["feature"] is not None:
                         step["feature"] = self.feature_names[step["feature"]]
         return d
+
+    def summary(self, missing_rows: int = 0, provenance: Provenance | None = None) -> Summary:
+        """What the leaderboard says of itself: its ★ (the lowest E_out, the baseline counted: the page's ★) and
+        that E_out, the best non-negative model, the baseline's E_out, the workloads and features; what the
+        errors are; a note when the baseline is the ★ or missing; what was left out; and every entry, the
+        baseline among them, by E_out."""
+        import json
+
+        import pandas as pd
+
+        star, star_e = self.star
+        nn, b = self.best_nnls, self.baseline
+        sc = self.scenario
+        cv = {"kfold": "random folds over workloads", "group": "folds by application",
+              "logo": "one application left out at a time"}.get(sc.get("cv"), str(sc.get("cv")))
+        title = f"Leaderboard: {sc['host']} → {sc['target']}" if sc.get("host") and sc.get("target") else \
+            "Leaderboard"
+        facts = (Fact("★", star, key="star"), Fact("★ E_out", f"{star_e:.2f}", "%", key="star-e-out"),
+                 Fact("best non-negative (NNLS family)", nn.model if nn else "", key="nnls"),
+                 Fact("baseline E_out", f"{b.e_out:.2f}" if b is not None else "", "%", key="baseline"),
+                 Fact("workloads × features", f"{self.n_workloads} × {self.n_features}", key="size"))
+        lead = (f"E_out: the mean absolute percentage error of each workload's out-of-fold prediction "
+                f"({sc.get('folds')} {cv}); E_in: of the fit on every workload; IR@10 and IR@20: the share of "
+                f"workloads predicted within 10 % and 20 %. ★: the lowest E_out, the baseline counted; +: the "
+                f"lowest among the non-negative (NNLS family) models.")
+        notes = []
+        if self.baseline_wins:
+            notes.append(Note(f"No model has a lower E_out than the baseline ({b.e_out:.2f} %): the baseline is "
+                              f"the ★.", head="The baseline wins.", key="baseline-wins"))
+        if b is None:
+            notes.append(Note("No baseline: the data has no host metric column to scale.", "info",
+                              key="no-baseline"))
+        details = (Fact("scenario", json.dumps(sc)),
+                   Fact("left out", f"excluded (target <= 0): {self.excluded_rows}; missing rows: {missing_rows}; "
+                                    f"dropped constant: {len(self.dropped_constant)}"))
+        rows = []
+        for m in sorted(self.entries.values(), key=lambda m: (m.e_out, m.model)):
+            mark = " ★" if m.model == star else (" +" if nn is not None and m.model == nn.model else "")
+            rows.append({"model": m.model + mark, "e_out": m.e_out, "e_in": m.e_in,
+                         "ir10": m.inlier_ratio["10"], "ir20": m.inlier_ratio["20"],
+                         "features": "1" if b is not None and m.model == b.model else
+                         f"{m.n_selected}/{m.n_available}", "fit": m.fit_seconds})
+        table = SummaryTable("Every model and the baseline, by E_out", pd.DataFrame(rows),
+                             (("model", "model"), ("e_out", "E_out %"), ("e_in", "E_in %"), ("ir10", "IR@10 %"),
+                              ("ir20", "IR@20 %"), ("features", "features"), ("fit", "fit s")),
+                             {"e_out": 2, "e_in": 2, "ir10": 1, "ir20": 1, "fit": 2}, key="leaderboard",
+                             text_decimals=True)
+        return Summary(title, facts, lead, tuple(notes), details, (table,), provenance,
+                       provenance.text("data") if provenance else "")
 
     def steps_of(self, name: str) -> list[dict]:
         """The stepwise steps of model ``name`` (feature indices as names; empty for a model without steps)."""

@@ -162,3 +162,51 @@ def test_the_applied_models_notes_say_what_the_page_said():
     assert s.fact("baseline").text == "–" and s.fact("e-val").text == "7.25 %"
     assert "APE threshold T %  inlier ratio %" in s.as_text() and "\n10                 50.0" in s.as_text()
     assert ApplyRun({}, res, []).summary("s", "s").notes == s.notes[:2]
+
+
+ENSEMBLE = ["ensemble", *SHIPPED, "--jobs", "1"]
+
+
+def _fits_masked(text: str) -> str:
+    """The leaderboard's "fit s" column masked (timings): a row's last number when the row has six or more."""
+    return "\n".join(re.sub(r"\d+\.\d\d\s*$", "<s>", line) if len(re.findall(r"\d+\.\d+", line)) >= 5 else line
+                     for line in text.splitlines()) + "\n"
+
+
+def _untimed(d):
+    if isinstance(d, dict):
+        return {k: _untimed(v) for k, v in d.items() if k not in ("fit_seconds", "seconds")}
+    return [_untimed(v) for v in d] if isinstance(d, list) else _rounded(d)
+
+
+@pytest.mark.slow  # the whole leaderboard on the shipped data
+def test_the_leaderboard_on_the_command_line():
+    """``python -m modeling ensemble`` prints the leaderboard's summary: the ★ (the page's: the baseline counted),
+    every number it printed before, the baseline in its place by E_out; its JSON is what it was."""
+    text = capture.cli(ENSEMBLE)
+    check("crossgen_ensemble_cli.txt", _fits_masked(text))
+    before = _fits_masked((GOLDEN / "crossgen_ensemble_cli.before.txt").read_text())
+    assert capture.lost_numbers(before.replace("<s>", ""), _fits_masked(text).replace("<s>", "")) == []
+    said = capture.cli([*ENSEMBLE, "--json"])
+    want = (GOLDEN / "crossgen_ensemble_cli.json").read_text()
+    assert said.split("\n", 1)[0] == "exit 0"
+    assert _untimed(json.loads(said.split("\n", 1)[1])) == _untimed(json.loads(want.split("\n", 1)[1]))
+
+
+def test_a_leaderboard_the_baseline_wins_puts_its_star_on_the_baseline_and_says_so():
+    """The command line's leaderboard once marked its lowest model "* best overall" when the baseline beat it,
+    where the page's ★ was the baseline."""
+    from modeling.crossgen.ensemble import BASELINE
+    from modeling.crossgen.ensemble_results import EnsembleResult, ModelResult
+
+    def entry(name, e):
+        return ModelResult(name, e, e, e, {"10": 50.0, "20": 70.0}, 3, 10, 0.1, [], [], [])
+
+    res = EnsembleResult({"host": "A", "target": "B", "cv": "kfold", "folds": 10}, 40, 10, [], [], None, [],
+                         entry(BASELINE, 12.0), [entry("OLS", 30.0), entry("NNLS", 14.0)])
+    s = res.summary()
+    assert s.fact("star").value == BASELINE and s.fact("star-e-out").text == "12.00 %"
+    assert [n.key for n in s.notes] == ["baseline-wins"]
+    rows = s.table("leaderboard").records()
+    assert [r["model"] for r in rows] == [f"{BASELINE} ★", "NNLS +", "OLS"]
+    assert "NNLS ★" not in s.as_text() and "NNLS *" not in s.as_text()

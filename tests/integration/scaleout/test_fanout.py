@@ -74,7 +74,7 @@ def _run(params, runner=None, progress=None, n_jobs=1):
 
 
 def _numbers(res) -> dict:
-    d = res.summary(full=True)
+    d = res.cli_json(full=True)
     d.pop("seconds", None)
     for m in [*d["models"], *([d["baseline"]] if d.get("baseline") else [])]:
         m.pop("fit_seconds", None)

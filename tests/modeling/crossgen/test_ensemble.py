@@ -41,9 +41,9 @@ def test_oof_predictions_are_out_of_fold():
 
 def test_same_seed_same_numbers_different_seed_different_folds():
     X, y, g = toy()
-    a = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=1).summary()
-    b = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=1).summary()
-    c = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=2).summary()
+    a = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=1).cli_json()
+    b = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=1).cli_json()
+    c = run_ensemble(X, y, models=["RandomForest", "Lasso"], folds=5, seed=2).cli_json()
     strip = lambda d: [(m["model"], m["e_out"], m["e_in"]) for m in d["models"]]  # noqa: E731
     assert strip(a) == strip(b)
     assert strip(a) != strip(c)
@@ -71,7 +71,7 @@ def test_baseline_and_transforms_equal_a_hand_computation():
         ratio[te] = OLSRegressor().fit(X[tr], y[tr] / X[tr, 0]).predict(X[te]) * X[te, 0]
     assert r.baseline.e_out == pytest.approx(float(ape(y, base).mean()), rel=1e-12)
     assert r.models[0].e_out == pytest.approx(float(ape(y, ratio).mean()), rel=1e-9)
-    assert r.summary()["baseline"]["e_out"] == pytest.approx(r.baseline.e_out)
+    assert r.cli_json()["baseline"]["e_out"] == pytest.approx(r.baseline.e_out)
     r2 = run_ensemble(X, y, models=["OLS"], folds=5, transform="log")
     logp = np.empty_like(y)
     for tr, te in splits:
@@ -101,7 +101,7 @@ def test_permuted_targets_give_no_skill():
 def test_json_shape():
     X, y, g = toy()
     r = run_ensemble(X, y, models="halwpe", folds=5, host_index=0, scenario={"dataset": "toy"})
-    d = json.loads(json.dumps(r.summary()))  # what the command line prints
+    d = json.loads(json.dumps(r.cli_json()))  # what the command line prints
     assert {"scenario", "n_workloads", "n_features", "baseline", "best", "models"} <= set(d)
     assert set(d["best"]) == {"overall", "nnls"}
     assert "NNLS" in d["best"]["nnls"]
@@ -113,7 +113,7 @@ def test_json_shape():
     name, e = r.star  # the lowest E_out, the baseline counted
     assert e == min([m["e_out"] for m in d["models"]] + [d["baseline"]["e_out"]]) and r.entries[name].e_out == e
     back = Result.from_dict(json.loads(json.dumps(r.to_dict())))  # the stored form reads back as the types
-    assert back == r and type(back.baseline) is type(r.baseline) and back.summary(full=True) == r.summary(full=True)
+    assert back == r and type(back.baseline) is type(r.baseline) and back.cli_json(full=True) == r.cli_json(full=True)
 
 
 def test_nonpositive_targets_excluded_and_counted():
