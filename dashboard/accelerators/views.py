@@ -70,7 +70,7 @@ def grid_of(v) -> np.ndarray:
 def metrics_rows(accels) -> list[dict]:
     rows = []
     for a in accels:
-        s = logca.summary(a.params)
+        s = logca.metrics(a.params)
         p = a.params
         rows.append({"accelerator": a.label, "latency": p.latency, "L": p.L, "o": p.o, "C": p.C, "A": p.A,
                      "beta": p.beta, "g1": s["g1"], "g1_thesis": s["g1_thesis"],

@@ -59,8 +59,8 @@ class Region(Result):
     start: float
     end: float
 
-    def summary(self) -> dict:
-        """The command line's form: ``{"params", "from", "to"}``."""
+    def cli_json(self) -> dict:
+        """The command line's JSON: ``{"params", "from", "to"}``."""
         return {"params": self.params, "from": self.start, "to": self.end}
 
 
@@ -83,10 +83,10 @@ class OptimizationRegions(Result):
             out[k] = (spans[0].start, spans[-1].end) if spans else None
         return out
 
-    def summary(self) -> dict:
-        """The command line's form: ``{"regions": [{"params", "from", "to"}], "cutoffs": {param: {"from", "to"}
+    def cli_json(self) -> dict:
+        """The command line's JSON: ``{"regions": [{"params", "from", "to"}], "cutoffs": {param: {"from", "to"}
         | None}, "factor", "threshold"}``."""
-        return {"regions": [r.summary() for r in self.regions],
+        return {"regions": [r.cli_json() for r in self.regions],
                 "cutoffs": {k: None if c is None else {"from": c[0], "to": c[1]} for k, c in self.cutoffs.items()},
                 "factor": self.factor, "threshold": self.threshold}
 

@@ -40,12 +40,12 @@ def params_from_args(args):
 def evaluate(p, grans, factor: float = 10.0, threshold: float = 0.2) -> dict:
     """The ``logca`` command's JSON: curve, metrics, bound, regions and cut-offs."""
     from modeling.accelerators.accelerometer import optimization_regions
-    from modeling.accelerators.logca import granularities, speedup, summary
+    from modeling.accelerators.logca import granularities, metrics, speedup
 
     g = granularities(grans)
-    s = summary(p)
+    s = metrics(p)
     reg = optimization_regions(p, float(g.min()), float(g.max()) if g.max() > g.min() else float(g.min()) * 2,
-                               factor, threshold).summary()
+                               factor, threshold).cli_json()
     return {"params": s["params"], "granularity": g.tolist(), "speedup": speedup(p, g).tolist(),
             "g1": s["g1"], "g_half": s["g_half"], "g1_thesis": s["g1_thesis"],
             "g_half_thesis": s["g_half_thesis"], "g_a": s["g_a"], "bound": s["bound"],

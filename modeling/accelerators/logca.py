@@ -252,7 +252,7 @@ def finite_or_none(v) -> float | None:
     return None if v is None or not math.isfinite(v) else float(v)
 
 
-def summary(p: LogCAParams) -> dict:
+def metrics(p: LogCAParams) -> dict:
     """Metrics of one accelerator as plain JSON (None for 'does not exist' / infinite)."""
     clean = finite_or_none
     up, down = crossings(p, 1.0)

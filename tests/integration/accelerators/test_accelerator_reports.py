@@ -13,7 +13,7 @@ def test_the_logca_report_opens_offline_with_the_pages_numbers(dash_duo, perfcas
 
     v, _ = parse_or_default({}, LOGCA_PARAMS)
     focus = sources.resolve(v["focus"], v)
-    g1 = logca.summary(focus.params)["g1"]
+    g1 = logca.metrics(focus.params)["g1"]
     start(dash_duo, perfcast_app, "/logca")
     report = download_report(dash_duo.driver, "#logca-download-report", "perfcast_logca_*.html", tmp_path)
     text = report.read_text()

@@ -8,7 +8,7 @@ from scipy.optimize import brentq
 
 from modeling.errors import ConfigError
 from modeling.accelerators.logca import (LogCAParams, crossings, efficiency, energy_params, g1, g1_thesis, g_a,
-                                         g_half, g_half_thesis, large_g_limit, log_grid, sep, speedup, summary)
+                                         g_half, g_half_thesis, large_g_limit, log_grid, metrics, sep, speedup)
 from modeling.accelerators.presets import OBSERVED, PRESETS, preset
 
 
@@ -173,8 +173,8 @@ def test_limits_and_bounds():
     assert float(speedup(p, 1e15)) == pytest.approx(p.A, rel=1e-6)                          # 4.5
     q = LogCAParams(L=2.0, o=100.0, C=50.0, A=10.0, beta=1.0, latency="dependent")
     assert float(speedup(q, 1e15)) == pytest.approx(q.C / (q.L + q.C / q.A), rel=1e-9)    # 4.11
-    assert summary(q)["bound_kind"] == "latency" and summary(p)["bound_kind"] == "compute"
-    assert summary(preset("discrete-gpu:matrix-multiplication"))["bound_kind"] == "compute"  # 6.3, beta > 1
+    assert metrics(q)["bound_kind"] == "latency" and metrics(p)["bound_kind"] == "compute"
+    assert metrics(preset("discrete-gpu:matrix-multiplication"))["bound_kind"] == "compute"  # 6.3, beta > 1
 
 
 def test_sublinear_dependent_speedup_has_a_window_of_gain():
