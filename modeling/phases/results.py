@@ -98,7 +98,7 @@ class PhaseEvaluation(Result):
         facts = (*[Fact(label, f"{m[name].per_phase_mape:.{SHOWN_DECIMALS}f}" if name in m else "", "%", key=key)
                    for name, (label, key) in HEADLINE.items()],
                  Fact("lowest", names, key="best"),
-                 Fact("programs / phases", f"{self.n_programs} / {self.n_phases}", key="programs"))
+                 Fact("programs / phases", f"{self.n_programs} / {self.n_phases}", key="n-programs"))
         lead = (f"Per-phase MAPE: the mean absolute percentage error of each phase's predicted {self.target} on "
                 f"programs held out of training ({self.folds} folds by program); program mean and max: the error "
                 f"of each held-out program's total. Models equal at {SHOWN_DECIMALS} decimals are tied.")

@@ -55,6 +55,11 @@ def test_the_card(var):
     assert now == before and len(now) == 4  # the page's other numbers, to the digit
     for key in ("lacross", "global", "ratio", "best"):
         assert f"id='phases-{key}'" in card  # the browser tests read them
+    # the card is drawn into the page: none of its ids may be one the page already has (a fact keyed
+    # "programs" once met the programs' grid, and the browser refused the page)
+    ids = set(re.findall(r"id='([^']+)'", card))
+    laid_out = set(re.findall(r"id='([^']+)'", capture.page(page.layout())))
+    assert ids and not ids & laid_out
     # the command line says what the page says, to the digit
     s = page.views.summary(run)
     text = capture.cli(["phases"])

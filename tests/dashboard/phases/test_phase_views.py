@@ -17,7 +17,7 @@ def test_an_uploaded_traces_evaluation_is_described_with_its_own_numbers(var):
     s = views.summary(res)
     lacross = next(r for r in res.evaluation.models if r.model == "lacross")
     assert s.fact("lacross").text == f"{lacross.per_phase_mape:.2f} %"
-    assert s.fact("programs").text == f"4 / {res.evaluation.n_phases}"
+    assert s.fact("n-programs").text == f"4 / {res.evaluation.n_phases}"
     assert s.details[0].value.startswith("lab.tsv (uploaded): 800 → 1600 MHz, cycles")
     assert [r["model"] for r in views.model_rows(res)] == [views.NAMES[m] for m in res.evaluation.model_names]
     assert views.programs_of(res) == sorted(views.programs_of(res)) and len(views.programs_of(res)) == 4
