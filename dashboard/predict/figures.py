@@ -76,9 +76,7 @@ def predictions(run, metric_label: str, unit: str, packed: bool = False):
                      "error_y": _bars(masked(pt, ~ok), masked(lo, ~ok), masked(hi, ~ok), "rgba(217,72,15,0.35)"),
                      "hovertemplate": f"%{{text}}<br>predicted %{{y:.4g}}{after} (not applicable)<extra></extra>"})
     if pred.baseline is not None:
-        b = np.array([r["baseline"] for r in rows], float)
-        blo = np.array([r["baseline_lower"] for r in rows], float)
-        bhi = np.array([r["baseline_upper"] for r in rows], float)
+        b, blo, bhi = _baseline_series(rows)
         series += [b, blo, bhi]
         data.append({"type": "scatter", "mode": "markers", "name": f"baseline (host × median ratio), {lvl} interval",
                      "x": x, "y": values(b), "text": ids,
@@ -86,6 +84,11 @@ def predictions(run, metric_label: str, unit: str, packed: bool = False):
                      "error_y": _bars(b, blo, bhi, "rgba(91,107,124,0.5)", 1),
                      "hovertemplate": f"%{{text}}<br>baseline %{{y:.4g}}{after}<extra></extra>"})
     return _laid_out(data, pred, named, series, metric_label, unit)
+
+
+def _baseline_series(rows) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The baseline's estimate and interval bounds of every row, as arrays (missing values NaN)."""
+    return tuple(np.array([r[k] for r in rows], float) for k in ("baseline", "baseline_lower", "baseline_upper"))
 
 
 def _packed_figure(pred, ids, pt, lo, hi, ok, lvl, after, series, rows, metric_label, unit):
@@ -104,9 +107,7 @@ def _packed_figure(pred, ids, pt, lo, hi, ok, lvl, after, series, rows, metric_l
                      "error_y": _packed_bars(pt[idx], lo[idx], hi[idx], color),
                      "hovertemplate": f"%{{text}}<br>predicted %{{y:.4g}}{after}{note}<extra></extra>"})
     if pred.baseline is not None:
-        b = np.array([r["baseline"] for r in rows], float)
-        blo = np.array([r["baseline_lower"] for r in rows], float)
-        bhi = np.array([r["baseline_upper"] for r in rows], float)
+        b, blo, bhi = _baseline_series(rows)
         series += [b, blo, bhi]
         data.append({"type": "scatter", "mode": "markers", "name": f"baseline (host × median ratio), {lvl} interval",
                      "x0": 1, "dx": 1, "y": typed(b), "text": ids,
