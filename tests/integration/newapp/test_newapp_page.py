@@ -2,6 +2,7 @@
 and see the error drop, open the share link in a fresh browser; /scenario says which situation it describes."""
 
 import pytest
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -124,10 +125,17 @@ def test_a_gpu_never_built_typed_in_estimated_labelled_and_shared(dash_duo, perf
              "gpu_bw": 3350}
     for name, value in specs.items():
         type_into(dash_duo, f"#newapp-{name}", value)
-    link = share_link(dash_duo, "newapp")
-    WebDriverWait(dash_duo.driver, 20).until(
-        lambda _: "gpu_bw=3350" in share_link(dash_duo, "newapp") and "gpu_name=H100-ish" in share_link(dash_duo,
-                                                                                                         "newapp"))
+
+    def typed_in(_):
+        return "gpu_bw=3350" in share_link(dash_duo, "newapp") and "gpu_name=H100-ish" in share_link(dash_duo,
+                                                                                                      "newapp")
+
+    try:
+        WebDriverWait(dash_duo.driver, 20).until(typed_in)
+    except TimeoutException:  # what the form holds and what the link says, for the failure's reader
+        get = dash_duo.driver.find_element
+        raise AssertionError({**{n: get("id", f"newapp-{n}").get_attribute("value") for n in specs},
+                              "share": get("id", "newapp-share").get_attribute("value")}) from None
     click(dash_duo, "#newapp-run")
     median = wait_text(dash_duo, "#newapp-hypo-median", timeout=120)
     api = shipped_hypothetical("GTX-680", typed_device("H100-ish", "Hopper", 132, 16896, 1980, 3350)).to_dict()
