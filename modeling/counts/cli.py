@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 
-from modeling.tables.export import write_csv
+from modeling.tables.export import table_out, write_table
 from modeling.counts import data
 from modeling.counts.evaluate import MODELS, evaluate_program
 from modeling.errors import ConfigError
@@ -99,13 +99,7 @@ def cmd_predict(args) -> int:
     res = predict_counts(prog, X, model, args.seed)
     provenance = _provenance(args, "countspredict", res.seconds)
     if args.out:
-        df = res.to_frame(provenance.columns("table"))
-        if args.out.endswith(".parquet"):
-            df.to_parquet(args.out, index=False)
-        elif args.out.endswith(".csv"):
-            write_csv(df, args.out)
-        else:
-            raise ConfigError(f"--out {args.out!r}: the file name must end with .csv or .parquet.")
+        write_table(res.to_frame(provenance.columns("table")), args.out)
     if args.json:
         json.dump(res.cli_json(), sys.stdout, indent=1)
         print()
@@ -136,5 +130,5 @@ def add_parsers(sub) -> None:
                    help="best (per block, on the high-low split) or one model (pnn = pnn-paper)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
-    p.add_argument("--out", help="write the prediction table with provenance (.csv or .parquet)")
+    p.add_argument("--out", type=table_out, help="write the prediction table with provenance (.csv or .parquet)")
     p.set_defaults(func=cmd_predict)

@@ -15,20 +15,15 @@ from modeling.intervals import conformal
 from modeling.crossgen.ensemble import TRANSFORMS
 from modeling.errors import ModelingError
 from modeling.parallel import add_jobs_argument
-from modeling.tables.export import write_csv
+from modeling.tables.arguments import add_workload_table
+from modeling.tables.export import table_out, write_table
 
 
 def _scenario_args(p, transforms=TRANSFORMS, transform="none"):
     """The data and evaluation options of a crossgen command; ``transforms`` the target transforms it offers."""
     src = p.add_argument_group("data")
-    src.add_argument("--host", help="host GPU of the shipped data (e.g. GTX-680)")
-    src.add_argument("--target", help="target GPU (shipped data) or target column (--csv)")
-    src.add_argument("--metric", default="duration", choices=["duration", "cycles"])
-    src.add_argument("--csv", help="a CSV or Parquet workload table instead of the shipped data")
-    src.add_argument("--group", help="group column (application) for grouped CV")
-    src.add_argument("--id", dest="id_col", help="workload id column")
+    add_workload_table(src, "group column (application) for grouped CV (--csv)")
     src.add_argument("--features", help="comma-separated feature columns (default: all numeric)")
-    src.add_argument("--host-col", help="the host's own measure of the target metric")
     ev = p.add_argument_group("evaluation")
     ev.add_argument("--models", default="halwpe", help="halwpe | rastsim | comma-separated names")
     ev.add_argument("--cv", default="kfold", choices=["kfold", "group", "logo"])
@@ -143,11 +138,7 @@ def cmd_predict(args) -> int:
                            situation=args.situation, rule=args.rule, seed=args.seed, folds=args.folds,
                            models=args.models, n_jobs=args.jobs)
     if args.out:
-        frame = res.to_frame({"code_version": _code_version()})
-        if args.out.lower().endswith(".parquet"):
-            frame.to_parquet(args.out, index=False)
-        else:
-            write_csv(frame, args.out)
+        write_table(res.to_frame({"code_version": _code_version()}), args.out)
     if args.json:
         d = res.cli_json()
         d["cv_coverage_percent"] = conformal.quoted_coverage(d["cv_coverage"])
@@ -218,7 +209,7 @@ def add_parsers(sub) -> None:
     pr.add_argument("--situation", default=NEW_INPUTS, choices=list(SITUATIONS))
     pr.add_argument("--rule", default=None, choices=["pooled", "weighted", "per_application", "held_out"],
                     help="interval rule (default: pooled for new inputs, held_out for new applications)")
-    pr.add_argument("--out", help="write the prediction table to FILE.csv or FILE.parquet")
+    pr.add_argument("--out", type=table_out, help="write the prediction table to FILE.csv or FILE.parquet")
     pr.set_defaults(func=cmd_predict)
     dv = sub.add_parser("devices", help="list the shipped GPUs")
     dv.add_argument("--json", action="store_true")

@@ -26,6 +26,7 @@ import json
 from modeling.errors import ConfigError, ModelingError
 from modeling.newapp.data import ROLES
 from modeling.parallel import add_jobs_argument
+from modeling.tables.arguments import add_workload_table
 
 
 def _roles(pairs) -> dict:
@@ -195,13 +196,7 @@ def cmd_newapp(args) -> int:
 def add_parsers(sub) -> None:
     p = sub.add_parser("newapp", help="estimates for an application never run on the target (held out)")
     src = p.add_argument_group("data")
-    src.add_argument("--host", help="host GPU of the shipped data (e.g. GTX-680)")
-    src.add_argument("--target", help="target GPU (shipped data) or target column (--csv)")
-    src.add_argument("--metric", default="duration", choices=["duration", "cycles"])
-    src.add_argument("--csv", help="a CSV or Parquet workload table instead of the shipped data")
-    src.add_argument("--group", help="application column (--csv)")
-    src.add_argument("--id", dest="id_col", help="workload id column (--csv)")
-    src.add_argument("--host-col", help="the host's own time (or cycles) column (--csv)")
+    add_workload_table(src, "application column (--csv)")
     src.add_argument("--host-device", help="host device name in the device table (roofline)")
     src.add_argument("--target-device", help="target device name in the device table (roofline)")
     src.add_argument("--devices", help="a device table (CSV) with the shipped table's columns, instead of it")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from modeling.tables.export import write_csv
+from modeling.tables.export import table_out, write_table
 from modeling.errors import ModelingError
 
 
@@ -100,15 +100,9 @@ def cmd_phases_predict(args) -> int:
     if args.out:
         import datetime
 
-        out = Path(args.out)
-        df = res.to_frame({"training": name, "code_version": code_version(),
-                           "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")})
-        if out.suffix.lower() == ".parquet":
-            df.to_parquet(out, index=False)
-        elif out.suffix.lower() == ".csv":
-            write_csv(df, out)
-        else:
-            raise ModelingError(f"--out must end in .csv or .parquet, not {out.name!r}")
+        write_table(res.to_frame({"training": name, "code_version": code_version(),
+                                  "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")}),
+                    args.out)
     if args.json:
         print(json.dumps(predict_json(res), indent=2))
         return 0
@@ -161,5 +155,5 @@ def add_parsers(sub) -> None:
     q.add_argument("--seed", type=int, default=0)
     out = q.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true")
-    out.add_argument("--out", help="write the prediction table (.csv or .parquet) with provenance")
+    out.add_argument("--out", type=table_out, help="write the prediction table (.csv or .parquet) with provenance")
     q.set_defaults(func=cmd_phases_predict)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 from modeling.crossgen.situations import NEW_INPUTS, SITUATIONS
-from modeling.tables.export import write_csv
+from modeling.tables.export import table_out, write_table
 from modeling.errors import ConfigError
 from modeling.parallel import add_jobs_argument
 
@@ -79,9 +79,9 @@ def cmd_plan(args) -> int:
                first_ids=first,
                n_jobs=args.jobs)
     if args.out:
-        write_csv(res.batch_frame(), args.out)
+        write_table(res.batch_frame(), args.out)
     if args.merged_out:
-        write_csv(frame, args.merged_out)
+        write_table(frame, args.merged_out)
     d = res.to_dict()
     changes = None
     if previous is not None:
@@ -145,13 +145,14 @@ def add_parsers(sub) -> None:
                                       "batch's workloads that did not come back and what the round changed")
     p.add_argument("--retry-missing", action="store_true",
                    help="put the last batch's workloads that did not come back first in the next batch")
-    p.add_argument("--merged-out", help="write the table with the round's results merged to FILE.csv")
+    p.add_argument("--merged-out", type=table_out,
+                   help="write the table with the round's results merged to FILE.csv or FILE.parquet")
     p.add_argument("--calibration-col", help="column marking the simulated workloads drawn at random (1/0): "
                                              "they alone calibrate the intervals")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--replay-seeds", type=int, default=2, help="seeds of the replay on the simulated workloads")
     add_jobs_argument(p, "the model's folds and the strategies' replays")
-    p.add_argument("--out", help="write the batch to FILE.csv")
+    p.add_argument("--out", type=table_out, help="write the batch to FILE.csv or FILE.parquet")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_plan)
 

@@ -10,10 +10,13 @@ types and runs nothing, so it is written as it is.
 
 from __future__ import annotations
 
+import argparse
 import io
 import os
 
 import pandas as pd
+
+from modeling.errors import ConfigError
 
 #: the first characters a spreadsheet reads as the start of a formula
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -48,6 +51,26 @@ def csv_text(frame: pd.DataFrame, **kw) -> str:
 def write_csv(frame: pd.DataFrame, out: str | os.PathLike | io.TextIOBase, **kw) -> None:
     """Write ``frame`` as CSV (formulas neutralised) to a path or an open text stream (e.g. standard output)."""
     neutralised(frame).to_csv(out, index=False, **kw)
+
+
+def table_out(value: str) -> str:
+    """The command lines' ``--out`` type: a file name ending in .csv or .parquet, refused when the command line
+    is read, before any work is done (a wrong name found after a long run would lose the run)."""
+    if not str(value).lower().endswith(tuple(f".{f}" for f in FORMATS)):
+        raise argparse.ArgumentTypeError(f"{str(value)[:200]!r}: the file name must end in .csv or .parquet")
+    return value
+
+
+def write_table(frame: pd.DataFrame, out: str | os.PathLike) -> None:
+    """Write ``frame`` to ``out``: Parquet for a name ending in .parquet, CSV (formulas neutralised) for .csv;
+    any other name is refused, never written as CSV under another name."""
+    name = str(out).lower()
+    if name.endswith(".parquet"):
+        frame.to_parquet(out, index=False)
+    elif name.endswith(".csv"):
+        write_csv(frame, out)
+    else:
+        raise ConfigError(f"{str(out)[:200]!r}: the file name must end in .csv or .parquet")
 
 
 def export_bytes(frame: pd.DataFrame, stem: str, fmt: str = "csv") -> tuple[bytes, str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from modeling.tables.export import write_csv
+from modeling.tables.export import table_out, write_table
 from modeling.errors import DataError
 
 
@@ -66,12 +66,7 @@ def run_import(tool: str, files: list, target_files: list, key: str, out: str | 
         else:
             raise DataError("Give one simulator table, or profiles only, as --target-file.")
     if out:
-        if not out.endswith((".parquet", ".csv")):
-            raise DataError("--out must end in .parquet or .csv.")
-        if out.endswith(".parquet"):
-            joined.frame.to_parquet(out, index=False)
-        else:
-            write_csv(joined.frame, out)
+        write_table(joined.frame, out)
     return {"formats": host.formats, "launches": host.repeats, "workload_key": key, "tag_column": tag_column,
             **joined.to_dict(), "out": out}
 
@@ -96,6 +91,6 @@ def add_parsers(sub) -> None:
     p.add_argument("--tag-column", default=None, metavar="NAME",
                    help="read each launch's input tag from this column of the file (kernel+tag, app), "
                         "e.g. 'Process Name'; default: the file name")
-    p.add_argument("--out", default=None, help="TABLE.parquet or .csv")
+    p.add_argument("--out", default=None, type=table_out, help="TABLE.parquet or .csv")
     p.add_argument("--mad-k", type=float, default=DEFAULT_K, help="repeat filter window in scaled MADs")
     p.set_defaults(func=_import)

@@ -23,17 +23,7 @@ from __future__ import annotations
 import json
 
 from modeling.errors import ConfigError, DataError
-
-
-def _write(frame, out: str) -> None:
-    from modeling.tables.export import write_csv
-
-    if not out.endswith((".csv", ".parquet")):
-        raise DataError("--out must end in .csv or .parquet.")
-    if out.endswith(".parquet"):
-        frame.to_parquet(out, index=False)
-    else:
-        write_csv(frame, out)
+from modeling.tables.export import table_out, write_table
 
 
 def run_import_sim(paths: list, as_json: bool, out: str | None = None, join_paths: list | None = None,
@@ -61,7 +51,7 @@ def run_import_sim(paths: list, as_json: bool, out: str | None = None, join_path
             feats = [f.strip() for f in feats.split(",") if f.strip()]
         dataset = sj.build_dataset(simulated, targets, feats, report)
     if out:
-        _write(dataset.frame if dataset is not None else result.frame(), out)
+        write_table(dataset.frame if dataset is not None else result.frame(), out)
     if as_json:
         info = result.to_dict()
     else:
@@ -116,8 +106,8 @@ def add_parsers(sub) -> None:
     p = sub.add_parser("import-sim", help="simulator output (GPGPU-Sim, Accel-Sim, gem5, long table) as records")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files, folders or zips of simulator output")
     p.add_argument("--json", action="store_true", help="print every record with its key, dump, values and notes")
-    p.add_argument("--out", default=None, help="write the table of records (or with --target the dataset) to "
-                                               "TABLE.csv or .parquet")
+    p.add_argument("--out", default=None, type=table_out,
+                   help="write the table of records (or with --target the dataset) to TABLE.csv or .parquet")
     p.add_argument("--join", nargs="+", metavar="MEASURED", help="measured runs to join the records to: profiler "
                                                                  "CSVs or another simulator's output")
     p.add_argument("--by", default="key", choices=list(BY_CHOICES),
