@@ -133,13 +133,21 @@ def resembles(device: dict, measured: list[dict]) -> str:
     return "gpu" if device["architecture"].casefold() in archs else "architecture"
 
 
+def pair_errors(target: str, architecture: str, measured, estimate, kernels, applications) -> dict:
+    """One measured pair's errors, the unit every split calibrates on: ``estimate`` of the ``target`` GPU's
+    ``measured`` values (only rows where both are finite and positive are scored), with each row's kernel and
+    application. The roofline of the shipped data (:func:`_pair_errors`) and any other estimate of a GPU from
+    its specs (an outside dataset's) pass through here, so the splits and the intervals are the same code."""
+    y, e = np.asarray(measured, float), np.asarray(estimate, float)
+    ok = np.isfinite(y) & np.isfinite(e) & (y > 0) & (e > 0)
+    return {"target": str(target), "architecture": str(architecture), "ape": ape(y[ok], e[ok]),
+            "err": np.abs(np.log(y[ok] / e[ok])), "kernel": np.asarray(kernels)[ok].astype(str),
+            "app": np.asarray(applications)[ok].astype(str)}
+
+
 def _pair_errors(t) -> dict:
-    e = est.roofline(t)
-    y = t.target
-    ok = np.isfinite(y) & np.isfinite(e.point) & (y > 0) & (e.point > 0)
-    return {"target": t.target_spec["device"], "architecture": t.target_spec["architecture"],
-            "ape": ape(y[ok], e.point[ok]), "err": np.abs(np.log(y[ok] / e.point[ok])),
-            "kernel": np.asarray(t.kernels)[ok].astype(str), "app": np.asarray(t.groups)[ok].astype(str)}
+    return pair_errors(t.target_spec["device"], t.target_spec["architecture"], t.target, est.roofline(t).point,
+                       t.kernels, t.groups)
 
 
 def _half_width(units: list[dict], level: float, keep=None):
@@ -156,23 +164,26 @@ def _half_width(units: list[dict], level: float, keep=None):
     return conformal.group_half_width(np.concatenate(errs), np.asarray(labels), level, "per_application")
 
 
-def _training(split: str, held: dict, pairs: list[dict]) -> list[dict]:
+def _training(split: str, held: dict, pairs: list[dict], released: dict) -> list[dict]:
     others = [p for p in pairs if p["target"] != held["target"]]
     if split in ("gpu", "gpu+application"):
         return others
     if split == "architecture":
         return [p for p in others if p["architecture"].casefold() != held["architecture"].casefold()]
     if split == "chronological":
-        when = RELEASED.get(held["target"])
-        return [p for p in others if when and RELEASED.get(p["target"]) and RELEASED[p["target"]] < when]
+        when = released.get(held["target"])
+        return [p for p in others if when and released.get(p["target"]) and released[p["target"]] < when]
     raise ConfigError(f"Unknown split {split!r}; use one of {', '.join(SPLITS)}.")
 
 
-def held_out_gpu(split: str, held: dict, pairs: list[dict], level: float = INTERVAL_LEVEL) -> HeldOutGpu:
-    """``held`` (one pair's errors) under ``split``, its interval calibrated on ``pairs`` other than it only."""
-    train = _training(split, held, pairs)
+def held_out_gpu(split: str, held: dict, pairs: list[dict], level: float = INTERVAL_LEVEL,
+                 released: dict | None = None) -> HeldOutGpu:
+    """``held`` (one pair's errors) under ``split``, its interval calibrated on ``pairs`` other than it only;
+    ``released``: each GPU's first availability (year-month) for the chronological split (:data:`RELEASED`)."""
+    released = RELEASED if released is None else released
+    train = _training(split, held, pairs, released)
     kernels = {str(k): float(held["ape"][held["kernel"] == k].mean()) for k in np.unique(held["kernel"])}
-    base = dict(target=held["target"], architecture=held["architecture"], released=RELEASED.get(held["target"]),
+    base = dict(target=held["target"], architecture=held["architecture"], released=released.get(held["target"]),
                 n=int(held["ape"].size), mean_ape=float(held["ape"].mean()), median_ape=float(np.median(held["ape"])),
                 per_kernel=kernels, training=tuple(p["target"] for p in train))
     if split == "gpu+application":
@@ -202,8 +213,17 @@ def validate(tables: list, host: str, metric: str = "duration", level: float = I
              splits=tuple(SPLITS)) -> SplitValidation:
     """Every GPU of ``tables`` (one measured pair per target, from ``host``'s counters) held out under each
     split of ``splits``."""
-    pairs = [_pair_errors(t) for t in tables]
-    out = [SplitResult(s, [held_out_gpu(s, p, pairs, level) for p in pairs]) for s in splits]
+    return validate_pairs([_pair_errors(t) for t in tables], host, metric, level, splits)
+
+
+def validate_pairs(pairs: list[dict], host: str, metric: str = "duration", level: float = INTERVAL_LEVEL,
+                   splits=tuple(SPLITS), released: dict | None = None) -> SplitValidation:
+    """:func:`validate` on pairs already scored (:func:`pair_errors`), ``released`` giving each GPU's first
+    availability for the chronological split (default :data:`RELEASED`, the shipped GPUs')."""
+    for s in splits:
+        if s not in SPLITS:
+            raise ConfigError(f"Unknown split {s!r}; use one of {', '.join(SPLITS)}.")
+    out = [SplitResult(s, [held_out_gpu(s, p, pairs, level, released) for p in pairs]) for s in splits]
     return SplitValidation(host, metric, level, out)
 
 
