@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from modeling.newapp.data import device_spec, device_table
-from modeling.newapp.splits import SPLITS, SplitValidation, pair_errors, validate_pairs
+from modeling.newapp.splits import RULE, SPLITS, SplitValidation, pair_errors, validate_pairs
 
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "kernelbench"
 COMPUTE = re.compile(r"matmul|matrix_mult|gemm|conv|linear|bmm|einsum|attention|mlp|lstm|gru|rnn|transformer",
@@ -62,6 +62,8 @@ def pairs_from(host: str, times: pd.DataFrame, devices: pd.DataFrame) -> list[di
     return out
 
 
-def validation(host: str, times: pd.DataFrame, devices: pd.DataFrame, splits=tuple(SPLITS)) -> SplitValidation:
+def validation(host: str, times: pd.DataFrame, devices: pd.DataFrame, splits=tuple(SPLITS),
+               rule: str = RULE) -> SplitValidation:
     released = dict(zip(devices["device"], devices["released"]))
-    return validate_pairs(pairs_from(host, times, devices), host, "duration", splits=splits, released=released)
+    return validate_pairs(pairs_from(host, times, devices), host, "duration", splits=splits, released=released,
+                          rule=rule)

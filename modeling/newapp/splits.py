@@ -150,7 +150,13 @@ def _pair_errors(t) -> dict:
                        t.kernels, t.groups)
 
 
-def _half_width(units: list[dict], level: float, keep=None):
+#: the conformal rule the splits calibrate with: each pair's own quantile, then the conformal rank over pairs (the
+#: interval /new-app states); ``held_out`` (:mod:`modeling.intervals.conformal`) is the alternative a benchmark
+#: compares it with.
+RULE = "per_application"
+
+
+def _half_width(units: list[dict], level: float, keep=None, rule: str = RULE):
     """(half-width, supported level) over ``units`` (pairs), each restricted to ``keep(unit)`` rows; None when
     fewer than two units have rows."""
     errs, labels = [], []
@@ -161,7 +167,7 @@ def _half_width(units: list[dict], level: float, keep=None):
             labels += [u["target"]] * int(m.sum())
     if len(errs) < 2:
         return None
-    return conformal.group_half_width(np.concatenate(errs), np.asarray(labels), level, "per_application")
+    return conformal.group_half_width(np.concatenate(errs), np.asarray(labels), level, rule)
 
 
 def _training(split: str, held: dict, pairs: list[dict], released: dict) -> list[dict]:
@@ -177,7 +183,7 @@ def _training(split: str, held: dict, pairs: list[dict], released: dict) -> list
 
 
 def held_out_gpu(split: str, held: dict, pairs: list[dict], level: float = INTERVAL_LEVEL,
-                 released: dict | None = None) -> HeldOutGpu:
+                 released: dict | None = None, rule: str = RULE) -> HeldOutGpu:
     """``held`` (one pair's errors) under ``split``, its interval calibrated on ``pairs`` other than it only;
     ``released``: each GPU's first availability (year-month) for the chronological split (:data:`RELEASED`)."""
     released = RELEASED if released is None else released
@@ -189,7 +195,7 @@ def held_out_gpu(split: str, held: dict, pairs: list[dict], level: float = INTER
     if split == "gpu+application":
         inside, factors, sup = np.zeros(held["err"].size, bool), [], []
         for a in np.unique(held["app"]):
-            hw = _half_width(train, level, lambda u, a=a: u["app"] != a)
+            hw = _half_width(train, level, lambda u, a=a: u["app"] != a, rule)
             if hw is None:
                 return HeldOutGpu(**base, note="no interval: fewer than two other GPUs to calibrate on")
             mine = held["app"] == a
@@ -198,7 +204,7 @@ def held_out_gpu(split: str, held: dict, pairs: list[dict], level: float = INTER
             sup.append(hw[1])
         return HeldOutGpu(**base, factor=float(np.median(factors)), level_supported=float(min(sup)),
                           coverage=float(100 * inside.mean()))
-    hw = _half_width(train, level)
+    hw = _half_width(train, level, rule=rule)
     if hw is None:
         why = {"architecture": f"fewer than two GPUs of another architecture than {held['architecture']}",
                "chronological": "fewer than two GPUs released before it",
@@ -210,25 +216,30 @@ def held_out_gpu(split: str, held: dict, pairs: list[dict], level: float = INTER
 
 
 def validate(tables: list, host: str, metric: str = "duration", level: float = INTERVAL_LEVEL,
-             splits=tuple(SPLITS)) -> SplitValidation:
+             splits=tuple(SPLITS), rule: str = RULE) -> SplitValidation:
     """Every GPU of ``tables`` (one measured pair per target, from ``host``'s counters) held out under each
     split of ``splits``."""
-    return validate_pairs([_pair_errors(t) for t in tables], host, metric, level, splits)
+    return validate_pairs([_pair_errors(t) for t in tables], host, metric, level, splits, rule=rule)
 
 
 def validate_pairs(pairs: list[dict], host: str, metric: str = "duration", level: float = INTERVAL_LEVEL,
-                   splits=tuple(SPLITS), released: dict | None = None) -> SplitValidation:
+                   splits=tuple(SPLITS), released: dict | None = None, rule: str = RULE) -> SplitValidation:
     """:func:`validate` on pairs already scored (:func:`pair_errors`), ``released`` giving each GPU's first
-    availability for the chronological split (default :data:`RELEASED`, the shipped GPUs')."""
+    availability for the chronological split (default :data:`RELEASED`, the shipped GPUs'); ``rule``: the
+    conformal rule (:data:`RULE` is what the page states; another is for comparison only)."""
     for s in splits:
         if s not in SPLITS:
             raise ConfigError(f"Unknown split {s!r}; use one of {', '.join(SPLITS)}.")
-    out = [SplitResult(s, [held_out_gpu(s, p, pairs, level, released) for p in pairs]) for s in splits]
+    if rule not in conformal.RULES or rule == "pooled":
+        raise ConfigError(f"Unknown interval rule {rule!r} for GPUs as units; use per_application, weighted or "
+                          "held_out.")
+    out = [SplitResult(s, [held_out_gpu(s, p, pairs, level, released, rule) for p in pairs]) for s in splits]
     return SplitValidation(host, metric, level, out)
 
 
-def shipped_validation(host: str, metric: str = "duration", level: float = INTERVAL_LEVEL) -> SplitValidation:
+def shipped_validation(host: str, metric: str = "duration", level: float = INTERVAL_LEVEL,
+                       rule: str = RULE) -> SplitValidation:
     """:func:`validate` on the shipped data: ``host`` with every other shipped GPU."""
     from modeling.newapp.hypothetical import shipped_pairs
 
-    return validate(shipped_pairs(host, metric), host, metric, level)
+    return validate(shipped_pairs(host, metric), host, metric, level, rule=rule)

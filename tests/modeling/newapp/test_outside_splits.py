@@ -59,3 +59,19 @@ def test_pair_errors_scores_only_rows_with_a_positive_measurement_and_estimate()
 def test_an_unknown_split_is_refused_naming_the_four():
     with pytest.raises(ConfigError, match="gpu, architecture, chronological, gpu\\+application"):
         splits.validate_pairs([], "T4", splits=("leave-everything-out",))
+
+
+def test_the_splits_state_the_per_pair_rule_and_compare_another_only_when_asked(data):
+    """The default rule is the one /new-app states (each pair's quantile, then the conformal rank over pairs);
+    ``held_out`` calibrates the mean coverage instead, so its interval is no wider on any held-out GPU here;
+    the pooled rule (every workload a unit) is refused: a GPU's workloads share its bias."""
+    times, devices = data
+    part = times[times["level"] == "level1"]
+    stated = kb.validation("T4", part, devices, splits=("gpu",)).split("gpu")
+    same = kb.validation("T4", part, devices, splits=("gpu",), rule="per_application").split("gpu")
+    other = kb.validation("T4", part, devices, splits=("gpu",), rule="held_out").split("gpu")
+    assert [g.factor for g in stated.gpus] == [g.factor for g in same.gpus]
+    assert all(o.factor <= s.factor + 1e-12 for o, s in zip(other.gpus, stated.gpus))
+    assert any(o.factor < s.factor for o, s in zip(other.gpus, stated.gpus))
+    with pytest.raises(ConfigError, match="held_out"):
+        kb.validation("T4", part, devices, rule="pooled")
