@@ -27,7 +27,7 @@ import argparse
 import numpy as np
 
 from modeling.newapp.splits import RULE, SPLITS
-from testkit.kernelbench_splits import load, validation
+from testkit.kernelbench_splits import load, pairs_from, validation
 
 
 def main(argv=None) -> int:
@@ -63,6 +63,10 @@ def main(argv=None) -> int:
                     print(f"{s.split:16s} {g.target:10s} {g.architecture:7s} {g.mean_ape:8.1f} {g.median_ape:7.1f} "
                           f"{_f(g.factor, '.3g'):>7s} {_f(g.level_supported, '.2f'):>6s} {_f(g.coverage):>8s}  "
                           f"{', '.join(g.training) or g.note}")
+            print("\nper level (the application held out in gpu+application), mean APE % of each held-out GPU")
+            for pr in pairs_from(args.host, times, devices):
+                cells = ", ".join(f"{lv} {pr['ape'][pr['app'] == lv].mean():.1f}" for lv in np.unique(pr["app"]))
+                print(f"  {pr['target']:10s} {cells}")
     print(f"\nover {len(hosts)} host(s): mean APE of a held-out GPU {np.mean(apes):.1f} % on average")
     print("per split, over the held-out GPUs of every host: the lowest coverage, the mean, how many held-out GPUs "
           "had >= 90 % of their programs inside, and the mean level the calibration supported")
