@@ -6,6 +6,7 @@ import pytest
 
 from modeling.errors import ConfigError
 from modeling.newapp import splits
+from testkit import apps2016_splits as apps
 from testkit import kernelbench_splits as kb
 
 
@@ -75,3 +76,20 @@ def test_the_splits_state_the_per_pair_rule_and_compare_another_only_when_asked(
     assert any(o.factor < s.factor for o, s in zip(other.gpus, stated.gpus))
     with pytest.raises(ConfigError, match="held_out"):
         kb.validation("T4", part, devices, rule="pooled")
+
+
+def test_the_apps2016_kernels_run_through_the_page_s_own_path():
+    """apps-2016 carries the host's counters: each pair is read as an upload is (frame_table) and the splits
+    are splits.validate, the counters-based roofline included; a slice of three GPUs and two applications."""
+    data = apps.load()
+    assert set(data["gpu"]) == {"GTX-680", "Tesla-K20", "Tesla-K40", "Titan", "Quadro", "GTX-970", "GTX-980",
+                                "TitanX"}
+    assert data["application"].nunique() == 9 and (data["duration"] > 0).all()
+    part = data[data["gpu"].isin(["GTX-680", "GTX-980", "TitanX"]) & data["application"].isin(["vectorAdd", "dotProd"])]
+    tables = apps.tables_from("GTX-680", part)
+    assert [t.target_spec["device"] for t in tables] == ["GTX-980", "TitanX"]
+    assert all(t.roles.keys() >= {"dram_read", "dram_write", "issue_util", "grid_x"} for t in tables)
+    v = apps.validation("GTX-680", part)
+    gpu = v.split("gpu")
+    assert all(g.coverage is None and "fewer than two" in g.note for g in gpu.gpus)  # one other GPU each
+    assert all(g.n > 0 and np.isfinite(g.mean_ape) for g in gpu.gpus)
