@@ -3,6 +3,7 @@ host/target pair, each target's pair left out of its own interval's calibration.
 
     .venv/bin/python -m benchmarks.newapp_splits            # every host -> Tesla-P100, then every pair
     .venv/bin/python -m benchmarks.newapp_splits --newer    # only pairs whose target was released after the host
+    .venv/bin/python -m benchmarks.newapp_splits --rule held_out   # the splits calibrated by another rule
 
 For every ordered pair (host, target) of shipped GPUs it runs what ``python -m modeling newapp --host H --gpu T``
 runs (:func:`modeling.newapp.hypothetical.shipped_hypothetical`: T's own pair never calibrates T's interval) and
@@ -19,7 +20,7 @@ import numpy as np
 from modeling import shipped
 from modeling.newapp.data import device_spec
 from modeling.newapp.hypothetical import shipped_hypothetical
-from modeling.newapp.splits import RELEASED, SPLITS, shipped_validation
+from modeling.newapp.splits import RELEASED, RULE, SPLITS, shipped_validation
 
 
 def pair_row(host: str, target: str) -> dict:
@@ -34,6 +35,8 @@ def pair_row(host: str, target: str) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--newer", action="store_true", help="only pairs whose target was released after the host")
+    ap.add_argument("--rule", default=RULE, help=f"the splits' conformal rule (default {RULE}, what the page states; "
+                    "held_out for comparison)")
     args = ap.parse_args(argv)
     gpus = shipped.gpu_names()
     print("host -> Tesla-P100 (its own pair never in the calibration)")
@@ -51,15 +54,22 @@ def main(argv=None) -> int:
           f"{ape.mean():.1f} % on average; the 90 % interval covers >= 90 % of the target's workloads on "
           f"{int((cov >= 90).sum())} of them, < 90 % on {int((cov < 90).sum())} (lowest {cov.min():.1f} %, "
           f"median {np.median(cov):.1f} %)")
-    print("\nper split, over every host: lowest coverage over the held-out GPUs (and its host -> GPU)")
+    print("\nper split, over the held-out GPUs of every host: the lowest coverage (and its host -> GPU), the mean, "
+          "how many held-out GPUs had >= 90 % of their workloads inside, and the mean level the calibration supported")
     lows = {s: (101.0, None) for s in SPLITS}
+    covs = {s: [] for s in SPLITS}
+    levels = {s: [] for s in SPLITS}
     for h in gpus:
-        for s in shipped_validation(h).splits:
+        for s in shipped_validation(h, rule=args.rule).splits:
             for g in s.covered:
+                covs[s.split].append(g.coverage)
+                levels[s.split].append(g.level_supported)
                 if g.coverage < lows[s.split][0]:
                     lows[s.split] = (g.coverage, f"{h} -> {g.target}")
     for s, (c, where) in lows.items():
-        print(f"{s:16s} {c:6.1f} %  ({where})")
+        m = np.asarray(covs[s])
+        print(f"{s:16s} {c:6.1f} %  ({where})  mean {m.mean():.1f} %  >= 90 %: {int((m >= 90).sum())} of {len(m)}  "
+              f"supported {100 * np.mean(levels[s]):.1f} %")
     return 0
 
 

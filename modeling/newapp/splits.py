@@ -133,16 +133,30 @@ def resembles(device: dict, measured: list[dict]) -> str:
     return "gpu" if device["architecture"].casefold() in archs else "architecture"
 
 
+def pair_errors(target: str, architecture: str, measured, estimate, kernels, applications) -> dict:
+    """One measured pair's errors, the unit every split calibrates on: ``estimate`` of the ``target`` GPU's
+    ``measured`` values (only rows where both are finite and positive are scored), with each row's kernel and
+    application. The roofline of the shipped data (:func:`_pair_errors`) and any other estimate of a GPU from
+    its specs (an outside dataset's) pass through here, so the splits and the intervals are the same code."""
+    y, e = np.asarray(measured, float), np.asarray(estimate, float)
+    ok = np.isfinite(y) & np.isfinite(e) & (y > 0) & (e > 0)
+    return {"target": str(target), "architecture": str(architecture), "ape": ape(y[ok], e[ok]),
+            "err": np.abs(np.log(y[ok] / e[ok])), "kernel": np.asarray(kernels)[ok].astype(str),
+            "app": np.asarray(applications)[ok].astype(str)}
+
+
 def _pair_errors(t) -> dict:
-    e = est.roofline(t)
-    y = t.target
-    ok = np.isfinite(y) & np.isfinite(e.point) & (y > 0) & (e.point > 0)
-    return {"target": t.target_spec["device"], "architecture": t.target_spec["architecture"],
-            "ape": ape(y[ok], e.point[ok]), "err": np.abs(np.log(y[ok] / e.point[ok])),
-            "kernel": np.asarray(t.kernels)[ok].astype(str), "app": np.asarray(t.groups)[ok].astype(str)}
+    return pair_errors(t.target_spec["device"], t.target_spec["architecture"], t.target, est.roofline(t).point,
+                       t.kernels, t.groups)
 
 
-def _half_width(units: list[dict], level: float, keep=None):
+#: the conformal rule the splits calibrate with: each pair's own quantile, then the conformal rank over pairs (the
+#: interval /new-app states); ``held_out`` (:mod:`modeling.intervals.conformal`) is the alternative a benchmark
+#: compares it with.
+RULE = "per_application"
+
+
+def _half_width(units: list[dict], level: float, keep=None, rule: str = RULE):
     """(half-width, supported level) over ``units`` (pairs), each restricted to ``keep(unit)`` rows; None when
     fewer than two units have rows."""
     errs, labels = [], []
@@ -153,32 +167,35 @@ def _half_width(units: list[dict], level: float, keep=None):
             labels += [u["target"]] * int(m.sum())
     if len(errs) < 2:
         return None
-    return conformal.group_half_width(np.concatenate(errs), np.asarray(labels), level, "per_application")
+    return conformal.group_half_width(np.concatenate(errs), np.asarray(labels), level, rule)
 
 
-def _training(split: str, held: dict, pairs: list[dict]) -> list[dict]:
+def _training(split: str, held: dict, pairs: list[dict], released: dict) -> list[dict]:
     others = [p for p in pairs if p["target"] != held["target"]]
     if split in ("gpu", "gpu+application"):
         return others
     if split == "architecture":
         return [p for p in others if p["architecture"].casefold() != held["architecture"].casefold()]
     if split == "chronological":
-        when = RELEASED.get(held["target"])
-        return [p for p in others if when and RELEASED.get(p["target"]) and RELEASED[p["target"]] < when]
+        when = released.get(held["target"])
+        return [p for p in others if when and released.get(p["target"]) and released[p["target"]] < when]
     raise ConfigError(f"Unknown split {split!r}; use one of {', '.join(SPLITS)}.")
 
 
-def held_out_gpu(split: str, held: dict, pairs: list[dict], level: float = INTERVAL_LEVEL) -> HeldOutGpu:
-    """``held`` (one pair's errors) under ``split``, its interval calibrated on ``pairs`` other than it only."""
-    train = _training(split, held, pairs)
+def held_out_gpu(split: str, held: dict, pairs: list[dict], level: float = INTERVAL_LEVEL,
+                 released: dict | None = None, rule: str = RULE) -> HeldOutGpu:
+    """``held`` (one pair's errors) under ``split``, its interval calibrated on ``pairs`` other than it only;
+    ``released``: each GPU's first availability (year-month) for the chronological split (:data:`RELEASED`)."""
+    released = RELEASED if released is None else released
+    train = _training(split, held, pairs, released)
     kernels = {str(k): float(held["ape"][held["kernel"] == k].mean()) for k in np.unique(held["kernel"])}
-    base = dict(target=held["target"], architecture=held["architecture"], released=RELEASED.get(held["target"]),
+    base = dict(target=held["target"], architecture=held["architecture"], released=released.get(held["target"]),
                 n=int(held["ape"].size), mean_ape=float(held["ape"].mean()), median_ape=float(np.median(held["ape"])),
                 per_kernel=kernels, training=tuple(p["target"] for p in train))
     if split == "gpu+application":
         inside, factors, sup = np.zeros(held["err"].size, bool), [], []
         for a in np.unique(held["app"]):
-            hw = _half_width(train, level, lambda u, a=a: u["app"] != a)
+            hw = _half_width(train, level, lambda u, a=a: u["app"] != a, rule)
             if hw is None:
                 return HeldOutGpu(**base, note="no interval: fewer than two other GPUs to calibrate on")
             mine = held["app"] == a
@@ -187,7 +204,7 @@ def held_out_gpu(split: str, held: dict, pairs: list[dict], level: float = INTER
             sup.append(hw[1])
         return HeldOutGpu(**base, factor=float(np.median(factors)), level_supported=float(min(sup)),
                           coverage=float(100 * inside.mean()))
-    hw = _half_width(train, level)
+    hw = _half_width(train, level, rule=rule)
     if hw is None:
         why = {"architecture": f"fewer than two GPUs of another architecture than {held['architecture']}",
                "chronological": "fewer than two GPUs released before it",
@@ -199,16 +216,30 @@ def held_out_gpu(split: str, held: dict, pairs: list[dict], level: float = INTER
 
 
 def validate(tables: list, host: str, metric: str = "duration", level: float = INTERVAL_LEVEL,
-             splits=tuple(SPLITS)) -> SplitValidation:
+             splits=tuple(SPLITS), rule: str = RULE) -> SplitValidation:
     """Every GPU of ``tables`` (one measured pair per target, from ``host``'s counters) held out under each
     split of ``splits``."""
-    pairs = [_pair_errors(t) for t in tables]
-    out = [SplitResult(s, [held_out_gpu(s, p, pairs, level) for p in pairs]) for s in splits]
+    return validate_pairs([_pair_errors(t) for t in tables], host, metric, level, splits, rule=rule)
+
+
+def validate_pairs(pairs: list[dict], host: str, metric: str = "duration", level: float = INTERVAL_LEVEL,
+                   splits=tuple(SPLITS), released: dict | None = None, rule: str = RULE) -> SplitValidation:
+    """:func:`validate` on pairs already scored (:func:`pair_errors`), ``released`` giving each GPU's first
+    availability for the chronological split (default :data:`RELEASED`, the shipped GPUs'); ``rule``: the
+    conformal rule (:data:`RULE` is what the page states; another is for comparison only)."""
+    for s in splits:
+        if s not in SPLITS:
+            raise ConfigError(f"Unknown split {s!r}; use one of {', '.join(SPLITS)}.")
+    if rule not in conformal.RULES or rule == "pooled":
+        raise ConfigError(f"Unknown interval rule {rule!r} for GPUs as units; use per_application, weighted or "
+                          "held_out.")
+    out = [SplitResult(s, [held_out_gpu(s, p, pairs, level, released, rule) for p in pairs]) for s in splits]
     return SplitValidation(host, metric, level, out)
 
 
-def shipped_validation(host: str, metric: str = "duration", level: float = INTERVAL_LEVEL) -> SplitValidation:
+def shipped_validation(host: str, metric: str = "duration", level: float = INTERVAL_LEVEL,
+                       rule: str = RULE) -> SplitValidation:
     """:func:`validate` on the shipped data: ``host`` with every other shipped GPU."""
     from modeling.newapp.hypothetical import shipped_pairs
 
-    return validate(shipped_pairs(host, metric), host, metric, level)
+    return validate(shipped_pairs(host, metric), host, metric, level, rule=rule)
