@@ -28,7 +28,7 @@ def redis_jobs(backend):
 def test_a_running_job_writes_its_records_again_and_is_not_judged_failed(redis_jobs, var, monkeypatch):
     d = redis_jobs
     run = new_run()
-    monkeypatch.setattr(d, "_task_id", lambda: "task-" + run)  # as in a Celery task
+    monkeypatch.setattr("dashboard.jobs.celery_job._task_id", lambda: "task-" + run)  # as in a Celery task
     d.run_submitted(run)
     d.job_started(run)
     try:

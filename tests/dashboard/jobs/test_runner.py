@@ -162,9 +162,9 @@ def test_results_a_job_computes_on_the_way_are_computed_once_under_their_lock(ba
 def _cancellable_job(key, log_path, out_q, task):
     """A job process as the panel runs one: started (local: a process group of its own; redis: a
     liveness lease under Celery task ``task``), then the runner."""
-    from dashboard.jobs import distributed
+    from dashboard.jobs import celery_job
 
-    distributed._task_id = lambda: task
+    celery_job._task_id = lambda: task
     jobs.job_started()
     try:
         out_q.put(jobs.run_job(key, _slow_compute(log_path, 600)))
