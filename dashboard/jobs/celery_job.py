@@ -11,6 +11,7 @@ import time
 from dashboard import settings
 from dashboard.jobs.leases import _RENEWER, Lease, _token_prefix
 from dashboard.jobs.outage import retrying
+from dashboard.jobs.owners import RECORD_SECONDS, RENEW_SECONDS, RedisStore
 from dashboard.jobs.redis_state import _TASK, _k, _quiet, client, last_beat
 
 
@@ -23,14 +24,18 @@ def _task_id() -> str | None:
 
 
 class _JobRecord:
-    """What a running job has recorded in Redis besides its leases (that it started, and its status), kept in
-    its process so that it can be written again when Redis loses its data while the job runs (a restart
-    without persistence): the job's liveness lease is then taken back within a second (:meth:`Lease.renew`)
-    and this record written with it, so the pages see the job running on, never lost, and find its result."""
+    """What a running job has recorded in Redis besides its leases (that it started, its status, and who started it:
+    dashboard/jobs/owners.py), kept in its process so that it can be written again when Redis loses its data while
+    the job runs (a restart without persistence): the job's liveness lease is then taken back within a second
+    (:meth:`Lease.renew`) and this record written with it, so the pages see the job running on, never lost, and find
+    its result, and its starter's Cancel still ends it."""
 
     def __init__(self, task: str | None, run: str | None):
         self.task, self.run = task, run
         self.statuses: dict[str, str] = {}  # status key -> the last status this job wrote there
+        # who started the job, as the web server recorded it (None: nobody on record, and none is made up)
+        self.owner = _quiet(RedisStore().read, task, default=None) if task else None
+        self.owner_renewed = 0.0
 
     def marks(self) -> list[str]:
         return ([_k("started", self.task)] if self.task else []) + ([_k("run", self.run, "started")] if self.run
@@ -43,7 +48,16 @@ class _JobRecord:
             pipe.set(name, "1", ex=ttl)
         for name, value in list(self.statuses.items()):
             pipe.set(name, value, ex=ttl, nx=True)  # a status written meanwhile (by the watcher) is newer
+        if self.owner is not None:  # kept as long as the job runs: its starter's Cancel never loses its record
+            pipe.set(RedisStore.key(self.task), self.owner, ex=RECORD_SECONDS)
         pipe.execute()
+        self.owner_renewed = time.time()
+
+    def renew_owner(self) -> None:
+        """Renew the starter's record (at most every ``RENEW_SECONDS``), by the job's watchdog while it runs."""
+        if self.owner is not None and time.time() - self.owner_renewed > RENEW_SECONDS:
+            client().expire(RedisStore.key(self.task), RECORD_SECONDS)
+            self.owner_renewed = time.time()
 
 
 def job_started(run: str | None = None) -> None:
@@ -57,7 +71,7 @@ def job_started(run: str | None = None) -> None:
         _TASK.leases.append(Lease(_k("alive", task), on_retaken=record.write))
     if run:
         _TASK.leases.append(Lease(_k("run", run, "alive"), on_retaken=record.write))
-    if record.marks():
+    if record.marks() or record.owner is not None:
         retrying(record.write)
     for lease in _TASK.leases:
         lease.acquire()
@@ -98,6 +112,7 @@ class _Watchdog(threading.Thread):
         super().__init__(name="perfcast-watchdog", daemon=True)
         self.key, self.run_id, self.task, self.also = key, run, task, also
         self.job_thread = threading.get_ident()  # the task's thread
+        self.record = getattr(_TASK, "record", None)  # the job's own records (a fan-out helper watches none)
         self.done = threading.Event()
 
     def run(self) -> None:
@@ -107,6 +122,8 @@ class _Watchdog(threading.Thread):
                 if client().exists(_k("cancel", self.task)) or (self.also is not None and self.also()):
                     return self._end("cancelled")
                 beat = last_beat(self.key) or 0.0
+                if self.record is not None and self.record.task == self.task:
+                    self.record.renew_owner()
             except Exception:  # noqa: BLE001 - Redis unreachable: pages could not beat either
                 unreachable = time.time()
                 continue

@@ -10,7 +10,8 @@ The same guarantees as :mod:`dashboard.jobs.local`, across machines:
   A job whose machine died stops renewing: its lease runs out, a waiting job takes the key over, and the
   page's watchdog reports "failed, run again" (the lease is how a dead job is told from a slow one).
 * A per-machine cap of concurrent trainings: ``MAX_CONCURRENT_JOBS`` leased slots per host name.
-* Cancel is a flag (``perfcast:cancel:<task id>``); a task still queued is also revoked. A running job is
+* Cancel is a flag (``perfcast:cancel:<task id>``), set only for the job's starter (:mod:`dashboard.jobs.owners`);
+  a task still queued is also revoked. A running job is
   watched for that flag and for abandonment, outside its progress reports, by a thread of its process
   (:class:`_Watchdog`, every ``WATCH_SECONDS``: it raises the runner's stop exception in the job's thread) and,
   on a prefork pool, by the pool process's watcher (dashboard/jobs/watcher.py: a job still running 0.6 s later, inside
@@ -25,6 +26,10 @@ The same guarantees as :mod:`dashboard.jobs.local`, across machines:
 * Redis unreachable or restarting (:mod:`dashboard.jobs.outage`): the job keeps its result and writes it
   (and its status, and Dash's answer) when Redis answers again; leases lost in the outage are taken back;
   for a few seconds after a restart no job is judged dead; the page's poll keeps going meanwhile.
+
+This module is Dash's Celery manager and :class:`RedisBackend`; the rest lives in :mod:`dashboard.jobs.redis_state`
+(results, statuses, beats, runs), :mod:`dashboard.jobs.leases` (leases, a key's lock, a machine's slots) and
+:mod:`dashboard.jobs.celery_job` (the job's side in its Celery task), and is imported here under its old names.
 """
 
 from __future__ import annotations
@@ -48,11 +53,6 @@ from dashboard.jobs.redis_state import (FRESH_DATA_SECONDS, PREFIX, _k, _quiet, 
 
 # ------------------------------------------------------------------------ Dash's manager
 
-#: how long a job's starter is kept for the check of a cancel (:meth:`LeasedCeleryManager.terminate_job`); a job
-#: whose record has run out (longer than any job runs) is cancelled by any handle Dash signed for it
-OWNER_SECONDS = 7 * 86400
-
-
 class LeasedCeleryManager(CeleryManager):
     """Dash's Celery manager, with a cooperative cancel (a flag the job checks; a queued task is also
     revoked) and a job whose liveness lease ran out counted as not running."""
@@ -67,7 +67,7 @@ class LeasedCeleryManager(CeleryManager):
     def call_job_fn(self, key, job_fn, args, context):
         from plotly.utils import PlotlyJSONEncoder
 
-        from dashboard.jobs import prestart, runs
+        from dashboard.jobs import owners, prestart
 
         answer = prestart.answer_before_start(job_fn, args)  # refused here: no task is queued
         if answer is not None:
@@ -76,23 +76,15 @@ class LeasedCeleryManager(CeleryManager):
         job = super().call_job_fn(key, job_fn, args, context)
         c = client()
         c.set(_k("queued", job), "1", ex=7200)  # submitted: not started yet, not lost
-        c.set(_k("owner", job), runs.requester(), ex=OWNER_SECONDS)  # who may cancel it (terminate_job)
+        owners.REDIS.record(job)  # who may cancel it (terminate_job)
         return job
 
     def terminate_job(self, job):
-        from dashboard.jobs import prestart, runs
+        from dashboard.jobs import owners, prestart
 
-        if job is None or prestart.no_job(job):
-            return
+        if job is None or prestart.no_job(job) or not owners.REDIS.may_cancel(job):
+            return  # refused (dashboard/jobs/owners.py): another person's job, or nobody's on record
         c = client()
-        owner = c.get(_k("owner", job))
-        if owner is not None and owner.decode() != runs.requester():
-            # a job handle is signed for the page load that started the job, not for its person: a handle
-            # replayed from another session (copied from a shared screen, a log, a proxy) cancels nothing
-            from dashboard import audit_log
-
-            audit_log.record("refused: cancel", job=str(job)[:64])
-            return
         c.set(_k("cancel", job), "1", ex=3600)  # the job and every helper it sent watch this flag
         helpers = [h.decode() for h in c.smembers(_k("helpers", job))]  # its fan-out's tasks still queued
         self.handle.control.revoke([job, *helpers])

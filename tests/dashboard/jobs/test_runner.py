@@ -10,6 +10,7 @@ import time
 
 
 from dashboard import jobs
+from dashboard.jobs import owners
 from testkit.waiting import until
 from dashboard.jobs.backend import active
 from modeling.version import code_version
@@ -178,6 +179,7 @@ def test_cancel_stops_the_job(backend, var):
     q = ctx.Queue()
     p = ctx.Process(target=_cancellable_job, args=(key, var / "c.log", q, "task-cancel-1"))
     p.start()
+    (owners.LOCAL if backend == "local" else owners.REDIS).record(p.pid if backend == "local" else "task-cancel-1")
     try:
         assert until(lambda: _state(key) == "running")
         # what Dash calls on Cancel: local ends the job's process group, redis sets the flag the job checks
