@@ -50,7 +50,7 @@ class GroupManager(DiskcacheManager):
         return job_fn
 
     def call_job_fn(self, key, job_fn, args, context):
-        from dashboard.jobs import launcher, prestart
+        from dashboard.jobs import launcher, owners, prestart
 
         answer = prestart.answer_before_start(job_fn, args)  # refused here: no process is started
         if answer is not None:
@@ -59,7 +59,7 @@ class GroupManager(DiskcacheManager):
         background_key, module = job_fn.perfcast_callback
         job = launcher.start(background_key, str(self.handle.directory), key, self._make_progress_key(key),
                              args, context, [*_app_modules(), module])
-        _write_owner(job)
+        owners.LOCAL.record(job)  # who may cancel it (terminate_job)
         return job
 
     def job_running(self, job):
@@ -70,49 +70,14 @@ class GroupManager(DiskcacheManager):
         return bool(job) and not prestart.no_job(job) and pid_alive(job)
 
     def terminate_job(self, job):
-        from dashboard.jobs import launcher, prestart
+        from dashboard.jobs import launcher, owners, prestart
 
-        if job is None or prestart.no_job(job):
-            return
-        if not _may_cancel(job):
-            from dashboard import audit_log
-
-            audit_log.record("refused: cancel", job=str(job)[:64])
-            return
+        if job is None or prestart.no_job(job) or not owners.LOCAL.may_cancel(job):
+            return  # refused (dashboard/jobs/owners.py): another person's job, or nobody's on record
         if launcher.supervised(int(job)):
             launcher.stop(int(job))
         else:  # a job group of an earlier version (or a test's own)
             kill_group(int(job))
-
-
-def _owner_file(job):
-    return var_path("jobs", "owners") / str(int(job))
-
-
-def _write_owner(job) -> None:
-    """Record who started job ``job`` (its supervisor's pid; a reused pid's record is written again by its own
-    start), for :func:`_may_cancel`."""
-    from dashboard.jobs import runs
-
-    try:
-        path = _owner_file(job)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(runs.requester())
-    except (OSError, ValueError):  # no record: the job is cancelled by any handle Dash signed for it, as before
-        pass
-
-
-def _may_cancel(job) -> bool:
-    """Is this request's person the one who started ``job`` (or is there no record of who did)? A job handle is
-    signed for the page load that started the job, not for its person: replayed from another session, it
-    cancels nothing."""
-    from dashboard.jobs import runs
-
-    try:
-        owner = _owner_file(job).read_text()
-    except (OSError, ValueError):
-        return True
-    return owner == runs.requester()
 
 
 @lru_cache(maxsize=1)

@@ -1,6 +1,6 @@
 """The hard stop of a job on a Celery worker (redis backend): a small process beside each prefork pool process.
 
-The job's watchdog thread (:class:`dashboard.jobs.distributed._Watchdog`) raises the stop exception in the job's
+The job's watchdog thread (:class:`dashboard.jobs.celery_job._Watchdog`) raises the stop exception in the job's
 thread, which ends a job computing in Python within its poll. A job inside a long call into C that holds the GIL
 runs no Python at all, that thread's included. So each pool process starts this watcher when it starts (by
 fork+exec: nothing of the pool process is inherited) and tells it, through its stdin, which job it runs (one JSON

@@ -16,7 +16,7 @@ import pytest
 
 from dashboard.crossgen import work
 from dashboard import jobs
-from dashboard.jobs import local
+from dashboard.jobs import local, owners
 from dashboard.crossgen.kinds import SWEEP
 
 SHM = Path("/dev/shm")
@@ -55,6 +55,7 @@ def _start(abandon_after=None, folds="10"):
     proc = multiprocess.get_context("fork").Process(target=_sweep_job, args=(req["key"], req["params"],
                                                                              abandon_after))
     proc.start()
+    owners.LOCAL.record(proc.pid)  # its starter, as the manager records it when a page starts a job
     deadline = time.time() + 60
     while len(_group(proc.pid)) < 3 and time.time() < deadline:  # the job and its two workers
         time.sleep(0.05)

@@ -1,7 +1,8 @@
 """Redis loses its data while a job runs (a restart without persistence; here ``FLUSHALL``, the same loss
 without the restart): the job takes its leases back within a second and writes again what it had recorded (that
-it started, its status), so the page's poll and watchdog see it running; and no second job of the same key takes
-the key's lock in the moment before the running job has taken it back."""
+it started, its status, who started it), so the page's poll and watchdog see it running and its starter can still
+cancel it; and no second job of the same key takes the key's lock in the moment before the running job has taken
+it back."""
 
 import threading
 import time
@@ -9,6 +10,7 @@ import time
 import pytest
 
 from dashboard import jobs
+from dashboard.jobs import owners
 from dashboard.jobs.runs import new_run
 from testkit.waiting import until
 
@@ -28,13 +30,15 @@ def redis_jobs(backend):
 def test_a_running_job_writes_its_records_again_and_is_not_judged_failed(redis_jobs, var, monkeypatch):
     d = redis_jobs
     run = new_run()
-    monkeypatch.setattr(d, "_task_id", lambda: "task-" + run)  # as in a Celery task
+    monkeypatch.setattr("dashboard.jobs.celery_job._task_id", lambda: "task-" + run)  # as in a Celery task
     d.run_submitted(run)
+    owners.REDIS.store.write("task-" + run, "user:7")  # as the web server records the job's starter
     d.job_started(run)
     try:
         d.set_status(KEY, "running", run=run)
         d.client().flushall()
         assert until(lambda: d.client().exists(d._k("run", run, "started")) and d.status(KEY) is not None)
+        assert owners.REDIS.store.read("task-" + run) == "user:7"  # its starter's Cancel still ends it
         assert d.status(KEY)["state"] == "running" and d.status(KEY)["run"] == run
         assert d.client().exists(d._k("alive", "task-" + run), d._k("started", "task-" + run)) == 2
         assert not d.job_failed(KEY, run)

@@ -10,6 +10,7 @@ import time
 
 
 from dashboard import jobs
+from dashboard.jobs import owners
 from testkit.waiting import until
 from dashboard.jobs.backend import active
 from modeling.version import code_version
@@ -162,9 +163,9 @@ def test_results_a_job_computes_on_the_way_are_computed_once_under_their_lock(ba
 def _cancellable_job(key, log_path, out_q, task):
     """A job process as the panel runs one: started (local: a process group of its own; redis: a
     liveness lease under Celery task ``task``), then the runner."""
-    from dashboard.jobs import distributed
+    from dashboard.jobs import celery_job
 
-    distributed._task_id = lambda: task
+    celery_job._task_id = lambda: task
     jobs.job_started()
     try:
         out_q.put(jobs.run_job(key, _slow_compute(log_path, 600)))
@@ -178,6 +179,7 @@ def test_cancel_stops_the_job(backend, var):
     q = ctx.Queue()
     p = ctx.Process(target=_cancellable_job, args=(key, var / "c.log", q, "task-cancel-1"))
     p.start()
+    (owners.LOCAL if backend == "local" else owners.REDIS).record(p.pid if backend == "local" else "task-cancel-1")
     try:
         assert until(lambda: _state(key) == "running")
         # what Dash calls on Cancel: local ends the job's process group, redis sets the flag the job checks
