@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from modeling.phases.pieces import one_blas_thread, run
+from modeling.parallel import one_blas_thread
+from modeling.phases.pieces import run
 
 #: phases per matrix product of distances
 BLOCK = 64

@@ -23,7 +23,6 @@ MIN_PIECE = 64
 
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
-_blas = None
 
 
 def _after_fork_in_child() -> None:
@@ -43,18 +42,6 @@ def _threads() -> ThreadPoolExecutor:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="phases")
         return _pool
-
-
-def one_blas_thread():
-    """A context in which BLAS runs on one thread (the pieces are the threads); the libraries are looked
-    up once per process."""
-    global _blas
-    with _lock:
-        if _blas is None:
-            from threadpoolctl import ThreadpoolController
-
-            _blas = ThreadpoolController()
-    return _blas.limit(limits=1, user_api="blas")
 
 
 def run(kernel, B: int) -> None:

@@ -105,3 +105,29 @@ def test_stopping_while_workers_write_results_never_hangs():
     ``terminate`` would wait on it for ever: the workers are asked to end first, killed only if they must be."""
     ok, _ = _in_own_group(_stop_early_while_workers_write_results, 90)
     assert ok
+
+
+def test_one_blas_thread_limits_a_blas_loaded_after_its_first_use():
+    """The libraries are looked up once, not at every entry (7-20 ms each, once per fit), and again after new
+    imports: a BLAS that an import loads later (scipy's own beside numpy's) is limited too."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import json, sys
+        import numpy
+        from threadpoolctl import threadpool_info
+        from modeling.parallel import one_blas_thread
+        with one_blas_thread():
+            pass
+        import scipy.linalg  # another BLAS, loaded after the first use
+        with one_blas_thread():
+            inside = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+        print(json.dumps(inside))
+    """)
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    inside = __import__("json").loads(out.stdout)
+    assert len(inside) >= 2 and set(inside) == {1}
