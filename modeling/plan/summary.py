@@ -18,13 +18,17 @@ Numbers are given to 4 significant digits (the command line's precision before i
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from modeling.plan.loop import RoundChange, RoundResults
-from modeling.plan.results import Plan
 from modeling.plan.strategies import LABELS
 from modeling.results import Fact, Note, Provenance, Summary, SummaryTable, number
+
+if TYPE_CHECKING:
+    from modeling.plan.loop import RoundChange, RoundResults
+
+# ``p`` below is a :class:`modeling.plan.results.Plan`, not imported here: ``Plan.summary()`` imports this module
 
 #: the nominal level of the intervals when the caller does not say (``plan --level``'s default)
 LEVEL = 0.9
@@ -59,11 +63,11 @@ def error_text(e: float | None) -> str:
     return f"{e:.4g} (≈ {100 * (math.exp(e) - 1):.4g} % off)"
 
 
-def _strategy(p: Plan) -> str:
+def _strategy(p) -> str:
     return f"{p.strategy} ({LABELS.get(p.strategy, p.strategy)})"
 
 
-def effect_sentence(p: Plan, level: float = LEVEL) -> str:
+def effect_sentence(p, level: float = LEVEL) -> str:
     """The expected effect of simulating the batch, in words with its units."""
     e = p.expected
     head = f"Simulating these {e.n_batch} workloads costs {hours(e.batch_hours)} of simulator time"
@@ -82,7 +86,7 @@ def effect_sentence(p: Plan, level: float = LEVEL) -> str:
     return f"{words}. How: {e.basis}."
 
 
-def choice_sentence(p: Plan) -> str:
+def choice_sentence(p) -> str:
     return f"{_strategy(p)}; asked: {p.requested}. Why: {p.chosen_because}."
 
 
@@ -102,7 +106,7 @@ def round_sentence(r: RoundChange) -> str:
                if moved else ""))
 
 
-def replay_sentence(p: Plan) -> str:
+def replay_sentence(p) -> str:
     c = p.replay[0] if p.replay else None
     if c is None:
         return ""
@@ -113,7 +117,7 @@ def replay_sentence(p: Plan) -> str:
                else ""))
 
 
-def batch_rows(p: Plan) -> list[dict]:
+def batch_rows(p) -> list[dict]:
     """One row per workload of the batch, in rank order (1 = simulate first)."""
     return [{"rank": b.rank, "id": b.id, "group": b.group or "", "cost_hours": b.cost, "width": b.width,
              "distance": b.distance, "predicted": b.predicted, "lower": b.lower, "upper": b.upper,
@@ -129,7 +133,7 @@ def round_rows(r: RoundChange | None) -> list[dict]:
             for w in r.moves]
 
 
-def replay_rows(p: Plan) -> list[dict]:
+def replay_rows(p) -> list[dict]:
     """The replay curves, one row per strategy and round (round 0: the random start)."""
     out = []
     for c in p.replay:
@@ -147,7 +151,7 @@ def _table(caption, rows, columns, key, decimals=None) -> SummaryTable:
     return SummaryTable(caption, pd.DataFrame(rows, columns=[f for f, _ in columns]), columns, decimals or {}, key)
 
 
-def summarize(p: Plan, *, data: str = "", target: str = "", level: float = LEVEL, changes: RoundChange | None = None,
+def summarize(p, *, data: str = "", target: str = "", level: float = LEVEL, changes: RoundChange | None = None,
               results: RoundResults | None = None, provenance: Provenance | None = None) -> Summary:
     """The summary of plan ``p`` (see the module docstring): ``data`` names the table or dataset, ``target``
     the simulated column; ``changes``: what the last round changed; ``results``: what the round's simulator
