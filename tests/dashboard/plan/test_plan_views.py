@@ -149,7 +149,7 @@ def test_the_report_carries_the_batch_the_chart_and_the_provenance(uploaded):
     page = PLAN.run(_params(uploaded["id"], budget=4), silent)
     html = build(page, "http://127.0.0.1:8050/plan?x=1").html().decode()
     assert all(b.id in html for b in page.plan.batch) and "chart-0" in html
-    assert page.provenance.code_version in html and "Expected effect" in html
+    assert page.provenance.code_version in html and "What the numbers mean" in html and "Simulating these" in html
 
 
 def test_forged_form_values_give_the_cost_choices_of_nothing_rather_than_an_error(uploaded):
