@@ -17,11 +17,12 @@ from dashboard.state import datasets
 from dashboard.state.files import StorageError
 from dashboard.state.uploads import decode_upload, parse_upload
 from dashboard.ui.roles import editor_only
-from dashboard.ui.components import alert, card, grid, num_col, register_csv, stat
+from dashboard.ui.components import alert, card, grid, num_col, register_csv
 from dashboard.ui.fields import dropdown, field
 from dashboard.ui.figures import empty
 from dashboard.ui.format import si_col
 from dashboard.ui.share import register_url_sync, share_box
+from dashboard.ui.summary_card import summary_card
 from dashboard.ui.url_state import InvalidParameter, parse, parse_or_default
 from modeling.crossgen.situations import SITUATIONS
 from modeling.plan.planner import STRATEGY_CHOICES
@@ -140,7 +141,9 @@ def layout(**query):
         html.Div(summary, id=f"{P}-summary"),
         html.Div([
             html.Div(card(html.H2("What the last batch's simulations changed"),
-                          html.P(rnd, id=f"{P}-round-text", className="situation"),
+                          html.P("Per workload the batch merged into this dataset version: the value the plan "
+                                 "before predicted, with its interval, against the one simulated, largest moves "
+                                 "first (what it changed in all: above).", className="hint"),
                           grid(f"{P}-round", _round_columns(unit), rows=rrows, height=320,
                                file_name="last_round.csv")), id=f"{P}-round-box", style=_shown(rnd)),
             card(html.H2("The batch to simulate, in order"),
@@ -167,27 +170,18 @@ def layout(**query):
 
 
 def _content(page):
-    """Summary, batch rows, unit, replay chart, round sentence and rows."""
+    """Summary, batch rows, unit, replay chart, whether a round was merged and its rows."""
     if page is None:
-        return None, [], "", empty("Press Plan to see the batch and the replay"), None, []
-    rf = views.round_facts(page)
+        return None, [], "", empty("Press Plan to see the batch and the replay"), False, []
     return (_summary(page), views.batch_rows(page), page.unit,
             replay(views.replay_series(page), "simulator hours spent", views.replay_title(page)),
-            rf["sentence"] if rf else None, views.round_rows(page))
+            page.round is not None, views.round_rows(page))
 
 
 def _summary(page):
-    f = views.facts(page)
-    return card(
-        html.Div([stat("strategy", page.plan.strategy, f"{P}-strategy-used"),
-                  stat("batch", f["batch"], f"{P}-batch-size"),
-                  stat("mean |log error| now → after", f["error"], f"{P}-error"),
-                  stat("median interval width now → after", f["width"], f"{P}-width"),
-                  stat("simulated / candidates", f["counts"], f"{P}-counts")], className="stats"),
-        html.Div([alert(n, "warning") for n in page.plan.notes], id=f"{P}-notes"),
-        html.P(views.effect_sentence(page), className="situation", id=f"{P}-effect"),
-        html.P(views.choice_sentence(page), id=f"{P}-why"),
-        html.P(views.provenance_text(page), className="hint", id=f"{P}-provenance"))
+    """The plan's summary as the page's card (the facts, the notes, the expected effect, why this strategy, what
+    the last round changed, the provenance): what the command line prints and the report says."""
+    return summary_card(page.summary(), P)
 
 
 register_dataset_dependents(P)
@@ -215,14 +209,14 @@ def _slowdown_used(cost):
 
 
 @callback(Output(f"{P}-summary", "children"), Output(f"{P}-batch", "rowData"), Output(f"{P}-batch", "columnDefs"),
-          Output(f"{P}-replay", "figure"), Output(f"{P}-round-text", "children"), Output(f"{P}-round", "rowData"),
+          Output(f"{P}-replay", "figure"), Output(f"{P}-round", "rowData"),
           Output(f"{P}-round", "columnDefs"), Output(f"{P}-round-box", "style"), Output(f"{P}-results", "style"),
           Output(f"{P}-link-error", "children"),
           Input(f"{P}-ready", "data"), prevent_initial_call=True)
 def _render(ready):
     page = views.plan_page(jobs.result_for(ready))
     summary, rows, unit, fig, rnd, rrows = _content(page)
-    return (summary, rows, _batch_columns(unit), fig, rnd, rrows, _round_columns(unit), _shown(rnd), _shown(page),
+    return (summary, rows, _batch_columns(unit), fig, rrows, _round_columns(unit), _shown(rnd), _shown(page),
             None if page else no_update)
 
 

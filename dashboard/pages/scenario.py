@@ -14,7 +14,7 @@ from dashboard import jobs
 from dashboard.crossgen.kinds import SCENARIO, SWEEP
 from dashboard.crossgen.leaderboard import leaderboard_rows
 from dashboard.crossgen.results import SavedScenario, ScenarioRun
-from dashboard.ui.components import alert, card, grid, num_col, pct_col, register_csv, stat
+from dashboard.ui.components import alert, card, grid, num_col, pct_col, register_csv
 from dashboard.ui import prediction_panel as panel
 from dashboard.ui.delete_confirm import delete_button
 from dashboard.ui.figures import empty
@@ -26,6 +26,7 @@ from dashboard.crossgen.params import (model_param, register_dataset_dependents,
 from dashboard.jobs.memo import derived
 from dashboard.jobs.panel import Views, drawn_by_run, job_panel, register_job
 from dashboard.ui.share import register_url_sync, share_box
+from dashboard.ui.summary_card import summary_card
 from dashboard.ui.url_state import Param, parse_or_default, to_query
 from modeling.crossgen.ensemble import ALL_MODELS
 
@@ -150,28 +151,14 @@ def summary_view(run: ScenarioRun):
 
 
 def _summary_view(run: ScenarioRun):
+    """The leaderboard's summary as the card (what ``python -m modeling ensemble`` prints: the ★, the baseline
+    counted, and its E_out, the best non-negative model, the baseline's E_out, the workloads and features, what the
+    numbers mean, a note when the baseline wins, the provenance), then the page's own sentences with their links:
+    which question the E_out answers, what was left out."""
     ens = run.ensemble
-    best, e_best = run.best.model, run.best.e_out
-    names = ens.names
-    verdict = None
-    if run.baseline_wins:
-        verdict = alert([html.Strong("No model beats the baseline. "),
-                         f"The host's own time × the median target/host ratio of the training workloads has E_out "
-                         f"{ens.baseline.e_out:.2f} %; the best model, {best}, {e_best:.2f} %. Use the "
-                         "baseline's numbers, or a model only where its own error is known to be lower."],
-                        "warning")
-    summary = card(
-        verdict,
-        html.Div([
-            stat("workloads", str(ens.n_workloads), f"{P}-n-workloads"),
-            stat("features", str(ens.n_features)),
-            stat("best model", best, f"{P}-best-model"),
-            stat("best E_out", f"{e_best:.2f} %", f"{P}-best-eout"),
-            stat("baseline E_out", "–" if ens.baseline is None else f"{ens.baseline.e_out:.2f} %"),
-        ], className="stats"),
-        situation(run),
-        html.P(scenario_text(run), className="hint"))
-    return summary, leaderboard_rows(ens), names, names
+    summary = summary_card(ens.summary(run.missing_rows, run.provenance), P)
+    summary.children = [*summary.children, situation(run), html.P(scenario_text(run), className="hint")]
+    return summary, leaderboard_rows(ens), ens.names, ens.names
 
 
 def situation(run: ScenarioRun) -> html.P:

@@ -1,36 +1,17 @@
 """The result of the /plan job (:data:`dashboard.plan.kinds.PLAN`) as types: the typed plan
-(:class:`modeling.plan.results.Plan`), what the page shows around it, what the last round's simulations changed,
-and the :class:`~modeling.results.Provenance` the job runner stamps. Stored through the job codec as tagged JSON
-and read back as these types (docs/architecture.md, "The result contract")."""
+(:class:`modeling.plan.results.Plan`), what the page shows around it, what the last round's simulations changed
+(:class:`modeling.plan.loop.RoundChange`, the type ``plan --previous`` says it with, here with the round's
+number) and the :class:`~modeling.results.Provenance` the job runner stamps. Stored through the job codec as
+tagged JSON and read back as these types (docs/architecture.md, "The result contract")."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from modeling.plan.loop import RoundMove
+from modeling.plan.loop import RoundChange
 from modeling.plan.results import Plan
-from modeling.results import Provenance, Result
-
-
-@dataclass(frozen=True)
-class PlanRound(Result):
-    """What the simulations merged into this dataset version changed (see
-    :func:`dashboard.plan.work.round_changes`)."""
-    round: int
-    parent: str | None
-    merged: int
-    error_before: float | None
-    error_now: float | None
-    width_before: float | None
-    width_now: float | None
-    measured_before: int | None
-    measured_now: int
-    workloads: list[RoundMove] = field(default_factory=list)  # largest moves first
-
-    @property
-    def inside(self) -> list[bool]:
-        """Per merged workload with an interval: was the simulated value inside it?"""
-        return [w.inside for w in self.workloads if w.inside is not None]
+from modeling.plan.summary import LEVEL
+from modeling.results import Provenance, Result, Summary
 
 
 @dataclass(frozen=True)
@@ -41,5 +22,11 @@ class PlanPage(Result):
     dataset_name: str
     unit: str
     target_label: str
-    round: PlanRound | None = None
+    round: RoundChange | None = None  # what the batch merged into this dataset version changed
     provenance: Provenance | None = None
+
+    def summary(self) -> Summary:
+        """The plan's summary with what the page knows around it: the dataset, the target, the last round, the
+        provenance (the card and the report draw it; the command line prints the same for a table)."""
+        return self.plan.summary(data=self.dataset_name, target=self.target_label, level=LEVEL, changes=self.round,
+                                 provenance=self.provenance)

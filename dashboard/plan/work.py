@@ -16,15 +16,14 @@ import pandas as pd
 
 from dashboard import settings
 from dashboard.jobs.progress import silent
-from dashboard.plan.results import PlanPage, PlanRound
+from dashboard.plan.results import PlanPage
 from dashboard.state import datasets, files
 from modeling.plan import loop
 from modeling.plan.inputs import Budget, merge_results, read_plan_table
 from modeling.plan.planner import plan
+from modeling.plan.summary import LEVEL  # the nominal level of the plan's intervals
 
 SLOWDOWN = "slowdown"
-#: the nominal level of the plan's intervals
-LEVEL = 0.9
 #: how many batch workloads the comparison after a round lists (the ones whose simulation moved most)
 MOVED_MAX = 200
 
@@ -109,7 +108,7 @@ def dataset_of(params: dict) -> tuple[str, str]:
     return ds.id, ds.name
 
 
-def round_changes(prior: dict, res, table) -> PlanRound:
+def round_changes(prior: dict, res, table) -> loop.RoundChange:
     """What the simulations merged into this dataset version changed: the plan before (its cross-validated
     error and median interval width, recorded at the merge) against the plan now, and per simulated workload
     the value the plan before predicted (with its interval) against the simulated one, largest moves first."""
@@ -117,9 +116,9 @@ def round_changes(prior: dict, res, table) -> PlanRound:
     predicted = [(wid, p.get("predicted"), p.get("lower"), p.get("upper"))
                  for wid, p in (prior.get("predicted") or {}).items() if isinstance(p, dict)]
     rows = loop.moves(predicted, values)
-    return PlanRound(int(prior.get("round") or 2), prior.get("parent"), int(prior.get("merged") or len(rows)),
-                     prior.get("error"), res.expected.error_now, prior.get("width"), res.expected.width_now,
-                     prior.get("n_measured"), res.n_measured, rows[:MOVED_MAX])
+    return loop.RoundChange(prior.get("error"), res.expected.error_now, prior.get("width"), res.expected.width_now,
+                            prior.get("n_measured"), res.n_measured, rows[:MOVED_MAX], int(prior.get("round") or 2),
+                            prior.get("parent"), int(prior.get("merged") or len(rows)))
 
 
 def merge_upload(params: dict, results: pd.DataFrame, shown, missing=None) -> dict:

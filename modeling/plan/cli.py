@@ -2,12 +2,12 @@
 
 Rows with an empty target are the candidates, rows with a value the simulated ones. Prints the batch
 (``{"strategy", "batch": [{"id", "rank", "cost", "why", "width", ...}], "expected", "replay", ...}`` with
-``--json``, a table otherwise); ``--out`` writes the batch as CSV (the list a simulation farm runs);
-``--results`` first fills in the simulated values of a finished batch: a table of ids and values (matched
-by id), or the farm's own output (files, folders or zips of GPGPU-Sim / Accel-Sim / gem5 output or a long
-table), joined to the table's ids on the workload key (:mod:`modeling.plan.loop`); ``--previous`` (the last
-round's ``--json`` output or batch CSV) names the batch, so the workloads that did not come back are listed
-(``--retry-missing`` puts them first in the next batch), and says what the round changed.
+``--json``, the plan's summary otherwise: :mod:`modeling.plan.summary`); ``--out`` writes the batch as CSV (the
+list a simulation farm runs); ``--results`` first fills in the simulated values of a finished batch: a table of
+ids and values (matched by id), or the farm's own output (files, folders or zips of GPGPU-Sim / Accel-Sim / gem5
+output or a long table), joined to the table's ids on the workload key (:mod:`modeling.plan.loop`);
+``--previous`` (the last round's ``--json`` output or batch CSV) names the batch, so the workloads that did not
+come back are listed (``--retry-missing`` puts them first in the next batch), and says what the round changed.
 """
 
 from __future__ import annotations
@@ -92,25 +92,16 @@ def cmd_plan(args) -> int:
     if rounds is not None:
         d["results"] = rounds.to_dict()
     if changes is not None:
-        d["changes"] = changes.to_dict()
+        # the round's number, parent version and count are /plan's (a dataset version): not in the JSON
+        d["changes"] = {k: v for k, v in changes.to_dict().items() if k not in ("round", "parent", "merged")}
     if args.json:
         print(json.dumps(d, indent=2))
         return 0
-    if rounds is not None:
-        print("\n".join(rounds.text()))
-    if changes is not None:
-        print("\n".join(changes.text()))
-    print(f"strategy: {d['strategy']} ({d['chosen_because']})")
-    print(f"model: {d['model']}")
-    e = d["expected"]
-    if e["error_after"] is not None:
-        print(f"expected mean |log error|: {e['error_now']:.4f} now, {e['error_after']:.4f} after ({e['basis']})")
-    print(f"batch: {e['n_batch']} workloads, {e['batch_hours']:.4g} simulator hours")
-    for b in d["batch"]:
-        w = "-" if b["width"] is None else f"x{b['width']:.3g}"
-        print(f"{b['rank']:>4}  {b['id']:<30} {b['cost']:>10.4g} h  width {w:<8} {b['why']}")
-    for note in d["notes"]:
-        print("note:", note)
+    from modeling.results import Provenance
+
+    prov = Provenance.now("plan", {k: v for k, v in vars(args).items() if k != "func"}, args.csv, args.csv)
+    print(res.summary(data=args.csv, target=args.target, level=args.level, changes=changes, results=rounds,
+                      provenance=prov).as_text())
     for path in (args.out, args.merged_out):
         if path:
             print(f"written: {path}")

@@ -94,7 +94,12 @@ class RoundMove(Result):
 class RoundChange(Result):
     """What the round's simulations changed: the plan before (error and median interval width, from its
     JSON; None from a batch CSV) against the plan now, and per simulated workload of the batch the value
-    predicted against the one simulated, largest moves first."""
+    predicted against the one simulated, largest moves first.
+
+    The command line (``plan --previous``) and /plan (a batch merged into a new dataset version) say it
+    alike; /plan also knows which round the dataset version is (``round``, 2 for the first merge), the
+    version it was merged into (``parent``) and how many values were merged (``merged``): None on the
+    command line."""
     error_before: float | None
     error_now: float | None
     width_before: float | None
@@ -102,20 +107,14 @@ class RoundChange(Result):
     measured_before: int | None
     measured_now: int
     moves: list = field(default_factory=list)
+    round: int | None = None
+    parent: str | None = None
+    merged: int | None = None
 
-    def text(self) -> list[str]:
-        def f(v):
-            return "-" if v is None else f"{v:.4g}"
-
-        inside = [m.inside for m in self.moves if m.inside is not None]
-        out = [f"what changed: simulated workloads {f(self.measured_before)} -> {self.measured_now}; "
-               f"cross-validated mean |log error| {f(self.error_before)} -> {f(self.error_now)}; median interval "
-               f"width x{f(self.width_before)} -> x{f(self.width_now)}"]
-        if inside:
-            out.append(f"  {sum(inside)} of {len(inside)} simulated value(s) fell inside the interval predicted")
-        out += [f"  {m.id}: predicted {m.predicted:.4g}, simulated {m.simulated:.4g} (x{math.exp(m.moved):.3g})"
-                for m in self.moves[:10]]
-        return out
+    @property
+    def inside(self) -> list[bool]:
+        """Per simulated workload with an interval: was the simulated value inside it?"""
+        return [m.inside for m in self.moves if m.inside is not None]
 
 
 def looks_like_simulator_output(head: bytes, name: str) -> bool:

@@ -89,5 +89,13 @@ class Plan(Result):
 
         return pd.DataFrame([asdict(b) for b in self.batch])
 
+    def summary(self, **context):
+        """What the plan says about itself (:class:`modeling.results.Summary`): see
+        :func:`modeling.plan.summary.summarize` for ``context`` (the data's name, the target, the level, the
+        last round's changes and results, the provenance)."""
+        from modeling.plan.summary import summarize
+
+        return summarize(self, **context)
+
 
 __all__ = ["BatchItem", "Expected", "Plan", "ReplayCurve"]

@@ -205,7 +205,8 @@ def test_a_leaderboard_the_baseline_wins_puts_its_star_on_the_baseline_and_says_
     res = EnsembleResult({"host": "A", "target": "B", "cv": "kfold", "folds": 10}, 40, 10, [], [], None, [],
                          entry(BASELINE, 12.0), [entry("OLS", 30.0), entry("NNLS", 14.0)])
     s = res.summary()
-    assert s.fact("star").value == BASELINE and s.fact("star-e-out").text == "12.00 %"
+    assert s.fact("best-model").value == BASELINE and s.fact("best-eout").text == "12.00 %"
+    assert "the best model, NNLS, has 14.00 %" in s.notes[0].text
     assert [n.key for n in s.notes] == ["baseline-wins"]
     rows = s.table("leaderboard").records()
     assert [r["model"] for r in rows] == [f"{BASELINE} ★", "NNLS +", "OLS"]

@@ -66,8 +66,8 @@ def test_a_zip_of_logs_merges_by_key_names_the_missing_and_the_next_round_says_w
     # where each value came from, without the server's temporary folder
     assert all(s.startswith("farm.zip") for s in res.sources.values()), res.sources
     second = PLAN.run({**params, "dataset": meta["id"]}, silent)
-    rf = views.round_facts(second)
-    assert f"{len(ids) - 1} simulated values were merged" in rf["sentence"]
+    said = {d.key: d.value for d in second.summary().details}["round-change"]
+    assert f"{len(ids) - 1} simulated values were merged" in said
     assert sorted(r["id"] for r in views.round_rows(second)) == sorted(ids[:-1])
     assert second.plan.n_measured == first.plan.n_measured + len(ids) - 1
 

@@ -13,8 +13,7 @@ from dashboard.jobs.progress import silent
 from dashboard.plan import views, work
 from dashboard.plan.figures import replay
 from dashboard.plan.kinds import PLAN, Refused
-from dashboard.plan.results import PlanRound
-from modeling.plan.loop import RoundMove
+from modeling.plan.loop import RoundChange, RoundMove
 from dashboard.state import datasets
 from dashboard.ui.url_state import InvalidParameter
 from modeling.plan.inputs import PlanInputError, parse_budget, read_plan_table
@@ -79,10 +78,11 @@ def test_the_page_shows_what_the_library_plans(uploaded):
     rows = views.batch_rows(page)
     assert [r["id"] for r in rows] == [b.id for b in lib.batch] and [r["rank"] for r in rows] == list(range(1, 7))
     assert all(r["why"] and r["cost_hours"] > 0 for r in rows)
-    f = views.facts(page)
-    assert f["batch"].startswith("6 workloads, ") and f["counts"] == "30 / 30"
-    assert f["strategy"].startswith("diversity")
-    words = views.effect_sentence(page)
+    s = page.summary()
+    f = {x.key: x.text for x in s.facts}
+    assert f["batch-size"].startswith("6 workloads, ") and f["counts"] == "30 / 30"
+    assert f["strategy-used"].startswith("diversity")
+    words = s.lead
     assert "Simulating these 6 workloads costs" in words
     if lib.expected.error_after is None:  # this table's diversity replay: the error rose round after round
         assert "did not fall" in words and "^ -0.00" not in words and "→" not in f["error"]
@@ -99,7 +99,8 @@ def test_the_page_shows_what_the_library_plans(uploaded):
     assert name.endswith(".csv") and got["id"].tolist() == [b.id for b in lib.batch]
     assert got["cost_hours"].tolist() == pytest.approx([b.cost for b in lib.batch])
     assert set(got["dataset"]) == {uploaded["id"]} and got["code_version"].notna().all()
-    assert views.round_facts(page) is None and views.round_rows(page) == []
+    assert page.round is None and views.round_rows(page) == [] and s.table("round") is None
+    assert s.table("batch").records() == rows
 
 
 def test_a_batchs_results_make_a_new_version_and_the_next_round_says_what_changed(uploaded):
@@ -113,12 +114,12 @@ def test_a_batchs_results_make_a_new_version_and_the_next_round_says_what_change
     assert datasets.dataset_table(uploaded["id"])["sim_cycles"].notna().sum() == 30  # the old version is kept
     assert datasets.get(meta["id"]).name == "plan table, round 2"
     second = codec.unpack(codec.pack(PLAN.run({**params, "dataset": meta["id"]}, silent)))
-    assert type(second.round) is PlanRound and all(type(w) is RoundMove for w in second.round.workloads)
+    assert type(second.round) is RoundChange and all(type(w) is RoundMove for w in second.round.moves)
     assert second.plan.n_measured == 38 and second.plan.n_candidates == 22
     assert not set(ids) & {b.id for b in second.plan.batch}
-    rf = views.round_facts(second)
-    assert rf["round"] == "round 2" and "8 simulated values were merged" in rf["sentence"]
-    assert f"{first.plan.expected.error_now:.3g}" in rf["error"]
+    said = {d.key: d.value for d in second.summary().details}["round-change"]
+    assert second.round.round == 2 and "Round 2: 8 simulated values were merged" in said
+    assert f"went from {first.plan.expected.error_now:.4g}" in said
     rows = views.round_rows(second)
     assert sorted(r["id"] for r in rows) == sorted(ids)
     moves = [abs(np.log(r["ratio"])) for r in rows]
@@ -148,7 +149,7 @@ def test_the_report_carries_the_batch_the_chart_and_the_provenance(uploaded):
     page = PLAN.run(_params(uploaded["id"], budget=4), silent)
     html = build(page, "http://127.0.0.1:8050/plan?x=1").html().decode()
     assert all(b.id in html for b in page.plan.batch) and "chart-0" in html
-    assert page.provenance.code_version in html and "Expected effect" in html
+    assert page.provenance.code_version in html and "What the numbers mean" in html and "Simulating these" in html
 
 
 def test_forged_form_values_give_the_cost_choices_of_nothing_rather_than_an_error(uploaded):
@@ -199,6 +200,6 @@ def test_page_and_command_line_give_the_same_batch_in_hours_on_heavy_tailed_cost
     assert page.plan.strategy == cli["strategy"] and page.plan.expected.basis == cli["expected"]["basis"]
     cal = [b for b in page.plan.batch if b.calibration]
     assert sum(b.cost for b in cal) <= 0.2 * 8 + 1e-9 and len(cal) <= 0.2 * len(page.plan.batch) + 1
-    assert "at most 20% of the batch's hours" in views.provenance_text(page)
+    assert "at most 20% of the batch's hours" in page.summary().provenance_text
     if any(c.ran_out for c in page.plan.replay):
         assert "ran out of workloads" in views.replay_title(page)

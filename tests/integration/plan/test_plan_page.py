@@ -76,7 +76,7 @@ def test_two_rounds_plan_upload_the_values_and_plan_again(dash_duo, perfcast_app
     assert text_in(dash_duo.driver, "#plan-counts") == "30 / 30"
     assert not dash_duo.find_element("#plan-slowdown").is_enabled()  # the cost is a column: no slowdown used
     first = check_against_library(dash_duo, lib, tmp_path, "round1")
-    effect = dash_duo.find_element("#plan-effect").text
+    effect = dash_duo.find_element("#plan-meaning").text
     assert f"Simulating these {len(lib.batch)} workloads costs" in effect and "mean |log error| goes from" in effect
     link = share_link(dash_duo, "plan", containing=meta["id"])
     assert "cost=sim_hours" in link and "budget=8" in link
@@ -99,12 +99,12 @@ def test_two_rounds_plan_upload_the_values_and_plan_again(dash_duo, perfcast_app
     dash_duo.wait_for_contains_text("#plan-dataset", "lab table, round 2", timeout=20)
     callbacks_settled(dash_duo.driver)  # the cost choice follows the new dataset version
     click(dash_duo, "#plan-run")
-    dash_duo.wait_for_contains_text("#plan-round-text", "Round 2: 8 simulated values were merged", timeout=240)
+    dash_duo.wait_for_contains_text("#plan-facts", "Round 2: 8 simulated values were merged", timeout=240)
     lib2 = library_plan(merge_results(frame, results, "workload", "sim_cycles"))
     assert text_in(dash_duo.driver, "#plan-counts") == "38 / 22"
     check_against_library(dash_duo, lib2, tmp_path, "round2")
-    said = dash_duo.find_element("#plan-round-text").text
-    assert f"{lib.expected.error_now:.3g}" in said and f"{lib2.expected.error_now:.3g}" in said
+    said = dash_duo.find_element("#plan-facts").text
+    assert f"{lib.expected.error_now:.4g}" in said and f"{lib2.expected.error_now:.4g}" in said
     moved = dash_duo.driver.find_elements("css selector", "#plan-round .ag-center-cols-container .ag-row")
     assert len(moved) == 8
     screenshot(dash_duo.driver, "plan-round2")

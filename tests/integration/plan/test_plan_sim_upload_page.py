@@ -33,7 +33,7 @@ def test_a_zip_of_simulator_logs_closes_the_round_on_the_page(dash_duo, perfcast
     dash_duo.wait_for_contains_text("#plan-dataset", "keyed table, round 2", timeout=20)
     callbacks_settled(dash_duo.driver)  # the cost choice follows the new dataset version
     click(dash_duo, "#plan-run")
-    dash_duo.wait_for_contains_text("#plan-round-text", "Round 2: 5 simulated values were merged", timeout=240)
+    dash_duo.wait_for_contains_text("#plan-facts", "Round 2: 5 simulated values were merged", timeout=240)
     assert text_in(dash_duo.driver, "#plan-counts") == "35 / 25"
     moved = dash_duo.driver.find_elements("css selector", "#plan-round .ag-center-cols-container .ag-row")
     assert len(moved) == 5
@@ -41,7 +41,7 @@ def test_a_zip_of_simulator_logs_closes_the_round_on_the_page(dash_duo, perfcast
     assert "Tick 'run again first' above" in report
     click(dash_duo, "#plan-retry input[type=checkbox]")
     click(dash_duo, "#plan-run")
-    dash_duo.wait_for_contains_text("#plan-notes", "whose simulation failed or did not come back head the batch",
+    dash_duo.wait_for_contains_text("#plan-warnings", "whose simulation failed or did not come back head the batch",
                                     timeout=240)
     first = dash_duo.driver.find_element("css selector",
                                          "#plan-batch .ag-pinned-left-cols-container .ag-row[row-index='0']")

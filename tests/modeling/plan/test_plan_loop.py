@@ -106,7 +106,7 @@ def test_farm_output_text_report(round1, tmp_path, capsys):
     out = capsys.readouterr().out
     assert f"results: {len(batch)} workload(s) given gpu_sim_cycle" in out
     assert f"join: {len(batch)} matched, 0 simulated records not in the table" in out
-    assert "what changed: simulated workloads 30 -> 36" in out
+    assert "Simulated workloads 30 → 36" in out
 
 
 def test_records_not_in_the_table_and_configurations(round1, tmp_path):
