@@ -23,6 +23,11 @@ def _cookie(name: str, project: str) -> str:
     return sessions.cookie_value(session_id, SECRET)
 
 
+def _as(cookie: str):
+    """A request of the person whose session cookie is ``cookie``."""
+    return Flask(__name__).test_request_context("/", headers={"Cookie": f"{settings.SESSION_COOKIE}={cookie}"})
+
+
 def test_a_replayed_job_handle_stops_only_its_starters_job(url, tmp_path, monkeypatch):
     stopped = []
     monkeypatch.setattr(launcher, "start", lambda *a, **k: 424242)
@@ -31,18 +36,13 @@ def test_a_replayed_job_handle_stops_only_its_starters_job(url, tmp_path, monkey
     manager = local.GroupManager(Cache(str(tmp_path / "cache")))
     job_fn = lambda: None  # noqa: E731 - what Dash's make_job_fn returns, as the manager reads it
     job_fn.perfcast_callback = ("bg-key", __name__)
-    app = Flask(__name__)
     victim, rival = _cookie("victim", "alpha"), _cookie("rival", "beta")
-
-    def as_(cookie):
-        return app.test_request_context("/", headers={"Cookie": f"{settings.SESSION_COOKIE}={cookie}"})
-
-    with as_(victim):
+    with _as(victim):
         job = manager.call_job_fn("cache-key", job_fn, [], {})
-    with as_(rival):
+    with _as(rival):
         manager.terminate_job(job)
     assert stopped == []
-    with as_(victim):
+    with _as(victim):
         manager.terminate_job(job)
     assert stopped == [424242]
 
@@ -104,20 +104,15 @@ def test_a_job_with_no_starter_on_record_is_cancelled_by_nobody(url, manager, ca
     """Nobody can show the job is theirs: every handle's Cancel is refused and audited (the job ends by itself,
     finished or abandoned). It used to be cancelled by any handle Dash signed for it."""
     mgr, job_fn, stopped = manager
-    app = Flask(__name__)
     victim, rival = _cookie("victim", "alpha"), _cookie("rival", "beta")
-
-    def as_(cookie):
-        return app.test_request_context("/", headers={"Cookie": f"{settings.SESSION_COOKIE}={cookie}"})
-
-    with as_(victim):
+    with _as(victim):
         job = mgr.call_job_fn("cache-key", job_fn, [], {})
     _forget_starter(job)
     caplog.set_level("INFO", logger="perfcast.audit")
     for cookie in (rival, victim):
-        with as_(cookie):
+        with _as(cookie):
             mgr.terminate_job(job)
-    with app.test_request_context("/"):  # signed out
+    with Flask(__name__).test_request_context("/"):  # signed out
         mgr.terminate_job(job)
     mgr.terminate_job(job)  # no request at all
     assert stopped() == []
