@@ -52,6 +52,6 @@ def test_the_worked_example_runs_as_written(tmp_path, monkeypatch, capsys):
     assert "2 already simulated (kept)" in second
     missing = re.findall(r"missing from the batch: (\S+): no simulator output for it", second)
     assert len(missing) == 2 and all(m.startswith("srad/") for m in missing)
-    assert "what changed: simulated workloads 4 -> 6" in second
+    assert "What the last round's simulations changed:" in second and "Simulated workloads 4 → 6." in second
     assert pd.read_csv("round2.csv")["gpu_sim_cycle"].notna().sum() == 6
     assert "4 predicted from the dataset's workloads without a measured target" in outputs[3]
