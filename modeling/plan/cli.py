@@ -18,6 +18,7 @@ from modeling.crossgen.situations import NEW_INPUTS, SITUATIONS
 from modeling.tables.export import table_out, write_table
 from modeling.errors import ConfigError
 from modeling.parallel import add_jobs_argument
+from modeling.plan.summary import LEVEL
 
 
 def cmd_plan(args) -> int:
@@ -124,7 +125,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--budget", required=True, help="N workloads, or Nh simulator hours (e.g. 20 or 40h)")
     p.add_argument("--strategy", default="auto", choices=list(STRATEGY_CHOICES))
     p.add_argument("--situation", default=NEW_INPUTS, choices=list(SITUATIONS))
-    p.add_argument("--level", type=float, default=0.9, help="nominal coverage of the intervals (default 0.9)")
+    p.add_argument("--level", type=float, default=LEVEL, help=f"nominal coverage of the intervals (default {LEVEL:g})")
     p.add_argument("--results", nargs="+", metavar="PATH",
                    help="a finished batch, merged first: a CSV/Parquet of id and target columns, or the simulator "
                         "output (files, folders, zips, a long table) joined on the workload key")

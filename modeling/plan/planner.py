@@ -22,6 +22,7 @@ from modeling.plan.calibration import CALIBRATION_SHARE
 from modeling.plan.inputs import Budget, PlanTable, check_budget
 from modeling.plan.replay import curve, embed
 from modeling.plan.results import BatchItem, Expected, Plan, ReplayCurve
+from modeling.plan.summary import LEVEL
 
 STRATEGY_CHOICES = ("auto", *strategies.STRATEGIES)
 
@@ -66,7 +67,7 @@ def _expected(a, curve_: ReplayCurve | None, spent_now: float, spent_batch: floa
 
 
 def plan(table: PlanTable, budget: Budget, *, strategy: str = "auto", situation: str = NEW_INPUTS,
-         level: float = 0.9, seed: int = 0, calibration_ids=None, replay_seeds: int = 2,
+         level: float = LEVEL, seed: int = 0, calibration_ids=None, replay_seeds: int = 2,
          share: float = CALIBRATION_SHARE, first_ids=None, n_jobs: int = 1) -> Plan:
     """The next batch of ``table``'s candidates to simulate under ``budget``.
 

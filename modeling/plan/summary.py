@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 # ``p`` below is a :class:`modeling.plan.results.Plan`, not imported here: ``Plan.summary()`` imports this module
 
-#: the nominal level of the intervals when the caller does not say (``plan --level``'s default)
+#: the nominal level of a plan's intervals when the caller does not say: ``plan()``'s and ``plan --level``'s
+#: default, and /plan's level
 LEVEL = 0.9
 
 BATCH_COLUMNS = (("rank", "#"), ("id", "workload"), ("group", "application"), ("cost_hours", "cost (h)"),
