@@ -8,7 +8,6 @@ import pandas as pd
 
 from dashboard.plan.results import PlanPage
 from modeling.plan import summary as plan_summary
-from modeling.plan.summary import error_text, factor, hours  # noqa: F401 - the page's words for hours and errors
 
 #: the columns of the batch export, in order (the farm's list: rank and id first)
 EXPORT_COLUMNS = ("rank", "id", "group", "cost_hours", "width", "distance", "predicted", "lower", "upper",
